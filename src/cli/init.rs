@@ -1,0 +1,84 @@
+//! `git supervisor init`: copy the bundled `.workflow-template/` into the
+//! project's `.workflow/`, never overwriting without `--force`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use miette::IntoDiagnostic;
+use miette::WrapErr;
+
+use super::Context;
+use super::EXIT_OK;
+use crate::config::CONFIG_DIR;
+use crate::plan::resolve::resolve_plan;
+
+/// The template, embedded so that an installed binary carries it.
+pub const TEMPLATE: &[(&str, &str)] = &[
+    (
+        "config.toml",
+        include_str!("../../.workflow-template/config.toml"),
+    ),
+    (
+        "EXECUTION_PLAN.example.md",
+        include_str!("../../.workflow-template/EXECUTION_PLAN.example.md"),
+    ),
+    (
+        "prompt-template.md",
+        include_str!("../../.workflow-template/prompt-template.md"),
+    ),
+];
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The project root (default: the directory of the plan found from the
+    /// current directory, else the current directory)
+    pub dir: Option<PathBuf>,
+    /// Overwrite files that already exist
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::Result<u8> {
+    let root = match &args.dir {
+        Some(d) => ctx.cwd.join(d),
+        None => resolve_plan(None, &ctx.cwd, "init")
+            .ok()
+            .and_then(|p| p.parent().map(PathBuf::from))
+            .unwrap_or_else(|| ctx.cwd.clone()),
+    };
+    let target = root.join(CONFIG_DIR);
+    let existing: Vec<&str> = TEMPLATE
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| target.join(name).exists())
+        .collect();
+    if !existing.is_empty() && !args.force {
+        return Err(miette::miette!(
+            code = "init::exists",
+            help = "pass --force to overwrite them",
+            "{} already has {}",
+            target.display(),
+            existing.join(", ")
+        ));
+    }
+    std::fs::create_dir_all(&target)
+        .into_diagnostic()
+        .wrap_err_with(|| format!("cannot create {}", target.display()))?;
+    for (name, text) in TEMPLATE {
+        let path = target.join(name);
+        // Write beside and rename so that a crash never leaves half a file.
+        let tmp = target.join(format!(".{name}.tmp"));
+        std::fs::write(&tmp, text)
+            .and_then(|()| std::fs::rename(&tmp, &path))
+            .into_diagnostic()
+            .wrap_err_with(|| format!("cannot write {}", path.display()))?;
+        writeln!(out, "wrote {CONFIG_DIR}/{name}").map_err(super::io_err)?;
+    }
+    writeln!(
+        out,
+        "next: set agent.command in {CONFIG_DIR}/config.toml, write EXECUTION_PLAN.md (see {CONFIG_DIR}/EXECUTION_PLAN.example.md), then run `git supervisor plan`"
+    )
+    .map_err(super::io_err)?;
+    Ok(EXIT_OK)
+}

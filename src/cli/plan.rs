@@ -1,0 +1,224 @@
+//! `git supervisor plan [PATH]`: the parsed plan and which heuristic found
+//! what. Also checks `.workflow/config.toml`, so it is the one command to run
+//! after editing either file.
+
+use std::io::Write;
+use std::path::Path;
+use std::path::PathBuf;
+
+use clap::Args;
+use miette::IntoDiagnostic;
+use miette::WrapErr;
+
+use super::Context;
+use super::Format;
+use super::EXIT_OK;
+use crate::config::Config;
+use crate::plan::resolve::resolve_plan;
+use crate::plan::Criterion;
+use crate::plan::CriterionKind;
+use crate::plan::Plan;
+use crate::plan::SprintSource;
+use crate::plan::UnitSource;
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Path to EXECUTION_PLAN.md (or a directory holding one); default: search
+    /// the current directory and its parents
+    pub path: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+/// A plan read from disk, with where it came from.
+pub struct LoadedPlan {
+    pub path: PathBuf,
+    pub root: PathBuf,
+    pub source: String,
+    pub plan: Plan,
+}
+
+/// Resolve, read and parse the plan; errors are reports ready to print.
+pub fn load_plan(
+    ctx: &Context,
+    explicit: Option<&Path>,
+    command: &str,
+) -> miette::Result<LoadedPlan> {
+    let path = resolve_plan(explicit, &ctx.cwd, command)?;
+    let source = std::fs::read_to_string(&path)
+        .into_diagnostic()
+        .wrap_err_with(|| format!("cannot read {}", path.display()))?;
+    let root = path
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| ctx.cwd.clone());
+    let dir_name = root
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "project".into());
+    let shown = path
+        .strip_prefix(&ctx.cwd)
+        .unwrap_or(&path)
+        .display()
+        .to_string();
+    let plan = crate::plan::parse_named(&source, &shown, &crate::plan::ParseContext { dir_name })?;
+    Ok(LoadedPlan {
+        path,
+        root,
+        source,
+        plan,
+    })
+}
+
+pub fn cmd_plan(ctx: &Context, args: &PlanArgs, out: &mut dyn Write) -> miette::Result<u8> {
+    let loaded = load_plan(ctx, args.path.as_deref(), "plan")?;
+    Config::load(&loaded.root)?;
+    match args.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, &loaded.plan).into_diagnostic()?;
+            writeln!(out).map_err(super::io_err)?;
+        }
+        Format::Text => {
+            let shown = loaded.path.strip_prefix(&ctx.cwd).unwrap_or(&loaded.path);
+            render_text(&loaded.plan, &shown.display().to_string(), out).map_err(super::io_err)?;
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<()> {
+    let d = &plan.detection;
+    writeln!(
+        out,
+        "Plan: {}  ({path})",
+        plan.title.as_deref().unwrap_or("(untitled)")
+    )?;
+    writeln!(
+        out,
+        "Operation: {}",
+        plan.feature_name.as_deref().unwrap_or("(not named yet)")
+    )?;
+    let units_by = match &d.units {
+        UnitSource::Table { column } => format!("table, column \"{column}\""),
+        UnitSource::Sections => "## sections".into(),
+        UnitSource::Single => "single unit (no unit structure found)".into(),
+    };
+    writeln!(
+        out,
+        "Work units: {} (found by: {units_by})",
+        plan.units.len()
+    )?;
+    let sprints_by: Vec<&str> = d
+        .sprints
+        .iter()
+        .map(|s| match s {
+            SprintSource::Headers => "Sprint headers",
+            SprintSource::Table => "sprint table",
+            SprintSource::TaskGroups => "Task N.M groups",
+            SprintSource::Checklists => "checklist groups",
+        })
+        .collect();
+    writeln!(
+        out,
+        "Total sprints: {} (found by: {})",
+        plan.sprint_total(),
+        sprints_by.join(", ")
+    )?;
+    writeln!(
+        out,
+        "Dependency structure: {}",
+        serde_plain(&d.dependencies)
+    )?;
+    match &d.template_source {
+        Some(src) => writeln!(out, "Dispatch mode: template ({src})")?,
+        None => writeln!(out, "Dispatch mode: dynamic")?,
+    }
+    let files = if plan.referenced_files.is_empty() {
+        "none".to_string()
+    } else {
+        plan.referenced_files.join(", ")
+    };
+    writeln!(out, "Referenced files: {files}")?;
+    for (label, checks) in [
+        ("Entry checks", &plan.entry_checks),
+        ("Exit checks", &plan.exit_checks),
+    ] {
+        if !checks.is_empty() {
+            writeln!(out, "{label} (every sprint):")?;
+            for c in checks {
+                writeln!(out, "  {}", criterion(c))?;
+            }
+        }
+    }
+    if !plan.rules.is_empty() {
+        writeln!(out, "Rules:")?;
+        for r in &plan.rules {
+            writeln!(out, "  - {r}")?;
+        }
+    }
+    for unit in &plan.units {
+        writeln!(out)?;
+        let layer = unit
+            .layer
+            .map(|l| format!("  layer {l}"))
+            .unwrap_or_default();
+        let deps = if unit.deps.is_empty() {
+            "none".to_string()
+        } else {
+            unit.deps.join(", ")
+        };
+        writeln!(
+            out,
+            "{}{layer}  dir {}  deps {deps}  ({} sprint{})",
+            unit.name,
+            unit.dir_or_root(),
+            unit.sprints.len(),
+            if unit.sprints.len() == 1 { "" } else { "s" }
+        )?;
+        for s in &unit.sprints {
+            writeln!(out, "  Sprint {}: {} [{}]", s.id, s.name, s.task_type)?;
+            for t in &s.tasks {
+                writeln!(out, "      task: {t}")?;
+            }
+            for c in &s.entry {
+                writeln!(out, "      entry {}", criterion(c))?;
+            }
+            for c in &s.exit {
+                writeln!(out, "      exit  {}", criterion(c))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn criterion(c: &Criterion) -> String {
+    let kind = match c.kind {
+        CriterionKind::Checklist => "checklist",
+        CriterionKind::Command => "command",
+        CriterionKind::Assertion => "assertion",
+    };
+    let tick = if c.checked { " (ticked)" } else { "" };
+    let mut s = match (&c.command, c.kind) {
+        (Some(cmd), CriterionKind::Command) if *cmd == c.text => {
+            format!("[{kind}] `{}`{tick}", one_line(cmd))
+        }
+        (Some(cmd), _) => format!("[{kind}] {} → `{}`{tick}", c.text, one_line(cmd)),
+        (None, _) => format!("[{kind}] {}{tick}", c.text),
+    };
+    if let Some(e) = &c.expected {
+        s.push_str(&format!(" expecting `{}`", one_line(e)));
+    }
+    s
+}
+
+fn one_line(s: &str) -> String {
+    s.lines().collect::<Vec<_>>().join(" ⏎ ")
+}
+
+fn serde_plain<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}

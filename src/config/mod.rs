@@ -1,0 +1,309 @@
+//! `.workflow/config.toml`: how agents are run, retried and built.
+//!
+//! Every key is optional (the defaults are the spec's); `agent.command` is
+//! required only by commands that dispatch, which ask for it with
+//! [`Config::agent_command`]. Syntax and type errors become miette
+//! diagnostics labelled at the offending bytes of the file.
+
+use std::path::Path;
+use std::time::Duration;
+
+use miette::Diagnostic;
+use miette::NamedSource;
+use miette::SourceSpan;
+use serde::Deserialize;
+use serde::Serialize;
+use toml::Spanned;
+
+pub const CONFIG_DIR: &str = ".workflow";
+pub const CONFIG_FILE: &str = "config.toml";
+
+/// The placeholders an agent command may use.
+pub const PLACEHOLDERS: &[&str] = &["model", "max_turns", "prompt_file", "unit", "sprint"];
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub agent: AgentConfig,
+    pub run: RunConfig,
+    pub build: BuildConfig,
+    pub models: ModelsConfig,
+    pub hooks: HooksConfig,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PromptDelivery {
+    #[default]
+    Stdin,
+    File,
+    Arg,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AgentConfig {
+    /// argv template; no shell unless the user writes `sh -c`.
+    pub command: Option<Spanned<Vec<String>>>,
+    pub prompt: PromptDelivery,
+    pub max_turns: u32,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            command: None,
+            prompt: PromptDelivery::Stdin,
+            max_turns: 50,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Workspace {
+    /// Agents work in the main worktree.
+    #[default]
+    Shared,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunConfig {
+    pub max_retries: u32,
+    #[serde(with = "humantime_serde_compat")]
+    pub poll_interval: Duration,
+    pub max_continuations: u32,
+    pub workspace: Workspace,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            max_retries: 3,
+            poll_interval: Duration::from_secs(5),
+            max_continuations: 5,
+            workspace: Workspace::Shared,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BuildConfig {
+    /// Phase-gate command, run with `sh -c`.
+    pub command: Option<String>,
+    #[serde(with = "humantime_serde_compat")]
+    pub timeout: Duration,
+}
+
+impl Default for BuildConfig {
+    fn default() -> Self {
+        BuildConfig {
+            command: None,
+            timeout: Duration::from_secs(30 * 60),
+        }
+    }
+}
+
+/// What `{model}` becomes for each tier.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModelsConfig {
+    pub haiku: String,
+    pub sonnet: String,
+    pub opus: String,
+}
+
+impl Default for ModelsConfig {
+    fn default() -> Self {
+        ModelsConfig {
+            haiku: "haiku".into(),
+            sonnet: "sonnet".into(),
+            opus: "opus".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HooksConfig {
+    /// Branches whose pushes are refused while the latest checkpoint blocks.
+    pub guard: Vec<String>,
+}
+
+/// Durations written humantime-style: `"5s"`, `"30m"`, `"1h 30m"`.
+mod humantime_serde_compat {
+    use std::time::Duration;
+
+    use serde::Deserialize;
+    use serde::Deserializer;
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let s = String::deserialize(d)?;
+        let parsed = humantime::parse_duration(&s).map_err(|e| {
+            serde::de::Error::custom(format!(
+                "`{s}` is not a duration ({e}); write it like \"5s\", \"30m\" or \"1h 30m\""
+            ))
+        })?;
+        if parsed.is_zero() {
+            return Err(serde::de::Error::custom(
+                "a duration must be longer than zero",
+            ));
+        }
+        Ok(parsed)
+    }
+}
+
+/// A problem in the config file, labelled at the bytes that caused it.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+#[error("invalid configuration: {message}")]
+#[diagnostic(code(config::invalid))]
+pub struct ConfigError {
+    pub message: String,
+    #[source_code]
+    pub src: NamedSource<String>,
+    #[label("{label}")]
+    pub span: Option<SourceSpan>,
+    pub label: String,
+    #[help]
+    pub help: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error, Diagnostic)]
+pub enum LoadError {
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Invalid(#[from] Box<ConfigError>),
+    #[error("cannot read {path}: {source}")]
+    #[diagnostic(code(config::unreadable))]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+impl Config {
+    /// Load `<root>/.workflow/config.toml`; a missing file is the default.
+    pub fn load(root: &Path) -> Result<Config, LoadError> {
+        let path = root.join(CONFIG_DIR).join(CONFIG_FILE);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Config::parse(&text, &format!("{CONFIG_DIR}/{CONFIG_FILE}")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(source) => Err(LoadError::Io {
+                path: path.display().to_string(),
+                source,
+            }),
+        }
+    }
+
+    /// Parse config text; `name` is used in diagnostics.
+    pub fn parse(text: &str, name: &str) -> Result<Config, LoadError> {
+        let invalid = |message: String,
+                       span: Option<std::ops::Range<usize>>,
+                       label: &str,
+                       help: Option<String>| {
+            LoadError::Invalid(Box::new(ConfigError {
+                message,
+                src: NamedSource::new(name, text.to_string()),
+                span: span.map(Into::into),
+                label: label.to_string(),
+                help,
+            }))
+        };
+        let config: Config = toml::from_str(text).map_err(|e| {
+            let help = e.message().contains("unknown field").then(|| {
+                "the known sections are [agent], [run], [build], [models] and [hooks]; see .workflow-template/config.toml".to_string()
+            });
+            invalid(e.message().trim().to_string(), e.span(), "here", help)
+        })?;
+        if let Some(command) = &config.agent.command {
+            if command.get_ref().is_empty() {
+                return Err(invalid(
+                    "agent.command is empty".into(),
+                    Some(command.span()),
+                    "needs at least the program to run",
+                    Some(
+                        "for example: command = [\"claude\", \"-p\", \"--model\", \"{model}\"]"
+                            .into(),
+                    ),
+                ));
+            }
+            for arg in command.get_ref() {
+                if let Some(bad) = unknown_placeholder(arg) {
+                    return Err(invalid(
+                        format!("unknown placeholder `{{{bad}}}` in agent.command"),
+                        Some(command.span()),
+                        "in this command",
+                        Some(format!(
+                            "the placeholders are {}",
+                            PLACEHOLDERS
+                                .iter()
+                                .map(|p| format!("{{{p}}}"))
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        )),
+                    ));
+                }
+            }
+        }
+        Ok(config)
+    }
+
+    /// The agent argv template, required by commands that dispatch.
+    pub fn agent_command(&self) -> Option<&[String]> {
+        self.agent.command.as_ref().map(|c| c.get_ref().as_slice())
+    }
+}
+
+/// The first `{name}` in `arg` that is not a known placeholder.
+fn unknown_placeholder(arg: &str) -> Option<String> {
+    let mut rest = arg;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            return None;
+        };
+        let name = &after[..close];
+        if !PLACEHOLDERS.contains(&name) {
+            return Some(name.to_string());
+        }
+        rest = &after[close + 1..];
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_specs() {
+        let c = Config::parse("", "c.toml").expect("empty config is valid");
+        assert_eq!(c.run.max_retries, 3);
+        assert_eq!(c.run.poll_interval, Duration::from_secs(5));
+        assert_eq!(c.agent.max_turns, 50);
+        assert_eq!(c.models.opus, "opus");
+        assert!(c.agent_command().is_none());
+    }
+
+    #[test]
+    fn type_errors_point_at_the_value() {
+        let text = "[run]\nmax_retries = \"three\"\n";
+        let Err(LoadError::Invalid(e)) = Config::parse(text, "c.toml") else {
+            panic!("expected an invalid config")
+        };
+        let span = e.span.expect("span");
+        assert_eq!(
+            &text[span.offset()..span.offset() + span.len()],
+            "\"three\""
+        );
+    }
+
+    #[test]
+    fn unknown_placeholders_are_refused() {
+        let err =
+            Config::parse("[agent]\ncommand = [\"x\", \"{modle}\"]\n", "c.toml").expect_err("typo");
+        assert!(err.to_string().contains("{modle}"), "{err}");
+    }
+}

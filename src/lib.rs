@@ -1,0 +1,9 @@
+//! git-supervisor: a git-native workflow engine.
+//!
+//! A plan (`EXECUTION_PLAN.md`) is parsed by [`plan`] into work units and
+//! sprints; [`config`] says how agents are run. The [`cli`] module is the
+//! imperative shell over them.
+
+pub mod cli;
+pub mod config;
+pub mod plan;

@@ -1,0 +1,55 @@
+//! The `git-supervisor` binary: parse arguments, install the diagnostic
+//! handler, run the command, map the outcome to an exit code.
+
+use std::io::IsTerminal;
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use git_supervisor::cli;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        && std::io::stderr().is_terminal();
+    // Deterministic reports off a terminal: no colour, a fixed width, ASCII-safe
+    // Unicode drawing only when colour is on.
+    let _ = miette::set_hook(Box::new(move |_| {
+        let theme = if color {
+            miette::GraphicalTheme::unicode()
+        } else {
+            miette::GraphicalTheme::unicode_nocolor()
+        };
+        Box::new(
+            miette::GraphicalReportHandler::new_themed(theme)
+                .with_width(100)
+                .with_context_lines(1),
+        )
+    }));
+    let ctx = match cli::Context::from_env() {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            eprintln!("error: cannot read the current directory: {e}");
+            return ExitCode::from(cli::EXIT_ERROR);
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let result = cli::run(args, &ctx, &mut out);
+    let flushed = out.flush();
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(report) => {
+            // A closed pipe (`git supervisor plan | head`) is not a failure.
+            if flushed
+                .as_ref()
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+                || report.to_string().contains("Broken pipe")
+            {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("{report:?}");
+            ExitCode::from(cli::EXIT_ERROR)
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Plan problems as miette diagnostics.
+//!
+//! Every problem the parser finds is collected (never the first only) and
+//! reported together under one [`PlanError`], each with a stable code, a help
+//! line and a label pointing into the user's `EXECUTION_PLAN.md`.
+
+use std::fmt;
+
+use miette::Diagnostic;
+use miette::LabeledSpan;
+use miette::NamedSource;
+
+use super::markdown::Span;
+
+/// Stable diagnostic codes (shown as `plan::<code>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProblemCode {
+    UnknownUnit,
+    DependencyCycle,
+    DuplicateUnit,
+    DuplicateSprint,
+    SprintOrder,
+    NoSprints,
+    SprintCount,
+    MalformedRow,
+    BadLayer,
+    BadSprintId,
+}
+
+impl ProblemCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProblemCode::UnknownUnit => "plan::unknown_unit",
+            ProblemCode::DependencyCycle => "plan::dependency_cycle",
+            ProblemCode::DuplicateUnit => "plan::duplicate_unit",
+            ProblemCode::DuplicateSprint => "plan::duplicate_sprint",
+            ProblemCode::SprintOrder => "plan::sprint_order",
+            ProblemCode::NoSprints => "plan::no_sprints",
+            ProblemCode::SprintCount => "plan::sprint_count",
+            ProblemCode::MalformedRow => "plan::malformed_row",
+            ProblemCode::BadLayer => "plan::bad_layer",
+            ProblemCode::BadSprintId => "plan::bad_sprint_id",
+        }
+    }
+}
+
+/// One problem in the plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub code: ProblemCode,
+    pub message: String,
+    pub help: String,
+    pub labels: Vec<(Span, String)>,
+}
+
+impl Problem {
+    pub fn new(code: ProblemCode, message: impl Into<String>) -> Self {
+        Problem {
+            code,
+            message: message.into(),
+            help: String::new(),
+            labels: Vec::new(),
+        }
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = help.into();
+        self
+    }
+
+    pub fn label(mut self, span: Span, text: impl Into<String>) -> Self {
+        self.labels.push((span, text.into()));
+        self
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Problem {}
+
+impl Diagnostic for Problem {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.code.as_str()))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        (!self.help.is_empty()).then(|| Box::new(&self.help) as Box<dyn fmt::Display>)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        Some(Box::new(self.labels.iter().map(|(span, text)| {
+            LabeledSpan::new_with_span(Some(text.clone()), span.clone())
+        })))
+    }
+}
+
+/// Every problem found in one plan file.
+#[derive(Debug, thiserror::Error)]
+#[error("{} has {} problem{}", .path, .problems.len(), if .problems.len() == 1 { "" } else { "s" })]
+pub struct PlanError {
+    pub path: String,
+    pub source_code: NamedSource<String>,
+    pub problems: Vec<Problem>,
+}
+
+impl PlanError {
+    pub fn new(path: &str, source: &str, mut problems: Vec<Problem>) -> Self {
+        problems.sort_by_key(|p| p.labels.first().map(|(s, _)| s.start).unwrap_or(0));
+        PlanError {
+            path: path.to_string(),
+            source_code: NamedSource::new(path, source.to_string()),
+            problems,
+        }
+    }
+}
+
+impl Diagnostic for PlanError {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new("plan::invalid"))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(
+            "fix the plan and run `git supervisor plan` to check it again",
+        ))
+    }
+
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.source_code)
+    }
+
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
+        Some(Box::new(self.problems.iter().map(|p| p as &dyn Diagnostic)))
+    }
+}
