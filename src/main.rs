@@ -33,8 +33,8 @@ fn main() -> ExitCode {
             return ExitCode::from(cli::EXIT_ERROR);
         }
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // Block-buffered: JSON and long tables are written in many small pieces.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let result = cli::run(args, &ctx, &mut out);
     let flushed = out.flush();
     match result {

@@ -261,9 +261,7 @@ fn unknown_placeholder(arg: &str) -> Option<String> {
     let mut rest = arg;
     while let Some(open) = rest.find('{') {
         let after = &rest[open + 1..];
-        let Some(close) = after.find('}') else {
-            return None;
-        };
+        let close = after.find('}')?;
         let name = &after[..close];
         if !PLACEHOLDERS.contains(&name) {
             return Some(name.to_string());

@@ -283,6 +283,15 @@ fn split_names(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// Split a criteria cell on `;` (criteria themselves may contain commas).
+fn split_criteria(s: &str) -> Vec<String> {
+    s.split(';')
+        .map(str::trim)
+        .filter(|c| !c.is_empty() && !matches!(*c, "-" | "—" | "–"))
+        .map(str::to_string)
+        .collect()
+}
+
 /// The first number in a layer cell like `0`, `Layer 1` or `L2`.
 fn parse_layer(s: &str) -> Option<u32> {
     let digits: String = s
@@ -479,15 +488,30 @@ fn units_from_table(
     None
 }
 
-/// Headings that are not sprint headings, with their title tokens, for
-/// matching table units to their sprint sections.
-fn unit_section_index(doc: &Doc) -> Vec<(usize, Vec<String>)> {
-    (0..doc.blocks.len())
+/// Headings that are not sprint headings, by title token, for matching table
+/// units to their sprint sections without scanning every heading per unit.
+struct SectionIndex {
+    sections: Vec<(usize, Vec<String>)>,
+    by_token: HashMap<String, Vec<usize>>,
+}
+
+fn unit_section_index(doc: &Doc) -> SectionIndex {
+    let sections: Vec<(usize, Vec<String>)> = (0..doc.blocks.len())
         .filter_map(|i| {
             let (level, text, _) = doc.heading(i)?;
             (level >= 2 && sprint_heading(text).is_none()).then(|| (i, tokens(text)))
         })
-        .collect()
+        .collect();
+    let mut by_token: HashMap<String, Vec<usize>> = HashMap::new();
+    for (n, (_, toks)) in sections.iter().enumerate() {
+        for t in toks {
+            let list = by_token.entry(t.clone()).or_default();
+            if list.last() != Some(&n) {
+                list.push(n);
+            }
+        }
+    }
+    SectionIndex { sections, by_token }
 }
 
 fn tokens(s: &str) -> Vec<String> {
@@ -506,20 +530,26 @@ fn contains_seq(hay: &[String], needle: &[String]) -> bool {
 /// unit (or its directory) whose section contains sprint definitions.
 fn find_unit_section(
     doc: &Doc,
-    sections: &[(usize, Vec<String>)],
+    index: &SectionIndex,
     name: &str,
     dir: Option<&str>,
 ) -> Option<std::ops::Range<usize>> {
     let mut wanted = vec![tokens(name)];
-    if let Some(d) = dir {
-        if let Some(last) = d.rsplit('/').next() {
-            wanted.push(tokens(last));
-        }
+    if let Some(last) = dir.and_then(|d| d.rsplit('/').next()) {
+        wanted.push(tokens(last));
     }
-    sections
+    let mut candidates: Vec<usize> = wanted
         .iter()
-        .filter(|(_, toks)| wanted.iter().any(|w| contains_seq(toks, w)))
-        .map(|(i, _)| doc.section(*i))
+        .filter_map(|w| index.by_token.get(w.first()?))
+        .flatten()
+        .copied()
+        .filter(|&n| wanted.iter().any(|w| contains_seq(&index.sections[n].1, w)))
+        .collect();
+    candidates.sort_unstable();
+    candidates.dedup();
+    candidates
+        .into_iter()
+        .map(|n| doc.section(index.sections[n].0))
         .find(|scope| scope_has_sprints(doc, scope.clone()))
 }
 
@@ -775,7 +805,7 @@ fn detect_sprints(
                 .filter(|d| !d.is_empty() && *d != name)
                 .into_iter()
                 .collect();
-            let exit: Vec<Criterion> = split_names(&cell(exit_col))
+            let exit: Vec<Criterion> = split_criteria(&cell(exit_col))
                 .iter()
                 .map(|t| classify_criterion(t, &inline_code(t), false))
                 .collect();
@@ -934,6 +964,7 @@ fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String) -> Sprint 
     };
     let mut explicit_type = None;
     let mut label = Label::Tasks;
+    let mut unlabelled_code = Vec::new();
     for j in doc.section(heading) {
         match &doc.blocks[j] {
             Block::Heading { text, .. } => label = criteria_label(text).unwrap_or(Label::Tasks),
@@ -983,7 +1014,8 @@ fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String) -> Sprint 
                     }
                     Label::Entry => sprint.entry.push(command_criterion(command)),
                     Label::Exit => sprint.exit.push(command_criterion(command)),
-                    Label::Rules | Label::Tasks => {}
+                    Label::Tasks => unlabelled_code.push(command),
+                    Label::Rules => {}
                 }
             }
             Block::Table { .. } => {}
@@ -991,6 +1023,15 @@ fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String) -> Sprint 
     }
     sprint.task_type =
         explicit_type.unwrap_or_else(|| classify_task_type(&sprint.name, &sprint.tasks));
+    // A command sprint's bare code block is the command it runs, and running
+    // it successfully is what "done" means.
+    if sprint.task_type == TaskType::Command
+        && !sprint.exit.iter().any(|c| c.kind == CriterionKind::Command)
+    {
+        sprint
+            .exit
+            .extend(unlabelled_code.into_iter().map(command_criterion));
+    }
     sprint.files = code_paths(&sprint.body);
     sprint
 }
@@ -1277,8 +1318,11 @@ fn arrow_edges(text: &str) -> Vec<(String, String)> {
             .split('\u{1}')
             .map(|p| {
                 let p = p.trim();
-                let p = if p.starts_with('|') {
-                    p[1..].split_once('|').map(|(_, r)| r.trim()).unwrap_or("")
+                let p = if let Some(labelled) = p.strip_prefix('|') {
+                    labelled
+                        .split_once('|')
+                        .map(|(_, r)| r.trim())
+                        .unwrap_or("")
                 } else {
                     p
                 };
@@ -1347,9 +1391,11 @@ fn validate(units: &[RawUnit], problems: &mut Vec<Problem>) {
                 .label(unit.name_span.clone(), "defined again here")
                 .help("give every work unit a distinct name"),
             );
-        } else {
-            seen.insert(unit.name.clone(), unit);
+            // Both names resolve to the same sprints; checking them again
+            // would only repeat the first unit's problems.
+            continue;
         }
+        seen.insert(unit.name.clone(), unit);
         if unit.sprints.is_empty() {
             problems.push(
                 Problem::new(
@@ -1632,7 +1678,7 @@ fn plan_checks(doc: &Doc) -> (Vec<Criterion>, Vec<Criterion>, Vec<String>) {
         } else {
             continue;
         };
-        for j in doc.section(i) {
+        for j in doc.own_blocks(i) {
             match &doc.blocks[j] {
                 Block::Item {
                     text,

@@ -139,10 +139,8 @@ pub fn blocks(source: &str) -> Vec<Block> {
                     });
                 }
             }
-            Event::Start(Tag::Paragraph) => {
-                if items.is_empty() && table.is_none() {
-                    paragraph = Some((String::new(), range));
-                }
+            Event::Start(Tag::Paragraph) if items.is_empty() && table.is_none() => {
+                paragraph = Some((String::new(), range));
             }
             Event::End(TagEnd::Paragraph) => {
                 if let Some((text, span)) = paragraph.take() {

@@ -1,0 +1,163 @@
+//! Shared test support: running the real binaries with a pinned environment,
+//! and fixture repositories built by `testrepos/*.sh`, cached by script hash.
+
+#![allow(dead_code)]
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::Hash;
+use std::hash::Hasher;
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::Command;
+use std::process::Stdio;
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_git-supervisor")
+}
+
+pub fn fake_agent() -> &'static str {
+    env!("CARGO_BIN_EXE_fake-agent")
+}
+
+pub fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn plans_dir() -> PathBuf {
+    manifest_dir().join("tests/plans")
+}
+
+/// A command with the environment every test pins: no user or system git
+/// config, no colour, UTC, a fixed clock, and PATH with the test binaries.
+pub fn command(program: &str, cwd: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(cwd)
+        .env_clear()
+        .env("PATH", path_with_bins())
+        .env("HOME", cwd)
+        .env("NO_COLOR", "1")
+        .env("TZ", "UTC")
+        .env("LC_ALL", "C")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_SUPERVISOR_TIMESTAMP", "2026-01-01T00:00:00Z")
+        .stdin(Stdio::null());
+    cmd
+}
+
+fn path_with_bins() -> String {
+    let bins = Path::new(bin()).parent().expect("binary has a directory");
+    format!(
+        "{}:{}",
+        bins.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// stdout, stderr and the exit status in one snapshot-friendly string.
+pub struct Output {
+    pub stdout: String,
+    pub stderr: String,
+    pub status: i32,
+}
+
+impl Output {
+    pub fn snapshot(&self) -> String {
+        let mut s = self.stdout.clone();
+        if !self.stderr.is_empty() {
+            s.push_str("------- stderr -------\n");
+            s.push_str(&self.stderr);
+        }
+        s.push_str(&format!("[exit status: {}]\n", self.status));
+        s
+    }
+}
+
+pub fn run(cwd: &Path, args: &[&str]) -> Output {
+    let out = command(bin(), cwd)
+        .args(args)
+        .output()
+        .expect("the git-supervisor binary runs");
+    Output {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// A fresh copy of the repository built by `testrepos/<name>.sh`. The script
+/// runs once per content hash into `target/testrepos/`, then each test gets
+/// its own copy in a temporary directory.
+pub fn fixture_repo(name: &str) -> tempfile::TempDir {
+    let script = manifest_dir().join("testrepos").join(format!("{name}.sh"));
+    let mut hasher = DefaultHasher::new();
+    for file in [script.clone(), manifest_dir().join("testrepos/lib.sh")] {
+        std::fs::read(&file)
+            .expect("fixture script exists")
+            .hash(&mut hasher);
+    }
+    plan_fixture_bytes().hash(&mut hasher);
+    let cache_root = manifest_dir().join("target/testrepos");
+    let cached = cache_root.join(format!("{name}-{:016x}", hasher.finish()));
+    if !cached.join(".git").exists() {
+        std::fs::create_dir_all(&cache_root).expect("cache dir");
+        // Build beside and rename, so concurrent tests never see half a repo.
+        let building = tempfile::tempdir_in(&cache_root).expect("build dir");
+        let dest = building.path().join("repo");
+        let status = Command::new("bash")
+            .arg(&script)
+            .arg(&dest)
+            .arg(plans_dir())
+            .env("HOME", building.path())
+            .status()
+            .expect("bash runs");
+        assert!(status.success(), "testrepos/{name}.sh failed");
+        if std::fs::rename(&dest, &cached).is_err() {
+            assert!(
+                cached.join(".git").exists(),
+                "fixture {name} could not be cached"
+            );
+        }
+    }
+    let copy = tempfile::tempdir().expect("tempdir");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(format!("{}/.", cached.display()))
+        .arg(copy.path())
+        .status()
+        .expect("cp runs");
+    assert!(status.success());
+    copy
+}
+
+fn plan_fixture_bytes() -> Vec<u8> {
+    let mut files: Vec<PathBuf> = walk(&plans_dir());
+    files.sort();
+    files
+        .iter()
+        .flat_map(|f| std::fs::read(f).unwrap_or_default())
+        .collect()
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+pub fn git(cwd: &Path, args: &[&str]) -> String {
+    let out = command("git", cwd).args(args).output().expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

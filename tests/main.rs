@@ -1,0 +1,29 @@
+//! One integration-test binary; every `tests/test_*.rs` is a module here.
+
+mod common;
+mod test_fake_agent;
+mod test_init;
+mod test_plan;
+mod test_plan_props;
+
+/// A test file that is not listed above would silently never run.
+#[test]
+fn every_test_file_is_listed() {
+    let listed = include_str!("main.rs");
+    for entry in std::fs::read_dir(common::manifest_dir().join("tests")).expect("tests dir") {
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        if let Some(module) = name
+            .strip_prefix("test_")
+            .and_then(|n| n.strip_suffix(".rs"))
+        {
+            assert!(
+                listed.contains(&format!("mod test_{module};")),
+                "tests/{name} is not listed in tests/main.rs"
+            );
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! `git supervisor plan`: one snapshot per heuristic form and per diagnostic.
+
+use crate::common::plans_dir;
+use crate::common::run;
+
+fn plan_output(fixture: &str, args: &[&str]) -> String {
+    let mut all = vec!["plan"];
+    all.extend_from_slice(args);
+    run(&plans_dir().join(fixture), &all).snapshot()
+}
+
+macro_rules! plan_snapshots {
+    ($($name:ident => $dir:literal),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            insta::assert_snapshot!(stringify!($name), plan_output($dir, &[]));
+        }
+    )*};
+}
+
+plan_snapshots! {
+    form_layered_table => "layered",
+    form_sections => "sections",
+    form_single => "single",
+    form_sprint_table => "sprint-table",
+    form_task_groups => "task-groups",
+    form_checklists => "checklists",
+    form_mermaid => "mermaid",
+    form_yaml_template => "yaml-template",
+    form_deps_column => "deps-column",
+    form_parallel => "parallel",
+    form_task_types => "task-types",
+    diag_unknown_unit => "bad-unknown-unit",
+    diag_cycle => "bad-cycle",
+    diag_duplicates => "bad-duplicates",
+    diag_order => "bad-order",
+    diag_no_sprints => "bad-no-sprints",
+    diag_sprint_count => "bad-count",
+    diag_malformed_row => "bad-row",
+    diag_many_at_once => "bad-many",
+    diag_sprint_id => "bad-sprint-id",
+    diag_config_syntax => "bad-config-syntax",
+    diag_config_type => "bad-config-type",
+}
+
+#[test]
+fn json_gives_units_with_sprints() {
+    let out = run(&plans_dir().join("layered"), &["plan", "--format", "json"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("valid JSON");
+    let units = v["units"].as_array().expect("units array");
+    let names: Vec<&str> = units
+        .iter()
+        .map(|u| u["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "parser",
+            "validation-profiles",
+            "wcag-algs",
+            "validation",
+            "biblioteca"
+        ]
+    );
+    let parser_ids: Vec<&str> = units[0]["sprints"]
+        .as_array()
+        .expect("sprints")
+        .iter()
+        .map(|s| s["id"].as_str().expect("id"))
+        .collect();
+    assert_eq!(parser_ids, ["1", "2a", "2b"]);
+    assert_eq!(v["detection"]["dependencies"], "layers");
+    assert_eq!(units[4]["deps"].as_array().map(Vec::len), Some(4));
+    insta::assert_snapshot!("json_layered", out.stdout);
+}
+
+#[test]
+fn a_missing_plan_gives_the_spec_message() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = run(dir.path(), &["plan"]);
+    assert_eq!(out.status, 1);
+    assert!(
+        out.stderr.contains("ERROR: Cannot find EXECUTION_PLAN.md."),
+        "{}",
+        out.stderr
+    );
+    assert!(out
+        .stderr
+        .contains("git supervisor requires an execution plan to operate."));
+    assert!(out
+        .stderr
+        .contains("Please provide the path: git supervisor plan /path/to/EXECUTION_PLAN.md"));
+}
+
+#[test]
+fn the_plan_is_found_from_a_subdirectory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::copy(
+        plans_dir().join("single/EXECUTION_PLAN.md"),
+        dir.path().join("EXECUTION_PLAN.md"),
+    )
+    .expect("copy");
+    let sub = dir.path().join("src/deep");
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    let out = run(&sub, &["plan", "--format", "json"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("\"title\": \"Tidy the CLI\""));
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    let out = run(&plans_dir().join("single"), &["plan", "--format", "yaml"]);
+    assert_eq!(out.status, 2, "{}", out.stderr);
+}
+
+#[test]
+fn every_command_has_help() {
+    for cmd in [&["-h"][..], &["plan", "-h"], &["init", "-h"]] {
+        let out = run(&plans_dir(), cmd);
+        assert_eq!(out.status, 0, "{cmd:?}: {}", out.stderr);
+        assert!(
+            out.stdout.contains("Usage: git supervisor"),
+            "{cmd:?}: {}",
+            out.stdout
+        );
+    }
+}
