@@ -3,6 +3,7 @@
 mod common;
 mod test_fake_agent;
 mod test_init;
+mod test_machine;
 mod test_plan;
 mod test_plan_props;
 

@@ -1,0 +1,22 @@
+//! The state machines: work units and sprints, with exactly the spec's
+//! fourteen state names, and the policy around them (retries, gating, model
+//! selection). Pure: no I/O, no clock, no randomness. The rest of the program
+//! turns the world into [`Event`]s and writes the [`Step`]s `apply` returns.
+
+pub mod apply;
+pub mod model_select;
+pub mod state;
+
+pub use apply::apply;
+pub use apply::dispatchable;
+pub use apply::legal_sprint;
+pub use apply::legal_unit;
+pub use apply::Change;
+pub use apply::Event;
+pub use apply::EventKind;
+pub use apply::KillAssessment;
+pub use apply::MachineError;
+pub use apply::Outcome;
+pub use apply::Step;
+pub use apply::Transition;
+pub use state::*;

@@ -1,0 +1,318 @@
+//! Model selection (spec §J): the complexity score with every point value,
+//! the thresholds, and the overrides. Pure: the score's inputs are read from
+//! the plan's sprint and the machine's sprint state.
+//!
+//! Where the spec leaves an input to judgement, it is read from the plan text
+//! deterministically (documented on each function), so the same plan always
+//! gives the same model.
+
+use super::state::Model;
+use super::state::SprintState;
+use super::state::SprintStatus;
+use crate::plan::CriterionKind;
+use crate::plan::Plan;
+use crate::plan::Sprint;
+use crate::plan::TaskType;
+
+/// Every component of the score, for the Decisions Log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection {
+    pub model: Model,
+    pub score: i32,
+    pub estimated_turns: u32,
+    pub complexity: i32,
+    pub ambiguity: i32,
+    pub foundation: i32,
+    pub risk: i32,
+    pub type_modifier: i32,
+    /// Which override applied, if any.
+    pub forced: Option<&'static str>,
+}
+
+impl Selection {
+    pub fn rationale(&self) -> String {
+        let mut s = format!(
+            "complexity {} + ambiguity {} + foundation {} + risk {} + type {} = {}; ~{} turns",
+            self.complexity,
+            self.ambiguity,
+            self.foundation,
+            self.risk,
+            self.type_modifier,
+            self.score,
+            self.estimated_turns
+        );
+        if let Some(f) = self.forced {
+            s.push_str(&format!("; {f}"));
+        }
+        s
+    }
+}
+
+const CREATE_VERBS: &[&str] = &["create", "write", "add", "generate", "new"];
+
+/// Files the sprint creates (named in a task that starts with a creating
+/// verb) and files it modifies (every other path it names).
+fn created_and_modified(sprint: &Sprint) -> (u32, u32) {
+    let mut created = 0;
+    for f in &sprint.files {
+        let creating = sprint.tasks.iter().any(|t| {
+            let l = t.to_lowercase();
+            t.contains(f.as_str()) && CREATE_VERBS.iter().any(|v| l.starts_with(v))
+        });
+        if creating {
+            created += 1;
+        }
+    }
+    (created, sprint.files.len() as u32 - created)
+}
+
+/// `estimated_turns = R + 2C + 2M + B + ceil(L/75) + V + 5` (spec §V-123),
+/// with R = the plan plus the unit's progress file, B = 1 for code sprints,
+/// L = 60 lines per created file and 30 per modified one, V = exit criteria.
+pub fn estimated_turns(sprint: &Sprint) -> u32 {
+    let (c, m) = created_and_modified(sprint);
+    let r = 2;
+    let b = u32::from(sprint.task_type == TaskType::Code);
+    let l = c * 60 + m * 30;
+    let v = sprint.exit.len() as u32;
+    r + 2 * c + 2 * m + b + l.div_ceil(75) + v + 5
+}
+
+const VAGUE: &[&str] = &[
+    "works correctly",
+    "properly handles",
+    "is complete",
+    "works well",
+    "looks good",
+];
+const OPEN_ENDED: &[&str] = &[
+    "improve", "optimize", "optimise", "enhance", "refine", "clean up",
+];
+
+fn vague_exit(sprint: &Sprint) -> bool {
+    sprint.exit.is_empty()
+        || sprint
+            .exit
+            .iter()
+            .any(|c| VAGUE.iter().any(|v| c.text.to_lowercase().contains(v)))
+}
+
+/// How many units depend on `unit`, directly or through others.
+fn dependents(plan: &Plan, unit: &str) -> usize {
+    let mut seen: Vec<&str> = vec![unit];
+    let mut i = 0;
+    while i < seen.len() {
+        let current = seen[i];
+        for u in &plan.units {
+            if u.deps.iter().any(|d| d == current) && !seen.contains(&u.name.as_str()) {
+                seen.push(&u.name);
+            }
+        }
+        i += 1;
+    }
+    seen.len() - 1
+}
+
+/// Risk (0-5) from the sprint's words: integrations 5, new technology 4,
+/// algorithms 3, file I/O or system calls 2, otherwise 1.
+fn risk(text: &str) -> i32 {
+    let l = text.to_lowercase();
+    let has = |w: &[&str]| w.iter().any(|x| l.contains(x));
+    if has(&[
+        "external api",
+        "integration",
+        "http",
+        "network",
+        "webhook",
+        "third-party",
+    ]) {
+        5
+    } else if has(&["new technology", "unfamiliar", "prototype", "experimental"]) {
+        4
+    } else if has(&[
+        "algorithm",
+        "parser",
+        "concurren",
+        "scheduler",
+        "graph",
+        "optimi",
+    ]) {
+        3
+    } else if has(&[
+        "file",
+        "i/o",
+        "system call",
+        "process",
+        "filesystem",
+        "socket",
+    ]) {
+        2
+    } else {
+        1
+    }
+}
+
+/// Select the model for dispatching `sprint` of `unit` whose machine state is
+/// `state` (spec §J-52..55).
+pub fn select(plan: &Plan, unit: &str, sprint: &Sprint, state: &SprintState) -> Selection {
+    let turns = estimated_turns(sprint);
+    let turn_points = match turns {
+        0..=9 => 1,
+        10..=20 => 3,
+        21..=35 => 5,
+        36..=50 => 8,
+        _ => 10,
+    };
+    let file_points = match sprint.files.len() {
+        0..=2 => 0,
+        3..=5 => 2,
+        6..=10 => 4,
+        _ => 6,
+    };
+    let complexity = turn_points + file_points;
+
+    let machine = sprint
+        .exit
+        .iter()
+        .filter(|c| c.command.is_some() || c.kind == CriterionKind::Command)
+        .count();
+    let criteria_points = if vague_exit(sprint) {
+        5
+    } else if machine == sprint.exit.len() {
+        0
+    } else {
+        2
+    };
+    let body = format!("{} {}", sprint.name, sprint.tasks.join(" "));
+    let lower = body.to_lowercase();
+    let clarity_points = if OPEN_ENDED.iter().any(|w| lower.contains(w)) {
+        5
+    } else if !sprint.files.is_empty() {
+        0
+    } else {
+        3
+    };
+    let ambiguity = criteria_points + clarity_points;
+
+    let depth = dependents(plan, unit);
+    let first = plan
+        .unit(unit)
+        .and_then(|u| u.sprints.first())
+        .is_some_and(|s| s.id == sprint.id);
+    let foundation_score = u8::from(first && depth >= 2);
+    let depth_points = match depth {
+        0..=1 => 0,
+        2..=5 => 2,
+        _ => 5,
+    };
+    let foundation = if foundation_score == 1 { 5 } else { 0 } + depth_points;
+
+    let risk = risk(&body);
+    let type_modifier = match sprint.task_type {
+        TaskType::Code => 0,
+        TaskType::Command | TaskType::Background => -3,
+        TaskType::Deferred => -2,
+        TaskType::Manual => -1,
+    };
+    let score = complexity + ambiguity + foundation + risk + type_modifier;
+    let by_score = match score {
+        i32::MIN..=5 => Model::Haiku,
+        6..=12 => Model::Sonnet,
+        _ => Model::Opus,
+    };
+
+    let open_questions =
+        sprint.body.contains("TBD") || sprint.body.to_lowercase().contains("open question");
+    let (model, forced) = if state.state == SprintStatus::Backoff && state.failures >= 2 {
+        (Model::Opus, Some("forced opus: second failure"))
+    } else if foundation_score == 1 && depth >= 5 {
+        (
+            Model::Opus,
+            Some("forced opus: establishes core patterns for 5+ dependents"),
+        )
+    } else if open_questions {
+        (
+            Model::Opus,
+            Some("forced opus: open questions (TBD) in the sprint"),
+        )
+    } else if state.state == SprintStatus::Partial {
+        let prior = state.model.unwrap_or(Model::Sonnet);
+        let m = prior.max(by_score).max(Model::Sonnet);
+        (
+            m,
+            (m != by_score).then_some("at least sonnet for a continuation"),
+        )
+    } else if state.attempt == 0 && vague_exit(sprint) && by_score < Model::Sonnet {
+        (
+            Model::Sonnet,
+            Some("at least sonnet: vague exit criteria on a first attempt"),
+        )
+    } else {
+        (by_score, None)
+    };
+    Selection {
+        model,
+        score,
+        estimated_turns: turns,
+        complexity,
+        ambiguity,
+        foundation,
+        risk,
+        type_modifier,
+        forced,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::state::State;
+    use crate::plan::parse;
+    use crate::plan::ParseContext;
+
+    fn plan(src: &str) -> Plan {
+        parse(
+            src,
+            &ParseContext {
+                dir_name: "p".into(),
+            },
+        )
+        .expect("valid plan")
+    }
+
+    #[test]
+    fn a_small_well_specified_sprint_gets_haiku() {
+        let p = plan(
+            "# P\n\n## Sprint 1: Run the formatter\n\n**Validate**:\n```\ncargo fmt --check\n```\n",
+        );
+        let st = State::new(&p, "r", "op", 3, 5);
+        let sel = select(&p, "P", &p.units[0].sprints[0], &st.units[0].sprints[0]);
+        assert_eq!(sel.type_modifier, -3);
+        assert_eq!(sel.model, Model::Haiku, "{}", sel.rationale());
+    }
+
+    #[test]
+    fn overrides_apply_in_order() {
+        let p = plan("# P\n\n## Sprint 1: Improve things\n\n- make it better\n");
+        let mut st = State::new(&p, "r", "op", 3, 5).units[0].sprints[0].clone();
+        let first = select(&p, "P", &p.units[0].sprints[0], &st);
+        assert!(
+            first.model >= Model::Sonnet,
+            "vague criteria: {}",
+            first.rationale()
+        );
+        st.state = SprintStatus::Backoff;
+        st.failures = 2;
+        st.attempt = 2;
+        let third = select(&p, "P", &p.units[0].sprints[0], &st);
+        assert_eq!(third.model, Model::Opus);
+        assert_eq!(third.forced, Some("forced opus: second failure"));
+    }
+
+    #[test]
+    fn the_turn_formula_counts_files() {
+        let p = plan("# P\n\n## Sprint 1: Create files\n\n- Create `a.rs`\n- Create `b.rs`\n- Update `c.rs`\n\n**Exit Criteria**:\n- [ ] `cargo test` passes\n");
+        // R 2 + C 2*2 + M 1*2 + B 1 + ceil(150/75)=2 + V 1 + 5
+        assert_eq!(estimated_turns(&p.units[0].sprints[0]), 17);
+    }
+}

@@ -1,0 +1,409 @@
+//! The machine's data: the fourteen state names and the run state that
+//! `state.toml` holds. Plain data with serde; behaviour lives in `apply`.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::Serialize;
+
+use crate::plan::Plan;
+use crate::plan::SprintId;
+use crate::plan::TaskType;
+
+pub const SCHEMA: u32 = 1;
+
+/// Work-unit states (spec §D-19). No other names exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum UnitStatus {
+    NotStarted,
+    Running,
+    Completed,
+    Stopping,
+    Stopped,
+    Blocked,
+    Killed,
+}
+
+/// Sprint states (spec §D-20). No other names exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum SprintStatus {
+    Pending,
+    Dispatched,
+    Running,
+    Completed,
+    Partial,
+    Backoff,
+    Fatal,
+}
+
+impl UnitStatus {
+    pub const ALL: [UnitStatus; 7] = [
+        UnitStatus::NotStarted,
+        UnitStatus::Running,
+        UnitStatus::Completed,
+        UnitStatus::Stopping,
+        UnitStatus::Stopped,
+        UnitStatus::Blocked,
+        UnitStatus::Killed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnitStatus::NotStarted => "NOT_STARTED",
+            UnitStatus::Running => "RUNNING",
+            UnitStatus::Completed => "COMPLETED",
+            UnitStatus::Stopping => "STOPPING",
+            UnitStatus::Stopped => "STOPPED",
+            UnitStatus::Blocked => "BLOCKED",
+            UnitStatus::Killed => "KILLED",
+        }
+    }
+
+    /// A unit that will not move again without a command.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            UnitStatus::Completed | UnitStatus::Blocked | UnitStatus::Stopped | UnitStatus::Killed
+        )
+    }
+}
+
+impl SprintStatus {
+    pub const ALL: [SprintStatus; 7] = [
+        SprintStatus::Pending,
+        SprintStatus::Dispatched,
+        SprintStatus::Running,
+        SprintStatus::Completed,
+        SprintStatus::Partial,
+        SprintStatus::Backoff,
+        SprintStatus::Fatal,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SprintStatus::Pending => "PENDING",
+            SprintStatus::Dispatched => "DISPATCHED",
+            SprintStatus::Running => "RUNNING",
+            SprintStatus::Completed => "COMPLETED",
+            SprintStatus::Partial => "PARTIAL",
+            SprintStatus::Backoff => "BACKOFF",
+            SprintStatus::Fatal => "FATAL",
+        }
+    }
+
+    /// An agent is (or may still be) working on the sprint.
+    pub fn is_active(self) -> bool {
+        matches!(self, SprintStatus::Dispatched | SprintStatus::Running)
+    }
+}
+
+impl fmt::Display for UnitStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Display for SprintStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Model tiers, cheapest first (spec §J-51).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Model {
+    Haiku,
+    Sonnet,
+    Opus,
+}
+
+impl Model {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Model::Haiku => "haiku",
+            Model::Sonnet => "sonnet",
+            Model::Opus => "opus",
+        }
+    }
+
+    /// Relative cost, haiku = 1.
+    pub fn relative_cost(self) -> u32 {
+        match self {
+            Model::Haiku => 1,
+            Model::Sonnet => 10,
+            Model::Opus => 30,
+        }
+    }
+}
+
+impl fmt::Display for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The agent working on a sprint, as recorded at dispatch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Agent {
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub pid: Option<u32>,
+    /// Output log, relative to the git common dir.
+    pub log: String,
+    /// ISO 8601.
+    pub dispatched_at: String,
+    /// The project's HEAD when the agent was dispatched: commits in scope are
+    /// those after it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub base_commit: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SprintState {
+    pub id: SprintId,
+    pub name: String,
+    pub task_type: TaskType,
+    pub state: SprintStatus,
+    /// The attempt of the current round (1-based once dispatched).
+    pub attempt: u32,
+    /// Every dispatch over the run's lifetime, across resume rounds.
+    pub total_attempts: u32,
+    /// Continuations dispatched from PARTIAL.
+    pub continuations: u32,
+    /// Failures in the current round (drives the "second failure ⇒ opus" rule).
+    pub failures: u32,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub model: Option<Model>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub score: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub agent: Option<Agent>,
+    /// The BACKOFF came from an interruption (stop, killall), not a failure:
+    /// resume re-dispatches it as PENDING with the attempt kept.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub interrupted: bool,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub last_verified: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub last_failure: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnitState {
+    pub name: String,
+    /// Directory relative to the project root (`.` for the root).
+    pub dir: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub layer: Option<u32>,
+    pub deps: Vec<String>,
+    pub state: UnitStatus,
+    /// Uncommitted paths recorded when the unit was killed.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub uncommitted: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub notes: Option<String>,
+    pub sprints: Vec<SprintState>,
+}
+
+impl UnitState {
+    /// The sprint the unit is on: the first one not COMPLETED.
+    pub fn current(&self) -> Option<&SprintState> {
+        self.sprints
+            .iter()
+            .find(|s| s.state != SprintStatus::Completed)
+    }
+
+    pub fn current_index(&self) -> Option<usize> {
+        self.sprints
+            .iter()
+            .position(|s| s.state != SprintStatus::Completed)
+    }
+
+    pub fn completed_sprints(&self) -> usize {
+        self.sprints
+            .iter()
+            .filter(|s| s.state == SprintStatus::Completed)
+            .count()
+    }
+
+    pub fn all_completed(&self) -> bool {
+        self.sprints
+            .iter()
+            .all(|s| s.state == SprintStatus::Completed)
+    }
+
+    pub fn active_sprint(&self) -> Option<&SprintState> {
+        self.sprints.iter().find(|s| s.state.is_active())
+    }
+}
+
+/// Why and when the run was killed (spec §N-74).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Kill {
+    pub reason: String,
+    pub at: String,
+}
+
+/// The whole machine state: what `state.toml` holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct State {
+    pub schema: u32,
+    pub run_id: String,
+    pub operation: String,
+    /// The `Supervisor-Seq` of the last transition.
+    pub seq: u64,
+    pub max_retries: u32,
+    pub max_continuations: u32,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub kill: Option<Kill>,
+    pub units: Vec<UnitState>,
+}
+
+/// The run's overall status, derived from its units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Overall {
+    NotStarted,
+    Running,
+    Completed,
+    Blocked,
+    Stopped,
+    Killed,
+}
+
+impl Overall {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Overall::NotStarted => "not_started",
+            Overall::Running => "running",
+            Overall::Completed => "completed",
+            Overall::Blocked => "blocked",
+            Overall::Stopped => "stopped",
+            Overall::Killed => "killed",
+        }
+    }
+}
+
+impl State {
+    /// A fresh run of `plan`: every unit NOT_STARTED, every sprint PENDING.
+    pub fn new(
+        plan: &Plan,
+        run_id: &str,
+        operation: &str,
+        max_retries: u32,
+        max_continuations: u32,
+    ) -> Self {
+        State {
+            schema: SCHEMA,
+            run_id: run_id.to_string(),
+            operation: operation.to_string(),
+            seq: 0,
+            max_retries: max_retries.max(1),
+            max_continuations,
+            kill: None,
+            units: plan
+                .units
+                .iter()
+                .map(|u| UnitState {
+                    name: u.name.clone(),
+                    dir: u.dir_or_root().to_string(),
+                    layer: u.layer,
+                    deps: u.deps.clone(),
+                    state: UnitStatus::NotStarted,
+                    uncommitted: Vec::new(),
+                    notes: None,
+                    sprints: u
+                        .sprints
+                        .iter()
+                        .map(|s| SprintState {
+                            id: s.id.clone(),
+                            name: s.name.clone(),
+                            task_type: s.task_type,
+                            state: SprintStatus::Pending,
+                            attempt: 0,
+                            total_attempts: 0,
+                            continuations: 0,
+                            failures: 0,
+                            model: None,
+                            score: None,
+                            agent: None,
+                            interrupted: false,
+                            last_verified: None,
+                            last_failure: None,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+
+    pub fn unit(&self, name: &str) -> Option<&UnitState> {
+        self.units.iter().find(|u| u.name == name)
+    }
+
+    pub fn unit_index(&self, name: &str) -> Option<usize> {
+        self.units.iter().position(|u| u.name == name)
+    }
+
+    pub fn active_agents(&self) -> usize {
+        self.units
+            .iter()
+            .filter(|u| u.active_sprint().is_some())
+            .count()
+    }
+
+    pub fn sprint_total(&self) -> usize {
+        self.units.iter().map(|u| u.sprints.len()).sum()
+    }
+
+    /// The overall status: `killed` after killall, otherwise what the units
+    /// add up to.
+    pub fn overall(&self) -> Overall {
+        if self.kill.is_some() && self.units.iter().all(|u| u.state != UnitStatus::Running) {
+            return Overall::Killed;
+        }
+        let all = |s: UnitStatus| self.units.iter().all(|u| u.state == s);
+        let any = |s: UnitStatus| self.units.iter().any(|u| u.state == s);
+        if self.seq == 0 || all(UnitStatus::NotStarted) {
+            Overall::NotStarted
+        } else if all(UnitStatus::Completed) {
+            Overall::Completed
+        } else if any(UnitStatus::Running) || any(UnitStatus::Stopping) {
+            Overall::Running
+        } else if any(UnitStatus::Blocked) {
+            Overall::Blocked
+        } else if any(UnitStatus::Killed) {
+            Overall::Killed
+        } else if any(UnitStatus::Stopped) {
+            Overall::Stopped
+        } else {
+            // Only NOT_STARTED units left besides COMPLETED ones: they wait on
+            // something that will not finish (a blocked dependency).
+            Overall::Blocked
+        }
+    }
+
+    /// Every unit is terminal (the run needs a command to move again).
+    pub fn is_finished(&self) -> bool {
+        !matches!(self.overall(), Overall::Running | Overall::NotStarted)
+    }
+
+    /// NOT_STARTED units that wait on a BLOCKED dependency, with it.
+    pub fn waiting_on_blocked(&self) -> Vec<(&str, &str)> {
+        let mut out = Vec::new();
+        for u in self
+            .units
+            .iter()
+            .filter(|u| u.state == UnitStatus::NotStarted)
+        {
+            for d in &u.deps {
+                if self.unit(d).is_some_and(|d| d.state == UnitStatus::Blocked) {
+                    out.push((u.name.as_str(), d.as_str()));
+                }
+            }
+        }
+        out
+    }
+}
