@@ -8,3 +8,5 @@ pub mod cli;
 pub mod config;
 pub mod machine;
 pub mod plan;
+pub mod report;
+pub mod store;

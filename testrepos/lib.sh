@@ -13,6 +13,8 @@ init_repo() {
   git init -q -b main "$1"
   cd "$1"
   git config commit.gpgsign false
+  git config user.name "Fixture User"
+  git config user.email "user@example.com"
 }
 commit_all() {
   tick

@@ -12,7 +12,10 @@ use clap::Subcommand;
 use clap::ValueEnum;
 
 pub mod init;
+pub mod log;
+pub mod note;
 pub mod plan;
+pub mod status;
 
 /// What the process should exit with when a command returns normally.
 pub const EXIT_OK: u8 = 0;
@@ -39,6 +42,12 @@ pub enum Command {
     Init(init::InitArgs),
     /// Show the parsed plan and which heuristic found what
     Plan(plan::PlanArgs),
+    /// Show where every work unit and sprint stands (writes nothing)
+    Status(status::StatusArgs),
+    /// Show the transition history, newest first
+    Log(log::LogArgs),
+    /// Add an entry to the run's decisions log
+    Note(note::NoteArgs),
 }
 
 /// Output format of reporting commands.
@@ -73,6 +82,9 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
     match cli.command {
         Command::Init(args) => init::cmd_init(ctx, &args, out),
         Command::Plan(args) => plan::cmd_plan(ctx, &args, out),
+        Command::Status(args) => status::cmd_status(ctx, &args, out),
+        Command::Log(args) => log::cmd_log(ctx, &args, out),
+        Command::Note(args) => note::cmd_note(ctx, &args, out),
     }
 }
 

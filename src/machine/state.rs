@@ -256,6 +256,10 @@ pub struct State {
     pub seq: u64,
     pub max_retries: u32,
     pub max_continuations: u32,
+    /// How the plan was read: `layers|graph|sequential|parallel`.
+    pub dependency_structure: String,
+    /// `template|dynamic`.
+    pub dispatch_mode: String,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub kill: Option<Kill>,
     pub units: Vec<UnitState>,
@@ -302,6 +306,14 @@ impl State {
             seq: 0,
             max_retries: max_retries.max(1),
             max_continuations,
+            dependency_structure: serde_json::to_value(plan.detection.dependencies)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            dispatch_mode: serde_json::to_value(plan.detection.dispatch_mode)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
             kill: None,
             units: plan
                 .units

@@ -161,3 +161,121 @@ pub fn git(cwd: &Path, args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// Helpers that drive the library directly, for tests of the store and the
+/// reports before any command writes a run.
+pub mod seed {
+    use std::path::Path;
+
+    use git_supervisor::machine::apply;
+    use git_supervisor::machine::Agent;
+    use git_supervisor::machine::Event;
+    use git_supervisor::machine::EventKind;
+    use git_supervisor::machine::Model;
+    use git_supervisor::machine::Outcome;
+    use git_supervisor::machine::State;
+    use git_supervisor::plan::parse;
+    use git_supervisor::plan::ParseContext;
+    use git_supervisor::store::Clock;
+    use git_supervisor::store::Snapshot;
+    use git_supervisor::store::Store;
+    use git_supervisor::store::Update;
+
+    pub fn store(dir: &Path) -> Store {
+        Store::open(dir)
+            .expect("a git repository")
+            .with_clock(Clock::pinned("2026-01-01T00:00:00Z").expect("valid time"))
+    }
+
+    /// Start a run of the repository's EXECUTION_PLAN.md.
+    pub fn start(dir: &Path) -> Store {
+        let store = store(dir);
+        let plan_text = std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan");
+        let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).unwrap_or_default();
+        let plan = parse(
+            &plan_text,
+            &ParseContext {
+                dir_name: "repo".into(),
+            },
+        )
+        .expect("valid plan");
+        let state = State::new(&plan, "run-test", "Operation Steady Badger", 3, 5);
+        store
+            .update(|tip| -> Result<Option<Update>, String> {
+                assert!(tip.is_none(), "no run yet");
+                let steps = apply(
+                    &state,
+                    &Event {
+                        at: "2026-01-01T00:00:01Z".into(),
+                        kind: EventKind::Start,
+                    },
+                )
+                .map_err(|e| e.to_string())?;
+                Ok(Some(Update {
+                    steps,
+                    snapshot: Some(Snapshot {
+                        plan: plan_text.clone(),
+                        config: config.clone(),
+                    }),
+                    checkpoints: Vec::new(),
+                }))
+            })
+            .expect("run started");
+        store
+    }
+
+    pub fn event(store: &Store, kind: EventKind) {
+        let clock = store.clock();
+        store
+            .update(|tip| -> Result<Option<Update>, String> {
+                let tip = tip.expect("a run exists");
+                let event = Event {
+                    at: clock.iso_at_seq(tip.state.seq + 1),
+                    kind: kind.clone(),
+                };
+                let steps = apply(&tip.state, &event).map_err(|e| e.to_string())?;
+                Ok(Some(Update {
+                    steps,
+                    snapshot: None,
+                    checkpoints: Vec::new(),
+                }))
+            })
+            .expect("event applies");
+    }
+
+    pub fn dispatch(store: &Store, unit: &str, model: Model) {
+        event(
+            store,
+            EventKind::Dispatch {
+                unit: unit.into(),
+                model,
+                score: 7,
+                rationale: "seeded".into(),
+                agent: Agent {
+                    pid: None,
+                    log: format!("supervisor/agents/{unit}.log"),
+                    dispatched_at: "2026-01-01T00:00:02Z".into(),
+                    base_commit: None,
+                },
+            },
+        );
+        event(
+            store,
+            EventKind::AgentStarted {
+                unit: unit.into(),
+                pid: Some(4242),
+            },
+        );
+    }
+
+    pub fn verdict(store: &Store, unit: &str, outcome: Outcome) {
+        event(
+            store,
+            EventKind::Verdict {
+                unit: unit.into(),
+                outcome,
+                evidence: "seeded evidence.".into(),
+            },
+        );
+    }
+}

@@ -1,0 +1,242 @@
+//! The status report (spec §R, v2 format) as text, and its JSON form
+//! (design §8). Read-only: computed from the published state alone.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use super::attempt;
+use super::deps;
+use super::sprint_position;
+use super::NONE;
+use crate::machine::Overall;
+use crate::machine::SprintStatus;
+use crate::machine::State;
+use crate::machine::UnitStatus;
+
+#[derive(Debug, Serialize)]
+pub struct StatusJson<'a> {
+    pub run_id: Option<&'a str>,
+    pub operation: Option<&'a str>,
+    pub overall: &'static str,
+    pub units: Vec<UnitJson<'a>>,
+    pub active_agents: usize,
+    pub blocked: Vec<String>,
+    pub waiting_on_blocked: Vec<WaitJson<'a>>,
+    pub next_event: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct WaitJson<'a> {
+    pub unit: &'a str,
+    pub blocked_dependency: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct UnitJson<'a> {
+    pub name: &'a str,
+    pub dir: &'a str,
+    pub layer: Option<u32>,
+    pub deps: &'a [String],
+    pub state: UnitStatus,
+    pub sprint_total: usize,
+    pub sprint_completed: usize,
+    pub current: Option<CurrentJson<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CurrentJson<'a> {
+    pub id: String,
+    pub name: &'a str,
+    pub state: SprintStatus,
+    #[serde(rename = "type")]
+    pub task_type: crate::plan::TaskType,
+    pub model: Option<crate::machine::Model>,
+    pub score: Option<i32>,
+    pub attempt: u32,
+    pub max_retries: u32,
+    pub total_attempts: u32,
+}
+
+/// The BLOCKED notice of spec §R-96 for each blocked unit.
+pub fn blocked_notices(s: &State) -> Vec<String> {
+    s.units
+        .iter()
+        .filter(|u| u.state == UnitStatus::Blocked)
+        .filter_map(|u| {
+            let sp = u.sprints.iter().find(|x| x.state == SprintStatus::Fatal)?;
+            Some(format!(
+                "BLOCKED: {} Sprint {} — FATAL after {} attempts. Run git supervisor resume to retry.",
+                u.name, sp.id, s.max_retries
+            ))
+        })
+        .collect()
+}
+
+/// What happens next, in words.
+pub fn next_event(s: Option<&State>) -> String {
+    let Some(s) = s else {
+        return "none — no run yet; start one with `git supervisor start`".into();
+    };
+    let active = s.active_agents();
+    match s.overall() {
+        Overall::Completed => "none — every work unit is COMPLETED".into(),
+        Overall::Killed => "none — run killed; `git supervisor resume` continues it".into(),
+        Overall::Stopped => "none — run stopped; `git supervisor resume` continues it".into(),
+        Overall::Blocked if active == 0 => {
+            "waiting for intervention: fix the cause, then `git supervisor resume`".into()
+        }
+        _ if active > 0 => format!(
+            "waiting for {active} active agent{} (an agent's exit wakes the engine)",
+            if active == 1 { "" } else { "s" }
+        ),
+        _ => "dispatching eligible sprints at the next tick".into(),
+    }
+}
+
+pub fn json(s: Option<&State>) -> StatusJson<'_> {
+    let Some(s) = s else {
+        return StatusJson {
+            run_id: None,
+            operation: None,
+            overall: Overall::NotStarted.as_str(),
+            units: Vec::new(),
+            active_agents: 0,
+            blocked: Vec::new(),
+            waiting_on_blocked: Vec::new(),
+            next_event: next_event(None),
+        };
+    };
+    StatusJson {
+        run_id: Some(&s.run_id),
+        operation: Some(&s.operation),
+        overall: s.overall().as_str(),
+        units: s
+            .units
+            .iter()
+            .map(|u| UnitJson {
+                name: &u.name,
+                dir: &u.dir,
+                layer: u.layer,
+                deps: &u.deps,
+                state: u.state,
+                sprint_total: u.sprints.len(),
+                sprint_completed: u.completed_sprints(),
+                current: u.current().map(|sp| CurrentJson {
+                    id: sp.id.to_string(),
+                    name: &sp.name,
+                    state: sp.state,
+                    task_type: sp.task_type,
+                    model: sp.model,
+                    score: sp.score,
+                    attempt: sp.attempt,
+                    max_retries: s.max_retries,
+                    total_attempts: sp.total_attempts,
+                }),
+            })
+            .collect(),
+        active_agents: s.active_agents(),
+        blocked: blocked_notices(s),
+        waiting_on_blocked: s
+            .waiting_on_blocked()
+            .into_iter()
+            .map(|(unit, blocked_dependency)| WaitJson {
+                unit,
+                blocked_dependency,
+            })
+            .collect(),
+        next_event: next_event(Some(s)),
+    }
+}
+
+/// Colours for state names on a terminal.
+fn paint(name: &str, color: bool) -> String {
+    if !color {
+        return name.to_string();
+    }
+    let code = match name {
+        "COMPLETED" => "32",
+        "RUNNING" | "DISPATCHED" | "PARTIAL" | "STOPPING" => "33",
+        "BLOCKED" | "FATAL" | "KILLED" | "BACKOFF" => "31",
+        _ => return name.to_string(),
+    };
+    format!("\x1b[{code}m{name}\x1b[0m")
+}
+
+/// The spec's status table (v2) with its three summary lines.
+pub fn text(s: Option<&State>, timestamp: &str, color: bool) -> String {
+    let mut o = String::new();
+    let _ = text_into(s, timestamp, color, &mut o);
+    o
+}
+
+fn text_into(s: Option<&State>, timestamp: &str, color: bool, o: &mut String) -> std::fmt::Result {
+    writeln!(o, "## Supervisor Status — {timestamp}")?;
+    let Some(s) = s else {
+        writeln!(o)?;
+        writeln!(o, "No run in this repository (overall: not_started).")?;
+        writeln!(o, "Next event: {}", next_event(None))?;
+        return Ok(());
+    };
+    writeln!(
+        o,
+        "Operation: {} (run {}, overall: {})",
+        s.operation,
+        s.run_id,
+        s.overall().as_str()
+    )?;
+    writeln!(o)?;
+    writeln!(
+        o,
+        "| Work Unit | Deps | State | Sprint | Sprint State | Type | Model | Attempt |"
+    )?;
+    writeln!(
+        o,
+        "|-----------|------|-------|--------|-------------|------|-------|---------|"
+    )?;
+    for u in &s.units {
+        let started = u.state != UnitStatus::NotStarted || u.completed_sprints() > 0;
+        let (sstate, ty, model, att) = match u.current() {
+            Some(sp) if started => (
+                paint(sp.state.as_str(), color),
+                sp.task_type.to_string(),
+                sp.model
+                    .map(|m| m.to_string())
+                    .unwrap_or_else(|| NONE.into()),
+                attempt(sp, s.max_retries),
+            ),
+            _ => (NONE.into(), NONE.into(), NONE.into(), NONE.into()),
+        };
+        writeln!(
+            o,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            u.name,
+            deps(u),
+            paint(u.state.as_str(), color),
+            sprint_position(u),
+            sstate,
+            ty,
+            model,
+            att
+        )?;
+    }
+    writeln!(o)?;
+    writeln!(o, "Active agents: {}", s.active_agents())?;
+    let blocked = s
+        .units
+        .iter()
+        .filter(|u| u.state == UnitStatus::Blocked)
+        .count();
+    writeln!(o, "Blocked work units: {blocked}")?;
+    writeln!(o, "Next event: {}", next_event(Some(s)))?;
+    for n in blocked_notices(s) {
+        writeln!(o, "{n}")?;
+    }
+    for (u, d) in s.waiting_on_blocked() {
+        writeln!(o, "{u} waits on {d}, which is BLOCKED.")?;
+    }
+    if let Some(k) = &s.kill {
+        writeln!(o, "Killed: {} at {}", k.reason, k.at)?;
+    }
+    Ok(())
+}

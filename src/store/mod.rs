@@ -1,0 +1,614 @@
+//! The only writer of git objects and refs: the run's state as commits on
+//! `refs/supervisor/state` (design §3).
+//!
+//! Each transition is one commit whose tree holds `state.toml`,
+//! `SUPERVISOR_STATE.md`, the plan and config snapshot under `plan/` and the
+//! checkpoints. An event's transitions are written as a chain and published
+//! with **one** compare-and-swap ref update, so either the whole event lands
+//! or none of it does. A writer that loses the race reloads, re-applies its
+//! event to the new tip and tries again (bounded, with jitter).
+
+pub mod clock;
+pub mod message;
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use gix::bstr::BString;
+use gix::bstr::ByteSlice;
+use gix::objs::tree::Entry;
+use gix::objs::tree::EntryKind;
+use gix::refs::transaction::Change;
+use gix::refs::transaction::LogChange;
+use gix::refs::transaction::PreviousValue;
+use gix::refs::transaction::RefEdit;
+use gix::refs::transaction::RefLog;
+use gix::refs::Target;
+use gix::ObjectId;
+
+pub use self::clock::Clock;
+use self::message::Record;
+use crate::machine::State;
+use crate::machine::Step;
+
+pub const STATE_REF: &str = "refs/supervisor/state";
+pub const RUNS_PREFIX: &str = "refs/supervisor/runs/";
+const FALLBACK_NAME: &str = "git-supervisor";
+const FALLBACK_EMAIL: &str = "supervisor@localhost";
+/// How often a writer that keeps losing the CAS race tries again.
+const MAX_ATTEMPTS: u32 = 200;
+
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum StoreError {
+    #[error("not inside a git repository: {0}")]
+    #[diagnostic(code(store::not_a_repository), help("run git supervisor inside the project's git repository (git init first if it has none)"))]
+    NotARepository(String),
+    #[error("this repository uses the reftable ref format, which git supervisor does not support")]
+    #[diagnostic(
+        code(store::reftable),
+        help(
+            "git supervisor needs the files ref backend; see `git refs migrate --ref-format=files`"
+        )
+    )]
+    Reftable,
+    #[error("this repository uses the {0} object format; git supervisor supports sha1 repositories only")]
+    #[diagnostic(code(store::object_format))]
+    ObjectFormat(String),
+    #[error("{STATE_REF} changed while this command was writing, {MAX_ATTEMPTS} times in a row")]
+    #[diagnostic(
+        code(store::contention),
+        help("another git supervisor process keeps writing; try again")
+    )]
+    Contention,
+    #[error("the state at {commit} is unreadable: {reason}")]
+    #[diagnostic(code(store::corrupt))]
+    Corrupt { commit: String, reason: String },
+    #[error("git: {0}")]
+    #[diagnostic(code(store::git))]
+    Git(String),
+}
+
+fn git_err(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Git(e.to_string())
+}
+
+/// The plan and config a run was started (or re-planned) with: commands are
+/// only ever run from this snapshot, never from the working tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    pub plan: String,
+    pub config: String,
+}
+
+/// The published state and where it is.
+#[derive(Debug, Clone)]
+pub struct Tip {
+    pub id: ObjectId,
+    pub state: State,
+}
+
+/// What a writer wants to publish for one event.
+pub struct Update {
+    pub steps: Vec<Step>,
+    /// A new plan/config snapshot (start, replan); `None` keeps the tip's.
+    pub snapshot: Option<Snapshot>,
+    /// Checkpoint files to add to the tree (`checkpoints/<name>`).
+    pub checkpoints: Vec<(String, String)>,
+}
+
+pub struct Store {
+    repo: gix::Repository,
+    clock: Clock,
+}
+
+impl Store {
+    /// Open the repository containing `dir`.
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        let repo = gix::discover(dir).map_err(|e| StoreError::NotARepository(e.to_string()))?;
+        let reftable = repo
+            .config_snapshot()
+            .string("extensions.refStorage")
+            .is_some_and(|v| v.to_str_lossy().eq_ignore_ascii_case("reftable"));
+        if reftable {
+            return Err(StoreError::Reftable);
+        }
+        if repo.object_hash() != gix::hash::Kind::Sha1 {
+            return Err(StoreError::ObjectFormat(format!(
+                "{:?}",
+                repo.object_hash()
+            )));
+        }
+        Ok(Store {
+            repo,
+            clock: Clock::from_env(),
+        })
+    }
+
+    pub fn clock(&self) -> Clock {
+        self.clock
+    }
+
+    /// Use `clock` instead of the environment's.
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The repository's working tree, if it has one.
+    pub fn workdir(&self) -> Option<&Path> {
+        self.repo.workdir()
+    }
+
+    /// The git common dir; runtime files live under `<common>/supervisor/`.
+    pub fn runtime_dir(&self) -> PathBuf {
+        self.repo.common_dir().join("supervisor")
+    }
+
+    fn tip_id(&self) -> Result<Option<ObjectId>, StoreError> {
+        let reference = self.repo.try_find_reference(STATE_REF).map_err(git_err)?;
+        match reference {
+            None => Ok(None),
+            Some(mut r) => Ok(Some(r.peel_to_id().map_err(git_err)?.detach())),
+        }
+    }
+
+    /// The published state, or `None` when no run exists.
+    pub fn tip(&self) -> Result<Option<Tip>, StoreError> {
+        let Some(id) = self.tip_id()? else {
+            return Ok(None);
+        };
+        let state = self.state_at(id)?;
+        Ok(Some(Tip { id, state }))
+    }
+
+    fn file_at(&self, commit: ObjectId, path: &str) -> Result<Option<String>, StoreError> {
+        let corrupt = |reason: String| StoreError::Corrupt {
+            commit: commit.to_string(),
+            reason,
+        };
+        let tree = self
+            .repo
+            .find_commit(commit)
+            .map_err(|e| corrupt(e.to_string()))?
+            .tree()
+            .map_err(|e| corrupt(e.to_string()))?;
+        let Some(entry) = tree
+            .lookup_entry_by_path(path)
+            .map_err(|e| corrupt(e.to_string()))?
+        else {
+            return Ok(None);
+        };
+        let blob = self
+            .repo
+            .find_blob(entry.object_id())
+            .map_err(|e| corrupt(e.to_string()))?;
+        String::from_utf8(blob.data.clone())
+            .map(Some)
+            .map_err(|e| corrupt(format!("{path} is not UTF-8: {e}")))
+    }
+
+    pub fn state_at(&self, commit: ObjectId) -> Result<State, StoreError> {
+        let text = self
+            .file_at(commit, "state.toml")?
+            .ok_or_else(|| StoreError::Corrupt {
+                commit: commit.to_string(),
+                reason: "no state.toml in its tree".into(),
+            })?;
+        toml::from_str(&text).map_err(|e| StoreError::Corrupt {
+            commit: commit.to_string(),
+            reason: format!("state.toml: {}", e.message()),
+        })
+    }
+
+    /// The plan and config snapshot at `commit`.
+    pub fn snapshot_at(&self, commit: ObjectId) -> Result<Snapshot, StoreError> {
+        Ok(Snapshot {
+            plan: self
+                .file_at(commit, "plan/EXECUTION_PLAN.md")?
+                .unwrap_or_default(),
+            config: self
+                .file_at(commit, "plan/config.toml")?
+                .unwrap_or_default(),
+        })
+    }
+
+    /// A file under `checkpoints/` at `commit`.
+    pub fn checkpoint_at(
+        &self,
+        commit: ObjectId,
+        name: &str,
+    ) -> Result<Option<String>, StoreError> {
+        self.file_at(commit, &format!("checkpoints/{name}"))
+    }
+
+    /// Names of the checkpoint files at `commit`, sorted.
+    pub fn checkpoints_at(&self, commit: ObjectId) -> Result<Vec<String>, StoreError> {
+        let tree = self
+            .repo
+            .find_commit(commit)
+            .map_err(git_err)?
+            .tree()
+            .map_err(git_err)?;
+        let Some(entry) = tree.lookup_entry_by_path("checkpoints").map_err(git_err)? else {
+            return Ok(Vec::new());
+        };
+        let sub = self.repo.find_tree(entry.object_id()).map_err(git_err)?;
+        let decoded = sub.decode().map_err(git_err)?;
+        Ok(decoded
+            .entries
+            .iter()
+            .map(|e| e.filename.to_string())
+            .collect())
+    }
+
+    /// Apply `decide` to the current state and publish what it returns as one
+    /// event. `decide` gets the tip (or `None` when no run exists) and returns
+    /// `Ok(None)` when there is nothing to write. When another writer moved
+    /// the tip in between, `decide` runs again on the new tip: it must be a
+    /// pure function of the state it is given.
+    pub fn update<E>(
+        &self,
+        mut decide: impl FnMut(Option<&Tip>) -> Result<Option<Update>, E>,
+    ) -> Result<Published, UpdateError<E>> {
+        for attempt in 0..MAX_ATTEMPTS {
+            let tip = self.tip().map_err(UpdateError::Store)?;
+            let Some(update) = decide(tip.as_ref()).map_err(UpdateError::Decide)? else {
+                return Ok(Published {
+                    tip: tip.map(|t| t.id),
+                    steps: Vec::new(),
+                });
+            };
+            if update.steps.is_empty() {
+                return Ok(Published {
+                    tip: tip.map(|t| t.id),
+                    steps: Vec::new(),
+                });
+            }
+            let previous = tip.as_ref().map(|t| t.id);
+            let new_tip = self
+                .write_chain(previous, &update)
+                .map_err(UpdateError::Store)?;
+            crate::store::fault::boundary("objects written, ref not yet updated");
+            match self.compare_and_swap(previous, new_tip, &update) {
+                Ok(()) => {
+                    return Ok(Published {
+                        tip: Some(new_tip),
+                        steps: update.steps,
+                    })
+                }
+                Err(CasError::Moved) => jitter(attempt),
+                Err(CasError::Other(e)) => return Err(UpdateError::Store(e)),
+            }
+        }
+        Err(UpdateError::Store(StoreError::Contention))
+    }
+
+    /// Write one commit per step, chained onto `previous`; returns the last.
+    /// Nothing is visible until the ref is updated.
+    fn write_chain(
+        &self,
+        previous: Option<ObjectId>,
+        update: &Update,
+    ) -> Result<ObjectId, StoreError> {
+        let snapshot = match (&update.snapshot, previous) {
+            (Some(s), _) => s.clone(),
+            (None, Some(p)) => self.snapshot_at(p)?,
+            (None, None) => Snapshot {
+                plan: String::new(),
+                config: String::new(),
+            },
+        };
+        let plan_tree = self.write_tree(vec![
+            (
+                "EXECUTION_PLAN.md".into(),
+                self.blob(&snapshot.plan)?,
+                EntryKind::Blob,
+            ),
+            (
+                "config.toml".into(),
+                self.blob(&snapshot.config)?,
+                EntryKind::Blob,
+            ),
+        ])?;
+        let checkpoints = self.checkpoint_tree(previous, &update.checkpoints)?;
+        let (name, email) = self.identity();
+        let mut parent = previous;
+        for step in &update.steps {
+            let state_toml = toml::to_string(&step.state)
+                .map_err(|e| StoreError::Git(format!("cannot serialize the state: {e}")))?;
+            let rendered = crate::report::state_md::render(&step.state);
+            let mut entries = vec![
+                (
+                    "SUPERVISOR_STATE.md".to_string(),
+                    self.blob(&rendered)?,
+                    EntryKind::Blob,
+                ),
+                ("plan".to_string(), plan_tree, EntryKind::Tree),
+                (
+                    "state.toml".to_string(),
+                    self.blob(&state_toml)?,
+                    EntryKind::Blob,
+                ),
+            ];
+            if let Some(c) = checkpoints {
+                entries.push(("checkpoints".to_string(), c, EntryKind::Tree));
+            }
+            let tree = self.write_tree(entries)?;
+            let time = gix::date::Time {
+                seconds: self.clock.at_seq(step.state.seq).unix_timestamp(),
+                offset: 0,
+            };
+            let signature = gix::actor::Signature {
+                name: name.clone().into(),
+                email: email.clone().into(),
+                time,
+            };
+            let msg = message::format(&step.transition, step.state.seq, &step.state.run_id);
+            let commit = gix::objs::Commit {
+                tree,
+                parents: parent.into_iter().collect(),
+                author: signature.clone(),
+                committer: signature,
+                encoding: None,
+                message: msg.into(),
+                extra_headers: Vec::new(),
+            };
+            let id = self.repo.write_object(&commit).map_err(git_err)?.detach();
+            parent = Some(id);
+        }
+        parent.ok_or_else(|| StoreError::Git("no steps to write".into()))
+    }
+
+    fn checkpoint_tree(
+        &self,
+        previous: Option<ObjectId>,
+        added: &[(String, String)],
+    ) -> Result<Option<ObjectId>, StoreError> {
+        let mut entries: Vec<(String, ObjectId, EntryKind)> = Vec::new();
+        if let Some(p) = previous {
+            for name in self.checkpoints_at(p)? {
+                if added.iter().any(|(n, _)| *n == name) {
+                    continue;
+                }
+                let text = self.checkpoint_at(p, &name)?.unwrap_or_default();
+                entries.push((name, self.blob(&text)?, EntryKind::Blob));
+            }
+        }
+        for (name, text) in added {
+            entries.push((name.clone(), self.blob(text)?, EntryKind::Blob));
+        }
+        if entries.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(self.write_tree(entries)?))
+    }
+
+    fn blob(&self, text: &str) -> Result<ObjectId, StoreError> {
+        Ok(self
+            .repo
+            .write_blob(text.as_bytes())
+            .map_err(git_err)?
+            .detach())
+    }
+
+    fn write_tree(
+        &self,
+        mut entries: Vec<(String, ObjectId, EntryKind)>,
+    ) -> Result<ObjectId, StoreError> {
+        // Git orders tree entries by name, with directories compared as if
+        // they ended in '/'.
+        entries.sort_by(|a, b| {
+            let key = |(n, _, k): &(String, ObjectId, EntryKind)| {
+                let mut v = n.as_bytes().to_vec();
+                if *k == EntryKind::Tree {
+                    v.push(b'/');
+                }
+                v
+            };
+            key(a).cmp(&key(b))
+        });
+        let tree = gix::objs::Tree {
+            entries: entries
+                .into_iter()
+                .map(|(name, oid, kind)| Entry {
+                    mode: kind.into(),
+                    filename: BString::from(name),
+                    oid,
+                })
+                .collect(),
+        };
+        Ok(self.repo.write_object(&tree).map_err(git_err)?.detach())
+    }
+
+    /// The user's git identity if configured, else git supervisor's own.
+    fn identity(&self) -> (String, String) {
+        match self.repo.committer() {
+            Some(Ok(sig)) => (sig.name.to_string(), sig.email.to_string()),
+            _ => (FALLBACK_NAME.into(), FALLBACK_EMAIL.into()),
+        }
+    }
+
+    fn compare_and_swap(
+        &self,
+        previous: Option<ObjectId>,
+        new: ObjectId,
+        update: &Update,
+    ) -> Result<(), CasError> {
+        let subject = update
+            .steps
+            .last()
+            .map(|s| s.transition.subject())
+            .unwrap_or_default();
+        let expected = match previous {
+            Some(p) => PreviousValue::MustExistAndMatch(Target::Object(p)),
+            None => PreviousValue::MustNotExist,
+        };
+        let edit = RefEdit {
+            change: Change::Update {
+                log: LogChange {
+                    mode: RefLog::AndReference,
+                    force_create_reflog: true,
+                    message: format!("git-supervisor: {subject}").into(),
+                },
+                expected,
+                new: Target::Object(new),
+            },
+            name: STATE_REF.try_into().expect("a valid ref name"),
+            deref: false,
+        };
+        let (name, email) = self.identity();
+        let sig = gix::actor::Signature {
+            name: name.into(),
+            email: email.into(),
+            time: gix::date::Time {
+                seconds: self
+                    .clock
+                    .at_seq(update.steps.last().map(|s| s.state.seq).unwrap_or(0))
+                    .unix_timestamp(),
+                offset: 0,
+            },
+        };
+        let mut buf = gix::date::parse::TimeBuf::default();
+        match self
+            .repo
+            .edit_references_as(Some(edit), Some(sig.to_ref(&mut buf)))
+        {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                // Whatever the error (a lock held by another writer, a value
+                // that no longer matches), it is a lost race if the ref moved.
+                match self.tip_id() {
+                    Ok(now) if now != previous => Err(CasError::Moved),
+                    Ok(_) if e.to_string().contains("lock") => Err(CasError::Moved),
+                    _ => Err(CasError::Other(git_err(e))),
+                }
+            }
+        }
+    }
+
+    /// Move a finished run to `refs/supervisor/runs/<run-id>` and remove
+    /// `refs/supervisor/state`, in one transaction.
+    pub fn archive_run(&self, tip: &Tip) -> Result<String, StoreError> {
+        let name = format!("{RUNS_PREFIX}{}", tip.state.run_id);
+        let edits = vec![
+            RefEdit {
+                change: Change::Update {
+                    log: LogChange {
+                        mode: RefLog::AndReference,
+                        force_create_reflog: true,
+                        message: "git-supervisor: archive finished run".into(),
+                    },
+                    expected: PreviousValue::MustNotExist,
+                    new: Target::Object(tip.id),
+                },
+                name: name.as_str().try_into().map_err(git_err)?,
+                deref: false,
+            },
+            RefEdit {
+                change: Change::Delete {
+                    expected: PreviousValue::MustExistAndMatch(Target::Object(tip.id)),
+                    log: RefLog::AndReference,
+                },
+                name: STATE_REF.try_into().expect("a valid ref name"),
+                deref: false,
+            },
+        ];
+        let (n, e) = self.identity();
+        let sig = gix::actor::Signature {
+            name: n.into(),
+            email: e.into(),
+            time: gix::date::Time {
+                seconds: self.clock.at_seq(tip.state.seq).unix_timestamp(),
+                offset: 0,
+            },
+        };
+        let mut buf = gix::date::parse::TimeBuf::default();
+        self.repo
+            .edit_references_as(edits, Some(sig.to_ref(&mut buf)))
+            .map_err(git_err)?;
+        Ok(name)
+    }
+
+    /// The transition history, newest first (first-parent walk from the tip).
+    pub fn history(&self, limit: Option<usize>) -> Result<Vec<Record>, StoreError> {
+        let mut out = Vec::new();
+        let mut next = self.tip_id()?;
+        while let Some(id) = next {
+            if limit.is_some_and(|l| out.len() >= l) {
+                break;
+            }
+            let commit = self.repo.find_commit(id).map_err(git_err)?;
+            let time = commit.time().map_err(git_err)?;
+            let when = time::OffsetDateTime::from_unix_timestamp(time.seconds)
+                .map(clock::iso)
+                .unwrap_or_default();
+            let msg = commit
+                .message_raw()
+                .map_err(git_err)?
+                .to_str_lossy()
+                .into_owned();
+            out.push(message::parse(&id.to_string(), &when, &msg));
+            next = commit.parent_ids().next().map(|p| p.detach());
+        }
+        Ok(out)
+    }
+}
+
+/// What an update published.
+#[derive(Debug)]
+pub struct Published {
+    /// The tip after the update (unchanged when nothing was written).
+    pub tip: Option<ObjectId>,
+    pub steps: Vec<Step>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum UpdateError<E> {
+    #[error(transparent)]
+    Store(StoreError),
+    #[error(transparent)]
+    Decide(E),
+}
+
+enum CasError {
+    Moved,
+    Other(StoreError),
+}
+
+/// Back off 1–16 ms (growing with the attempt), spread by process and time so
+/// racing writers do not retry in lockstep.
+fn jitter(attempt: u32) {
+    use std::hash::Hash;
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    std::process::id().hash(&mut h);
+    std::thread::current().id().hash(&mut h);
+    std::time::SystemTime::now().hash(&mut h);
+    attempt.hash(&mut h);
+    let cap = 1 + u64::from(attempt.min(4)) * 4;
+    std::thread::sleep(Duration::from_millis(1 + h.finish() % cap));
+}
+
+pub mod fault {
+    //! A debugging aid for crash testing: `GIT_SUPERVISOR_FAULT_AT=N` aborts
+    //! the process at its Nth write boundary (the moment between writing
+    //! objects and publishing them is one), as a crash would.
+
+    use std::sync::atomic::AtomicU64;
+    use std::sync::atomic::Ordering;
+
+    pub const ENV: &str = "GIT_SUPERVISOR_FAULT_AT";
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+
+    pub fn boundary(what: &str) {
+        let Some(target) = std::env::var(ENV).ok().and_then(|v| v.parse::<u64>().ok()) else {
+            return;
+        };
+        let n = COUNT.fetch_add(1, Ordering::SeqCst) + 1;
+        if n == target {
+            eprintln!("git-supervisor: {ENV}={target}: aborting at write boundary {n} ({what})");
+            std::process::abort();
+        }
+    }
+}
