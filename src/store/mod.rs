@@ -100,6 +100,19 @@ pub struct Update {
 pub struct Store {
     repo: gix::Repository,
     clock: Clock,
+    /// The last tip this store read or published, so that a writer whose ref
+    /// has not moved does not read its own state back from the object
+    /// database. Keyed by commit id: a stale entry is never used.
+    last: std::cell::RefCell<Option<Cached>>,
+    /// The subtrees of the chain being written, for the cache once it lands.
+    last_subtrees: std::cell::Cell<(Option<ObjectId>, Option<ObjectId>)>,
+}
+
+#[derive(Clone)]
+struct Cached {
+    id: ObjectId,
+    state: State,
+    subtrees: (Option<ObjectId>, Option<ObjectId>),
 }
 
 impl Store {
@@ -122,6 +135,8 @@ impl Store {
         Ok(Store {
             repo,
             clock: Clock::from_env(),
+            last: std::cell::RefCell::new(None),
+            last_subtrees: std::cell::Cell::new((None, None)),
         })
     }
 
@@ -149,7 +164,12 @@ impl Store {
         let reference = self.repo.try_find_reference(STATE_REF).map_err(git_err)?;
         match reference {
             None => Ok(None),
-            Some(mut r) => Ok(Some(r.peel_to_id().map_err(git_err)?.detach())),
+            // State refs point straight at commits: no peeling (which would
+            // read the object to check for a tag).
+            Some(mut r) => match r.target().try_id() {
+                Some(id) => Ok(Some(id.to_owned())),
+                None => Ok(Some(r.peel_to_id().map_err(git_err)?.detach())),
+            },
         }
     }
 
@@ -158,6 +178,12 @@ impl Store {
         let Some(id) = self.tip_id()? else {
             return Ok(None);
         };
+        if let Some(c) = self.last.borrow().as_ref().filter(|c| c.id == id) {
+            return Ok(Some(Tip {
+                id,
+                state: c.state.clone(),
+            }));
+        }
         let state = self.state_at(id)?;
         Ok(Some(Tip { id, state }))
     }
@@ -272,10 +298,18 @@ impl Store {
             crate::store::fault::boundary("objects written, ref not yet updated");
             match self.compare_and_swap(previous, new_tip, &update) {
                 Ok(()) => {
+                    if let Some(last) = update.steps.last() {
+                        let subtrees = self.last_subtrees.take();
+                        *self.last.borrow_mut() = Some(Cached {
+                            id: new_tip,
+                            state: last.state.clone(),
+                            subtrees,
+                        });
+                    }
                     return Ok(Published {
                         tip: Some(new_tip),
                         steps: update.steps,
-                    })
+                    });
                 }
                 Err(CasError::Moved) => jitter(attempt),
                 Err(CasError::Other(e)) => return Err(UpdateError::Store(e)),
@@ -291,27 +325,43 @@ impl Store {
         previous: Option<ObjectId>,
         update: &Update,
     ) -> Result<ObjectId, StoreError> {
-        let snapshot = match (&update.snapshot, previous) {
-            (Some(s), _) => s.clone(),
-            (None, Some(p)) => self.snapshot_at(p)?,
-            (None, None) => Snapshot {
-                plan: String::new(),
-                config: String::new(),
-            },
+        // The plan snapshot and the checkpoints change rarely: reuse the
+        // previous commit's subtrees unless this event replaces them.
+        let cached = self
+            .last
+            .borrow()
+            .as_ref()
+            .filter(|c| Some(c.id) == previous)
+            .map(|c| c.subtrees);
+        let (carried_plan, carried_checkpoints) = match (cached, previous) {
+            (Some(subtrees), _) => subtrees,
+            (None, Some(p)) => self.subtrees_of(p)?,
+            (None, None) => (None, None),
         };
-        let plan_tree = self.write_tree(vec![
-            (
-                "EXECUTION_PLAN.md".into(),
-                self.blob(&snapshot.plan)?,
-                EntryKind::Blob,
-            ),
-            (
-                "config.toml".into(),
-                self.blob(&snapshot.config)?,
-                EntryKind::Blob,
-            ),
-        ])?;
-        let checkpoints = self.checkpoint_tree(previous, &update.checkpoints)?;
+        let plan_tree = match (&update.snapshot, carried_plan) {
+            (None, Some(tree)) => tree,
+            (snapshot, _) => {
+                let empty = Snapshot {
+                    plan: String::new(),
+                    config: String::new(),
+                };
+                let s = snapshot.as_ref().unwrap_or(&empty);
+                self.write_tree(vec![
+                    (
+                        "EXECUTION_PLAN.md".into(),
+                        self.blob(&s.plan)?,
+                        EntryKind::Blob,
+                    ),
+                    ("config.toml".into(), self.blob(&s.config)?, EntryKind::Blob),
+                ])?
+            }
+        };
+        let checkpoints = if update.checkpoints.is_empty() {
+            carried_checkpoints
+        } else {
+            self.checkpoint_tree(previous, &update.checkpoints)?
+        };
+        self.last_subtrees.set((Some(plan_tree), checkpoints));
         let (name, email) = self.identity();
         let mut parent = previous;
         for step in &update.steps {
@@ -358,6 +408,28 @@ impl Store {
             parent = Some(id);
         }
         parent.ok_or_else(|| StoreError::Git("no steps to write".into()))
+    }
+
+    /// The `plan` and `checkpoints` subtrees of a state commit.
+    fn subtrees_of(
+        &self,
+        commit: ObjectId,
+    ) -> Result<(Option<ObjectId>, Option<ObjectId>), StoreError> {
+        let tree = self
+            .repo
+            .find_commit(commit)
+            .map_err(git_err)?
+            .tree()
+            .map_err(git_err)?;
+        let decoded = tree.decode().map_err(git_err)?;
+        let find = |name: &str| {
+            decoded
+                .entries
+                .iter()
+                .find(|e| e.filename == name && e.mode.is_tree())
+                .map(|e| e.oid.to_owned())
+        };
+        Ok((find("plan"), find("checkpoints")))
     }
 
     fn checkpoint_tree(

@@ -1,0 +1,249 @@
+//! Store benchmarks, measured side by side in one run on the same disk:
+//!
+//! 1. transitions per second written by the store (one event = one
+//!    transition = one CAS ref update) against a shell loop of git plumbing
+//!    doing the same per transition (`hash-object -w`, `mktree`,
+//!    `commit-tree`, `update-ref` with the old value);
+//! 2. whole-process `git supervisor status --format json` against
+//!    `git cat-file -p refs/supervisor/state:state.toml` on runs of 10,000
+//!    and 100,000 transitions (alternating, median of the runs).
+//!
+//! Run: `cargo bench --bench store` (prints Markdown tables).
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+use std::time::Instant;
+
+use git_supervisor::machine::apply;
+use git_supervisor::machine::Event;
+use git_supervisor::machine::EventKind;
+use git_supervisor::machine::State;
+use git_supervisor::plan::parse;
+use git_supervisor::plan::ParseContext;
+use git_supervisor::store::Clock;
+use git_supervisor::store::Snapshot;
+use git_supervisor::store::Store;
+use git_supervisor::store::Update;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    git(d, &["init", "-q", "-b", "main"]);
+    git(d, &["config", "user.name", "Bench"]);
+    git(d, &["config", "user.email", "bench@example.com"]);
+    let plan = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/plans/layered/EXECUTION_PLAN.md"
+    );
+    std::fs::copy(plan, d.join("EXECUTION_PLAN.md")).expect("plan");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "plan"]);
+    dir
+}
+
+fn start(dir: &Path) -> Store {
+    let store = Store::open(dir)
+        .expect("repo")
+        .with_clock(Clock::pinned("2026-01-01T00:00:00Z").expect("time"));
+    let text = std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan");
+    let plan = parse(&text, &ParseContext::default()).expect("plan parses");
+    let state = State::new(&plan, "bench", "Operation Bench", 3, 5);
+    store
+        .update(|_| -> Result<Option<Update>, String> {
+            let steps = apply(
+                &state,
+                &Event {
+                    at: "t".into(),
+                    kind: EventKind::Start,
+                },
+            )
+            .map_err(|e| e.to_string())?;
+            Ok(Some(Update {
+                steps,
+                snapshot: Some(Snapshot {
+                    plan: text.clone(),
+                    config: String::new(),
+                }),
+                checkpoints: vec![],
+            }))
+        })
+        .expect("started");
+    store
+}
+
+/// One event of `n` notice transitions.
+fn notes(store: &Store, n: usize) {
+    store
+        .update(|tip| -> Result<Option<Update>, String> {
+            let mut state = tip.expect("run").state.clone();
+            let mut steps = Vec::with_capacity(n);
+            for i in 0..n {
+                let e = Event {
+                    at: "t".into(),
+                    kind: EventKind::Notice {
+                        unit: None,
+                        sprint: None,
+                        text: format!("note {i}"),
+                    },
+                };
+                let mut s = apply(&state, &e).map_err(|e| e.to_string())?;
+                state = s.last().expect("one step").state.clone();
+                steps.append(&mut s);
+            }
+            Ok(Some(Update {
+                steps,
+                snapshot: None,
+                checkpoints: vec![],
+            }))
+        })
+        .expect("notes written");
+}
+
+fn write_throughput() {
+    // Paired rounds: each round times a batch of ours and a batch of the
+    // plumbing loop back to back, so a slow phase of the machine hits both.
+    let (rounds, ours_n, plumbing_n) = (9, 100, 20);
+    let dir = repo();
+    let store = start(dir.path());
+    git(
+        dir.path(),
+        &[
+            "update-ref",
+            "refs/supervisor/plumbing",
+            "refs/supervisor/state",
+        ],
+    );
+    let script = format!(
+        r#"set -e
+old=$(git rev-parse refs/supervisor/plumbing)
+for i in $(seq {plumbing_n}); do
+  blob=$(printf 'seq = %s\n' "$i" | git hash-object -w --stdin)
+  tree=$(printf '100644 blob %s\tstate.toml\n' "$blob" | git mktree)
+  new=$(git commit-tree "$tree" -p "$old" -m "run: note $i")
+  git update-ref refs/supervisor/plumbing "$new" "$old"
+  old=$new
+done"#
+    );
+    let (mut ours, mut plumbing, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let t = Instant::now();
+        for _ in 0..ours_n {
+            notes(&store, 1);
+        }
+        let o = ours_n as f64 / t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let status = Command::new("bash")
+            .current_dir(dir.path())
+            .arg("-c")
+            .arg(&script)
+            .status()
+            .expect("bash");
+        assert!(status.success());
+        let p = plumbing_n as f64 / t.elapsed().as_secs_f64();
+        ours.push(o);
+        plumbing.push(p);
+        ratios.push(o / p);
+    }
+    let med = |mut v: Vec<f64>| {
+        v.sort_by(|a, b| a.total_cmp(b));
+        v[v.len() / 2]
+    };
+    println!("| writer (median of {rounds} paired rounds) | transitions/s |");
+    println!("|---|---|");
+    println!(
+        "| git supervisor store (1 transition per event, CAS each) | {:.0} |",
+        med(ours)
+    );
+    println!("| shell loop of git plumbing | {:.0} |", med(plumbing));
+    println!(
+        "| ratio (median of per-round ratios) | {:.1}x |",
+        med(ratios)
+    );
+    println!();
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn status_cost() {
+    let bin = env!("CARGO_BIN_EXE_git-supervisor");
+    println!("| transitions | `status --format json` (median ms) | `git cat-file -p …:state.toml` (median ms) | ratio |");
+    println!("|---|---|---|---|");
+    for total in [10_000usize, 100_000] {
+        let dir = repo();
+        let store = start(dir.path());
+        let mut written = store.tip().expect("tip").expect("run").state.seq as usize;
+        while written < total {
+            let n = (total - written).min(2_000);
+            notes(&store, n);
+            written += n;
+        }
+        git(dir.path(), &["gc", "-q"]);
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        for _ in 0..201 {
+            let t = Instant::now();
+            let out = Command::new(bin)
+                .current_dir(dir.path())
+                .args(["status", "--format", "json"])
+                .output()
+                .expect("status");
+            ours.push(t.elapsed());
+            assert!(out.status.success());
+            let t = Instant::now();
+            let out = Command::new("git")
+                .current_dir(dir.path())
+                .args(["cat-file", "-p", "refs/supervisor/state:state.toml"])
+                .output()
+                .expect("cat-file");
+            theirs.push(t.elapsed());
+            assert!(out.status.success());
+        }
+        let (o, g) = (median(ours), median(theirs));
+        println!(
+            "| {total} | {:.2} | {:.2} | {:.2}x |",
+            o.as_secs_f64() * 1e3,
+            g.as_secs_f64() * 1e3,
+            o.as_secs_f64() / g.as_secs_f64()
+        );
+    }
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    if only.as_deref() == Some("ours") {
+        let dir = repo();
+        let store = start(dir.path());
+        let t = Instant::now();
+        for _ in 0..300 {
+            notes(&store, 1);
+        }
+        println!("ours: {:.0}/s", 300.0 / t.elapsed().as_secs_f64());
+        return;
+    }
+    if only.as_deref().is_none_or(|o| o == "write") {
+        write_throughput();
+    }
+    if only.as_deref().is_none_or(|o| o == "status") {
+        status_cost();
+    }
+}
