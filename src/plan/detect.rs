@@ -1273,7 +1273,8 @@ fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mut Vec<Probl
             else {
                 continue;
             };
-            let lower = text.to_lowercase();
+            // ASCII lower-casing keeps byte offsets valid in `text`.
+            let lower = text.to_ascii_lowercase();
             for key in ["depends on ", "requires "] {
                 let mut from = 0;
                 while let Some(pos) = lower[from..].find(key) {
