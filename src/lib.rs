@@ -6,6 +6,9 @@
 
 pub mod cli;
 pub mod config;
+pub mod dispatch;
+pub mod engine;
+pub mod gate;
 pub mod machine;
 pub mod plan;
 pub mod report;

@@ -70,6 +70,7 @@ fn verdict(unit: &str, outcome: Outcome) -> Event {
         unit: unit.into(),
         outcome,
         evidence: "test".into(),
+        remaining: vec![],
     })
 }
 
@@ -102,7 +103,7 @@ fn start_runs_units_without_dependencies() {
     assert_eq!(
         subjects(&ts),
         [
-            "run: started operation Operation Test: 3 work units, 5 sprints, max_retries 3",
+            "run: started Operation Test",
             "a: NOT_STARTED -> RUNNING",
             "b: NOT_STARTED -> RUNNING"
         ]
@@ -382,6 +383,7 @@ fn to_event(op: &Op) -> Event {
             unit: UNITS[*u].into(),
             outcome: [Outcome::Completed, Outcome::Partial, Outcome::Failure][*o as usize],
             evidence: "p".into(),
+            remaining: vec![],
         },
         Op::Stop => EventKind::Stop,
         Op::ForceStop(u) => EventKind::ForceStop {

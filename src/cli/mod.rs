@@ -11,16 +11,27 @@ use clap::Parser;
 use clap::Subcommand;
 use clap::ValueEnum;
 
+pub mod agent_run;
+pub mod confirm;
+pub mod demo;
 pub mod init;
 pub mod log;
 pub mod note;
 pub mod plan;
+pub mod resume;
+pub mod run;
+pub mod start;
 pub mod status;
+pub mod tick;
+pub mod wait;
 
 /// What the process should exit with when a command returns normally.
 pub const EXIT_OK: u8 = 0;
 /// A user, plan, config or git error.
 pub const EXIT_ERROR: u8 = 1;
+/// The run ended without completing (some unit BLOCKED, STOPPED or KILLED),
+/// or a wait timed out.
+pub const EXIT_INCOMPLETE: u8 = 3;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -28,18 +39,32 @@ pub const EXIT_ERROR: u8 = 1;
     bin_name = "git supervisor",
     version,
     about = "A git-native workflow engine: runs coding agents through an execution plan, one commit per state transition",
-    arg_required_else_help = true,
-    propagate_version = true
+    propagate_version = true,
+    after_help = "With no command: `resume` when a run exists, otherwise `start`."
 )]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Copy the configuration template into .workflow/
     Init(init::InitArgs),
+    /// Start a run of the plan: snapshot it, dispatch what is eligible
+    Start(start::StartArgs),
+    /// Continue a run: stopped, killed and blocked units go on
+    Resume(resume::ResumeArgs),
+    /// Start or resume, then stay with a live status table until the run ends
+    Run(run::RunArgs),
+    /// Wait until every work unit is terminal
+    Wait(wait::WaitArgs),
+    /// Process agent reports and dispatch once (what hooks and agents call)
+    Tick(tick::TickArgs),
+    /// Confirm a manual sprint that waits for a person
+    Confirm(confirm::ConfirmArgs),
+    /// Build a sample repository and run a whole plan with a scripted agent
+    Demo(demo::DemoArgs),
     /// Show the parsed plan and which heuristic found what
     Plan(plan::PlanArgs),
     /// Show where every work unit and sprint stands (writes nothing)
@@ -48,6 +73,12 @@ pub enum Command {
     Log(log::LogArgs),
     /// Add an entry to the run's decisions log
     Note(note::NoteArgs),
+    /// Run one agent (started by the engine)
+    #[command(hide = true)]
+    AgentRun(agent_run::AgentRunArgs),
+    /// The demo's scripted agent
+    #[command(hide = true)]
+    DemoAgent(demo::DemoAgentArgs),
 }
 
 /// Output format of reporting commands.
@@ -79,8 +110,25 @@ impl Context {
 
 /// Run one parsed command line; returns the exit code on success.
 pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
-    match cli.command {
+    let command = match cli.command {
+        Some(c) => c,
+        // Spec §B-10: resume when a run exists, otherwise start.
+        None => match crate::store::Store::open(&ctx.cwd).ok().and_then(|s| s.tip().ok().flatten()) {
+            Some(_) => Command::Resume(resume::ResumeArgs { wait: false }),
+            None => Command::Start(start::StartArgs { path: None, wait: false }),
+        },
+    };
+    match command {
         Command::Init(args) => init::cmd_init(ctx, &args, out),
+        Command::Start(args) => start::cmd_start(ctx, &args, out),
+        Command::Resume(args) => resume::cmd_resume(ctx, &args, out),
+        Command::Run(args) => run::cmd_run(ctx, &args, out),
+        Command::Wait(args) => wait::cmd_wait(ctx, &args, out),
+        Command::Tick(args) => tick::cmd_tick(ctx, &args, out),
+        Command::Confirm(args) => confirm::cmd_confirm(ctx, &args, out),
+        Command::Demo(args) => demo::cmd_demo(ctx, &args, out),
+        Command::AgentRun(args) => agent_run::cmd_agent_run(ctx, &args, out),
+        Command::DemoAgent(args) => demo::cmd_demo_agent(ctx, &args, out),
         Command::Plan(args) => plan::cmd_plan(ctx, &args, out),
         Command::Status(args) => status::cmd_status(ctx, &args, out),
         Command::Log(args) => log::cmd_log(ctx, &args, out),

@@ -59,6 +59,8 @@ pub enum EventKind {
         unit: String,
         outcome: Outcome,
         evidence: String,
+        /// Work still missing (failing criteria), for a continuation.
+        remaining: Vec<String>,
     },
     /// Graceful stop, phase 1 (drain).
     Stop,
@@ -156,10 +158,25 @@ impl Transition {
         }
     }
 
+    /// The first sentence of `why`, cut at a word boundary to fit a subject.
     fn why_subject(&self) -> String {
-        let first = self.why.split(['.', '\n']).next().unwrap_or(self.event);
-        let s = if first.is_empty() { self.event } else { first };
-        s.chars().take(72).collect()
+        let first = self.why.split(". ").next().unwrap_or(self.event).trim_end_matches('.');
+        let first = if first.is_empty() { self.event } else { first };
+        if first.chars().count() <= 64 {
+            return first.to_string();
+        }
+        let mut out = String::new();
+        for word in first.split_whitespace() {
+            if out.chars().count() + word.chars().count() + 1 > 63 {
+                break;
+            }
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(word);
+        }
+        out.push('…');
+        out
     }
 }
 
@@ -470,7 +487,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             }
             let (units, sprints) = (state.units.len(), state.sprint_total());
             b.run_note(format!(
-                "started operation {}: {units} work units, {sprints} sprints, max_retries {}.",
+                "started {}. {units} work units, {sprints} sprints, max_retries {}.",
                 state.operation, state.max_retries
             ));
             b.open_gates("Run started");
@@ -529,6 +546,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             if from != SprintStatus::Partial {
                 s.total_attempts += 1;
             }
+            s.dispatches += 1;
             s.model = Some(*model);
             s.score = Some(*score);
             s.agent = Some(agent.clone());
@@ -568,6 +586,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             unit,
             outcome,
             evidence,
+            remaining,
         } => {
             require_started(started)?;
             let i = b.unit_index(unit)?;
@@ -587,6 +606,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
                 Outcome::Completed => {
                     let s = &mut b.state.units[i].sprints[k];
                     s.agent = None;
+                    s.remaining.clear();
                     s.last_verified = Some(evidence.clone());
                     b.sprint_to(
                         i,
@@ -599,6 +619,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
                 Outcome::Partial if !capped => {
                     let s = &mut b.state.units[i].sprints[k];
                     s.agent = None;
+                    s.remaining = remaining.clone();
                     let manual = s.task_type == TaskType::Manual;
                     let why = if manual {
                         format!("Manual sprint: {evidence} Waiting for `git supervisor confirm {unit} {}`.", s.id)

@@ -174,6 +174,10 @@ pub struct SprintState {
     pub continuations: u32,
     /// Failures in the current round (drives the "second failure ⇒ opus" rule).
     pub failures: u32,
+    /// Every dispatch of this sprint (attempts and continuations), never
+    /// reset: names the dispatch's log, prompt and report files.
+    #[serde(default)]
+    pub dispatches: u32,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub model: Option<Model>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -188,6 +192,9 @@ pub struct SprintState {
     pub last_verified: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub last_failure: Option<String>,
+    /// What verification found still missing (for the continuation prompt).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub remaining: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -239,6 +246,10 @@ impl UnitState {
     }
 }
 
+fn dot() -> String {
+    ".".to_string()
+}
+
 /// Why and when the run was killed (spec §N-74).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Kill {
@@ -252,6 +263,10 @@ pub struct State {
     pub schema: u32,
     pub run_id: String,
     pub operation: String,
+    /// The project root (the plan's directory) relative to the repository's
+    /// working tree; `.` when they are the same.
+    #[serde(default = "dot")]
+    pub root: String,
     /// The `Supervisor-Seq` of the last transition.
     pub seq: u64,
     pub max_retries: u32,
@@ -303,6 +318,7 @@ impl State {
             schema: SCHEMA,
             run_id: run_id.to_string(),
             operation: operation.to_string(),
+            root: ".".to_string(),
             seq: 0,
             max_retries: max_retries.max(1),
             max_continuations,
@@ -338,12 +354,14 @@ impl State {
                             total_attempts: 0,
                             continuations: 0,
                             failures: 0,
+                            dispatches: 0,
                             model: None,
                             score: None,
                             agent: None,
                             interrupted: false,
                             last_verified: None,
                             last_failure: None,
+                            remaining: Vec::new(),
                         })
                         .collect(),
                 })

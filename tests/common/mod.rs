@@ -275,6 +275,7 @@ pub mod seed {
                 unit: unit.into(),
                 outcome,
                 evidence: "seeded evidence.".into(),
+                remaining: vec![],
             },
         );
     }

@@ -1,0 +1,54 @@
+//! `git supervisor run [PATH]`: start (or resume) and stay in the foreground
+//! with a live status table on stderr until the run ends.
+
+use std::io::IsTerminal;
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use miette::IntoDiagnostic;
+
+use super::Context;
+use crate::engine::Engine;
+use crate::report;
+use crate::store::Store;
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Path to EXECUTION_PLAN.md when no run exists yet
+    pub path: Option<PathBuf>,
+}
+
+pub fn cmd_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> miette::Result<u8> {
+    let exists = Store::open(&ctx.cwd)?.tip()?.is_some_and(|t| !t.state.is_finished());
+    if exists {
+        super::resume::cmd_resume(ctx, &super::resume::ResumeArgs { wait: false }, out)?;
+    } else {
+        super::start::cmd_start(
+            ctx,
+            &super::start::StartArgs {
+                path: args.path.clone(),
+                wait: false,
+            },
+            out,
+        )?;
+    }
+    let engine = Engine::open(&ctx.cwd)?;
+    let tty = std::io::stderr().is_terminal();
+    let mut last = String::new();
+    let state = engine.wait(None, |state| {
+        let table = report::status::text(Some(state), &engine.store.clock().iso_at_seq(state.seq), ctx.color);
+        if table != last {
+            let mut err = std::io::stderr();
+            if tty {
+                // Redraw in place: clear the screen below the cursor.
+                let _ = write!(err, "\x1b[H\x1b[J");
+            }
+            let _ = write!(err, "{table}");
+            last = table;
+        }
+    })?;
+    let stamp = engine.store.clock().iso_at_seq(state.seq);
+    write!(out, "{}", report::status::text(Some(&state), &stamp, ctx.color)).into_diagnostic()?;
+    Ok(super::wait::exit_code(&state))
+}

@@ -1,0 +1,51 @@
+//! `git supervisor start [PATH] [--wait]`: snapshot the plan and config,
+//! record the run, dispatch what is eligible.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use miette::IntoDiagnostic;
+
+use super::plan::load_plan;
+use super::Context;
+use crate::config::Config;
+use crate::config::CONFIG_DIR;
+use crate::config::CONFIG_FILE;
+use crate::engine::Engine;
+use crate::engine::LockMode;
+
+#[derive(Debug, Args)]
+pub struct StartArgs {
+    /// Path to EXECUTION_PLAN.md (or its directory); default: search upward
+    pub path: Option<PathBuf>,
+    /// Stay until every work unit is terminal; exit 0 only if the run completed
+    #[arg(long)]
+    pub wait: bool,
+}
+
+pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette::Result<u8> {
+    let loaded = load_plan(ctx, args.path.as_deref(), "start")?;
+    let config = Config::load(&loaded.root)?;
+    let config_text = std::fs::read_to_string(loaded.root.join(CONFIG_DIR).join(CONFIG_FILE)).unwrap_or_default();
+    let engine = Engine::open(&loaded.root)?;
+    let state = engine.start(&loaded.plan, &loaded.source, &config_text, &config, &loaded.root)?;
+    writeln!(
+        out,
+        "Started {} (run {}): {} work units, {} sprints.",
+        state.operation,
+        state.run_id,
+        state.units.len(),
+        state.sprint_total()
+    )
+    .into_diagnostic()?;
+    let report = engine.tick(LockMode::Wait(Duration::from_secs(5)))?;
+    if !report.dispatched.is_empty() {
+        writeln!(out, "Dispatched: {}", report.dispatched.join(", ")).into_diagnostic()?;
+    }
+    if args.wait {
+        return super::wait::wait_and_report(ctx, &engine, None, out);
+    }
+    Ok(super::EXIT_OK)
+}

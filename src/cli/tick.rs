@@ -1,0 +1,27 @@
+//! `git supervisor tick`: process what happened (agent reports, dead agents)
+//! and dispatch what is eligible, once. What hooks and wrappers call.
+
+use std::io::Write;
+use std::time::Duration;
+
+use clap::Args;
+use miette::IntoDiagnostic;
+
+use super::Context;
+use crate::engine::Engine;
+use crate::engine::LockMode;
+
+#[derive(Debug, Args)]
+pub struct TickArgs {}
+
+pub fn cmd_tick(ctx: &Context, _args: &TickArgs, out: &mut dyn Write) -> miette::Result<u8> {
+    let engine = Engine::open(&ctx.cwd)?;
+    let r = engine.tick(LockMode::Wait(Duration::from_secs(2)))?;
+    if r.deferred {
+        writeln!(out, "The engine is busy; it will pick this up before it stops.").into_diagnostic()?;
+    } else {
+        let dispatched = if r.dispatched.is_empty() { "none".to_string() } else { r.dispatched.join(", ") };
+        writeln!(out, "{} transitions; dispatched: {dispatched}", r.steps).into_diagnostic()?;
+    }
+    Ok(super::EXIT_OK)
+}

@@ -1,0 +1,43 @@
+//! `git supervisor wait [--timeout D]`: block until every unit is terminal
+//! (COMPLETED, BLOCKED, STOPPED or KILLED), then print the status table.
+
+use std::io::Write;
+use std::time::Duration;
+
+use clap::Args;
+use miette::IntoDiagnostic;
+
+use super::Context;
+use super::EXIT_INCOMPLETE;
+use super::EXIT_OK;
+use crate::engine::Engine;
+use crate::machine::Overall;
+use crate::report;
+
+#[derive(Debug, Args)]
+pub struct WaitArgs {
+    /// Give up after this long (e.g. "10m"); exit 3 if the run is not done
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub timeout: Option<Duration>,
+}
+
+pub fn cmd_wait(ctx: &Context, args: &WaitArgs, out: &mut dyn Write) -> miette::Result<u8> {
+    let engine = Engine::open(&ctx.cwd)?;
+    wait_and_report(ctx, &engine, args.timeout, out)
+}
+
+/// Wait, print the final status table, and map the outcome to an exit code.
+pub fn wait_and_report(ctx: &Context, engine: &Engine, timeout: Option<Duration>, out: &mut dyn Write) -> miette::Result<u8> {
+    let state = engine.wait(timeout, |_| {})?;
+    let stamp = engine.store.clock().iso_at_seq(state.seq);
+    write!(out, "{}", report::status::text(Some(&state), &stamp, ctx.color)).into_diagnostic()?;
+    Ok(exit_code(&state))
+}
+
+pub fn exit_code(state: &crate::machine::State) -> u8 {
+    if state.overall() == Overall::Completed {
+        EXIT_OK
+    } else {
+        EXIT_INCOMPLETE
+    }
+}

@@ -1,0 +1,547 @@
+//! The tick: lock → load → reconcile agents' reports → apply → write → act.
+//!
+//! `tick` is idempotent and is what every wake-up calls (an agent's wrapper
+//! on exit, a hook, a waiting command's timer). It holds
+//! `supervisor/engine.lock` for its duration; a caller that cannot get it
+//! leaves a wake-up marker that the holder picks up before it lets go, so no
+//! wake-up is lost and nothing blocks. Events are processed one at a time in
+//! plan order, each published as its own CAS update, and **state is written
+//! before any agent is started**: the DISPATCHED commit lands, then the
+//! wrapper process is spawned.
+
+pub mod naming;
+pub mod verify;
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::config::Config;
+use crate::dispatch;
+use crate::dispatch::prompt;
+use crate::dispatch::Job;
+use crate::dispatch::Report;
+use crate::machine;
+use crate::machine::Agent;
+use crate::machine::Event;
+use crate::machine::EventKind;
+use crate::machine::MachineError;
+use crate::machine::Model;
+use crate::machine::SprintStatus;
+use crate::machine::State;
+use crate::machine::Step;
+use crate::plan::ParseContext;
+use crate::plan::Plan;
+use crate::plan::SprintId;
+use crate::plan::TaskType;
+use crate::store::Snapshot;
+use crate::store::Store;
+use crate::store::StoreError;
+use crate::store::Tip;
+use crate::store::Update;
+use crate::store::UpdateError;
+
+/// How long a freshly spawned wrapper has to report before it is presumed
+/// gone.
+const STARTUP_GRACE: Duration = Duration::from_secs(15);
+
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum EngineError {
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    #[diagnostic(code(run::refused))]
+    Refused(#[from] MachineError),
+    #[error("there is no run in this repository")]
+    #[diagnostic(code(run::none), help("start one with `git supervisor start`"))]
+    NoRun,
+    #[error("a run is already in progress: {operation} ({run_id}, {overall})")]
+    #[diagnostic(code(run::in_progress), help("continue it with `git supervisor resume`, or see `git supervisor status`"))]
+    RunInProgress {
+        operation: String,
+        run_id: String,
+        overall: String,
+    },
+    #[error("agent.command is not set in .workflow/config.toml")]
+    #[diagnostic(
+        code(config::no_agent),
+        help("set the command that runs one agent, e.g. command = [\"claude\", \"-p\", \"--model\", \"{{model}}\"]; `git supervisor init` writes a template with presets")
+    )]
+    NoAgentCommand,
+    #[error("the run's plan snapshot no longer parses: {0}")]
+    #[diagnostic(code(run::snapshot))]
+    Snapshot(String),
+    #[error("{what}: {source}")]
+    #[diagnostic(code(run::io))]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> EngineError {
+    let what = what.into();
+    move |source| EngineError::Io { what, source }
+}
+
+/// How a tick treats a busy engine lock.
+#[derive(Debug, Clone, Copy)]
+pub enum LockMode {
+    /// Wait up to this long, then leave a wake-up marker.
+    Wait(Duration),
+    /// Don't wait: leave a wake-up marker at once (hooks).
+    MarkerOnly,
+}
+
+pub struct Engine {
+    pub store: Store,
+    /// The repository's working tree.
+    workdir: PathBuf,
+    exe: PathBuf,
+}
+
+/// What a tick did.
+#[derive(Debug, Default)]
+pub struct TickReport {
+    /// The engine lock was busy: a wake-up marker was left for its holder.
+    pub deferred: bool,
+    pub steps: usize,
+    pub dispatched: Vec<String>,
+}
+
+impl Engine {
+    pub fn open(cwd: &Path) -> Result<Engine, EngineError> {
+        let store = Store::open(cwd)?;
+        let workdir = store
+            .workdir()
+            .map(Path::to_path_buf)
+            .ok_or_else(|| StoreError::NotARepository("a bare repository has no working tree for agents".into()))?;
+        let exe = std::env::current_exe().map_err(io("cannot locate the git-supervisor binary"))?;
+        Ok(Engine { store, workdir, exe })
+    }
+
+    fn runtime(&self, sub: &str) -> PathBuf {
+        self.store.runtime_dir().join(sub)
+    }
+
+    pub fn project_root(&self, state: &State) -> PathBuf {
+        if state.root == "." {
+            self.workdir.clone()
+        } else {
+            self.workdir.join(&state.root)
+        }
+    }
+
+    /// The plan and config the run was started with.
+    pub fn snapshot(&self, tip: &Tip) -> Result<(Plan, Config), EngineError> {
+        let snap = self.store.snapshot_at(tip.id)?;
+        let plan = crate::plan::parse(&snap.plan, &ParseContext::default())
+            .map_err(|p| EngineError::Snapshot(p.iter().map(|x| x.message.clone()).collect::<Vec<_>>().join("; ")))?;
+        let config = Config::parse(&snap.config, "plan/config.toml").map_err(|e| EngineError::Snapshot(e.to_string()))?;
+        Ok((plan, config))
+    }
+
+    /// Publish one event against whatever the tip is by then.
+    pub fn publish(&self, kind: EventKind) -> Result<Vec<Step>, EngineError> {
+        let clock = self.store.clock();
+        let published = self.store.update(|tip| {
+            let tip = tip.ok_or(EngineError::NoRun)?;
+            let event = Event {
+                at: clock.iso_at_seq(tip.state.seq + 1),
+                kind: kind.clone(),
+            };
+            let steps = machine::apply(&tip.state, &event)?;
+            Ok(Some(Update {
+                steps,
+                snapshot: None,
+                checkpoints: Vec::new(),
+            }))
+        });
+        match published {
+            Ok(p) => Ok(p.steps),
+            Err(UpdateError::Store(e)) => Err(e.into()),
+            Err(UpdateError::Decide(e)) => Err(e),
+        }
+    }
+
+    /// Start a new run of `plan` (its text and the config text are
+    /// snapshotted into the run). A finished run is archived first.
+    pub fn start(&self, plan: &Plan, plan_text: &str, config_text: &str, config: &Config, plan_dir: &Path) -> Result<State, EngineError> {
+        if config.agent_command().is_none() {
+            return Err(EngineError::NoAgentCommand);
+        }
+        if let Some(tip) = self.store.tip()? {
+            if !tip.state.is_finished() {
+                return Err(EngineError::RunInProgress {
+                    operation: tip.state.operation.clone(),
+                    run_id: tip.state.run_id.clone(),
+                    overall: tip.state.overall().as_str().into(),
+                });
+            }
+            self.store.archive_run(&tip)?;
+        }
+        let clock = self.store.clock();
+        let operation = plan.feature_name.clone().unwrap_or_else(|| naming::operation_name(plan));
+        let run_id = naming::run_id(&clock.at_seq(0), plan_text);
+        let mut state = State::new(plan, &run_id, &operation, config.run.max_retries, config.run.max_continuations);
+        let root = plan_dir
+            .canonicalize()
+            .ok()
+            .and_then(|d| self.workdir.canonicalize().ok().and_then(|w| d.strip_prefix(&w).ok().map(Path::to_path_buf)));
+        state.root = match root {
+            Some(r) if !r.as_os_str().is_empty() => r.display().to_string(),
+            _ => ".".into(),
+        };
+        let snapshot = Snapshot {
+            plan: plan_text.to_string(),
+            config: config_text.to_string(),
+        };
+        let published = self.store.update(|tip| {
+            if let Some(t) = tip {
+                return Err(EngineError::RunInProgress {
+                    operation: t.state.operation.clone(),
+                    run_id: t.state.run_id.clone(),
+                    overall: t.state.overall().as_str().into(),
+                });
+            }
+            let event = Event {
+                at: clock.iso_at_seq(1),
+                kind: EventKind::Start,
+            };
+            Ok(Some(Update {
+                steps: machine::apply(&state, &event)?,
+                snapshot: Some(snapshot.clone()),
+                checkpoints: Vec::new(),
+            }))
+        });
+        match published {
+            Ok(p) => Ok(p.steps.last().map(|s| s.state.clone()).unwrap_or(state)),
+            Err(UpdateError::Store(e)) => Err(e.into()),
+            Err(UpdateError::Decide(e)) => Err(e),
+        }
+    }
+
+    /// Run the engine once (and again while wake-ups arrive meanwhile).
+    pub fn tick(&self, mode: LockMode) -> Result<TickReport, EngineError> {
+        let lock = self.runtime("engine.lock");
+        let marker = self.runtime("wake");
+        let wait = match mode {
+            LockMode::Wait(d) => d,
+            LockMode::MarkerOnly => Duration::ZERO,
+        };
+        let mut total = TickReport::default();
+        loop {
+            let _ = std::fs::remove_file(&marker);
+            let ran = crate::gate::lock::with_lock(&lock, wait, || self.tick_locked())
+                .map_err(io("cannot take the engine lock"))?;
+            match ran {
+                None => {
+                    // The holder sees the marker before (or just after) it
+                    // lets go, and runs again.
+                    std::fs::create_dir_all(self.store.runtime_dir()).map_err(io("cannot create the runtime directory"))?;
+                    std::fs::write(&marker, b"").map_err(io("cannot leave a wake-up marker"))?;
+                    if crate::gate::lock::is_held(&lock) {
+                        total.deferred = true;
+                        return Ok(total);
+                    }
+                }
+                Some(result) => {
+                    let r = result?;
+                    total.steps += r.steps;
+                    total.dispatched.extend(r.dispatched);
+                    if !marker.exists() {
+                        return Ok(total);
+                    }
+                }
+            }
+        }
+    }
+
+    fn tick_locked(&self) -> Result<TickReport, EngineError> {
+        let mut report = TickReport::default();
+        loop {
+            let Some(tip) = self.store.tip()? else {
+                return Ok(report);
+            };
+            if let Some(kind) = self.next_agent_event(&tip)? {
+                match self.publish(kind) {
+                    Ok(steps) => report.steps += steps.len(),
+                    // The state moved under us (another writer already
+                    // recorded it): look again.
+                    Err(EngineError::Refused(_)) => {}
+                    Err(e) => return Err(e),
+                }
+                continue;
+            }
+            match self.dispatch_next(&tip)? {
+                Some((unit, steps)) => {
+                    report.steps += steps;
+                    report.dispatched.push(unit);
+                }
+                None => return Ok(report),
+            }
+        }
+    }
+
+    fn agent_paths(&self, unit: &str, sprint: &SprintId, dispatch_no: u32) -> AgentPaths {
+        let stem = Job::stem(unit, &sprint.to_string(), dispatch_no);
+        let agents = self.runtime("agents");
+        AgentPaths {
+            log: agents.join(format!("{stem}.log")),
+            report: agents.join(format!("{stem}.report.toml")),
+            result: agents.join(format!("{stem}.result")),
+            wrapper_log: agents.join(format!("{stem}.wrapper.log")),
+            lock: agents.join(format!("{unit}.lock")),
+            job: self.runtime("jobs").join(format!("{stem}.toml")),
+            prompt: self.runtime("prompts").join(format!("{stem}.md")),
+        }
+    }
+
+    /// The first agent report that changes state, in plan order.
+    fn next_agent_event(&self, tip: &Tip) -> Result<Option<EventKind>, EngineError> {
+        let state = &tip.state;
+        for u in &state.units {
+            let Some(sp) = u.active_sprint() else { continue };
+            let paths = self.agent_paths(&u.name, &sp.id, sp.dispatches);
+            let report = Report::read(&paths.report).unwrap_or_default();
+            if sp.state == SprintStatus::Dispatched && report.started && !report.finished {
+                return Ok(Some(EventKind::AgentStarted {
+                    unit: u.name.clone(),
+                    pid: report.pid,
+                }));
+            }
+            let gone = !report.finished && !crate::gate::lock::is_held(&paths.lock) && {
+                let young = std::fs::metadata(&paths.report)
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age < STARTUP_GRACE);
+                !(young && !report.started)
+            };
+            if report.finished || gone {
+                let (plan, _) = self.snapshot(tip)?;
+                let Some(sprint) = plan.unit(&u.name).and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id)) else {
+                    continue;
+                };
+                let root = self.project_root(state);
+                let killed = if gone {
+                    Some("the agent's wrapper is gone without a report")
+                } else {
+                    report.killed.as_deref()
+                };
+                let verdict = verify::verify(&verify::VerifyInput {
+                    root: &root,
+                    unit: &u.name,
+                    unit_dir: &u.dir,
+                    sprint,
+                    base_commit: sp.agent.as_ref().and_then(|a| a.base_commit.as_deref()),
+                    exit_code: report.exit_code,
+                    killed,
+                    result_file: Some(paths.result.clone()),
+                    log_file: Some(paths.log.clone()),
+                    continuation: sp.continuations > 0 && sp.state != SprintStatus::Dispatched && sp.dispatches > sp.total_attempts,
+                });
+                return Ok(Some(EventKind::Verdict {
+                    unit: u.name.clone(),
+                    outcome: verdict.outcome,
+                    evidence: verdict.evidence,
+                    remaining: verdict.remaining,
+                }));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Dispatch the first eligible unit's sprint: write its job, publish
+    /// DISPATCHED, then start the wrapper.
+    fn dispatch_next(&self, tip: &Tip) -> Result<Option<(String, usize)>, EngineError> {
+        let ready = machine::dispatchable(&tip.state);
+        let Some(unit_name) = ready.first() else {
+            return Ok(None);
+        };
+        let (plan, config) = self.snapshot(tip)?;
+        let template = config.agent_command().ok_or(EngineError::NoAgentCommand)?.to_vec();
+        let state = &tip.state;
+        let us = state.unit(unit_name).expect("dispatchable names a unit");
+        let sp = us.current().expect("a dispatchable unit has a current sprint");
+        let plan_unit = plan
+            .unit(unit_name)
+            .ok_or_else(|| EngineError::Snapshot(format!("unit {unit_name} is not in the plan snapshot")))?;
+        let sprint = plan_unit
+            .sprints
+            .iter()
+            .find(|s| s.id == sp.id)
+            .ok_or_else(|| EngineError::Snapshot(format!("sprint {} of {unit_name} is not in the plan snapshot", sp.id)))?;
+        let selection = machine::model_select::select(&plan, unit_name, sprint, sp);
+        let model_name = match selection.model {
+            Model::Haiku => &config.models.haiku,
+            Model::Sonnet => &config.models.sonnet,
+            Model::Opus => &config.models.opus,
+        }
+        .clone();
+        let dispatch_no = sp.dispatches + 1;
+        let paths = self.agent_paths(unit_name, &sp.id, dispatch_no);
+        let previous = self.agent_paths(unit_name, &sp.id, sp.dispatches);
+        let root = self.project_root(state);
+        let next_attempt = match sp.state {
+            SprintStatus::Backoff => sp.attempt + 1,
+            SprintStatus::Partial => sp.attempt,
+            _ => sp.attempt.max(1),
+        };
+        let existing: Vec<String> = plan
+            .referenced_files
+            .iter()
+            .filter(|f| root.join(f).is_file())
+            .chain(
+                [format!("{}/PROGRESS.md", us.dir), format!("{}/TODO.md", us.dir)]
+                    .iter()
+                    .filter(|f| root.join(f).is_file()),
+            )
+            .cloned()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let parallel = state.units.iter().filter(|u| u.name != *unit_name).any(|u| u.active_sprint().is_some())
+            || ready.len() > 1;
+        let previous_output = if sp.state == SprintStatus::Backoff {
+            dispatch::tail(&previous.log, 20)
+        } else {
+            String::new()
+        };
+        let prompt_text = prompt::build(&prompt::PromptInput {
+            plan: &plan,
+            unit: plan_unit,
+            sprint,
+            state: sp,
+            root: &root.display().to_string(),
+            parallel,
+            previous_output: &previous_output,
+            existing_files: &existing,
+        });
+        for dir in ["agents", "jobs", "prompts"] {
+            std::fs::create_dir_all(self.runtime(dir)).map_err(io("cannot create the runtime directory"))?;
+        }
+        let deferred_checks = if sprint.task_type == TaskType::Deferred {
+            sprint.exit.iter().filter_map(|c| c.command.clone()).collect()
+        } else {
+            Vec::new()
+        };
+        let mut job = Job {
+            run_id: state.run_id.clone(),
+            unit: unit_name.clone(),
+            unit_dir: us.dir.clone(),
+            sprint: sp.id.to_string(),
+            sprint_name: sp.name.clone(),
+            attempt: next_attempt,
+            max_retries: state.max_retries,
+            model: model_name,
+            max_turns: config.agent.max_turns,
+            task_type: sprint.task_type,
+            argv: Vec::new(),
+            prompt: config.agent.prompt,
+            prompt_file: paths.prompt.clone(),
+            result_file: paths.result.clone(),
+            log_file: paths.log.clone(),
+            report_file: paths.report.clone(),
+            lock_file: paths.lock.clone(),
+            workdir: root.clone(),
+            poll_interval_ms: config.run.poll_interval.as_millis() as u64,
+            deferred_checks,
+        };
+        job.argv = dispatch::resolve_argv(&template, &job, &prompt_text);
+        std::fs::write(&paths.prompt, &prompt_text).map_err(io("cannot write the prompt file"))?;
+        let _ = std::fs::remove_file(&paths.result);
+        let job_text = toml::to_string(&job).map_err(|e| io("cannot write the job file")(std::io::Error::other(e)))?;
+        std::fs::write(&paths.job, job_text).map_err(io("cannot write the job file"))?;
+        Report::default().write(&paths.report).map_err(io("cannot write the agent report"))?;
+
+        let clock = self.store.clock();
+        let base_commit = verify::head(&root);
+        let log_rel = paths
+            .log
+            .strip_prefix(self.store.runtime_dir().parent().unwrap_or(Path::new("/")))
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| paths.log.display().to_string());
+        let steps = self.publish(EventKind::Dispatch {
+            unit: unit_name.clone(),
+            model: selection.model,
+            score: selection.score,
+            rationale: selection.rationale(),
+            agent: Agent {
+                pid: None,
+                log: log_rel,
+                dispatched_at: clock.iso_at_seq(state.seq + 1),
+                base_commit,
+            },
+        })?;
+        // The DISPATCHED commit has landed: now the process may start.
+        dispatch::spawn_wrapper(&self.exe, &paths.job, &paths.wrapper_log).map_err(io("cannot start the agent wrapper"))?;
+        Ok(Some((unit_name.clone(), steps.len())))
+    }
+
+    /// Block until every unit is terminal (or `timeout`), ticking each poll
+    /// interval so that crashed agents are noticed. `on_poll` sees the state.
+    pub fn wait(&self, timeout: Option<Duration>, mut on_poll: impl FnMut(&State)) -> Result<State, EngineError> {
+        let start = Instant::now();
+        loop {
+            dispatch::reap();
+            self.tick(LockMode::Wait(Duration::from_millis(200)))?;
+            let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
+            on_poll(&tip.state);
+            if tip.state.is_finished() || timeout.is_some_and(|t| start.elapsed() >= t) {
+                return Ok(tip.state);
+            }
+            let poll = self
+                .snapshot(&tip)
+                .map(|(_, c)| c.run.poll_interval)
+                .unwrap_or(Duration::from_secs(5));
+            std::thread::sleep(poll.min(Duration::from_millis(500)));
+        }
+    }
+}
+
+struct AgentPaths {
+    log: PathBuf,
+    report: PathBuf,
+    result: PathBuf,
+    wrapper_log: PathBuf,
+    lock: PathBuf,
+    job: PathBuf,
+    prompt: PathBuf,
+}
+
+/// The `agent-run` entry point: run the wrapper for `job_file`, recording
+/// notices and waking the engine.
+pub fn agent_run(job_file: &Path) -> Result<i32, EngineError> {
+    let text = std::fs::read_to_string(job_file).map_err(io(format!("cannot read {}", job_file.display())))?;
+    let job: Job = toml::from_str(&text).map_err(|e| io("the job file is invalid")(std::io::Error::other(e.to_string())))?;
+    let engine = Engine::open(&job.workdir)?;
+    let sprint: Option<SprintId> = job.sprint.parse().ok();
+    let code = dispatch::run_wrapper(
+        &job,
+        |event| {
+            let text = match event {
+                dispatch::WrapperEvent::Unresponsive { polls } => format!(
+                    "{} Sprint {} agent may be unresponsive: no new output for {polls} poll intervals.",
+                    job.unit, job.sprint
+                ),
+                dispatch::WrapperEvent::DeferredWaiting { polls, condition } => format!(
+                    "{} Sprint {} is waiting on `{condition}`. Still not met after {polls} checks. Continue waiting or intervene?",
+                    job.unit, job.sprint
+                ),
+            };
+            let _ = engine.publish(EventKind::Notice {
+                unit: Some(job.unit.clone()),
+                sprint: sprint.clone(),
+                text,
+            });
+        },
+        || {
+            let _ = engine.tick(LockMode::MarkerOnly);
+        },
+    )
+    .map_err(io("the agent wrapper failed"))?;
+    Ok(code)
+}

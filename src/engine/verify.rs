@@ -1,0 +1,277 @@
+//! Verification (design §6): decides COMPLETED, PARTIAL or FAILURE for an
+//! agent's sprint from the repository, strongest evidence first — exit
+//! criteria commands from the plan snapshot, commits in scope since the
+//! dispatch commit, progress-file markers, the agent's result file, its exit
+//! code, and output keywords last. The verdict says which evidence decided.
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::Command;
+use std::process::Stdio;
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::dispatch::result;
+use crate::dispatch::result::Claim;
+use crate::machine::Outcome;
+use crate::plan::CriterionKind;
+use crate::plan::Sprint;
+use crate::plan::TaskType;
+
+/// How long one exit-criterion command may run.
+const CRITERION_TIMEOUT: Duration = Duration::from_secs(600);
+
+pub struct VerifyInput<'a> {
+    /// Absolute project root (where criteria run).
+    pub root: &'a Path,
+    pub unit: &'a str,
+    pub unit_dir: &'a str,
+    pub sprint: &'a Sprint,
+    pub base_commit: Option<&'a str>,
+    pub exit_code: Option<i32>,
+    pub killed: Option<&'a str>,
+    pub result_file: Option<PathBuf>,
+    pub log_file: Option<PathBuf>,
+    /// This dispatch continued a PARTIAL sprint: it must move something.
+    pub continuation: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    pub outcome: Outcome,
+    pub evidence: String,
+    pub remaining: Vec<String>,
+}
+
+/// Run `git` for reading, marked internal so our own hooks stay out.
+pub fn git(root: &Path, args: &[&str]) -> Option<String> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_SUPERVISOR_INTERNAL", "1")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+pub fn head(root: &Path) -> Option<String> {
+    git(root, &["rev-parse", "--verify", "-q", "HEAD"]).map(|s| s.trim().to_string())
+}
+
+/// Commits after `base` that touch `dir` or carry this sprint's trailer.
+pub fn commits_in_scope(root: &Path, base: &str, dir: &str, unit: &str, sprint: &str) -> Vec<String> {
+    let range = format!("{base}..HEAD");
+    let mut commits: Vec<String> = git(root, &["rev-list", &range, "--", dir])
+        .map(|o| o.lines().map(str::to_string).collect())
+        .unwrap_or_default();
+    let marker = format!("{unit}/{sprint}");
+    if let Some(out) = git(root, &["log", "--format=%H %(trailers:key=Supervisor-Sprint,valueonly,separator=%x2C)", &range]) {
+        for line in out.lines() {
+            if let Some((id, trailers)) = line.split_once(' ') {
+                if trailers.split(',').any(|t| t.trim() == marker) && !commits.iter().any(|c| c == id) {
+                    commits.push(id.to_string());
+                }
+            }
+        }
+    }
+    commits
+}
+
+/// Uncommitted paths under `dir`.
+pub fn uncommitted(root: &Path, dir: &str) -> Vec<String> {
+    git(root, &["status", "--porcelain", "--", dir])
+        .map(|o| o.lines().map(|l| l.get(3..).unwrap_or(l).to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// Markers in lines added to the unit's progress file since `base`
+/// (spec §H-5c and v1): `(partial)`, `incomplete`, `in progress` → partial;
+/// `complete`, `done`, `passing` → complete.
+pub fn progress_claim(root: &Path, base: &str, dir: &str) -> (bool, Option<Claim>) {
+    let file = if dir == "." { "PROGRESS.md".to_string() } else { format!("{dir}/PROGRESS.md") };
+    let Some(diff) = git(root, &["diff", base, "--", &file]) else {
+        return (false, None);
+    };
+    let added: Vec<String> = diff
+        .lines()
+        .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+        .map(|l| l[1..].to_ascii_lowercase())
+        .collect();
+    if added.is_empty() {
+        return (false, None);
+    }
+    let any = |w: &[&str]| added.iter().any(|l| w.iter().any(|x| l.contains(x)));
+    let claim = if any(&["(partial)", "incomplete", "in progress", "context exhausted"]) {
+        Some(Claim::Partial)
+    } else if any(&["complete", "done", "passing"]) {
+        Some(Claim::Complete)
+    } else {
+        None
+    };
+    (true, claim)
+}
+
+/// Run one criterion command; `Ok(())` when it passes.
+fn run_criterion(root: &Path, command: &str, expected: Option<&str>) -> Result<(), String> {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(root)
+        .env("GIT_SUPERVISOR_INTERNAL", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run: {e}"))?;
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if start.elapsed() > CRITERION_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("timed out after {}s", CRITERION_TIMEOUT.as_secs()));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(e) => return Err(e.to_string()),
+        }
+    };
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    if !status.success() {
+        return Err(format!("exit {}", status.code().unwrap_or(-1)));
+    }
+    if let Some(e) = expected {
+        if !text.contains(e.trim()) {
+            return Err("output does not match the expected text".into());
+        }
+    }
+    Ok(())
+}
+
+pub fn verify(input: &VerifyInput) -> Verdict {
+    let sprint = input.sprint;
+    let mut evidence: Vec<String> = Vec::new();
+    let mut remaining: Vec<String> = Vec::new();
+
+    // 1. Exit criteria commands (authoritative when present).
+    let checks: Vec<(&str, &str, Option<&str>)> = sprint
+        .exit
+        .iter()
+        .filter(|c| c.kind != CriterionKind::Checklist)
+        .filter_map(|c| c.command.as_deref().map(|cmd| (c.text.as_str(), cmd, c.expected.as_deref())))
+        .collect();
+    let criteria_ok = if checks.is_empty() {
+        None
+    } else {
+        let mut passed = 0;
+        for (text, cmd, expected) in &checks {
+            match run_criterion(input.root, cmd, *expected) {
+                Ok(()) => passed += 1,
+                Err(why) => remaining.push(format!("{text} ({why})")),
+            }
+        }
+        evidence.push(format!("exit criteria {passed}/{} passed", checks.len()));
+        Some(passed == checks.len())
+    };
+
+    // 2. Commits in scope since the dispatch commit; uncommitted work.
+    let id = sprint.id.to_string();
+    let (commits, progress_moved, progress) = match input.base_commit {
+        Some(base) => {
+            let c = commits_in_scope(input.root, base, input.unit_dir, input.unit, &id);
+            let (moved, claim) = progress_claim(input.root, base, input.unit_dir);
+            (c, moved, claim)
+        }
+        None => (Vec::new(), false, None),
+    };
+    evidence.push(format!("{} commit{} in scope", commits.len(), if commits.len() == 1 { "" } else { "s" }));
+    let dirty = uncommitted(input.root, input.unit_dir);
+    if !dirty.is_empty() {
+        evidence.push(format!("{} uncommitted path(s)", dirty.len()));
+    }
+    if let Some(p) = progress {
+        evidence.push(format!("progress file says {}", claim_word(p)));
+    }
+
+    // 3. The agent's own word: result file, JSON output, exit code, keywords.
+    let log_tail = input.log_file.as_deref().map(|l| crate::dispatch::tail(l, 40)).unwrap_or_default();
+    let reported = input
+        .result_file
+        .as_deref()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| result::read_result_file(&t))
+        .or_else(|| result::read_json_output(&log_tail));
+    let mut claim = reported.as_ref().and_then(|r| r.claim);
+    if let (Some(r), Some(c)) = (&reported, claim) {
+        evidence.push(format!("{} says {}", r.source, claim_word(c)));
+    }
+    if let Some(code) = input.exit_code {
+        evidence.push(format!("exit {code}"));
+    }
+    if let Some(k) = input.killed {
+        evidence.push(k.to_string());
+    }
+    if claim.is_none() {
+        claim = progress;
+    }
+    if claim.is_none() && input.exit_code.is_some_and(|c| c != 0) {
+        claim = Some(Claim::Failed);
+    }
+    if claim.is_none() {
+        claim = result::keywords(&log_tail);
+        if let Some(c) = claim {
+            evidence.push(format!("output keywords say {}", claim_word(c)));
+        }
+    }
+
+    let needs_commit = sprint.task_type == TaskType::Code;
+    let has_commit = !commits.is_empty();
+    let done = match criteria_ok {
+        Some(ok) => ok && (!needs_commit || has_commit),
+        None => {
+            let agent_ok = match claim {
+                Some(Claim::Complete) => true,
+                Some(_) => false,
+                None => input.exit_code == Some(0),
+            };
+            agent_ok && input.killed.is_none() && (!needs_commit || has_commit)
+        }
+    };
+    if needs_commit && !has_commit && criteria_ok != Some(false) {
+        remaining.push("commit the sprint's work (no commit in scope yet)".into());
+    }
+    let moved = has_commit || progress_moved || (!input.continuation && !dirty.is_empty());
+    let outcome = if sprint.task_type == TaskType::Manual {
+        // Manual sprints wait for a person (`git supervisor confirm`).
+        Outcome::Partial
+    } else if done {
+        Outcome::Completed
+    } else if moved || (claim == Some(Claim::Partial) && !input.continuation) {
+        Outcome::Partial
+    } else {
+        Outcome::Failure
+    };
+    let decided_by = match (outcome, criteria_ok) {
+        (Outcome::Completed, Some(_)) => "decided by the exit criteria",
+        (Outcome::Completed, None) => "decided by commits and the agent's report (no runnable exit criteria)",
+        (Outcome::Partial, _) if sprint.task_type == TaskType::Manual => "manual sprint: waits for confirmation",
+        (Outcome::Partial, _) => "work moved but is not done",
+        (Outcome::Failure, _) => "nothing in scope moved",
+    };
+    Verdict {
+        outcome,
+        evidence: format!("{}; {decided_by}.", evidence.join(", ")),
+        remaining,
+    }
+}
+
+fn claim_word(c: Claim) -> &'static str {
+    match c {
+        Claim::Complete => "complete",
+        Claim::Partial => "partial",
+        Claim::Failed => "failed",
+    }
+}

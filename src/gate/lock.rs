@@ -1,0 +1,49 @@
+//! `fd-lock` (flock) locks under the runtime directory. The kernel releases a
+//! lock when its process dies, so there is never a stale lock to clean up;
+//! correctness comes from the ref CAS, the locks only avoid duplicate work.
+
+use std::fs::File;
+use std::fs::OpenOptions;
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+use std::time::Instant;
+
+fn open(path: &Path) -> io::Result<File> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    OpenOptions::new().create(true).truncate(false).write(true).read(true).open(path)
+}
+
+/// Run `f` while holding the exclusive lock at `path`, waiting at most
+/// `wait` for it. `Ok(None)` when the lock stayed busy.
+pub fn with_lock<T>(path: &Path, wait: Duration, f: impl FnOnce() -> T) -> io::Result<Option<T>> {
+    let mut lock = fd_lock::RwLock::new(open(path)?);
+    let deadline = Instant::now() + wait;
+    loop {
+        match lock.try_write() {
+            Ok(_guard) => return Ok(Some(f())),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                if Instant::now() >= deadline {
+                    return Ok(None);
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Whether some process holds the lock at `path` right now.
+pub fn is_held(path: &Path) -> bool {
+    if !path.exists() {
+        return false;
+    }
+    let Ok(file) = open(path) else {
+        return false;
+    };
+    let mut lock = fd_lock::RwLock::new(file);
+    let held = matches!(lock.try_write(), Err(e) if e.kind() == io::ErrorKind::WouldBlock);
+    held
+}
