@@ -7,6 +7,7 @@ mod test_machine;
 mod test_plan;
 mod test_plan_props;
 mod test_regressions;
+mod test_run;
 mod test_store;
 
 /// A test file that is not listed above would silently never run.

@@ -12,13 +12,16 @@
 //!   write PATH TEXT     create or replace a file
 //!   append PATH TEXT    append a line to a file
 //!   trailer KEY: VALUE  add a trailer to the next commit
-//!   commit SUBJECT      `git add -A` and commit (with `Supervisor-Sprint:
+//!   commit SUBJECT      add and commit $SUPERVISOR_UNIT_DIR (with `Supervisor-Sprint:
 //!                       $SUPERVISOR_UNIT/$SUPERVISOR_SPRINT` when set)
 //!   result STATUS [SUMMARY]  write `status`/`summary` TOML to
 //!                       $SUPERVISOR_RESULT_FILE
 //!   save-prompt PATH    copy stdin (the prompt) to PATH
 //!   print TEXT / eprint TEXT
 //!   sleep MILLISECONDS / hang / exit CODE
+//!
+//! A line starting `?PATH ` runs only if PATH exists, `!PATH ` only if it
+//! does not (checked when the line is reached).
 
 use std::io::Read;
 use std::io::Write;
@@ -117,16 +120,24 @@ fn expand(s: &str) -> String {
     out
 }
 
+/// Run git; agents sharing one worktree race for `index.lock`, so a busy
+/// index is retried as a real agent would.
 fn git(args: &[&str]) -> Result<(), String> {
-    let status = Command::new("git")
-        .args(args)
-        .status()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("git {} failed with {status}", args.join(" ")))
+    for _ in 0..200 {
+        let out = Command::new("git")
+            .args(args)
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
+        if out.status.success() {
+            return Ok(());
+        }
+        let err = String::from_utf8_lossy(&out.stderr);
+        if !err.contains(".lock") {
+            return Err(format!("git {} failed: {err}", args.join(" ")));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(15));
     }
+    Err(format!("git {}: the index stayed locked", args.join(" ")))
 }
 
 fn run() -> Result<u8, String> {
@@ -137,6 +148,16 @@ fn run() -> Result<u8, String> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        let line = match line.chars().next() {
+            Some(c @ ('?' | '!')) => {
+                let (cond, rest) = line[1..].split_once(' ').unwrap_or((&line[1..], ""));
+                if Path::new(&expand(cond)).exists() != (c == '?') {
+                    continue;
+                }
+                rest.trim()
+            }
+            _ => line,
+        };
         let (cmd, rest) = line.split_once(' ').unwrap_or((line, ""));
         let rest = expand(rest.trim());
         match cmd {
@@ -167,8 +188,18 @@ fn run() -> Result<u8, String> {
                 }
                 message.push_str(&trailers.join("\n"));
                 trailers.clear();
-                git(&["add", "-A"])?;
-                git(&["commit", "-q", "--allow-empty", "-m", message.trim_end()])?;
+                let dir = env("SUPERVISOR_UNIT_DIR");
+                let scope = if dir.is_empty() { ".".to_string() } else { dir };
+                git(&["add", "-A", "--", &scope])?;
+                git(&[
+                    "commit",
+                    "-q",
+                    "--allow-empty",
+                    "-m",
+                    message.trim_end(),
+                    "--",
+                    &scope,
+                ])?;
             }
             "result" => {
                 let (status, summary) = rest.split_once(' ').unwrap_or((rest.as_str(), ""));

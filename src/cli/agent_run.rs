@@ -14,7 +14,11 @@ pub struct AgentRunArgs {
     pub job: PathBuf,
 }
 
-pub fn cmd_agent_run(_ctx: &Context, args: &AgentRunArgs, _out: &mut dyn Write) -> miette::Result<u8> {
+pub fn cmd_agent_run(
+    _ctx: &Context,
+    args: &AgentRunArgs,
+    _out: &mut dyn Write,
+) -> miette::Result<u8> {
     crate::engine::agent_run(&args.job)?;
     Ok(super::EXIT_OK)
 }

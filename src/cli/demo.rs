@@ -93,7 +93,11 @@ fn git(dir: &Path, args: &[&str]) -> miette::Result<String> {
         .into_diagnostic()
         .wrap_err("cannot run git")?;
     if !out.status.success() {
-        return Err(miette::miette!("git {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr)));
+        return Err(miette::miette!(
+            "git {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
@@ -127,7 +131,8 @@ pub fn cmd_demo(ctx: &Context, args: &DemoArgs, out: &mut dyn Write) -> miette::
     std::fs::write(dir.join(".workflow/config.toml"), config).into_diagnostic()?;
     for d in ["store", "auth", "api", "web"] {
         std::fs::create_dir_all(dir.join(d)).into_diagnostic()?;
-        std::fs::write(dir.join(d).join("PROGRESS.md"), format!("# {d} progress\n")).into_diagnostic()?;
+        std::fs::write(dir.join(d).join("PROGRESS.md"), format!("# {d} progress\n"))
+            .into_diagnostic()?;
     }
     git(&dir, &["init", "-q", "-b", "main"])?;
     git(&dir, &["config", "user.name", "Demo User"])?;
@@ -142,9 +147,24 @@ pub fn cmd_demo(ctx: &Context, args: &DemoArgs, out: &mut dyn Write) -> miette::
         cwd: dir.clone(),
         color: ctx.color,
     };
-    let code = super::start::cmd_start(&sub, &super::start::StartArgs { path: None, wait: true }, out)?;
+    let code = super::start::cmd_start(
+        &sub,
+        &super::start::StartArgs {
+            path: None,
+            wait: true,
+        },
+        out,
+    )?;
     writeln!(out, "\n## git log refs/supervisor/state\n").into_diagnostic()?;
-    let log = git(&dir, &["log", "--reverse", "--format=%h %s", "refs/supervisor/state"])?;
+    let log = git(
+        &dir,
+        &[
+            "log",
+            "--reverse",
+            "--format=%h %s",
+            "refs/supervisor/state",
+        ],
+    )?;
     write!(out, "{log}").into_diagnostic()?;
     writeln!(
         out,
@@ -161,7 +181,11 @@ pub struct DemoAgentArgs {}
 /// The bundled scripted agent: does the sprint's work (a file per sprint),
 /// notes progress, commits with the sprint trailer and reports. A sprint
 /// whose prompt says "flaky" fails on its first attempt, to show a retry.
-pub fn cmd_demo_agent(_ctx: &Context, _args: &DemoAgentArgs, out: &mut dyn Write) -> miette::Result<u8> {
+pub fn cmd_demo_agent(
+    _ctx: &Context,
+    _args: &DemoAgentArgs,
+    out: &mut dyn Write,
+) -> miette::Result<u8> {
     let env = |k: &str| std::env::var(k).unwrap_or_default();
     let (unit, dir, sprint, attempt) = (
         env("SUPERVISOR_UNIT"),
@@ -171,15 +195,28 @@ pub fn cmd_demo_agent(_ctx: &Context, _args: &DemoAgentArgs, out: &mut dyn Write
     );
     let mut prompt = String::new();
     let _ = std::io::Read::read_to_string(&mut std::io::stdin(), &mut prompt);
-    writeln!(out, "demo-agent: {unit} sprint {sprint}, attempt {attempt}, model {}", env("SUPERVISOR_MODEL")).into_diagnostic()?;
+    writeln!(
+        out,
+        "demo-agent: {unit} sprint {sprint}, attempt {attempt}, model {}",
+        env("SUPERVISOR_MODEL")
+    )
+    .into_diagnostic()?;
     if prompt.to_lowercase().contains("flaky") && attempt == "1" {
-        writeln!(out, "demo-agent: could not finish: the test server timed out (simulated)").into_diagnostic()?;
+        writeln!(
+            out,
+            "demo-agent: could not finish: the test server timed out (simulated)"
+        )
+        .into_diagnostic()?;
         return Ok(1);
     }
     let root = PathBuf::from(env("SUPERVISOR_WORKDIR"));
     let work = root.join(&dir);
     std::fs::create_dir_all(&work).into_diagnostic()?;
-    std::fs::write(work.join(format!("{sprint}.done")), format!("{unit} sprint {sprint}\n")).into_diagnostic()?;
+    std::fs::write(
+        work.join(format!("{sprint}.done")),
+        format!("{unit} sprint {sprint}\n"),
+    )
+    .into_diagnostic()?;
     let mut progress = std::fs::read_to_string(work.join("PROGRESS.md")).unwrap_or_default();
     progress.push_str(&format!("- Sprint {sprint}: complete\n"));
     std::fs::write(work.join("PROGRESS.md"), progress).into_diagnostic()?;
@@ -200,7 +237,8 @@ pub fn cmd_demo_agent(_ctx: &Context, _args: &DemoAgentArgs, out: &mut dyn Write
     }
     let result = env("SUPERVISOR_RESULT_FILE");
     if !result.is_empty() {
-        std::fs::write(result, "status = \"complete\"\nsummary = \"sprint done\"\n").into_diagnostic()?;
+        std::fs::write(result, "status = \"complete\"\nsummary = \"sprint done\"\n")
+            .into_diagnostic()?;
     }
     writeln!(out, "demo-agent: committed; done").into_diagnostic()?;
     Ok(0)

@@ -113,9 +113,15 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
     let command = match cli.command {
         Some(c) => c,
         // Spec §B-10: resume when a run exists, otherwise start.
-        None => match crate::store::Store::open(&ctx.cwd).ok().and_then(|s| s.tip().ok().flatten()) {
+        None => match crate::store::Store::open(&ctx.cwd)
+            .ok()
+            .and_then(|s| s.tip().ok().flatten())
+        {
             Some(_) => Command::Resume(resume::ResumeArgs { wait: false }),
-            None => Command::Start(start::StartArgs { path: None, wait: false }),
+            None => Command::Start(start::StartArgs {
+                path: None,
+                wait: false,
+            }),
         },
     };
     match command {

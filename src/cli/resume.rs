@@ -23,7 +23,11 @@ pub fn cmd_resume(ctx: &Context, args: &ResumeArgs, out: &mut dyn Write) -> miet
     let engine = Engine::open(&ctx.cwd)?;
     let steps = engine.publish(EventKind::Resume)?;
     if steps.is_empty() {
-        writeln!(out, "Nothing to resume: no unit is stopped, killed or blocked.").into_diagnostic()?;
+        writeln!(
+            out,
+            "Nothing to resume: no unit is stopped, killed or blocked."
+        )
+        .into_diagnostic()?;
     }
     for s in &steps {
         writeln!(out, "{}", s.transition.subject()).into_diagnostic()?;

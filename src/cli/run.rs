@@ -20,7 +20,9 @@ pub struct RunArgs {
 }
 
 pub fn cmd_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> miette::Result<u8> {
-    let exists = Store::open(&ctx.cwd)?.tip()?.is_some_and(|t| !t.state.is_finished());
+    let exists = Store::open(&ctx.cwd)?
+        .tip()?
+        .is_some_and(|t| !t.state.is_finished());
     if exists {
         super::resume::cmd_resume(ctx, &super::resume::ResumeArgs { wait: false }, out)?;
     } else {
@@ -37,7 +39,11 @@ pub fn cmd_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> miette::Re
     let tty = std::io::stderr().is_terminal();
     let mut last = String::new();
     let state = engine.wait(None, |state| {
-        let table = report::status::text(Some(state), &engine.store.clock().iso_at_seq(state.seq), ctx.color);
+        let table = report::status::text(
+            Some(state),
+            &engine.store.clock().iso_at_seq(state.seq),
+            ctx.color,
+        );
         if table != last {
             let mut err = std::io::stderr();
             if tty {
@@ -49,6 +55,11 @@ pub fn cmd_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> miette::Re
         }
     })?;
     let stamp = engine.store.clock().iso_at_seq(state.seq);
-    write!(out, "{}", report::status::text(Some(&state), &stamp, ctx.color)).into_diagnostic()?;
+    write!(
+        out,
+        "{}",
+        report::status::text(Some(&state), &stamp, ctx.color)
+    )
+    .into_diagnostic()?;
     Ok(super::wait::exit_code(&state))
 }

@@ -28,9 +28,16 @@ pub struct StartArgs {
 pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette::Result<u8> {
     let loaded = load_plan(ctx, args.path.as_deref(), "start")?;
     let config = Config::load(&loaded.root)?;
-    let config_text = std::fs::read_to_string(loaded.root.join(CONFIG_DIR).join(CONFIG_FILE)).unwrap_or_default();
+    let config_text =
+        std::fs::read_to_string(loaded.root.join(CONFIG_DIR).join(CONFIG_FILE)).unwrap_or_default();
     let engine = Engine::open(&loaded.root)?;
-    let state = engine.start(&loaded.plan, &loaded.source, &config_text, &config, &loaded.root)?;
+    let state = engine.start(
+        &loaded.plan,
+        &loaded.source,
+        &config_text,
+        &config,
+        &loaded.root,
+    )?;
     writeln!(
         out,
         "Started {} (run {}): {} work units, {} sprints.",

@@ -18,9 +18,17 @@ pub fn cmd_tick(ctx: &Context, _args: &TickArgs, out: &mut dyn Write) -> miette:
     let engine = Engine::open(&ctx.cwd)?;
     let r = engine.tick(LockMode::Wait(Duration::from_secs(2)))?;
     if r.deferred {
-        writeln!(out, "The engine is busy; it will pick this up before it stops.").into_diagnostic()?;
+        writeln!(
+            out,
+            "The engine is busy; it will pick this up before it stops."
+        )
+        .into_diagnostic()?;
     } else {
-        let dispatched = if r.dispatched.is_empty() { "none".to_string() } else { r.dispatched.join(", ") };
+        let dispatched = if r.dispatched.is_empty() {
+            "none".to_string()
+        } else {
+            r.dispatched.join(", ")
+        };
         writeln!(out, "{} transitions; dispatched: {dispatched}", r.steps).into_diagnostic()?;
     }
     Ok(super::EXIT_OK)

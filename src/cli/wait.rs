@@ -27,10 +27,20 @@ pub fn cmd_wait(ctx: &Context, args: &WaitArgs, out: &mut dyn Write) -> miette::
 }
 
 /// Wait, print the final status table, and map the outcome to an exit code.
-pub fn wait_and_report(ctx: &Context, engine: &Engine, timeout: Option<Duration>, out: &mut dyn Write) -> miette::Result<u8> {
+pub fn wait_and_report(
+    ctx: &Context,
+    engine: &Engine,
+    timeout: Option<Duration>,
+    out: &mut dyn Write,
+) -> miette::Result<u8> {
     let state = engine.wait(timeout, |_| {})?;
     let stamp = engine.store.clock().iso_at_seq(state.seq);
-    write!(out, "{}", report::status::text(Some(&state), &stamp, ctx.color)).into_diagnostic()?;
+    write!(
+        out,
+        "{}",
+        report::status::text(Some(&state), &stamp, ctx.color)
+    )
+    .into_diagnostic()?;
     Ok(exit_code(&state))
 }
 

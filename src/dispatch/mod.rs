@@ -80,7 +80,10 @@ impl Job {
             ("SUPERVISOR_SPRINT".into(), self.sprint.clone()),
             ("SUPERVISOR_SPRINT_NAME".into(), self.sprint_name.clone()),
             ("SUPERVISOR_ATTEMPT".into(), self.attempt.to_string()),
-            ("SUPERVISOR_MAX_RETRIES".into(), self.max_retries.to_string()),
+            (
+                "SUPERVISOR_MAX_RETRIES".into(),
+                self.max_retries.to_string(),
+            ),
             ("SUPERVISOR_MODEL".into(), self.model.clone()),
             ("SUPERVISOR_MAX_TURNS".into(), self.max_turns.to_string()),
             ("SUPERVISOR_PROMPT_FILE".into(), p(&self.prompt_file)),
@@ -115,7 +118,9 @@ pub struct Report {
 
 impl Report {
     pub fn read(path: &Path) -> Option<Report> {
-        std::fs::read_to_string(path).ok().and_then(|t| toml::from_str(&t).ok())
+        std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| toml::from_str(&t).ok())
     }
 
     /// Write beside and rename: a reader never sees half a report.
@@ -154,7 +159,10 @@ static SPAWNED: Mutex<Vec<Child>> = Mutex::new(Vec::new());
 /// short-lived ones exit and leave it to init.
 pub fn spawn_wrapper(exe: &Path, job_file: &Path, log: &Path) -> std::io::Result<u32> {
     use std::os::unix::process::CommandExt;
-    let log = std::fs::OpenOptions::new().create(true).append(true).open(log)?;
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)?;
     let child = Command::new(exe)
         .arg("agent-run")
         .arg(job_file)
@@ -196,7 +204,9 @@ pub fn signal_group(pgid: u32, signal: i32) -> std::io::Result<()> {
 
 /// The last `n` lines of a log file.
 pub fn tail(path: &Path, n: usize) -> String {
-    let text = std::fs::read(path).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+    let text = std::fs::read(path)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
@@ -210,103 +220,124 @@ pub enum WrapperEvent {
 /// The wrapper's main loop. `on_event` records notices (it gets the event and
 /// returns nothing; failures to record are not fatal); `wake` runs the
 /// engine. Returns the agent's exit code.
-pub fn run_wrapper(job: &Job, mut on_event: impl FnMut(WrapperEvent), mut wake: impl FnMut()) -> std::io::Result<i32> {
+pub fn run_wrapper(
+    job: &Job,
+    mut on_event: impl FnMut(WrapperEvent),
+    mut wake: impl FnMut(),
+) -> std::io::Result<i32> {
     let mut report = Report::read(&job.report_file).unwrap_or_default();
     let poll = Duration::from_millis(job.poll_interval_ms.max(10));
-    let outcome = crate::gate::lock::with_lock(&job.lock_file, Duration::from_secs(5), || -> std::io::Result<i32> {
-        if job.task_type == TaskType::Deferred && !job.deferred_checks.is_empty() {
-            report.started = true;
-            report.pid = Some(std::process::id());
-            report.write(&job.report_file)?;
-            wake();
-            let code = poll_deferred(job, poll, &mut on_event);
-            report.finished = true;
-            report.exit_code = Some(code);
-            report.write(&job.report_file)?;
-            return Ok(code);
-        }
-        let mut log = std::fs::OpenOptions::new().create(true).append(true).open(&job.log_file)?;
-        let prompt_text = std::fs::read_to_string(&job.prompt_file).unwrap_or_default();
-        let Some((program, args)) = job.argv.split_first() else {
-            writeln!(log, "git-supervisor: the agent command is empty")?;
-            report.finished = true;
-            report.exit_code = Some(127);
-            report.write(&job.report_file)?;
-            return Ok(127);
-        };
-        use std::os::unix::process::CommandExt;
-        let mut cmd = Command::new(program);
-        cmd.args(args)
-            .current_dir(&job.workdir)
-            .envs(job.env())
-            .env_remove("GIT_SUPERVISOR_INTERNAL")
-            .stdout(log.try_clone()?)
-            .stderr(log.try_clone()?)
-            .process_group(0)
-            .stdin(if job.prompt == PromptDelivery::Stdin { Stdio::piped() } else { Stdio::null() });
-        let mut child = match cmd.spawn() {
-            Ok(c) => c,
-            Err(e) => {
-                writeln!(log, "git-supervisor: cannot start {program}: {e}")?;
+    let outcome = crate::gate::lock::with_lock(
+        &job.lock_file,
+        Duration::from_secs(5),
+        || -> std::io::Result<i32> {
+            if job.task_type == TaskType::Deferred && !job.deferred_checks.is_empty() {
+                report.started = true;
+                report.pid = Some(std::process::id());
+                report.write(&job.report_file)?;
+                wake();
+                let code = poll_deferred(job, poll, &mut on_event);
+                report.finished = true;
+                report.exit_code = Some(code);
+                report.write(&job.report_file)?;
+                return Ok(code);
+            }
+            let mut log = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&job.log_file)?;
+            let prompt_text = std::fs::read_to_string(&job.prompt_file).unwrap_or_default();
+            let Some((program, args)) = job.argv.split_first() else {
+                writeln!(log, "git-supervisor: the agent command is empty")?;
                 report.finished = true;
                 report.exit_code = Some(127);
                 report.write(&job.report_file)?;
                 return Ok(127);
-            }
-        };
-        let agent_pid = child.id();
-        if let Some(mut stdin) = child.stdin.take() {
-            // A closed pipe just means the agent did not read its prompt.
-            let _ = stdin.write_all(prompt_text.as_bytes());
-        }
-        report.started = true;
-        report.pid = Some(agent_pid);
-        report.write(&job.report_file)?;
-        wake();
-
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let status = child.wait();
-            let _ = tx.send(status);
-        });
-        let mut last_size = std::fs::metadata(&job.log_file).map(|m| m.len()).unwrap_or(0);
-        let mut empty_polls = 0u32;
-        let code = loop {
-            match rx.recv_timeout(poll) {
-                Ok(status) => {
-                    let status = status?;
-                    use std::os::unix::process::ExitStatusExt;
-                    break status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
+            };
+            use std::os::unix::process::CommandExt;
+            let mut cmd = Command::new(program);
+            cmd.args(args)
+                .current_dir(&job.workdir)
+                .envs(job.env())
+                .env_remove("GIT_SUPERVISOR_INTERNAL")
+                .stdout(log.try_clone()?)
+                .stderr(log.try_clone()?)
+                .process_group(0)
+                .stdin(if job.prompt == PromptDelivery::Stdin {
+                    Stdio::piped()
+                } else {
+                    Stdio::null()
+                });
+            let mut child = match cmd.spawn() {
+                Ok(c) => c,
+                Err(e) => {
+                    writeln!(log, "git-supervisor: cannot start {program}: {e}")?;
+                    report.finished = true;
+                    report.exit_code = Some(127);
+                    report.write(&job.report_file)?;
+                    return Ok(127);
                 }
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                    let size = std::fs::metadata(&job.log_file).map(|m| m.len()).unwrap_or(0);
-                    if size == last_size {
-                        empty_polls += 1;
-                    } else {
-                        empty_polls = 0;
-                        last_size = size;
+            };
+            let agent_pid = child.id();
+            if let Some(mut stdin) = child.stdin.take() {
+                // A closed pipe just means the agent did not read its prompt.
+                let _ = stdin.write_all(prompt_text.as_bytes());
+            }
+            report.started = true;
+            report.pid = Some(agent_pid);
+            report.write(&job.report_file)?;
+            wake();
+
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let status = child.wait();
+                let _ = tx.send(status);
+            });
+            let mut last_size = std::fs::metadata(&job.log_file)
+                .map(|m| m.len())
+                .unwrap_or(0);
+            let mut empty_polls = 0u32;
+            let code = loop {
+                match rx.recv_timeout(poll) {
+                    Ok(status) => {
+                        let status = status?;
+                        use std::os::unix::process::ExitStatusExt;
+                        break status
+                            .code()
+                            .unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
                     }
-                    if empty_polls == UNRESPONSIVE_NOTICE {
-                        on_event(WrapperEvent::Unresponsive { polls: empty_polls });
-                    }
-                    if empty_polls >= UNRESPONSIVE_KILL {
-                        report.killed = Some(format!(
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                        let size = std::fs::metadata(&job.log_file)
+                            .map(|m| m.len())
+                            .unwrap_or(0);
+                        if size == last_size {
+                            empty_polls += 1;
+                        } else {
+                            empty_polls = 0;
+                            last_size = size;
+                        }
+                        if empty_polls == UNRESPONSIVE_NOTICE {
+                            on_event(WrapperEvent::Unresponsive { polls: empty_polls });
+                        }
+                        if empty_polls >= UNRESPONSIVE_KILL {
+                            report.killed = Some(format!(
                             "no new output for {UNRESPONSIVE_KILL} poll intervals; the agent was killed"
                         ));
-                        let _ = signal_group(agent_pid, libc::SIGKILL);
-                        // Reap it; its status is ours to report, not its own.
-                        let _ = rx.recv();
-                        break 137;
+                            let _ = signal_group(agent_pid, libc::SIGKILL);
+                            // Reap it; its status is ours to report, not its own.
+                            let _ = rx.recv();
+                            break 137;
+                        }
                     }
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break 1,
                 }
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break 1,
-            }
-        };
-        report.finished = true;
-        report.exit_code = Some(code);
-        report.write(&job.report_file)?;
-        Ok(code)
-    })?;
+            };
+            report.finished = true;
+            report.exit_code = Some(code);
+            report.write(&job.report_file)?;
+            Ok(code)
+        },
+    )?;
     let code = match outcome {
         Some(result) => result?,
         None => {
@@ -342,7 +373,11 @@ fn poll_deferred(job: &Job, poll: Duration, on_event: &mut impl FnMut(WrapperEve
             return 0;
         }
         polls += 1;
-        if let Ok(mut log) = std::fs::OpenOptions::new().create(true).append(true).open(&job.log_file) {
+        if let Ok(mut log) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&job.log_file)
+        {
             let _ = writeln!(
                 log,
                 "git-supervisor: deferred check not met yet (poll {polls}, {:.0}s)",

@@ -107,20 +107,32 @@ fn dynamic(input: &PromptInput) -> String {
     let dir = unit.dir_or_root();
     let mut p = String::new();
     // Part 1 — Context.
-    p.push_str(&format!("You are working on {} in {root}/{dir}/.\n\n", unit.name));
+    let place = if dir == "." {
+        format!("{root}/")
+    } else {
+        format!("{root}/{dir}/")
+    };
+    p.push_str(&format!("You are working on {} in {place}.\n\n", unit.name));
     p.push_str("FIRST, read these files in order:\n");
     p.push_str(&format!("1. {root}/EXECUTION_PLAN.md\n"));
     for (n, f) in input.existing_files.iter().enumerate() {
         p.push_str(&format!("{}. {root}/{f}\n", n + 2));
     }
     // Part 2 — Assignment.
-    p.push_str(&format!("\nYou are executing Sprint {}: {}.\n\n", sprint.id, sprint.name));
+    p.push_str(&format!(
+        "\nYou are executing Sprint {}: {}.\n\n",
+        sprint.id, sprint.name
+    ));
     p.push_str(sprint.body.trim());
     p.push('\n');
     // Part 3 — Checks.
     p.push_str("\nENTRY CRITERIA (verify before starting):\n");
     let first = unit.sprints.first().is_some_and(|s| s.id == sprint.id);
-    let entry: Vec<&crate::plan::Criterion> = sprint.entry.iter().chain(&input.plan.entry_checks).collect();
+    let entry: Vec<&crate::plan::Criterion> = sprint
+        .entry
+        .iter()
+        .chain(&input.plan.entry_checks)
+        .collect();
     if entry.is_empty() {
         if first {
             p.push_str("None — this is the first sprint\n");
@@ -132,7 +144,8 @@ fn dynamic(input: &PromptInput) -> String {
         p.push_str(&format!("- {}\n", c.text));
     }
     p.push_str("\nEXIT CRITERIA (verify before declaring done):\n");
-    let exit: Vec<&crate::plan::Criterion> = sprint.exit.iter().chain(&input.plan.exit_checks).collect();
+    let exit: Vec<&crate::plan::Criterion> =
+        sprint.exit.iter().chain(&input.plan.exit_checks).collect();
     if exit.is_empty() {
         p.push_str("- The sprint's tasks are done and committed.\n");
     }

@@ -43,7 +43,9 @@ fn claim(s: &str) -> Option<Claim> {
 
 /// Read the result file (TOML, else JSON).
 pub fn read_result_file(text: &str) -> Option<AgentResult> {
-    let parsed: ResultFile = toml::from_str(text).ok().or_else(|| serde_json::from_str(text).ok())?;
+    let parsed: ResultFile = toml::from_str(text)
+        .ok()
+        .or_else(|| serde_json::from_str(text).ok())?;
     Some(AgentResult {
         claim: parsed.status.as_deref().and_then(claim),
         turns: parsed.turns,
@@ -57,7 +59,11 @@ pub fn read_result_file(text: &str) -> Option<AgentResult> {
 /// Claude's `--output-format json` (`{"type":"result","subtype":...}`) or
 /// Codex's `--json` event stream, read from the log's last JSON line.
 pub fn read_json_output(log: &str) -> Option<AgentResult> {
-    let line = log.lines().rev().map(str::trim).find(|l| l.starts_with('{'))?;
+    let line = log
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('{'))?;
     let v: serde_json::Value = serde_json::from_str(line).ok()?;
     if v.get("type").and_then(|t| t.as_str()) == Some("result") {
         let subtype = v.get("subtype").and_then(|s| s.as_str()).unwrap_or("");
@@ -72,13 +78,19 @@ pub fn read_json_output(log: &str) -> Option<AgentResult> {
             claim,
             turns: v.get("num_turns").and_then(|n| n.as_u64()),
             summary: v.get("result").and_then(|r| r.as_str()).map(str::to_string),
-            session_id: v.get("session_id").and_then(|s| s.as_str()).map(str::to_string),
+            session_id: v
+                .get("session_id")
+                .and_then(|s| s.as_str())
+                .map(str::to_string),
             cost_usd: v.get("total_cost_usd").and_then(|c| c.as_f64()),
             source: "claude json",
         });
     }
     // Codex: the last event of `codex exec --json` is a turn/task completion.
-    let ty = v.get("type").and_then(|t| t.as_str()).or_else(|| v.pointer("/msg/type").and_then(|t| t.as_str()))?;
+    let ty = v
+        .get("type")
+        .and_then(|t| t.as_str())
+        .or_else(|| v.pointer("/msg/type").and_then(|t| t.as_str()))?;
     let claim = match ty {
         "turn.completed" | "task_complete" => Some(Claim::Complete),
         "turn.failed" | "error" => Some(Claim::Failed),
@@ -86,7 +98,10 @@ pub fn read_json_output(log: &str) -> Option<AgentResult> {
     };
     Some(AgentResult {
         claim,
-        summary: v.pointer("/msg/last_agent_message").and_then(|m| m.as_str()).map(str::to_string),
+        summary: v
+            .pointer("/msg/last_agent_message")
+            .and_then(|m| m.as_str())
+            .map(str::to_string),
         source: "codex json",
         ..AgentResult::default()
     })
@@ -123,6 +138,9 @@ mod tests {
     fn claude_json_output() {
         let log = "thinking\n{\"type\":\"result\",\"subtype\":\"error_max_turns\",\"is_error\":false,\"num_turns\":50,\"session_id\":\"s1\"}\n";
         let r = read_json_output(log).expect("claude result");
-        assert_eq!((r.claim, r.turns, r.source), (Some(Claim::Partial), Some(50), "claude json"));
+        assert_eq!(
+            (r.claim, r.turns, r.source),
+            (Some(Claim::Partial), Some(50), "claude json")
+        );
     }
 }

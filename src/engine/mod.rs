@@ -58,7 +58,10 @@ pub enum EngineError {
     #[diagnostic(code(run::none), help("start one with `git supervisor start`"))]
     NoRun,
     #[error("a run is already in progress: {operation} ({run_id}, {overall})")]
-    #[diagnostic(code(run::in_progress), help("continue it with `git supervisor resume`, or see `git supervisor status`"))]
+    #[diagnostic(
+        code(run::in_progress),
+        help("continue it with `git supervisor resume`, or see `git supervisor status`")
+    )]
     RunInProgress {
         operation: String,
         run_id: String,
@@ -114,12 +117,15 @@ pub struct TickReport {
 impl Engine {
     pub fn open(cwd: &Path) -> Result<Engine, EngineError> {
         let store = Store::open(cwd)?;
-        let workdir = store
-            .workdir()
-            .map(Path::to_path_buf)
-            .ok_or_else(|| StoreError::NotARepository("a bare repository has no working tree for agents".into()))?;
+        let workdir = store.workdir().map(Path::to_path_buf).ok_or_else(|| {
+            StoreError::NotARepository("a bare repository has no working tree for agents".into())
+        })?;
         let exe = std::env::current_exe().map_err(io("cannot locate the git-supervisor binary"))?;
-        Ok(Engine { store, workdir, exe })
+        Ok(Engine {
+            store,
+            workdir,
+            exe,
+        })
     }
 
     fn runtime(&self, sub: &str) -> PathBuf {
@@ -137,9 +143,16 @@ impl Engine {
     /// The plan and config the run was started with.
     pub fn snapshot(&self, tip: &Tip) -> Result<(Plan, Config), EngineError> {
         let snap = self.store.snapshot_at(tip.id)?;
-        let plan = crate::plan::parse(&snap.plan, &ParseContext::default())
-            .map_err(|p| EngineError::Snapshot(p.iter().map(|x| x.message.clone()).collect::<Vec<_>>().join("; ")))?;
-        let config = Config::parse(&snap.config, "plan/config.toml").map_err(|e| EngineError::Snapshot(e.to_string()))?;
+        let plan = crate::plan::parse(&snap.plan, &ParseContext::default()).map_err(|p| {
+            EngineError::Snapshot(
+                p.iter()
+                    .map(|x| x.message.clone())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        })?;
+        let config = Config::parse(&snap.config, "plan/config.toml")
+            .map_err(|e| EngineError::Snapshot(e.to_string()))?;
         Ok((plan, config))
     }
 
@@ -168,7 +181,14 @@ impl Engine {
 
     /// Start a new run of `plan` (its text and the config text are
     /// snapshotted into the run). A finished run is archived first.
-    pub fn start(&self, plan: &Plan, plan_text: &str, config_text: &str, config: &Config, plan_dir: &Path) -> Result<State, EngineError> {
+    pub fn start(
+        &self,
+        plan: &Plan,
+        plan_text: &str,
+        config_text: &str,
+        config: &Config,
+        plan_dir: &Path,
+    ) -> Result<State, EngineError> {
         if config.agent_command().is_none() {
             return Err(EngineError::NoAgentCommand);
         }
@@ -183,13 +203,24 @@ impl Engine {
             self.store.archive_run(&tip)?;
         }
         let clock = self.store.clock();
-        let operation = plan.feature_name.clone().unwrap_or_else(|| naming::operation_name(plan));
+        let operation = plan
+            .feature_name
+            .clone()
+            .unwrap_or_else(|| naming::operation_name(plan));
         let run_id = naming::run_id(&clock.at_seq(0), plan_text);
-        let mut state = State::new(plan, &run_id, &operation, config.run.max_retries, config.run.max_continuations);
-        let root = plan_dir
-            .canonicalize()
-            .ok()
-            .and_then(|d| self.workdir.canonicalize().ok().and_then(|w| d.strip_prefix(&w).ok().map(Path::to_path_buf)));
+        let mut state = State::new(
+            plan,
+            &run_id,
+            &operation,
+            config.run.max_retries,
+            config.run.max_continuations,
+        );
+        let root = plan_dir.canonicalize().ok().and_then(|d| {
+            self.workdir
+                .canonicalize()
+                .ok()
+                .and_then(|w| d.strip_prefix(&w).ok().map(Path::to_path_buf))
+        });
         state.root = match root {
             Some(r) if !r.as_os_str().is_empty() => r.display().to_string(),
             _ => ".".into(),
@@ -240,7 +271,8 @@ impl Engine {
                 None => {
                     // The holder sees the marker before (or just after) it
                     // lets go, and runs again.
-                    std::fs::create_dir_all(self.store.runtime_dir()).map_err(io("cannot create the runtime directory"))?;
+                    std::fs::create_dir_all(self.store.runtime_dir())
+                        .map_err(io("cannot create the runtime directory"))?;
                     std::fs::write(&marker, b"").map_err(io("cannot leave a wake-up marker"))?;
                     if crate::gate::lock::is_held(&lock) {
                         total.deferred = true;
@@ -303,7 +335,9 @@ impl Engine {
     fn next_agent_event(&self, tip: &Tip) -> Result<Option<EventKind>, EngineError> {
         let state = &tip.state;
         for u in &state.units {
-            let Some(sp) = u.active_sprint() else { continue };
+            let Some(sp) = u.active_sprint() else {
+                continue;
+            };
             let paths = self.agent_paths(&u.name, &sp.id, sp.dispatches);
             let report = Report::read(&paths.report).unwrap_or_default();
             if sp.state == SprintStatus::Dispatched && report.started && !report.finished {
@@ -318,11 +352,14 @@ impl Engine {
                     .ok()
                     .and_then(|t| t.elapsed().ok())
                     .is_some_and(|age| age < STARTUP_GRACE);
-                !(young && !report.started)
+                !young || report.started
             };
             if report.finished || gone {
                 let (plan, _) = self.snapshot(tip)?;
-                let Some(sprint) = plan.unit(&u.name).and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id)) else {
+                let Some(sprint) = plan
+                    .unit(&u.name)
+                    .and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id))
+                else {
                     continue;
                 };
                 let root = self.project_root(state);
@@ -341,7 +378,9 @@ impl Engine {
                     killed,
                     result_file: Some(paths.result.clone()),
                     log_file: Some(paths.log.clone()),
-                    continuation: sp.continuations > 0 && sp.state != SprintStatus::Dispatched && sp.dispatches > sp.total_attempts,
+                    continuation: sp.continuations > 0
+                        && sp.state != SprintStatus::Dispatched
+                        && sp.dispatches > sp.total_attempts,
                 });
                 return Ok(Some(EventKind::Verdict {
                     unit: u.name.clone(),
@@ -362,18 +401,28 @@ impl Engine {
             return Ok(None);
         };
         let (plan, config) = self.snapshot(tip)?;
-        let template = config.agent_command().ok_or(EngineError::NoAgentCommand)?.to_vec();
+        let template = config
+            .agent_command()
+            .ok_or(EngineError::NoAgentCommand)?
+            .to_vec();
         let state = &tip.state;
         let us = state.unit(unit_name).expect("dispatchable names a unit");
-        let sp = us.current().expect("a dispatchable unit has a current sprint");
-        let plan_unit = plan
-            .unit(unit_name)
-            .ok_or_else(|| EngineError::Snapshot(format!("unit {unit_name} is not in the plan snapshot")))?;
+        let sp = us
+            .current()
+            .expect("a dispatchable unit has a current sprint");
+        let plan_unit = plan.unit(unit_name).ok_or_else(|| {
+            EngineError::Snapshot(format!("unit {unit_name} is not in the plan snapshot"))
+        })?;
         let sprint = plan_unit
             .sprints
             .iter()
             .find(|s| s.id == sp.id)
-            .ok_or_else(|| EngineError::Snapshot(format!("sprint {} of {unit_name} is not in the plan snapshot", sp.id)))?;
+            .ok_or_else(|| {
+                EngineError::Snapshot(format!(
+                    "sprint {} of {unit_name} is not in the plan snapshot",
+                    sp.id
+                ))
+            })?;
         let selection = machine::model_select::select(&plan, unit_name, sprint, sp);
         let model_name = match selection.model {
             Model::Haiku => &config.models.haiku,
@@ -395,15 +444,22 @@ impl Engine {
             .iter()
             .filter(|f| root.join(f).is_file())
             .chain(
-                [format!("{}/PROGRESS.md", us.dir), format!("{}/TODO.md", us.dir)]
-                    .iter()
-                    .filter(|f| root.join(f).is_file()),
+                [
+                    format!("{}/PROGRESS.md", us.dir),
+                    format!("{}/TODO.md", us.dir),
+                ]
+                .iter()
+                .filter(|f| root.join(f).is_file()),
             )
             .cloned()
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
-        let parallel = state.units.iter().filter(|u| u.name != *unit_name).any(|u| u.active_sprint().is_some())
+        let parallel = state
+            .units
+            .iter()
+            .filter(|u| u.name != *unit_name)
+            .any(|u| u.active_sprint().is_some())
             || ready.len() > 1;
         let previous_output = if sp.state == SprintStatus::Backoff {
             dispatch::tail(&previous.log, 20)
@@ -421,10 +477,15 @@ impl Engine {
             existing_files: &existing,
         });
         for dir in ["agents", "jobs", "prompts"] {
-            std::fs::create_dir_all(self.runtime(dir)).map_err(io("cannot create the runtime directory"))?;
+            std::fs::create_dir_all(self.runtime(dir))
+                .map_err(io("cannot create the runtime directory"))?;
         }
         let deferred_checks = if sprint.task_type == TaskType::Deferred {
-            sprint.exit.iter().filter_map(|c| c.command.clone()).collect()
+            sprint
+                .exit
+                .iter()
+                .filter_map(|c| c.command.clone())
+                .collect()
         } else {
             Vec::new()
         };
@@ -453,9 +514,12 @@ impl Engine {
         job.argv = dispatch::resolve_argv(&template, &job, &prompt_text);
         std::fs::write(&paths.prompt, &prompt_text).map_err(io("cannot write the prompt file"))?;
         let _ = std::fs::remove_file(&paths.result);
-        let job_text = toml::to_string(&job).map_err(|e| io("cannot write the job file")(std::io::Error::other(e)))?;
+        let job_text = toml::to_string(&job)
+            .map_err(|e| io("cannot write the job file")(std::io::Error::other(e)))?;
         std::fs::write(&paths.job, job_text).map_err(io("cannot write the job file"))?;
-        Report::default().write(&paths.report).map_err(io("cannot write the agent report"))?;
+        Report::default()
+            .write(&paths.report)
+            .map_err(io("cannot write the agent report"))?;
 
         let clock = self.store.clock();
         let base_commit = verify::head(&root);
@@ -477,13 +541,18 @@ impl Engine {
             },
         })?;
         // The DISPATCHED commit has landed: now the process may start.
-        dispatch::spawn_wrapper(&self.exe, &paths.job, &paths.wrapper_log).map_err(io("cannot start the agent wrapper"))?;
+        dispatch::spawn_wrapper(&self.exe, &paths.job, &paths.wrapper_log)
+            .map_err(io("cannot start the agent wrapper"))?;
         Ok(Some((unit_name.clone(), steps.len())))
     }
 
     /// Block until every unit is terminal (or `timeout`), ticking each poll
     /// interval so that crashed agents are noticed. `on_poll` sees the state.
-    pub fn wait(&self, timeout: Option<Duration>, mut on_poll: impl FnMut(&State)) -> Result<State, EngineError> {
+    pub fn wait(
+        &self,
+        timeout: Option<Duration>,
+        mut on_poll: impl FnMut(&State),
+    ) -> Result<State, EngineError> {
         let start = Instant::now();
         loop {
             dispatch::reap();
@@ -515,8 +584,10 @@ struct AgentPaths {
 /// The `agent-run` entry point: run the wrapper for `job_file`, recording
 /// notices and waking the engine.
 pub fn agent_run(job_file: &Path) -> Result<i32, EngineError> {
-    let text = std::fs::read_to_string(job_file).map_err(io(format!("cannot read {}", job_file.display())))?;
-    let job: Job = toml::from_str(&text).map_err(|e| io("the job file is invalid")(std::io::Error::other(e.to_string())))?;
+    let text = std::fs::read_to_string(job_file)
+        .map_err(io(format!("cannot read {}", job_file.display())))?;
+    let job: Job = toml::from_str(&text)
+        .map_err(|e| io("the job file is invalid")(std::io::Error::other(e.to_string())))?;
     let engine = Engine::open(&job.workdir)?;
     let sprint: Option<SprintId> = job.sprint.parse().ok();
     let code = dispatch::run_wrapper(

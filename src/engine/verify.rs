@@ -53,7 +53,9 @@ pub fn git(root: &Path, args: &[&str]) -> Option<String> {
         .stderr(Stdio::null())
         .output()
         .ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 pub fn head(root: &Path) -> Option<String> {
@@ -61,16 +63,31 @@ pub fn head(root: &Path) -> Option<String> {
 }
 
 /// Commits after `base` that touch `dir` or carry this sprint's trailer.
-pub fn commits_in_scope(root: &Path, base: &str, dir: &str, unit: &str, sprint: &str) -> Vec<String> {
+pub fn commits_in_scope(
+    root: &Path,
+    base: &str,
+    dir: &str,
+    unit: &str,
+    sprint: &str,
+) -> Vec<String> {
     let range = format!("{base}..HEAD");
     let mut commits: Vec<String> = git(root, &["rev-list", &range, "--", dir])
         .map(|o| o.lines().map(str::to_string).collect())
         .unwrap_or_default();
     let marker = format!("{unit}/{sprint}");
-    if let Some(out) = git(root, &["log", "--format=%H %(trailers:key=Supervisor-Sprint,valueonly,separator=%x2C)", &range]) {
+    if let Some(out) = git(
+        root,
+        &[
+            "log",
+            "--format=%H %(trailers:key=Supervisor-Sprint,valueonly,separator=%x2C)",
+            &range,
+        ],
+    ) {
         for line in out.lines() {
             if let Some((id, trailers)) = line.split_once(' ') {
-                if trailers.split(',').any(|t| t.trim() == marker) && !commits.iter().any(|c| c == id) {
+                if trailers.split(',').any(|t| t.trim() == marker)
+                    && !commits.iter().any(|c| c == id)
+                {
                     commits.push(id.to_string());
                 }
             }
@@ -82,7 +99,11 @@ pub fn commits_in_scope(root: &Path, base: &str, dir: &str, unit: &str, sprint: 
 /// Uncommitted paths under `dir`.
 pub fn uncommitted(root: &Path, dir: &str) -> Vec<String> {
     git(root, &["status", "--porcelain", "--", dir])
-        .map(|o| o.lines().map(|l| l.get(3..).unwrap_or(l).to_string()).collect())
+        .map(|o| {
+            o.lines()
+                .map(|l| l.get(3..).unwrap_or(l).to_string())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -90,7 +111,11 @@ pub fn uncommitted(root: &Path, dir: &str) -> Vec<String> {
 /// (spec §H-5c and v1): `(partial)`, `incomplete`, `in progress` → partial;
 /// `complete`, `done`, `passing` → complete.
 pub fn progress_claim(root: &Path, base: &str, dir: &str) -> (bool, Option<Claim>) {
-    let file = if dir == "." { "PROGRESS.md".to_string() } else { format!("{dir}/PROGRESS.md") };
+    let file = if dir == "." {
+        "PROGRESS.md".to_string()
+    } else {
+        format!("{dir}/PROGRESS.md")
+    };
     let Some(diff) = git(root, &["diff", base, "--", &file]) else {
         return (false, None);
     };
@@ -103,7 +128,12 @@ pub fn progress_claim(root: &Path, base: &str, dir: &str) -> (bool, Option<Claim
         return (false, None);
     }
     let any = |w: &[&str]| added.iter().any(|l| w.iter().any(|x| l.contains(x)));
-    let claim = if any(&["(partial)", "incomplete", "in progress", "context exhausted"]) {
+    let claim = if any(&[
+        "(partial)",
+        "incomplete",
+        "in progress",
+        "context exhausted",
+    ]) {
         Some(Claim::Partial)
     } else if any(&["complete", "done", "passing"]) {
         Some(Claim::Complete)
@@ -139,7 +169,11 @@ fn run_criterion(root: &Path, command: &str, expected: Option<&str>) -> Result<(
         }
     };
     let out = child.wait_with_output().map_err(|e| e.to_string())?;
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     if !status.success() {
         return Err(format!("exit {}", status.code().unwrap_or(-1)));
     }
@@ -161,7 +195,11 @@ pub fn verify(input: &VerifyInput) -> Verdict {
         .exit
         .iter()
         .filter(|c| c.kind != CriterionKind::Checklist)
-        .filter_map(|c| c.command.as_deref().map(|cmd| (c.text.as_str(), cmd, c.expected.as_deref())))
+        .filter_map(|c| {
+            c.command
+                .as_deref()
+                .map(|cmd| (c.text.as_str(), cmd, c.expected.as_deref()))
+        })
         .collect();
     let criteria_ok = if checks.is_empty() {
         None
@@ -187,7 +225,11 @@ pub fn verify(input: &VerifyInput) -> Verdict {
         }
         None => (Vec::new(), false, None),
     };
-    evidence.push(format!("{} commit{} in scope", commits.len(), if commits.len() == 1 { "" } else { "s" }));
+    evidence.push(format!(
+        "{} commit{} in scope",
+        commits.len(),
+        if commits.len() == 1 { "" } else { "s" }
+    ));
     let dirty = uncommitted(input.root, input.unit_dir);
     if !dirty.is_empty() {
         evidence.push(format!("{} uncommitted path(s)", dirty.len()));
@@ -197,7 +239,11 @@ pub fn verify(input: &VerifyInput) -> Verdict {
     }
 
     // 3. The agent's own word: result file, JSON output, exit code, keywords.
-    let log_tail = input.log_file.as_deref().map(|l| crate::dispatch::tail(l, 40)).unwrap_or_default();
+    let log_tail = input
+        .log_file
+        .as_deref()
+        .map(|l| crate::dispatch::tail(l, 40))
+        .unwrap_or_default();
     let reported = input
         .result_file
         .as_deref()
@@ -256,8 +302,12 @@ pub fn verify(input: &VerifyInput) -> Verdict {
     };
     let decided_by = match (outcome, criteria_ok) {
         (Outcome::Completed, Some(_)) => "decided by the exit criteria",
-        (Outcome::Completed, None) => "decided by commits and the agent's report (no runnable exit criteria)",
-        (Outcome::Partial, _) if sprint.task_type == TaskType::Manual => "manual sprint: waits for confirmation",
+        (Outcome::Completed, None) => {
+            "decided by commits and the agent's report (no runnable exit criteria)"
+        }
+        (Outcome::Partial, _) if sprint.task_type == TaskType::Manual => {
+            "manual sprint: waits for confirmation"
+        }
         (Outcome::Partial, _) => "work moved but is not done",
         (Outcome::Failure, _) => "nothing in scope moved",
     };

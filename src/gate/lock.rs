@@ -13,7 +13,12 @@ fn open(path: &Path) -> io::Result<File> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    OpenOptions::new().create(true).truncate(false).write(true).read(true).open(path)
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .read(true)
+        .open(path)
 }
 
 /// Run `f` while holding the exclusive lock at `path`, waiting at most

@@ -160,7 +160,12 @@ impl Transition {
 
     /// The first sentence of `why`, cut at a word boundary to fit a subject.
     fn why_subject(&self) -> String {
-        let first = self.why.split(". ").next().unwrap_or(self.event).trim_end_matches('.');
+        let first = self
+            .why
+            .split(". ")
+            .next()
+            .unwrap_or(self.event)
+            .trim_end_matches('.');
         let first = if first.is_empty() { self.event } else { first };
         if first.chars().count() <= 64 {
             return first.to_string();

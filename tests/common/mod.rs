@@ -74,10 +74,16 @@ impl Output {
 }
 
 pub fn run(cwd: &Path, args: &[&str]) -> Output {
-    let out = command(bin(), cwd)
-        .args(args)
-        .output()
-        .expect("the git-supervisor binary runs");
+    run_env(cwd, args, &[])
+}
+
+pub fn run_env(cwd: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
+    let mut cmd = command(bin(), cwd);
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("the git-supervisor binary runs");
     Output {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),

@@ -1,0 +1,402 @@
+//! The run loop end to end: real repositories, the real binary, fake agents
+//! as real processes, and the engine woken only by agents' exits.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::path::PathBuf;
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::common::fixture_repo;
+use crate::common::git;
+use crate::common::run_env;
+use crate::common::Output;
+
+const SUCCEED: &str = "write ${SUPERVISOR_UNIT_DIR}/${SUPERVISOR_SPRINT}.txt done
+append ${SUPERVISOR_UNIT_DIR}/PROGRESS.md - Sprint ${SUPERVISOR_SPRINT}: complete
+commit ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}
+result complete
+";
+
+/// A directory of fake-agent scripts (see src/bin/fake-agent.rs).
+fn scripts(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).expect("script");
+    }
+    dir
+}
+
+fn sv(repo: &Path, scripts: &Path, args: &[&str]) -> Output {
+    run_env(repo, args, &[("FAKE_AGENT_SCRIPT", scripts)])
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct Record {
+    unit: Option<String>,
+    sprint: Option<String>,
+    from: Option<String>,
+    to: Option<String>,
+    event: Option<String>,
+    why: String,
+}
+
+/// The transition history, oldest first.
+fn history(repo: &Path) -> Vec<Record> {
+    let out = crate::common::run(repo, &["log", "--format", "json"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let mut records: Vec<Record> = serde_json::from_str(&out.stdout).expect("log JSON");
+    records.reverse();
+    records
+}
+
+fn status_json(repo: &Path) -> serde_json::Value {
+    let out = crate::common::run(repo, &["status", "--format", "json"]);
+    serde_json::from_str(&out.stdout).expect("status JSON")
+}
+
+fn wait_for(what: &str, timeout: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Replay the history and check the ordering rules on every dispatch.
+fn assert_ordering(repo: &Path) {
+    let plan = git_supervisor::plan::parse(
+        &std::fs::read_to_string(repo.join("EXECUTION_PLAN.md")).expect("plan"),
+        &Default::default(),
+    )
+    .expect("plan parses");
+    let mut unit_state: HashMap<String, String> = HashMap::new();
+    let mut sprint_state: HashMap<(String, String), String> = HashMap::new();
+    for r in history(repo) {
+        let (Some(unit), Some(from), Some(to)) = (&r.unit, &r.from, &r.to) else {
+            continue;
+        };
+        match &r.sprint {
+            Some(s) => {
+                if from == "PENDING" && to == "DISPATCHED" {
+                    let u = plan.unit(unit).expect("unit");
+                    for earlier in u.sprints.iter().take_while(|x| x.id.to_string() != *s) {
+                        let st = sprint_state.get(&(unit.clone(), earlier.id.to_string()));
+                        assert_eq!(
+                            st.map(String::as_str),
+                            Some("COMPLETED"),
+                            "{unit} sprint {s} before sprint {}",
+                            earlier.id
+                        );
+                    }
+                    for d in &u.deps {
+                        assert_eq!(
+                            unit_state.get(d).map(String::as_str),
+                            Some("COMPLETED"),
+                            "{unit} dispatched before {d} completed"
+                        );
+                    }
+                }
+                sprint_state.insert((unit.clone(), s.clone()), to.clone());
+            }
+            None => {
+                unit_state.insert(unit.clone(), to.clone());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_five_unit_three_layer_plan_completes_in_order() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let s = scripts(&[("default.txt", SUCCEED)]);
+    let out = sv(dir, s.path(), &["start", "--wait"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("overall: completed"), "{}", out.stdout);
+    assert_ordering(dir);
+    for f in [
+        "parser/1.txt",
+        "parser/2.txt",
+        "profiles/1.txt",
+        "algs/1.txt",
+        "validation/1.txt",
+        "validation/2.txt",
+        "biblioteca/1.txt",
+    ] {
+        assert!(dir.join(f).is_file(), "{f} was not written");
+    }
+    // Each verdict says which evidence decided it.
+    let verdicts: Vec<Record> = history(dir)
+        .into_iter()
+        .filter(|r| r.to.as_deref() == Some("COMPLETED") && r.sprint.is_some())
+        .collect();
+    assert_eq!(verdicts.len(), 7);
+    assert!(
+        verdicts
+            .iter()
+            .all(|r| r.why.contains("exit criteria 1/1 passed")
+                && r.why.contains("decided by the exit criteria")),
+        "{verdicts:?}"
+    );
+    // The state store is consistent.
+    let fsck = crate::common::command("git", dir)
+        .args(["fsck"])
+        .output()
+        .expect("fsck");
+    assert!(fsck.status.success());
+}
+
+#[test]
+fn a_sprint_that_always_fails_blocks_its_unit_and_resume_retries_it() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let s = scripts(&[
+        ("default.txt", SUCCEED),
+        ("algs.txt", "print could not build the algorithms\nexit 1\n"),
+    ]);
+    let out = sv(dir, s.path(), &["start", "--wait"]);
+    assert_eq!(
+        out.status, 3,
+        "the run ends without completing: {}\n{}",
+        out.stdout, out.stderr
+    );
+    let st = status_json(dir);
+    let unit = |n: &str| {
+        st["units"]
+            .as_array()
+            .expect("units")
+            .iter()
+            .find(|u| u["name"] == n)
+            .cloned()
+            .expect("unit")
+    };
+    assert_eq!(unit("algs")["state"], "BLOCKED");
+    assert_eq!(unit("algs")["current"]["state"], "FATAL");
+    assert_eq!(
+        unit("parser")["state"],
+        "COMPLETED",
+        "independent units finish"
+    );
+    assert_eq!(unit("profiles")["state"], "COMPLETED");
+    assert_eq!(unit("validation")["state"], "NOT_STARTED");
+    assert_eq!(st["overall"], "blocked");
+    let dispatches = history(dir)
+        .iter()
+        .filter(|r| r.unit.as_deref() == Some("algs") && r.to.as_deref() == Some("DISPATCHED"))
+        .count();
+    assert_eq!(dispatches, 3, "dispatched exactly max_retries times");
+    let text = crate::common::run(dir, &["status"]);
+    assert!(
+        text.stdout.contains(
+            "BLOCKED: algs Sprint 1 — FATAL after 3 attempts. Run git supervisor resume to retry."
+        ),
+        "{}",
+        text.stdout
+    );
+
+    // A fresh round after the cause is fixed.
+    std::fs::remove_file(s.path().join("algs.txt")).expect("fix the agent");
+    let out = sv(dir, s.path(), &["resume", "--wait"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let st = status_json(dir);
+    assert_eq!(st["overall"], "completed");
+    assert_ordering(dir);
+}
+
+#[test]
+fn sprint_kinds_partial_manual_deferred_and_hung() {
+    let repo = fixture_repo("kinds");
+    let dir = repo.path();
+    let prompts = tempfile::tempdir().expect("tempdir");
+    let partial = format!(
+        "save-prompt {}/partial-prompt-$SUPERVISOR_ATTEMPT.txt
+?partial/a.txt write partial/b.txt b
+write partial/a.txt a
+commit partial work
+?partial/b.txt result complete
+!partial/b.txt result partial
+",
+        prompts.path().display()
+    );
+    let s = scripts(&[
+        ("partial.txt", &partial),
+        (
+            "manual.txt",
+            "print looked at the widgets: they look fine\n",
+        ),
+        ("hung-1-1.txt", "hang\n"),
+        ("hung-1-2.txt", SUCCEED),
+    ]);
+    let out = sv(dir, s.path(), &["start"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let unit_state = |n: &str| -> (String, String) {
+        let st = status_json(dir);
+        let u = st["units"]
+            .as_array()
+            .expect("units")
+            .iter()
+            .find(|u| u["name"] == n)
+            .cloned()
+            .expect("unit");
+        (
+            u["state"].as_str().unwrap_or("").to_string(),
+            u["current"]["state"].as_str().unwrap_or("").to_string(),
+        )
+    };
+    let tick = || sv(dir, s.path(), &["tick"]);
+
+    // PARTIAL, then a continuation prompt listing what remains, then done.
+    wait_for("partial to complete", Duration::from_secs(30), || {
+        tick();
+        unit_state("partial").0 == "COMPLETED"
+    });
+    let partial_history: Vec<String> = history(dir)
+        .iter()
+        .filter(|r| r.unit.as_deref() == Some("partial") && r.sprint.is_some())
+        .filter_map(|r| r.to.clone())
+        .collect();
+    assert_eq!(
+        partial_history,
+        [
+            "DISPATCHED",
+            "RUNNING",
+            "PARTIAL",
+            "DISPATCHED",
+            "RUNNING",
+            "COMPLETED"
+        ]
+    );
+    let prompt = std::fs::read_to_string(prompts.path().join("partial-prompt-1.txt"))
+        .expect("continuation prompt");
+    assert!(prompt.contains("CONTINUATION:"), "{prompt}");
+    assert!(
+        prompt.contains("`partial/b.txt` exists"),
+        "the remaining criterion is listed: {prompt}"
+    );
+    let continuation = prompt.split("CONTINUATION:").nth(1).unwrap_or_default();
+    assert!(
+        continuation.contains("`partial/b.txt` exists"),
+        "{continuation}"
+    );
+    assert!(
+        !continuation.contains("`partial/a.txt` exists"),
+        "finished work is not listed: {continuation}"
+    );
+
+    // The manual sprint waits in PARTIAL, is never re-dispatched, until confirmed.
+    wait_for("manual to wait", Duration::from_secs(30), || {
+        unit_state("manual").1 == "PARTIAL"
+    });
+    tick();
+    std::thread::sleep(Duration::from_millis(300));
+    let manual_dispatches = history(dir)
+        .iter()
+        .filter(|r| r.unit.as_deref() == Some("manual") && r.to.as_deref() == Some("DISPATCHED"))
+        .count();
+    assert_eq!(manual_dispatches, 1);
+    let out = sv(dir, s.path(), &["confirm", "manual", "1"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert_eq!(unit_state("manual").0, "COMPLETED");
+
+    // The deferred sprint is polled by its wrapper and completes once its
+    // check passes; polls never count attempts.
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(unit_state("deferred").1, "RUNNING");
+    std::fs::write(dir.join("mirror-ready"), "").expect("condition met");
+    wait_for("deferred to complete", Duration::from_secs(30), || {
+        unit_state("deferred").0 == "COMPLETED"
+    });
+    let st = status_json(dir);
+    let deferred = st["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .find(|u| u["name"] == "deferred")
+        .cloned()
+        .expect("unit");
+    assert_eq!(deferred["sprint_completed"], 1);
+
+    // The hung agent is killed after 10 silent poll intervals, retried, done.
+    let done = (0..600).any(|_| {
+        tick();
+        std::thread::sleep(Duration::from_millis(100));
+        unit_state("hung").0 == "COMPLETED"
+    });
+    assert!(
+        done,
+        "hung did not complete:\n{}",
+        crate::common::run(dir, &["log", "--unit", "hung"]).stdout
+    );
+    let h = history(dir);
+    let notice = h.iter().any(|r| {
+        r.unit.as_deref() == Some("hung")
+            && r.event.as_deref() == Some("notice")
+            && r.why.contains("may be unresponsive")
+    });
+    assert!(notice, "the 5-poll notice is in the history");
+    let backoff = h
+        .iter()
+        .find(|r| r.unit.as_deref() == Some("hung") && r.to.as_deref() == Some("BACKOFF"))
+        .expect("the hung attempt failed");
+    assert!(
+        backoff.why.contains("no new output for 10 poll intervals"),
+        "{}",
+        backoff.why
+    );
+    let out = sv(dir, s.path(), &["wait", "--timeout", "30s"]);
+    assert_eq!(out.status, 0, "{}", out.stdout);
+}
+
+/// Processes whose command line names our binary.
+fn supervisor_processes() -> Vec<String> {
+    let bin = crate::common::bin();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let cmdline: PathBuf = entry.path().join("cmdline");
+        if let Ok(bytes) = std::fs::read(&cmdline) {
+            let args: Vec<String> = bytes
+                .split(|b| *b == 0)
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect();
+            if args.first().is_some_and(|a| a == bin) {
+                found.push(args.join(" "));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_engine_is_not_running_between_events() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let s = scripts(&[("default.txt", &format!("sleep 600\n{SUCCEED}"))]);
+    let out = sv(dir, s.path(), &["start"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    // `start` has returned; while the agents work, the only supervisor
+    // processes are their wrappers.
+    let procs: Vec<String> = supervisor_processes()
+        .into_iter()
+        .filter(|p| p.contains(&dir.display().to_string()) || p.contains("agent-run"))
+        .collect();
+    assert!(!procs.is_empty(), "wrappers are running");
+    assert!(
+        procs.iter().all(|p| p.contains(" agent-run ")),
+        "only wrappers: {procs:?}"
+    );
+    // Agent exits wake the engine: the run completes with nobody ticking.
+    let completed = (0..600).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        status_json(dir)["overall"] == "completed"
+    });
+    assert!(
+        completed,
+        "{}\n{:?}",
+        crate::common::run(dir, &["log"]).stdout,
+        std::fs::read_dir(dir.join(".git/supervisor/agents"))
+            .map(|d| d.flatten().map(|e| e.file_name()).collect::<Vec<_>>())
+    );
+    assert_ordering(dir);
+    let _ = git(dir, &["status"]);
+}
