@@ -35,8 +35,10 @@ fn main() -> ExitCode {
     };
     // Block-buffered: JSON and long tables are written in many small pieces.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let command = std::env::args().nth(1).unwrap_or_default();
     let result = cli::run(args, &ctx, &mut out);
     let flushed = out.flush();
+    record_cpu(&command);
     match result {
         Ok(code) => ExitCode::from(code),
         Err(report) => {
@@ -51,5 +53,30 @@ fn main() -> ExitCode {
             eprintln!("{report:?}");
             ExitCode::from(cli::EXIT_ERROR)
         }
+    }
+}
+
+/// A measuring aid: with `GIT_SUPERVISOR_CPU_LOG=<file>`, every process
+/// appends its command and its own CPU time (user and system, microseconds)
+/// so that a whole run's engine cost can be summed (`scripts/bench-run.sh`).
+fn record_cpu(command: &str) {
+    let Some(path) = std::env::var_os("GIT_SUPERVISOR_CPU_LOG") else {
+        return;
+    };
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes a complete rusage into the pointer it is given.
+    let usage = unsafe {
+        if libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) != 0 {
+            return;
+        }
+        usage.assume_init()
+    };
+    let us = |t: libc::timeval| t.tv_sec as i64 * 1_000_000 + t.tv_usec as i64;
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = writeln!(f, "{command} {} {}", us(usage.ru_utime), us(usage.ru_stime));
     }
 }

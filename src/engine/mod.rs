@@ -100,6 +100,8 @@ pub enum LockMode {
 
 pub struct Engine {
     pub store: Store,
+    /// The last parsed snapshot, by its text: every tick step needs it.
+    parsed: std::cell::RefCell<Option<(Snapshot, Plan, Config)>>,
     /// The repository's working tree.
     workdir: PathBuf,
     exe: PathBuf,
@@ -123,6 +125,7 @@ impl Engine {
         let exe = std::env::current_exe().map_err(io("cannot locate the git-supervisor binary"))?;
         Ok(Engine {
             store,
+            parsed: std::cell::RefCell::new(None),
             workdir,
             exe,
         })
@@ -143,6 +146,11 @@ impl Engine {
     /// The plan and config the run was started with.
     pub fn snapshot(&self, tip: &Tip) -> Result<(Plan, Config), EngineError> {
         let snap = self.store.snapshot_at(tip.id)?;
+        if let Some((s, plan, config)) = self.parsed.borrow().as_ref() {
+            if *s == snap {
+                return Ok((plan.clone(), config.clone()));
+            }
+        }
         let plan = crate::plan::parse(&snap.plan, &ParseContext::default()).map_err(|p| {
             EngineError::Snapshot(
                 p.iter()
@@ -153,6 +161,7 @@ impl Engine {
         })?;
         let config = Config::parse(&snap.config, "plan/config.toml")
             .map_err(|e| EngineError::Snapshot(e.to_string()))?;
+        *self.parsed.borrow_mut() = Some((snap, plan.clone(), config.clone()));
         Ok((plan, config))
     }
 
@@ -522,7 +531,7 @@ impl Engine {
             .map_err(io("cannot write the agent report"))?;
 
         let clock = self.store.clock();
-        let base_commit = verify::head(&root);
+        let base_commit = self.store.head_id().or_else(|| verify::head(&root));
         let log_rel = paths
             .log
             .strip_prefix(self.store.runtime_dir().parent().unwrap_or(Path::new("/")))

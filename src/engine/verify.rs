@@ -62,7 +62,8 @@ pub fn head(root: &Path) -> Option<String> {
     git(root, &["rev-parse", "--verify", "-q", "HEAD"]).map(|s| s.trim().to_string())
 }
 
-/// Commits after `base` that touch `dir` or carry this sprint's trailer.
+/// Commits after `base` that touch `dir` or carry this sprint's trailer,
+/// found with one `git log` (paths and trailers together).
 pub fn commits_in_scope(
     root: &Path,
     base: &str,
@@ -71,26 +72,30 @@ pub fn commits_in_scope(
     sprint: &str,
 ) -> Vec<String> {
     let range = format!("{base}..HEAD");
-    let mut commits: Vec<String> = git(root, &["rev-list", &range, "--", dir])
-        .map(|o| o.lines().map(str::to_string).collect())
-        .unwrap_or_default();
-    let marker = format!("{unit}/{sprint}");
-    if let Some(out) = git(
+    let Some(out) = git(
         root,
         &[
             "log",
-            "--format=%H %(trailers:key=Supervisor-Sprint,valueonly,separator=%x2C)",
+            "--no-renames",
+            "--name-only",
+            "--format=%x00%H %(trailers:key=Supervisor-Sprint,valueonly,separator=%x2C)",
             &range,
         ],
-    ) {
-        for line in out.lines() {
-            if let Some((id, trailers)) = line.split_once(' ') {
-                if trailers.split(',').any(|t| t.trim() == marker)
-                    && !commits.iter().any(|c| c == id)
-                {
-                    commits.push(id.to_string());
-                }
-            }
+    ) else {
+        return Vec::new();
+    };
+    let marker = format!("{unit}/{sprint}");
+    let prefix = format!("{}/", dir.trim_end_matches('/'));
+    let mut commits = Vec::new();
+    for record in out.split('\0').filter(|r| !r.trim().is_empty()) {
+        let mut lines = record.lines();
+        let header = lines.next().unwrap_or_default();
+        let (id, trailers) = header.split_once(' ').unwrap_or((header, ""));
+        let marked = trailers.split(',').any(|t| t.trim() == marker);
+        let touches =
+            lines.any(|path| !path.is_empty() && (dir == "." || path.starts_with(&prefix)));
+        if marked || touches {
+            commits.push(id.to_string());
         }
     }
     commits
@@ -143,8 +148,23 @@ pub fn progress_claim(root: &Path, base: &str, dir: &str) -> (bool, Option<Claim
     (true, claim)
 }
 
-/// Run one criterion command; `Ok(())` when it passes.
+/// Run one criterion command; `Ok(())` when it passes. The file-exists
+/// assertions the plan parser generates (`test -e 'path'`) are checked
+/// in-process: same answer, no shell.
 fn run_criterion(root: &Path, command: &str, expected: Option<&str>) -> Result<(), String> {
+    if let Some(path) = command
+        .strip_prefix("test -e '")
+        .and_then(|r| r.strip_suffix('\''))
+        .filter(|p| !p.contains('\''))
+    {
+        if expected.is_none() {
+            return if root.join(path).exists() {
+                Ok(())
+            } else {
+                Err("exit 1".into())
+            };
+        }
+    }
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
@@ -215,25 +235,39 @@ pub fn verify(input: &VerifyInput) -> Verdict {
         Some(passed == checks.len())
     };
 
-    // 2. Commits in scope since the dispatch commit; uncommitted work.
+    // 2. Commits in scope since the dispatch commit.
     let id = sprint.id.to_string();
-    let (commits, progress_moved, progress) = match input.base_commit {
-        Some(base) => {
-            let c = commits_in_scope(input.root, base, input.unit_dir, input.unit, &id);
-            let (moved, claim) = progress_claim(input.root, base, input.unit_dir);
-            (c, moved, claim)
-        }
-        None => (Vec::new(), false, None),
+    let commits = match input.base_commit {
+        Some(base) => commits_in_scope(input.root, base, input.unit_dir, input.unit, &id),
+        None => Vec::new(),
     };
     evidence.push(format!(
         "{} commit{} in scope",
         commits.len(),
         if commits.len() == 1 { "" } else { "s" }
     ));
+    let needs_commit = sprint.task_type == TaskType::Code;
+    let has_commit = !commits.is_empty();
+    if criteria_ok == Some(true)
+        && (!needs_commit || has_commit)
+        && sprint.task_type != TaskType::Manual
+    {
+        // The strongest evidence is definitive: weaker sources are not asked.
+        return Verdict {
+            outcome: Outcome::Completed,
+            evidence: format!("{}; decided by the exit criteria.", evidence.join(", ")),
+            remaining,
+        };
+    }
+    // Uncommitted work and the progress file.
     let dirty = uncommitted(input.root, input.unit_dir);
     if !dirty.is_empty() {
         evidence.push(format!("{} uncommitted path(s)", dirty.len()));
     }
+    let (progress_moved, progress) = match input.base_commit {
+        Some(base) => progress_claim(input.root, base, input.unit_dir),
+        None => (false, None),
+    };
     if let Some(p) = progress {
         evidence.push(format!("progress file says {}", claim_word(p)));
     }
@@ -273,8 +307,6 @@ pub fn verify(input: &VerifyInput) -> Verdict {
         }
     }
 
-    let needs_commit = sprint.task_type == TaskType::Code;
-    let has_commit = !commits.is_empty();
     let done = match criteria_ok {
         Some(ok) => ok && (!needs_commit || has_commit),
         None => {

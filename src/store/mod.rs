@@ -155,6 +155,11 @@ impl Store {
         self.repo.workdir()
     }
 
+    /// The commit HEAD points at, if any (read without spawning git).
+    pub fn head_id(&self) -> Option<String> {
+        self.repo.head_id().ok().map(|id| id.to_string())
+    }
+
     /// The git common dir; runtime files live under `<common>/supervisor/`.
     pub fn runtime_dir(&self) -> PathBuf {
         self.repo.common_dir().join("supervisor")
