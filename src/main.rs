@@ -71,6 +71,8 @@ fn record_cpu(command: &str) {
         }
         usage.assume_init()
     };
+    // The casts are not no-ops everywhere: time_t and suseconds_t vary.
+    #[allow(clippy::unnecessary_cast)]
     let us = |t: libc::timeval| t.tv_sec as i64 * 1_000_000 + t.tv_usec as i64;
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)
