@@ -9,6 +9,7 @@ pub mod config;
 pub mod dispatch;
 pub mod engine;
 pub mod gate;
+pub mod hooks;
 pub mod machine;
 pub mod plan;
 pub mod report;

@@ -75,6 +75,21 @@ pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::
             .wrap_err_with(|| format!("cannot write {}", path.display()))?;
         writeln!(out, "wrote {CONFIG_DIR}/{name}").map_err(super::io_err)?;
     }
+    match crate::hooks::install(&root) {
+        Ok(done) => {
+            for (hook, _) in done {
+                writeln!(out, "hook {hook}: installed").map_err(super::io_err)?;
+            }
+        }
+        Err(crate::hooks::HooksError::NoHooksDir(_)) => {
+            writeln!(out, "not a git repository: hooks not installed (run `git supervisor hooks install` after `git init`)")
+                .map_err(super::io_err)?;
+        }
+        Err(e @ crate::hooks::HooksError::Managed { .. }) => {
+            writeln!(out, "hooks not installed: {e}").map_err(super::io_err)?;
+        }
+        Err(e) => return Err(e.into()),
+    }
     writeln!(
         out,
         "next: set agent.command in {CONFIG_DIR}/config.toml, write EXECUTION_PLAN.md (see {CONFIG_DIR}/EXECUTION_PLAN.example.md), then run `git supervisor plan`"

@@ -14,6 +14,7 @@ use clap::ValueEnum;
 pub mod agent_run;
 pub mod confirm;
 pub mod demo;
+pub mod hooks;
 pub mod init;
 pub mod log;
 pub mod note;
@@ -73,6 +74,11 @@ pub enum Command {
     Log(log::LogArgs),
     /// Add an entry to the run's decisions log
     Note(note::NoteArgs),
+    /// Install, remove or inspect the git hooks that wake the engine
+    Hooks(hooks::HooksArgs),
+    /// What the hook shims call
+    #[command(hide = true)]
+    Hook(hooks::HookArgs),
     /// Run one agent (started by the engine)
     #[command(hide = true)]
     AgentRun(agent_run::AgentRunArgs),
@@ -134,6 +140,8 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
         Command::Confirm(args) => confirm::cmd_confirm(ctx, &args, out),
         Command::Demo(args) => demo::cmd_demo(ctx, &args, out),
         Command::AgentRun(args) => agent_run::cmd_agent_run(ctx, &args, out),
+        Command::Hooks(args) => hooks::cmd_hooks(ctx, &args, out),
+        Command::Hook(args) => hooks::cmd_hook(ctx, &args, out),
         Command::DemoAgent(args) => demo::cmd_demo_agent(ctx, &args, out),
         Command::Plan(args) => plan::cmd_plan(ctx, &args, out),
         Command::Status(args) => status::cmd_status(ctx, &args, out),

@@ -363,6 +363,44 @@ impl Engine {
                     .is_some_and(|age| age < STARTUP_GRACE);
                 !young || report.started
             };
+            // An agent still at work may already have committed the sprint as
+            // complete (trailers `Supervisor-Sprint: <unit>/<id>` and
+            // `Supervisor-Status: complete`): a post-commit hook's tick
+            // verifies it then, without waiting for the process to exit.
+            let base = sp.agent.as_ref().and_then(|a| a.base_commit.as_deref());
+            if !report.finished && !gone && sp.state == SprintStatus::Running {
+                let head = self.store.head_id();
+                if let (Some(base), Some(head)) = (base, head) {
+                    if head != base {
+                        let root = self.project_root(state);
+                        if verify::claims_complete(&root, base, &u.name, &sp.id.to_string()) {
+                            let (plan, _) = self.snapshot(tip)?;
+                            if let Some(sprint) = plan.unit(&u.name).and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id)) {
+                                let verdict = verify::verify(&verify::VerifyInput {
+                                    root: &root,
+                                    unit: &u.name,
+                                    unit_dir: &u.dir,
+                                    sprint,
+                                    base_commit: Some(base),
+                                    exit_code: None,
+                                    killed: None,
+                                    result_file: None,
+                                    log_file: None,
+                                    continuation: false,
+                                });
+                                if verdict.outcome == machine::Outcome::Completed {
+                                    return Ok(Some(EventKind::Verdict {
+                                        unit: u.name.clone(),
+                                        outcome: verdict.outcome,
+                                        evidence: format!("{} (the agent's commit marked it complete)", verdict.evidence),
+                                        remaining: verdict.remaining,
+                                    }));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
             if report.finished || gone {
                 let (plan, _) = self.snapshot(tip)?;
                 let Some(sprint) = plan

@@ -101,6 +101,26 @@ pub fn commits_in_scope(
     commits
 }
 
+/// A commit after `base` marks this sprint complete with its trailers.
+pub fn claims_complete(root: &Path, base: &str, unit: &str, sprint: &str) -> bool {
+    let range = format!("{base}..HEAD");
+    let marker = format!("{unit}/{sprint}");
+    git(
+        root,
+        &[
+            "log",
+            "--format=%(trailers:key=Supervisor-Sprint,valueonly,separator=%x2C)|%(trailers:key=Supervisor-Status,valueonly,separator=%x2C)",
+            &range,
+        ],
+    )
+    .is_some_and(|out| {
+        out.lines().any(|l| {
+            let (sprints, status) = l.split_once('|').unwrap_or((l, ""));
+            sprints.split(',').any(|s| s.trim() == marker) && status.split(',').any(|s| s.trim() == "complete")
+        })
+    })
+}
+
 /// Uncommitted paths under `dir`.
 pub fn uncommitted(root: &Path, dir: &str) -> Vec<String> {
     git(root, &["status", "--porcelain", "--", dir])

@@ -1,0 +1,127 @@
+//! `git supervisor hooks install|uninstall|status` and the hidden
+//! `git supervisor hook <name>` that the shims call.
+
+use std::io::Write;
+use std::time::Duration;
+
+use clap::Args;
+use clap::Subcommand;
+use miette::IntoDiagnostic;
+
+use super::Context;
+use super::Format;
+use super::EXIT_OK;
+use crate::hooks;
+
+#[derive(Debug, Args)]
+pub struct HooksArgs {
+    #[command(subcommand)]
+    pub action: HooksAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HooksAction {
+    /// Write the post-commit, post-merge and pre-push shims (existing hooks are kept and chained)
+    Install,
+    /// Remove the shims and restore the previous hooks exactly
+    Uninstall,
+    /// Show what is installed, which binary the shims run, and any drift
+    Status {
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+}
+
+pub fn cmd_hooks(ctx: &Context, args: &HooksArgs, out: &mut dyn Write) -> miette::Result<u8> {
+    match &args.action {
+        HooksAction::Install => {
+            for (hook, what) in hooks::install(&ctx.cwd)? {
+                let what = match what {
+                    hooks::Installed::Written => "installed",
+                    hooks::Installed::Chained => "installed; the existing hook is kept and runs first",
+                    hooks::Installed::AlreadyInstalled => "already installed",
+                };
+                writeln!(out, "{hook}: {what}").into_diagnostic()?;
+            }
+        }
+        HooksAction::Uninstall => {
+            for (hook, what) in hooks::uninstall(&ctx.cwd)? {
+                writeln!(out, "{hook}: {what}").into_diagnostic()?;
+            }
+        }
+        HooksAction::Status { format } => {
+            let st = hooks::status(&ctx.cwd)?;
+            match format {
+                Format::Json => {
+                    serde_json::to_writer_pretty(&mut *out, &st).into_diagnostic()?;
+                    writeln!(out).into_diagnostic()?;
+                }
+                Format::Text => {
+                    writeln!(out, "Hooks directory: {}", st.dir).into_diagnostic()?;
+                    if let Some(m) = st.manager {
+                        writeln!(out, "Managed by {m}: chain git supervisor there (see `git supervisor hooks install`).").into_diagnostic()?;
+                    }
+                    for h in &st.hooks {
+                        writeln!(out, "  {:<12} {}", h.hook, h.state).into_diagnostic()?;
+                    }
+                    match &st.on_path {
+                        Some(p) if st.on_path_is_this => writeln!(out, "The shims run {p} (this binary).").into_diagnostic()?,
+                        Some(p) => writeln!(out, "The shims run {p}, which is not this binary.").into_diagnostic()?,
+                        None => writeln!(out, "git-supervisor is not on PATH: the shims do nothing until it is.").into_diagnostic()?,
+                    }
+                    if st.hooks.iter().any(|h| h.state == "drifted") {
+                        writeln!(out, "Some shims differ from what this version writes: run `git supervisor hooks uninstall && git supervisor hooks install`.").into_diagnostic()?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The git hook that fired
+    pub name: String,
+    /// What git passed to the hook
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<String>,
+}
+
+/// What the shims call. post-commit and post-merge never fail and never
+/// wait: they start a detached tick and return. pre-push ticks in place so
+/// the state is current before the push.
+pub fn cmd_hook(ctx: &Context, args: &HookArgs, _out: &mut dyn Write) -> miette::Result<u8> {
+    if std::env::var_os("GIT_SUPERVISOR_INTERNAL").is_some() || !hooks::run_exists_fast(&ctx.cwd) {
+        return Ok(EXIT_OK);
+    }
+    match args.name.as_str() {
+        "post-commit" | "post-merge" => {
+            use std::os::unix::process::CommandExt;
+            let spawned = std::env::current_exe().and_then(|exe| {
+                std::process::Command::new(exe)
+                    .arg("tick")
+                    .current_dir(&ctx.cwd)
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .process_group(0)
+                    .spawn()
+            });
+            if let Err(e) = spawned {
+                eprintln!("git-supervisor: could not wake the engine after {}: {e}", args.name);
+            }
+        }
+        "pre-push" => {
+            // The refs being pushed arrive on stdin; nothing here needs them
+            // until a push guard is configured.
+            let result = crate::engine::Engine::open(&ctx.cwd)
+                .and_then(|e| e.tick(crate::engine::LockMode::Wait(Duration::from_secs(2))));
+            if let Err(e) = result {
+                eprintln!("git-supervisor: state not updated before push: {e}");
+            }
+        }
+        _ => {}
+    }
+    Ok(EXIT_OK)
+}
