@@ -2,6 +2,7 @@
 
 mod common;
 mod test_fake_agent;
+mod test_hooks;
 mod test_init;
 mod test_machine;
 mod test_plan;
