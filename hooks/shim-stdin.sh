@@ -3,7 +3,7 @@
 # Brings git supervisor's state up to date before @HOOK@. Fails the push only
 # when a guarded branch is configured ([hooks] guard) and the latest phase
 # checkpoint blocks. Remove with `git supervisor hooks uninstall`.
-here=$(dirname "$0")
+here=${0%/*}
 input=$(cat)
 if [ -x "$here/@HOOK@.pre-git-supervisor" ]; then
   printf '%s\n' "$input" | "$here/@HOOK@.pre-git-supervisor" "$@" || exit $?

@@ -19,7 +19,10 @@ fn snapshot(dir: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
         let meta = e.metadata().expect("meta");
         out.insert(
             e.file_name().to_string_lossy().into_owned(),
-            (std::fs::read(e.path()).expect("read"), meta.permissions().mode()),
+            (
+                std::fs::read(e.path()).expect("read"),
+                meta.permissions().mode(),
+            ),
         );
     }
     out
@@ -34,7 +37,10 @@ fn write_hook(path: &Path, body: &str) {
 fn commit(dir: &Path, file: &str) -> std::process::Output {
     std::fs::write(dir.join(file), file).expect("file");
     git(dir, &["add", file]);
-    command("git", dir).args(["commit", "-q", "-m", file]).output().expect("git commit")
+    command("git", dir)
+        .args(["commit", "-q", "-m", file])
+        .output()
+        .expect("git commit")
 }
 
 #[test]
@@ -42,29 +48,53 @@ fn install_chains_an_existing_hook_and_uninstall_restores_it_exactly() {
     let repo = fixture_repo("five");
     let dir = repo.path();
     let hooks = dir.join(".git/hooks");
-    write_hook(&hooks.join("post-commit"), "#!/bin/sh\necho ran >> \"$(git rev-parse --git-dir)/old-hook-ran\"\nexit 0\n");
+    write_hook(
+        &hooks.join("post-commit"),
+        "#!/bin/sh\necho ran >> \"$(git rev-parse --git-dir)/old-hook-ran\"\nexit 0\n",
+    );
     let before = snapshot(&hooks);
 
     let out = run(dir, &["hooks", "install"]);
     assert_eq!(out.status, 0, "{}", out.stderr);
-    assert!(out.stdout.contains("post-commit: installed; the existing hook is kept"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("post-commit: installed; the existing hook is kept"),
+        "{}",
+        out.stdout
+    );
     let installed = snapshot(&hooks);
     let again = run(dir, &["hooks", "install"]);
     assert!(again.stdout.contains("already installed"));
-    assert_eq!(snapshot(&hooks), installed, "a second install changes nothing");
+    assert_eq!(
+        snapshot(&hooks),
+        installed,
+        "a second install changes nothing"
+    );
 
     let st = run(dir, &["hooks", "status", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&st.stdout).expect("json");
-    let states: Vec<&str> = v["hooks"].as_array().expect("hooks").iter().map(|h| h["state"].as_str().expect("state")).collect();
+    let states: Vec<&str> = v["hooks"]
+        .as_array()
+        .expect("hooks")
+        .iter()
+        .map(|h| h["state"].as_str().expect("state"))
+        .collect();
     assert_eq!(states, ["chained", "installed", "installed"]);
     assert_eq!(v["on_path_is_this"], true);
 
     assert!(commit(dir, "a.txt").status.success());
-    assert!(dir.join(".git/old-hook-ran").exists(), "the old hook still runs");
+    assert!(
+        dir.join(".git/old-hook-ran").exists(),
+        "the old hook still runs"
+    );
 
     let out = run(dir, &["hooks", "uninstall"]);
     assert_eq!(out.status, 0, "{}", out.stderr);
-    assert_eq!(snapshot(&hooks), before, "uninstall restores the directory byte for byte");
+    assert_eq!(
+        snapshot(&hooks),
+        before,
+        "uninstall restores the directory byte for byte"
+    );
 }
 
 #[test]
@@ -83,7 +113,17 @@ fn hooks_go_where_git_looks_for_them() {
     git(dir, &["config", "--unset", "core.hooksPath"]);
     let wt = tempfile::tempdir().expect("tempdir");
     let wt_path = wt.path().join("wt");
-    git(dir, &["worktree", "add", "-q", wt_path.to_str().expect("utf-8"), "-b", "side"]);
+    git(
+        dir,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            wt_path.to_str().expect("utf-8"),
+            "-b",
+            "side",
+        ],
+    );
     let out = run(&wt_path, &["hooks", "install"]);
     assert_eq!(out.status, 0, "{}", out.stderr);
     assert!(dir.join(".git/hooks/post-commit").is_file());
@@ -94,7 +134,11 @@ fn hooks_go_where_git_looks_for_them() {
     let out = run(husky.path(), &["hooks", "install"]);
     assert_eq!(out.status, 1);
     assert!(out.stderr.contains("husky"), "{}", out.stderr);
-    assert!(out.stderr.contains("git supervisor hook post-commit"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("git supervisor hook post-commit"),
+        "{}",
+        out.stderr
+    );
     assert!(!husky.path().join(".husky/_/post-commit").exists());
 }
 
@@ -109,24 +153,43 @@ fn a_missing_or_failing_binary_never_fails_a_commit() {
         .args(["commit", "-q", "--allow-empty", "-m", "no binary"])
         .output()
         .expect("git");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Failing: a git-supervisor that exits 1 (and a push that still goes through).
     let fake = tempfile::tempdir().expect("tempdir");
-    std::fs::write(fake.path().join("git-supervisor"), "#!/bin/sh\necho broken >&2\nexit 1\n").expect("fake");
-    std::process::Command::new("chmod").arg("+x").arg(fake.path().join("git-supervisor")).status().expect("chmod");
+    std::fs::write(
+        fake.path().join("git-supervisor"),
+        "#!/bin/sh\necho broken >&2\nexit 1\n",
+    )
+    .expect("fake");
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(fake.path().join("git-supervisor"))
+        .status()
+        .expect("chmod");
     let path = format!("{}:/usr/local/bin:/usr/bin:/bin", fake.path().display());
     let out = command("git", dir)
         .env("PATH", &path)
         .args(["commit", "-q", "--allow-empty", "-m", "broken binary"])
         .output()
         .expect("git");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // With a run, the real binary prints nothing and the commit succeeds.
     let s = tempfile::tempdir().expect("scripts");
     std::fs::write(s.path().join("default.txt"), "sleep 100\n").expect("script");
     let started = run_env(dir, &["start"], &[("FAKE_AGENT_SCRIPT", s.path())]);
     assert_eq!(started.status, 0, "{}", started.stderr);
-    let out = command("git", dir).args(["commit", "-q", "--allow-empty", "-m", "with run"]).output().expect("git");
+    let out = command("git", dir)
+        .args(["commit", "-q", "--allow-empty", "-m", "with run"])
+        .output()
+        .expect("git");
     assert!(out.status.success());
     assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
 }
@@ -155,14 +218,30 @@ fn an_agents_commit_triggers_the_next_dispatch_through_the_hook_alone() {
     loop {
         let st = run(dir, &["status", "--format", "json"]);
         let v: serde_json::Value = serde_json::from_str(&st.stdout).expect("json");
-        let parser = v["units"].as_array().expect("units").iter().find(|u| u["name"] == "parser").cloned().expect("parser");
+        let parser = v["units"]
+            .as_array()
+            .expect("units")
+            .iter()
+            .find(|u| u["name"] == "parser")
+            .cloned()
+            .expect("parser");
         if parser["current"]["id"] == "2" && parser["current"]["state"] != "PENDING" {
             break;
         }
-        assert!(start.elapsed() < Duration::from_secs(30), "sprint 2 was never dispatched: {}", st.stdout);
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "sprint 2 was never dispatched: {}",
+            st.stdout
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
-    assert!(!exited.exists(), "sprint 2 was dispatched while the first agent still ran: only the hook could do it");
+    assert!(
+        !exited.exists(),
+        "sprint 2 was dispatched while the first agent still ran: only the hook could do it"
+    );
     let log = run(dir, &["log", "--unit", "parser"]).stdout;
-    assert!(log.contains("the agent's commit marked it complete"), "{log}");
+    assert!(
+        log.contains("the agent's commit marked it complete"),
+        "{log}"
+    );
 }

@@ -38,7 +38,9 @@ pub fn cmd_hooks(ctx: &Context, args: &HooksArgs, out: &mut dyn Write) -> miette
             for (hook, what) in hooks::install(&ctx.cwd)? {
                 let what = match what {
                     hooks::Installed::Written => "installed",
-                    hooks::Installed::Chained => "installed; the existing hook is kept and runs first",
+                    hooks::Installed::Chained => {
+                        "installed; the existing hook is kept and runs first"
+                    }
                     hooks::Installed::AlreadyInstalled => "already installed",
                 };
                 writeln!(out, "{hook}: {what}").into_diagnostic()?;
@@ -65,9 +67,16 @@ pub fn cmd_hooks(ctx: &Context, args: &HooksArgs, out: &mut dyn Write) -> miette
                         writeln!(out, "  {:<12} {}", h.hook, h.state).into_diagnostic()?;
                     }
                     match &st.on_path {
-                        Some(p) if st.on_path_is_this => writeln!(out, "The shims run {p} (this binary).").into_diagnostic()?,
-                        Some(p) => writeln!(out, "The shims run {p}, which is not this binary.").into_diagnostic()?,
-                        None => writeln!(out, "git-supervisor is not on PATH: the shims do nothing until it is.").into_diagnostic()?,
+                        Some(p) if st.on_path_is_this => {
+                            writeln!(out, "The shims run {p} (this binary).").into_diagnostic()?
+                        }
+                        Some(p) => writeln!(out, "The shims run {p}, which is not this binary.")
+                            .into_diagnostic()?,
+                        None => writeln!(
+                            out,
+                            "git-supervisor is not on PATH: the shims do nothing until it is."
+                        )
+                        .into_diagnostic()?,
                     }
                     if st.hooks.iter().any(|h| h.state == "drifted") {
                         writeln!(out, "Some shims differ from what this version writes: run `git supervisor hooks uninstall && git supervisor hooks install`.").into_diagnostic()?;
@@ -99,8 +108,16 @@ pub fn cmd_hook(ctx: &Context, args: &HookArgs, _out: &mut dyn Write) -> miette:
         "post-commit" | "post-merge" => {
             use std::os::unix::process::CommandExt;
             let spawned = std::env::current_exe().and_then(|exe| {
-                std::process::Command::new(exe)
-                    .arg("tick")
+                let mut cmd = std::process::Command::new(exe);
+                // SAFETY: nice() is async-signal-safe; it only lowers this
+                // child's priority so the user's git command comes first.
+                unsafe {
+                    cmd.pre_exec(|| {
+                        libc::nice(10);
+                        Ok(())
+                    });
+                }
+                cmd.arg("tick")
                     .current_dir(&ctx.cwd)
                     .stdin(std::process::Stdio::null())
                     .stdout(std::process::Stdio::null())
@@ -109,7 +126,10 @@ pub fn cmd_hook(ctx: &Context, args: &HookArgs, _out: &mut dyn Write) -> miette:
                     .spawn()
             });
             if let Err(e) = spawned {
-                eprintln!("git-supervisor: could not wake the engine after {}: {e}", args.name);
+                eprintln!(
+                    "git-supervisor: could not wake the engine after {}: {e}",
+                    args.name
+                );
             }
         }
         "pre-push" => {

@@ -375,7 +375,10 @@ impl Engine {
                         let root = self.project_root(state);
                         if verify::claims_complete(&root, base, &u.name, &sp.id.to_string()) {
                             let (plan, _) = self.snapshot(tip)?;
-                            if let Some(sprint) = plan.unit(&u.name).and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id)) {
+                            if let Some(sprint) = plan
+                                .unit(&u.name)
+                                .and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id))
+                            {
                                 let verdict = verify::verify(&verify::VerifyInput {
                                     root: &root,
                                     unit: &u.name,
@@ -392,7 +395,10 @@ impl Engine {
                                     return Ok(Some(EventKind::Verdict {
                                         unit: u.name.clone(),
                                         outcome: verdict.outcome,
-                                        evidence: format!("{} (the agent's commit marked it complete)", verdict.evidence),
+                                        evidence: format!(
+                                            "{} (the agent's commit marked it complete)",
+                                            verdict.evidence
+                                        ),
                                         remaining: verdict.remaining,
                                     }));
                                 }

@@ -30,10 +30,17 @@ pub enum HooksError {
     NoHooksDir(String),
     #[error("core.hooksPath points at {manager}'s hooks ({dir}); git supervisor will not write over them")]
     #[diagnostic(code(hooks::managed), help("{help}"))]
-    Managed { manager: &'static str, dir: String, help: String },
+    Managed {
+        manager: &'static str,
+        dir: String,
+        help: String,
+    },
     #[error("{what}: {source}")]
     #[diagnostic(code(hooks::io))]
-    Io { what: String, source: std::io::Error },
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
 }
 
 fn io(what: String) -> impl FnOnce(std::io::Error) -> HooksError {
@@ -55,7 +62,9 @@ pub fn hooks_dir(cwd: &Path) -> Result<PathBuf, HooksError> {
         .output()
         .map_err(|e| HooksError::NoHooksDir(e.to_string()))?;
     if !out.status.success() {
-        return Err(HooksError::NoHooksDir(String::from_utf8_lossy(&out.stderr).trim().to_string()));
+        return Err(HooksError::NoHooksDir(
+            String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        ));
     }
     let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
     Ok(if p.is_absolute() { p } else { cwd.join(p) })
@@ -75,9 +84,9 @@ fn managed(dir: &Path) -> Option<(&'static str, String)> {
             format!("add one line to each of .husky/post-commit, .husky/post-merge and .husky/pre-push:\n{lines}"),
         ));
     }
-    let lefthook = HOOKS.iter().any(|h| {
-        std::fs::read_to_string(dir.join(h)).is_ok_and(|t| t.contains("lefthook"))
-    });
+    let lefthook = HOOKS
+        .iter()
+        .any(|h| std::fs::read_to_string(dir.join(h)).is_ok_and(|t| t.contains("lefthook")));
     if lefthook {
         return Some((
             "lefthook",
@@ -120,7 +129,8 @@ pub fn install(cwd: &Path) -> Result<Vec<(String, Installed)>, HooksError> {
             Some(t) if is_ours(&t) => Installed::AlreadyInstalled,
             Some(_) => {
                 let kept = dir.join(format!("{name}{CHAINED_SUFFIX}"));
-                std::fs::rename(&path, &kept).map_err(io(format!("cannot keep {}", path.display())))?;
+                std::fs::rename(&path, &kept)
+                    .map_err(io(format!("cannot keep {}", path.display())))?;
                 write_executable(&path, &shim(name))?;
                 Installed::Chained
             }
@@ -156,7 +166,8 @@ pub fn uninstall(cwd: &Path) -> Result<Vec<(String, &'static str)>, HooksError> 
             continue;
         }
         if kept.exists() {
-            std::fs::rename(&kept, &path).map_err(io(format!("cannot restore {}", path.display())))?;
+            std::fs::rename(&kept, &path)
+                .map_err(io(format!("cannot restore {}", path.display())))?;
             done.push((name.to_string(), "restored the previous hook"));
         } else {
             std::fs::remove_file(&path).map_err(io(format!("cannot remove {}", path.display())))?;
@@ -193,7 +204,11 @@ pub fn status(cwd: &Path) -> Result<Status, HooksError> {
             let path = dir.join(name);
             let state = match std::fs::read_to_string(&path) {
                 Err(_) => "missing",
-                Ok(t) if t == shim(name) && dir.join(format!("{name}{CHAINED_SUFFIX}")).exists() => "chained",
+                Ok(t)
+                    if t == shim(name) && dir.join(format!("{name}{CHAINED_SUFFIX}")).exists() =>
+                {
+                    "chained"
+                }
                 Ok(t) if t == shim(name) => "installed",
                 Ok(t) if is_ours(&t) => "drifted",
                 Ok(_) => "foreign",
@@ -209,7 +224,9 @@ pub fn status(cwd: &Path) -> Result<Status, HooksError> {
             .map(|d| d.join("git-supervisor"))
             .find(|c| c.is_file())
     });
-    let this = std::env::current_exe().ok().and_then(|p| p.canonicalize().ok());
+    let this = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok());
     let on_path_is_this = on_path
         .as_ref()
         .and_then(|p| p.canonicalize().ok())
@@ -234,7 +251,8 @@ pub fn run_exists_fast(cwd: &Path) -> bool {
     if common.join("refs/supervisor/state").is_file() {
         return true;
     }
-    std::fs::read_to_string(common.join("packed-refs")).is_ok_and(|t| t.lines().any(|l| l.ends_with(" refs/supervisor/state")))
+    std::fs::read_to_string(common.join("packed-refs"))
+        .is_ok_and(|t| t.lines().any(|l| l.ends_with(" refs/supervisor/state")))
 }
 
 fn common_dir(cwd: &Path) -> Option<PathBuf> {
@@ -248,7 +266,10 @@ fn common_dir(cwd: &Path) -> Option<PathBuf> {
             }
         }
         None => {
-            let dot = cwd.ancestors().map(|a| a.join(".git")).find(|p| p.exists())?;
+            let dot = cwd
+                .ancestors()
+                .map(|a| a.join(".git"))
+                .find(|p| p.exists())?;
             if dot.is_dir() {
                 dot
             } else {

@@ -303,6 +303,7 @@ impl Store {
             crate::store::fault::boundary("objects written, ref not yet updated");
             match self.compare_and_swap(previous, new_tip, &update) {
                 Ok(()) => {
+                    self.mark_active(true);
                     if let Some(last) = update.steps.last() {
                         let subtrees = self.last_subtrees.take();
                         *self.last.borrow_mut() = Some(Cached {
@@ -564,6 +565,21 @@ impl Store {
         }
     }
 
+    /// `<common>/supervisor/active` exists while a run exists, so that hook
+    /// shims can tell with a shell builtin whether to call us at all (the
+    /// state ref may be packed). Disposable: any write recreates it.
+    fn mark_active(&self, active: bool) {
+        let path = self.runtime_dir().join("active");
+        if active {
+            if !path.exists() {
+                let _ = std::fs::create_dir_all(self.runtime_dir());
+                let _ = std::fs::write(&path, b"");
+            }
+        } else {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+
     /// Move a finished run to `refs/supervisor/runs/<run-id>` and remove
     /// `refs/supervisor/state`, in one transaction.
     pub fn archive_run(&self, tip: &Tip) -> Result<String, StoreError> {
@@ -604,6 +620,7 @@ impl Store {
         self.repo
             .edit_references_as(edits, Some(sig.to_ref(&mut buf)))
             .map_err(git_err)?;
+        self.mark_active(false);
         Ok(name)
     }
 
