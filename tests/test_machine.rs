@@ -71,6 +71,7 @@ fn verdict(unit: &str, outcome: Outcome) -> Event {
         outcome,
         evidence: "test".into(),
         remaining: vec![],
+        commits: vec![],
     })
 }
 
@@ -241,7 +242,7 @@ fn stop_drains_then_force_stop_kills_and_resume_requeues() {
         ]
     );
     assert!(dispatchable(&stopping).is_empty());
-    let (killed, ts) = run(&stopping, &[ev(EventKind::ForceStop { unit: "b".into() })]);
+    let (killed, ts) = run(&stopping, &[ev(EventKind::ForceStop { unit: "b".into(), uncommitted: vec![] })]);
     assert_eq!(
         subjects(&ts),
         ["b: sprint 1 DISPATCHED -> BACKOFF", "b: STOPPING -> KILLED"]
@@ -384,10 +385,12 @@ fn to_event(op: &Op) -> Event {
             outcome: [Outcome::Completed, Outcome::Partial, Outcome::Failure][*o as usize],
             evidence: "p".into(),
             remaining: vec![],
+            commits: vec![],
         },
         Op::Stop => EventKind::Stop,
         Op::ForceStop(u) => EventKind::ForceStop {
             unit: UNITS[*u].into(),
+            uncommitted: vec![],
         },
         Op::Killall(a) => EventKind::Killall {
             reason: "p".into(),

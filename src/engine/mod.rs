@@ -400,6 +400,7 @@ impl Engine {
                                             verdict.evidence
                                         ),
                                         remaining: verdict.remaining,
+                                        commits: verdict.commits,
                                     }));
                                 }
                             }
@@ -440,6 +441,7 @@ impl Engine {
                     outcome: verdict.outcome,
                     evidence: verdict.evidence,
                     remaining: verdict.remaining,
+                    commits: verdict.commits,
                 }));
             }
         }

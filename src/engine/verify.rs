@@ -41,6 +41,7 @@ pub struct Verdict {
     pub outcome: Outcome,
     pub evidence: String,
     pub remaining: Vec<String>,
+    pub commits: Vec<String>,
 }
 
 /// Run `git` for reading, marked internal so our own hooks stay out.
@@ -277,6 +278,7 @@ pub fn verify(input: &VerifyInput) -> Verdict {
             outcome: Outcome::Completed,
             evidence: format!("{}; decided by the exit criteria.", evidence.join(", ")),
             remaining,
+            commits,
         };
     }
     // Uncommitted work and the progress file.
@@ -367,6 +369,7 @@ pub fn verify(input: &VerifyInput) -> Verdict {
         outcome,
         evidence: format!("{}; {decided_by}.", evidence.join(", ")),
         remaining,
+        commits,
     }
 }
 

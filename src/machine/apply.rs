@@ -61,11 +61,18 @@ pub enum EventKind {
         evidence: String,
         /// Work still missing (failing criteria), for a continuation.
         remaining: Vec<String>,
+        /// The commits in the sprint's scope.
+        commits: Vec<String>,
     },
     /// Graceful stop, phase 1 (drain).
     Stop,
     /// Graceful stop, phase 3: the unit's agent was terminated.
-    ForceStop { unit: String },
+    ForceStop {
+        unit: String,
+        uncommitted: Vec<String>,
+    },
+    /// A phase gate's build passed (the checkpoint is in the same commit).
+    GatePassed { phase: u32, summary: String },
     /// Emergency stop: every agent terminated, units assessed.
     Killall {
         reason: String,
@@ -111,6 +118,7 @@ impl EventKind {
             EventKind::Resume => "resume",
             EventKind::Confirm { .. } => "confirm",
             EventKind::GateFailed { .. } => "gate-failed",
+            EventKind::GatePassed { .. } => "gate-passed",
             EventKind::Notice { .. } => "notice",
         }
     }
@@ -225,6 +233,8 @@ pub enum MachineError {
         sprint: SprintId,
         task_type: TaskType,
     },
+    #[error("phase {0} has no pending gate")]
+    NoGate(u32),
     #[error("cannot reopen `{unit}`: `{dependent}` depends on it and has already started")]
     DependentStarted { unit: String, dependent: String },
 }
@@ -281,6 +291,8 @@ pub fn legal_sprint(from: SprintStatus, to: SprintStatus) -> bool {
 struct Steps<'a> {
     state: State,
     steps: Vec<Step>,
+    /// Units found waiting for a phase gate during `open_gates`.
+    skipped: Vec<usize>,
     event: &'static str,
     at: &'a str,
 }
@@ -369,11 +381,24 @@ impl<'a> Steps<'a> {
 
     /// NOT_STARTED units whose dependencies are all COMPLETED become RUNNING,
     /// in plan order. An interrupted first sprint goes back to PENDING.
+    /// Remember a unit that is waiting for a phase gate; `false` when it was
+    /// already skipped (nothing more to open).
+    fn skip_gated(&mut self, i: usize) -> bool {
+        if self.skipped.contains(&i) {
+            return false;
+        }
+        self.skipped.push(i);
+        true
+    }
+
     fn open_gates(&mut self, why_prefix: &str) {
+        self.skipped.clear();
         loop {
+            let skipped = self.skipped.clone();
             let ready = (0..self.state.units.len()).find(|&i| {
                 let u = &self.state.units[i];
-                u.state == UnitStatus::NotStarted
+                !skipped.contains(&i)
+                    && u.state == UnitStatus::NotStarted
                     && u.deps.iter().all(|d| {
                         self.state
                             .unit(d)
@@ -381,6 +406,20 @@ impl<'a> Steps<'a> {
                     })
             });
             let Some(i) = ready else { break };
+            let phase = self.state.units[i].phase();
+            let gated = self.state.units[i].deps.iter().any(|d| {
+                self.state.unit(d).is_some_and(|d| {
+                    d.phase() != phase && self.state.gate(d.phase()).is_some_and(|g| !g.passed)
+                })
+            });
+            if gated {
+                // Its dependencies are done but their phase build has not
+                // passed yet: leave it, and look at the units after it.
+                if !self.skip_gated(i) {
+                    break;
+                }
+                continue;
+            }
             let why = if self.state.units[i].deps.is_empty() {
                 format!("{why_prefix}; it has no dependencies.")
             } else {
@@ -481,6 +520,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
     let mut b = Steps {
         state: state.clone(),
         steps: Vec::new(),
+        skipped: Vec::new(),
         event: event.kind.name(),
         at: &event.at,
     };
@@ -592,6 +632,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             outcome,
             evidence,
             remaining,
+            commits,
         } => {
             require_started(started)?;
             let i = b.unit_index(unit)?;
@@ -612,6 +653,11 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
                     let s = &mut b.state.units[i].sprints[k];
                     s.agent = None;
                     s.remaining.clear();
+                    for c in commits {
+                        if !s.commits.contains(c) {
+                            s.commits.push(c.clone());
+                        }
+                    }
                     s.last_verified = Some(evidence.clone());
                     b.sprint_to(
                         i,
@@ -677,7 +723,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
                 }
             }
         }
-        EventKind::ForceStop { unit } => {
+        EventKind::ForceStop { unit, uncommitted } => {
             require_started(started)?;
             let i = b.unit_index(unit)?;
             let u = &b.state.units[i];
@@ -701,11 +747,15 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
                     format!("Sprint {id} force-terminated during graceful shutdown; attempt {attempt} kept."),
                 );
             }
-            b.unit_to(
-                i,
-                UnitStatus::Killed,
-                "Its agent did not finish within the stop timeout and was terminated.".into(),
-            );
+            b.state.units[i].uncommitted = uncommitted.clone();
+            let mut why = "Its agent did not finish within the stop timeout and was terminated.".to_string();
+            if !uncommitted.is_empty() {
+                why.push_str(&format!(
+                    " Uncommitted work left on disk, neither committed nor discarded: {}.",
+                    uncommitted.join(", ")
+                ));
+            }
+            b.unit_to(i, UnitStatus::Killed, why);
         }
         EventKind::Killall {
             reason,
@@ -901,6 +951,10 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
                     })
                 }
             }
+            let phase = b.state.units[i].phase();
+            if let Some(g) = b.state.gates.iter_mut().find(|g| g.phase == phase) {
+                g.runs += 1;
+            }
             // The sprint goes back through RUNNING's failure path: the build
             // failure counts as a failed attempt.
             let max = b.state.max_retries;
@@ -928,6 +982,16 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
                     format!("BLOCKED: {unit} Sprint {id} — FATAL after {max} attempts. Run git supervisor resume to retry."),
                 );
             }
+        }
+        EventKind::GatePassed { phase, summary } => {
+            require_started(started)?;
+            let Some(g) = b.state.gates.iter_mut().find(|g| g.phase == *phase && !g.passed) else {
+                return Err(MachineError::NoGate(*phase));
+            };
+            g.passed = true;
+            g.runs += 1;
+            b.run_note(format!("phase {phase} gate passed. {summary}"));
+            b.open_gates(&format!("Phase {phase} gate passed"));
         }
         EventKind::Notice { unit, sprint, text } => match unit {
             Some(u) => {

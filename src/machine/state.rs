@@ -174,6 +174,10 @@ pub struct SprintState {
     pub continuations: u32,
     /// Failures in the current round (drives the "second failure ⇒ opus" rule).
     pub failures: u32,
+    /// Commits verification counted for the sprint (for attributing a failed
+    /// phase build to the sprints that changed the failing files).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub commits: Vec<String>,
     /// Every dispatch of this sprint (attempts and continuations), never
     /// reset: names the dispatch's log, prompt and report files.
     #[serde(default)]
@@ -241,6 +245,11 @@ impl UnitState {
             .all(|s| s.state == SprintStatus::Completed)
     }
 
+    /// The unit's phase: its layer (a plan without layers is phase 0).
+    pub fn phase(&self) -> u32 {
+        self.layer.unwrap_or(0)
+    }
+
     pub fn active_sprint(&self) -> Option<&SprintState> {
         self.sprints.iter().find(|s| s.state.is_active())
     }
@@ -277,7 +286,22 @@ pub struct State {
     pub dispatch_mode: String,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub kill: Option<Kill>,
+    /// Phase gates (one per layer) when a build command is configured;
+    /// empty otherwise. Dependents in a later phase start only after the
+    /// gate of their dependency's phase passed.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub gates: Vec<Gate>,
     pub units: Vec<UnitState>,
+}
+
+/// One phase boundary (design §7.12).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Gate {
+    pub phase: u32,
+    pub passed: bool,
+    /// Builds run for this gate so far.
+    #[serde(default)]
+    pub runs: u32,
 }
 
 /// The run's overall status, derived from its units.
@@ -331,6 +355,7 @@ impl State {
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default(),
             kill: None,
+            gates: Vec::new(),
             units: plan
                 .units
                 .iter()
@@ -355,6 +380,7 @@ impl State {
                             continuations: 0,
                             failures: 0,
                             dispatches: 0,
+                            commits: Vec::new(),
                             model: None,
                             score: None,
                             agent: None,
@@ -367,6 +393,40 @@ impl State {
                 })
                 .collect(),
         }
+    }
+
+    /// Turn on phase gates: one per layer present (a plan without layers is
+    /// one phase, gated once at the end).
+    pub fn with_gates(mut self) -> Self {
+        let mut phases: Vec<u32> = self.units.iter().map(UnitState::phase).collect();
+        phases.sort_unstable();
+        phases.dedup();
+        self.gates = phases
+            .into_iter()
+            .map(|phase| Gate {
+                phase,
+                passed: false,
+                runs: 0,
+            })
+            .collect();
+        self
+    }
+
+    pub fn gate(&self, phase: u32) -> Option<&Gate> {
+        self.gates.iter().find(|g| g.phase == phase)
+    }
+
+    /// A phase whose units are all COMPLETED and whose gate has not passed:
+    /// its build is due.
+    pub fn gate_due(&self) -> Option<u32> {
+        self.gates
+            .iter()
+            .filter(|g| !g.passed)
+            .map(|g| g.phase)
+            .find(|&p| {
+                let mut units = self.units.iter().filter(|u| u.phase() == p).peekable();
+                units.peek().is_some() && units.all(|u| u.state == UnitStatus::Completed)
+            })
     }
 
     pub fn unit(&self, name: &str) -> Option<&UnitState> {
@@ -398,8 +458,11 @@ impl State {
         let any = |s: UnitStatus| self.units.iter().any(|u| u.state == s);
         if self.seq == 0 || all(UnitStatus::NotStarted) {
             Overall::NotStarted
-        } else if all(UnitStatus::Completed) {
+        } else if all(UnitStatus::Completed) && self.gates.iter().all(|g| g.passed) {
             Overall::Completed
+        } else if all(UnitStatus::Completed) {
+            // Only the final phase build is left.
+            Overall::Running
         } else if any(UnitStatus::Running) || any(UnitStatus::Stopping) {
             Overall::Running
         } else if any(UnitStatus::Blocked) {

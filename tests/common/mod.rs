@@ -282,6 +282,7 @@ pub mod seed {
                 outcome,
                 evidence: "seeded evidence.".into(),
                 remaining: vec![],
+                commits: vec![],
             },
         );
     }
