@@ -242,7 +242,13 @@ fn stop_drains_then_force_stop_kills_and_resume_requeues() {
         ]
     );
     assert!(dispatchable(&stopping).is_empty());
-    let (killed, ts) = run(&stopping, &[ev(EventKind::ForceStop { unit: "b".into(), uncommitted: vec![] })]);
+    let (killed, ts) = run(
+        &stopping,
+        &[ev(EventKind::ForceStop {
+            unit: "b".into(),
+            uncommitted: vec![],
+        })],
+    );
     assert_eq!(
         subjects(&ts),
         ["b: sprint 1 DISPATCHED -> BACKOFF", "b: STOPPING -> KILLED"]

@@ -16,6 +16,7 @@ pub mod confirm;
 pub mod demo;
 pub mod hooks;
 pub mod init;
+pub mod killall;
 pub mod log;
 pub mod note;
 pub mod plan;
@@ -23,6 +24,7 @@ pub mod resume;
 pub mod run;
 pub mod start;
 pub mod status;
+pub mod stop;
 pub mod tick;
 pub mod wait;
 
@@ -60,6 +62,10 @@ pub enum Command {
     Run(run::RunArgs),
     /// Wait until every work unit is terminal
     Wait(wait::WaitArgs),
+    /// Graceful shutdown: drain, wait for agents, then terminate the rest
+    Stop(stop::StopArgs),
+    /// Emergency stop: terminate every agent now and record what they left
+    Killall(killall::KillallArgs),
     /// Process agent reports and dispatch once (what hooks and agents call)
     Tick(tick::TickArgs),
     /// Confirm a manual sprint that waits for a person
@@ -136,6 +142,8 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
         Command::Resume(args) => resume::cmd_resume(ctx, &args, out),
         Command::Run(args) => run::cmd_run(ctx, &args, out),
         Command::Wait(args) => wait::cmd_wait(ctx, &args, out),
+        Command::Stop(args) => stop::cmd_stop(ctx, &args, out),
+        Command::Killall(args) => killall::cmd_killall(ctx, &args, out),
         Command::Tick(args) => tick::cmd_tick(ctx, &args, out),
         Command::Confirm(args) => confirm::cmd_confirm(ctx, &args, out),
         Command::Demo(args) => demo::cmd_demo(ctx, &args, out),

@@ -97,7 +97,7 @@ impl Job {
 /// What the wrapper says about its agent.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
-    /// The wrapper's own pid (set by the engine at spawn).
+    /// The wrapper's own pid (its process group too).
     #[serde(default)]
     pub wrapper_pid: Option<u32>,
     #[serde(default)]
@@ -226,6 +226,8 @@ pub fn run_wrapper(
     mut wake: impl FnMut(),
 ) -> std::io::Result<i32> {
     let mut report = Report::read(&job.report_file).unwrap_or_default();
+    report.wrapper_pid = Some(std::process::id());
+    report.write(&job.report_file)?;
     let poll = Duration::from_millis(job.poll_interval_ms.max(10));
     let outcome = crate::gate::lock::with_lock(
         &job.lock_file,

@@ -9,6 +9,8 @@
 //! before any agent is started**: the DISPATCHED commit lands, then the
 //! wrapper process is spawned.
 
+pub mod control;
+mod gate;
 pub mod naming;
 pub mod verify;
 
@@ -42,9 +44,8 @@ use crate::store::Tip;
 use crate::store::Update;
 use crate::store::UpdateError;
 
-/// How long a freshly spawned wrapper has to report before it is presumed
-/// gone.
-const STARTUP_GRACE: Duration = Duration::from_secs(15);
+/// How long the dispatching tick waits for a new wrapper to take its lock.
+const WRAPPER_STARTUP: Duration = Duration::from_secs(10);
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum EngineError {
@@ -84,7 +85,7 @@ pub enum EngineError {
     },
 }
 
-fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> EngineError {
+pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> EngineError {
     let what = what.into();
     move |source| EngineError::Io { what, source }
 }
@@ -131,7 +132,7 @@ impl Engine {
         })
     }
 
-    fn runtime(&self, sub: &str) -> PathBuf {
+    pub(crate) fn runtime(&self, sub: &str) -> PathBuf {
         self.store.runtime_dir().join(sub)
     }
 
@@ -316,6 +317,11 @@ impl Engine {
                 }
                 continue;
             }
+            if let Some(phase) = tip.state.gate_due() {
+                if self.run_gate(&tip, phase)? {
+                    continue;
+                }
+            }
             match self.dispatch_next(&tip)? {
                 Some((unit, steps)) => {
                     report.steps += steps;
@@ -326,7 +332,12 @@ impl Engine {
         }
     }
 
-    fn agent_paths(&self, unit: &str, sprint: &SprintId, dispatch_no: u32) -> AgentPaths {
+    pub(crate) fn agent_paths(
+        &self,
+        unit: &str,
+        sprint: &SprintId,
+        dispatch_no: u32,
+    ) -> AgentPaths {
         let stem = Job::stem(unit, &sprint.to_string(), dispatch_no);
         let agents = self.runtime("agents");
         AgentPaths {
@@ -355,14 +366,13 @@ impl Engine {
                     pid: report.pid,
                 }));
             }
-            let gone = !report.finished && !crate::gate::lock::is_held(&paths.lock) && {
-                let young = std::fs::metadata(&paths.report)
-                    .and_then(|m| m.modified())
-                    .ok()
-                    .and_then(|t| t.elapsed().ok())
-                    .is_some_and(|age| age < STARTUP_GRACE);
-                !young || report.started
-            };
+            // The dispatching tick waits for the wrapper to take the liveness
+            // lock before it lets go of the engine lock, so a free lock and no
+            // wrapper process (one may be waiting for the previous agent's
+            // lock) mean the agent is gone: crashed, killed, never started.
+            let gone = !report.finished
+                && !crate::gate::lock::is_held(&paths.lock)
+                && !report.wrapper_pid.is_some_and(dispatch::alive);
             // An agent still at work may already have committed the sprint as
             // complete (trailers `Supervisor-Sprint: <unit>/<id>` and
             // `Supervisor-Status: complete`): a post-commit hook's tick
@@ -596,8 +606,16 @@ impl Engine {
             },
         })?;
         // The DISPATCHED commit has landed: now the process may start.
+        crate::store::fault::boundary("DISPATCHED written, agent not started");
         dispatch::spawn_wrapper(&self.exe, &paths.job, &paths.wrapper_log)
             .map_err(io("cannot start the agent wrapper"))?;
+        let started = Instant::now();
+        while !crate::gate::lock::is_held(&paths.lock) && started.elapsed() < WRAPPER_STARTUP {
+            if Report::read(&paths.report).is_some_and(|r| r.finished) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
         Ok(Some((unit_name.clone(), steps.len())))
     }
 
@@ -626,14 +644,14 @@ impl Engine {
     }
 }
 
-struct AgentPaths {
-    log: PathBuf,
-    report: PathBuf,
-    result: PathBuf,
-    wrapper_log: PathBuf,
-    lock: PathBuf,
-    job: PathBuf,
-    prompt: PathBuf,
+pub(crate) struct AgentPaths {
+    pub(crate) log: PathBuf,
+    pub(crate) report: PathBuf,
+    pub(crate) result: PathBuf,
+    pub(crate) wrapper_log: PathBuf,
+    pub(crate) lock: PathBuf,
+    pub(crate) job: PathBuf,
+    pub(crate) prompt: PathBuf,
 }
 
 /// The `agent-run` entry point: run the wrapper for `job_file`, recording

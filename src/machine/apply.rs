@@ -748,7 +748,8 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
                 );
             }
             b.state.units[i].uncommitted = uncommitted.clone();
-            let mut why = "Its agent did not finish within the stop timeout and was terminated.".to_string();
+            let mut why =
+                "Its agent did not finish within the stop timeout and was terminated.".to_string();
             if !uncommitted.is_empty() {
                 why.push_str(&format!(
                     " Uncommitted work left on disk, neither committed nor discarded: {}.",
@@ -985,7 +986,12 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
         }
         EventKind::GatePassed { phase, summary } => {
             require_started(started)?;
-            let Some(g) = b.state.gates.iter_mut().find(|g| g.phase == *phase && !g.passed) else {
+            let Some(g) = b
+                .state
+                .gates
+                .iter_mut()
+                .find(|g| g.phase == *phase && !g.passed)
+            else {
                 return Err(MachineError::NoGate(*phase));
             };
             g.passed = true;

@@ -303,6 +303,7 @@ impl Store {
             crate::store::fault::boundary("objects written, ref not yet updated");
             match self.compare_and_swap(previous, new_tip, &update) {
                 Ok(()) => {
+                    crate::store::fault::boundary("event published");
                     self.mark_active(true);
                     if let Some(last) = update.steps.last() {
                         let subtrees = self.last_subtrees.take();
@@ -685,21 +686,58 @@ fn jitter(attempt: u32) {
 }
 
 pub mod fault {
-    //! A debugging aid for crash testing: `GIT_SUPERVISOR_FAULT_AT=N` aborts
-    //! the process at its Nth write boundary (the moment between writing
-    //! objects and publishing them is one), as a crash would.
+    //! A debugging aid for crash testing: with `GIT_SUPERVISOR_FAULT_AT=N`
+    //! the process that reaches the Nth write boundary of the whole run
+    //! aborts there, as a crash would. Boundaries: objects written but not
+    //! published, event published, DISPATCHED written but agent not started,
+    //! a phase build about to run. The count is shared by every process of
+    //! the run through `GIT_SUPERVISOR_FAULT_COUNTER` (a file), so wrappers
+    //! and hooks crash too.
 
-    use std::sync::atomic::AtomicU64;
-    use std::sync::atomic::Ordering;
+    use std::io::Read;
+    use std::io::Seek;
+    use std::io::Write;
 
     pub const ENV: &str = "GIT_SUPERVISOR_FAULT_AT";
-    static COUNT: AtomicU64 = AtomicU64::new(0);
+    pub const COUNTER: &str = "GIT_SUPERVISOR_FAULT_COUNTER";
 
     pub fn boundary(what: &str) {
         let Some(target) = std::env::var(ENV).ok().and_then(|v| v.parse::<u64>().ok()) else {
             return;
         };
-        let n = COUNT.fetch_add(1, Ordering::SeqCst) + 1;
+        let Some(path) = std::env::var_os(COUNTER) else {
+            // No shared counter: count this process's boundaries only.
+            static LOCAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+            let n = LOCAL.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+            if n == target {
+                eprintln!(
+                    "git-supervisor: {ENV}={target}: aborting at write boundary {n} ({what})"
+                );
+                std::process::abort();
+            }
+            return;
+        };
+        let Ok(file) = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+        else {
+            return;
+        };
+        let mut lock = fd_lock::RwLock::new(file);
+        let Ok(mut guard) = lock.write() else {
+            return;
+        };
+        let mut text = String::new();
+        let _ = guard.read_to_string(&mut text);
+        let n = text.trim().parse::<u64>().unwrap_or(0) + 1;
+        let _ = guard.set_len(0);
+        let _ = guard.rewind();
+        let _ = write!(guard, "{n}");
+        let _ = guard.flush();
+        drop(guard);
         if n == target {
             eprintln!("git-supervisor: {ENV}={target}: aborting at write boundary {n} ({what})");
             std::process::abort();

@@ -1,0 +1,28 @@
+//! `git supervisor killall`: emergency stop (spec §Q): every agent
+//! terminated at once, each unit assessed, uncommitted work recorded but
+//! neither committed nor discarded.
+
+use std::io::Write;
+
+use clap::Args;
+use miette::IntoDiagnostic;
+
+use super::Context;
+use crate::engine::control::render_report;
+use crate::engine::Engine;
+
+#[derive(Debug, Args)]
+pub struct KillallArgs {}
+
+pub fn cmd_killall(ctx: &Context, _args: &KillallArgs, out: &mut dyn Write) -> miette::Result<u8> {
+    let engine = Engine::open(&ctx.cwd)?;
+    let (state, ended) = engine.killall()?;
+    let root = engine.project_root(&state);
+    write!(
+        out,
+        "{}",
+        render_report("Kill All Complete", &state, &ended, &root)
+    )
+    .into_diagnostic()?;
+    Ok(super::EXIT_OK)
+}

@@ -1,0 +1,269 @@
+//! `stop` (spec §P: drain, wait, terminate) and `killall` (spec §Q: all six
+//! steps): ending agents with signals, assessing what they left, and
+//! recording it.
+
+use std::path::Path;
+use std::time::Duration;
+use std::time::Instant;
+
+use super::verify;
+use super::Engine;
+use super::EngineError;
+use super::LockMode;
+use crate::dispatch;
+use crate::dispatch::Report;
+use crate::machine::EventKind;
+use crate::machine::KillAssessment;
+use crate::machine::Outcome;
+use crate::machine::State;
+use crate::machine::UnitStatus;
+
+/// What ending the agents did.
+#[derive(Debug, Default)]
+pub struct Ended {
+    pub terminated: usize,
+    /// Kills that failed (already gone, no permission): logged, never fatal.
+    pub failures: Vec<String>,
+}
+
+impl Engine {
+    fn report_of(&self, state: &State, unit: &str) -> Option<(Report, std::path::PathBuf)> {
+        let u = state.unit(unit)?;
+        let sp = u.active_sprint()?;
+        let paths = self.agent_paths(unit, &sp.id, sp.dispatches);
+        Some((Report::read(&paths.report).unwrap_or_default(), paths.lock))
+    }
+
+    /// End one unit's agent: the wrapper first (so it does not race us to a
+    /// verdict), then the agent's process group: SIGTERM, up to `grace`,
+    /// SIGKILL (supervisord's escalation).
+    fn terminate(&self, state: &State, unit: &str, grace: Duration, ended: &mut Ended) {
+        let Some((report, lock)) = self.report_of(state, unit) else {
+            return;
+        };
+        if let Some(w) = report.wrapper_pid {
+            if let Err(e) = dispatch::signal_group(w, libc::SIGKILL) {
+                ended.failures.push(format!("{unit}: wrapper {w}: {e}"));
+            }
+        }
+        if let Some(pid) = report.pid {
+            match dispatch::signal_group(pid, libc::SIGTERM) {
+                Ok(()) => {
+                    let start = Instant::now();
+                    while dispatch::alive(pid) && start.elapsed() < grace {
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                    if dispatch::alive(pid) {
+                        if let Err(e) = dispatch::signal_group(pid, libc::SIGKILL) {
+                            ended.failures.push(format!("{unit}: agent {pid}: {e}"));
+                        }
+                    }
+                }
+                Err(e) => ended.failures.push(format!("{unit}: agent {pid}: {e}")),
+            }
+        }
+        let start = Instant::now();
+        while crate::gate::lock::is_held(&lock) && start.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        ended.terminated += 1;
+    }
+
+    fn poll_interval(&self) -> Duration {
+        self.store
+            .tip()
+            .ok()
+            .flatten()
+            .and_then(|t| self.snapshot(&t).ok())
+            .map(|(_, c)| c.run.poll_interval)
+            .unwrap_or(Duration::from_secs(5))
+    }
+
+    /// Graceful stop: drain, wait up to 10 poll intervals while results are
+    /// processed normally, then terminate what is left (BACKOFF, KILLED).
+    pub fn stop(&self, mut say: impl FnMut(&str)) -> Result<(State, Ended), EngineError> {
+        self.publish(EventKind::Stop)?;
+        let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
+        let waiting = tip
+            .state
+            .units
+            .iter()
+            .filter(|u| u.state == UnitStatus::Stopping)
+            .count();
+        say(&format!(
+            "Supervisor entering graceful shutdown. Waiting for {waiting} active agents to finish."
+        ));
+        let poll = self.poll_interval();
+        let mut polls_without_completion = 0;
+        let mut last = waiting;
+        while polls_without_completion < 10 {
+            self.tick(LockMode::Wait(Duration::from_millis(500)))?;
+            let state = self.store.tip()?.ok_or(EngineError::NoRun)?.state;
+            let now = state
+                .units
+                .iter()
+                .filter(|u| u.state == UnitStatus::Stopping)
+                .count();
+            if now == 0 {
+                break;
+            }
+            if now < last {
+                say(&format!("{} agents still finishing.", now));
+                polls_without_completion = 0;
+            } else {
+                polls_without_completion += 1;
+            }
+            last = now;
+            std::thread::sleep(poll);
+        }
+        let mut ended = Ended::default();
+        let state = self.store.tip()?.ok_or(EngineError::NoRun)?.state;
+        let root = self.project_root(&state);
+        for u in state
+            .units
+            .iter()
+            .filter(|u| u.state == UnitStatus::Stopping)
+        {
+            self.terminate(
+                &state,
+                &u.name,
+                poll.max(Duration::from_millis(200)) * 2,
+                &mut ended,
+            );
+            let uncommitted = verify::uncommitted(&root, &u.dir);
+            match self.publish(EventKind::ForceStop {
+                unit: u.name.clone(),
+                uncommitted,
+            }) {
+                Ok(_) | Err(EngineError::Refused(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let state = self.store.tip()?.ok_or(EngineError::NoRun)?.state;
+        Ok((state, ended))
+    }
+
+    /// Emergency stop: terminate every agent at once, assess each unit by
+    /// verification, record uncommitted work without touching it.
+    pub fn killall(&self) -> Result<(State, Ended), EngineError> {
+        let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
+        let state = tip.state.clone();
+        let (plan, _) = self.snapshot(&tip)?;
+        let root = self.project_root(&state);
+        let mut ended = Ended::default();
+        let active: Vec<String> = state
+            .units
+            .iter()
+            .filter(|u| u.active_sprint().is_some())
+            .map(|u| u.name.clone())
+            .collect();
+        for unit in &active {
+            self.terminate(&state, unit, Duration::from_millis(500), &mut ended);
+        }
+        let mut assessments = Vec::new();
+        for unit in &active {
+            let u = state.unit(unit).expect("listed from the state");
+            let sp = u.active_sprint().expect("listed as active");
+            let sprint = plan
+                .unit(unit)
+                .and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id));
+            let verdict = sprint.map(|sprint| {
+                verify::verify(&verify::VerifyInput {
+                    root: &root,
+                    unit,
+                    unit_dir: &u.dir,
+                    sprint,
+                    base_commit: sp.agent.as_ref().and_then(|a| a.base_commit.as_deref()),
+                    exit_code: None,
+                    killed: Some("terminated by killall"),
+                    result_file: None,
+                    log_file: None,
+                    continuation: false,
+                })
+            });
+            assessments.push(KillAssessment {
+                unit: unit.clone(),
+                completed: verdict
+                    .as_ref()
+                    .is_some_and(|v| v.outcome == Outcome::Completed),
+                progress: verdict
+                    .as_ref()
+                    .is_some_and(|v| v.outcome != Outcome::Failure || !v.commits.is_empty()),
+                uncommitted: verify::uncommitted(&root, &u.dir),
+            });
+        }
+        self.publish(EventKind::Killall {
+            reason: "user invoked killall".into(),
+            assessments,
+        })?;
+        let state = self.store.tip()?.ok_or(EngineError::NoRun)?.state;
+        Ok((state, ended))
+    }
+}
+
+/// The report of spec §Q step 6 (also the final report of `stop`).
+pub fn render_report(title: &str, state: &State, ended: &Ended, root: &Path) -> String {
+    let mut o = format!("## {title}\n\nAgents terminated: {}\n", ended.terminated);
+    let with_work: Vec<&str> = state
+        .units
+        .iter()
+        .filter(|u| !u.uncommitted.is_empty())
+        .map(|u| u.name.as_str())
+        .collect();
+    o.push_str(&format!(
+        "Work units with uncommitted work: {}\n",
+        if with_work.is_empty() {
+            "none".to_string()
+        } else {
+            with_work.join(", ")
+        }
+    ));
+    for f in &ended.failures {
+        o.push_str(&format!("Kill failed (logged, not fatal): {f}\n"));
+    }
+    o.push_str("\nWork unit states after kill:\n");
+    o.push_str(
+        "| Work Unit | State | Last Completed Sprint | Uncommitted Work | Action Needed |\n",
+    );
+    o.push_str("|-----------|-------|----------------------|------------------|---------------|\n");
+    for u in &state.units {
+        let last = u
+            .sprints
+            .iter()
+            .rev()
+            .find(|s| s.state == crate::machine::SprintStatus::Completed)
+            .map(|s| format!("Sprint {}", s.id))
+            .unwrap_or_else(|| "—".into());
+        let action = match (u.state, u.current()) {
+            (UnitStatus::Completed, _) | (_, None) => "none".to_string(),
+            (UnitStatus::NotStarted, Some(s)) if s.attempt == 0 => "waits to start".to_string(),
+            (_, Some(s)) if s.state == crate::machine::SprintStatus::Backoff || s.attempt > 0 => {
+                format!("restart {}", s.id)
+            }
+            (_, Some(s)) => format!("resume from {}", s.id),
+        };
+        o.push_str(&format!(
+            "| {} | {} | {last} | {} | {action} |\n",
+            u.name,
+            u.state,
+            if u.uncommitted.is_empty() {
+                "no"
+            } else {
+                "yes"
+            }
+        ));
+    }
+    let _ = root;
+    o.push_str("\nTo resume: git supervisor resume\n");
+    if !with_work.is_empty() {
+        o.push_str("To discard uncommitted work and resume cleanly:\n");
+        for u in state.units.iter().filter(|u| !u.uncommitted.is_empty()) {
+            o.push_str(&format!(
+                "  cd {} && git checkout -- . && git clean -fd\n",
+                u.dir
+            ));
+        }
+        o.push_str("  Then: git supervisor resume\n");
+    }
+    o
+}

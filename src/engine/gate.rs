@@ -1,0 +1,320 @@
+//! Phase gates (spec §L, design §7.12): when every unit of a phase is
+//! COMPLETED, one coordinated build runs under `supervisor/build.lock` before
+//! dependents start. Its checkpoint report goes into the state tree; a failed
+//! build is attributed to the sprints whose changed files appear in its
+//! output, and those sprints go back to BACKOFF with the output in their
+//! retry prompt.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+use std::process::Stdio;
+use std::time::Duration;
+use std::time::Instant;
+
+use super::verify;
+use super::Engine;
+use super::EngineError;
+use crate::machine;
+use crate::machine::Event;
+use crate::machine::EventKind;
+use crate::machine::State;
+use crate::plan::SprintId;
+use crate::store::Update;
+use crate::store::UpdateError;
+
+/// The result of one build run.
+struct BuildRun {
+    passed: bool,
+    exit: Option<i32>,
+    output: String,
+    seconds: f64,
+}
+
+fn run_build(root: &Path, command: &str, timeout: Duration) -> BuildRun {
+    let start = Instant::now();
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{command} 2>&1"))
+        .current_dir(root)
+        .env("GIT_SUPERVISOR_INTERNAL", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        return BuildRun {
+            passed: false,
+            exit: None,
+            output: format!("cannot run `{command}`"),
+            seconds: 0.0,
+        };
+    };
+    let mut stdout = child.stdout.take().expect("stdout is piped");
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut s);
+        s
+    });
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break Some(s),
+            Ok(None) if start.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(_) => break None,
+        }
+    };
+    let mut output = reader.join().unwrap_or_default();
+    if status.is_none() {
+        output.push_str(&format!(
+            "\n(build timed out after {}s)\n",
+            timeout.as_secs()
+        ));
+    }
+    BuildRun {
+        passed: status.is_some_and(|s| s.success()),
+        exit: status.and_then(|s| s.code()),
+        output,
+        seconds: start.elapsed().as_secs_f64(),
+    }
+}
+
+fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// Files each completed sprint of `phase` changed, from its recorded commits.
+fn changed_files(root: &Path, state: &State, phase: u32) -> Vec<(String, SprintId, Vec<String>)> {
+    let mut out = Vec::new();
+    for u in state.units.iter().filter(|u| u.phase() == phase) {
+        for s in &u.sprints {
+            let mut files = Vec::new();
+            for c in &s.commits {
+                if let Some(list) = verify::git(
+                    root,
+                    &["diff-tree", "--no-commit-id", "--name-only", "-r", c],
+                ) {
+                    files.extend(list.lines().map(str::to_string));
+                }
+            }
+            files.sort();
+            files.dedup();
+            out.push((u.name.clone(), s.id.clone(), files));
+        }
+    }
+    out
+}
+
+/// Sprints whose changed files are named in the build output; when none
+/// are, the last sprint of each unit of the phase (the newest work).
+fn attribute(
+    output: &str,
+    changed: &[(String, SprintId, Vec<String>)],
+    state: &State,
+    phase: u32,
+) -> Vec<(String, SprintId)> {
+    let mut blamed: Vec<(String, SprintId)> = changed
+        .iter()
+        .filter(|(_, _, files)| {
+            files.iter().any(|f| {
+                let name = f.rsplit('/').next().unwrap_or(f);
+                output.contains(f.as_str()) || (name.len() > 3 && output.contains(name))
+            })
+        })
+        .map(|(u, s, _)| (u.clone(), s.clone()))
+        .collect();
+    // One sprint per unit: the earliest; the unit re-runs from there.
+    let mut seen = Vec::new();
+    blamed.retain(|(u, _)| {
+        let first = !seen.contains(u);
+        seen.push(u.clone());
+        first
+    });
+    if blamed.is_empty() {
+        blamed = state
+            .units
+            .iter()
+            .filter(|u| u.phase() == phase)
+            .filter_map(|u| u.sprints.last().map(|s| (u.name.clone(), s.id.clone())))
+            .collect();
+    }
+    blamed
+}
+
+impl Engine {
+    /// Run the due phase gate, if any. Returns whether it published.
+    pub(crate) fn run_gate(
+        &self,
+        tip: &crate::store::Tip,
+        phase: u32,
+    ) -> Result<bool, EngineError> {
+        let (plan, config) = self.snapshot(tip)?;
+        let Some(command) = config.build.command.clone() else {
+            return Ok(false);
+        };
+        let state = &tip.state;
+        let root = self.project_root(state);
+        let mut log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.runtime("gates.log"))
+            .map_err(super::io("cannot write the gate log"))?;
+        let _ = writeln!(
+            log,
+            "🏗️  Phase {phase} complete. Running coordinated build..."
+        );
+        crate::store::fault::boundary("phase build about to run");
+        // Exactly one build at a time, whatever else is running.
+        let build =
+            crate::gate::lock::with_lock(&self.runtime("build.lock"), config.build.timeout, || {
+                run_build(&root, &command, config.build.timeout)
+            })
+            .map_err(super::io("cannot take the build lock"))?;
+        let Some(build) = build else {
+            return Ok(false);
+        };
+        // Checks: the build, then the phase's runnable exit criteria again.
+        let mut checks: Vec<(String, bool)> = vec![(format!("build: `{command}`"), build.passed)];
+        for u in state.units.iter().filter(|u| u.phase() == phase) {
+            let Some(pu) = plan.unit(&u.name) else {
+                continue;
+            };
+            for s in &pu.sprints {
+                for c in s.exit.iter().filter(|c| c.command.is_some()) {
+                    let cmd = c.command.as_deref().unwrap_or_default();
+                    let ok = Command::new("sh")
+                        .arg("-c")
+                        .arg(cmd)
+                        .current_dir(&root)
+                        .stdin(Stdio::null())
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .status()
+                        .is_ok_and(|s| s.success());
+                    checks.push((format!("{} sprint {}: {}", u.name, s.id, c.text), ok));
+                }
+            }
+        }
+        let passed = checks.iter().filter(|(_, ok)| *ok).count();
+        let score = passed as f64 / checks.len() as f64;
+        let verdict = if !build.passed {
+            "block"
+        } else if passed == checks.len() {
+            "pass"
+        } else {
+            "warn"
+        };
+        let changed = changed_files(&root, state, phase);
+        let blamed = if build.passed {
+            Vec::new()
+        } else {
+            attribute(&build.output, &changed, state, phase)
+        };
+        let blamed_text = blamed
+            .iter()
+            .map(|(u, s)| format!("{u} Sprint {s}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if build.passed {
+            let _ = writeln!(log, "✅ Build passed. Proceeding to next phase.");
+        } else {
+            let _ = writeln!(
+                log,
+                "❌ Build failed. Failures attributed to: {blamed_text}"
+            );
+        }
+        let existing = self.store.checkpoints_at(tip.id)?.len();
+        let name = format!("CHECKPOINT-{:03}.md", existing + 1);
+        let others_active = state.active_agents();
+        let mut report = format!(
+            "# {name}: phase {phase}\n\n- Verdict: {verdict}\n- Score: {score:.2} ({passed}/{} checks passed)\n- Build: `{command}` → {} in {:.1}s\n- Single-agent exception: {}\n\n## Checks\n",
+            checks.len(),
+            match build.exit {
+                Some(c) => format!("exit {c}"),
+                None => "did not finish".into(),
+            },
+            build.seconds,
+            if others_active == 0 { "no other agent was active" } else { "other agents were active" },
+        );
+        for (c, ok) in &checks {
+            report.push_str(&format!("- [{}] {c}\n", if *ok { "x" } else { " " }));
+        }
+        report.push_str("\n## Findings\n");
+        if build.passed {
+            report.push_str("- The coordinated build passed.\n");
+        } else {
+            report.push_str(&format!(
+                "- The build failed; failures attributed to: {blamed_text}.\n"
+            ));
+        }
+        for (u, s, files) in &changed {
+            if !files.is_empty() {
+                report.push_str(&format!("- {u} Sprint {s} changed: {}\n", files.join(", ")));
+            }
+        }
+        report.push_str(&format!(
+            "\n## Output (last 40 lines)\n\n```\n{}\n```\n",
+            tail(&build.output, 40)
+        ));
+
+        let clock = self.store.clock();
+        let detail = format!("`{command}` failed:\n{}", tail(&build.output, 20));
+        let summary = format!("{name}: {verdict}, score {score:.2}.");
+        let published = self.store.update(|tip| {
+            let tip = tip.ok_or(EngineError::NoRun)?;
+            if tip.state.gate_due() != Some(phase) {
+                return Ok(None);
+            }
+            let mut steps = Vec::new();
+            let mut state = tip.state.clone();
+            let mut kinds = Vec::new();
+            if build.passed {
+                kinds.push(EventKind::GatePassed {
+                    phase,
+                    summary: summary.clone(),
+                });
+            } else {
+                kinds.push(EventKind::Notice {
+                    unit: None,
+                    sprint: None,
+                    text: format!(
+                        "phase {phase} build failed. {summary} Attributed to: {blamed_text}."
+                    ),
+                });
+                for (u, s) in &blamed {
+                    kinds.push(EventKind::GateFailed {
+                        unit: u.clone(),
+                        sprint: s.clone(),
+                        detail: detail.clone(),
+                    });
+                }
+            }
+            for kind in kinds {
+                let event = Event {
+                    at: clock.iso_at_seq(state.seq + 1),
+                    kind,
+                };
+                let mut more = machine::apply(&state, &event)?;
+                if let Some(last) = more.last() {
+                    state = last.state.clone();
+                }
+                steps.append(&mut more);
+            }
+            Ok(Some(Update {
+                steps,
+                snapshot: None,
+                checkpoints: vec![(name.clone(), report.clone())],
+            }))
+        });
+        match published {
+            Ok(p) => Ok(!p.steps.is_empty()),
+            Err(UpdateError::Store(e)) => Err(e.into()),
+            Err(UpdateError::Decide(e)) => Err(e),
+        }
+    }
+}
