@@ -133,15 +133,56 @@ pub fn cmd_hook(ctx: &Context, args: &HookArgs, _out: &mut dyn Write) -> miette:
             }
         }
         "pre-push" => {
-            // The refs being pushed arrive on stdin; nothing here needs them
-            // until a push guard is configured.
-            let result = crate::engine::Engine::open(&ctx.cwd)
-                .and_then(|e| e.tick(crate::engine::LockMode::Wait(Duration::from_secs(2))));
-            if let Err(e) = result {
+            let mut input = String::new();
+            let _ = std::io::Read::read_to_string(&mut std::io::stdin(), &mut input);
+            let engine = match crate::engine::Engine::open(&ctx.cwd) {
+                Ok(e) => e,
+                Err(e) => {
+                    eprintln!("git-supervisor: state not updated before push: {e}");
+                    return Ok(EXIT_OK);
+                }
+            };
+            if let Err(e) = engine.tick(crate::engine::LockMode::Wait(Duration::from_secs(2))) {
                 eprintln!("git-supervisor: state not updated before push: {e}");
+            }
+            if let Some(reason) = push_refused(&engine, &input) {
+                eprintln!("git-supervisor: push refused: {reason}");
+                return Ok(super::EXIT_ERROR);
             }
         }
         _ => {}
     }
     Ok(EXIT_OK)
+}
+
+/// The guard: a push to a branch listed in `[hooks] guard` is refused while
+/// the latest phase checkpoint's verdict is `block`.
+fn push_refused(engine: &crate::engine::Engine, input: &str) -> Option<String> {
+    let tip = engine.store.tip().ok()??;
+    let (_, config) = engine.snapshot(&tip).ok()?;
+    if config.hooks.guard.is_empty() {
+        return None;
+    }
+    let latest = engine
+        .store
+        .checkpoints_at(tip.id)
+        .ok()?
+        .into_iter()
+        .max()?;
+    let text = engine.store.checkpoint_at(tip.id, &latest).ok()??;
+    if !text.contains("- Verdict: block") {
+        return None;
+    }
+    // Lines: <local ref> <local sha> <remote ref> <remote sha>.
+    let branch = input.lines().find_map(|l| {
+        let remote = l.split_whitespace().nth(2)?;
+        let name = remote.strip_prefix("refs/heads/")?;
+        config
+            .hooks
+            .guard
+            .iter()
+            .any(|g| g == name)
+            .then(|| name.to_string())
+    })?;
+    Some(format!("`{branch}` is guarded and the latest phase checkpoint ({latest}) is `block`; fix the build or push elsewhere"))
 }

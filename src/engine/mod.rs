@@ -225,6 +225,9 @@ impl Engine {
             config.run.max_retries,
             config.run.max_continuations,
         );
+        if config.build.command.is_some() {
+            state = state.with_gates();
+        }
         let root = plan_dir.canonicalize().ok().and_then(|d| {
             self.workdir
                 .canonicalize()

@@ -1,0 +1,493 @@
+//! Stop, killall, resume, phase gates, the push guard and crash safety, end
+//! to end with real processes and signals.
+
+use std::path::Path;
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::common::command;
+use crate::common::fixture_repo;
+use crate::common::git;
+use crate::common::run;
+use crate::common::run_env;
+
+const SUCCEED: &str = "write ${SUPERVISOR_UNIT_DIR}/${SUPERVISOR_SPRINT}.txt done
+commit ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}
+result complete
+";
+
+fn scripts(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).expect("script");
+    }
+    dir
+}
+
+fn status(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&run(dir, &["status", "--format", "json"]).stdout).expect("status JSON")
+}
+
+fn unit(st: &serde_json::Value, name: &str) -> serde_json::Value {
+    st["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .find(|u| u["name"] == name)
+        .cloned()
+        .expect("unit")
+}
+
+/// Live processes whose command line mentions `needle`.
+fn processes_mentioning(needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        if let Ok(bytes) = std::fs::read(entry.path().join("cmdline")) {
+            let cmd = String::from_utf8_lossy(&bytes).replace('\0', " ");
+            if cmd.contains(needle) {
+                found.push(cmd);
+            }
+        }
+    }
+    found
+}
+
+fn wait_until(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !f() {
+        assert!(
+            start.elapsed() < Duration::from_secs(secs),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn stop_drains_then_kills_a_slow_agent_and_resume_completes() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    // profiles finishes in time; parser's agent is far too slow (but keeps
+    // talking, so it is not unresponsive).
+    let slow = "print still working\nsleep 50\n".repeat(600);
+    let s = scripts(&[
+        ("default.txt", SUCCEED),
+        ("parser-1-1.txt", &slow),
+        ("algs.txt", &format!("sleep 300\n{SUCCEED}")),
+    ]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    wait_until("parser's agent to run", 20, || {
+        unit(&status(dir), "parser")["current"]["state"] == "RUNNING"
+    });
+    let out = run_env(dir, &["stop"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("Supervisor entering graceful shutdown. Waiting for"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.contains("## Stop Complete"), "{}", out.stdout);
+    let st = status(dir);
+    assert_eq!(unit(&st, "parser")["state"], "KILLED");
+    assert_eq!(unit(&st, "parser")["current"]["state"], "BACKOFF");
+    assert_eq!(
+        unit(&st, "parser")["current"]["attempt"],
+        1,
+        "the attempt is kept"
+    );
+    assert_eq!(
+        unit(&st, "algs")["state"],
+        "STOPPED",
+        "an agent that finished in time stops its unit"
+    );
+    assert_eq!(
+        unit(&st, "profiles")["state"],
+        "COMPLETED",
+        "it finished before the stop"
+    );
+    let fake = crate::common::fake_agent();
+    wait_until("no agent left", 10, || {
+        processes_mentioning(fake)
+            .iter()
+            .all(|p| !p.contains(&s.path().display().to_string()) && !p.starts_with(fake))
+    });
+    assert!(processes_mentioning("parser-1-1").is_empty());
+
+    let out = run_env(dir, &["resume", "--wait"], &env);
+    // parser-1-2 uses default.txt: the resumed run completes.
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(status(dir)["overall"], "completed");
+}
+
+#[test]
+fn killall_keeps_uncommitted_work_on_disk_and_reports_it() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let s = scripts(&[
+        ("default.txt", SUCCEED),
+        ("algs-1-1.txt", "write algs/half.txt half done\nhang\n"),
+    ]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    wait_until("the hung agent's file", 20, || {
+        dir.join("algs/half.txt").exists()
+    });
+    let out = run_env(dir, &["killall"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("## Kill All Complete"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("Work units with uncommitted work: algs"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("cd algs && git checkout -- . && git clean -fd"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("algs/half.txt")).expect("kept"),
+        "half done\n"
+    );
+    assert!(
+        git(dir, &["status", "--porcelain", "--", "algs"]).contains("half.txt"),
+        "still uncommitted"
+    );
+    let st = status(dir);
+    assert_eq!(st["overall"], "killed");
+    let md = run(dir, &["status", "--format", "markdown"]).stdout;
+    assert!(
+        md.contains("Status: killed") && md.contains("Kill reason: user invoked killall"),
+        "{md}"
+    );
+    assert!(md.contains("(none — all agents terminated)"), "{md}");
+    assert!(processes_mentioning("hang")
+        .iter()
+        .all(|p| !p.contains(&dir.display().to_string())));
+
+    let out = run_env(dir, &["resume", "--wait"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(status(dir)["overall"], "completed");
+}
+
+#[test]
+fn a_failing_phase_build_is_attributed_fixed_and_rebuilt() {
+    let repo = fixture_repo("gated");
+    let dir = repo.path();
+    let s = scripts(&[
+        (
+            "lib-1-1.txt",
+            "write lib/lib.txt bug\ncommit lib: first try\nresult complete\n",
+        ),
+        (
+            "lib-1-2.txt",
+            "write lib/lib.txt fixed\ncommit lib: fix\nresult complete\n",
+        ),
+        (
+            "app-1-1.txt",
+            "write app/app.txt app\ncommit app\nresult complete\n",
+        ),
+    ]);
+    let out = run_env(
+        dir,
+        &["start", "--wait"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let log = run(dir, &["log"]).stdout;
+    assert!(log.contains("phase 0 build failed"), "{log}");
+    assert!(log.contains("Attributed to: lib Sprint 1"), "{log}");
+    assert!(log.contains("COMPLETED → BACKOFF"), "{log}");
+    assert!(log.contains("phase 0 gate passed"), "{log}");
+    assert!(log.contains("phase 1 gate passed"), "{log}");
+    // The retry prompt carried the build output.
+    let prompt = std::fs::read_to_string(dir.join(".git/supervisor/prompts/lib-1-2.md"))
+        .expect("retry prompt");
+    assert!(prompt.contains("the library has a bug"), "{prompt}");
+    // Checkpoints are in the state tree: block, then pass, pass.
+    let names = git(
+        dir,
+        &[
+            "ls-tree",
+            "--name-only",
+            "refs/supervisor/state:checkpoints",
+        ],
+    );
+    assert_eq!(
+        names.lines().collect::<Vec<_>>(),
+        [
+            "CHECKPOINT-001.md",
+            "CHECKPOINT-002.md",
+            "CHECKPOINT-003.md"
+        ]
+    );
+    let first = git(
+        dir,
+        &[
+            "show",
+            "refs/supervisor/state:checkpoints/CHECKPOINT-001.md",
+        ],
+    );
+    assert!(
+        first.contains("- Verdict: block") && first.contains("the library has a bug"),
+        "{first}"
+    );
+    let second = git(
+        dir,
+        &[
+            "show",
+            "refs/supervisor/state:checkpoints/CHECKPOINT-002.md",
+        ],
+    );
+    assert!(
+        second.contains("- Verdict: pass") && second.contains("Score: 1.00"),
+        "{second}"
+    );
+    // app started only after phase 0's gate passed.
+    let h = git(
+        dir,
+        &["log", "--reverse", "--format=%s", "refs/supervisor/state"],
+    );
+    let gate = h
+        .lines()
+        .position(|l| l.contains("phase 0 gate passed"))
+        .expect("gate");
+    let app = h
+        .lines()
+        .position(|l| l == "app: NOT_STARTED -> RUNNING")
+        .expect("app started");
+    assert!(app > gate, "{h}");
+    let builds = std::fs::read_to_string(dir.join("build.log")).expect("builds");
+    assert_eq!(
+        builds.lines().count(),
+        3,
+        "one build per gate run: {builds}"
+    );
+}
+
+#[test]
+fn concurrent_ticks_at_a_gate_run_one_build() {
+    let repo = fixture_repo("gated");
+    let dir = repo.path();
+    let s = scripts(&[(
+        "default.txt",
+        "write ${SUPERVISOR_UNIT_DIR}/${SUPERVISOR_UNIT}.txt ok\ncommit work\nresult complete\n",
+    )]);
+    let env = [
+        ("FAKE_AGENT_SCRIPT", s.path()),
+        ("BUILD_SLOW", Path::new("1")),
+    ];
+    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    wait_until("the first build to start", 20, || {
+        dir.join("build.log").exists()
+    });
+    // Several ticks arrive while the build runs.
+    let ticks: Vec<_> = (0..3)
+        .map(|_| {
+            let mut c = command(crate::common::bin(), dir);
+            c.arg("tick")
+                .env("BUILD_SLOW", "1")
+                .env("FAKE_AGENT_SCRIPT", s.path())
+                .stdout(std::process::Stdio::null());
+            c.spawn().expect("tick")
+        })
+        .collect();
+    for mut t in ticks {
+        assert!(t.wait().expect("tick ends").success());
+    }
+    let out = run_env(dir, &["wait", "--timeout", "60s"], &env);
+    assert_eq!(out.status, 0, "{}", out.stdout);
+    let builds = std::fs::read_to_string(dir.join("build.log")).expect("builds");
+    assert_eq!(
+        builds.lines().count(),
+        2,
+        "one build per phase, however many ticks: {builds}"
+    );
+}
+
+#[test]
+fn the_push_guard_refuses_while_the_checkpoint_blocks() {
+    let repo = fixture_repo("gated");
+    let dir = repo.path();
+    let mut config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
+    config.push_str("\n[hooks]\nguard = [\"main\"]\n");
+    std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
+    git(dir, &["commit", "-qam", "guard main"]);
+    let remote = tempfile::tempdir().expect("remote");
+    git(remote.path(), &["init", "-q", "--bare", "."]);
+    git(
+        dir,
+        &[
+            "remote",
+            "add",
+            "origin",
+            remote.path().to_str().expect("utf-8"),
+        ],
+    );
+    assert_eq!(run(dir, &["hooks", "install"]).status, 0);
+    // lib's build keeps failing: every attempt writes the bug.
+    let s = scripts(&[(
+        "lib.txt",
+        "write lib/lib.txt bug\ncommit lib\nresult complete\n",
+    )]);
+    let out = run_env(
+        dir,
+        &["start", "--wait"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_eq!(out.status, 3, "{}", out.stdout);
+    let push = command("git", dir)
+        .args(["push", "-q", "origin", "main"])
+        .output()
+        .expect("push");
+    assert!(!push.status.success(), "the guard refuses the push");
+    let err = String::from_utf8_lossy(&push.stderr);
+    assert!(
+        err.contains("push refused") && err.contains("`block`"),
+        "{err}"
+    );
+    assert_eq!(
+        err.lines().filter(|l| l.contains("git-supervisor")).count(),
+        1,
+        "one line: {err}"
+    );
+    // Other branches are not guarded.
+    git(dir, &["branch", "side"]);
+    let side = command("git", dir)
+        .args(["push", "-q", "origin", "side"])
+        .output()
+        .expect("push");
+    assert!(
+        side.status.success(),
+        "{}",
+        String::from_utf8_lossy(&side.stderr)
+    );
+    // Fix it: resume with a good agent; the gate passes and main may be pushed.
+    std::fs::write(
+        s.path().join("lib.txt"),
+        "write lib/lib.txt fixed\ncommit lib\nresult complete\n",
+    )
+    .expect("fix");
+    std::fs::write(
+        s.path().join("app.txt"),
+        "write app/app.txt app\ncommit app\nresult complete\n",
+    )
+    .expect("app");
+    let out = run_env(
+        dir,
+        &["resume", "--wait"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let push = command("git", dir)
+        .args(["push", "-q", "origin", "main"])
+        .output()
+        .expect("push");
+    assert!(
+        push.status.success(),
+        "{}",
+        String::from_utf8_lossy(&push.stderr)
+    );
+}
+
+/// Sprint transitions of the history, oldest first: (unit, sprint, from, to).
+fn sprint_transitions(dir: &Path) -> Vec<(String, String, String, String)> {
+    let out = run(dir, &["log", "--format", "json"]);
+    let v: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).expect("log");
+    v.iter()
+        .rev()
+        .filter(|r| !r["sprint"].is_null() && !r["from"].is_null())
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().unwrap_or_default().to_string();
+            (s("unit"), s("sprint"), s("from"), s("to"))
+        })
+        .collect()
+}
+
+#[test]
+fn a_crash_at_any_write_boundary_is_recovered_by_resume() {
+    let mut boundary = 1;
+    loop {
+        assert!(
+            boundary < 60,
+            "the run has fewer write boundaries than this"
+        );
+        let repo = fixture_repo("gated");
+        let dir = repo.path();
+        let s = scripts(&[("default.txt", "write ${SUPERVISOR_UNIT_DIR}/${SUPERVISOR_UNIT}.txt ok\ncommit work\nresult complete\n")]);
+        let counter = dir.join(".git/fault-counter");
+        let n = boundary.to_string();
+        let crashed = command(crate::common::bin(), dir)
+            .args(["start", "--wait"])
+            .env("FAKE_AGENT_SCRIPT", s.path())
+            .env("GIT_SUPERVISOR_FAULT_AT", &n)
+            .env("GIT_SUPERVISOR_FAULT_COUNTER", &counter)
+            .output()
+            .expect("start");
+        // Let whatever survived the crash finish.
+        wait_until("surviving wrappers", 30, || {
+            processes_mentioning(&dir.display().to_string())
+                .iter()
+                .all(|p| !p.contains("agent-run"))
+        });
+        let reached: u64 = std::fs::read_to_string(&counter)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0);
+        if reached < boundary && crashed.status.success() {
+            // Every boundary of the run has been crashed at once.
+            assert!(boundary > 5, "a run has several write boundaries");
+            break;
+        }
+        let no_run = status(dir)["overall"] == "not_started";
+        let out = if no_run {
+            run_env(
+                dir,
+                &["start", "--wait"],
+                &[("FAKE_AGENT_SCRIPT", s.path())],
+            )
+        } else {
+            run_env(
+                dir,
+                &["resume", "--wait"],
+                &[("FAKE_AGENT_SCRIPT", s.path())],
+            )
+        };
+        assert_eq!(
+            out.status, 0,
+            "boundary {boundary}: {}\n{}",
+            out.stdout, out.stderr
+        );
+        assert_eq!(status(dir)["overall"], "completed", "boundary {boundary}");
+        let t = sprint_transitions(dir);
+        for u in ["lib", "app"] {
+            let done = t.iter().filter(|x| x.0 == u && x.3 == "COMPLETED").count();
+            assert_eq!(done, 1, "boundary {boundary}: {u} completed once: {t:?}");
+            // Never two live agents: every DISPATCHED is followed by that
+            // dispatch's outcome before the next DISPATCHED.
+            let mut live = false;
+            for x in t.iter().filter(|x| x.0 == u) {
+                if x.3 == "DISPATCHED" {
+                    assert!(
+                        !live,
+                        "boundary {boundary}: {u} dispatched twice at once: {t:?}"
+                    );
+                    live = true;
+                } else if x.2 == "RUNNING" || x.2 == "DISPATCHED" && x.3 != "RUNNING" {
+                    live = false;
+                }
+            }
+        }
+        let fsck = command("git", dir).args(["fsck"]).output().expect("fsck");
+        assert!(fsck.status.success(), "boundary {boundary}");
+        boundary += 1;
+    }
+}
