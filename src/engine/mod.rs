@@ -600,7 +600,17 @@ impl Engine {
             unit: unit_name.clone(),
             model: selection.model,
             score: selection.score,
-            rationale: selection.rationale(),
+            rationale: match (sprint.task_type, parallel) {
+                (TaskType::Code, false) => format!(
+                    "{}; single agent: builds allowed during the sprint",
+                    selection.rationale()
+                ),
+                (TaskType::Code, true) => format!(
+                    "{}; parallel: syntax checks only, one coordinated build at the phase boundary",
+                    selection.rationale()
+                ),
+                _ => selection.rationale(),
+            },
             agent: Agent {
                 pid: None,
                 log: log_rel,
