@@ -162,3 +162,17 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
 pub(crate) fn io_err(e: std::io::Error) -> miette::Report {
     miette::Report::msg(format!("cannot write output: {e}"))
 }
+
+/// Tick once after a command changed the state, and say what was dispatched.
+pub(crate) fn tick_and_report(
+    engine: &crate::engine::Engine,
+    out: &mut dyn Write,
+) -> miette::Result<()> {
+    let report = engine.tick(crate::engine::LockMode::Wait(
+        std::time::Duration::from_secs(5),
+    ))?;
+    if !report.dispatched.is_empty() {
+        writeln!(out, "Dispatched: {}", report.dispatched.join(", ")).map_err(io_err)?;
+    }
+    Ok(())
+}

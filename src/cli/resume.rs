@@ -2,14 +2,12 @@
 //! units (a FATAL sprint gets a fresh round of attempts) and dispatch.
 
 use std::io::Write;
-use std::time::Duration;
 
 use clap::Args;
 use miette::IntoDiagnostic;
 
 use super::Context;
 use crate::engine::Engine;
-use crate::engine::LockMode;
 use crate::machine::EventKind;
 
 #[derive(Debug, Args)]
@@ -32,10 +30,7 @@ pub fn cmd_resume(ctx: &Context, args: &ResumeArgs, out: &mut dyn Write) -> miet
     for s in &steps {
         writeln!(out, "{}", s.transition.subject()).into_diagnostic()?;
     }
-    let report = engine.tick(LockMode::Wait(Duration::from_secs(5)))?;
-    if !report.dispatched.is_empty() {
-        writeln!(out, "Dispatched: {}", report.dispatched.join(", ")).into_diagnostic()?;
-    }
+    super::tick_and_report(&engine, out)?;
     if args.wait {
         return super::wait::wait_and_report(ctx, &engine, None, out);
     }

@@ -6,7 +6,6 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
-use miette::IntoDiagnostic;
 
 use super::Context;
 use crate::engine::Engine;
@@ -54,12 +53,6 @@ pub fn cmd_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> miette::Re
             last = table;
         }
     })?;
-    let stamp = engine.store.clock().iso_at_seq(state.seq);
-    write!(
-        out,
-        "{}",
-        report::status::text(Some(&state), &stamp, ctx.color)
-    )
-    .into_diagnostic()?;
+    super::wait::print_final(ctx, &engine, &state, out)?;
     Ok(super::wait::exit_code(&state))
 }

@@ -3,7 +3,6 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use clap::Args;
 use miette::IntoDiagnostic;
@@ -14,7 +13,6 @@ use crate::config::Config;
 use crate::config::CONFIG_DIR;
 use crate::config::CONFIG_FILE;
 use crate::engine::Engine;
-use crate::engine::LockMode;
 
 #[derive(Debug, Args)]
 pub struct StartArgs {
@@ -47,10 +45,7 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
         state.sprint_total()
     )
     .into_diagnostic()?;
-    let report = engine.tick(LockMode::Wait(Duration::from_secs(5)))?;
-    if !report.dispatched.is_empty() {
-        writeln!(out, "Dispatched: {}", report.dispatched.join(", ")).into_diagnostic()?;
-    }
+    super::tick_and_report(&engine, out)?;
     if args.wait {
         return super::wait::wait_and_report(ctx, &engine, None, out);
     }

@@ -34,14 +34,24 @@ pub fn wait_and_report(
     out: &mut dyn Write,
 ) -> miette::Result<u8> {
     let state = engine.wait(timeout, |_| {})?;
+    print_final(ctx, engine, &state, out)?;
+    Ok(exit_code(&state))
+}
+
+/// The final status table of a waiting command.
+pub fn print_final(
+    ctx: &Context,
+    engine: &Engine,
+    state: &crate::machine::State,
+    out: &mut dyn Write,
+) -> miette::Result<()> {
     let stamp = engine.store.clock().iso_at_seq(state.seq);
     write!(
         out,
         "{}",
-        report::status::text(Some(&state), &stamp, ctx.color)
+        report::status::text(Some(state), &stamp, ctx.color)
     )
-    .into_diagnostic()?;
-    Ok(exit_code(&state))
+    .into_diagnostic()
 }
 
 pub fn exit_code(state: &crate::machine::State) -> u8 {

@@ -373,6 +373,14 @@ impl<'a> Steps<'a> {
         self.push(t);
     }
 
+    fn sprint_index(&self, unit: usize, id: &SprintId) -> Result<usize, MachineError> {
+        let u = &self.state.units[unit];
+        u.sprints
+            .iter()
+            .position(|s| &s.id == id)
+            .ok_or_else(|| MachineError::UnknownSprint(u.name.clone(), id.clone()))
+    }
+
     fn unit_index(&self, name: &str) -> Result<usize, MachineError> {
         self.state
             .unit_index(name)
@@ -876,11 +884,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
         EventKind::Confirm { unit, sprint } => {
             require_started(started)?;
             let i = b.unit_index(unit)?;
-            let k = b.state.units[i]
-                .sprints
-                .iter()
-                .position(|s| &s.id == sprint)
-                .ok_or_else(|| MachineError::UnknownSprint(unit.clone(), sprint.clone()))?;
+            let k = b.sprint_index(i, sprint)?;
             let s = &b.state.units[i].sprints[k];
             if s.task_type != TaskType::Manual {
                 return Err(MachineError::NotManual {
@@ -913,11 +917,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
         } => {
             require_started(started)?;
             let i = b.unit_index(unit)?;
-            let k = b.state.units[i]
-                .sprints
-                .iter()
-                .position(|s| &s.id == sprint)
-                .ok_or_else(|| MachineError::UnknownSprint(unit.clone(), sprint.clone()))?;
+            let k = b.sprint_index(i, sprint)?;
             let s = &b.state.units[i].sprints[k];
             if s.state != SprintStatus::Completed {
                 return Err(MachineError::SprintState {
@@ -1002,16 +1002,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
         EventKind::Notice { unit, sprint, text } => match unit {
             Some(u) => {
                 let i = b.unit_index(u)?;
-                let k = match sprint {
-                    Some(s) => Some(
-                        b.state.units[i]
-                            .sprints
-                            .iter()
-                            .position(|x| &x.id == s)
-                            .ok_or_else(|| MachineError::UnknownSprint(u.clone(), s.clone()))?,
-                    ),
-                    None => None,
-                };
+                let k = sprint.as_ref().map(|s| b.sprint_index(i, s)).transpose()?;
                 b.unit_note(i, k, text.clone());
             }
             None => b.run_note(text.clone()),

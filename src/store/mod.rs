@@ -369,7 +369,6 @@ impl Store {
             self.checkpoint_tree(previous, &update.checkpoints)?
         };
         self.last_subtrees.set((Some(plan_tree), checkpoints));
-        let (name, email) = self.identity();
         let mut parent = previous;
         for step in &update.steps {
             let state_toml = toml::to_string(&step.state)
@@ -392,15 +391,7 @@ impl Store {
                 entries.push(("checkpoints".to_string(), c, EntryKind::Tree));
             }
             let tree = self.write_tree(entries)?;
-            let time = gix::date::Time {
-                seconds: self.clock.at_seq(step.state.seq).unix_timestamp(),
-                offset: 0,
-            };
-            let signature = gix::actor::Signature {
-                name: name.clone().into(),
-                email: email.clone().into(),
-                time,
-            };
+            let signature = self.signature(step.state.seq);
             let msg = message::format(&step.transition, step.state.seq, &step.state.run_id);
             let commit = gix::objs::Commit {
                 tree,
@@ -500,6 +491,19 @@ impl Store {
         Ok(self.repo.write_object(&tree).map_err(git_err)?.detach())
     }
 
+    /// Author, committer and reflog identity for transition number `seq`.
+    fn signature(&self, seq: u64) -> gix::actor::Signature {
+        let (name, email) = self.identity();
+        gix::actor::Signature {
+            name: name.into(),
+            email: email.into(),
+            time: gix::date::Time {
+                seconds: self.clock.at_seq(seq).unix_timestamp(),
+                offset: 0,
+            },
+        }
+    }
+
     /// The user's git identity if configured, else git supervisor's own.
     fn identity(&self) -> (String, String) {
         match self.repo.committer() {
@@ -536,18 +540,7 @@ impl Store {
             name: STATE_REF.try_into().expect("a valid ref name"),
             deref: false,
         };
-        let (name, email) = self.identity();
-        let sig = gix::actor::Signature {
-            name: name.into(),
-            email: email.into(),
-            time: gix::date::Time {
-                seconds: self
-                    .clock
-                    .at_seq(update.steps.last().map(|s| s.state.seq).unwrap_or(0))
-                    .unix_timestamp(),
-                offset: 0,
-            },
-        };
+        let sig = self.signature(update.steps.last().map(|s| s.state.seq).unwrap_or(0));
         let mut buf = gix::date::parse::TimeBuf::default();
         match self
             .repo
@@ -608,15 +601,7 @@ impl Store {
                 deref: false,
             },
         ];
-        let (n, e) = self.identity();
-        let sig = gix::actor::Signature {
-            name: n.into(),
-            email: e.into(),
-            time: gix::date::Time {
-                seconds: self.clock.at_seq(tip.state.seq).unix_timestamp(),
-                offset: 0,
-            },
-        };
+        let sig = self.signature(tip.state.seq);
         let mut buf = gix::date::parse::TimeBuf::default();
         self.repo
             .edit_references_as(edits, Some(sig.to_ref(&mut buf)))
