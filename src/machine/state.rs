@@ -463,7 +463,9 @@ impl State {
         } else if all(UnitStatus::Completed) {
             // Only the final phase build is left.
             Overall::Running
-        } else if any(UnitStatus::Running) || any(UnitStatus::Stopping) {
+        } else if any(UnitStatus::Running) || any(UnitStatus::Stopping) || self.gate_due().is_some()
+        {
+            // A due phase build is work in progress too.
             Overall::Running
         } else if any(UnitStatus::Blocked) {
             Overall::Blocked
