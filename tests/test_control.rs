@@ -176,7 +176,29 @@ fn killall_keeps_uncommitted_work_on_disk_and_reports_it() {
         .all(|p| !p.contains(&dir.display().to_string())));
 
     let out = run_env(dir, &["resume", "--wait"], &env);
-    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let agent_logs: Vec<String> = std::fs::read_dir(dir.join(".git/supervisor/agents"))
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
+                .map(|e| {
+                    format!(
+                        "{:?}: {}",
+                        e.file_name(),
+                        std::fs::read_to_string(e.path()).unwrap_or_default()
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        out.status,
+        0,
+        "{}\n{}\n{}\n{}",
+        out.stdout,
+        out.stderr,
+        run(dir, &["log"]).stdout,
+        agent_logs.join("\n")
+    );
     assert_eq!(status(dir)["overall"], "completed");
 }
 

@@ -36,13 +36,16 @@ impl Engine {
 
     /// End one unit's agent: the wrapper first (so it does not race us to a
     /// verdict), then the agent's process group: SIGTERM, up to `grace`,
-    /// SIGKILL (supervisord's escalation).
+    /// SIGKILL (supervisord's escalation); a wrapper still alive after that
+    /// is killed too.
     fn terminate(&self, state: &State, unit: &str, grace: Duration, ended: &mut Ended) {
         let Some((report, lock)) = self.report_of(state, unit) else {
             return;
         };
+        // SIGTERM, not SIGKILL: the wrapper's own git children must get the
+        // chance to remove their lock files.
         if let Some(w) = report.wrapper_pid {
-            if let Err(e) = dispatch::signal_group(w, libc::SIGKILL) {
+            if let Err(e) = dispatch::signal_group(w, libc::SIGTERM) {
                 ended.failures.push(format!("{unit}: wrapper {w}: {e}"));
             }
         }
@@ -65,6 +68,9 @@ impl Engine {
         let start = Instant::now();
         while crate::gate::lock::is_held(&lock) && start.elapsed() < Duration::from_secs(5) {
             std::thread::sleep(Duration::from_millis(10));
+        }
+        if let Some(w) = report.wrapper_pid.filter(|w| dispatch::alive(*w)) {
+            let _ = dispatch::signal_group(w, libc::SIGKILL);
         }
         ended.terminated += 1;
     }

@@ -50,6 +50,10 @@ pub fn git(root: &Path, args: &[&str]) -> Option<String> {
         .args(args)
         .current_dir(root)
         .env("GIT_SUPERVISOR_INTERNAL", "1")
+        // Reads only: never take index.lock (`git status` would refresh the
+        // index), so a reader killed mid-way cannot leave a stale lock that
+        // blocks the agents' commits.
+        .env("GIT_OPTIONAL_LOCKS", "0")
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .output()
