@@ -18,7 +18,7 @@ prompt = "stdin"
 
 [run]
 max_retries = 3
-poll_interval = "100ms"
+poll_interval = "200ms"
 TOML
 printf 'mirror-ready\n' > .gitignore
 commit_all "Five packages"

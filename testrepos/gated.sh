@@ -25,7 +25,7 @@ cat > .workflow/config.toml <<'TOML'
 command = ["fake-agent"]
 
 [run]
-poll_interval = "100ms"
+poll_interval = "200ms"
 
 [build]
 command = "sh build.sh"
