@@ -400,3 +400,40 @@ fn the_engine_is_not_running_between_events() {
     assert_ordering(dir);
     let _ = git(dir, &["status"]);
 }
+
+#[test]
+fn an_edited_plan_is_shown_as_drift_and_runs_nothing() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let s = scripts(&[("default.txt", SUCCEED)]);
+    let out = sv(dir, s.path(), &["start", "--wait"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let clean = crate::common::run(dir, &["status"]);
+    assert!(!clean.stdout.contains("Plan drift"), "{}", clean.stdout);
+    let plan = std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan");
+    std::fs::write(
+        dir.join("EXECUTION_PLAN.md"),
+        format!("{plan}\n### Sprint 3: Create more\n"),
+    )
+    .expect("edit");
+    let drift = crate::common::run(dir, &["status"]);
+    assert!(
+        drift.stdout.contains(
+            "Plan drift: EXECUTION_PLAN.md differs from the run's snapshot (2 changed lines)"
+        ),
+        "{}",
+        drift.stdout
+    );
+    let diff = crate::common::run(dir, &["status", "--diff"]);
+    assert!(
+        diff.stdout.contains("+### Sprint 3: Create more"),
+        "{}",
+        diff.stdout
+    );
+    let json = status_json(dir);
+    assert_eq!(json["plan_drift"], true);
+    // The run executes its snapshot: the edit dispatched nothing.
+    assert_eq!(json["overall"], "completed");
+    let shown = crate::common::run(dir, &["status", "--format", "json", "--diff"]);
+    assert!(shown.stdout.contains("Sprint 3: Create more"));
+}
