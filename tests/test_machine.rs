@@ -352,6 +352,7 @@ enum Op {
     Resume,
     Confirm(usize, usize),
     GateFailed(usize, usize),
+    Observed(usize, usize),
     Notice,
 }
 
@@ -366,6 +367,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => Just(Op::Resume),
         1 => (0..3usize, 0..2usize).prop_map(|(u, s)| Op::Confirm(u, s)),
         1 => (0..3usize, 0..2usize).prop_map(|(u, s)| Op::GateFailed(u, s)),
+        1 => (0..3usize, 0..2usize).prop_map(|(u, s)| Op::Observed(u, s)),
         1 => Just(Op::Notice),
     ]
 }
@@ -420,6 +422,13 @@ fn to_event(op: &Op) -> Event {
             unit: UNITS[*u].into(),
             sprint: id(*s),
             detail: "p".into(),
+        },
+        Op::Observed(u, s) => EventKind::Observed {
+            unit: UNITS[*u].into(),
+            sprint: id(*s),
+            evidence: "p".into(),
+            commits: vec![],
+            head: "h".into(),
         },
         Op::Notice => EventKind::Notice {
             unit: None,

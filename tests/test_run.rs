@@ -437,3 +437,52 @@ fn an_edited_plan_is_shown_as_drift_and_runs_nothing() {
     let shown = crate::common::run(dir, &["status", "--format", "json", "--diff"]);
     assert!(shown.stdout.contains("Sprint 3: Create more"));
 }
+
+#[test]
+fn work_finished_by_hand_with_hooks_disabled_is_completed_by_resume_without_a_dispatch() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let s = scripts(&[
+        ("default.txt", SUCCEED),
+        ("algs.txt", "print could not do it\nexit 1\n"),
+    ]);
+    let out = sv(dir, s.path(), &["start", "--wait"]);
+    assert_eq!(out.status, 3, "{}", out.stdout);
+    let dispatches = |dir: &Path| {
+        history(dir)
+            .iter()
+            .filter(|r| r.unit.as_deref() == Some("algs") && r.to.as_deref() == Some("DISPATCHED"))
+            .count()
+    };
+    assert_eq!(dispatches(dir), 3);
+    // A person does the work and commits it, hooks disabled.
+    std::fs::write(dir.join("algs/1.txt"), "done by hand\n").expect("work");
+    git(dir, &["add", "algs"]);
+    git(
+        dir,
+        &[
+            "-c",
+            "core.hooksPath=/dev/null",
+            "commit",
+            "-q",
+            "-m",
+            "algs: done by hand\n\nSupervisor-Sprint: algs/1\nSupervisor-Status: complete",
+        ],
+    );
+    let out = sv(dir, s.path(), &["resume", "--wait"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(dispatches(dir), 3, "no agent was dispatched again for algs");
+    let observed = history(dir)
+        .into_iter()
+        .find(|r| r.unit.as_deref() == Some("algs") && r.event.as_deref() == Some("observed"))
+        .expect("an observed completion");
+    assert_eq!(observed.to.as_deref(), Some("COMPLETED"));
+    assert!(
+        observed.why.contains("marks it complete")
+            && observed.why.contains("exit criteria 1/1 passed"),
+        "{}",
+        observed.why
+    );
+    assert_eq!(status_json(dir)["overall"], "completed");
+    assert_ordering(dir);
+}

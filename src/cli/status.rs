@@ -68,10 +68,10 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
     };
     match args.format {
         StatusFormat::Json => {
-            let mut v = serde_json::to_value(report::status::json(state)).into_diagnostic()?;
-            v["plan_drift"] = serde_json::Value::Bool(drift.is_some());
+            let mut v = report::status::json(state);
+            v.plan_drift = drift.is_some();
             if args.diff {
-                v["plan_diff"] = drift.clone().map(serde_json::Value::String).unwrap_or(serde_json::Value::Null);
+                v.plan_diff = drift.clone();
             }
             serde_json::to_writer_pretty(&mut *out, &v).into_diagnostic()?;
             writeln!(out).map_err(super::io_err)?;

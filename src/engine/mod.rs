@@ -228,6 +228,8 @@ impl Engine {
         if config.build.command.is_some() {
             state = state.with_gates();
         }
+        // History before the run is not the run's business.
+        state.reconciled = self.store.head_id();
         let root = plan_dir.canonicalize().ok().and_then(|d| {
             self.workdir
                 .canonicalize()
@@ -310,6 +312,14 @@ impl Engine {
             let Some(tip) = self.store.tip()? else {
                 return Ok(report);
             };
+            if let Some(kind) = self.next_observation(&tip)? {
+                match self.publish(kind) {
+                    Ok(steps) => report.steps += steps.len(),
+                    Err(EngineError::Refused(_)) => {}
+                    Err(e) => return Err(e),
+                }
+                continue;
+            }
             if let Some(kind) = self.next_agent_event(&tip)? {
                 match self.publish(kind) {
                     Ok(steps) => report.steps += steps.len(),
@@ -352,6 +362,101 @@ impl Engine {
             job: self.runtime("jobs").join(format!("{stem}.toml")),
             prompt: self.runtime("prompts").join(format!("{stem}.md")),
         }
+    }
+
+    /// History that reached the branch since the last reconciliation (commits
+    /// made with hooks disabled, by another tool, fetched, or while the engine
+    /// was down): a trailer-marked completion of a unit's current waiting
+    /// sprint whose exit criteria pass completes it without a dispatch.
+    fn next_observation(&self, tip: &Tip) -> Result<Option<EventKind>, EngineError> {
+        let state = &tip.state;
+        let Some(head) = self.store.head_id() else {
+            return Ok(None);
+        };
+        let Some(reconciled) = state.reconciled.clone() else {
+            return Ok(None);
+        };
+        // A disposable cache of ranges already scanned without a finding.
+        let cache = self.runtime("reconciled");
+        let scanned = std::fs::read_to_string(&cache).ok().and_then(|t| {
+            let (base, upto) = t.trim().split_once(' ')?;
+            (base == reconciled).then(|| upto.to_string())
+        });
+        let from = scanned.unwrap_or_else(|| reconciled.clone());
+        if from == head {
+            return Ok(None);
+        }
+        let root = self.project_root(state);
+        let claims = verify::completion_claims(&root, &from, &head);
+        if !claims.is_empty() {
+            let (plan, _) = self.snapshot(tip)?;
+            for u in &state.units {
+                if u.state == crate::machine::UnitStatus::NotStarted {
+                    continue;
+                }
+                let Some(sp) = u.current() else { continue };
+                if sp.state.is_active() {
+                    continue;
+                }
+                let id = sp.id.to_string();
+                let marked: Vec<String> = claims
+                    .iter()
+                    .filter(|(cu, cs, _)| *cu == u.name && *cs == id)
+                    .map(|(_, _, c)| c.clone())
+                    .collect();
+                if marked.is_empty() {
+                    continue;
+                }
+                let Some(sprint) = plan
+                    .unit(&u.name)
+                    .and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id))
+                else {
+                    continue;
+                };
+                let verdict = verify::verify(&verify::VerifyInput {
+                    root: &root,
+                    unit: &u.name,
+                    unit_dir: &u.dir,
+                    sprint,
+                    base_commit: Some(&reconciled),
+                    exit_code: None,
+                    killed: None,
+                    result_file: None,
+                    log_file: None,
+                    continuation: false,
+                });
+                let runnable = sprint.exit.iter().any(|c| c.command.is_some());
+                let evidence = if verdict.outcome == machine::Outcome::Completed {
+                    format!(
+                        "commit {} marks it complete; {}",
+                        short(&marked[0]),
+                        verdict.evidence
+                    )
+                } else if !runnable && sprint.task_type != TaskType::Manual {
+                    format!(
+                        "commit {} marks it complete (no runnable exit criteria).",
+                        short(&marked[0])
+                    )
+                } else {
+                    continue;
+                };
+                let mut commits = verdict.commits;
+                for c in marked {
+                    if !commits.contains(&c) {
+                        commits.push(c);
+                    }
+                }
+                return Ok(Some(EventKind::Observed {
+                    unit: u.name.clone(),
+                    sprint: sp.id.clone(),
+                    evidence,
+                    commits,
+                    head,
+                }));
+            }
+        }
+        let _ = std::fs::write(&cache, format!("{reconciled} {head}"));
+        Ok(None)
     }
 
     /// The first agent report that changes state, in plan order.
@@ -665,6 +770,10 @@ pub(crate) struct AgentPaths {
     pub(crate) lock: PathBuf,
     pub(crate) job: PathBuf,
     pub(crate) prompt: PathBuf,
+}
+
+fn short(id: &str) -> &str {
+    id.get(..12).unwrap_or(id)
 }
 
 /// The `agent-run` entry point: run the wrapper for `job_file`, recording

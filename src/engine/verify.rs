@@ -106,6 +106,42 @@ pub fn commits_in_scope(
     commits
 }
 
+/// Sprints that commits in `base..head` mark complete with their trailers
+/// (`Supervisor-Sprint: <unit>/<id>` and `Supervisor-Status: complete`), as
+/// (unit, sprint, commit), oldest first. One `git log` over the new commits
+/// only: the cost follows what is new, not the history's length.
+pub fn completion_claims(root: &Path, base: &str, head: &str) -> Vec<(String, String, String)> {
+    let range = format!("{base}..{head}");
+    let Some(out) = git(
+        root,
+        &[
+            "log",
+            "--reverse",
+            "--format=%H|%(trailers:key=Supervisor-Sprint,valueonly,separator=%x2C)|%(trailers:key=Supervisor-Status,valueonly,separator=%x2C)",
+            &range,
+        ],
+    ) else {
+        return Vec::new();
+    };
+    let mut claims = Vec::new();
+    for line in out.lines() {
+        let mut parts = line.splitn(3, '|');
+        let (Some(id), Some(sprints), Some(status)) = (parts.next(), parts.next(), parts.next())
+        else {
+            continue;
+        };
+        if !status.split(',').any(|s| s.trim() == "complete") {
+            continue;
+        }
+        for marker in sprints.split(',') {
+            if let Some((unit, sprint)) = marker.trim().rsplit_once('/') {
+                claims.push((unit.to_string(), sprint.to_string(), id.to_string()));
+            }
+        }
+    }
+    claims
+}
+
 /// A commit after `base` marks this sprint complete with its trailers.
 pub fn claims_complete(root: &Path, base: &str, unit: &str, sprint: &str) -> bool {
     let range = format!("{base}..HEAD");

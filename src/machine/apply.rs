@@ -82,6 +82,17 @@ pub enum EventKind {
     Resume,
     /// A person confirms a manual sprint.
     Confirm { unit: String, sprint: SprintId },
+    /// History shows the unit's current sprint done (a trailer-marked commit
+    /// whose exit criteria pass) although no agent of ours finished it:
+    /// observed state wins, without another dispatch.
+    Observed {
+        unit: String,
+        sprint: SprintId,
+        evidence: String,
+        commits: Vec<String>,
+        /// The branch tip reconciled up to.
+        head: String,
+    },
     /// A phase gate's build failed and blames this COMPLETED sprint.
     GateFailed {
         unit: String,
@@ -117,6 +128,7 @@ impl EventKind {
             EventKind::Killall { .. } => "killall",
             EventKind::Resume => "resume",
             EventKind::Confirm { .. } => "confirm",
+            EventKind::Observed { .. } => "observed",
             EventKind::GateFailed { .. } => "gate-failed",
             EventKind::GatePassed { .. } => "gate-passed",
             EventKind::Notice { .. } => "notice",
@@ -265,8 +277,10 @@ pub fn legal_unit(from: UnitStatus, to: UnitStatus) -> bool {
 
 /// Sprint edges: spec §D-20, plus DISPATCHED → BACKOFF (the agent died or
 /// was killed before it started), COMPLETED → BACKOFF (a failed phase gate),
-/// BACKOFF → PENDING (resume of an interrupted sprint, attempt kept) and
-/// PARTIAL → COMPLETED (a person confirms a manual sprint).
+/// BACKOFF → PENDING (resume of an interrupted sprint, attempt kept),
+/// PARTIAL → COMPLETED (a person confirms a manual sprint) and PENDING,
+/// BACKOFF, FATAL → COMPLETED (observed in history: the work is done and its
+/// exit criteria pass, whatever the run thought).
 pub fn legal_sprint(from: SprintStatus, to: SprintStatus) -> bool {
     use SprintStatus::*;
     matches!(
@@ -284,6 +298,9 @@ pub fn legal_sprint(from: SprintStatus, to: SprintStatus) -> bool {
             | (Completed, Backoff)
             | (Backoff, Pending)
             | (Partial, Completed)
+            | (Pending, Completed)
+            | (Backoff, Completed)
+            | (Fatal, Completed)
     )
 }
 
@@ -907,6 +924,66 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
                 k,
                 SprintStatus::Completed,
                 "Confirmed by a person (git supervisor confirm).".into(),
+            );
+            b.after_completion(i);
+        }
+        EventKind::Observed {
+            unit,
+            sprint,
+            evidence,
+            commits,
+            head,
+        } => {
+            require_started(started)?;
+            let i = b.unit_index(unit)?;
+            let k = b.sprint_index(i, sprint)?;
+            let u = &b.state.units[i];
+            if u.current_index() != Some(k) {
+                return Err(MachineError::SprintState {
+                    unit: unit.clone(),
+                    sprint: sprint.clone(),
+                    state: u.sprints[k].state,
+                    needed: "only a unit's current sprint is completed from history",
+                });
+            }
+            let st = u.sprints[k].state;
+            if !matches!(
+                st,
+                SprintStatus::Pending
+                    | SprintStatus::Backoff
+                    | SprintStatus::Fatal
+                    | SprintStatus::Partial
+            ) || u.state == UnitStatus::NotStarted
+            {
+                return Err(MachineError::SprintState {
+                    unit: unit.clone(),
+                    sprint: sprint.clone(),
+                    state: st,
+                    needed: "history completes a sprint that waits (PENDING, BACKOFF, FATAL, PARTIAL) in a started unit",
+                });
+            }
+            b.state.reconciled = Some(head.clone());
+            if u.state == UnitStatus::Blocked {
+                b.unit_to(
+                    i,
+                    UnitStatus::Running,
+                    format!("History shows sprint {sprint} done."),
+                );
+            }
+            let s = &mut b.state.units[i].sprints[k];
+            s.interrupted = false;
+            s.remaining.clear();
+            s.last_verified = Some(evidence.clone());
+            for c in commits {
+                if !s.commits.contains(c) {
+                    s.commits.push(c.clone());
+                }
+            }
+            b.sprint_to(
+                i,
+                k,
+                SprintStatus::Completed,
+                format!("Observed in history: {evidence}"),
             );
             b.after_completion(i);
         }

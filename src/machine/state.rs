@@ -291,6 +291,10 @@ pub struct State {
     /// gate of their dependency's phase passed.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub gates: Vec<Gate>,
+    /// The last commit of the watched branch whose history was reconciled
+    /// against the state (observed completions).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub reconciled: Option<String>,
     pub units: Vec<UnitState>,
 }
 
@@ -356,6 +360,7 @@ impl State {
                 .unwrap_or_default(),
             kill: None,
             gates: Vec::new(),
+            reconciled: None,
             units: plan
                 .units
                 .iter()

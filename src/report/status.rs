@@ -24,6 +24,10 @@ pub struct StatusJson<'a> {
     pub blocked: Vec<String>,
     pub waiting_on_blocked: Vec<WaitJson<'a>>,
     pub next_event: String,
+    /// The working tree's plan differs from the run's snapshot.
+    pub plan_drift: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan_diff: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -105,6 +109,8 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             blocked: Vec::new(),
             waiting_on_blocked: Vec::new(),
             next_event: next_event(None),
+            plan_drift: false,
+            plan_diff: None,
         };
     };
     StatusJson {
@@ -146,6 +152,8 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             })
             .collect(),
         next_event: next_event(Some(s)),
+        plan_drift: false,
+        plan_diff: None,
     }
 }
 
