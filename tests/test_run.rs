@@ -413,13 +413,19 @@ fn an_edited_plan_is_shown_as_drift_and_runs_nothing() {
     let plan = std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan");
     std::fs::write(
         dir.join("EXECUTION_PLAN.md"),
-        format!("{plan}\n### Sprint 3: Create more\n"),
+        format!(
+            "{}\n### Sprint 3: Create more\n",
+            plan.replace(
+                "| biblioteca | biblioteca | 2 | 1 |",
+                "| biblioteca | biblioteca | 2 | 2 |"
+            )
+        ),
     )
     .expect("edit");
     let drift = crate::common::run(dir, &["status"]);
     assert!(
         drift.stdout.contains(
-            "Plan drift: EXECUTION_PLAN.md differs from the run's snapshot (2 changed lines)"
+            "Plan drift: EXECUTION_PLAN.md differs from the run's snapshot (4 changed lines)"
         ),
         "{}",
         drift.stdout
@@ -436,6 +442,62 @@ fn an_edited_plan_is_shown_as_drift_and_runs_nothing() {
     assert_eq!(json["overall"], "completed");
     let shown = crate::common::run(dir, &["status", "--format", "json", "--diff"]);
     assert!(shown.stdout.contains("Sprint 3: Create more"));
+
+    // `replan` applies it: the added sprint is PENDING, then it runs.
+    let out = sv(dir, s.path(), &["replan"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("Added sprints: biblioteca sprint 3."),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("biblioteca: COMPLETED -> RUNNING"),
+        "{}",
+        out.stdout
+    );
+    let out = sv(dir, s.path(), &["wait", "--timeout", "60s"]);
+    assert_eq!(out.status, 0, "{}", out.stdout);
+    assert!(
+        dir.join("biblioteca/3.txt").is_file(),
+        "the added sprint ran"
+    );
+    assert_eq!(status_json(dir)["plan_drift"], false);
+}
+
+#[test]
+fn replan_refuses_to_remove_a_sprint_an_agent_works_on() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let s = scripts(&[("default.txt", &"print working\nsleep 100\n".repeat(100))]);
+    assert_eq!(sv(dir, s.path(), &["start"]).status, 0);
+    let plan = std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan");
+    let edited = plan
+        .replace(
+            "### Sprint 1: Create the lexer\n\n**Exit Criteria**:\n- [ ] `parser/1.txt` exists\n\n",
+            "",
+        )
+        .replace("| parser | parser | 0 | 2 |", "| parser | parser | 0 | 1 |");
+    assert_ne!(edited, plan);
+    std::fs::write(dir.join("EXECUTION_PLAN.md"), edited).expect("edit");
+    let before = git(dir, &["rev-parse", "refs/supervisor/state"]);
+    let out = sv(dir, s.path(), &["replan"]);
+    assert_eq!(out.status, 1, "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("removes or renumbers sprint 1 of `parser`"),
+        "{}",
+        out.stderr
+    );
+    // Bad input changes nothing (agents may still move the state, so compare
+    // the plan snapshot).
+    let snap = git(
+        dir,
+        &["show", "refs/supervisor/state:plan/EXECUTION_PLAN.md"],
+    );
+    assert_eq!(snap, plan);
+    let _ = before;
+    let _ = sv(dir, s.path(), &["killall"]);
 }
 
 #[test]

@@ -20,6 +20,7 @@ pub mod killall;
 pub mod log;
 pub mod note;
 pub mod plan;
+pub mod replan;
 pub mod resume;
 pub mod run;
 pub mod start;
@@ -70,6 +71,8 @@ pub enum Command {
     Tick(tick::TickArgs),
     /// Confirm a manual sprint that waits for a person
     Confirm(confirm::ConfirmArgs),
+    /// Apply the edited plan to the run (plan edits take effect only so)
+    Replan(replan::ReplanArgs),
     /// Build a sample repository and run a whole plan with a scripted agent
     Demo(demo::DemoArgs),
     /// Show the parsed plan and which heuristic found what
@@ -146,6 +149,7 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
         Command::Killall(args) => killall::cmd_killall(ctx, &args, out),
         Command::Tick(args) => tick::cmd_tick(ctx, &args, out),
         Command::Confirm(args) => confirm::cmd_confirm(ctx, &args, out),
+        Command::Replan(args) => replan::cmd_replan(ctx, &args, out),
         Command::Demo(args) => demo::cmd_demo(ctx, &args, out),
         Command::AgentRun(args) => agent_run::cmd_agent_run(ctx, &args, out),
         Command::Hooks(args) => hooks::cmd_hooks(ctx, &args, out),

@@ -89,7 +89,7 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                 let changed = diff.lines().filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---")).count();
                 writeln!(
                     out,
-                    "Plan drift: EXECUTION_PLAN.md differs from the run's snapshot ({changed} changed lines); the run keeps executing the snapshot (`git show refs/supervisor/state:plan/EXECUTION_PLAN.md`).{}",
+                    "Plan drift: EXECUTION_PLAN.md differs from the run's snapshot ({changed} changed lines); the run keeps executing the snapshot until `git supervisor replan`.{}",
                     if args.diff { "" } else { " See `git supervisor status --diff`." }
                 )
                 .map_err(super::io_err)?;

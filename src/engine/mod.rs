@@ -269,6 +269,40 @@ impl Engine {
         }
     }
 
+    /// Apply an edited plan to the run (design: the only way plan edits take
+    /// effect), replacing the snapshot in the same commit chain.
+    pub fn replan(
+        &self,
+        plan: &Plan,
+        plan_text: &str,
+        config_text: &str,
+    ) -> Result<Vec<Step>, EngineError> {
+        let clock = self.store.clock();
+        let snapshot = Snapshot {
+            plan: plan_text.to_string(),
+            config: config_text.to_string(),
+        };
+        let published = self.store.update(|tip| {
+            let tip = tip.ok_or(EngineError::NoRun)?;
+            let event = Event {
+                at: clock.iso_at_seq(tip.state.seq + 1),
+                kind: EventKind::Replan {
+                    plan: Box::new(plan.clone()),
+                },
+            };
+            Ok(Some(Update {
+                steps: machine::apply(&tip.state, &event)?,
+                snapshot: Some(snapshot.clone()),
+                checkpoints: Vec::new(),
+            }))
+        });
+        match published {
+            Ok(p) => Ok(p.steps),
+            Err(UpdateError::Store(e)) => Err(e.into()),
+            Err(UpdateError::Decide(e)) => Err(e),
+        }
+    }
+
     /// Run the engine once (and again while wake-ups arrive meanwhile).
     pub fn tick(&self, mode: LockMode) -> Result<TickReport, EngineError> {
         let lock = self.runtime("engine.lock");

@@ -99,6 +99,10 @@ pub enum EventKind {
         sprint: SprintId,
         detail: String,
     },
+    /// The plan was edited and re-planned: the new plan's units and sprints
+    /// (in plan order). Added sprints are PENDING, added units NOT_STARTED;
+    /// removing or renumbering a sprint an agent is working on is refused.
+    Replan { plan: Box<crate::plan::Plan> },
     /// Something worth recording that changes no state (unresponsive agent,
     /// deferred check still failing, a gate that passed).
     Notice {
@@ -132,6 +136,7 @@ impl EventKind {
             EventKind::GateFailed { .. } => "gate-failed",
             EventKind::GatePassed { .. } => "gate-passed",
             EventKind::Notice { .. } => "notice",
+            EventKind::Replan { .. } => "replan",
         }
     }
 }
@@ -245,6 +250,8 @@ pub enum MachineError {
         sprint: SprintId,
         task_type: TaskType,
     },
+    #[error("the edited plan {0}")]
+    Replan(String),
     #[error("phase {0} has no pending gate")]
     NoGate(u32),
     #[error("cannot reopen `{unit}`: `{dependent}` depends on it and has already started")]
@@ -1075,6 +1082,146 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             g.runs += 1;
             b.run_note(format!("phase {phase} gate passed. {summary}"));
             b.open_gates(&format!("Phase {phase} gate passed"));
+        }
+        EventKind::Replan { plan } => {
+            require_started(started)?;
+            let fresh = State::new(
+                plan,
+                &b.state.run_id,
+                &b.state.operation,
+                b.state.max_retries,
+                b.state.max_continuations,
+            );
+            // Refuse first: an active sprint must keep its place.
+            for u in &b.state.units {
+                for sp in u.sprints.iter().filter(|s| s.state.is_active()) {
+                    let kept = fresh
+                        .unit(&u.name)
+                        .and_then(|nu| nu.sprints.iter().position(|x| x.id == sp.id))
+                        .zip(u.sprints.iter().position(|x| x.id == sp.id));
+                    let same_place = kept.is_some_and(|(new, old)| {
+                        let before_new: Vec<_> = fresh
+                            .unit(&u.name)
+                            .map(|nu| nu.sprints[..new].iter().map(|x| x.id.clone()).collect())
+                            .unwrap_or_default();
+                        let before_old: Vec<_> =
+                            u.sprints[..old].iter().map(|x| x.id.clone()).collect();
+                        before_new == before_old
+                    });
+                    if !same_place {
+                        return Err(MachineError::Replan(format!(
+                            "removes or renumbers sprint {} of `{}`, which is {}; stop it first (git supervisor stop)",
+                            sp.id, u.name, sp.state
+                        )));
+                    }
+                }
+            }
+            let mut added_units = Vec::new();
+            let mut added_sprints = Vec::new();
+            let mut removed = Vec::new();
+            let mut units = Vec::new();
+            for nu in fresh.units {
+                match b.state.unit(&nu.name) {
+                    None => {
+                        added_units.push(nu.name.clone());
+                        units.push(nu);
+                    }
+                    Some(old) => {
+                        let mut u = old.clone();
+                        u.deps = nu.deps.clone();
+                        u.layer = nu.layer;
+                        u.dir = nu.dir.clone();
+                        u.sprints = nu
+                            .sprints
+                            .into_iter()
+                            .map(|ns| match old.sprints.iter().find(|x| x.id == ns.id) {
+                                Some(os) => {
+                                    let mut s = os.clone();
+                                    s.name = ns.name;
+                                    s.task_type = ns.task_type;
+                                    s
+                                }
+                                None => {
+                                    added_sprints.push(format!("{} sprint {}", nu.name, ns.id));
+                                    ns
+                                }
+                            })
+                            .collect();
+                        for os in &old.sprints {
+                            if !u.sprints.iter().any(|x| x.id == os.id) {
+                                removed.push(format!("{} sprint {}", old.name, os.id));
+                            }
+                        }
+                        units.push(u);
+                    }
+                }
+            }
+            for old in &b.state.units {
+                if !units.iter().any(|u| u.name == old.name) {
+                    if old.active_sprint().is_some() {
+                        return Err(MachineError::Replan(format!(
+                            "removes `{}`, whose agent is working; stop it first (git supervisor stop)",
+                            old.name
+                        )));
+                    }
+                    removed.push(format!("unit {}", old.name));
+                }
+            }
+            for u in &units {
+                let reopened = b
+                    .state
+                    .unit(&u.name)
+                    .is_some_and(|old| old.state == UnitStatus::Completed)
+                    && !u.all_completed();
+                if reopened {
+                    if let Some(d) = units
+                        .iter()
+                        .find(|d| d.deps.contains(&u.name) && d.state != UnitStatus::NotStarted)
+                    {
+                        return Err(MachineError::Replan(format!(
+                            "adds work to `{}`, which is COMPLETED, but `{}` depends on it and has started",
+                            u.name, d.name
+                        )));
+                    }
+                }
+            }
+            b.state.units = units;
+            if !b.state.gates.is_empty() {
+                let phases: Vec<u32> = b.state.units.iter().map(|u| u.phase()).collect();
+                for p in phases {
+                    if b.state.gate(p).is_none() {
+                        b.state.gates.push(crate::machine::Gate {
+                            phase: p,
+                            passed: false,
+                            runs: 0,
+                        });
+                    }
+                }
+                b.state.gates.sort_by_key(|g| g.phase);
+            }
+            let mut why = String::from("replanned from the edited EXECUTION_PLAN.md.");
+            for (label, list) in [
+                ("Added units", &added_units),
+                ("Added sprints", &added_sprints),
+                ("Removed", &removed),
+            ] {
+                if !list.is_empty() {
+                    why.push_str(&format!(" {label}: {}.", list.join(", ")));
+                }
+            }
+            b.run_note(why);
+            // A COMPLETED unit with a new sprint has work again.
+            for i in 0..b.state.units.len() {
+                let u = &b.state.units[i];
+                if u.state == UnitStatus::Completed && !u.all_completed() {
+                    b.unit_to(
+                        i,
+                        UnitStatus::Running,
+                        "The replanned unit has a new sprint.".into(),
+                    );
+                }
+            }
+            b.open_gates("Replanned");
         }
         EventKind::Notice { unit, sprint, text } => match unit {
             Some(u) => {
