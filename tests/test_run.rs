@@ -548,3 +548,63 @@ fn work_finished_by_hand_with_hooks_disabled_is_completed_by_resume_without_a_di
     assert_eq!(status_json(dir)["overall"], "completed");
     assert_ordering(dir);
 }
+
+#[test]
+fn a_progress_marker_and_passing_criteria_complete_a_failed_sprint() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let s = scripts(&[("default.txt", SUCCEED), ("algs.txt", "exit 1\n")]);
+    assert_eq!(sv(dir, s.path(), &["start", "--wait"]).status, 3);
+    // Finished by hand: the file, a progress note, a commit without trailers.
+    std::fs::write(dir.join("algs/1.txt"), "by hand\n").expect("work");
+    let mut progress = std::fs::read_to_string(dir.join("algs/PROGRESS.md")).expect("progress");
+    progress.push_str("- Sprint 1: complete (done by hand)\n");
+    std::fs::write(dir.join("algs/PROGRESS.md"), progress).expect("progress");
+    git(dir, &["add", "algs"]);
+    git(
+        dir,
+        &[
+            "-c",
+            "core.hooksPath=/dev/null",
+            "commit",
+            "-q",
+            "-m",
+            "algs by hand",
+        ],
+    );
+    let out = sv(dir, s.path(), &["resume", "--wait"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let observed = history(dir)
+        .into_iter()
+        .find(|r| r.unit.as_deref() == Some("algs") && r.event.as_deref() == Some("observed"))
+        .expect("observed");
+    assert!(
+        observed
+            .why
+            .contains("algs/PROGRESS.md (progress file) marks it complete"),
+        "{}",
+        observed.why
+    );
+}
+
+#[test]
+fn cross_unit_needs_from_progress_files_are_registered() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let needy = format!("{SUCCEED}append ${{SUPERVISOR_UNIT_DIR}}/PROGRESS.md \\n## Cross-Package Needs\\n- a Token type from parser\n");
+    let s = scripts(&[("default.txt", SUCCEED), ("profiles.txt", &needy)]);
+    assert_eq!(sv(dir, s.path(), &["start", "--wait"]).status, 0);
+    let st = status_json(dir);
+    assert_eq!(st["needs"][0]["unit"], "profiles");
+    assert_eq!(st["needs"][0]["text"], "a Token type from parser");
+    let text = crate::common::run(dir, &["status"]).stdout;
+    assert!(
+        text.contains("Cross-unit needs: 1\n  profiles: a Token type from parser"),
+        "{text}"
+    );
+    let md = crate::common::run(dir, &["status", "--format", "markdown"]).stdout;
+    assert!(
+        md.contains("## Cross-Package Needs Registry\n| Work Unit | Need |"),
+        "{md}"
+    );
+}

@@ -346,6 +346,14 @@ impl Engine {
             let Some(tip) = self.store.tip()? else {
                 return Ok(report);
             };
+            if let Some(kind) = self.needs_changed(&tip) {
+                match self.publish(kind) {
+                    Ok(steps) => report.steps += steps.len(),
+                    Err(EngineError::Refused(_)) => {}
+                    Err(e) => return Err(e),
+                }
+                continue;
+            }
             if let Some(kind) = self.next_observation(&tip)? {
                 match self.publish(kind) {
                     Ok(steps) => report.steps += steps.len(),
@@ -398,6 +406,25 @@ impl Engine {
         }
     }
 
+    /// The cross-unit needs in the units' progress files, when they differ
+    /// from the registry in the state.
+    fn needs_changed(&self, tip: &Tip) -> Option<EventKind> {
+        let state = &tip.state;
+        let root = self.project_root(state);
+        let mut needs = Vec::new();
+        for u in &state.units {
+            if let Ok(text) = std::fs::read_to_string(root.join(verify::progress_file(&u.dir))) {
+                needs.extend(verify::cross_unit_needs(&text).into_iter().map(|text| {
+                    crate::machine::Need {
+                        unit: u.name.clone(),
+                        text,
+                    }
+                }));
+            }
+        }
+        (needs != state.needs).then_some(EventKind::Needs { needs })
+    }
+
     /// History that reached the branch since the last reconciliation (commits
     /// made with hooks disabled, by another tool, fetched, or while the engine
     /// was down): a trailer-marked completion of a unit's current waiting
@@ -421,7 +448,28 @@ impl Engine {
             return Ok(None);
         }
         let root = self.project_root(state);
-        let claims = verify::completion_claims(&root, &from, &head);
+        let mut claims = verify::completion_claims(&root, &from, &head);
+        // Progress markers count as a claim too, for sprints waiting after a
+        // failure or an interruption (a fresh PENDING sprint is about to be
+        // dispatched and is judged then).
+        for u in &state.units {
+            let Some(sp) = u.current() else { continue };
+            let waiting = matches!(
+                sp.state,
+                SprintStatus::Backoff | SprintStatus::Fatal | SprintStatus::Partial
+            ) || (sp.state == SprintStatus::Pending && sp.total_attempts > 0);
+            if waiting && u.state != crate::machine::UnitStatus::NotStarted {
+                let id = sp.id.to_string();
+                let added = verify::progress_added(&root, &reconciled, &u.dir);
+                if verify::progress_says_complete(&added, &id) {
+                    claims.push((
+                        u.name.clone(),
+                        id,
+                        format!("{} (progress file)", verify::progress_file(&u.dir)),
+                    ));
+                }
+            }
+        }
         if !claims.is_empty() {
             let (plan, _) = self.snapshot(tip)?;
             for u in &state.units {
@@ -460,22 +508,23 @@ impl Engine {
                     continuation: false,
                 });
                 let runnable = sprint.exit.iter().any(|c| c.command.is_some());
+                let source = if marked[0].ends_with("(progress file)") {
+                    marked[0].clone()
+                } else {
+                    format!("commit {}", short(&marked[0]))
+                };
                 let evidence = if verdict.outcome == machine::Outcome::Completed {
-                    format!(
-                        "commit {} marks it complete; {}",
-                        short(&marked[0]),
-                        verdict.evidence
-                    )
+                    format!("{source} marks it complete; {}", verdict.evidence)
                 } else if !runnable && sprint.task_type != TaskType::Manual {
-                    format!(
-                        "commit {} marks it complete (no runnable exit criteria).",
-                        short(&marked[0])
-                    )
+                    format!("{source} marks it complete (no runnable exit criteria).")
                 } else {
                     continue;
                 };
                 let mut commits = verdict.commits;
-                for c in marked {
+                for c in marked
+                    .into_iter()
+                    .filter(|c| !c.ends_with("(progress file)"))
+                {
                     if !commits.contains(&c) {
                         commits.push(c);
                     }

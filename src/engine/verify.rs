@@ -142,6 +142,77 @@ pub fn completion_claims(root: &Path, base: &str, head: &str) -> Vec<(String, St
     claims
 }
 
+/// The unit's progress file, relative to the project root.
+pub fn progress_file(dir: &str) -> String {
+    if dir == "." {
+        "PROGRESS.md".to_string()
+    } else {
+        format!("{dir}/PROGRESS.md")
+    }
+}
+
+/// Lines added to the progress file since `base` (at `base` against the
+/// working tree), compared with `similar`.
+pub fn progress_added(root: &Path, base: &str, dir: &str) -> Vec<String> {
+    let file = progress_file(dir);
+    let Ok(now) = std::fs::read_to_string(root.join(&file)) else {
+        return Vec::new();
+    };
+    let before = git(root, &["show", &format!("{base}:{file}")]).unwrap_or_default();
+    if before == now {
+        return Vec::new();
+    }
+    similar::TextDiff::from_lines(&before, &now)
+        .iter_all_changes()
+        .filter(|c| c.tag() == similar::ChangeTag::Insert)
+        .map(|c| c.value().trim_end().to_string())
+        .collect()
+}
+
+/// Whether added progress lines say sprint `id` is complete (spec §H-5c
+/// markers; a partial marker on the same line wins).
+pub fn progress_says_complete(added: &[String], id: &str) -> bool {
+    added.iter().any(|l| {
+        let l = l.to_ascii_lowercase();
+        let names_it = l
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .collect::<Vec<_>>()
+            .windows(2)
+            .any(|w| w[0] == "sprint" && w[1] == id);
+        let partial = ["(partial)", "incomplete", "in progress"]
+            .iter()
+            .any(|m| l.contains(m));
+        let done = ["complete", "done", "passing"]
+            .iter()
+            .any(|m| l.contains(m));
+        names_it && done && !partial
+    })
+}
+
+/// Entries under a "Cross-Package Needs" (or "Cross-Unit Needs") heading of
+/// a progress file.
+pub fn cross_unit_needs(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with('#') {
+            let l = t.to_ascii_lowercase();
+            inside = l.contains("cross-package needs") || l.contains("cross-unit needs");
+            continue;
+        }
+        if inside {
+            if let Some(item) = t.strip_prefix("- ").or_else(|| t.strip_prefix("* ")) {
+                let item = item.trim_start_matches("[ ] ").trim();
+                if !item.is_empty() && !item.eq_ignore_ascii_case("none") {
+                    out.push(item.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
 /// A commit after `base` marks this sprint complete with its trailers.
 pub fn claims_complete(root: &Path, base: &str, unit: &str, sprint: &str) -> bool {
     let range = format!("{base}..HEAD");

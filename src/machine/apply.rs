@@ -103,6 +103,8 @@ pub enum EventKind {
     /// (in plan order). Added sprints are PENDING, added units NOT_STARTED;
     /// removing or renumbering a sprint an agent is working on is refused.
     Replan { plan: Box<crate::plan::Plan> },
+    /// The progress files' cross-unit needs changed: the new registry.
+    Needs { needs: Vec<super::state::Need> },
     /// Something worth recording that changes no state (unresponsive agent,
     /// deferred check still failing, a gate that passed).
     Notice {
@@ -137,6 +139,7 @@ impl EventKind {
             EventKind::GatePassed { .. } => "gate-passed",
             EventKind::Notice { .. } => "notice",
             EventKind::Replan { .. } => "replan",
+            EventKind::Needs { .. } => "needs",
         }
     }
 }
@@ -1082,6 +1085,24 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             g.runs += 1;
             b.run_note(format!("phase {phase} gate passed. {summary}"));
             b.open_gates(&format!("Phase {phase} gate passed"));
+        }
+        EventKind::Needs { needs } => {
+            require_started(started)?;
+            let added: Vec<String> = needs
+                .iter()
+                .filter(|n| !b.state.needs.contains(n))
+                .map(|n| format!("{}: {}", n.unit, n.text))
+                .collect();
+            let resolved = b.state.needs.iter().filter(|n| !needs.contains(n)).count();
+            b.state.needs = needs.clone();
+            let mut why = format!("cross-unit needs registry: {} open.", needs.len());
+            if !added.is_empty() {
+                why.push_str(&format!(" New: {}.", added.join("; ")));
+            }
+            if resolved > 0 {
+                why.push_str(&format!(" {resolved} no longer listed."));
+            }
+            b.run_note(why);
         }
         EventKind::Replan { plan } => {
             require_started(started)?;

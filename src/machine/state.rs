@@ -295,7 +295,18 @@ pub struct State {
     /// against the state (observed completions).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub reconciled: Option<String>,
+    /// The Cross-Unit Needs Registry (v1 §M): entries agents wrote under a
+    /// "Cross-Package Needs" heading in their progress files.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub needs: Vec<Need>,
     pub units: Vec<UnitState>,
+}
+
+/// One cross-unit need, as its unit's progress file states it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Need {
+    pub unit: String,
+    pub text: String,
 }
 
 /// One phase boundary (design §7.12).
@@ -361,6 +372,7 @@ impl State {
             kill: None,
             gates: Vec::new(),
             reconciled: None,
+            needs: Vec::new(),
             units: plan
                 .units
                 .iter()

@@ -95,6 +95,10 @@ fn render_into(s: &State, o: &mut String) -> std::fmt::Result {
                 if let Some(n) = &u.notes {
                     notes.push(n.clone());
                 }
+                let needs = s.needs.iter().filter(|n| n.unit == u.name).count();
+                if needs > 0 {
+                    notes.push(format!("cross-unit needs: {needs}"));
+                }
                 writeln!(
                     o,
                     "- Notes: {}",
@@ -150,6 +154,17 @@ fn render_into(s: &State, o: &mut String) -> std::fmt::Result {
                 agent.map(|a| a.log.as_str()).unwrap_or(NONE),
                 agent.map(|a| a.dispatched_at.as_str()).unwrap_or(NONE),
             )?;
+        }
+    }
+    writeln!(o)?;
+    writeln!(o, "## Cross-Package Needs Registry")?;
+    if s.needs.is_empty() {
+        writeln!(o, "(none)")?;
+    } else {
+        writeln!(o, "| Work Unit | Need |")?;
+        writeln!(o, "|-----------|------|")?;
+        for n in &s.needs {
+            writeln!(o, "| {} | {} |", n.unit, n.text)?;
         }
     }
     writeln!(o)?;

@@ -24,6 +24,8 @@ pub struct StatusJson<'a> {
     pub blocked: Vec<String>,
     pub waiting_on_blocked: Vec<WaitJson<'a>>,
     pub next_event: String,
+    /// The Cross-Unit Needs Registry.
+    pub needs: Vec<crate::machine::Need>,
     /// The working tree's plan differs from the run's snapshot.
     pub plan_drift: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -109,6 +111,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             blocked: Vec::new(),
             waiting_on_blocked: Vec::new(),
             next_event: next_event(None),
+            needs: Vec::new(),
             plan_drift: false,
             plan_diff: None,
         };
@@ -152,6 +155,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             })
             .collect(),
         next_event: next_event(Some(s)),
+        needs: s.needs.clone(),
         plan_drift: false,
         plan_diff: None,
     }
@@ -245,6 +249,12 @@ fn text_into(s: Option<&State>, timestamp: &str, color: bool, o: &mut String) ->
     }
     if let Some(k) = &s.kill {
         writeln!(o, "Killed: {} at {}", k.reason, k.at)?;
+    }
+    if !s.needs.is_empty() {
+        writeln!(o, "Cross-unit needs: {}", s.needs.len())?;
+        for n in &s.needs {
+            writeln!(o, "  {}: {}", n.unit, n.text)?;
+        }
     }
     Ok(())
 }
