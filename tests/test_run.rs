@@ -608,3 +608,28 @@ fn cross_unit_needs_from_progress_files_are_registered() {
         "{md}"
     );
 }
+
+#[test]
+fn an_agent_that_exits_0_having_changed_nothing_is_not_believed() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let s = scripts(&[
+        ("default.txt", SUCCEED),
+        (
+            "algs-1-1.txt",
+            "print all done, committed, all checks pass\nresult complete\nexit 0\n",
+        ),
+    ]);
+    let out = sv(dir, s.path(), &["start", "--wait"]);
+    assert_eq!(out.status, 0, "{}", out.stdout);
+    let first = history(dir)
+        .into_iter()
+        .find(|r| r.unit.as_deref() == Some("algs") && r.from.as_deref() == Some("RUNNING"))
+        .expect("a verdict for algs");
+    assert_eq!(first.to.as_deref(), Some("BACKOFF"), "{}", first.why);
+    assert!(
+        first.why.contains("exit criteria 0/1 passed") && first.why.contains("0 commits in scope"),
+        "{}",
+        first.why
+    );
+}

@@ -172,20 +172,25 @@ pub fn progress_added(root: &Path, base: &str, dir: &str) -> Vec<String> {
 /// Whether added progress lines say sprint `id` is complete (spec §H-5c
 /// markers; a partial marker on the same line wins).
 pub fn progress_says_complete(added: &[String], id: &str) -> bool {
-    added.iter().any(|l| {
-        let l = l.to_ascii_lowercase();
-        let names_it = l
-            .split(|c: char| !c.is_ascii_alphanumeric())
+    let lower: Vec<String> = added.iter().map(|l| l.to_ascii_lowercase()).collect();
+    let names_it = |l: &str| {
+        l.split(|c: char| !c.is_ascii_alphanumeric())
             .collect::<Vec<_>>()
             .windows(2)
-            .any(|w| w[0] == "sprint" && w[1] == id);
-        let partial = ["(partial)", "incomplete", "in progress"]
+            .any(|w| w[0] == "sprint" && w[1] == id)
+    };
+    let partial = |l: &str| {
+        ["(partial)", "incomplete", "in progress"]
+            .iter()
+            .any(|m| l.contains(m))
+    };
+    // v1's form: the sprint noted as committed, and `Build status: passing`.
+    let build_passing = lower.iter().any(|l| l.contains("build status: passing"));
+    lower.iter().any(|l| {
+        let done = ["complete", "done", "passing", "committed"]
             .iter()
             .any(|m| l.contains(m));
-        let done = ["complete", "done", "passing"]
-            .iter()
-            .any(|m| l.contains(m));
-        names_it && done && !partial
+        names_it(l) && !partial(l) && (done || build_passing)
     })
 }
 
@@ -489,5 +494,39 @@ fn claim_word(c: Claim) -> &'static str {
         Claim::Complete => "complete",
         Claim::Partial => "partial",
         Claim::Failed => "failed",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_markers() {
+        let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(progress_says_complete(
+            &lines(&["- Sprint 2: complete"]),
+            "2"
+        ));
+        assert!(!progress_says_complete(
+            &lines(&["- Sprint 2: complete"]),
+            "3"
+        ));
+        assert!(!progress_says_complete(
+            &lines(&["- Sprint 2 (partial)"]),
+            "2"
+        ));
+        assert!(!progress_says_complete(
+            &lines(&["Sprint 2 (incomplete — context exhausted, no commit)"]),
+            "2"
+        ));
+        assert!(progress_says_complete(
+            &lines(&["Sprint 2a: types ported", "Build status: passing"]),
+            "2a"
+        ));
+        assert_eq!(
+            cross_unit_needs("# P\n## Cross-Package Needs\n- Token from parser\n- none\n## Notes\n- not a need\n"),
+            vec!["Token from parser".to_string()]
+        );
     }
 }
