@@ -342,32 +342,32 @@ impl Engine {
 
     fn tick_locked(&self) -> Result<TickReport, EngineError> {
         let mut report = TickReport::default();
+        let mut refused = 0;
         loop {
             let Some(tip) = self.store.tip()? else {
                 return Ok(report);
             };
-            if let Some(kind) = self.needs_changed(&tip) {
-                match self.publish(kind) {
-                    Ok(steps) => report.steps += steps.len(),
-                    Err(EngineError::Refused(_)) => {}
-                    Err(e) => return Err(e),
-                }
-                continue;
-            }
-            if let Some(kind) = self.next_observation(&tip)? {
-                match self.publish(kind) {
-                    Ok(steps) => report.steps += steps.len(),
-                    Err(EngineError::Refused(_)) => {}
-                    Err(e) => return Err(e),
-                }
-                continue;
-            }
-            if let Some(kind) = self.next_agent_event(&tip)? {
+            // One event at a time, in a fixed order: the needs registry,
+            // history observed since the last reconciliation, agent reports.
+            let next = match self.needs_changed(&tip) {
+                Some(kind) => Some(kind),
+                None => match self.next_observation(&tip)? {
+                    Some(kind) => Some(kind),
+                    None => self.next_agent_event(&tip)?,
+                },
+            };
+            if let Some(kind) = next {
                 match self.publish(kind) {
                     Ok(steps) => report.steps += steps.len(),
                     // The state moved under us (another writer already
-                    // recorded it): look again.
-                    Err(EngineError::Refused(_)) => {}
+                    // recorded it): look again — but never loop on an event
+                    // the machine keeps refusing.
+                    Err(EngineError::Refused(_)) => {
+                        refused += 1;
+                        if refused > 3 {
+                            return Ok(report);
+                        }
+                    }
                     Err(e) => return Err(e),
                 }
                 continue;
