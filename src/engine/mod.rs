@@ -448,7 +448,10 @@ impl Engine {
             return Ok(None);
         }
         let root = self.project_root(state);
-        let mut claims = verify::completion_claims(&root, &from, &head);
+        let mut claims = self
+            .store
+            .completion_claims(&from, &head)
+            .unwrap_or_else(|| verify::completion_claims(&root, &from, &head));
         // Progress markers count as a claim too, for sprints waiting after a
         // failure or an interruption (a fresh PENDING sprint is about to be
         // dispatched and is judged then).

@@ -160,6 +160,45 @@ impl Store {
         self.repo.head_id().ok().map(|id| id.to_string())
     }
 
+    /// Commits in `from..head` that mark sprints complete with their trailers
+    /// (`Supervisor-Sprint: <unit>/<id>` + `Supervisor-Status: complete`), as
+    /// (unit, sprint, commit), oldest first. Walked in-process: only the new
+    /// commits are visited (everything reachable from `from` is hidden).
+    /// `None` when the walk cannot be done here (the caller falls back to git).
+    pub fn completion_claims(
+        &self,
+        from: &str,
+        head: &str,
+    ) -> Option<Vec<(String, String, String)>> {
+        let from = ObjectId::from_hex(from.as_bytes()).ok()?;
+        let head = ObjectId::from_hex(head.as_bytes()).ok()?;
+        let walk = self.repo.rev_walk([head]).with_hidden([from]).all().ok()?;
+        let mut claims = Vec::new();
+        for info in walk {
+            let info = info.ok()?;
+            let commit = self.repo.find_commit(info.id).ok()?;
+            let message = commit.message_raw().ok()?.to_str_lossy().into_owned();
+            let mut sprints = Vec::new();
+            let mut complete = false;
+            for line in message.lines() {
+                if let Some(v) = line.strip_prefix("Supervisor-Sprint:") {
+                    sprints.push(v.trim().to_string());
+                } else if let Some(v) = line.strip_prefix("Supervisor-Status:") {
+                    complete |= v.trim() == "complete";
+                }
+            }
+            if complete {
+                for marker in sprints {
+                    if let Some((unit, sprint)) = marker.rsplit_once('/') {
+                        claims.push((unit.to_string(), sprint.to_string(), info.id.to_string()));
+                    }
+                }
+            }
+        }
+        claims.reverse();
+        Some(claims)
+    }
+
     /// The git common dir; runtime files live under `<common>/supervisor/`.
     pub fn runtime_dir(&self) -> PathBuf {
         self.repo.common_dir().join("supervisor")
