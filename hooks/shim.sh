@@ -13,7 +13,8 @@ d=${GIT_DIR:-.git}
 if [ -f "$d/commondir" ]; then read -r c < "$d/commondir"; case $c in /*) d=$c ;; *) d=$d/$c ;; esac; fi
 if [ -z "$GIT_SUPERVISOR_INTERNAL" ] && { [ -e "$d/refs/supervisor/state" ] || [ -e "$d/supervisor/active" ]; } \
   && command -v git-supervisor >/dev/null 2>&1; then
-  git-supervisor hook @HOOK@ "$@" </dev/null || true
+  # In the background: the commit does not wait for us at all.
+  git-supervisor hook @HOOK@ "$@" </dev/null >/dev/null 2>&1 &
 fi
 exit $status
 # END git-supervisor
