@@ -116,7 +116,13 @@ fn bad_usage_exits_2() {
 
 #[test]
 fn every_command_has_help() {
-    for cmd in [&["-h"][..], &["plan", "-h"], &["init", "-h"]] {
+    let commands = [
+        "init", "plan", "start", "resume", "run", "wait", "stop", "killall", "tick", "confirm",
+        "replan", "demo", "status", "log", "note", "hooks",
+    ];
+    let mut all: Vec<Vec<&str>> = vec![vec!["-h"], vec!["hooks", "install", "-h"]];
+    all.extend(commands.iter().map(|c| vec![*c, "-h"]));
+    for cmd in &all {
         let out = run(&plans_dir(), cmd);
         assert_eq!(out.status, 0, "{cmd:?}: {}", out.stderr);
         assert!(
