@@ -10,19 +10,8 @@ use crate::common::fixture_repo;
 use crate::common::git;
 use crate::common::run;
 use crate::common::run_env;
-
-const SUCCEED: &str = "write ${SUPERVISOR_UNIT_DIR}/${SUPERVISOR_SPRINT}.txt done
-commit ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}
-result complete
-";
-
-fn scripts(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    for (name, text) in files {
-        std::fs::write(dir.path().join(name), text).expect("script");
-    }
-    dir
-}
+use crate::common::scripts;
+use crate::common::SUCCEED;
 
 fn status(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&run(dir, &["status", "--format", "json"]).stdout).expect("status JSON")

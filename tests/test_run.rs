@@ -10,22 +10,9 @@ use std::time::Instant;
 use crate::common::fixture_repo;
 use crate::common::git;
 use crate::common::run_env;
+use crate::common::scripts;
 use crate::common::Output;
-
-const SUCCEED: &str = "write ${SUPERVISOR_UNIT_DIR}/${SUPERVISOR_SPRINT}.txt done
-append ${SUPERVISOR_UNIT_DIR}/PROGRESS.md - Sprint ${SUPERVISOR_SPRINT}: complete
-commit ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}
-result complete
-";
-
-/// A directory of fake-agent scripts (see src/bin/fake-agent.rs).
-fn scripts(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    for (name, text) in files {
-        std::fs::write(dir.path().join(name), text).expect("script");
-    }
-    dir
-}
+use crate::common::SUCCEED;
 
 fn sv(repo: &Path, scripts: &Path, args: &[&str]) -> Output {
     run_env(repo, args, &[("FAKE_AGENT_SCRIPT", scripts)])

@@ -158,6 +158,24 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// A fake-agent script that does a sprint's work: writes
+/// `<unit dir>/<sprint>.txt`, notes progress, commits with the sprint
+/// trailer, reports complete.
+pub const SUCCEED: &str = "write ${SUPERVISOR_UNIT_DIR}/${SUPERVISOR_SPRINT}.txt done
+append ${SUPERVISOR_UNIT_DIR}/PROGRESS.md - Sprint ${SUPERVISOR_SPRINT}: complete
+commit ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}
+result complete
+";
+
+/// A directory of fake-agent scripts (see src/bin/fake-agent.rs).
+pub fn scripts(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).expect("script");
+    }
+    dir
+}
+
 pub fn git(cwd: &Path, args: &[&str]) -> String {
     let out = command("git", cwd).args(args).output().expect("git runs");
     assert!(
