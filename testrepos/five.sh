@@ -6,19 +6,7 @@
 dest=$1 plans=$2
 init_repo "$dest"
 cp "$plans/five/EXECUTION_PLAN.md" EXECUTION_PLAN.md
-for d in parser profiles algs validation biblioteca; do
-  mkdir -p "$d"
-  printf '# %s progress\n' "$d" > "$d/PROGRESS.md"
-done
-mkdir -p .workflow
-cat > .workflow/config.toml <<'TOML'
-[agent]
-command = ["fake-agent"]
-prompt = "stdin"
-
-[run]
-max_retries = 3
-poll_interval = "200ms"
-TOML
+units parser profiles algs validation biblioteca
+fake_agent_config 200ms
 printf 'mirror-ready\n' > .gitignore
 commit_all "Five packages"

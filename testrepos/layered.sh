@@ -6,17 +6,6 @@
 dest=$1 plans=$2
 init_repo "$dest"
 cp "$plans/layered/EXECUTION_PLAN.md" EXECUTION_PLAN.md
-for d in parser validation-profiles wcag-algs validation biblioteca; do
-  mkdir -p "$d"
-  printf '# %s progress\n' "$d" > "$d/PROGRESS.md"
-done
-mkdir -p .workflow
-cat > .workflow/config.toml <<'TOML'
-[agent]
-command = ["fake-agent"]
-prompt = "stdin"
-
-[run]
-poll_interval = "100ms"
-TOML
+units parser validation-profiles wcag-algs validation biblioteca
+fake_agent_config 100ms
 commit_all "Initial layout"

@@ -21,3 +21,15 @@ commit_all() {
   git add -A
   git commit -q -m "$1"
 }
+# units DIR...: one directory per work unit, each with a PROGRESS.md.
+units() {
+  for d in "$@"; do
+    mkdir -p "$d"
+    printf '# %s progress\n' "$d" > "$d/PROGRESS.md"
+  done
+}
+# fake_agent_config POLL: .workflow/config.toml running fake-agent.
+fake_agent_config() {
+  mkdir -p .workflow
+  printf '[agent]\ncommand = ["fake-agent"]\nprompt = "stdin"\n\n[run]\nmax_retries = 3\npoll_interval = "%s"\n' "$1" > .workflow/config.toml
+}
