@@ -72,6 +72,7 @@ fn verdict(unit: &str, outcome: Outcome) -> Event {
         evidence: "test".into(),
         remaining: vec![],
         commits: vec![],
+        turns: None,
     })
 }
 
@@ -394,6 +395,7 @@ fn to_event(op: &Op) -> Event {
             evidence: "p".into(),
             remaining: vec![],
             commits: vec![],
+            turns: None,
         },
         Op::Stop => EventKind::Stop,
         Op::ForceStop(u) => EventKind::ForceStop {

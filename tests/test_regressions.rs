@@ -53,6 +53,7 @@ fn a_due_phase_gate_keeps_the_run_running() {
             evidence: "e".into(),
             remaining: vec![],
             commits: vec![],
+            turns: None,
         }),
     ] {
         s = apply(&s, &e).expect("applies").pop().expect("a step").state;

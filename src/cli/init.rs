@@ -67,12 +67,7 @@ pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::
         .wrap_err_with(|| format!("cannot create {}", target.display()))?;
     for (name, text) in TEMPLATE {
         let path = target.join(name);
-        // Write beside and rename so that a crash never leaves half a file.
-        let tmp = target.join(format!(".{name}.tmp"));
-        std::fs::write(&tmp, text)
-            .and_then(|()| std::fs::rename(&tmp, &path))
-            .into_diagnostic()
-            .wrap_err_with(|| format!("cannot write {}", path.display()))?;
+        super::write_file(&path, text)?;
         writeln!(out, "wrote {CONFIG_DIR}/{name}").map_err(super::io_err)?;
     }
     match crate::hooks::install(&root) {

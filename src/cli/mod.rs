@@ -21,6 +21,7 @@ pub mod log;
 pub mod note;
 pub mod plan;
 pub mod replan;
+pub mod report;
 pub mod resume;
 pub mod run;
 pub mod start;
@@ -83,6 +84,8 @@ pub enum Command {
     Log(log::LogArgs),
     /// Add an entry to the run's decisions log
     Note(note::NoteArgs),
+    /// Write the completion log and final verification (COMPLETE_<NAME>.md)
+    Report(report::ReportArgs),
     /// Install, remove or inspect the git hooks that wake the engine
     Hooks(hooks::HooksArgs),
     /// What the hook shims call
@@ -159,12 +162,29 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
         Command::Status(args) => status::cmd_status(ctx, &args, out),
         Command::Log(args) => log::cmd_log(ctx, &args, out),
         Command::Note(args) => note::cmd_note(ctx, &args, out),
+        Command::Report(args) => report::cmd_report(ctx, &args, out),
     }
 }
 
 /// Writing to stdout failed: a closed pipe is not an error worth a report.
 pub(crate) fn io_err(e: std::io::Error) -> miette::Report {
     miette::Report::msg(format!("cannot write output: {e}"))
+}
+
+/// Write a file beside its destination and rename it into place, so that a
+/// crash or an error never leaves half a file.
+pub(crate) fn write_file(path: &std::path::Path, text: &str) -> miette::Result<()> {
+    use miette::IntoDiagnostic;
+    use miette::WrapErr;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .into_diagnostic()
+        .wrap_err_with(|| format!("cannot write {}", path.display()))
 }
 
 /// Tick once after a command changed the state, and say what was dispatched.

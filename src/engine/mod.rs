@@ -605,6 +605,7 @@ impl Engine {
                                         ),
                                         remaining: verdict.remaining,
                                         commits: verdict.commits,
+                                        turns: verdict.turns,
                                     }));
                                 }
                             }
@@ -646,6 +647,7 @@ impl Engine {
                     evidence: verdict.evidence,
                     remaining: verdict.remaining,
                     commits: verdict.commits,
+                    turns: verdict.turns,
                 }));
             }
         }

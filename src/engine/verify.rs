@@ -42,6 +42,8 @@ pub struct Verdict {
     pub evidence: String,
     pub remaining: Vec<String>,
     pub commits: Vec<String>,
+    /// Turns the agent reported (result file or JSON output).
+    pub turns: Option<u64>,
 }
 
 /// Run `git` for reading, marked internal so our own hooks stay out.
@@ -395,6 +397,7 @@ pub fn verify(input: &VerifyInput) -> Verdict {
             evidence: format!("{}; decided by the exit criteria.", evidence.join(", ")),
             remaining,
             commits,
+            turns: reported_turns(input),
         };
     }
     // Uncommitted work and the progress file.
@@ -411,17 +414,8 @@ pub fn verify(input: &VerifyInput) -> Verdict {
     }
 
     // 3. The agent's own word: result file, JSON output, exit code, keywords.
-    let log_tail = input
-        .log_file
-        .as_deref()
-        .map(|l| crate::dispatch::tail(l, 40))
-        .unwrap_or_default();
-    let reported = input
-        .result_file
-        .as_deref()
-        .and_then(|p| std::fs::read_to_string(p).ok())
-        .and_then(|t| result::read_result_file(&t))
-        .or_else(|| result::read_json_output(&log_tail));
+    let (log_tail, reported) = agent_report(input);
+    let turns = reported.as_ref().and_then(|r| r.turns);
     let mut claim = reported.as_ref().and_then(|r| r.claim);
     if let (Some(r), Some(c)) = (&reported, claim) {
         evidence.push(format!("{} says {}", r.source, claim_word(c)));
@@ -486,7 +480,30 @@ pub fn verify(input: &VerifyInput) -> Verdict {
         evidence: format!("{}; {decided_by}.", evidence.join(", ")),
         remaining,
         commits,
+        turns,
     }
+}
+
+/// The end of the agent's output and what it reported (result file first,
+/// then JSON output in the log).
+fn agent_report(input: &VerifyInput) -> (String, Option<result::AgentResult>) {
+    let log_tail = input
+        .log_file
+        .as_deref()
+        .map(|l| crate::dispatch::tail(l, 40))
+        .unwrap_or_default();
+    let reported = input
+        .result_file
+        .as_deref()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| result::read_result_file(&t))
+        .or_else(|| result::read_json_output(&log_tail));
+    (log_tail, reported)
+}
+
+/// The turn count the agent reported, read without judging anything else.
+fn reported_turns(input: &VerifyInput) -> Option<u64> {
+    agent_report(input).1.and_then(|r| r.turns)
 }
 
 fn claim_word(c: Claim) -> &'static str {

@@ -63,6 +63,8 @@ pub enum EventKind {
         remaining: Vec<String>,
         /// The commits in the sprint's scope.
         commits: Vec<String>,
+        /// Turns the agent reported, when it did.
+        turns: Option<u64>,
     },
     /// Graceful stop, phase 1 (drain).
     Stop,
@@ -170,6 +172,8 @@ pub struct Transition {
     /// `(attempt, max_retries)` for sprint steps.
     pub attempt: Option<(u32, u32)>,
     pub model: Option<Model>,
+    /// Turns the agent reported for the dispatch a verdict ends.
+    pub turns: Option<u64>,
     pub at: String,
 }
 
@@ -322,6 +326,8 @@ struct Steps<'a> {
     skipped: Vec<usize>,
     event: &'static str,
     at: &'a str,
+    /// Turns reported for the dispatch being judged (verdict steps carry it).
+    turns: Option<u64>,
 }
 
 impl<'a> Steps<'a> {
@@ -342,6 +348,7 @@ impl<'a> Steps<'a> {
             why,
             attempt: None,
             model: None,
+            turns: None,
             at: self.at.to_string(),
         };
         self.push(t);
@@ -357,6 +364,7 @@ impl<'a> Steps<'a> {
             why,
             attempt: None,
             model: None,
+            turns: None,
             at: self.at.to_string(),
         };
         self.push(t);
@@ -374,6 +382,7 @@ impl<'a> Steps<'a> {
             why,
             attempt: None,
             model: None,
+            turns: None,
             at: self.at.to_string(),
         };
         self.push(t);
@@ -395,6 +404,7 @@ impl<'a> Steps<'a> {
             why,
             attempt: Some((s.attempt, max)),
             model: s.model,
+            turns: self.turns,
             at: self.at.to_string(),
         };
         self.push(t);
@@ -558,6 +568,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
         skipped: Vec::new(),
         event: event.kind.name(),
         at: &event.at,
+        turns: None,
     };
     let started = state.seq > 0;
     match &event.kind {
@@ -668,6 +679,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             evidence,
             remaining,
             commits,
+            turns,
         } => {
             require_started(started)?;
             let i = b.unit_index(unit)?;
@@ -679,6 +691,11 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
                     SprintStatus::Running,
                     "The agent ran and exited before its start was recorded.".into(),
                 );
+            }
+            if let Some(t) = turns {
+                let s = &mut b.state.units[i].sprints[k];
+                s.turns = Some(s.turns.unwrap_or(0) + t);
+                b.turns = Some(*t);
             }
             let s = &b.state.units[i].sprints[k];
             let capped =

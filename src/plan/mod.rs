@@ -5,6 +5,7 @@
 //! `diagnostics` turns problems into miette reports. Nothing here touches git
 //! or the process: the caller hands in text and gets a plan or every problem.
 
+pub mod analysis;
 pub mod detect;
 pub mod diagnostics;
 pub mod markdown;

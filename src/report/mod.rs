@@ -2,8 +2,11 @@
 //! (kept in every state commit) and the status table/JSON. Pure functions of
 //! the state; no git.
 
+pub mod complete;
+pub mod complete_md;
 pub mod state_md;
 pub mod status;
+pub mod timeline;
 
 use crate::machine::SprintState;
 use crate::machine::UnitState;

@@ -1,27 +1,39 @@
 //! The one clock. `GIT_SUPERVISOR_TIMESTAMP` (RFC 3339 or Unix seconds) pins
 //! it: transition number N is then stamped base + N seconds, so the same
 //! events give byte-identical commits in every process and test.
+//! `GIT_SUPERVISOR_TIMESTAMP_STEP` (seconds, default 1) spaces pinned
+//! transitions further apart, so recorded runs have durations worth reading.
 
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
 pub const ENV: &str = "GIT_SUPERVISOR_TIMESTAMP";
+pub const STEP_ENV: &str = "GIT_SUPERVISOR_TIMESTAMP_STEP";
 
 #[derive(Debug, Clone, Copy)]
 pub struct Clock {
     pinned: Option<OffsetDateTime>,
+    step: i64,
 }
 
 impl Clock {
     pub fn from_env() -> Self {
         let pinned = std::env::var(ENV).ok().and_then(|v| parse(&v));
-        Clock { pinned }
+        let step = std::env::var(STEP_ENV)
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .filter(|s| *s > 0)
+            .unwrap_or(1);
+        Clock { pinned, step }
     }
 
     /// A clock pinned at `base` (RFC 3339 or Unix seconds), as the
     /// environment variable would.
     pub fn pinned(base: &str) -> Option<Self> {
-        parse(base).map(|t| Clock { pinned: Some(t) })
+        parse(base).map(|t| Clock {
+            pinned: Some(t),
+            step: 1,
+        })
     }
 
     pub fn is_pinned(&self) -> bool {
@@ -31,7 +43,7 @@ impl Clock {
     /// The time of transition number `seq` (pinned), or now.
     pub fn at_seq(&self, seq: u64) -> OffsetDateTime {
         match self.pinned {
-            Some(base) => base + time::Duration::seconds(seq as i64),
+            Some(base) => base + time::Duration::seconds(seq as i64 * self.step),
             None => OffsetDateTime::now_utc(),
         }
     }
@@ -51,7 +63,8 @@ pub fn iso(t: OffsetDateTime) -> String {
         .unwrap_or_else(|_| t.unix_timestamp().to_string())
 }
 
-fn parse(v: &str) -> Option<OffsetDateTime> {
+/// Read an RFC 3339 or Unix-seconds timestamp.
+pub fn parse(v: &str) -> Option<OffsetDateTime> {
     let v = v.trim();
     if let Ok(secs) = v.parse::<i64>() {
         return OffsetDateTime::from_unix_timestamp(secs).ok();
@@ -67,6 +80,7 @@ mod tests {
     fn pinned_clock_advances_with_seq() {
         let c = Clock {
             pinned: parse("2026-01-01T00:00:00Z"),
+            step: 1,
         };
         assert_eq!(c.iso_at_seq(0), "2026-01-01T00:00:00Z");
         assert_eq!(c.iso_at_seq(61), "2026-01-01T00:01:01Z");

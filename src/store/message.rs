@@ -37,6 +37,9 @@ pub fn format(t: &Transition, seq: u64, run_id: &str) -> String {
     if let Some(model) = t.model {
         trailer("Model", model.as_str());
     }
+    if let Some(turns) = t.turns {
+        trailer("Turns", &turns.to_string());
+    }
     trailer("Run", run_id);
     trailer("Seq", &seq.to_string());
     trailer("Schema", &SCHEMA.to_string());
@@ -57,6 +60,8 @@ pub struct Record {
     pub to: Option<String>,
     pub attempt: Option<String>,
     pub model: Option<String>,
+    pub turns: Option<u64>,
+    pub run: Option<String>,
     pub seq: Option<u64>,
 }
 
@@ -78,6 +83,8 @@ pub fn parse(commit: &str, time: &str, message: &str) -> Record {
         to: None,
         attempt: None,
         model: None,
+        turns: None,
+        run: None,
         seq: None,
     };
     for line in rest {
@@ -100,6 +107,8 @@ pub fn parse(commit: &str, time: &str, message: &str) -> Record {
             "Attempt" => r.attempt = v,
             "Model" => r.model = v,
             "Seq" => r.seq = value.trim().parse().ok(),
+            "Turns" => r.turns = value.trim().parse().ok(),
+            "Run" => r.run = v,
             _ => {}
         }
     }
@@ -125,6 +134,7 @@ mod tests {
             why: "First dispatch.".into(),
             attempt: Some((1, 3)),
             model: Some(crate::machine::Model::Sonnet),
+            turns: None,
             at: "t".into(),
         };
         let m = format(&t, 7, "run-1");

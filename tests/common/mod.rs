@@ -301,6 +301,7 @@ pub mod seed {
                 evidence: "seeded evidence.".into(),
                 remaining: vec![],
                 commits: vec![],
+                turns: None,
             },
         );
     }

@@ -1,0 +1,453 @@
+//! Plan analysis shared by `prioritize`, `evaluate`, `analyze` and the
+//! completion report: the priority dimensions of spec §U and the quality
+//! checks of spec §V. Pure functions of a parsed plan.
+
+use serde::Serialize;
+
+use super::model::CriterionKind;
+use super::model::Plan;
+use super::model::Sprint;
+use super::model::TaskType;
+use crate::machine::model_select::estimated_turns;
+
+/// Default context budget (turns per sprint) of `evaluate` and `analyze`.
+pub const DEFAULT_BUDGET: u32 = 50;
+
+/// A sprint's place in the plan: unit index and sprint index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct At {
+    pub unit: usize,
+    pub sprint: usize,
+}
+
+/// Every sprint in plan order.
+pub fn all_sprints(plan: &Plan) -> Vec<At> {
+    plan.units
+        .iter()
+        .enumerate()
+        .flat_map(|(u, unit)| (0..unit.sprints.len()).map(move |s| At { unit: u, sprint: s }))
+        .collect()
+}
+
+pub fn sprint(plan: &Plan, at: At) -> &Sprint {
+    &plan.units[at.unit].sprints[at.sprint]
+}
+
+/// `unit/id`, the label every table uses for a sprint.
+pub fn label(plan: &Plan, at: At) -> String {
+    format!("{}/{}", plan.units[at.unit].name, sprint(plan, at).id)
+}
+
+/// Everything the sprint says, lower-cased, for keyword tests.
+pub fn words(s: &Sprint) -> String {
+    let mut t = s.name.to_lowercase();
+    for x in s.tasks.iter().chain(s.entry.iter().map(|c| &c.text)) {
+        t.push('\n');
+        t.push_str(&x.to_lowercase());
+    }
+    for c in &s.exit {
+        t.push('\n');
+        t.push_str(&c.text.to_lowercase());
+    }
+    t
+}
+
+/// Units that depend on unit `u`, directly or through others.
+pub fn dependent_units(plan: &Plan, u: usize) -> Vec<usize> {
+    let mut seen = vec![u];
+    let mut i = 0;
+    while i < seen.len() {
+        let name = &plan.units[seen[i]].name;
+        for (k, other) in plan.units.iter().enumerate() {
+            if other.deps.contains(name) && !seen.contains(&k) {
+                seen.push(k);
+            }
+        }
+        i += 1;
+    }
+    seen.remove(0);
+    seen.sort_unstable();
+    seen
+}
+
+/// Sprints that cannot start before `at` finishes: the rest of its unit and
+/// every sprint of every unit that depends on it (directly or not).
+pub fn blocked_by(plan: &Plan, at: At) -> Vec<At> {
+    let mut out: Vec<At> = (at.sprint + 1..plan.units[at.unit].sprints.len())
+        .map(|s| At {
+            unit: at.unit,
+            sprint: s,
+        })
+        .collect();
+    for u in dependent_units(plan, at.unit) {
+        out.extend((0..plan.units[u].sprints.len()).map(|s| At { unit: u, sprint: s }));
+    }
+    out
+}
+
+const FOUNDATION_WORDS: &[&str] = &[
+    "type",
+    "interface",
+    "trait",
+    "schema",
+    "model",
+    "foundation",
+    "core",
+    "shared",
+    "common",
+    "pattern",
+    "protocol",
+    "scaffold",
+];
+
+/// 1 when the sprint establishes something two or more later sprints reuse:
+/// a file of its own that later sprints mention, or foundation words (types,
+/// interfaces, schema, core…) with at least two sprints depending on it.
+pub fn foundation_score(plan: &Plan, at: At) -> u32 {
+    let later = blocked_by(plan, at);
+    if later.len() < 2 {
+        return 0;
+    }
+    let s = sprint(plan, at);
+    let reusing = later
+        .iter()
+        .filter(|l| {
+            let text = words(sprint(plan, **l));
+            s.files
+                .iter()
+                .any(|f| text.contains(&f.to_lowercase()) || sprint(plan, **l).files.contains(f))
+        })
+        .count();
+    let w = words(s);
+    let named = FOUNDATION_WORDS.iter().any(|k| {
+        w.split(|c: char| !c.is_alphanumeric())
+            .any(|t| t == *k || t.strip_suffix('s') == Some(*k))
+    });
+    u32::from(reusing >= 2 || named)
+}
+
+/// Risk level of spec §U (highest matching indicator): external APIs and new
+/// technology 3, complex algorithms and file I/O or system calls 2, simple
+/// CRUD or configuration 1.
+pub fn risk_level(s: &Sprint) -> (u32, &'static str) {
+    let w = words(s);
+    let has = |k: &[&str]| k.iter().any(|x| w.contains(x));
+    if has(&[
+        "external api",
+        "http",
+        "network",
+        "webhook",
+        "third-party",
+        "oauth",
+        "remote",
+    ]) {
+        (3, "external API calls")
+    } else if has(&["new technology", "unfamiliar", "prototype", "experimental"]) {
+        (3, "new technology")
+    } else if has(&[
+        "algorithm",
+        "parser",
+        "concurren",
+        "scheduler",
+        "graph",
+        "optimi",
+        "contrast",
+    ]) {
+        (2, "complex algorithms")
+    } else if has(&[
+        "file",
+        "i/o",
+        "system call",
+        "process",
+        "filesystem",
+        "socket",
+        "xml",
+    ]) {
+        (2, "file I/O or system calls")
+    } else {
+        (1, "simple CRUD/config")
+    }
+}
+
+/// The three complexity sub-scores of spec §U and their average.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Complexity {
+    pub tasks: u32,
+    pub files: u32,
+    pub verification: u32,
+    pub average: f64,
+}
+
+pub fn complexity(s: &Sprint) -> Complexity {
+    let tasks = match s.tasks.len() {
+        0..=3 => 1,
+        4..=5 => 2,
+        6..=7 => 3,
+        _ => 4,
+    };
+    let files = match s.files.len() {
+        0..=2 => 1,
+        3..=5 => 2,
+        6..=10 => 3,
+        _ => 4,
+    };
+    let verification = verification_level(s);
+    Complexity {
+        tasks,
+        files,
+        verification,
+        average: f64::from(tasks + files + verification) / 3.0,
+    }
+}
+
+/// Checklist only 1, build check 2, test suite 3, integration test 4.
+fn verification_level(s: &Sprint) -> u32 {
+    let runnable: Vec<String> = s
+        .exit
+        .iter()
+        .filter(|c| c.command.is_some())
+        .map(|c| format!("{} {}", c.text, c.command.as_deref().unwrap_or("")).to_lowercase())
+        .collect();
+    if runnable.iter().any(|c| c.contains("integration")) {
+        4
+    } else if runnable.iter().any(|c| c.contains("test")) {
+        3
+    } else if runnable.is_empty() {
+        1
+    } else {
+        2
+    }
+}
+
+/// A sprint's priority (spec §U-115) with the parts it was made of.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Priority {
+    pub dependency_depth: u32,
+    pub foundation: u32,
+    pub risk: u32,
+    pub risk_reason: &'static str,
+    pub complexity: Complexity,
+    pub score: f64,
+}
+
+impl Priority {
+    /// `12.5 — blocks 4 downstream sprints, establishes core types`.
+    pub fn justification(&self) -> String {
+        let mut parts = Vec::new();
+        match self.dependency_depth {
+            0 => parts.push("leaf sprint".to_string()),
+            1 => parts.push("blocks 1 downstream sprint".to_string()),
+            n => parts.push(format!("blocks {n} downstream sprints")),
+        }
+        if self.foundation == 1 {
+            parts.push("establishes shared foundations".into());
+        }
+        if self.risk >= 2 {
+            parts.push(format!("risk: {}", self.risk_reason));
+        }
+        parts.push(
+            match self.complexity.average {
+                a if a < 1.5 => "low complexity",
+                a if a < 2.5 => "moderate complexity",
+                _ => "high complexity",
+            }
+            .into(),
+        );
+        if self.dependency_depth == 0 {
+            parts.push("no dependents".into());
+        }
+        format!("{} — {}", format_score(self.score), parts.join(", "))
+    }
+}
+
+/// Scores print with one decimal: `12.5`, `3.0`.
+pub fn format_score(score: f64) -> String {
+    format!("{score:.1}")
+}
+
+pub fn priority(plan: &Plan, at: At) -> Priority {
+    let s = sprint(plan, at);
+    let dependency_depth = blocked_by(plan, at).len() as u32;
+    let foundation = foundation_score(plan, at);
+    let (risk, risk_reason) = risk_level(s);
+    let complexity = complexity(s);
+    let score = f64::from(dependency_depth) * 3.0
+        + f64::from(foundation) * 2.0
+        + f64::from(risk)
+        + complexity.average * 0.5;
+    // Two decimals are plenty and keep the score stable across platforms.
+    let score = (score * 100.0).round() / 100.0;
+    Priority {
+        dependency_depth,
+        foundation,
+        risk,
+        risk_reason,
+        complexity,
+        score,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Quality checks (spec §V)
+
+pub const VAGUE: &[&str] = &[
+    "works correctly",
+    "properly handles",
+    "is complete",
+    "works well",
+    "looks good",
+    "works as expected",
+];
+
+const UNCLEAR_ARTIFACT: &[&str] = &[
+    "make it work",
+    "update things",
+    "fix stuff",
+    "misc",
+    "various",
+    "etc",
+];
+
+const PREVIOUS_WORK: &[&str] = &["previous work", "prior work", "earlier work"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fitness {
+    Oversized,
+    Right,
+    Undersized,
+}
+
+impl Fitness {
+    pub fn of(turns: u32, budget: u32) -> Fitness {
+        let t = f64::from(turns);
+        let b = f64::from(budget);
+        if t > b * 0.80 {
+            Fitness::Oversized
+        } else if t < b * 0.15 {
+            Fitness::Undersized
+        } else {
+            Fitness::Right
+        }
+    }
+}
+
+/// What `evaluate` (and `analyze`'s second pass) finds in one sprint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Quality {
+    pub single_concern: bool,
+    pub clear_artifact: bool,
+    pub bounded_scope: bool,
+    pub explicit_io: bool,
+    pub machine_verifiable: bool,
+    pub no_vague_language: bool,
+    pub full_coverage: bool,
+    pub estimated_turns: u32,
+    pub fitness: Fitness,
+}
+
+impl Quality {
+    pub fn atomic(&self) -> bool {
+        self.single_concern && self.clear_artifact && self.bounded_scope && self.explicit_io
+    }
+
+    pub fn testable(&self) -> bool {
+        self.machine_verifiable && self.no_vague_language && self.full_coverage
+    }
+
+    /// `PASS`, or `FAIL: <first failing part>`.
+    pub fn atomicity_verdict(&self) -> String {
+        if !self.single_concern {
+            "FAIL: Multiple concerns".into()
+        } else if !self.bounded_scope {
+            format!("FAIL: Oversized (est. {} turns)", self.estimated_turns)
+        } else if !self.clear_artifact {
+            "FAIL: No clear artifact".into()
+        } else if !self.explicit_io {
+            "FAIL: Implicit inputs".into()
+        } else {
+            "PASS".into()
+        }
+    }
+
+    pub fn testability_verdict(&self) -> String {
+        if !self.machine_verifiable {
+            "FAIL: No machine-verifiable criterion".into()
+        } else if !self.no_vague_language {
+            "FAIL: Vague criteria".into()
+        } else if !self.full_coverage {
+            "FAIL: Tasks without criteria".into()
+        } else {
+            "PASS".into()
+        }
+    }
+}
+
+/// The top-level directories a sprint's files live in (its "subsystems").
+pub fn subsystems(s: &Sprint) -> Vec<String> {
+    let mut dirs: Vec<String> = s
+        .files
+        .iter()
+        .map(|f| match f.split_once('/') {
+            Some((d, _)) => d.to_string(),
+            None => ".".into(),
+        })
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
+
+/// `phrase` occurs in `text` with word boundaries on both sides.
+pub fn has_phrase(text: &str, phrase: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.match_indices(phrase).any(|(i, m)| {
+        let before = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+        let end = i + m.len();
+        let after = end == bytes.len() || !bytes[end].is_ascii_alphanumeric();
+        before && after
+    })
+}
+
+pub fn is_vague(text: &str) -> bool {
+    let l = text.to_lowercase();
+    VAGUE.iter().any(|v| l.contains(v))
+}
+
+pub fn quality(s: &Sprint, budget: u32) -> Quality {
+    let turns = estimated_turns(s);
+    let fitness = Fitness::of(turns, budget);
+    let w = words(s);
+    let single_concern = subsystems(s).iter().filter(|d| *d != ".").count() <= 1;
+    let clear_artifact = !UNCLEAR_ARTIFACT.iter().any(|k| has_phrase(&w, k));
+    let explicit_io = !s.exit.is_empty()
+        && !s.entry.iter().any(|c| {
+            PREVIOUS_WORK
+                .iter()
+                .any(|p| c.text.to_lowercase().contains(p))
+        });
+    let machine_verifiable = s
+        .exit
+        .iter()
+        .any(|c| c.command.is_some() || c.kind == CriterionKind::Command);
+    let no_vague_language = !s.exit.iter().any(|c| is_vague(&c.text));
+    // Every task needs an exit criterion: at least as many criteria as tasks,
+    // or a runnable one that covers the sprint as a whole (a build or test).
+    let full_coverage = s.tasks.is_empty()
+        || s.exit.len() >= s.tasks.len()
+        || s.exit
+            .iter()
+            .filter_map(|c| c.command.as_deref())
+            .any(|c| c.contains("test") || c.contains("build") || c.contains("check"));
+    Quality {
+        single_concern,
+        clear_artifact,
+        bounded_scope: fitness != Fitness::Oversized,
+        explicit_io,
+        machine_verifiable: machine_verifiable || s.task_type == TaskType::Manual,
+        no_vague_language,
+        full_coverage,
+        estimated_turns: turns,
+        fitness,
+    }
+}

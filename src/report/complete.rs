@@ -1,0 +1,1034 @@
+//! The completion report's data (spec §S): every sprint attempt and phase
+//! gate read back from the transition history, the completed sprints' log
+//! entries and, once every unit is COMPLETED, the final verification and the
+//! cadence analysis. A pure function of the run's records, its final state
+//! and its plan snapshot, so the same history always gives the same report.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use time::OffsetDateTime;
+
+use crate::machine::model_select::estimated_turns;
+use crate::machine::Overall;
+use crate::machine::SprintStatus;
+use crate::machine::State;
+use crate::plan::analysis;
+use crate::plan::CriterionKind;
+use crate::plan::Plan;
+use crate::plan::TaskType;
+use crate::store::message::Record;
+
+/// How one dispatch (or a completion without one) ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Completed,
+    Partial,
+    Failed,
+    Fatal,
+    /// Ended by `stop` or `killall`.
+    Interrupted,
+    /// Still running when the history ends.
+    Running,
+    /// Completed from history (a marked commit or progress file) without a
+    /// dispatch of ours.
+    Observed,
+    /// A manual sprint a person confirmed.
+    Confirmed,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Completed => "completed",
+            Outcome::Partial => "partial",
+            Outcome::Failed => "failed",
+            Outcome::Fatal => "fatal",
+            Outcome::Interrupted => "interrupted",
+            Outcome::Running => "running",
+            Outcome::Observed => "observed",
+            Outcome::Confirmed => "confirmed",
+        }
+    }
+}
+
+/// One bar of the timeline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Attempt {
+    pub unit: String,
+    pub sprint: String,
+    pub name: String,
+    /// The attempt number the machine recorded (`Supervisor-Attempt`).
+    pub attempt: u32,
+    pub model: Option<String>,
+    pub started: String,
+    pub ended: Option<String>,
+    pub seconds: i64,
+    pub outcome: Outcome,
+    pub turns: Option<u64>,
+    /// Transition numbers of the start and the end (the timeline's axis
+    /// when the run was too quick for wall-clock time to show anything).
+    pub start_seq: u64,
+    pub end_seq: Option<u64>,
+}
+
+/// A phase gate's build result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateMark {
+    pub phase: u32,
+    pub at: String,
+    pub passed: bool,
+    /// The sprint blamed when it failed (`unit/id`).
+    pub blamed: Option<String>,
+    pub seq: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CriterionCheck {
+    pub text: String,
+    pub verified: bool,
+    /// How it was verified, or why it was not.
+    pub how: String,
+}
+
+/// A 14b entry: one completed sprint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SprintEntry {
+    pub unit: String,
+    pub sprint: String,
+    pub name: String,
+    pub task_type: TaskType,
+    pub model: Option<String>,
+    pub score: Option<i32>,
+    pub attempts: u32,
+    pub max_retries: u32,
+    /// Dispatch time of the attempt that completed it (the completion time
+    /// for an observed completion).
+    pub started: String,
+    pub completed: String,
+    pub seconds: i64,
+    pub turns: Option<u64>,
+    pub max_turns: u32,
+    pub estimated_turns: u32,
+    pub commits: Vec<String>,
+    pub criteria: Vec<CriterionCheck>,
+    /// Dispatches of this sprint (attempts and continuations).
+    pub dispatches: u32,
+    /// Seconds spent in every attempt, including the completing one.
+    pub total_seconds: i64,
+    /// The first dispatch's model differed from the completing one.
+    pub upgraded: bool,
+    pub foundation: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub planned: usize,
+    pub completed: usize,
+    /// Completed sprints by the model that completed them.
+    pub models: BTreeMap<String, usize>,
+    /// haiku×1 + sonnet×10 + opus×30 over the completed sprints.
+    pub cost: u32,
+    /// The sum of the completed sprints' durations.
+    pub seconds: i64,
+}
+
+/// A sprint that is not COMPLETED, for incomplete runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outstanding {
+    pub unit: String,
+    pub unit_state: String,
+    pub sprint: String,
+    pub name: String,
+    pub state: String,
+    pub attempts: u32,
+    pub last_failure: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Issue {
+    pub title: String,
+    pub severity: &'static str,
+    pub details: String,
+    pub impact: String,
+    pub recommendation: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Coverage {
+    pub sprint: String,
+    pub completed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CriteriaLine {
+    pub sprint: String,
+    pub verified: usize,
+    pub total: usize,
+    pub missing: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CommitLine {
+    pub sprint: String,
+    pub task_type: TaskType,
+    pub commits: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnitCadence {
+    pub unit: String,
+    pub sprints: usize,
+    pub seconds: i64,
+    pub gain: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelCadence {
+    pub model: String,
+    pub sprints: usize,
+    pub avg_seconds: f64,
+    pub avg_turns: Option<f64>,
+    pub success_rate: f64,
+    pub avg_attempts: f64,
+    pub cost: u32,
+    pub weight: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VelocityPhase {
+    pub label: String,
+    pub sprints: usize,
+    pub avg_seconds: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Estimate {
+    pub sprint: String,
+    pub estimated: u32,
+    pub actual: u64,
+    /// (actual − estimated) / estimated, in percent.
+    pub variance: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cadence {
+    pub start: String,
+    pub end: String,
+    pub elapsed_seconds: i64,
+    pub active_seconds: i64,
+    pub parallelism_efficiency: f64,
+    pub avg_sprint_seconds: f64,
+    pub sprints_per_hour: f64,
+    pub turns_used: Option<u64>,
+    pub turns_available: u64,
+    pub by_unit: Vec<UnitCadence>,
+    pub parallelism_gain: f64,
+    pub parallelism_saved_seconds: i64,
+    pub by_model: Vec<ModelCadence>,
+    pub velocity: Vec<VelocityPhase>,
+    pub trend: &'static str,
+    pub first_attempt: usize,
+    pub retried: Vec<(String, u32)>,
+    pub upgrades: usize,
+    pub utilization: Option<f64>,
+    pub oversized: Vec<String>,
+    pub undersized: Vec<String>,
+    pub critical_path: Vec<String>,
+    pub critical_path_seconds: i64,
+    pub longest: Option<(String, i64, Option<String>)>,
+    pub most_retries: Option<(String, u32)>,
+    pub recommendation: String,
+    pub estimates: Vec<Estimate>,
+    pub distribution: Vec<(String, i64)>,
+    pub savings: Vec<(String, u32)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FinalVerification {
+    pub at: String,
+    pub coverage: Vec<Coverage>,
+    pub criteria: Vec<CriteriaLine>,
+    pub commits: Vec<CommitLine>,
+    pub issues: Vec<Issue>,
+    pub cadence: Cadence,
+    pub passed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub project: String,
+    pub operation: String,
+    pub run_id: String,
+    pub file_name: String,
+    pub overall: Overall,
+    pub complete: bool,
+    pub start: Option<String>,
+    pub last_updated: Option<String>,
+    pub units: usize,
+    pub summary: Summary,
+    pub sprints: Vec<SprintEntry>,
+    pub outstanding: Vec<Outstanding>,
+    pub attempts: Vec<Attempt>,
+    pub gates: Vec<GateMark>,
+    pub final_verification: Option<FinalVerification>,
+}
+
+/// `COMPLETE_<NAME>.md` with the name in upper snake case.
+pub fn file_name(project: &str) -> String {
+    let mut out = String::new();
+    for c in project.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_uppercase());
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    let name = out.trim_matches('_');
+    format!(
+        "COMPLETE_{}.md",
+        if name.is_empty() { "PLAN" } else { name }
+    )
+}
+
+pub fn parse_time(t: &str) -> Option<OffsetDateTime> {
+    crate::store::clock::parse(t)
+}
+
+fn seconds_between(a: &str, b: &str) -> i64 {
+    match (parse_time(a), parse_time(b)) {
+        (Some(a), Some(b)) => (b - a).whole_seconds().max(0),
+        _ => 0,
+    }
+}
+
+fn attempt_number(r: &Record) -> u32 {
+    r.attempt
+        .as_deref()
+        .and_then(|a| a.split('/').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Read the attempts and gates out of the records (oldest first).
+pub fn attempts_and_gates(records: &[Record], state: &State) -> (Vec<Attempt>, Vec<GateMark>) {
+    let mut attempts: Vec<Attempt> = Vec::new();
+    let mut open: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut gates = Vec::new();
+    let name_of = |unit: &str, sprint: &str| {
+        state
+            .unit(unit)
+            .and_then(|u| u.sprints.iter().find(|s| s.id.to_string() == sprint))
+            .map(|s| s.name.clone())
+            .unwrap_or_default()
+    };
+    let phase_of = |unit: &str| state.unit(unit).map(|u| u.phase()).unwrap_or(0);
+    for r in records {
+        let event = r.event.as_deref().unwrap_or("");
+        if event == "gate-passed" && r.unit.is_none() {
+            let phase = r
+                .why
+                .strip_prefix("phase ")
+                .and_then(|x| x.split_whitespace().next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            gates.push(GateMark {
+                phase,
+                at: r.time.clone(),
+                passed: true,
+                blamed: None,
+                seq: r.seq.unwrap_or(0),
+            });
+            continue;
+        }
+        let (Some(unit), Some(sprint), Some(from), Some(to)) =
+            (&r.unit, &r.sprint, r.from.as_deref(), r.to.as_deref())
+        else {
+            continue;
+        };
+        let key = (unit.clone(), sprint.clone());
+        let active = |s: &str| s == "DISPATCHED" || s == "RUNNING";
+        if to == "DISPATCHED" {
+            open.insert(key, attempts.len());
+            attempts.push(Attempt {
+                unit: unit.clone(),
+                sprint: sprint.clone(),
+                name: name_of(unit, sprint),
+                attempt: attempt_number(r),
+                model: r.model.clone(),
+                started: r.time.clone(),
+                ended: None,
+                seconds: 0,
+                outcome: Outcome::Running,
+                turns: None,
+                start_seq: r.seq.unwrap_or(0),
+                end_seq: None,
+            });
+            continue;
+        }
+        if active(from) && !active(to) {
+            let outcome = match (to, event) {
+                (_, "stop" | "force-stop" | "killall") => Outcome::Interrupted,
+                ("COMPLETED", _) => Outcome::Completed,
+                ("PARTIAL", _) => Outcome::Partial,
+                ("FATAL", _) => Outcome::Fatal,
+                _ => Outcome::Failed,
+            };
+            if let Some(i) = open.remove(&key) {
+                let a = &mut attempts[i];
+                a.ended = Some(r.time.clone());
+                a.seconds = seconds_between(&a.started, &r.time);
+                a.outcome = outcome;
+                a.turns = r.turns;
+                a.end_seq = r.seq;
+            }
+            continue;
+        }
+        if to == "COMPLETED" && (event == "observed" || event == "confirm") {
+            attempts.push(Attempt {
+                unit: unit.clone(),
+                sprint: sprint.clone(),
+                name: name_of(unit, sprint),
+                attempt: attempt_number(r),
+                model: r.model.clone(),
+                started: r.time.clone(),
+                ended: Some(r.time.clone()),
+                seconds: 0,
+                outcome: if event == "observed" {
+                    Outcome::Observed
+                } else {
+                    Outcome::Confirmed
+                },
+                turns: None,
+                start_seq: r.seq.unwrap_or(0),
+                end_seq: r.seq,
+            });
+            continue;
+        }
+        if event == "gate-failed" && from == "COMPLETED" {
+            gates.push(GateMark {
+                phase: phase_of(unit),
+                at: r.time.clone(),
+                passed: false,
+                blamed: Some(format!("{unit}/{sprint}")),
+                seq: r.seq.unwrap_or(0),
+            });
+        }
+    }
+    (attempts, gates)
+}
+
+/// Which criteria verification confirmed: runnable ones when the sprint's
+/// verdict passed every exit criterion (or history showed them passing);
+/// the rest only when ticked in the plan or confirmed by a person.
+fn criteria_checks(
+    plan_sprint: Option<&crate::plan::Sprint>,
+    evidence: &str,
+    confirmed: bool,
+) -> Vec<CriterionCheck> {
+    let Some(ps) = plan_sprint else {
+        return Vec::new();
+    };
+    let all_passed = evidence
+        .split("exit criteria ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|f| f.split_once('/'))
+        .is_some_and(|(a, b)| a == b);
+    ps.exit
+        .iter()
+        .map(|c| {
+            let (verified, how) = if c.command.is_some() && all_passed {
+                (true, "ran and passed".to_string())
+            } else if c.checked {
+                (true, "ticked in the plan".into())
+            } else if confirmed {
+                (true, "confirmed by a person".into())
+            } else if c.command.is_some() {
+                (false, "not confirmed by the verdict".into())
+            } else if c.kind == CriterionKind::Checklist {
+                (false, "checklist item: not machine-verifiable".into())
+            } else {
+                (false, "statement with no check to run".into())
+            };
+            CriterionCheck {
+                text: c.text.clone(),
+                verified,
+                how,
+            }
+        })
+        .collect()
+}
+
+fn short(c: &str) -> String {
+    c.chars().take(7).collect()
+}
+
+/// Build the report. `records` are this run's transitions, oldest first.
+pub fn build(records: &[Record], state: &State, plan: &Plan, max_turns: u32) -> Report {
+    let (attempts, gates) = attempts_and_gates(records, state);
+    let project = plan
+        .title
+        .clone()
+        .unwrap_or_else(|| state.operation.clone());
+    let mut completions: Vec<(usize, String, String)> = Vec::new(); // (record index, unit, sprint)
+    for (i, r) in records.iter().enumerate() {
+        if r.to.as_deref() == Some("COMPLETED") && r.sprint.is_some() {
+            let (u, s) = (
+                r.unit.clone().unwrap_or_default(),
+                r.sprint.clone().unwrap_or_default(),
+            );
+            // Only the last completion of a sprint counts (a failed phase
+            // gate reopens it).
+            completions.retain(|(_, cu, cs)| !(cu == &u && cs == &s));
+            completions.push((i, u, s));
+        }
+    }
+    let mut sprints = Vec::new();
+    for (i, unit, id) in &completions {
+        let Some(us) = state.unit(unit) else { continue };
+        let Some(ss) = us.sprints.iter().find(|s| &s.id.to_string() == id) else {
+            continue;
+        };
+        if ss.state != SprintStatus::Completed {
+            continue;
+        }
+        let record = &records[*i];
+        let mine: Vec<&Attempt> = attempts
+            .iter()
+            .filter(|a| &a.unit == unit && &a.sprint == id)
+            .collect();
+        let last = mine.last();
+        let started = last
+            .map(|a| a.started.clone())
+            .unwrap_or_else(|| record.time.clone());
+        let pu = plan.unit(unit);
+        let ps = pu.and_then(|u| u.sprints.iter().find(|s| &s.id.to_string() == id));
+        let at = pu.and_then(|u| {
+            let ui = plan.units.iter().position(|x| x.name == u.name)?;
+            let si = u.sprints.iter().position(|s| &s.id.to_string() == id)?;
+            Some(analysis::At {
+                unit: ui,
+                sprint: si,
+            })
+        });
+        let model = last
+            .and_then(|a| a.model.clone())
+            .or(ss.model.map(|m| m.to_string()));
+        let first_model = mine.first().and_then(|a| a.model.clone());
+        sprints.push(SprintEntry {
+            unit: unit.clone(),
+            sprint: id.clone(),
+            name: ss.name.clone(),
+            task_type: ss.task_type,
+            model: model.clone(),
+            score: ss.score,
+            attempts: ss.total_attempts.max(1),
+            max_retries: state.max_retries,
+            seconds: seconds_between(&started, &record.time),
+            started,
+            completed: record.time.clone(),
+            turns: ss.turns,
+            max_turns,
+            estimated_turns: ps.map(estimated_turns).unwrap_or(0),
+            commits: ss.commits.iter().map(|c| short(c)).collect(),
+            criteria: criteria_checks(
+                ps,
+                ss.last_verified.as_deref().unwrap_or(""),
+                record.event.as_deref() == Some("confirm"),
+            ),
+            dispatches: ss.dispatches,
+            total_seconds: mine.iter().map(|a| a.seconds).sum(),
+            upgraded: first_model.is_some() && first_model != model,
+            foundation: at.map(|a| analysis::foundation_score(plan, a)).unwrap_or(0),
+        });
+    }
+    let mut models: BTreeMap<String, usize> = BTreeMap::new();
+    let mut cost = 0;
+    for s in &sprints {
+        if let Some(m) = &s.model {
+            *models.entry(m.clone()).or_default() += 1;
+            cost += weight(m);
+        }
+    }
+    let planned = state.units.iter().map(|u| u.sprints.len()).sum();
+    let summary = Summary {
+        planned,
+        completed: sprints.len(),
+        models,
+        cost,
+        seconds: sprints.iter().map(|s| s.seconds).sum(),
+    };
+    let outstanding = state
+        .units
+        .iter()
+        .flat_map(|u| {
+            u.sprints
+                .iter()
+                .filter(|s| s.state != SprintStatus::Completed)
+                .map(move |s| Outstanding {
+                    unit: u.name.clone(),
+                    unit_state: u.state.to_string(),
+                    sprint: s.id.to_string(),
+                    name: s.name.clone(),
+                    state: s.state.to_string(),
+                    attempts: s.total_attempts,
+                    last_failure: s.last_failure.clone(),
+                })
+        })
+        .collect();
+    let overall = state.overall();
+    let complete = overall == Overall::Completed;
+    let start = attempts.first().map(|a| a.started.clone());
+    let last_updated = records.last().map(|r| r.time.clone());
+    let final_verification = complete.then(|| {
+        final_verification(
+            plan,
+            state,
+            &sprints,
+            &attempts,
+            start.clone().unwrap_or_default(),
+            last_updated.clone().unwrap_or_default(),
+            max_turns,
+        )
+    });
+    Report {
+        file_name: file_name(&project),
+        project,
+        operation: state.operation.clone(),
+        run_id: state.run_id.clone(),
+        overall,
+        complete,
+        start,
+        last_updated,
+        units: state.units.len(),
+        summary,
+        sprints,
+        outstanding,
+        attempts,
+        gates,
+        final_verification,
+    }
+}
+
+pub fn weight(model: &str) -> u32 {
+    match model {
+        "haiku" => 1,
+        "sonnet" => 10,
+        "opus" => 30,
+        _ => 0,
+    }
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        0.0
+    } else {
+        xs.iter().sum::<f64>() / xs.len() as f64
+    }
+}
+
+fn final_verification(
+    plan: &Plan,
+    state: &State,
+    sprints: &[SprintEntry],
+    attempts: &[Attempt],
+    start: String,
+    at: String,
+    max_turns: u32,
+) -> FinalVerification {
+    let label = |u: &str, s: &str| format!("{u}/{s}");
+    let find = |u: &str, s: &str| sprints.iter().find(|e| e.unit == u && e.sprint == s);
+    let mut coverage = Vec::new();
+    let mut criteria = Vec::new();
+    let mut commits = Vec::new();
+    let mut issues = Vec::new();
+    for u in &state.units {
+        for s in &u.sprints {
+            let id = s.id.to_string();
+            let entry = find(&u.name, &id);
+            coverage.push(Coverage {
+                sprint: label(&u.name, &id),
+                completed: entry.is_some(),
+            });
+            let Some(e) = entry else {
+                issues.push(Issue {
+                    title: format!(
+                        "Sprint {} missing from the completion log",
+                        label(&u.name, &id)
+                    ),
+                    severity: "CRITICAL",
+                    details: format!(
+                        "The sprint is {} in the final state and never completed in the history.",
+                        s.state
+                    ),
+                    impact: "The plan's coverage is incomplete.".into(),
+                    recommendation: "Review SUPERVISOR_STATE.md and git history to confirm status"
+                        .into(),
+                });
+                continue;
+            };
+            let missing: Vec<String> = e
+                .criteria
+                .iter()
+                .filter(|c| !c.verified)
+                .map(|c| c.text.clone())
+                .collect();
+            for m in &missing {
+                issues.push(Issue {
+                    title: format!("Unverified exit criterion in {}", label(&u.name, &id)),
+                    severity: "HIGH",
+                    details: format!("\"{m}\" was not verified."),
+                    impact: "The sprint may be complete in name only.".into(),
+                    recommendation: "Manually run verification command to confirm".into(),
+                });
+            }
+            criteria.push(CriteriaLine {
+                sprint: label(&u.name, &id),
+                verified: e.criteria.len() - missing.len(),
+                total: e.criteria.len(),
+                missing,
+            });
+            commits.push(CommitLine {
+                sprint: label(&u.name, &id),
+                task_type: e.task_type,
+                commits: e.commits.len(),
+            });
+            if e.task_type == TaskType::Code && e.commits.is_empty() {
+                issues.push(Issue {
+                    title: format!("Code sprint {} has no commits", label(&u.name, &id)),
+                    severity: "HIGH",
+                    details: "No commit in the sprint's scope was recorded.".into(),
+                    impact: "Its work may be uncommitted or made elsewhere.".into(),
+                    recommendation: "Check `git log` for the sprint's work and commit it".into(),
+                });
+            }
+        }
+    }
+    let cadence = cadence(plan, state, sprints, attempts, start, at.clone(), max_turns);
+    FinalVerification {
+        at,
+        passed: issues.is_empty(),
+        coverage,
+        criteria,
+        commits,
+        issues,
+        cadence,
+    }
+}
+
+fn cadence(
+    plan: &Plan,
+    state: &State,
+    sprints: &[SprintEntry],
+    attempts: &[Attempt],
+    start: String,
+    end_of_history: String,
+    max_turns: u32,
+) -> Cadence {
+    let end = sprints
+        .iter()
+        .map(|s| s.completed.clone())
+        .max()
+        .unwrap_or(end_of_history);
+    let elapsed = seconds_between(&start, &end);
+    let active: i64 = attempts.iter().map(|a| a.seconds).sum();
+    let pct = |a: f64, b: f64| if b > 0.0 { a / b * 100.0 } else { 0.0 };
+    let hours = elapsed as f64 / 3600.0;
+    let with_turns: Vec<&Attempt> = attempts.iter().filter(|a| a.turns.is_some()).collect();
+    let turns_used =
+        (!with_turns.is_empty()).then(|| with_turns.iter().filter_map(|a| a.turns).sum::<u64>());
+    let turns_available = with_turns.len() as u64 * u64::from(max_turns);
+
+    let by_unit: Vec<UnitCadence> = state
+        .units
+        .iter()
+        .map(|u| {
+            let secs: i64 = attempts
+                .iter()
+                .filter(|a| a.unit == u.name)
+                .map(|a| a.seconds)
+                .sum();
+            UnitCadence {
+                unit: u.name.clone(),
+                sprints: sprints.iter().filter(|s| s.unit == u.name).count(),
+                seconds: secs,
+                gain: if elapsed > 0 {
+                    secs as f64 / elapsed as f64
+                } else {
+                    0.0
+                },
+            }
+        })
+        .collect();
+    let sequential: i64 = by_unit.iter().map(|u| u.seconds).sum();
+
+    let mut by_model = Vec::new();
+    let mut names: Vec<&String> = sprints.iter().filter_map(|s| s.model.as_ref()).collect();
+    names.sort_by_key(|m| weight(m));
+    names.dedup();
+    for m in names {
+        let mine: Vec<&SprintEntry> = sprints
+            .iter()
+            .filter(|s| s.model.as_ref() == Some(m))
+            .collect();
+        let turns: Vec<f64> = mine
+            .iter()
+            .filter_map(|s| s.turns)
+            .map(|t| t as f64)
+            .collect();
+        by_model.push(ModelCadence {
+            model: m.clone(),
+            sprints: mine.len(),
+            avg_seconds: mean(&mine.iter().map(|s| s.seconds as f64).collect::<Vec<_>>()),
+            avg_turns: (!turns.is_empty()).then(|| mean(&turns)),
+            success_rate: pct(
+                mine.iter().filter(|s| s.attempts == 1).count() as f64,
+                mine.len() as f64,
+            ),
+            avg_attempts: mean(
+                &mine
+                    .iter()
+                    .map(|s| f64::from(s.attempts))
+                    .collect::<Vec<_>>(),
+            ),
+            cost: mine.len() as u32 * weight(m),
+            weight: weight(m),
+        });
+    }
+
+    // Velocity: completed sprints in completion order, in thirds.
+    let n = sprints.len();
+    let cuts = [0, n.div_ceil(3), (2 * n).div_ceil(3), n];
+    let mut velocity = Vec::new();
+    for (k, name) in ["Early", "Middle", "Late"].iter().enumerate() {
+        let part = &sprints[cuts[k]..cuts[k + 1]];
+        if part.is_empty() {
+            continue;
+        }
+        velocity.push(VelocityPhase {
+            label: format!("{name} (Sprint {}-{})", cuts[k] + 1, cuts[k + 1]),
+            sprints: part.len(),
+            avg_seconds: mean(&part.iter().map(|s| s.seconds as f64).collect::<Vec<_>>()),
+        });
+    }
+    let trend = match (velocity.first(), velocity.last()) {
+        (Some(a), Some(b)) if velocity.len() > 1 && b.avg_seconds > a.avg_seconds * 1.2 => {
+            "✗ Velocity degraded"
+        }
+        (Some(a), Some(b)) if velocity.len() > 1 && b.avg_seconds < a.avg_seconds * 0.8 => {
+            "↗ Velocity improved"
+        }
+        _ => "✓ Velocity stabilized",
+    };
+
+    let utilizations: Vec<f64> = with_turns
+        .iter()
+        .filter_map(|a| a.turns)
+        .map(|t| pct(t as f64, f64::from(max_turns)))
+        .collect();
+    let over_under = |pred: &dyn Fn(f64) -> bool| -> Vec<String> {
+        with_turns
+            .iter()
+            .filter(|a| pred(pct(a.turns.unwrap_or(0) as f64, f64::from(max_turns))))
+            .map(|a| format!("{}/{} (attempt {})", a.unit, a.sprint, a.attempt))
+            .collect()
+    };
+
+    // Critical path: the longest chain of sprint times through the unit
+    // order and the unit dependencies.
+    let time_of = |u: &str, s: &str| {
+        sprints
+            .iter()
+            .find(|e| e.unit == u && e.sprint == s)
+            .map(|e| e.total_seconds)
+            .unwrap_or(0)
+    };
+    let mut best: BTreeMap<String, (i64, Vec<String>)> = BTreeMap::new();
+    let order = topo_units(state);
+    for ui in order {
+        let u = &state.units[ui];
+        let mut acc: (i64, Vec<String>) = u
+            .deps
+            .iter()
+            .filter_map(|d| best.get(d))
+            .max_by_key(|(t, p)| (*t, std::cmp::Reverse(p.clone())))
+            .cloned()
+            .unwrap_or_default();
+        for s in &u.sprints {
+            acc.0 += time_of(&u.name, &s.id.to_string());
+            acc.1.push(format!("{}/{}", u.name, s.id));
+        }
+        best.insert(u.name.clone(), acc);
+    }
+    let (critical_path_seconds, critical_path) = best
+        .into_values()
+        .max_by_key(|(t, p)| (*t, std::cmp::Reverse(p.clone())))
+        .unwrap_or_default();
+
+    let longest = sprints
+        .iter()
+        .max_by_key(|s| {
+            (
+                s.total_seconds,
+                std::cmp::Reverse(format!("{}/{}", s.unit, s.sprint)),
+            )
+        })
+        .map(|s| {
+            (
+                format!("{}/{} {}", s.unit, s.sprint, s.name),
+                s.total_seconds,
+                s.model.clone(),
+            )
+        });
+    let retried: Vec<(String, u32)> = sprints
+        .iter()
+        .filter(|s| s.attempts > 1)
+        .map(|s| (format!("{}/{}", s.unit, s.sprint), s.attempts))
+        .collect();
+    let most_retries = retried
+        .iter()
+        .max_by_key(|(l, a)| (*a, std::cmp::Reverse(l.clone())))
+        .cloned();
+    let avg = mean(&sprints.iter().map(|s| s.seconds as f64).collect::<Vec<_>>());
+    let recommendation = match (&longest, &most_retries) {
+        (Some((l, t, _)), _) if sprints.len() > 1 && (*t as f64) > 2.0 * avg && avg > 0.0 => {
+            format!("Split {l}: it took more than twice the average sprint.")
+        }
+        (_, Some((l, a))) => {
+            format!("Review the exit criteria and prompt of {l}: it needed {a} attempts.")
+        }
+        _ => "None: no sprint stands out.".into(),
+    };
+
+    let estimates: Vec<Estimate> = sprints
+        .iter()
+        .filter_map(|s| {
+            let actual = s.turns?;
+            let est = s.estimated_turns.max(1);
+            Some(Estimate {
+                sprint: format!("{}/{}", s.unit, s.sprint),
+                estimated: est,
+                actual,
+                variance: (actual as f64 - f64::from(est)) / f64::from(est) * 100.0,
+            })
+        })
+        .collect();
+
+    let mut distribution: BTreeMap<&str, i64> = BTreeMap::new();
+    for s in sprints {
+        let is_test = s.name.to_lowercase().contains("test")
+            || s.criteria
+                .iter()
+                .any(|c| c.text.to_lowercase().contains("test"));
+        let kind = if is_test {
+            "Testing"
+        } else if s.foundation == 1 {
+            "Foundation"
+        } else if s.task_type == TaskType::Code {
+            "Implementation"
+        } else {
+            "Other"
+        };
+        *distribution.entry(kind).or_default() += s.seconds;
+        *distribution.entry("Retries").or_default() += s.total_seconds - s.seconds;
+    }
+    let distribution = [
+        "Foundation",
+        "Implementation",
+        "Testing",
+        "Other",
+        "Retries",
+    ]
+    .iter()
+    .map(|k| (k.to_string(), distribution.get(k).copied().unwrap_or(0)))
+    .collect();
+
+    // A pricier model was not needed when the sprint passed first time and
+    // used under 15% of its turns (or, without reported turns, was estimated
+    // under 15% of the budget).
+    let savings = sprints
+        .iter()
+        .filter(|s| {
+            let m = s.model.as_deref().unwrap_or("haiku");
+            let small = match s.turns {
+                Some(t) => pct(t as f64, f64::from(max_turns)) < 15.0,
+                None => pct(f64::from(s.estimated_turns), f64::from(max_turns)) < 15.0,
+            };
+            m != "haiku" && s.attempts == 1 && small
+        })
+        .map(|s| {
+            (
+                format!("{}/{}", s.unit, s.sprint),
+                weight(s.model.as_deref().unwrap_or("haiku")) - 1,
+            )
+        })
+        .collect();
+
+    let _ = plan;
+    Cadence {
+        start,
+        end,
+        elapsed_seconds: elapsed,
+        active_seconds: active,
+        parallelism_efficiency: pct(active as f64, elapsed as f64),
+        avg_sprint_seconds: avg,
+        sprints_per_hour: if hours > 0.0 { n as f64 / hours } else { 0.0 },
+        turns_used,
+        turns_available,
+        parallelism_gain: if elapsed > 0 {
+            sequential as f64 / elapsed as f64
+        } else {
+            0.0
+        },
+        parallelism_saved_seconds: sequential - elapsed,
+        by_unit,
+        by_model,
+        velocity,
+        trend,
+        first_attempt: sprints.iter().filter(|s| s.attempts == 1).count(),
+        retried,
+        upgrades: sprints.iter().filter(|s| s.upgraded).count(),
+        utilization: (!utilizations.is_empty()).then(|| mean(&utilizations)),
+        oversized: over_under(&|p| p > 80.0),
+        undersized: over_under(&|p| p < 15.0),
+        critical_path,
+        critical_path_seconds,
+        longest,
+        most_retries,
+        recommendation,
+        estimates,
+        distribution,
+        savings,
+    }
+}
+
+/// Unit indices with every dependency before its dependents.
+fn topo_units(state: &State) -> Vec<usize> {
+    let mut done: Vec<usize> = Vec::new();
+    while done.len() < state.units.len() {
+        let before = done.len();
+        for (i, u) in state.units.iter().enumerate() {
+            if done.contains(&i) {
+                continue;
+            }
+            let ready = u
+                .deps
+                .iter()
+                .all(|d| state.unit_index(d).is_none_or(|k| done.contains(&k)));
+            if ready {
+                done.push(i);
+            }
+        }
+        if done.len() == before {
+            // A cycle cannot pass plan validation; keep the rest in order.
+            done.extend(
+                (0..state.units.len())
+                    .filter(|i| !done.contains(i))
+                    .collect::<Vec<_>>(),
+            );
+        }
+    }
+    done
+}
