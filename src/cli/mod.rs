@@ -18,6 +18,7 @@ pub mod hooks;
 pub mod init;
 pub mod killall;
 pub mod log;
+pub mod name_feature;
 pub mod note;
 pub mod plan;
 pub mod replan;
@@ -78,6 +79,8 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Show the parsed plan and which heuristic found what
     Plan(plan::PlanArgs),
+    /// The ritual: give the plan its operation name (feature_name)
+    NameFeature(name_feature::NameFeatureArgs),
     /// Show where every work unit and sprint stands (writes nothing)
     Status(status::StatusArgs),
     /// Show the transition history, newest first
@@ -159,6 +162,7 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
         Command::Hook(args) => hooks::cmd_hook(ctx, &args, out),
         Command::DemoAgent(args) => demo::cmd_demo_agent(ctx, &args, out),
         Command::Plan(args) => plan::cmd_plan(ctx, &args, out),
+        Command::NameFeature(args) => name_feature::cmd_name_feature(ctx, &args, out),
         Command::Status(args) => status::cmd_status(ctx, &args, out),
         Command::Log(args) => log::cmd_log(ctx, &args, out),
         Command::Note(args) => note::cmd_note(ctx, &args, out),

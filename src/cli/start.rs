@@ -24,7 +24,17 @@ pub struct StartArgs {
 }
 
 pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette::Result<u8> {
-    let loaded = load_plan(ctx, args.path.as_deref(), "start")?;
+    let mut loaded = load_plan(ctx, args.path.as_deref(), "start")?;
+    // The ritual (spec §X-134): a plan without a name gets one, in the run's
+    // snapshot now and in the working tree once the run has started.
+    let christened = if loaded.plan.feature_name.is_none() {
+        let name = super::name_feature::name_for(&loaded.plan);
+        loaded.source = crate::plan::frontmatter::set_feature_name(&loaded.source, &name);
+        loaded.plan.feature_name = Some(name.clone());
+        Some(name)
+    } else {
+        None
+    };
     let config = Config::load(&loaded.root)?;
     let config_text =
         std::fs::read_to_string(loaded.root.join(CONFIG_DIR).join(CONFIG_FILE)).unwrap_or_default();
@@ -36,6 +46,10 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
         &config,
         &loaded.root,
     )?;
+    if let Some(name) = &christened {
+        super::write_file(&loaded.path, &loaded.source)?;
+        write!(out, "{}", super::name_feature::announcement(name)).into_diagnostic()?;
+    }
     writeln!(
         out,
         "Started {} (run {}): {} work units, {} sprints.",

@@ -44,7 +44,10 @@ fn plan_drift(store: &Store, tip: &crate::store::Tip) -> miette::Result<Option<S
     let Ok(current) = std::fs::read_to_string(&path) else {
         return Ok(None);
     };
-    if current == snapshot.plan {
+    // The ritual writes feature_name into the working plan; that is not an
+    // edit the run needs to know about.
+    use crate::plan::frontmatter::without_feature_name;
+    if without_feature_name(&current) == without_feature_name(&snapshot.plan) {
         return Ok(None);
     }
     let diff = similar::TextDiff::from_lines(&snapshot.plan, &current)

@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod detect;
 pub mod diagnostics;
+pub mod frontmatter;
 pub mod markdown;
 pub mod model;
 pub mod resolve;
