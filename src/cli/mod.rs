@@ -12,8 +12,11 @@ use clap::Subcommand;
 use clap::ValueEnum;
 
 pub mod agent_run;
+pub mod analyze;
+pub mod breakdown;
 pub mod confirm;
 pub mod demo;
+pub mod evaluate;
 pub mod hooks;
 pub mod init;
 pub mod killall;
@@ -21,6 +24,7 @@ pub mod log;
 pub mod name_feature;
 pub mod note;
 pub mod plan;
+pub mod prioritize;
 pub mod replan;
 pub mod report;
 pub mod resume;
@@ -79,6 +83,14 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Show the parsed plan and which heuristic found what
     Plan(plan::PlanArgs),
+    /// Diagnose the plan in three passes; writes ANALYSIS_REPORT.md
+    Analyze(analyze::AnalyzeArgs),
+    /// Turn a requirements document into EXECUTION_PLAN.md
+    Breakdown(breakdown::BreakdownArgs),
+    /// Check sprint quality and size, auto-fix, rewrite the plan
+    Evaluate(evaluate::EvaluateArgs),
+    /// Score sprints, reorder within the constraints, rewrite the plan
+    Prioritize(prioritize::PrioritizeArgs),
     /// The ritual: give the plan its operation name (feature_name)
     NameFeature(name_feature::NameFeatureArgs),
     /// Show where every work unit and sprint stands (writes nothing)
@@ -162,6 +174,10 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
         Command::Hook(args) => hooks::cmd_hook(ctx, &args, out),
         Command::DemoAgent(args) => demo::cmd_demo_agent(ctx, &args, out),
         Command::Plan(args) => plan::cmd_plan(ctx, &args, out),
+        Command::Analyze(args) => analyze::cmd_analyze(ctx, &args, out),
+        Command::Breakdown(args) => breakdown::cmd_breakdown(ctx, &args, out),
+        Command::Evaluate(args) => evaluate::cmd_evaluate(ctx, &args, out),
+        Command::Prioritize(args) => prioritize::cmd_prioritize(ctx, &args, out),
         Command::NameFeature(args) => name_feature::cmd_name_feature(ctx, &args, out),
         Command::Status(args) => status::cmd_status(ctx, &args, out),
         Command::Log(args) => log::cmd_log(ctx, &args, out),

@@ -131,7 +131,8 @@ pub fn foundation_score(plan: &Plan, at: At) -> u32 {
 /// CRUD or configuration 1.
 pub fn risk_level(s: &Sprint) -> (u32, &'static str) {
     let w = words(s);
-    let has = |k: &[&str]| k.iter().any(|x| w.contains(x));
+    // Keywords match at the start of a word: "file" is not in "profiles".
+    let has = |k: &[&str]| k.iter().any(|x| starts_word(&w, x));
     if has(&[
         "external api",
         "http",
@@ -396,6 +397,13 @@ pub fn subsystems(s: &Sprint) -> Vec<String> {
     dirs.sort();
     dirs.dedup();
     dirs
+}
+
+/// `prefix` occurs in `text` at the start of a word.
+pub fn starts_word(text: &str, prefix: &str) -> bool {
+    let bytes = text.as_bytes();
+    text.match_indices(prefix)
+        .any(|(i, _)| i == 0 || !bytes[i - 1].is_ascii_alphanumeric())
 }
 
 /// `phrase` occurs in `text` with word boundaries on both sides.

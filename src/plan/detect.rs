@@ -1144,7 +1144,7 @@ fn parse_task_type(s: &str) -> Option<TaskType> {
 /// Task-type keywords of spec §E-28, read from the sprint's name (and its
 /// first task when the name says nothing). Verbs count only as the first word
 /// so that "Implement the run loop" stays `code`.
-fn classify_task_type(name: &str, tasks: &[String]) -> TaskType {
+pub(crate) fn classify_task_type(name: &str, tasks: &[String]) -> TaskType {
     let classify = |text: &str| -> Option<TaskType> {
         let l = text.to_lowercase();
         let first = l.split_whitespace().next().unwrap_or("");

@@ -6,12 +6,16 @@
 //! or the process: the caller hands in text and gets a plan or every problem.
 
 pub mod analysis;
+pub mod breakdown;
 pub mod detect;
 pub mod diagnostics;
 pub mod frontmatter;
 pub mod markdown;
 pub mod model;
 pub mod resolve;
+pub mod review;
+pub mod rewrite;
+pub mod write;
 
 pub use detect::parse;
 pub use detect::ParseContext;

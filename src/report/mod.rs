@@ -4,6 +4,7 @@
 
 pub mod complete;
 pub mod complete_md;
+pub mod analysis_md;
 pub mod state_md;
 pub mod status;
 pub mod timeline;

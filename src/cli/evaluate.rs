@@ -1,0 +1,106 @@
+//! `git supervisor evaluate [PATH] [--max-turns N] [--check]` (spec §V):
+//! check every sprint's atomicity, testability and size, fix what can be
+//! fixed, renumber, and rewrite the plan. `--check` reports and writes
+//! nothing.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use miette::IntoDiagnostic;
+
+use super::plan::load_plan;
+use super::Context;
+use super::Format;
+use super::EXIT_ERROR;
+use super::EXIT_OK;
+use crate::config::Config;
+use crate::plan::analysis::DEFAULT_BUDGET;
+use crate::plan::rewrite;
+use crate::plan::write;
+
+#[derive(Debug, Args)]
+pub struct EvaluateArgs {
+    /// Path to EXECUTION_PLAN.md (or a directory holding one); default: search
+    /// the current directory and its parents
+    pub path: Option<PathBuf>,
+    /// Context budget: turns per sprint
+    #[arg(long, default_value_t = DEFAULT_BUDGET, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: u32,
+    /// Report only; exit 1 when the plan would be rewritten
+    #[arg(long)]
+    pub check: bool,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> miette::Result<u8> {
+    let loaded = load_plan(ctx, args.path.as_deref(), "evaluate")?;
+    let config = Config::load(&loaded.root)?;
+    let cmds = rewrite::Commands::from_plan(&loaded.plan, config.build.command.as_deref());
+    let (fixed, ev) = rewrite::evaluate(&loaded.plan, args.max_turns, &cmds);
+    let changed = fixed != loaded.plan;
+    if changed && !args.check {
+        let text = write::render(&fixed, &write::extras(&loaded.source), &Default::default());
+        super::write_file(&loaded.path, &text)?;
+    }
+    match args.format {
+        Format::Json => {
+            let v = serde_json::json!({
+                "evaluation": ev,
+                "rewritten": changed && !args.check,
+                "would_rewrite": changed,
+            });
+            serde_json::to_writer_pretty(&mut *out, &v).into_diagnostic()?;
+            writeln!(out).map_err(super::io_err)?;
+        }
+        Format::Text => {
+            write!(out, "{}", render(&ev, changed, args.check)).map_err(super::io_err)?;
+        }
+    }
+    Ok(if args.check && changed { EXIT_ERROR } else { EXIT_OK })
+}
+
+fn render(ev: &rewrite::Evaluation, changed: bool, check: bool) -> String {
+    let mut s = String::from("## Evaluation Complete\n\n### Check Results\n\n");
+    s.push_str("| Check | Passed | Issues Found | Auto-Fixed |\n");
+    s.push_str("|-------|--------|-------------|------------|\n");
+    for (name, c) in [
+        ("Atomicity", &ev.atomicity),
+        ("Testability", &ev.testability),
+        ("Context Fitness", &ev.fitness),
+    ] {
+        s.push_str(&format!(
+            "| {name} | {} | {} | {} |\n",
+            c.passed, c.issues, c.fixed
+        ));
+    }
+    s.push_str("\n### Sprint Changes\n\n| Change | Count |\n|--------|-------|\n");
+    s.push_str(&format!("| Sprints before | {} |\n", ev.before));
+    s.push_str(&format!("| Sprints after | {} |\n", ev.after));
+    s.push_str(&format!("| Splits | {} |\n", ev.splits));
+    s.push_str(&format!("| Merges | {} |\n", ev.merges));
+    if !ev.changes.is_empty() {
+        s.push_str("\n### Fixes\n\n");
+        for c in &ev.changes {
+            s.push_str(&format!("- {c}\n"));
+        }
+    }
+    if !ev.unfixed.is_empty() {
+        s.push_str("\n### Not Fixed\n\n");
+        for c in &ev.unfixed {
+            s.push_str(&format!("- {c}\n"));
+        }
+    }
+    s.push_str(&format!(
+        "\nContext budget: {} turns per sprint\n\n",
+        ev.budget
+    ));
+    s.push_str(match (changed, check) {
+        (true, true) => "The plan would be rewritten (--check: nothing written).\n\n",
+        (true, false) => "EXECUTION_PLAN.md rewritten.\n\n",
+        (false, _) => "EXECUTION_PLAN.md needs no changes.\n\n",
+    });
+    s.push_str("Next step: git supervisor start\n");
+    s
+}

@@ -1,0 +1,86 @@
+//! `git supervisor prioritize [PATH]` (spec §U): score every sprint, adjust
+//! layers, reorder under the hard constraints, renumber, annotate each
+//! sprint with its `**Priority**:` and rewrite the plan.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Args;
+use miette::IntoDiagnostic;
+
+use super::plan::load_plan;
+use super::Context;
+use super::Format;
+use super::EXIT_OK;
+use crate::plan::analysis::format_score;
+use crate::plan::rewrite;
+use crate::plan::write;
+
+#[derive(Debug, Args)]
+pub struct PrioritizeArgs {
+    /// Path to EXECUTION_PLAN.md (or a directory holding one); default: search
+    /// the current directory and its parents
+    pub path: Option<PathBuf>,
+    /// Report only; write nothing
+    #[arg(long)]
+    pub check: bool,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+pub fn cmd_prioritize(
+    ctx: &Context,
+    args: &PrioritizeArgs,
+    out: &mut dyn Write,
+) -> miette::Result<u8> {
+    let loaded = load_plan(ctx, args.path.as_deref(), "prioritize")?;
+    let (plan, result, annotations) = rewrite::prioritize(&loaded.plan);
+    let text = write::render(&plan, &write::extras(&loaded.source), &annotations);
+    if !args.check && text != loaded.source {
+        super::write_file(&loaded.path, &text)?;
+    }
+    match args.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, &result).into_diagnostic()?;
+            writeln!(out).map_err(super::io_err)?;
+        }
+        Format::Text => {
+            let mut s = String::from("## Prioritization Complete\n\n");
+            s.push_str("| Sprint | Name | Priority | Change |\n");
+            s.push_str("|--------|------|----------|--------|\n");
+            for r in &result.sprints {
+                let change = if r.was == r.position {
+                    "unchanged".to_string()
+                } else {
+                    format!("was Sprint {}", r.was)
+                };
+                s.push_str(&format!(
+                    "| {} | {}/{} {} | {} | {change} |\n",
+                    r.position,
+                    r.unit,
+                    r.id,
+                    r.name,
+                    format_score(r.score)
+                ));
+            }
+            s.push_str(&format!("\nSprints reordered: {}\n", result.reordered));
+            if result.layers.is_empty() {
+                s.push_str("Layer adjustments: none\n");
+            } else {
+                s.push_str(&format!("Layer adjustments: {}\n", result.layers.len()));
+                for l in &result.layers {
+                    s.push_str(&format!(
+                        "- {}: layer {} → {} ({})\n",
+                        l.unit, l.from, l.to, l.why
+                    ));
+                }
+            }
+            if args.check {
+                s.push_str("\n(--check: nothing written)\n");
+            }
+            s.push_str("\nNext step: git supervisor evaluate\n");
+            write!(out, "{s}").map_err(super::io_err)?;
+        }
+    }
+    Ok(EXIT_OK)
+}

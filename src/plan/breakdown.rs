@@ -1,0 +1,500 @@
+//! `breakdown` (spec §T): a requirements document in any Markdown shape →
+//! requirements (with where they were found and how sure we are) → atomic
+//! tasks → work units → sprints of 3–7 tasks → a [`Plan`] that
+//! `plan::write` renders and the parser reads back. Pure and deterministic.
+
+use serde::Serialize;
+
+use super::analysis;
+use super::markdown::blocks;
+use super::markdown::Block;
+use super::model::Criterion;
+use super::model::CriterionKind;
+use super::model::DependencyStructure;
+use super::model::Detection;
+use super::model::DispatchMode;
+use super::model::Plan;
+use super::model::Sprint;
+use super::model::SprintId;
+use super::model::SprintSource;
+use super::model::TaskType;
+use super::model::Unit;
+use super::model::UnitSource;
+
+/// The documents `breakdown` looks for in the current directory, in order
+/// (spec §B-13).
+pub const REQUIREMENT_FILES: &[&str] = &["REQUIREMENTS.md", "PRD.md", "SPEC.md", "README.md"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    High,
+    Medium,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Requirement {
+    pub text: String,
+    /// The heading it was found under.
+    pub heading: String,
+    pub lines: (usize, usize),
+    pub confidence: Confidence,
+    /// The work unit it belongs to.
+    pub unit: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Breakdown {
+    pub project: String,
+    pub requirements: Vec<Requirement>,
+    pub tasks: usize,
+    pub plan: Plan,
+}
+
+const RFC: &[&str] = &["MUST", "SHALL", "SHOULD", "MAY"];
+const TASK_VERBS: &[&str] = &[
+    "implement",
+    "create",
+    "build",
+    "add",
+    "support",
+    "enable",
+    "integrate",
+    "write",
+    "provide",
+    "expose",
+    "store",
+    "allow",
+];
+const REQUIREMENT_HEADINGS: &[&str] = &["requirement", "acceptance criteria", "user stor"];
+const TASK_HEADINGS: &[&str] = &["feature", "deliverable", "scope", "task"];
+const OUT_OF_SCOPE: &[&str] = &[
+    "out of scope",
+    "not included",
+    "future work",
+    "non-goal",
+    "v2",
+    "later",
+];
+/// Headings that group requirements without naming a part of the system.
+const GENERIC: &[&str] = &[
+    "requirement",
+    "feature",
+    "deliverable",
+    "scope",
+    "task",
+    "acceptance",
+    "user stor",
+    "goal",
+    "overview",
+    "functional",
+    "background",
+    "summary",
+    "introduction",
+    "objective",
+    "constraint",
+    "architecture",
+    "dependencies",
+];
+
+fn line_of(source: &str, offset: usize) -> usize {
+    source[..offset.min(source.len())].matches('\n').count() + 1
+}
+
+fn lower(s: &str) -> String {
+    s.to_lowercase()
+}
+
+fn has_any(text: &str, words: &[&str]) -> bool {
+    let l = lower(text);
+    words.iter().any(|w| l.contains(w))
+}
+
+fn is_generic(heading: &str) -> bool {
+    has_any(heading, GENERIC)
+}
+
+fn starts_with_verb(text: &str) -> bool {
+    let first = lower(text.trim())
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    TASK_VERBS.iter().any(|v| first == *v || first == format!("{v}s"))
+}
+
+fn is_rfc(text: &str) -> bool {
+    text.split(|c: char| !c.is_ascii_alphabetic())
+        .any(|w| RFC.contains(&w))
+}
+
+fn is_story(text: &str) -> bool {
+    let l = lower(text);
+    l.starts_with("as a") && l.contains("i want")
+}
+
+/// Find the requirements, each under the unit it belongs to.
+pub fn requirements(source: &str, project: &str) -> Vec<Requirement> {
+    let mut out = Vec::new();
+    // The heading path: (level, text).
+    let mut path: Vec<(u8, String)> = Vec::new();
+    for b in blocks(source) {
+        let (text, span, checked) = match &b {
+            Block::Heading { level, text, .. } => {
+                path.retain(|(l, _)| l < level);
+                path.push((*level, text.clone()));
+                continue;
+            }
+            Block::Item {
+                text,
+                span,
+                checked,
+                ..
+            } => (text.clone(), span.clone(), *checked),
+            Block::Paragraph { text, span } => (text.replace('\n', " "), span.clone(), None),
+            _ => continue,
+        };
+        if path.iter().any(|(_, h)| has_any(h, OUT_OF_SCOPE)) || path.is_empty() {
+            continue;
+        }
+        let heading = path.last().map(|(_, h)| h.clone()).unwrap_or_default();
+        let in_requirements = path.iter().any(|(_, h)| has_any(h, REQUIREMENT_HEADINGS));
+        let in_tasks = path.iter().any(|(_, h)| has_any(h, TASK_HEADINGS));
+        let is_item = matches!(b, Block::Item { .. });
+        let confidence = if (in_requirements && is_item) || is_rfc(&text) || is_story(&text) {
+            Confidence::High
+        } else if (is_item && (starts_with_verb(&text) || in_tasks)) || checked.is_some() {
+            Confidence::Medium
+        } else {
+            continue;
+        };
+        let unit = path
+            .iter()
+            .rev()
+            .find(|(l, h)| *l >= 2 && !is_generic(h))
+            .map(|(_, h)| clean(h))
+            .unwrap_or_else(|| project.to_string());
+        out.push(Requirement {
+            text: text.trim().to_string(),
+            heading,
+            lines: (line_of(source, span.start), line_of(source, span.end.saturating_sub(1))),
+            confidence,
+            unit,
+        });
+    }
+    out
+}
+
+fn clean(h: &str) -> String {
+    let h = h.trim();
+    // "2.1 Storage" → "Storage".
+    let h = h
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+        .trim();
+    h.trim_matches(|c| c == '`' || c == '*').trim().to_string()
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+/// Turn a requirement into imperative task text: RFC and story phrasing is
+/// rewritten as "Implement: …".
+fn imperative(text: &str) -> String {
+    let t = text.trim().trim_end_matches('.');
+    if starts_with_verb(t) {
+        return capitalize(t);
+    }
+    if is_story(t) {
+        if let Some((_, goal)) = lower(t).split_once("i want") {
+            let goal = goal
+                .split(", so that")
+                .next()
+                .unwrap_or(goal)
+                .trim()
+                .trim_start_matches("to ")
+                .trim();
+            return format!("Implement: {goal}");
+        }
+    }
+    format!("Implement: {t}")
+}
+
+/// Split one requirement into atomic tasks (spec §T-107).
+fn atomic_tasks(r: &Requirement) -> Vec<String> {
+    let base = imperative(&r.text);
+    let mut tasks = Vec::new();
+    // "Create X and integrate with Y" → "Create X" + "Integrate X with Y".
+    let lower_base = lower(&base);
+    let mut split_at = None;
+    for (i, _) in lower_base.match_indices(" and ") {
+        let after = &lower_base[i + 5..];
+        if starts_with_verb(after) {
+            split_at = Some(i);
+            break;
+        }
+    }
+    match split_at {
+        Some(i) => {
+            let first = base[..i].trim().to_string();
+            let second = base[i + 5..].trim().to_string();
+            let object: String = first.split_whitespace().skip(1).collect::<Vec<_>>().join(" ");
+            let second = if lower(&second).starts_with("integrate with") && !object.is_empty() {
+                format!("Integrate {object} {}", &second["integrate ".len()..])
+            } else {
+                capitalize(&second)
+            };
+            tasks.push(first);
+            tasks.push(second);
+        }
+        None => tasks.push(base.clone()),
+    }
+    // Implicit test work: a separate task for anything that is built.
+    let builds = has_any(
+        tasks.first().map(String::as_str).unwrap_or(""),
+        &["implement", "create", "build", "add"],
+    ) && !has_any(&r.text, &["test", "document", "readme"]);
+    if builds {
+        let object: String = tasks[0]
+            .trim_start_matches("Implement: ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        let object = object
+            .split_once(' ')
+            .filter(|_| starts_with_verb(&object))
+            .map(|(_, rest)| rest.to_string())
+            .unwrap_or(object);
+        tasks.push(format!("Write tests for {object}"));
+    }
+    tasks
+}
+
+fn is_foundation(task: &str) -> bool {
+    let l = lower(task);
+    ["type", "interface", "schema", "model", "shared", "common", "config"]
+        .iter()
+        .any(|w| l.contains(w))
+        && !l.starts_with("write tests")
+}
+
+/// Paths written in backticks.
+fn paths(text: &str) -> Vec<String> {
+    text.split('`')
+        .enumerate()
+        .filter(|(i, s)| i % 2 == 1 && !s.contains(' ') && (s.contains('/') || s.contains('.')))
+        .map(|(_, s)| s.to_string())
+        .collect()
+}
+
+fn checklist(text: String) -> Criterion {
+    Criterion {
+        kind: CriterionKind::Checklist,
+        text,
+        command: None,
+        expected: None,
+        checked: false,
+    }
+}
+
+/// Group a unit's tasks into sprints of 3–7 (fewer only when the unit has
+/// fewer than 3), foundation tasks first.
+fn sprints_for(tasks: Vec<String>) -> Vec<Vec<String>> {
+    let (mut found, rest): (Vec<String>, Vec<String>) =
+        tasks.into_iter().partition(|t| is_foundation(t));
+    found.extend(rest);
+    let n = found.len();
+    let count = n.div_ceil(7).max(1);
+    let base = n / count;
+    let extra = n % count;
+    let mut out = Vec::new();
+    let mut it = found.into_iter();
+    for k in 0..count {
+        let size = base + usize::from(k < extra);
+        out.push(it.by_ref().take(size).collect());
+    }
+    out
+}
+
+fn sprint_name(tasks: &[String]) -> String {
+    let first = tasks
+        .first()
+        .map(|t| t.trim_start_matches("Implement: "))
+        .unwrap_or("Work");
+    let words: Vec<&str> = first.split_whitespace().take(6).collect();
+    let mut name = capitalize(&words.join(" "));
+    name = name.trim_end_matches([',', ';', ':', '.']).to_string();
+    if first.split_whitespace().count() > 6 {
+        name.push('…');
+    }
+    name.replace('`', "")
+}
+
+/// Build the plan.
+pub fn breakdown(source: &str, project: &str) -> Breakdown {
+    let title = blocks(source)
+        .iter()
+        .find_map(|b| match b {
+            Block::Heading { level: 1, text, .. } => Some(clean(text)),
+            _ => None,
+        })
+        .unwrap_or_else(|| project.to_string());
+    let reqs = requirements(source, &title);
+    let mut unit_names: Vec<String> = Vec::new();
+    for r in &reqs {
+        if !unit_names.contains(&r.unit) {
+            unit_names.push(r.unit.clone());
+        }
+    }
+    if unit_names.is_empty() {
+        unit_names.push(title.clone());
+    }
+    let mut task_count = 0;
+    let mut units: Vec<Unit> = Vec::new();
+    for name in &unit_names {
+        let mine: Vec<&Requirement> = reqs.iter().filter(|r| &r.unit == name).collect();
+        let mut tasks: Vec<String> = Vec::new();
+        for r in &mine {
+            for t in atomic_tasks(r) {
+                if !tasks.contains(&t) {
+                    tasks.push(t);
+                }
+            }
+        }
+        if tasks.is_empty() {
+            tasks.push(format!("Implement {name}"));
+        }
+        task_count += tasks.len();
+        let all_paths: Vec<String> = tasks.iter().flat_map(|t| paths(t)).collect();
+        let dir = {
+            let tops: Vec<&str> = all_paths
+                .iter()
+                .filter_map(|p| p.split_once('/').map(|(d, _)| d))
+                .collect();
+            tops.first()
+                .filter(|d| tops.iter().all(|x| x == *d))
+                .map(|d| d.to_string())
+        };
+        let groups = sprints_for(tasks);
+        let mut sprints = Vec::new();
+        for (k, g) in groups.into_iter().enumerate() {
+            let id = SprintId {
+                number: k as u32 + 1,
+                suffix: String::new(),
+            };
+            let entry = vec![checklist(if k == 0 {
+                "First sprint — no prerequisites".into()
+            } else {
+                format!("Sprint {k} exit criteria met")
+            })];
+            let mut exit: Vec<Criterion> = g
+                .iter()
+                .flat_map(|t| paths(t))
+                .map(|p| Criterion {
+                    kind: CriterionKind::Assertion,
+                    text: format!("`{p}` exists"),
+                    command: Some(format!("test -e '{}'", p.replace('\'', "'\\''"))),
+                    expected: None,
+                    checked: false,
+                })
+                .collect();
+            exit.dedup();
+            if exit.is_empty() {
+                exit = g
+                    .iter()
+                    .map(|t| checklist(format!("Done: {}", t.trim_start_matches("Implement: "))))
+                    .collect();
+            }
+            let files = g.iter().flat_map(|t| paths(t)).collect();
+            sprints.push(Sprint {
+                id,
+                name: sprint_name(&g),
+                task_type: TaskType::Code,
+                tasks: g,
+                entry,
+                exit,
+                files,
+                body: String::new(),
+            });
+        }
+        units.push(Unit {
+            name: name.clone(),
+            dir,
+            layer: Some(0),
+            deps: Vec::new(),
+            sprints,
+        });
+    }
+    // A unit whose requirements name an earlier unit depends on it.
+    for i in 0..units.len() {
+        let text: String = reqs
+            .iter()
+            .filter(|r| r.unit == units[i].name)
+            .map(|r| lower(&r.text))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let deps: Vec<String> = units[..i]
+            .iter()
+            .filter(|u| analysis::has_phrase(&text, &lower(&u.name)))
+            .map(|u| u.name.clone())
+            .collect();
+        let layer = deps
+            .iter()
+            .filter_map(|d| units.iter().find(|u| &u.name == d).and_then(|u| u.layer))
+            .max()
+            .map(|l| l + 1)
+            .unwrap_or(0);
+        units[i].layer = Some(layer);
+        units[i].deps = deps;
+    }
+    // Dependencies are explicit; layers follow from them.
+    let dependencies = if units.len() == 1 {
+        DependencyStructure::Sequential
+    } else if units.iter().any(|u| u.layer != Some(0)) {
+        DependencyStructure::Layers
+    } else {
+        DependencyStructure::Parallel
+    };
+    Breakdown {
+        project: title.clone(),
+        tasks: task_count,
+        requirements: reqs,
+        plan: Plan {
+            title: Some(format!("EXECUTION_PLAN.md — {title}")),
+            feature_name: None,
+            units,
+            entry_checks: Vec::new(),
+            exit_checks: Vec::new(),
+            rules: Vec::new(),
+            template: None,
+            referenced_files: Vec::new(),
+            detection: Detection {
+                units: UnitSource::Table {
+                    column: "Work Unit".into(),
+                },
+                sprints: vec![SprintSource::Headers],
+                dependencies,
+                dispatch_mode: DispatchMode::Dynamic,
+                template_source: None,
+            },
+        },
+    }
+}
+
+/// The `## Summary` table the generated plan ends with.
+pub fn summary_section(plan: &Plan) -> String {
+    let structure = match plan.detection.dependencies {
+        DependencyStructure::Layers | DependencyStructure::Graph => "layers",
+        DependencyStructure::Sequential => "sequential",
+        DependencyStructure::Parallel => "parallel",
+    };
+    format!(
+        "## Summary\n\n| Metric | Value |\n|--------|-------|\n| Work units | {} |\n| Total sprints | {} |\n| Dependency structure | {structure} |\n",
+        plan.units.len(),
+        plan.sprint_total()
+    )
+}

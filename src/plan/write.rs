@@ -1,0 +1,281 @@
+//! Writing a plan back as Markdown, in the one canonical form the parser
+//! reads most directly: a `## Work Units` table, a `## <unit>` section per
+//! unit with `### Sprint N: <name>` headers, labelled Entry criteria / Tasks /
+//! Exit criteria lists, plan-wide checks and the dispatch template. Used by
+//! `breakdown`, `evaluate` and `prioritize`; the frontmatter and the prose
+//! under the title are carried over verbatim.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use super::analysis::At;
+use super::model::Criterion;
+use super::model::CriterionKind;
+use super::model::Plan;
+use super::model::Sprint;
+
+/// What the canonical form keeps of the original text besides the model.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Extras {
+    /// The frontmatter block, `---` lines included.
+    pub frontmatter: Option<String>,
+    /// Prose paragraphs between the title and the first section.
+    pub intro: Vec<String>,
+}
+
+/// Read the frontmatter and the introduction's prose out of `source`.
+pub fn extras(source: &str) -> Extras {
+    let mut rest = source;
+    let mut frontmatter = None;
+    if let Some(after) = source.strip_prefix("---\n") {
+        if let Some(end) = after.find("\n---\n") {
+            let cut = 4 + end + 5;
+            frontmatter = Some(source[..cut].to_string());
+            rest = &source[cut..];
+        }
+    }
+    let mut intro = Vec::new();
+    let mut seen_title = false;
+    let mut fenced = false;
+    let mut paragraph = String::new();
+    for line in rest.lines() {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        if t.starts_with("# ") && !seen_title {
+            seen_title = true;
+            continue;
+        }
+        if t.starts_with('#') {
+            break;
+        }
+        let structural = t.starts_with('|')
+            || t.starts_with("- ")
+            || t.starts_with("* ")
+            || t.starts_with("> ")
+            || t.split_once(". ")
+                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        if t.is_empty() || structural {
+            if !paragraph.is_empty() {
+                intro.push(std::mem::take(&mut paragraph));
+            }
+            continue;
+        }
+        if !paragraph.is_empty() {
+            paragraph.push('\n');
+        }
+        paragraph.push_str(line.trim_end());
+    }
+    if !paragraph.is_empty() {
+        intro.push(paragraph);
+    }
+    Extras { frontmatter, intro }
+}
+
+fn fence(out: &mut String, text: &str) {
+    let ticks = if text.contains("```") { "````" } else { "```" };
+    let _ = writeln!(out, "{ticks}sh\n{}\n{ticks}", text.trim_end());
+}
+
+/// A criterion that came from a code block (its text is its command) goes
+/// back as a code block; every other one as a `- [ ]` item.
+fn from_code(c: &Criterion) -> bool {
+    c.kind == CriterionKind::Command && c.command.as_deref() == Some(c.text.as_str())
+}
+
+fn criteria(out: &mut String, label: &str, list: &[Criterion]) {
+    if list.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "**{label}**:\n");
+    let mut in_list = false;
+    for (i, c) in list.iter().enumerate() {
+        if from_code(c) {
+            if in_list {
+                out.push('\n');
+                in_list = false;
+            }
+            fence(out, &c.text);
+            out.push('\n');
+        } else {
+            let mark = if c.checked { "x" } else { " " };
+            let _ = writeln!(out, "- [{mark}] {}", one_line(&c.text));
+            in_list = true;
+        }
+        if let Some(expected) = &c.expected {
+            if in_list {
+                out.push('\n');
+                in_list = false;
+            }
+            let _ = writeln!(out, "**Expected**:\n");
+            let _ = writeln!(out, "```\n{}\n```\n", expected.trim_end());
+            // Criteria after an Expected block need their label again.
+            if i + 1 < list.len() {
+                let _ = writeln!(out, "**{label}**:\n");
+            }
+        }
+    }
+    if in_list {
+        out.push('\n');
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn sprint(out: &mut String, s: &Sprint, annotation: Option<&String>) {
+    let _ = writeln!(out, "### Sprint {}: {}\n", s.id, one_line(&s.name));
+    // A new annotation replaces the one the sprint had; otherwise it stays.
+    let kept = s
+        .body
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("**Priority**:"))
+        .map(|a| a.trim().to_string());
+    if let Some(a) = annotation.or(kept.as_ref()) {
+        let _ = writeln!(out, "**Priority**: {a}\n");
+    }
+    if s.task_type != super::detect::classify_task_type(&s.name, &s.tasks) {
+        let _ = writeln!(out, "Type: {}\n", s.task_type);
+    }
+    criteria(out, "Entry criteria", &s.entry);
+    if !s.tasks.is_empty() {
+        let _ = writeln!(out, "**Tasks**:\n");
+        for (i, t) in s.tasks.iter().enumerate() {
+            let _ = writeln!(out, "{}. {}", i + 1, one_line(t));
+        }
+        out.push('\n');
+    }
+    criteria(out, "Exit criteria", &s.exit);
+}
+
+fn cell(s: &str) -> String {
+    one_line(s).replace('|', "\\|")
+}
+
+/// The plan in canonical form. `annotations` are `**Priority**:` lines.
+pub fn render(plan: &Plan, extras: &Extras, annotations: &BTreeMap<At, String>) -> String {
+    let mut out = String::new();
+    if let Some(f) = &extras.frontmatter {
+        out.push_str(f);
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "# {}\n",
+        plan.title.as_deref().unwrap_or("Execution Plan")
+    );
+    for p in &extras.intro {
+        let _ = writeln!(out, "{p}\n");
+    }
+    let layers = plan.units.iter().any(|u| u.layer.is_some());
+    // Dependencies are written only where the layers do not already imply
+    // them, so that a layered plan stays layered.
+    let implied = |u: &super::model::Unit| -> Vec<String> {
+        match u.layer {
+            Some(l) => plan
+                .units
+                .iter()
+                .filter(|x| x.layer.is_some_and(|x| x < l))
+                .map(|x| x.name.clone())
+                .collect(),
+            None => Vec::new(),
+        }
+    };
+    let explicit = |u: &super::model::Unit| !u.deps.is_empty() && u.deps != implied(u);
+    let deps = layers || plan.units.iter().any(explicit);
+    let _ = writeln!(out, "## Work Units\n");
+    let mut header = vec!["Work Unit", "Directory", "Sprints"];
+    if layers {
+        header.push("Layer");
+    }
+    if deps {
+        header.push("Dependencies");
+    }
+    let _ = writeln!(out, "| {} |", header.join(" | "));
+    let _ = writeln!(
+        out,
+        "|{}|",
+        header
+            .iter()
+            .map(|h| "-".repeat(h.len() + 2))
+            .collect::<Vec<_>>()
+            .join("|")
+    );
+    for u in &plan.units {
+        let mut row = vec![
+            cell(&u.name),
+            cell(u.dir.as_deref().unwrap_or(".")),
+            u.sprints.len().to_string(),
+        ];
+        if layers {
+            row.push(u.layer.map(|l| l.to_string()).unwrap_or_default());
+        }
+        if deps {
+            row.push(if explicit(u) {
+                cell(&u.deps.join(", "))
+            } else {
+                "—".into()
+            });
+        }
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    out.push('\n');
+    if !plan.entry_checks.is_empty() {
+        let _ = writeln!(out, "## Entry Checks\n");
+        criteria_items(&mut out, &plan.entry_checks);
+    }
+    if !plan.exit_checks.is_empty() {
+        let _ = writeln!(out, "## Exit Checks\n");
+        criteria_items(&mut out, &plan.exit_checks);
+    }
+    if !plan.rules.is_empty() {
+        let _ = writeln!(out, "## Rules\n");
+        for r in &plan.rules {
+            let _ = writeln!(out, "- {}", one_line(r));
+        }
+        out.push('\n');
+    }
+    for (ui, u) in plan.units.iter().enumerate() {
+        let _ = writeln!(out, "## {}\n", u.name);
+        for (si, s) in u.sprints.iter().enumerate() {
+            sprint(
+                &mut out,
+                s,
+                annotations.get(&At {
+                    unit: ui,
+                    sprint: si,
+                }),
+            );
+        }
+    }
+    if let Some(t) = &plan.template {
+        let _ = writeln!(out, "## Dispatch Template\n");
+        let ticks = if t.contains("```") { "````" } else { "```" };
+        let _ = writeln!(out, "{ticks}\n{}\n{ticks}", t.trim_end());
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+/// Plan-wide checks: items, or code blocks for bare commands.
+fn criteria_items(out: &mut String, list: &[Criterion]) {
+    for c in list {
+        if from_code(c) {
+            out.push('\n');
+            fence(out, &c.text);
+            out.push('\n');
+        } else {
+            let mark = if c.checked { "x" } else { " " };
+            let _ = writeln!(out, "- [{mark}] {}", one_line(&c.text));
+        }
+    }
+    out.push('\n');
+}
