@@ -108,6 +108,7 @@ pub struct SprintEntry {
     pub started: String,
     pub completed: String,
     pub seconds: i64,
+    /// Turns the completing dispatch reported.
     pub turns: Option<u64>,
     pub max_turns: u32,
     pub estimated_turns: u32,
@@ -385,6 +386,17 @@ pub fn attempts_and_gates(records: &[Record], state: &State) -> (Vec<Attempt>, V
             }
             continue;
         }
+        if from == "BACKOFF" && to == "FATAL" {
+            // Retries ran out: the attempt that failed last is the fatal one.
+            if let Some(a) = attempts
+                .iter_mut()
+                .rev()
+                .find(|a| &a.unit == unit && &a.sprint == sprint)
+            {
+                a.outcome = Outcome::Fatal;
+            }
+            continue;
+        }
         if to == "COMPLETED" && (event == "observed" || event == "confirm") {
             attempts.push(Attempt {
                 unit: unit.clone(),
@@ -529,7 +541,7 @@ pub fn build(records: &[Record], state: &State, plan: &Plan, max_turns: u32) -> 
             seconds: seconds_between(&started, &record.time),
             started,
             completed: record.time.clone(),
-            turns: ss.turns,
+            turns: last.and_then(|a| a.turns),
             max_turns,
             estimated_turns: ps.map(estimated_turns).unwrap_or(0),
             commits: ss.commits.iter().map(|c| short(c)).collect(),

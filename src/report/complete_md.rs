@@ -212,10 +212,13 @@ fn attempts_table(out: &mut String, r: &Report) {
             a.turns.map(|t| t.to_string()).unwrap_or_else(|| "—".into())
         );
     }
+    if !r.gates.is_empty() {
+        out.push('\n');
+    }
     for g in &r.gates {
         let _ = writeln!(
             out,
-            "\n- Phase {} gate at {}: {}{}",
+            "- Phase {} gate at {}: {}{}",
             g.phase,
             g.at,
             if g.passed { "passed" } else { "failed" },
@@ -684,11 +687,26 @@ pub fn user_summary(r: &Report, path: &str) -> String {
         let blocked: Vec<String> = r
             .outstanding
             .iter()
-            .filter(|o| o.unit_state == "BLOCKED")
-            .map(|o| format!("{}/{}", o.unit, o.sprint))
+            .filter(|o| o.unit_state == "BLOCKED" && o.state == "FATAL")
+            .map(|o| {
+                format!(
+                    "{} (sprint {} FATAL after {} attempts)",
+                    o.unit, o.sprint, o.attempts
+                )
+            })
             .collect();
         if !blocked.is_empty() {
             let _ = writeln!(out, "BLOCKED: {}", blocked.join(", "));
+        }
+        let mut waiting: Vec<&str> = r
+            .outstanding
+            .iter()
+            .filter(|o| o.unit_state == "NOT_STARTED")
+            .map(|o| o.unit.as_str())
+            .collect();
+        waiting.dedup();
+        if !waiting.is_empty() {
+            let _ = writeln!(out, "Not started: {}", waiting.join(", "));
         }
         let _ = writeln!(
             out,

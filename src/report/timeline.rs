@@ -94,7 +94,7 @@ pub fn svg(r: &Report) -> String {
     let span = (end - start) as f64;
     let x = |v: i64| LEFT + (v - start) as f64 / span * WIDTH;
     let height = TOP + ROW * units.len().max(1) as f64 + 70.0;
-    let total_w = LEFT + WIDTH + 30.0;
+    let total_w = LEFT + WIDTH + 40.0;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -149,13 +149,18 @@ pub fn svg(r: &Report) -> String {
                 a.model.as_deref().unwrap_or("no model"),
                 a.outcome.as_str()
             );
-            if x1 - x0 > 22.0 {
+            let label = if a.attempt > 1 {
+                format!("{} · try {}", a.sprint, a.attempt)
+            } else {
+                a.sprint.clone()
+            };
+            if x1 - x0 > 7.0 * label.chars().count() as f64 {
                 let _ = writeln!(
                     out,
                     r##"<text x="{:.1}" y="{:.1}" fill="#fff" font-size="11">{}</text>"##,
                     x0 + 4.0,
                     y + ROW / 2.0 + 4.0,
-                    esc(&a.sprint)
+                    esc(&label)
                 );
             }
         }
@@ -172,9 +177,10 @@ pub fn svg(r: &Report) -> String {
         );
         let _ = writeln!(
             out,
-            r##"<text x="{:.1}" y="{:.1}" fill="{c}" font-size="11">gate {} {}</text>"##,
-            gx + 3.0,
+            r##"<text x="{:.1}" y="{:.1}" fill="{c}" font-size="11" text-anchor="{}">gate {} {}</text>"##,
+            if gx > LEFT + WIDTH * 0.9 { gx - 3.0 } else { gx + 3.0 },
             TOP - 4.0,
+            if gx > LEFT + WIDTH * 0.9 { "end" } else { "start" },
             g.phase,
             if g.passed { "✓" } else { "✗" }
         );

@@ -36,6 +36,12 @@ impl Clock {
         })
     }
 
+    /// Space pinned transitions `step` seconds apart.
+    pub fn with_step(mut self, step: i64) -> Self {
+        self.step = step.max(1);
+        self
+    }
+
     pub fn is_pinned(&self) -> bool {
         self.pinned.is_some()
     }
