@@ -24,13 +24,11 @@ use crate::common::seed;
 
 /// A run recorded through the real store, one minute per transition.
 fn record_start(dir: &Path, gates: bool) -> Store {
-    let store = Store::open(dir)
-        .expect("a git repository")
-        .with_clock(
-            Clock::pinned("2026-03-02T09:00:00Z")
-                .expect("valid time")
-                .with_step(60),
-        );
+    let store = Store::open(dir).expect("a git repository").with_clock(
+        Clock::pinned("2026-03-02T09:00:00Z")
+            .expect("valid time")
+            .with_step(60),
+    );
     let plan_text = std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan");
     let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).unwrap_or_default();
     let plan = parse(&plan_text, &ParseContext::default()).expect("valid plan");
@@ -65,9 +63,15 @@ fn record_start(dir: &Path, gates: bool) -> Store {
 
 fn verdict(store: &Store, unit: &str, outcome: Outcome, commits: &[&str], turns: Option<u64>) {
     let evidence = match outcome {
-        Outcome::Completed => "exit criteria 1/1 passed, 1 commit in scope; decided by the exit criteria.",
-        Outcome::Partial => "exit criteria 0/1 passed, 1 commit in scope; work moved but is not done.",
-        Outcome::Failure => "exit criteria 0/1 passed, 0 commits in scope, exit 1; nothing in scope moved.",
+        Outcome::Completed => {
+            "exit criteria 1/1 passed, 1 commit in scope; decided by the exit criteria."
+        }
+        Outcome::Partial => {
+            "exit criteria 0/1 passed, 1 commit in scope; work moved but is not done."
+        }
+        Outcome::Failure => {
+            "exit criteria 0/1 passed, 0 commits in scope, exit 1; nothing in scope moved."
+        }
     };
     seed::event(
         store,
@@ -82,7 +86,14 @@ fn verdict(store: &Store, unit: &str, outcome: Outcome, commits: &[&str], turns:
     );
 }
 
-fn attempt(store: &Store, unit: &str, model: Model, outcome: Outcome, commits: &[&str], turns: u64) {
+fn attempt(
+    store: &Store,
+    unit: &str,
+    model: Model,
+    outcome: Outcome,
+    commits: &[&str],
+    turns: u64,
+) {
     seed::dispatch(store, unit, model);
     verdict(store, unit, outcome, commits, Some(turns));
 }
@@ -92,7 +103,14 @@ fn attempt(store: &Store, unit: &str, model: Model, outcome: Outcome, commits: &
 fn complete_run() -> tempfile::TempDir {
     let repo = fixture_repo("gated");
     let store = record_start(repo.path(), true);
-    attempt(&store, "lib", Model::Sonnet, Outcome::Completed, &["a1b2c3d4e5f6"], 18);
+    attempt(
+        &store,
+        "lib",
+        Model::Sonnet,
+        Outcome::Completed,
+        &["a1b2c3d4e5f6"],
+        18,
+    );
     seed::event(
         &store,
         EventKind::GateFailed {
@@ -101,7 +119,14 @@ fn complete_run() -> tempfile::TempDir {
             detail: "error: lib/lib.txt: the library has a bug".into(),
         },
     );
-    attempt(&store, "lib", Model::Opus, Outcome::Completed, &["b2c3d4e5f6a1"], 24);
+    attempt(
+        &store,
+        "lib",
+        Model::Opus,
+        Outcome::Completed,
+        &["b2c3d4e5f6a1"],
+        24,
+    );
     seed::event(
         &store,
         EventKind::GatePassed {
@@ -109,7 +134,14 @@ fn complete_run() -> tempfile::TempDir {
             summary: "sh build.sh passed".into(),
         },
     );
-    attempt(&store, "app", Model::Haiku, Outcome::Completed, &["c3d4e5f6a1b2"], 6);
+    attempt(
+        &store,
+        "app",
+        Model::Haiku,
+        Outcome::Completed,
+        &["c3d4e5f6a1b2"],
+        6,
+    );
     seed::event(
         &store,
         EventKind::GatePassed {
@@ -127,11 +159,32 @@ fn blocked_run() -> tempfile::TempDir {
     let repo = fixture_repo("five");
     let store = record_start(repo.path(), false);
     attempt(&store, "parser", Model::Sonnet, Outcome::Failure, &[], 50);
-    attempt(&store, "profiles", Model::Haiku, Outcome::Partial, &["d4e5f6a1b2c3"], 40);
+    attempt(
+        &store,
+        "profiles",
+        Model::Haiku,
+        Outcome::Partial,
+        &["d4e5f6a1b2c3"],
+        40,
+    );
     attempt(&store, "algs", Model::Haiku, Outcome::Failure, &[], 45);
     attempt(&store, "parser", Model::Sonnet, Outcome::Failure, &[], 50);
-    attempt(&store, "profiles", Model::Haiku, Outcome::Completed, &["e5f6a1b2c3d4"], 12);
-    attempt(&store, "algs", Model::Sonnet, Outcome::Completed, &["f6a1b2c3d4e5"], 20);
+    attempt(
+        &store,
+        "profiles",
+        Model::Haiku,
+        Outcome::Completed,
+        &["e5f6a1b2c3d4"],
+        12,
+    );
+    attempt(
+        &store,
+        "algs",
+        Model::Sonnet,
+        Outcome::Completed,
+        &["f6a1b2c3d4e5"],
+        20,
+    );
     attempt(&store, "parser", Model::Opus, Outcome::Failure, &[], 50);
     repo
 }
@@ -178,7 +231,15 @@ fn report_json_carries_the_same_data_and_is_deterministic() {
         .collect();
     assert_eq!(
         outcomes,
-        ["failed", "partial", "failed", "failed", "completed", "completed", "fatal"]
+        [
+            "failed",
+            "partial",
+            "failed",
+            "failed",
+            "completed",
+            "completed",
+            "fatal"
+        ]
     );
     assert!(
         !repo.path().join("COMPLETE_FIVE_PACKAGES.md").exists(),
@@ -194,7 +255,11 @@ fn report_without_a_run_says_how_to_start_one() {
     let out = run(repo.path(), &["report"]);
     assert_eq!(out.status, 1);
     assert!(out.stderr.contains("no run to report on"), "{}", out.stderr);
-    assert!(out.stderr.contains("git supervisor start"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("git supervisor start"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// Debian's Chromium, or `GIT_SUPERVISOR_CHROMIUM`.
@@ -220,8 +285,7 @@ fn pixels_like(png_path: &Path, rgb: [u8; 3]) -> usize {
     buf[..info.buffer_size()]
         .chunks(channels)
         .filter(|px| {
-            px.len() >= 3
-                && (0..3).all(|i| (i32::from(px[i]) - i32::from(rgb[i])).abs() <= 12)
+            px.len() >= 3 && (0..3).all(|i| (i32::from(px[i]) - i32::from(rgb[i])).abs() <= 12)
         })
         .count()
 }
@@ -238,10 +302,16 @@ fn the_timeline_renders_in_a_headless_browser() {
     };
     let repo = complete_run();
     let page = repo.path().join("timeline.html");
-    let out = run(repo.path(), &["report", "--html", "timeline.html", "--format", "json"]);
+    let out = run(
+        repo.path(),
+        &["report", "--html", "timeline.html", "--format", "json"],
+    );
     assert_eq!(out.status, 0, "{}", out.stderr);
     let html = std::fs::read_to_string(&page).expect("the page is written");
-    assert!(html.contains("<svg") && !html.contains("<script"), "self-contained, no scripts");
+    assert!(
+        html.contains("<svg") && !html.contains("<script"),
+        "self-contained, no scripts"
+    );
     let shot = repo.path().join("timeline.png");
     let profile = tempfile::tempdir().expect("profile dir");
     let status = std::process::Command::new("timeout")

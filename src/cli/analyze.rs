@@ -43,9 +43,8 @@ pub fn cmd_analyze(ctx: &Context, args: &AnalyzeArgs, out: &mut dyn Write) -> mi
         }
         Format::Text => {
             let generated = crate::store::Clock::from_env().iso_at_seq(0);
-            let shown = |p: &std::path::Path| {
-                p.strip_prefix(&ctx.cwd).unwrap_or(p).display().to_string()
-            };
+            let shown =
+                |p: &std::path::Path| p.strip_prefix(&ctx.cwd).unwrap_or(p).display().to_string();
             let path = loaded.root.join(REPORT_FILE);
             let text = analysis_md::render(&r, &shown(&loaded.path), &generated);
             super::write_file(&path, &format!("{text}\n"))?;

@@ -41,7 +41,11 @@ pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> 
     let (fixed, ev) = rewrite::evaluate(&loaded.plan, args.max_turns, &cmds);
     let changed = fixed != loaded.plan;
     if changed && !args.check {
-        let text = write::render(&fixed, &write::extras(&loaded.source), &Default::default());
+        let text = write::render(
+            &fixed,
+            &write::extras(&loaded.source, &loaded.plan),
+            &Default::default(),
+        );
         super::write_file(&loaded.path, &text)?;
     }
     match args.format {
@@ -58,7 +62,11 @@ pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> 
             write!(out, "{}", render(&ev, changed, args.check)).map_err(super::io_err)?;
         }
     }
-    Ok(if args.check && changed { EXIT_ERROR } else { EXIT_OK })
+    Ok(if args.check && changed {
+        EXIT_ERROR
+    } else {
+        EXIT_OK
+    })
 }
 
 fn render(ev: &rewrite::Evaluation, changed: bool, check: bool) -> String {

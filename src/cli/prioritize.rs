@@ -35,7 +35,11 @@ pub fn cmd_prioritize(
 ) -> miette::Result<u8> {
     let loaded = load_plan(ctx, args.path.as_deref(), "prioritize")?;
     let (plan, result, annotations) = rewrite::prioritize(&loaded.plan);
-    let text = write::render(&plan, &write::extras(&loaded.source), &annotations);
+    let text = write::render(
+        &plan,
+        &write::extras(&loaded.source, &loaded.plan),
+        &annotations,
+    );
     if !args.check && text != loaded.source {
         super::write_file(&loaded.path, &text)?;
     }

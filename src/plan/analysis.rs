@@ -293,6 +293,9 @@ pub fn priority(plan: &Plan, at: At) -> Priority {
 
 pub const VAGUE: &[&str] = &[
     "works correctly",
+    "work correctly",
+    "works properly",
+    "work properly",
     "properly handles",
     "is complete",
     "works well",

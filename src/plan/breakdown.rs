@@ -65,6 +65,29 @@ const TASK_VERBS: &[&str] = &[
     "expose",
     "store",
     "allow",
+    "send",
+    "compute",
+    "validate",
+    "render",
+    "parse",
+    "handle",
+    "record",
+    "export",
+    "import",
+    "notify",
+    "show",
+    "display",
+    "log",
+    "load",
+    "save",
+    "update",
+    "delete",
+    "remove",
+    "generate",
+    "document",
+    "configure",
+    "deploy",
+    "migrate",
 ];
 const REQUIREMENT_HEADINGS: &[&str] = &["requirement", "acceptance criteria", "user stor"];
 const TASK_HEADINGS: &[&str] = &["feature", "deliverable", "scope", "task"];
@@ -120,7 +143,9 @@ fn starts_with_verb(text: &str) -> bool {
         .next()
         .unwrap_or("")
         .to_string();
-    TASK_VERBS.iter().any(|v| first == *v || first == format!("{v}s"))
+    TASK_VERBS
+        .iter()
+        .any(|v| first == *v || first == format!("{v}s"))
 }
 
 fn is_rfc(text: &str) -> bool {
@@ -177,7 +202,10 @@ pub fn requirements(source: &str, project: &str) -> Vec<Requirement> {
         out.push(Requirement {
             text: text.trim().to_string(),
             heading,
-            lines: (line_of(source, span.start), line_of(source, span.end.saturating_sub(1))),
+            lines: (
+                line_of(source, span.start),
+                line_of(source, span.end.saturating_sub(1)),
+            ),
             confidence,
             unit,
         });
@@ -202,24 +230,42 @@ fn capitalize(s: &str) -> String {
     }
 }
 
-/// Turn a requirement into imperative task text: RFC and story phrasing is
-/// rewritten as "Implement: …".
+/// Turn a requirement into imperative task text: "The system MUST store
+/// X" → "Store X", "Members SHALL borrow…" → "Ensure members borrow…", a
+/// user story → "Implement: <goal>".
 fn imperative(text: &str) -> String {
     let t = text.trim().trim_end_matches('.');
     if starts_with_verb(t) {
         return capitalize(t);
     }
     if is_story(t) {
-        if let Some((_, goal)) = lower(t).split_once("i want") {
-            let goal = goal
-                .split(", so that")
-                .next()
-                .unwrap_or(goal)
-                .trim()
-                .trim_start_matches("to ")
-                .trim();
+        let l = lower(t);
+        if let Some(i) = l.find("i want") {
+            let goal = &t[i + "i want".len()..];
+            let goal = goal.split(", so that").next().unwrap_or(goal).trim();
+            let goal = goal.strip_prefix("to ").unwrap_or(goal).trim();
             return format!("Implement: {goal}");
         }
+    }
+    let words: Vec<&str> = t.split_whitespace().collect();
+    if let Some(k) = words
+        .iter()
+        .position(|w| RFC.contains(&w.trim_matches(|c: char| !c.is_ascii_alphabetic())))
+    {
+        let subject = lower(&words[..k].join(" "));
+        let mut rest: Vec<&str> = words[k + 1..].to_vec();
+        if rest.first() == Some(&"NOT") {
+            rest.remove(0);
+            return format!("Ensure {subject} never {}", rest.join(" "));
+        }
+        let rest = rest.join(" ");
+        if matches!(
+            subject.as_str(),
+            "the system" | "the service" | "the app" | "the application" | "it" | "the server"
+        ) {
+            return capitalize(&rest);
+        }
+        return format!("Ensure {subject} {rest}");
     }
     format!("Implement: {t}")
 }
@@ -242,7 +288,11 @@ fn atomic_tasks(r: &Requirement) -> Vec<String> {
         Some(i) => {
             let first = base[..i].trim().to_string();
             let second = base[i + 5..].trim().to_string();
-            let object: String = first.split_whitespace().skip(1).collect::<Vec<_>>().join(" ");
+            let object: String = first
+                .split_whitespace()
+                .skip(1)
+                .collect::<Vec<_>>()
+                .join(" ");
             let second = if lower(&second).starts_with("integrate with") && !object.is_empty() {
                 format!("Integrate {object} {}", &second["integrate ".len()..])
             } else {
@@ -253,32 +303,36 @@ fn atomic_tasks(r: &Requirement) -> Vec<String> {
         }
         None => tasks.push(base.clone()),
     }
-    // Implicit test work: a separate task for anything that is built.
-    let builds = has_any(
-        tasks.first().map(String::as_str).unwrap_or(""),
-        &["implement", "create", "build", "add"],
-    ) && !has_any(&r.text, &["test", "document", "readme"]);
-    if builds {
-        let object: String = tasks[0]
-            .trim_start_matches("Implement: ")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        let object = object
-            .split_once(' ')
-            .filter(|_| starts_with_verb(&object))
-            .map(|(_, rest)| rest.to_string())
-            .unwrap_or(object);
-        tasks.push(format!("Write tests for {object}"));
+    // Implicit test work: a separate task for what is built or promised,
+    // unless the requirement is itself about tests or documentation.
+    if !has_any(&r.text, &["test", "document", "readme"]) {
+        let first = tasks[0].clone();
+        let test = if let Some(goal) = first.strip_prefix("Implement: ") {
+            format!("Write tests for: {goal}")
+        } else if let Some(rule) = first.strip_prefix("Ensure ") {
+            format!("Write a test that checks {rule}")
+        } else {
+            let object = first.split_once(' ').map(|(_, o)| o).unwrap_or(&first);
+            format!("Write tests for {object}")
+        };
+        tasks.push(test);
     }
     tasks
 }
 
 fn is_foundation(task: &str) -> bool {
     let l = lower(task);
-    ["type", "interface", "schema", "model", "shared", "common", "config"]
-        .iter()
-        .any(|w| l.contains(w))
+    [
+        "type",
+        "interface",
+        "schema",
+        "model",
+        "shared",
+        "common",
+        "config",
+    ]
+    .iter()
+    .any(|w| l.contains(w))
         && !l.starts_with("write tests")
 }
 
@@ -393,6 +447,7 @@ pub fn breakdown(source: &str, project: &str) -> Breakdown {
             })];
             let mut exit: Vec<Criterion> = g
                 .iter()
+                .filter(|t| !t.starts_with("Write tests") && !t.starts_with("Write a test"))
                 .flat_map(|t| paths(t))
                 .map(|p| Criterion {
                     kind: CriterionKind::Assertion,

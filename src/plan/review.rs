@@ -114,7 +114,11 @@ const END_HEADINGS: &[&str] = &[
     "definition of done",
 ];
 const TBD: &[&str] = &["tbd", "todo", "determine later", "decide", "clarify"];
-const VAGUE_SPECIFICS: &[&str] = &["appropriate library", "suitable approach", "standard method"];
+const VAGUE_SPECIFICS: &[&str] = &[
+    "appropriate library",
+    "suitable approach",
+    "standard method",
+];
 const STOP_WORDS: &[&str] = &[
     "the", "and", "for", "with", "that", "this", "from", "into", "are", "all", "each", "must",
     "should", "shall", "will", "can", "have", "has", "its", "their", "them", "when", "where",
@@ -206,7 +210,8 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
             plan.units.len()
         ));
     }
-    let mut a_clear = !start_sections.is_empty() || !plan.entry_checks.is_empty() || firsts_with_entry > 0;
+    let mut a_clear =
+        !start_sections.is_empty() || !plan.entry_checks.is_empty() || firsts_with_entry > 0;
     if !a_clear {
         a_findings.push("No start state: no Prerequisites/Assumptions section, no entry checks, no first-sprint entry criteria.".into());
         findings.push(Finding {
@@ -237,9 +242,13 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
                         location: analysis::label(plan, at),
                         kind: "Point A".into(),
                         severity: Severity::Critical,
-                        problem: format!("Entry criterion references `{f}`, which is not described."),
+                        problem: format!(
+                            "Entry criterion references `{f}`, which is not described."
+                        ),
                         impact: "The sprint cannot check its entry criteria.".into(),
-                        recommendation: format!("Describe where `{f}` comes from, or add a sprint that creates it."),
+                        recommendation: format!(
+                            "Describe where `{f}` comes from, or add a sprint that creates it."
+                        ),
                     });
                 }
             }
@@ -260,12 +269,7 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
         .units
         .iter()
         .enumerate()
-        .filter(|(_, u)| {
-            !plan
-                .units
-                .iter()
-                .any(|other| other.deps.contains(&u.name))
-        })
+        .filter(|(_, u)| !plan.units.iter().any(|other| other.deps.contains(&u.name)))
         .map(|(i, u)| {
             analysis::label(
                 plan,
@@ -284,7 +288,8 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
                 sprint: u.sprints.len() - 1,
             },
         )) || u.sprints.last().is_some_and(|s| {
-            s.exit.iter().any(|c| c.command.is_some()) && !s.exit.iter().any(|c| analysis::is_vague(&c.text))
+            s.exit.iter().any(|c| c.command.is_some())
+                && !s.exit.iter().any(|c| analysis::is_vague(&c.text))
         })
     });
     if final_ok {
@@ -313,9 +318,7 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
     // Coverage.
     let requirements: Vec<String> = secs
         .iter()
-        .filter(|(h, _)| {
-            h.contains("requirement") || END_HEADINGS.iter().any(|k| h.contains(k))
-        })
+        .filter(|(h, _)| h.contains("requirement") || END_HEADINGS.iter().any(|k| h.contains(k)))
         .flat_map(|(_, items)| items.iter().cloned())
         .collect();
     let coverage: Vec<Coverage> = requirements
@@ -352,8 +355,17 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
     for &at in &all {
         let s = analysis::sprint(plan, at);
         let texts = std::iter::once(("name".to_string(), s.name.clone()))
-            .chain(s.tasks.iter().enumerate().map(|(k, t)| (format!("task {}", k + 1), t.clone())))
-            .chain(s.exit.iter().map(|c| ("exit criteria".to_string(), c.text.clone())));
+            .chain(
+                s.tasks
+                    .iter()
+                    .enumerate()
+                    .map(|(k, t)| (format!("task {}", k + 1), t.clone())),
+            )
+            .chain(
+                s.exit
+                    .iter()
+                    .map(|c| ("exit criteria".to_string(), c.text.clone())),
+            );
         for (place, text) in texts {
             let l = text.to_lowercase();
             let tbd = TBD.iter().any(|k| analysis::has_phrase(&l, k));
@@ -421,7 +433,8 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
                 severity: Severity::Recommended,
                 problem: t.trim_start_matches("FAIL: ").to_string(),
                 impact: "Completion cannot be verified by running something.".into(),
-                recommendation: "Run `git supervisor evaluate` to add machine-verifiable criteria.".into(),
+                recommendation: "Run `git supervisor evaluate` to add machine-verifiable criteria."
+                    .into(),
             });
         }
         if q.quality.fitness == analysis::Fitness::Undersized {
@@ -555,10 +568,15 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
     }
     let mut order_notes = Vec::new();
     for (i, u) in plan.units.iter().enumerate() {
-        let ats: Vec<At> = (0..u.sprints.len()).map(|s| At { unit: i, sprint: s }).collect();
+        let ats: Vec<At> = (0..u.sprints.len())
+            .map(|s| At { unit: i, sprint: s })
+            .collect();
         // Foundation first: a foundation sprint after a non-foundation one.
         for w in ats.windows(2) {
-            let (a, b) = (analysis::priority(plan, w[0]), analysis::priority(plan, w[1]));
+            let (a, b) = (
+                analysis::priority(plan, w[0]),
+                analysis::priority(plan, w[1]),
+            );
             if b.foundation == 1 && a.foundation == 0 {
                 order_notes.push(format!(
                     "{} establishes shared foundations but comes after {}.",

@@ -207,22 +207,32 @@ fn fix_criteria(s: &mut Sprint, cmds: &Commands, ev: &mut Evaluation, label: &st
     // Vague criteria are replaced by something a machine can check.
     let created = created_files(s);
     let mut replaced = Vec::new();
+    let mut completeness = false;
     for c in &mut s.exit {
         if !analysis::is_vague(&c.text) {
             continue;
         }
         let l = c.text.to_lowercase();
         let replacement = if l.contains("is complete") {
+            completeness = !created.is_empty();
             created
                 .iter()
                 .find(|f| !replaced.contains(*f))
                 .map(|f| exists_criterion(f))
-                .or_else(|| cmds.build.as_deref().map(|b| command_criterion("build passes", b)))
+                .or_else(|| {
+                    cmds.build
+                        .as_deref()
+                        .map(|b| command_criterion("build passes", b))
+                })
         } else {
             cmds.test
                 .as_deref()
                 .map(|t| command_criterion("tests pass", t))
-                .or_else(|| cmds.build.as_deref().map(|b| command_criterion("build passes", b)))
+                .or_else(|| {
+                    cmds.build
+                        .as_deref()
+                        .map(|b| command_criterion("build passes", b))
+                })
         };
         match replacement {
             Some(r) => {
@@ -240,6 +250,15 @@ fn fix_criteria(s: &mut Sprint, cmds: &Commands, ev: &mut Evaluation, label: &st
                 "{label}: vague criterion \"{}\" kept (no build or test command known: set [build] command)",
                 c.text
             )),
+        }
+    }
+    // "X is complete" means every file the sprint creates exists.
+    if completeness {
+        for f in &created {
+            let e = exists_criterion(f);
+            if !s.exit.contains(&e) {
+                s.exit.push(e);
+            }
         }
     }
     // Missing machine-verifiable criteria are added.
@@ -266,11 +285,9 @@ fn fix_criteria(s: &mut Sprint, cmds: &Commands, ev: &mut Evaluation, label: &st
                 ));
             }
         }
-        if added.is_empty() {
-            ev.unfixed.push(format!(
-                "{label}: no machine-verifiable exit criterion, and none can be derived (name the files it creates, or set [build] command)"
-            ));
-        } else {
+        // When nothing can be added the sprint is reported at the end, if a
+        // merge has not given it a criterion by then.
+        if !added.is_empty() {
             for a in &added {
                 ev.changes
                     .push(format!("{label}: added exit criterion \"{}\"", a.text));
@@ -282,40 +299,67 @@ fn fix_criteria(s: &mut Sprint, cmds: &Commands, ev: &mut Evaluation, label: &st
     fixed
 }
 
-/// Split a sprint's tasks in two halves; the first half's exit criteria are
-/// the files it creates (or the build), the second keeps the original exit
-/// criteria and enters on the first's.
-fn split_halves(s: &Sprint, cmds: &Commands) -> Option<(Sprint, Sprint)> {
-    if s.tasks.len() < 2 {
-        return None;
-    }
-    let mid = s.tasks.len().div_ceil(2);
-    let mut a = s.clone();
-    let mut b = s.clone();
-    a.tasks = s.tasks[..mid].to_vec();
-    b.tasks = s.tasks[mid..].to_vec();
-    a.name = format!("{} (part 1)", s.name);
-    b.name = format!("{} (part 2)", s.name);
-    a.exit = created_files(&a).iter().map(|f| exists_criterion(f)).collect();
-    if a.exit.is_empty() {
-        match cmds.build.as_deref() {
-            Some(c) => a.exit.push(command_criterion("build passes", c)),
-            None => a.exit = s.exit.clone(),
+/// A sprint on its way through `evaluate`: the ids it came from (a merge
+/// has two), and whether it continues the sprint before it (a split part).
+#[derive(Debug, Clone)]
+struct Item {
+    sprint: Sprint,
+    olds: Vec<String>,
+    continues: bool,
+}
+
+/// Split a sprint's tasks into `k` contiguous, balanced chunks. Every part
+/// but the last has the files it creates as exit criteria (or the build);
+/// the last keeps the sprint's own exit criteria.
+fn split_chunks(s: &Sprint, k: usize, cmds: &Commands) -> Vec<Sprint> {
+    let n = s.tasks.len();
+    let mut parts: Vec<Sprint> = Vec::new();
+    let mut at = 0;
+    let mut earlier: Vec<String> = Vec::new();
+    for i in 0..k {
+        let size = n / k + usize::from(i < n % k);
+        let mut p = s.clone();
+        p.tasks = s.tasks[at..at + size].to_vec();
+        at += size;
+        p.name = format!("{} (part {} of {k})", s.name, i + 1);
+        refresh_files(&mut p, &s.files);
+        if i + 1 < k {
+            p.exit = created_files(&p)
+                .iter()
+                .map(|f| exists_criterion(f))
+                .collect();
+            if p.exit.is_empty() {
+                if let Some(c) = cmds.build.as_deref() {
+                    p.exit.push(command_criterion("build passes", c));
+                }
+            }
+            earlier.extend(created_files(&p));
+        } else {
+            // The last part keeps the sprint's criteria, less the ones the
+            // earlier parts already check.
+            p.exit
+                .retain(|c| !earlier.iter().any(|f| c.text.contains(f.as_str())));
+            if !p.exit.iter().any(|c| c.command.is_some()) {
+                let own: Vec<Criterion> = created_files(&p)
+                    .iter()
+                    .map(|f| exists_criterion(f))
+                    .collect();
+                p.exit.extend(own);
+            }
+            refresh_files(&mut p, &s.files);
         }
+        if i > 0 {
+            p.entry.clear();
+        }
+        refresh_files(&mut p, &s.files);
+        parts.push(p);
     }
-    b.entry = vec![Criterion {
-        kind: CriterionKind::Checklist,
-        text: format!("Sprint {} exit criteria met", s.id),
-        command: None,
-        expected: None,
-        checked: false,
-    }];
-    Some((a, b))
+    parts
 }
 
 /// Group tasks by the top-level directory of the files they name; tasks
 /// naming none stay with the first group. `None` when there is one concern.
-fn split_concerns(s: &Sprint) -> Option<Vec<Sprint>> {
+fn split_concerns(s: &Sprint, cmds: &Commands) -> Option<Vec<Sprint>> {
     let dir_of = |f: &str| f.split_once('/').map(|(d, _)| d.to_string());
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     let mut loose = Vec::new();
@@ -337,6 +381,7 @@ fn split_concerns(s: &Sprint) -> Option<Vec<Sprint>> {
     }
     groups[0].1.splice(0..0, loose);
     let n = groups.len();
+    let dirs: Vec<String> = groups.iter().map(|(d, _)| d.clone()).collect();
     let mut out = Vec::new();
     for (i, (dir, tasks)) in groups.into_iter().enumerate() {
         let mut part = s.clone();
@@ -349,30 +394,35 @@ fn split_concerns(s: &Sprint) -> Option<Vec<Sprint>> {
             .iter()
             .filter(|c| {
                 let own = c.text.contains(&format!("{dir}/"));
-                let anyone = s
-                    .files
-                    .iter()
-                    .filter_map(|f| dir_of(f))
-                    .any(|d| c.text.contains(&format!("{d}/")));
+                let anyone = dirs.iter().any(|d| c.text.contains(&format!("{d}/")));
                 own || (!anyone && i == n - 1)
             })
             .cloned()
             .collect();
-        if i > 0 {
-            part.entry = vec![Criterion {
-                kind: CriterionKind::Checklist,
-                text: format!("Sprint {} exit criteria met", s.id),
-                command: None,
-                expected: None,
-                checked: false,
-            }];
+        if !part.exit.iter().any(|c| c.command.is_some()) {
+            part.exit
+                .extend(created_files(&part).iter().map(|f| exists_criterion(f)));
+            if part.exit.is_empty() {
+                if let Some(c) = cmds.build.as_deref() {
+                    part.exit.push(command_criterion("build passes", c));
+                }
+            }
         }
+        if i > 0 {
+            part.entry.clear();
+        }
+        refresh_files(&mut part, &s.files);
         out.push(part);
     }
     Some(out)
 }
 
-/// Run every check and apply every fix; renumber at the end.
+fn fits(s: &Sprint, budget: u32) -> bool {
+    Fitness::of(estimated_turns(s), budget) != Fitness::Oversized
+}
+
+/// Run every check and apply every fix, then number the sprints 1, 2, 3…
+/// with every `Sprint N` reference following its sprint.
 pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation) {
     let mut out = plan.clone();
     let mut ev = Evaluation {
@@ -392,9 +442,10 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
     };
     for u in &mut out.units {
         let unit_name = u.name.clone();
-        let mut result: Vec<Sprint> = Vec::new();
+        let mut items: Vec<Item> = Vec::new();
         for s in std::mem::take(&mut u.sprints) {
             let label = format!("{unit_name}/{}", s.id);
+            let old = s.id.to_string();
             let q = analysis::quality(&s, budget);
             let mut s = s;
             // Testability first: the fixes add criteria the size estimate
@@ -411,43 +462,55 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
             // may have just been added).
             let q = analysis::quality(&s, budget);
             let mut parts = vec![s];
-            if q.single_concern {
-                if q.atomic() {
-                    ev.atomicity.passed += 1;
-                } else {
-                    ev.atomicity.issues += 1;
-                }
+            if q.atomic() {
+                ev.atomicity.passed += 1;
             } else {
                 ev.atomicity.issues += 1;
-                if let Some(split) = split_concerns(&parts[0]) {
-                    ev.changes.push(format!(
-                        "{label}: split by concern into {} sprints",
-                        split.len()
-                    ));
-                    ev.splits += split.len() - 1;
-                    ev.atomicity.fixed += 1;
-                    parts = split;
+                if !q.single_concern {
+                    if let Some(split) = split_concerns(&parts[0], cmds) {
+                        ev.changes.push(format!(
+                            "{label}: split by concern into {} sprints",
+                            split.len()
+                        ));
+                        ev.splits += split.len() - 1;
+                        ev.atomicity.fixed += 1;
+                        parts = split;
+                    }
                 }
             }
-            // Oversized parts are halved until they fit (or cannot split).
+            // Oversized parts are cut into the fewest chunks that all fit.
             let mut sized = Vec::new();
             let mut oversized = false;
             let mut fixed = false;
-            let mut queue: std::collections::VecDeque<Sprint> = parts.into();
-            while let Some(p) = queue.pop_front() {
-                if Fitness::of(estimated_turns(&p), budget) == Fitness::Oversized {
-                    oversized = true;
-                    if let Some((a, b)) = split_halves(&p, cmds) {
-                        ev.changes
-                            .push(format!("{label}: oversized, split \"{}\" in two", p.name));
-                        ev.splits += 1;
+            for p in parts {
+                if fits(&p, budget) {
+                    sized.push(p);
+                    continue;
+                }
+                oversized = true;
+                let cut = (2..=p.tasks.len())
+                    .map(|k| split_chunks(&p, k, cmds))
+                    .find(|chunks| chunks.iter().all(|c| fits(c, budget)));
+                match cut {
+                    Some(chunks) => {
+                        ev.changes.push(format!(
+                            "{label}: oversized (est. {} turns), split \"{}\" into {}",
+                            estimated_turns(&p),
+                            p.name,
+                            chunks.len()
+                        ));
+                        ev.splits += chunks.len() - 1;
                         fixed = true;
-                        queue.push_front(b);
-                        queue.push_front(a);
-                        continue;
+                        sized.extend(chunks);
+                    }
+                    None => {
+                        ev.unfixed.push(format!(
+                            "{label}: oversized (est. {} turns) and cannot be split further",
+                            estimated_turns(&p)
+                        ));
+                        sized.push(p);
                     }
                 }
-                sized.push(p);
             }
             if oversized {
                 ev.fitness.issues += 1;
@@ -455,67 +518,126 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
                     ev.fitness.fixed += 1;
                 }
             }
-            if sized.len() > 1 {
-                for p in &mut sized {
-                    refresh_files(p, &all_files);
+            let split = sized.len() > 1;
+            for (k, mut p) in sized.into_iter().enumerate() {
+                if split {
+                    refresh_files(&mut p, &all_files);
                 }
+                items.push(Item {
+                    sprint: p,
+                    olds: if k == 0 {
+                        vec![old.clone()]
+                    } else {
+                        Vec::new()
+                    },
+                    continues: k > 0,
+                });
             }
-            result.extend(sized);
         }
         // Undersized sprints merge forward into the next sprint of the unit
         // (backward for the last), when the types agree and the merge fits.
         let mut k = 0;
-        while k < result.len() {
-            let small = Fitness::of(estimated_turns(&result[k]), budget) == Fitness::Undersized;
+        while k < items.len() {
+            let small =
+                Fitness::of(estimated_turns(&items[k].sprint), budget) == Fitness::Undersized;
             if !small {
                 k += 1;
                 continue;
             }
             ev.fitness.issues += 1;
-            let target = if k + 1 < result.len() {
+            let target = if k + 1 < items.len() {
                 Some(k + 1)
-            } else if k > 0 {
-                Some(k - 1)
             } else {
-                None
+                k.checked_sub(1)
             };
-            let Some(t) = target.filter(|t| result[*t].task_type == result[k].task_type) else {
+            let Some(t) =
+                target.filter(|t| items[*t].sprint.task_type == items[k].sprint.task_type)
+            else {
                 k += 1;
                 continue;
             };
             let (first, second) = if t > k { (k, t) } else { (t, k) };
-            let mut merged = result[first].clone();
-            let b = result[second].clone();
-            merged.name = format!("{} + {}", merged.name, b.name);
-            merged.tasks.extend(b.tasks.iter().cloned());
-            merged.exit.extend(b.exit.iter().cloned());
-            for c in &b.entry {
-                if !merged.entry.contains(c) && !c.text.contains(&format!("Sprint {}", merged.id)) {
+            let a = &items[first];
+            let b = &items[second];
+            let mut merged = a.sprint.clone();
+            merged.name = format!("{} + {}", a.sprint.name, b.sprint.name);
+            merged.tasks.extend(b.sprint.tasks.iter().cloned());
+            merged.exit.extend(b.sprint.exit.iter().cloned());
+            let a_refs: Vec<String> = a.olds.iter().map(|o| format!("Sprint {o}")).collect();
+            for c in &b.sprint.entry {
+                let on_a = a_refs.iter().any(|r| analysis::has_phrase(&c.text, r));
+                if !merged.entry.contains(c) && !on_a {
                     merged.entry.push(c.clone());
                 }
             }
             refresh_files(&mut merged, &all_files);
-            if Fitness::of(estimated_turns(&merged), budget) == Fitness::Oversized {
+            if !fits(&merged, budget) {
                 k += 1;
                 continue;
             }
             ev.changes.push(format!(
                 "{unit_name}/{}: undersized, merged with Sprint {}",
-                result[k].id, result[t].id
+                items[k].olds.first().cloned().unwrap_or_default(),
+                items[t].olds.first().cloned().unwrap_or_default()
             ));
             ev.merges += 1;
             ev.fitness.fixed += 1;
-            result[first] = merged;
-            result.remove(second);
+            let mut olds = items[first].olds.clone();
+            olds.extend(items[second].olds.iter().cloned());
+            let continues = items[first].continues;
+            items[first] = Item {
+                sprint: merged,
+                olds,
+                continues,
+            };
+            items.remove(second);
         }
-        let passed_fitness = result
+        ev.fitness.passed += items
             .iter()
-            .filter(|s| Fitness::of(estimated_turns(s), budget) == Fitness::Right)
+            .filter(|i| Fitness::of(estimated_turns(&i.sprint), budget) == Fitness::Right)
             .count();
-        ev.fitness.passed += passed_fitness.min(result.len());
-        u.sprints = result;
+        // Number 1, 2, 3…: old ids follow their sprint; split parts enter on
+        // the part before them.
+        let mut map = BTreeMap::new();
+        for (k, item) in items.iter().enumerate() {
+            for o in &item.olds {
+                map.entry(o.clone()).or_insert_with(|| (k + 1).to_string());
+            }
+        }
+        let mut sprints = Vec::new();
+        for (k, item) in items.into_iter().enumerate() {
+            let mut s = item.sprint;
+            s.id = SprintId {
+                number: k as u32 + 1,
+                suffix: String::new(),
+            };
+            for t in &mut s.tasks {
+                *t = retarget(t, &map);
+            }
+            retarget_criteria(&mut s.entry, &map);
+            retarget_criteria(&mut s.exit, &map);
+            if item.continues {
+                s.entry.insert(
+                    0,
+                    Criterion {
+                        kind: CriterionKind::Checklist,
+                        text: format!("Sprint {k} exit criteria met"),
+                        command: None,
+                        expected: None,
+                        checked: false,
+                    },
+                );
+            }
+            if s.task_type != TaskType::Manual && !s.exit.iter().any(|c| c.command.is_some()) {
+                ev.unfixed.push(format!(
+                    "{unit_name}/{}: no machine-verifiable exit criterion, and none can be derived (name the files it creates, or set [build] command)",
+                    s.id
+                ));
+            }
+            sprints.push(s);
+        }
+        u.sprints = sprints;
     }
-    renumber(&mut out);
     ev.after = out.sprint_total();
     (out, ev)
 }
@@ -674,7 +796,11 @@ pub fn prioritize(plan: &Plan) -> (Plan, Prioritization, BTreeMap<At, String>) {
                 .then(a.cmp(b))
         }) else {
             // Validation rules out cycles; keep whatever is left in order.
-            order.extend((0..work.units.len()).filter(|u| !order.contains(u)).collect::<Vec<_>>());
+            order.extend(
+                (0..work.units.len())
+                    .filter(|u| !order.contains(u))
+                    .collect::<Vec<_>>(),
+            );
             break;
         };
         order.push(best);

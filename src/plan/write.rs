@@ -21,10 +21,97 @@ pub struct Extras {
     pub frontmatter: Option<String>,
     /// Prose paragraphs between the title and the first section.
     pub intro: Vec<String>,
+    /// `##` sections that are neither units, sprints, checks, tables nor
+    /// the template (Goals, Background…), verbatim.
+    pub sections: Vec<String>,
 }
 
-/// Read the frontmatter and the introduction's prose out of `source`.
-pub fn extras(source: &str) -> Extras {
+/// Whether a `##` section of the original is something the canonical form
+/// writes itself (and so must not be copied).
+fn regenerated(heading: &str, body: &str, plan: &Plan) -> bool {
+    let h = heading
+        .trim_start_matches('#')
+        .trim()
+        .trim_matches('*')
+        .to_lowercase();
+    let unit_named = plan.units.iter().any(|u| {
+        let n = u.name.to_lowercase();
+        h == n || super::analysis::has_phrase(&h, &n)
+    });
+    let sprint_inside = body.lines().any(|l| {
+        let t = l.trim_start_matches('#').trim().to_lowercase();
+        l.starts_with('#') && (t.starts_with("sprint ") || t.starts_with("task "))
+    });
+    let structural = [
+        "work unit",
+        "package",
+        "component",
+        "layer",
+        "depend",
+        "summary",
+    ]
+    .iter()
+    .any(|k| h.contains(k));
+    let checks = [
+        "entry checks",
+        "exit checks",
+        "rules",
+        "constraints",
+        "exit criteria",
+    ]
+    .iter()
+    .any(|k| h.ends_with(k));
+    let template = [
+        "appendix d",
+        "dispatch template",
+        "prompt template",
+        "template",
+    ]
+    .iter()
+    .any(|k| h.contains(k));
+    let table = body.lines().any(|l| l.trim_start().starts_with('|'));
+    let code = body.contains("```") || body.contains("~~~");
+    unit_named || sprint_inside || structural || checks || template || table || code
+}
+
+/// Read what the canonical form keeps out of `source`: the frontmatter, the
+/// introduction's prose, and the sections that carry no plan structure.
+pub fn extras(source: &str, plan: &Plan) -> Extras {
+    let mut e = intro(source);
+    let mut current: Option<(String, String)> = None;
+    let mut fenced = false;
+    let flush = |c: Option<(String, String)>, out: &mut Vec<String>| {
+        if let Some((h, body)) = c {
+            if !regenerated(&h, &body, plan) {
+                out.push(format!("{h}\n{}", body.trim_end()).trim_end().to_string());
+            }
+        }
+    };
+    for line in source.lines() {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fenced = !fenced;
+        }
+        if !fenced && line.starts_with("## ") {
+            flush(current.take(), &mut e.sections);
+            current = Some((line.to_string(), String::new()));
+            continue;
+        }
+        if !fenced && line.starts_with("# ") {
+            flush(current.take(), &mut e.sections);
+            continue;
+        }
+        if let Some((_, body)) = current.as_mut() {
+            body.push_str(line);
+            body.push('\n');
+        }
+    }
+    flush(current.take(), &mut e.sections);
+    e
+}
+
+/// The frontmatter and the prose under the title.
+fn intro(source: &str) -> Extras {
     let mut rest = source;
     let mut frontmatter = None;
     if let Some(after) = source.strip_prefix("---\n") {
@@ -74,7 +161,11 @@ pub fn extras(source: &str) -> Extras {
     if !paragraph.is_empty() {
         intro.push(paragraph);
     }
-    Extras { frontmatter, intro }
+    Extras {
+        frontmatter,
+        intro,
+        sections: Vec::new(),
+    }
 }
 
 fn fence(out: &mut String, text: &str) {
@@ -173,6 +264,9 @@ pub fn render(plan: &Plan, extras: &Extras, annotations: &BTreeMap<At, String>) 
     for p in &extras.intro {
         let _ = writeln!(out, "{p}\n");
     }
+    for s in &extras.sections {
+        let _ = writeln!(out, "{s}\n");
+    }
     let layers = plan.units.iter().any(|u| u.layer.is_some());
     // Dependencies are written only where the layers do not already imply
     // them, so that a layered plan stays layered.
@@ -267,15 +361,22 @@ pub fn render(plan: &Plan, extras: &Extras, annotations: &BTreeMap<At, String>) 
 
 /// Plan-wide checks: items, or code blocks for bare commands.
 fn criteria_items(out: &mut String, list: &[Criterion]) {
+    let mut in_list = false;
     for c in list {
         if from_code(c) {
-            out.push('\n');
+            if in_list {
+                out.push('\n');
+                in_list = false;
+            }
             fence(out, &c.text);
             out.push('\n');
         } else {
+            in_list = true;
             let mark = if c.checked { "x" } else { " " };
             let _ = writeln!(out, "- [{mark}] {}", one_line(&c.text));
         }
     }
-    out.push('\n');
+    if in_list {
+        out.push('\n');
+    }
 }

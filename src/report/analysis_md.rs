@@ -52,7 +52,10 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
     let _ = writeln!(o, "Execution plan: {plan_path}");
     let _ = writeln!(o, "Context budget: {} turns per sprint\n", r.budget);
     let _ = writeln!(o, "## Pass 1: Completeness\n");
-    for (name, p) in [("Point A (start state)", &r.point_a), ("Point B (end state)", &r.point_b)] {
+    for (name, p) in [
+        ("Point A (start state)", &r.point_a),
+        ("Point B (end state)", &r.point_b),
+    ] {
         let _ = writeln!(o, "### {name}\n");
         let _ = writeln!(o, "Status: {}\n", if p.clear { "CLEAR" } else { "UNCLEAR" });
         let _ = writeln!(o, "Findings:");
@@ -63,9 +66,16 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
     }
     let complete = r.gaps.is_empty() && r.coverage.iter().all(|c| !c.addressed_by.is_empty());
     let _ = writeln!(o, "### Coverage\n");
-    let _ = writeln!(o, "Status: {}\n", if complete { "COMPLETE" } else { "INCOMPLETE" });
+    let _ = writeln!(
+        o,
+        "Status: {}\n",
+        if complete { "COMPLETE" } else { "INCOMPLETE" }
+    );
     if r.coverage.is_empty() {
-        let _ = writeln!(o, "The plan lists no requirements or goals to map onto sprints.\n");
+        let _ = writeln!(
+            o,
+            "The plan lists no requirements or goals to map onto sprints.\n"
+        );
     } else {
         let _ = writeln!(o, "| Requirement | Addressed By | Coverage |");
         let _ = writeln!(o, "|-------------|--------------|----------|");
@@ -236,8 +246,16 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
         );
     }
     let _ = writeln!(o, "\n### Parallelization\n");
-    let _ = writeln!(o, "- Current: up to {} units at once", r.current_parallelism);
-    let _ = writeln!(o, "- Maximum: up to {} units at once", r.maximum_parallelism);
+    let _ = writeln!(
+        o,
+        "- Current: up to {} units at once",
+        r.current_parallelism
+    );
+    let _ = writeln!(
+        o,
+        "- Maximum: up to {} units at once",
+        r.maximum_parallelism
+    );
     let _ = writeln!(
         o,
         "- Missed: {}",
@@ -283,7 +301,14 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
         let _ = writeln!(o, "- none");
     }
     for s in &late {
-        let _ = writeln!(o, "- {} (priority {}, position {} → {})", s.sprint, format_score(s.score), s.current, s.optimal);
+        let _ = writeln!(
+            o,
+            "- {} (priority {}, position {} → {})",
+            s.sprint,
+            format_score(s.score),
+            s.current,
+            s.optimal
+        );
     }
     let early: Vec<_> = r.scores.iter().filter(|s| s.optimal > s.current).collect();
     let _ = writeln!(o, "\nLow-Priority Sprints Blocking High-Priority Work:");
@@ -291,7 +316,14 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
         let _ = writeln!(o, "- none");
     }
     for s in &early {
-        let _ = writeln!(o, "- {} (priority {}, position {} → {})", s.sprint, format_score(s.score), s.current, s.optimal);
+        let _ = writeln!(
+            o,
+            "- {} (priority {}, position {} → {})",
+            s.sprint,
+            format_score(s.score),
+            s.current,
+            s.optimal
+        );
     }
     let _ = writeln!(o, "\n### Execution Order Recommendations\n");
     for n in &r.order_notes {
@@ -341,10 +373,22 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
     let _ = writeln!(o, "- Optional: {}", by(Severity::Optional));
     let _ = writeln!(o, "\n### Next Steps\n");
     let _ = writeln!(o, "1. Resolve critical issues in EXECUTION_PLAN.md by hand (start state, end state, coverage, open questions).");
-    let _ = writeln!(o, "2. `git supervisor evaluate` auto-fixes Pass 2 findings.");
-    let _ = writeln!(o, "3. `git supervisor prioritize` auto-reorders per Pass 3.");
-    let _ = writeln!(o, "4. Re-run `git supervisor analyze`, then `git supervisor start`.");
-    let _ = writeln!(o, "\nanalyze produces a diagnostic report only: EXECUTION_PLAN.md was not modified.\n");
+    let _ = writeln!(
+        o,
+        "2. `git supervisor evaluate` auto-fixes Pass 2 findings."
+    );
+    let _ = writeln!(
+        o,
+        "3. `git supervisor prioritize` auto-reorders per Pass 3."
+    );
+    let _ = writeln!(
+        o,
+        "4. Re-run `git supervisor analyze`, then `git supervisor start`."
+    );
+    let _ = writeln!(
+        o,
+        "\nanalyze produces a diagnostic report only: EXECUTION_PLAN.md was not modified.\n"
+    );
     let _ = writeln!(o, "## Detailed Findings\n");
     if r.findings.is_empty() {
         let _ = writeln!(o, "No findings.");
@@ -373,7 +417,14 @@ pub fn user_summary(r: &Review, report_path: &str) -> String {
     let _ = writeln!(o, "|------|--------|----------|------------|----------|");
     for (name, pass) in PASSES {
         let c = counts(&r.findings, pass);
-        let _ = writeln!(o, "| {name} | {} | {} | {} | {} |", status(c), c.0, c.1, c.2);
+        let _ = writeln!(
+            o,
+            "| {name} | {} | {} | {} | {} |",
+            status(c),
+            c.0,
+            c.1,
+            c.2
+        );
     }
     let by = |s: Severity| r.findings.iter().filter(|f| f.severity == s).count();
     let (c, rec, opt) = (
@@ -404,8 +455,14 @@ pub fn user_summary(r: &Review, report_path: &str) -> String {
         let _ = writeln!(o, "2. Address critical issues in EXECUTION_PLAN.md");
         let _ = writeln!(o, "3. Re-run: git supervisor analyze");
     } else {
-        let _ = writeln!(o, "1. Optional: git supervisor evaluate (auto-fixes atomicity and testability)");
-        let _ = writeln!(o, "2. Optional: git supervisor prioritize (auto-reorders by priority)");
+        let _ = writeln!(
+            o,
+            "1. Optional: git supervisor evaluate (auto-fixes atomicity and testability)"
+        );
+        let _ = writeln!(
+            o,
+            "2. Optional: git supervisor prioritize (auto-reorders by priority)"
+        );
         let _ = writeln!(o, "3. Ready to execute: git supervisor start");
     }
     let _ = writeln!(o, "\n> **Workflow Note**: analyze = completeness + evaluate + prioritize, in diagnostic mode only. It never modifies EXECUTION_PLAN.md.");

@@ -2,9 +2,9 @@
 //! (kept in every state commit) and the status table/JSON. Pure functions of
 //! the state; no git.
 
+pub mod analysis_md;
 pub mod complete;
 pub mod complete_md;
-pub mod analysis_md;
 pub mod state_md;
 pub mod status;
 pub mod timeline;

@@ -178,9 +178,17 @@ pub fn svg(r: &Report) -> String {
         let _ = writeln!(
             out,
             r##"<text x="{:.1}" y="{:.1}" fill="{c}" font-size="11" text-anchor="{}">gate {} {}</text>"##,
-            if gx > LEFT + WIDTH * 0.9 { gx - 3.0 } else { gx + 3.0 },
+            if gx > LEFT + WIDTH * 0.9 {
+                gx - 3.0
+            } else {
+                gx + 3.0
+            },
             TOP - 4.0,
-            if gx > LEFT + WIDTH * 0.9 { "end" } else { "start" },
+            if gx > LEFT + WIDTH * 0.9 {
+                "end"
+            } else {
+                "start"
+            },
             g.phase,
             if g.passed { "✓" } else { "✗" }
         );
