@@ -50,7 +50,14 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("{report:?}");
+            // The spec's "cannot find" messages are printed exactly as
+            // written, without diagnostic decoration.
+            let text = report.to_string();
+            if text.starts_with("ERROR: Cannot find") {
+                eprintln!("{text}");
+            } else {
+                eprintln!("{report:?}");
+            }
             ExitCode::from(cli::EXIT_ERROR)
         }
     }

@@ -11,6 +11,7 @@ mod test_plan_props;
 mod test_regressions;
 mod test_report;
 mod test_rewrite;
+mod test_ritual;
 mod test_run;
 mod test_store;
 

@@ -80,17 +80,12 @@ fn a_missing_plan_gives_the_spec_message() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = run(dir.path(), &["plan"]);
     assert_eq!(out.status, 1);
-    assert!(
-        out.stderr.contains("ERROR: Cannot find EXECUTION_PLAN.md."),
-        "{}",
-        out.stderr
+    // Exactly the message, nothing else.
+    assert_eq!(
+        out.stderr,
+        "ERROR: Cannot find EXECUTION_PLAN.md.\ngit supervisor requires an execution plan to operate.\nPlease provide the path: git supervisor plan /path/to/EXECUTION_PLAN.md\n"
     );
-    assert!(out
-        .stderr
-        .contains("git supervisor requires an execution plan to operate."));
-    assert!(out
-        .stderr
-        .contains("Please provide the path: git supervisor plan /path/to/EXECUTION_PLAN.md"));
+    assert_eq!(out.stdout, "");
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! `breakdown` give plans that parse back with the same units and sprints.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use git_supervisor::plan::parse;
 use git_supervisor::plan::write;
@@ -9,6 +10,7 @@ use git_supervisor::plan::ParseContext;
 use git_supervisor::plan::Plan;
 
 use crate::common::plans_dir;
+use crate::common::run;
 
 /// Every fixture plan that parses.
 pub fn good_fixtures() -> Vec<(String, String)> {
@@ -76,4 +78,225 @@ fn the_canonical_form_of_every_fixture_parses_back_the_same() {
         let again = write::render(&back, &write::extras(&out, &back), &BTreeMap::new());
         assert_eq!(again, out, "{name}: writing is not stable");
     }
+}
+
+/// A scratch copy of a fixture directory.
+fn scratch(fixture: &Path) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for entry in std::fs::read_dir(fixture).expect("fixture") {
+        let entry = entry.expect("entry");
+        if entry.path().is_file() {
+            std::fs::copy(entry.path(), dir.path().join(entry.file_name())).expect("copy");
+        }
+    }
+    dir
+}
+
+fn plan_text(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan")
+}
+
+/// Each unit's tasks, in order, across its sprints.
+fn tasks_by_unit(p: &Plan) -> Vec<(String, Vec<String>)> {
+    p.units
+        .iter()
+        .map(|u| {
+            (
+                u.name.clone(),
+                u.sprints.iter().flat_map(|s| s.tasks.clone()).collect(),
+            )
+        })
+        .collect()
+}
+
+fn unit_names(p: &Plan) -> Vec<String> {
+    let mut v: Vec<String> = p.units.iter().map(|u| u.name.clone()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn evaluate_output_parses_back_keeps_every_task_and_is_idempotent() {
+    for (name, text) in good_fixtures() {
+        let dir = scratch(&plans_dir().join(&name));
+        let before = parsed(&name, &text);
+        let first = run(dir.path(), &["evaluate"]);
+        assert_eq!(first.status, 0, "{name}: {}", first.stderr);
+        let once = plan_text(dir.path());
+        let after = parsed(&name, &once);
+        assert_eq!(unit_names(&after), unit_names(&before), "{name}: units");
+        assert_eq!(
+            tasks_by_unit(&after),
+            tasks_by_unit(&before),
+            "{name}: every task survives, in order"
+        );
+        for u in &after.units {
+            let ids: Vec<String> = u.sprints.iter().map(|s| s.id.to_string()).collect();
+            let want: Vec<String> = (1..=u.sprints.len()).map(|i| i.to_string()).collect();
+            assert!(
+                ids == want || once == text,
+                "{name}: {} renumbered 1..n: {ids:?}",
+                u.name
+            );
+        }
+        let second = run(dir.path(), &["evaluate"]);
+        assert_eq!(second.status, 0, "{name}: {}", second.stderr);
+        assert!(
+            second
+                .stdout
+                .contains("EXECUTION_PLAN.md needs no changes."),
+            "{name}: second run: {}",
+            second.stdout
+        );
+        assert_eq!(
+            plan_text(dir.path()),
+            once,
+            "{name}: evaluate twice changes nothing"
+        );
+        let check = run(dir.path(), &["evaluate", "--check"]);
+        assert_eq!(check.status, 0, "{name}: --check after a fix passes");
+    }
+}
+
+#[test]
+fn prioritize_output_parses_back_with_the_same_units_and_sprints() {
+    for (name, text) in good_fixtures() {
+        let dir = scratch(&plans_dir().join(&name));
+        let before = parsed(&name, &text);
+        let out = run(dir.path(), &["prioritize"]);
+        assert_eq!(out.status, 0, "{name}: {}", out.stderr);
+        let once = plan_text(dir.path());
+        let after = parsed(&name, &once);
+        assert_eq!(unit_names(&after), unit_names(&before), "{name}: units");
+        for u in &before.units {
+            let a = after.unit(&u.name).expect("unit kept");
+            let names = |x: &git_supervisor::plan::Unit| -> Vec<(String, Vec<String>)> {
+                x.sprints
+                    .iter()
+                    .map(|s| (s.name.clone(), s.tasks.clone()))
+                    .collect()
+            };
+            assert_eq!(names(a), names(u), "{name}/{}: same sprints", u.name);
+            let ids: Vec<String> = a.sprints.iter().map(|s| s.id.to_string()).collect();
+            let want: Vec<String> = (1..=a.sprints.len()).map(|i| i.to_string()).collect();
+            assert_eq!(ids, want, "{name}/{}: renumbered", u.name);
+        }
+        // Units come after their dependencies.
+        for (i, u) in after.units.iter().enumerate() {
+            for d in &u.deps {
+                let k = after.units.iter().position(|x| &x.name == d).expect("dep");
+                assert!(k < i, "{name}: {} before its dependency {d}", u.name);
+            }
+        }
+        assert!(
+            once.contains("**Priority**: "),
+            "{name}: sprints are annotated"
+        );
+        run(dir.path(), &["prioritize"]);
+        assert_eq!(plan_text(dir.path()), once, "{name}: prioritize is stable");
+    }
+}
+
+#[test]
+fn evaluate_rewrite_of_a_plan_that_needs_work() {
+    let dir = scratch(&plans_dir().join("needs-work"));
+    let check = run(dir.path(), &["evaluate", "--check"]);
+    assert_eq!(check.status, 1, "--check reports a needed rewrite");
+    assert_eq!(
+        plan_text(dir.path()),
+        std::fs::read_to_string(plans_dir().join("needs-work/EXECUTION_PLAN.md")).expect("plan"),
+        "--check writes nothing"
+    );
+    let out = run(dir.path(), &["evaluate"]);
+    insta::assert_snapshot!("evaluate_needs_work_output", out.snapshot());
+    insta::assert_snapshot!("evaluate_needs_work_plan", plan_text(dir.path()));
+    let json = run(dir.path(), &["evaluate", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON");
+    assert_eq!(v["would_rewrite"], false);
+}
+
+#[test]
+fn prioritize_rewrite_of_a_plan_that_needs_work() {
+    let dir = scratch(&plans_dir().join("needs-work"));
+    let out = run(dir.path(), &["prioritize"]);
+    insta::assert_snapshot!("prioritize_needs_work_output", out.snapshot());
+    insta::assert_snapshot!("prioritize_needs_work_plan", plan_text(dir.path()));
+}
+
+#[test]
+fn analyze_reports_three_passes_and_leaves_the_plan_alone() {
+    let dir = scratch(&plans_dir().join("needs-work"));
+    let before = plan_text(dir.path());
+    let out = run(dir.path(), &["analyze"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    insta::assert_snapshot!("analyze_needs_work_output", out.snapshot());
+    let report = std::fs::read_to_string(dir.path().join("ANALYSIS_REPORT.md")).expect("report");
+    insta::assert_snapshot!("analyze_needs_work_report", report);
+    assert_eq!(
+        plan_text(dir.path()),
+        before,
+        "analyze never modifies the plan"
+    );
+    let again = run(dir.path(), &["analyze"]);
+    assert_eq!(again.stdout, out.stdout);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("ANALYSIS_REPORT.md")).expect("report"),
+        report,
+        "deterministic"
+    );
+}
+
+#[test]
+fn breakdown_turns_requirements_into_a_plan_the_parser_reads() {
+    for fixture in ["prd", "stories"] {
+        let dir = scratch(
+            &crate::common::manifest_dir()
+                .join("tests/reqs")
+                .join(fixture),
+        );
+        let out = run(dir.path(), &["breakdown"]);
+        assert_eq!(out.status, 0, "{fixture}: {}", out.stderr);
+        insta::assert_snapshot!(format!("breakdown_{fixture}_output"), out.snapshot());
+        let text = plan_text(dir.path());
+        insta::assert_snapshot!(format!("breakdown_{fixture}_plan"), text.clone());
+        let plan = parsed(fixture, &text);
+        // The written plan is exactly the plan breakdown built.
+        let source = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .map(|e| e.expect("entry").path())
+            .find(|p| p.file_name().is_some_and(|n| n != "EXECUTION_PLAN.md"))
+            .expect("requirements");
+        let built = git_supervisor::plan::breakdown::breakdown(
+            &std::fs::read_to_string(source).expect("reqs"),
+            "project",
+        );
+        assert_eq!(shape(&plan), shape(&built.plan), "{fixture}: round trip");
+        for u in &plan.units {
+            for s in &u.sprints {
+                assert!(
+                    s.tasks.len() <= 7,
+                    "{fixture}: {}/{} has {} tasks",
+                    u.name,
+                    s.id,
+                    s.tasks.len()
+                );
+            }
+        }
+        let again = run(dir.path(), &["breakdown"]);
+        assert_eq!(again.status, 1, "an existing plan is not replaced");
+        assert!(again.stderr.contains("--force"), "{}", again.stderr);
+        assert_eq!(plan_text(dir.path()), text);
+    }
+}
+
+#[test]
+fn breakdown_without_a_document_prints_the_exact_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = run(dir.path(), &["breakdown"]);
+    assert_eq!(out.status, 1);
+    assert_eq!(
+        out.stderr,
+        "ERROR: Cannot find a requirements document.\nThe breakdown command needs a source document to analyze.\nPlease provide the path: git supervisor breakdown /path/to/requirements.md\n"
+    );
+    assert!(!dir.path().join("EXECUTION_PLAN.md").exists());
 }

@@ -132,6 +132,42 @@ fn a_five_unit_three_layer_plan_completes_in_order() {
         .output()
         .expect("fsck");
     assert!(fsck.status.success());
+    // The completion report verifies the whole run against the repository.
+    let report = crate::common::run(dir, &["report"]);
+    assert_eq!(report.status, 0, "{}", report.stderr);
+    assert!(
+        report
+            .stdout
+            .contains("✓ Coverage: 7/7 sprints accounted for")
+            && report
+                .stdout
+                .contains("✓ Git Commits: 7/7 code sprints have commits"),
+        "{}",
+        report.stdout
+    );
+    let log = std::fs::read_to_string(dir.join("COMPLETE_FIVE_PACKAGES.md")).expect("log");
+    assert!(log.contains("✓ VERIFICATION PASSED"), "{log}");
+    let v: serde_json::Value =
+        serde_json::from_str(&crate::common::run(dir, &["report", "--format", "json"]).stdout)
+            .expect("JSON");
+    for s in v["sprints"].as_array().expect("sprints") {
+        for c in s["commits"].as_array().expect("commits") {
+            let c = c.as_str().expect("hash");
+            assert!(
+                !git(
+                    dir,
+                    &[
+                        "rev-parse",
+                        "--verify",
+                        "--quiet",
+                        &format!("{c}^{{commit}}")
+                    ]
+                )
+                .is_empty(),
+                "{c} is a commit of the repository"
+            );
+        }
+    }
 }
 
 #[test]

@@ -1,0 +1,122 @@
+//! `name-feature` and the ritual of `start` (spec §X): a reproach before
+//! any run, the name written into the plan's frontmatter by `start`, a quiet
+//! regeneration afterwards.
+
+use std::path::Path;
+
+use crate::common::fixture_repo;
+use crate::common::git;
+use crate::common::run;
+use crate::common::run_env;
+use crate::common::scripts;
+use crate::common::SUCCEED;
+
+fn plan(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan")
+}
+
+#[test]
+fn naming_before_any_run_is_reproached_and_writes_nothing() {
+    let repo = fixture_repo("five");
+    let before = plan(repo.path());
+    let out = run(repo.path(), &["name-feature"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("Naming is a ritual of starting the plan"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("git supervisor start"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(plan(repo.path()), before);
+}
+
+#[test]
+fn start_christens_the_plan_and_name_feature_regenerates_quietly() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let s = scripts(&[("default.txt", SUCCEED)]);
+    let out = run_env(
+        dir,
+        &["start", "--wait"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("By order of git supervisor"),
+        "{}",
+        out.stdout
+    );
+    let text = plan(dir);
+    let line = text.lines().nth(1).expect("frontmatter line").to_string();
+    assert!(
+        text.starts_with("---\nfeature_name: \"Operation "),
+        "{text}"
+    );
+    let name = line
+        .trim_start_matches("feature_name: \"")
+        .trim_end_matches('"')
+        .to_string();
+    assert!(out.stdout.contains(&name.to_uppercase()), "{}", out.stdout);
+    // The run's snapshot holds the named plan, and the run carries the name.
+    let snapshot = git(
+        dir,
+        &["show", "refs/supervisor/state:plan/EXECUTION_PLAN.md"],
+    );
+    assert!(snapshot.contains(&line), "{snapshot}");
+    let status = run(dir, &["status", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&status.stdout).expect("JSON");
+    assert_eq!(v["operation"], name.as_str());
+    assert_eq!(v["plan_drift"], false, "the ritual is not plan drift");
+    // Regeneration is quiet and deterministic.
+    let again = run(dir, &["name-feature"]);
+    assert_eq!(again.stdout, format!("{name} (unchanged)\n"));
+    assert_eq!(plan(dir), text);
+    // A different title gives a different name, written quietly.
+    std::fs::write(
+        dir.join("EXECUTION_PLAN.md"),
+        text.replace("# Five Packages", "# Six Packages"),
+    )
+    .expect("edit");
+    let renamed = run(dir, &["name-feature"]);
+    assert!(
+        renamed.stdout.ends_with("(feature_name updated)\n"),
+        "{}",
+        renamed.stdout
+    );
+    assert!(!plan(dir).contains(&line), "the name line was replaced");
+    assert_eq!(plan(dir).matches("feature_name:").count(), 1);
+}
+
+#[test]
+fn start_keeps_an_existing_name_and_a_failed_start_writes_nothing() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    // No agent configured: start fails and the plan is untouched.
+    std::fs::remove_file(dir.join(".workflow/config.toml")).expect("rm config");
+    let before = plan(dir);
+    let out = run(dir, &["start"]);
+    assert_eq!(out.status, 1, "{}", out.stdout);
+    assert_eq!(plan(dir), before, "a failed start performs no ritual");
+    assert!(git(dir, &["for-each-ref", "refs/supervisor"]).is_empty());
+    // A plan that already has its name keeps it, byte for byte.
+    git(dir, &["checkout", "--", ".workflow/config.toml"]);
+    let named = format!("---\nfeature_name: Operation Chosen Name\n---\n{before}");
+    std::fs::write(dir.join("EXECUTION_PLAN.md"), &named).expect("write");
+    let s = scripts(&[("default.txt", SUCCEED)]);
+    let out = run_env(
+        dir,
+        &["start", "--wait"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(!out.stdout.contains("By order of"), "{}", out.stdout);
+    assert_eq!(plan(dir), named);
+    let status = run(dir, &["status", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&status.stdout).expect("JSON");
+    assert_eq!(v["operation"], "Operation Chosen Name");
+}
