@@ -166,9 +166,23 @@ pub fn cmd_demo(ctx: &Context, args: &DemoArgs, out: &mut dyn Write) -> miette::
         ],
     )?;
     write!(out, "{log}").into_diagnostic()?;
+    // The completion report and the timeline of what just happened.
+    let (report, root) = super::report::load(&sub)?;
+    let log_path = root.join(&report.file_name);
+    super::write_file(&log_path, &crate::report::complete_md::render(&report))?;
+    let timeline = root.join("TIMELINE.html");
+    super::write_file(&timeline, &crate::report::timeline::html(&report))?;
+    writeln!(out).into_diagnostic()?;
+    write!(
+        out,
+        "{}",
+        crate::report::complete_md::user_summary(&report, &log_path.display().to_string())
+    )
+    .into_diagnostic()?;
     writeln!(
         out,
-        "\nInspect it: cd {} && git supervisor status && git supervisor log",
+        "Timeline: {}\n\nInspect it: cd {} && git supervisor status && git supervisor log",
+        timeline.display(),
         dir.display()
     )
     .into_diagnostic()?;
@@ -237,8 +251,13 @@ pub fn cmd_demo_agent(
     }
     let result = env("SUPERVISOR_RESULT_FILE");
     if !result.is_empty() {
-        std::fs::write(result, "status = \"complete\"\nsummary = \"sprint done\"\n")
-            .into_diagnostic()?;
+        // A made-up but steady turn count, so the report has turns to show.
+        let turns = 6 + 4 * sprint.parse::<u32>().unwrap_or(1) + 3 * unit.len() as u32;
+        std::fs::write(
+            result,
+            format!("status = \"complete\"\nsummary = \"sprint done\"\nturns = {turns}\n"),
+        )
+        .into_diagnostic()?;
     }
     writeln!(out, "demo-agent: committed; done").into_diagnostic()?;
     Ok(0)

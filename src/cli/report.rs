@@ -64,10 +64,11 @@ pub fn load(ctx: &Context) -> miette::Result<(complete::Report, PathBuf)> {
     records.retain(|r| r.run.as_deref().is_none_or(|run| run == tip.state.run_id));
     records.reverse();
     let report = complete::build(&records, &tip.state, &plan, config.agent.max_turns);
-    let root = store
-        .workdir()
-        .map(|w| w.join(&tip.state.root))
-        .unwrap_or_else(|| ctx.cwd.clone());
+    let root = match (store.workdir(), tip.state.root.as_str()) {
+        (Some(w), ".") => w.to_path_buf(),
+        (Some(w), r) => w.join(r),
+        (None, _) => ctx.cwd.clone(),
+    };
     Ok((report, root))
 }
 

@@ -8,8 +8,12 @@ use super::complete::Report;
 use super::complete::SprintEntry;
 use crate::plan::TaskType;
 
-/// `X.Y minutes`, or `X.Y hours` past sixty minutes (spec §S-100).
+/// `X.Y minutes`, or `X.Y hours` past sixty minutes (spec §S-100); under a
+/// minute, whole seconds (a scripted run is that quick).
 pub fn duration(seconds: i64) -> String {
+    if seconds < 60 {
+        return format!("{seconds} second{}", if seconds == 1 { "" } else { "s" });
+    }
     let minutes = seconds as f64 / 60.0;
     if minutes > 60.0 {
         format!("{:.1} hours", minutes / 60.0)
