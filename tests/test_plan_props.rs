@@ -1,9 +1,17 @@
 //! The parser never panics: arbitrary text, and arbitrary arrangements of the
-//! Markdown shapes the heuristics look for.
+//! Markdown shapes the heuristics look for. The plan rewrites of every plan
+//! it accepts parse back.
 
+use std::collections::BTreeMap;
+
+use git_supervisor::plan::breakdown;
 use git_supervisor::plan::parse;
+use git_supervisor::plan::rewrite;
+use git_supervisor::plan::write;
 use git_supervisor::plan::ParseContext;
 use proptest::prelude::*;
+
+use crate::test_rewrite::shape;
 
 fn fragment() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -60,5 +68,57 @@ proptest! {
                 }
             }
         }
+    }
+}
+
+fn ctx() -> ParseContext {
+    ParseContext {
+        dir_name: "p".into(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Whatever plan the parser accepts, the canonical form, `evaluate` and
+    /// `prioritize` write plans it accepts again, and a second `evaluate`
+    /// changes nothing.
+    #[test]
+    fn rewrites_of_arbitrary_plans_parse_back(parts in prop::collection::vec(fragment(), 0..40)) {
+        let text = parts.concat();
+        let Ok(plan) = parse(&text, &ctx()) else {
+            return Ok(());
+        };
+        let none = BTreeMap::new();
+        let canonical = write::render(&plan, &write::extras(&text, &plan), &none);
+        let back = parse(&canonical, &ctx());
+        prop_assert!(back.is_ok(), "canonical form does not parse:\n{}", canonical);
+        let back = back.expect("checked");
+        prop_assert_eq!(shape(&back), shape(&plan), "{}", canonical);
+
+        let cmds = rewrite::Commands::from_plan(&plan, None);
+        let (fixed, _) = rewrite::evaluate(&plan, 50, &cmds);
+        let once = write::render(&fixed, &write::extras(&text, &plan), &none);
+        let reparsed = parse(&once, &ctx());
+        prop_assert!(reparsed.is_ok(), "evaluated plan does not parse:\n{}", once);
+        let reparsed = reparsed.expect("checked");
+        prop_assert_eq!(shape(&reparsed), shape(&fixed), "{}", once);
+        let (again, _) = rewrite::evaluate(&reparsed, 50, &rewrite::Commands::from_plan(&reparsed, None));
+        prop_assert!(again == reparsed, "a second evaluate changes the plan:\n{}", once);
+
+        let (prioritized, _, notes) = rewrite::prioritize(&plan);
+        let ordered = write::render(&prioritized, &write::extras(&text, &plan), &notes);
+        prop_assert!(parse(&ordered, &ctx()).is_ok(), "prioritized plan does not parse:\n{}", ordered);
+    }
+
+    /// Any document gives `breakdown` a plan the parser reads back as built.
+    #[test]
+    fn breakdown_of_any_document_parses_back(parts in prop::collection::vec(fragment(), 0..40)) {
+        let text = parts.concat();
+        let b = breakdown::breakdown(&text, "p");
+        let out = write::render(&b.plan, &write::Extras::default(), &BTreeMap::new());
+        let back = parse(&out, &ctx());
+        prop_assert!(back.is_ok(), "breakdown output does not parse:\n{}", out);
+        prop_assert_eq!(shape(&back.expect("checked")), shape(&b.plan), "{}", out);
     }
 }

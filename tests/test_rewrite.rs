@@ -300,3 +300,14 @@ fn breakdown_without_a_document_prints_the_exact_error() {
     );
     assert!(!dir.path().join("EXECUTION_PLAN.md").exists());
 }
+
+#[test]
+fn breakdown_of_every_fixture_plan_parses_back_as_built() {
+    for (name, text) in good_fixtures() {
+        let b = git_supervisor::plan::breakdown::breakdown(&text, &name);
+        let out = write::render(&b.plan, &write::Extras::default(), &BTreeMap::new());
+        let back = parsed(&name, &out);
+        assert_eq!(shape(&back), shape(&b.plan), "{name}:\n{out}");
+        assert!(!b.plan.units.is_empty(), "{name}: at least one unit");
+    }
+}

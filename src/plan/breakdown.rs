@@ -9,7 +9,6 @@ use super::analysis;
 use super::markdown::blocks;
 use super::markdown::Block;
 use super::model::Criterion;
-use super::model::CriterionKind;
 use super::model::DependencyStructure;
 use super::model::Detection;
 use super::model::DispatchMode;
@@ -101,6 +100,10 @@ const OUT_OF_SCOPE: &[&str] = &[
 ];
 /// Headings that group requirements without naming a part of the system.
 const GENERIC: &[&str] = &[
+    "checks",
+    "rules",
+    "appendix",
+    "template",
     "requirement",
     "feature",
     "deliverable",
@@ -133,8 +136,15 @@ fn has_any(text: &str, words: &[&str]) -> bool {
     words.iter().any(|w| l.contains(w))
 }
 
+/// A heading that groups requirements without naming a part of the system,
+/// or that the plan parser would read as a sprint or task heading.
 fn is_generic(heading: &str) -> bool {
-    has_any(heading, GENERIC)
+    let l = lower(heading.trim());
+    let numbered = |prefix: &str| {
+        l.strip_prefix(prefix)
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+    };
+    has_any(heading, GENERIC) || numbered("sprint ") || numbered("task ")
 }
 
 fn starts_with_verb(text: &str) -> bool {
@@ -179,7 +189,10 @@ pub fn requirements(source: &str, project: &str) -> Vec<Requirement> {
             Block::Paragraph { text, span } => (text.replace('\n', " "), span.clone(), None),
             _ => continue,
         };
-        if path.iter().any(|(_, h)| has_any(h, OUT_OF_SCOPE)) || path.is_empty() {
+        if path.iter().any(|(_, h)| has_any(h, OUT_OF_SCOPE))
+            || path.is_empty()
+            || !text.chars().any(char::is_alphanumeric)
+        {
             continue;
         }
         let heading = path.last().map(|(_, h)| h.clone()).unwrap_or_default();
@@ -196,7 +209,7 @@ pub fn requirements(source: &str, project: &str) -> Vec<Requirement> {
         let unit = path
             .iter()
             .rev()
-            .find(|(l, h)| *l >= 2 && !is_generic(h))
+            .find(|(l, h)| *l >= 2 && !is_generic(h) && !clean(h).is_empty())
             .map(|(_, h)| clean(h))
             .unwrap_or_else(|| project.to_string());
         out.push(Requirement {
@@ -219,7 +232,19 @@ fn clean(h: &str) -> String {
     let h = h
         .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
         .trim();
-    h.trim_matches(|c| c == '`' || c == '*').trim().to_string()
+    // A unit name goes into a table cell and a heading: plain words only.
+    let h: String = h
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ' ') {
+                c
+            } else {
+                ' '
+            }
+        })
+        .collect();
+    let h = h.split_whitespace().collect::<Vec<_>>().join(" ");
+    super::detect::clean_name(h.trim_matches(|c| c == '`' || c == '*'))
 }
 
 fn capitalize(s: &str) -> String {
@@ -320,6 +345,28 @@ fn atomic_tasks(r: &Requirement) -> Vec<String> {
     tasks
 }
 
+/// Task text without "depends on" / "requires": in a plan those words make
+/// dependencies between units, and the generated plan states its
+/// dependencies in the Work Units table instead.
+fn neutral(task: &str) -> String {
+    let mut out = String::new();
+    let mut rest = task;
+    loop {
+        let l = rest.to_ascii_lowercase();
+        let hit = ["depends on ", "requires "]
+            .iter()
+            .filter_map(|k| l.find(k).map(|i| (i, k.len())))
+            .min();
+        let Some((i, len)) = hit else {
+            out.push_str(rest);
+            return out;
+        };
+        out.push_str(&rest[..i]);
+        out.push_str("needs ");
+        rest = &rest[i + len..];
+    }
+}
+
 fn is_foundation(task: &str) -> bool {
     let l = lower(task);
     [
@@ -345,14 +392,10 @@ fn paths(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// A criterion typed exactly as the parser will type it when it reads the
+/// plan back.
 fn checklist(text: String) -> Criterion {
-    Criterion {
-        kind: CriterionKind::Checklist,
-        text,
-        command: None,
-        expected: None,
-        checked: false,
-    }
+    super::detect::classify_criterion(&text, &super::detect::inline_code(&text), false)
 }
 
 /// Group a unit's tasks into sprints of 3–7 (fewer only when the unit has
@@ -385,7 +428,11 @@ fn sprint_name(tasks: &[String]) -> String {
     if first.split_whitespace().count() > 6 {
         name.push('…');
     }
-    name.replace('`', "")
+    let name: Vec<&str> = name
+        .split(|c: char| c.is_whitespace() || c == '`')
+        .filter(|w| !w.is_empty())
+        .collect();
+    super::detect::clean_name(&name.join(" "))
 }
 
 /// Build the plan.
@@ -414,6 +461,7 @@ pub fn breakdown(source: &str, project: &str) -> Breakdown {
         let mut tasks: Vec<String> = Vec::new();
         for r in &mine {
             for t in atomic_tasks(r) {
+                let t = neutral(&t.split_whitespace().collect::<Vec<_>>().join(" "));
                 if !tasks.contains(&t) {
                     tasks.push(t);
                 }
@@ -449,13 +497,7 @@ pub fn breakdown(source: &str, project: &str) -> Breakdown {
                 .iter()
                 .filter(|t| !t.starts_with("Write tests") && !t.starts_with("Write a test"))
                 .flat_map(|t| paths(t))
-                .map(|p| Criterion {
-                    kind: CriterionKind::Assertion,
-                    text: format!("`{p}` exists"),
-                    command: Some(format!("test -e '{}'", p.replace('\'', "'\\''"))),
-                    expected: None,
-                    checked: false,
-                })
+                .map(|p| super::rewrite::exists_criterion(&p))
                 .collect();
             exit.dedup();
             if exit.is_empty() {

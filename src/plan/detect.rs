@@ -263,7 +263,7 @@ fn column_where(header: &[Cell], pred: impl Fn(&str) -> bool) -> Option<usize> {
 
 /// A unit or dependency name as written: backticks, emphasis and trailing
 /// slashes removed.
-fn clean_name(s: &str) -> String {
+pub(crate) fn clean_name(s: &str) -> String {
     s.trim()
         .trim_matches(|c: char| c == '`' || c == '*' || c == '"')
         .trim()
@@ -545,7 +545,9 @@ fn find_unit_section(
         .copied()
         .filter(|&n| wanted.iter().any(|w| contains_seq(&index.sections[n].1, w)))
         .collect();
-    candidates.sort_unstable();
+    // A heading that is exactly the unit's name wins over one that merely
+    // contains it; otherwise the first in the document.
+    candidates.sort_unstable_by_key(|&n| (!wanted.contains(&index.sections[n].1), n));
     candidates.dedup();
     candidates
         .into_iter()
@@ -1065,10 +1067,13 @@ fn strip_prompts(text: &str) -> String {
 }
 
 /// Inline code spans written as `` `x` `` in already-rendered text.
-fn inline_code(text: &str) -> Vec<String> {
-    text.split('`')
+pub(crate) fn inline_code(text: &str) -> Vec<String> {
+    let parts: Vec<&str> = text.split('`').collect();
+    // An odd part is code only when a closing backtick follows it.
+    parts
+        .iter()
         .enumerate()
-        .filter(|(i, s)| i % 2 == 1 && !s.is_empty())
+        .filter(|(i, s)| i % 2 == 1 && i + 1 < parts.len() && !s.is_empty())
         .map(|(_, s)| s.to_string())
         .collect()
 }
@@ -1077,14 +1082,14 @@ const SINGLE_WORD_COMMANDS: &[&str] = &[
     "make", "pytest", "tox", "just", "ninja", "true", "false", "nox",
 ];
 
-fn looks_like_command(code: &str) -> bool {
+pub(crate) fn looks_like_command(code: &str) -> bool {
     let code = code.trim();
     code.contains(' ') || SINGLE_WORD_COMMANDS.contains(&code)
 }
 
 /// Type a criterion (spec §E-25): a statement about a file or the state is an
 /// assertion, an inline command is a command, anything else a checklist item.
-fn classify_criterion(text: &str, code: &[String], checked: bool) -> Criterion {
+pub(crate) fn classify_criterion(text: &str, code: &[String], checked: bool) -> Criterion {
     let lower = text.to_lowercase();
     let stated = [
         "exists",

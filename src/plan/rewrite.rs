@@ -154,20 +154,23 @@ fn created_files(s: &Sprint) -> Vec<String> {
     out
 }
 
-fn exists_criterion(path: &str) -> Criterion {
-    Criterion {
-        kind: CriterionKind::Assertion,
-        text: format!("`{path}` exists"),
-        command: Some(format!("test -e '{}'", path.replace('\'', "'\\''"))),
-        expected: None,
-        checked: false,
-    }
+/// `\`path\` exists`, typed exactly as the parser types it.
+pub(crate) fn exists_criterion(path: &str) -> Criterion {
+    let text = format!("`{path}` exists");
+    super::detect::classify_criterion(&text, &super::detect::inline_code(&text), false)
 }
 
+/// `what: \`cmd\`` when the parser reads that back as a command; a bare
+/// command (written as a code block) otherwise.
 fn command_criterion(what: &str, cmd: &str) -> Criterion {
+    let text = format!("{what}: `{cmd}`");
+    let c = super::detect::classify_criterion(&text, &super::detect::inline_code(&text), false);
+    if c.kind == CriterionKind::Command && c.command.as_deref() == Some(cmd) {
+        return c;
+    }
     Criterion {
         kind: CriterionKind::Command,
-        text: format!("{what}: `{cmd}`"),
+        text: cmd.to_string(),
         command: Some(cmd.to_string()),
         expected: None,
         checked: false,

@@ -195,7 +195,7 @@ fn criteria(out: &mut String, label: &str, list: &[Criterion]) {
             out.push('\n');
         } else {
             let mark = if c.checked { "x" } else { " " };
-            let _ = writeln!(out, "- [{mark}] {}", one_line(&c.text));
+            let _ = writeln!(out, "- [{mark}] {}", item(&c.text));
             in_list = true;
         }
         if let Some(expected) = &c.expected {
@@ -220,6 +220,12 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// A list item's text as the parser gave it: continuation lines indented
+/// under the item so they stay part of it.
+fn item(s: &str) -> String {
+    s.trim().replace('\n', "\n  ")
+}
+
 fn sprint(out: &mut String, s: &Sprint, annotation: Option<&String>) {
     let _ = writeln!(out, "### Sprint {}: {}\n", s.id, one_line(&s.name));
     // A new annotation replaces the one the sprint had; otherwise it stays.
@@ -238,7 +244,7 @@ fn sprint(out: &mut String, s: &Sprint, annotation: Option<&String>) {
     if !s.tasks.is_empty() {
         let _ = writeln!(out, "**Tasks**:\n");
         for (i, t) in s.tasks.iter().enumerate() {
-            let _ = writeln!(out, "{}. {}", i + 1, one_line(t));
+            let _ = writeln!(out, "{}. {}", i + 1, item(t));
         }
         out.push('\n');
     }
@@ -256,11 +262,9 @@ pub fn render(plan: &Plan, extras: &Extras, annotations: &BTreeMap<At, String>) 
         out.push_str(f);
         out.push('\n');
     }
-    let _ = writeln!(
-        out,
-        "# {}\n",
-        plan.title.as_deref().unwrap_or("Execution Plan")
-    );
+    if let Some(t) = &plan.title {
+        let _ = writeln!(out, "# {t}\n");
+    }
     for p in &extras.intro {
         let _ = writeln!(out, "{p}\n");
     }
@@ -331,7 +335,7 @@ pub fn render(plan: &Plan, extras: &Extras, annotations: &BTreeMap<At, String>) 
     if !plan.rules.is_empty() {
         let _ = writeln!(out, "## Rules\n");
         for r in &plan.rules {
-            let _ = writeln!(out, "- {}", one_line(r));
+            let _ = writeln!(out, "- {}", item(r));
         }
         out.push('\n');
     }
@@ -373,7 +377,7 @@ fn criteria_items(out: &mut String, list: &[Criterion]) {
         } else {
             in_list = true;
             let mark = if c.checked { "x" } else { " " };
-            let _ = writeln!(out, "- [{mark}] {}", one_line(&c.text));
+            let _ = writeln!(out, "- [{mark}] {}", item(&c.text));
         }
     }
     if in_list {
