@@ -172,16 +172,10 @@ pub fn cmd_demo(ctx: &Context, args: &DemoArgs, out: &mut dyn Write) -> miette::
     super::write_file(&log_path, &crate::report::complete_md::render(&report))?;
     let timeline = root.join("TIMELINE.html");
     super::write_file(&timeline, &crate::report::timeline::html(&report))?;
-    writeln!(out).into_diagnostic()?;
-    write!(
-        out,
-        "{}",
-        crate::report::complete_md::user_summary(&report, &log_path.display().to_string())
-    )
-    .into_diagnostic()?;
     writeln!(
         out,
-        "Timeline: {}\n\nInspect it: cd {} && git supervisor status && git supervisor log",
+        "\nCompletion log: {}\nTimeline: {}\n\nInspect it: cd {} && git supervisor status && git supervisor log",
+        log_path.display(),
         timeline.display(),
         dir.display()
     )
@@ -215,6 +209,8 @@ pub fn cmd_demo_agent(
         env("SUPERVISOR_MODEL")
     )
     .into_diagnostic()?;
+    // Simulated work, so that the report has durations and overlap to show.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
     if prompt.to_lowercase().contains("flaky") && attempt == "1" {
         writeln!(
             out,

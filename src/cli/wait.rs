@@ -38,7 +38,10 @@ pub fn wait_and_report(
     Ok(exit_code(&state))
 }
 
-/// The final status table of a waiting command.
+/// The final status table of a waiting command, and when the run completed
+/// the final verification's summary (spec §S-104). The completion log itself
+/// is written by `git supervisor report`, so a finished run leaves no
+/// untracked file behind unasked.
 pub fn print_final(
     ctx: &Context,
     engine: &Engine,
@@ -51,7 +54,13 @@ pub fn print_final(
         "{}",
         report::status::text(Some(state), &stamp, ctx.color)
     )
-    .into_diagnostic()
+    .into_diagnostic()?;
+    if state.overall() == Overall::Completed {
+        let (r, _) = super::report::load(ctx)?;
+        let hint = format!("{} (write it with `git supervisor report`)", r.file_name);
+        write!(out, "\n{}", report::complete_md::user_summary(&r, &hint)).into_diagnostic()?;
+    }
+    Ok(())
 }
 
 pub fn exit_code(state: &crate::machine::State) -> u8 {

@@ -22,8 +22,13 @@ pub fn duration(seconds: i64) -> String {
     }
 }
 
+/// `X.XX hours`; a run shorter than an hour in minutes (or seconds).
 fn hours(seconds: i64) -> String {
-    format!("{:.2}", seconds as f64 / 3600.0)
+    if seconds.abs() < 3600 {
+        let sign = if seconds < 0 { "-" } else { "" };
+        return format!("{sign}{}", duration(seconds.abs()));
+    }
+    format!("{:.2} hours", seconds as f64 / 3600.0)
 }
 
 fn models_line(r: &Report) -> String {
@@ -332,7 +337,7 @@ fn final_section(out: &mut String, r: &Report, v: &super::complete::FinalVerific
     let _ = writeln!(out, "### Overall Performance\n");
     let _ = writeln!(
         out,
-        "- Total elapsed time: {} hours ({} → {})",
+        "- Total elapsed time: {} ({} → {})",
         hours(c.elapsed_seconds),
         c.start,
         c.end
@@ -394,7 +399,7 @@ fn final_section(out: &mut String, r: &Report, v: &super::complete::FinalVerific
     );
     let _ = writeln!(
         out,
-        "- Parallelism saved: {} hours (sequential time − elapsed time)",
+        "- Parallelism saved: {} (sequential time − elapsed time)",
         hours(c.parallelism_saved_seconds)
     );
     let _ = writeln!(out, "\n### By Model\n");
@@ -771,7 +776,7 @@ pub fn user_summary(r: &Report, path: &str) -> String {
     let _ = writeln!(out, "\n### Performance Summary");
     let _ = writeln!(
         out,
-        "- Total time: {} hours ({} → {})",
+        "- Total time: {} ({} → {})",
         hours(c.elapsed_seconds),
         c.start,
         c.end
