@@ -6,7 +6,9 @@
 //!    `commit-tree`, `update-ref` with the old value);
 //! 2. whole-process `git supervisor status --format json` against
 //!    `git cat-file -p refs/supervisor/state:state.toml` on runs of 10,000
-//!    and 100,000 transitions (alternating, median of the runs).
+//!    and 100,000 transitions (alternating, median of the runs);
+//! 3. whole-process `git supervisor report --format json` (the completion
+//!    report walks the run's whole history) on the same histories.
 //!
 //! Run: `cargo bench --bench store` (prints Markdown tables).
 
@@ -187,15 +189,7 @@ fn status_cost() {
     println!("| transitions | `status --format json` (median ms) | `git cat-file -p …:state.toml` (median ms) | ratio |");
     println!("|---|---|---|---|");
     for total in [10_000usize, 100_000] {
-        let dir = repo();
-        let store = start(dir.path());
-        let mut written = store.tip().expect("tip").expect("run").state.seq as usize;
-        while written < total {
-            let n = (total - written).min(2_000);
-            notes(&store, n);
-            written += n;
-        }
-        git(dir.path(), &["gc", "-q"]);
+        let dir = history_of(total);
         let (mut ours, mut theirs) = (Vec::new(), Vec::new());
         for _ in 0..201 {
             let t = Instant::now();
@@ -225,6 +219,45 @@ fn status_cost() {
     }
 }
 
+/// A run of `total` transitions, packed.
+fn history_of(total: usize) -> tempfile::TempDir {
+    let dir = repo();
+    let store = start(dir.path());
+    let mut written = store.tip().expect("tip").expect("run").state.seq as usize;
+    while written < total {
+        let n = (total - written).min(2_000);
+        notes(&store, n);
+        written += n;
+    }
+    git(dir.path(), &["gc", "-q"]);
+    dir
+}
+
+fn report_cost() {
+    let bin = env!("CARGO_BIN_EXE_git-supervisor");
+    println!("| transitions | `report --format json` (median ms) | per 1,000 transitions (ms) |");
+    println!("|---|---|---|");
+    for total in [1_000usize, 10_000, 100_000] {
+        let dir = history_of(total);
+        let mut times = Vec::new();
+        for _ in 0..11 {
+            let t = Instant::now();
+            let out = Command::new(bin)
+                .current_dir(dir.path())
+                .args(["report", "--format", "json"])
+                .output()
+                .expect("report");
+            times.push(t.elapsed());
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        }
+        let m = median(times).as_secs_f64() * 1e3;
+        println!(
+            "| {total} | {m:.1} | {:.2} |",
+            m / (total as f64 / 1000.0)
+        );
+    }
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
@@ -245,5 +278,8 @@ fn main() {
     }
     if only.as_deref().is_none_or(|o| o == "status") {
         status_cost();
+    }
+    if only.as_deref().is_none_or(|o| o == "report") {
+        report_cost();
     }
 }
