@@ -7,6 +7,8 @@
 //! gives the same model.
 
 use super::state::Model;
+use crate::plan::analysis;
+use crate::plan::analysis::Risk;
 use super::state::SprintState;
 use super::state::SprintStatus;
 use crate::plan::CriterionKind;
@@ -48,107 +50,25 @@ impl Selection {
     }
 }
 
-const CREATE_VERBS: &[&str] = &["create", "write", "add", "generate", "new"];
+pub use crate::plan::analysis::estimated_turns;
 
-/// Files the sprint creates (named in a task that starts with a creating
-/// verb) and files it modifies (every other path it names).
-fn created_and_modified(sprint: &Sprint) -> (u32, u32) {
-    let mut created = 0;
-    for f in &sprint.files {
-        let creating = sprint.tasks.iter().any(|t| {
-            let l = t.to_lowercase();
-            t.contains(f.as_str()) && CREATE_VERBS.iter().any(|v| l.starts_with(v))
-        });
-        if creating {
-            created += 1;
-        }
-    }
-    (created, sprint.files.len() as u32 - created)
-}
-
-/// `estimated_turns = R + 2C + 2M + B + ceil(L/75) + V + 5` (spec §V-123),
-/// with R = the plan plus the unit's progress file, B = 1 for code sprints,
-/// L = 60 lines per created file and 30 per modified one, V = exit criteria.
-pub fn estimated_turns(sprint: &Sprint) -> u32 {
-    let (c, m) = created_and_modified(sprint);
-    let r = 2;
-    let b = u32::from(sprint.task_type == TaskType::Code);
-    let l = c * 60 + m * 30;
-    let v = sprint.exit.len() as u32;
-    r + 2 * c + 2 * m + b + l.div_ceil(75) + v + 5
-}
-
-const VAGUE: &[&str] = &[
-    "works correctly",
-    "properly handles",
-    "is complete",
-    "works well",
-    "looks good",
-];
 const OPEN_ENDED: &[&str] = &[
     "improve", "optimize", "optimise", "enhance", "refine", "clean up",
 ];
 
 fn vague_exit(sprint: &Sprint) -> bool {
-    sprint.exit.is_empty()
-        || sprint
-            .exit
-            .iter()
-            .any(|c| VAGUE.iter().any(|v| c.text.to_lowercase().contains(v)))
+    sprint.exit.is_empty() || sprint.exit.iter().any(|c| analysis::is_vague(&c.text))
 }
 
-/// How many units depend on `unit`, directly or through others.
-fn dependents(plan: &Plan, unit: &str) -> usize {
-    let mut seen: Vec<&str> = vec![unit];
-    let mut i = 0;
-    while i < seen.len() {
-        let current = seen[i];
-        for u in &plan.units {
-            if u.deps.iter().any(|d| d == current) && !seen.contains(&u.name.as_str()) {
-                seen.push(&u.name);
-            }
-        }
-        i += 1;
-    }
-    seen.len() - 1
-}
-
-/// Risk (0-5) from the sprint's words: integrations 5, new technology 4,
+/// Risk points of spec §J (0-5): integrations 5, new technology 4,
 /// algorithms 3, file I/O or system calls 2, otherwise 1.
-fn risk(text: &str) -> i32 {
-    let l = text.to_lowercase();
-    let has = |w: &[&str]| w.iter().any(|x| l.contains(x));
-    if has(&[
-        "external api",
-        "integration",
-        "http",
-        "network",
-        "webhook",
-        "third-party",
-    ]) {
-        5
-    } else if has(&["new technology", "unfamiliar", "prototype", "experimental"]) {
-        4
-    } else if has(&[
-        "algorithm",
-        "parser",
-        "concurren",
-        "scheduler",
-        "graph",
-        "optimi",
-    ]) {
-        3
-    } else if has(&[
-        "file",
-        "i/o",
-        "system call",
-        "process",
-        "filesystem",
-        "socket",
-    ]) {
-        2
-    } else {
-        1
+fn risk_points(risk: Risk) -> i32 {
+    match risk {
+        Risk::External => 5,
+        Risk::NewTechnology => 4,
+        Risk::Algorithm => 3,
+        Risk::SystemIo => 2,
+        Risk::Simple => 1,
     }
 }
 
@@ -194,7 +114,12 @@ pub fn select(plan: &Plan, unit: &str, sprint: &Sprint, state: &SprintState) -> 
     };
     let ambiguity = criteria_points + clarity_points;
 
-    let depth = dependents(plan, unit);
+    let depth = plan
+        .units
+        .iter()
+        .position(|u| u.name == unit)
+        .map(|i| analysis::dependent_units(plan, i).len())
+        .unwrap_or(0);
     let first = plan
         .unit(unit)
         .and_then(|u| u.sprints.first())
@@ -207,7 +132,7 @@ pub fn select(plan: &Plan, unit: &str, sprint: &Sprint, state: &SprintState) -> 
     };
     let foundation = if foundation_score == 1 { 5 } else { 0 } + depth_points;
 
-    let risk = risk(&body);
+    let risk = risk_points(analysis::risk(&body));
     let type_modifier = match sprint.task_type {
         TaskType::Code => 0,
         TaskType::Command | TaskType::Background => -3,

@@ -8,7 +8,6 @@ use super::model::CriterionKind;
 use super::model::Plan;
 use super::model::Sprint;
 use super::model::TaskType;
-use crate::machine::model_select::estimated_turns;
 
 /// Default context budget (turns per sprint) of `evaluate` and `analyze`.
 pub const DEFAULT_BUDGET: u32 = 50;
@@ -126,15 +125,46 @@ pub fn foundation_score(plan: &Plan, at: At) -> u32 {
     u32::from(reusing >= 2 || named)
 }
 
-/// Risk level of spec §U (highest matching indicator): external APIs and new
-/// technology 3, complex algorithms and file I/O or system calls 2, simple
-/// CRUD or configuration 1.
-pub fn risk_level(s: &Sprint) -> (u32, &'static str) {
-    let w = words(s);
-    // Keywords match at the start of a word: "file" is not in "profiles".
+/// What a sprint risks, by its words (the highest matching indicator).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Risk {
+    External,
+    NewTechnology,
+    Algorithm,
+    SystemIo,
+    Simple,
+}
+
+impl Risk {
+    pub fn reason(self) -> &'static str {
+        match self {
+            Risk::External => "external API calls",
+            Risk::NewTechnology => "new technology",
+            Risk::Algorithm => "complex algorithms",
+            Risk::SystemIo => "file I/O or system calls",
+            Risk::Simple => "simple CRUD/config",
+        }
+    }
+
+    /// Points of spec §U: external APIs and new technology 3, algorithms and
+    /// I/O 2, the rest 1.
+    pub fn level(self) -> u32 {
+        match self {
+            Risk::External | Risk::NewTechnology => 3,
+            Risk::Algorithm | Risk::SystemIo => 2,
+            Risk::Simple => 1,
+        }
+    }
+}
+
+/// Classify `text` (any case). Keywords match at the start of a word, so
+/// "file" is not found in "profiles".
+pub fn risk(text: &str) -> Risk {
+    let w = text.to_lowercase();
     let has = |k: &[&str]| k.iter().any(|x| starts_word(&w, x));
     if has(&[
         "external api",
+        "integration",
         "http",
         "network",
         "webhook",
@@ -142,9 +172,9 @@ pub fn risk_level(s: &Sprint) -> (u32, &'static str) {
         "oauth",
         "remote",
     ]) {
-        (3, "external API calls")
+        Risk::External
     } else if has(&["new technology", "unfamiliar", "prototype", "experimental"]) {
-        (3, "new technology")
+        Risk::NewTechnology
     } else if has(&[
         "algorithm",
         "parser",
@@ -152,9 +182,8 @@ pub fn risk_level(s: &Sprint) -> (u32, &'static str) {
         "scheduler",
         "graph",
         "optimi",
-        "contrast",
     ]) {
-        (2, "complex algorithms")
+        Risk::Algorithm
     } else if has(&[
         "file",
         "i/o",
@@ -162,12 +191,47 @@ pub fn risk_level(s: &Sprint) -> (u32, &'static str) {
         "process",
         "filesystem",
         "socket",
-        "xml",
     ]) {
-        (2, "file I/O or system calls")
+        Risk::SystemIo
     } else {
-        (1, "simple CRUD/config")
+        Risk::Simple
     }
+}
+
+/// Risk level of spec §U for a sprint, with its reason.
+pub fn risk_level(s: &Sprint) -> (u32, &'static str) {
+    let r = risk(&words(s));
+    (r.level(), r.reason())
+}
+
+pub const CREATE_VERBS: &[&str] = &["create", "write", "add", "generate", "new"];
+
+/// Files the sprint creates (named in a task that starts with a creating
+/// verb) and files it modifies (every other path it names).
+fn created_and_modified(sprint: &Sprint) -> (u32, u32) {
+    let mut created = 0;
+    for f in &sprint.files {
+        let creating = sprint.tasks.iter().any(|t| {
+            let l = t.to_lowercase();
+            t.contains(f.as_str()) && CREATE_VERBS.iter().any(|v| l.starts_with(v))
+        });
+        if creating {
+            created += 1;
+        }
+    }
+    (created, sprint.files.len() as u32 - created)
+}
+
+/// `estimated_turns = R + 2C + 2M + B + ceil(L/75) + V + 5` (spec §V-123),
+/// with R = the plan plus the unit's progress file, B = 1 for code sprints,
+/// L = 60 lines per created file and 30 per modified one, V = exit criteria.
+pub fn estimated_turns(sprint: &Sprint) -> u32 {
+    let (c, m) = created_and_modified(sprint);
+    let r = 2;
+    let b = u32::from(sprint.task_type == TaskType::Code);
+    let l = c * 60 + m * 30;
+    let v = sprint.exit.len() as u32;
+    r + 2 * c + 2 * m + b + l.div_ceil(75) + v + 5
 }
 
 /// The three complexity sub-scores of spec §U and their average.

@@ -16,7 +16,7 @@ use super::model::Plan;
 use super::model::Sprint;
 use super::model::SprintId;
 use super::model::TaskType;
-use crate::machine::model_select::estimated_turns;
+use super::analysis::estimated_turns;
 
 /// Replace `Sprint <old>` references by `Sprint <new>` in one pass (so that
 /// 2→3 and 3→4 do not chain).
@@ -135,14 +135,12 @@ pub struct Evaluation {
     pub unfixed: Vec<String>,
 }
 
-const CREATE_VERBS: &[&str] = &["create", "write", "add", "generate", "new"];
-
 /// Files a sprint's tasks say to create.
 fn created_files(s: &Sprint) -> Vec<String> {
     let mut out = Vec::new();
     for t in &s.tasks {
         let l = t.to_lowercase();
-        if !CREATE_VERBS.iter().any(|v| l.starts_with(v)) {
+        if !super::analysis::CREATE_VERBS.iter().any(|v| l.starts_with(v)) {
             continue;
         }
         for f in &s.files {

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::machine::model_select::estimated_turns;
+use crate::plan::analysis::estimated_turns;
 use crate::machine::Overall;
 use crate::machine::SprintStatus;
 use crate::machine::State;
