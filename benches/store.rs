@@ -248,13 +248,14 @@ fn report_cost() {
                 .output()
                 .expect("report");
             times.push(t.elapsed());
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
         let m = median(times).as_secs_f64() * 1e3;
-        println!(
-            "| {total} | {m:.1} | {:.2} |",
-            m / (total as f64 / 1000.0)
-        );
+        println!("| {total} | {m:.1} | {:.2} |", m / (total as f64 / 1000.0));
     }
 }
 

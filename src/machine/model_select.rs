@@ -7,10 +7,10 @@
 //! gives the same model.
 
 use super::state::Model;
-use crate::plan::analysis;
-use crate::plan::analysis::Risk;
 use super::state::SprintState;
 use super::state::SprintStatus;
+use crate::plan::analysis;
+use crate::plan::analysis::Risk;
 use crate::plan::CriterionKind;
 use crate::plan::Plan;
 use crate::plan::Sprint;

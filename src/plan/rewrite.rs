@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::analysis;
+use super::analysis::estimated_turns;
 use super::analysis::At;
 use super::analysis::Fitness;
 use super::model::Criterion;
@@ -16,7 +17,6 @@ use super::model::Plan;
 use super::model::Sprint;
 use super::model::SprintId;
 use super::model::TaskType;
-use super::analysis::estimated_turns;
 
 /// Replace `Sprint <old>` references by `Sprint <new>` in one pass (so that
 /// 2→3 and 3→4 do not chain).
@@ -140,7 +140,10 @@ fn created_files(s: &Sprint) -> Vec<String> {
     let mut out = Vec::new();
     for t in &s.tasks {
         let l = t.to_lowercase();
-        if !super::analysis::CREATE_VERBS.iter().any(|v| l.starts_with(v)) {
+        if !super::analysis::CREATE_VERBS
+            .iter()
+            .any(|v| l.starts_with(v))
+        {
             continue;
         }
         for f in &s.files {

@@ -77,8 +77,7 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
             "The plan lists no requirements or goals to map onto sprints.\n"
         );
     } else {
-        let _ = writeln!(o, "| Requirement | Addressed By | Coverage |");
-        let _ = writeln!(o, "|-------------|--------------|----------|");
+        super::table_head(&mut o, &["Requirement", "Addressed By", "Coverage"]);
         for c in &r.coverage {
             let _ = writeln!(
                 o,
@@ -108,8 +107,7 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
     let _ = writeln!(o, "\n### Open Questions\n");
     let _ = writeln!(o, "Count: {}\n", r.questions.len());
     if !r.questions.is_empty() {
-        let _ = writeln!(o, "| Question | Location | Type | Blocking Impact |");
-        let _ = writeln!(o, "|----------|----------|------|-----------------|");
+        super::table_head(&mut o, &["Question", "Location", "Type", "Blocking Impact"]);
         for q in &r.questions {
             let _ = writeln!(
                 o,
@@ -125,13 +123,16 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
 
     let _ = writeln!(o, "## Pass 2: Atomicity, Testability, Context Fitness\n");
     let _ = writeln!(o, "### Atomicity\n");
-    let _ = writeln!(
-        o,
-        "| Sprint | Single Concern | Clear Artifact | Bounded Scope | Explicit I/O | Verdict |"
-    );
-    let _ = writeln!(
-        o,
-        "|--------|----------------|----------------|---------------|--------------|---------|"
+    super::table_head(
+        &mut o,
+        &[
+            "Sprint",
+            "Single Concern",
+            "Clear Artifact",
+            "Bounded Scope",
+            "Explicit I/O",
+            "Verdict",
+        ],
     );
     for q in &r.quality {
         let x = &q.quality;
@@ -147,13 +148,15 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
         );
     }
     let _ = writeln!(o, "\n### Testability\n");
-    let _ = writeln!(
-        o,
-        "| Sprint | Machine-Verifiable | No Vague Language | Full Coverage | Verdict |"
-    );
-    let _ = writeln!(
-        o,
-        "|--------|--------------------|-------------------|---------------|---------|"
+    super::table_head(
+        &mut o,
+        &[
+            "Sprint",
+            "Machine-Verifiable",
+            "No Vague Language",
+            "Full Coverage",
+            "Verdict",
+        ],
     );
     for q in &r.quality {
         let x = &q.quality;
@@ -168,13 +171,15 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
         );
     }
     let _ = writeln!(o, "\n### Context Fitness\n");
-    let _ = writeln!(
-        o,
-        "| Sprint | Estimated Turns | Budget | Utilization | Verdict |"
-    );
-    let _ = writeln!(
-        o,
-        "|--------|-----------------|--------|-------------|---------|"
+    super::table_head(
+        &mut o,
+        &[
+            "Sprint",
+            "Estimated Turns",
+            "Budget",
+            "Utilization",
+            "Verdict",
+        ],
     );
     let mut total = 0;
     for q in &r.quality {
@@ -270,13 +275,15 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
         }
     );
     let _ = writeln!(o, "\n### Priority Analysis\n");
-    let _ = writeln!(
-        o,
-        "| Sprint | Priority Score | Current Position | Optimal Position | Recommendation |"
-    );
-    let _ = writeln!(
-        o,
-        "|--------|----------------|------------------|------------------|----------------|"
+    super::table_head(
+        &mut o,
+        &[
+            "Sprint",
+            "Priority Score",
+            "Current Position",
+            "Optimal Position",
+            "Recommendation",
+        ],
     );
     for s in &r.scores {
         let _ = writeln!(
@@ -330,8 +337,7 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
         let _ = writeln!(o, "- {n}");
     }
     let _ = writeln!(o, "\nProposed Reordering:\n");
-    let _ = writeln!(o, "| Current | Proposed | Sprint | Rationale |");
-    let _ = writeln!(o, "|---------|----------|--------|-----------|");
+    super::table_head(&mut o, &["Current", "Proposed", "Sprint", "Rationale"]);
     let moved: Vec<_> = r.scores.iter().filter(|s| s.optimal != s.current).collect();
     if moved.is_empty() {
         let _ = writeln!(o, "| — | — | — | the current order is already optimal |");
@@ -349,8 +355,7 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
     }
 
     let _ = writeln!(o, "\n## Summary\n");
-    let _ = writeln!(o, "| Pass | Status | Issues | Recommendations |");
-    let _ = writeln!(o, "|------|--------|--------|-----------------|");
+    super::table_head(&mut o, &["Pass", "Status", "Issues", "Recommendations"]);
     for (name, pass) in PASSES {
         let c = counts(&r.findings, pass);
         let _ = writeln!(
@@ -413,8 +418,10 @@ pub fn user_summary(r: &Review, report_path: &str) -> String {
     let mut o = String::from("## Analysis Complete\n\n");
     let _ = writeln!(o, "Report: {report_path}\n");
     let _ = writeln!(o, "### Summary\n");
-    let _ = writeln!(o, "| Pass | Status | Critical | Recommended | Optional |");
-    let _ = writeln!(o, "|------|--------|----------|------------|----------|");
+    super::table_head(
+        &mut o,
+        &["Pass", "Status", "Critical", "Recommended", "Optional"],
+    );
     for (name, pass) in PASSES {
         let c = counts(&r.findings, pass);
         let _ = writeln!(

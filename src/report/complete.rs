@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use time::OffsetDateTime;
 
-use crate::plan::analysis::estimated_turns;
 use crate::machine::Overall;
 use crate::machine::SprintStatus;
 use crate::machine::State;
 use crate::plan::analysis;
+use crate::plan::analysis::estimated_turns;
 use crate::plan::CriterionKind;
 use crate::plan::Plan;
 use crate::plan::TaskType;

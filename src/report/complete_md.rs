@@ -161,13 +161,17 @@ pub fn render(r: &Report) -> String {
     }
     if !r.outstanding.is_empty() {
         let _ = writeln!(out, "## Not Completed\n");
-        let _ = writeln!(
-            out,
-            "| Work Unit | Unit State | Sprint | Name | Sprint State | Attempts | Last Failure |"
-        );
-        let _ = writeln!(
-            out,
-            "|-----------|------------|--------|------|--------------|----------|--------------|"
+        super::table_head(
+            &mut out,
+            &[
+                "Work Unit",
+                "Unit State",
+                "Sprint",
+                "Name",
+                "Sprint State",
+                "Attempts",
+                "Last Failure",
+            ],
         );
         for o in &r.outstanding {
             let _ = writeln!(
@@ -199,13 +203,18 @@ fn attempts_table(out: &mut String, r: &Report) {
         return;
     }
     let _ = writeln!(out, "## Attempts and Gates\n");
-    let _ = writeln!(
+    super::table_head(
         out,
-        "| Work Unit | Sprint | Attempt | Model | Started | Duration | Outcome | Turns |"
-    );
-    let _ = writeln!(
-        out,
-        "|-----------|--------|---------|-------|---------|----------|---------|-------|"
+        &[
+            "Work Unit",
+            "Sprint",
+            "Attempt",
+            "Model",
+            "Started",
+            "Duration",
+            "Outcome",
+            "Turns",
+        ],
     );
     for a in &r.attempts {
         let _ = writeln!(
@@ -244,8 +253,7 @@ fn final_section(out: &mut String, r: &Report, v: &super::complete::FinalVerific
     let c = &v.cadence;
     let _ = writeln!(out, "## Final Verification — {}\n", v.at);
     let _ = writeln!(out, "### Coverage Check\n");
-    let _ = writeln!(out, "| Sprint | Planned | Completed | Status |");
-    let _ = writeln!(out, "|--------|---------|-----------|--------|");
+    super::table_head(out, &["Sprint", "Planned", "Completed", "Status"]);
     for row in &v.coverage {
         let _ = writeln!(
             out,
@@ -368,13 +376,15 @@ fn final_section(out: &mut String, r: &Report, v: &super::complete::FinalVerific
         }
     }
     let _ = writeln!(out, "\n### By Work Unit\n");
-    let _ = writeln!(
+    super::table_head(
         out,
-        "| Work Unit | Sprints | Total Time | Avg Time/Sprint | Parallelism Gain |"
-    );
-    let _ = writeln!(
-        out,
-        "|-----------|---------|------------|-----------------|------------------|"
+        &[
+            "Work Unit",
+            "Sprints",
+            "Total Time",
+            "Avg Time/Sprint",
+            "Parallelism Gain",
+        ],
     );
     for u in &c.by_unit {
         let avg = if u.sprints > 0 {
@@ -403,13 +413,17 @@ fn final_section(out: &mut String, r: &Report, v: &super::complete::FinalVerific
         hours(c.parallelism_saved_seconds)
     );
     let _ = writeln!(out, "\n### By Model\n");
-    let _ = writeln!(
+    super::table_head(
         out,
-        "| Model | Sprints | Avg Duration | Avg Turns | Success Rate | Avg Attempts | Cost Impact |"
-    );
-    let _ = writeln!(
-        out,
-        "|-------|---------|--------------|-----------|--------------|--------------|-------------|"
+        &[
+            "Model",
+            "Sprints",
+            "Avg Duration",
+            "Avg Turns",
+            "Success Rate",
+            "Avg Attempts",
+            "Cost Impact",
+        ],
     );
     for m in &c.by_model {
         let _ = writeln!(
@@ -429,8 +443,7 @@ fn final_section(out: &mut String, r: &Report, v: &super::complete::FinalVerific
         );
     }
     let _ = writeln!(out, "\n### Velocity Trend\n");
-    let _ = writeln!(out, "| Phase | Sprints | Avg Duration | Notes |");
-    let _ = writeln!(out, "|-------|---------|--------------|-------|");
+    super::table_head(out, &["Phase", "Sprints", "Avg Duration", "Notes"]);
     let first = c.velocity.first().map(|p| p.avg_seconds).unwrap_or(0.0);
     for p in &c.velocity {
         let note = if first > 0.0 {
@@ -548,13 +561,15 @@ fn final_section(out: &mut String, r: &Report, v: &super::complete::FinalVerific
             "No agent reported its turns, so estimates cannot be compared (agents report `turns` in the result file or Claude's JSON `num_turns`).\n"
         );
     } else {
-        let _ = writeln!(
+        super::table_head(
             out,
-            "| Sprint | Estimated Turns | Actual Turns | Variance | Accuracy |"
-        );
-        let _ = writeln!(
-            out,
-            "|--------|-----------------|--------------|----------|----------|"
+            &[
+                "Sprint",
+                "Estimated Turns",
+                "Actual Turns",
+                "Variance",
+                "Accuracy",
+            ],
         );
         for e in &c.estimates {
             let _ = writeln!(

@@ -46,3 +46,13 @@ pub fn deps(u: &UnitState) -> String {
         u.deps.join(", ")
     }
 }
+
+/// A Markdown table's header and separator row.
+pub fn table_head(out: &mut String, columns: &[&str]) {
+    out.push_str(&format!("| {} |\n|", columns.join(" | ")));
+    for c in columns {
+        out.push_str(&"-".repeat(c.chars().count() + 2));
+        out.push('|');
+    }
+    out.push('\n');
+}
