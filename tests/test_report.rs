@@ -5,18 +5,11 @@
 
 use std::path::Path;
 
-use git_supervisor::machine::apply;
-use git_supervisor::machine::Event;
 use git_supervisor::machine::EventKind;
 use git_supervisor::machine::Model;
 use git_supervisor::machine::Outcome;
-use git_supervisor::machine::State;
-use git_supervisor::plan::parse;
-use git_supervisor::plan::ParseContext;
 use git_supervisor::store::Clock;
-use git_supervisor::store::Snapshot;
 use git_supervisor::store::Store;
-use git_supervisor::store::Update;
 
 use crate::common::fixture_repo;
 use crate::common::run;
@@ -29,36 +22,7 @@ fn record_start(dir: &Path, gates: bool) -> Store {
             .expect("valid time")
             .with_step(60),
     );
-    let plan_text = std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan");
-    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).unwrap_or_default();
-    let plan = parse(&plan_text, &ParseContext::default()).expect("valid plan");
-    let mut state = State::new(&plan, "run-recorded", "Operation Steady Badger", 3, 5);
-    if gates {
-        state = state.with_gates();
-    }
-    let at = store.clock().iso_at_seq(1);
-    store
-        .update(|tip| -> Result<Option<Update>, String> {
-            assert!(tip.is_none(), "no run yet");
-            let steps = apply(
-                &state,
-                &Event {
-                    at: at.clone(),
-                    kind: EventKind::Start,
-                },
-            )
-            .map_err(|e| e.to_string())?;
-            Ok(Some(Update {
-                steps,
-                snapshot: Some(Snapshot {
-                    plan: plan_text.clone(),
-                    config: config.clone(),
-                }),
-                checkpoints: Vec::new(),
-            }))
-        })
-        .expect("run started");
-    store
+    seed::start_with(store, dir, gates)
 }
 
 fn verdict(store: &Store, unit: &str, outcome: Outcome, commits: &[&str], turns: Option<u64>) {

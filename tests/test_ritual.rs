@@ -11,6 +11,12 @@ use crate::common::run_env;
 use crate::common::scripts;
 use crate::common::SUCCEED;
 
+fn operation(dir: &Path) -> serde_json::Value {
+    let status = run(dir, &["status", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&status.stdout).expect("JSON");
+    v["operation"].clone()
+}
+
 fn plan(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan")
 }
@@ -68,9 +74,9 @@ fn start_christens_the_plan_and_name_feature_regenerates_quietly() {
         &["show", "refs/supervisor/state:plan/EXECUTION_PLAN.md"],
     );
     assert!(snapshot.contains(&line), "{snapshot}");
+    assert_eq!(operation(dir), name.as_str());
     let status = run(dir, &["status", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&status.stdout).expect("JSON");
-    assert_eq!(v["operation"], name.as_str());
     assert_eq!(v["plan_drift"], false, "the ritual is not plan drift");
     // Regeneration is quiet and deterministic.
     let again = run(dir, &["name-feature"]);
@@ -116,7 +122,5 @@ fn start_keeps_an_existing_name_and_a_failed_start_writes_nothing() {
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     assert!(!out.stdout.contains("By order of"), "{}", out.stdout);
     assert_eq!(plan(dir), named);
-    let status = run(dir, &["status", "--format", "json"]);
-    let v: serde_json::Value = serde_json::from_str(&status.stdout).expect("JSON");
-    assert_eq!(v["operation"], "Operation Chosen Name");
+    assert_eq!(operation(dir), "Operation Chosen Name");
 }

@@ -213,7 +213,12 @@ pub mod seed {
 
     /// Start a run of the repository's EXECUTION_PLAN.md.
     pub fn start(dir: &Path) -> Store {
-        let store = store(dir);
+        start_with(store(dir), dir, false)
+    }
+
+    /// Start a run through `store` (its clock stamps the transitions), with
+    /// phase gates when `gates`.
+    pub fn start_with(store: Store, dir: &Path, gates: bool) -> Store {
         let plan_text = std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan");
         let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).unwrap_or_default();
         let plan = parse(
@@ -223,14 +228,18 @@ pub mod seed {
             },
         )
         .expect("valid plan");
-        let state = State::new(&plan, "run-test", "Operation Steady Badger", 3, 5);
+        let mut state = State::new(&plan, "run-test", "Operation Steady Badger", 3, 5);
+        if gates {
+            state = state.with_gates();
+        }
+        let at = store.clock().iso_at_seq(1);
         store
             .update(|tip| -> Result<Option<Update>, String> {
                 assert!(tip.is_none(), "no run yet");
                 let steps = apply(
                     &state,
                     &Event {
-                        at: "2026-01-01T00:00:01Z".into(),
+                        at: at.clone(),
                         kind: EventKind::Start,
                     },
                 )
