@@ -47,6 +47,7 @@ pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> 
             &Default::default(),
         );
         super::write_file(&loaded.path, &text)?;
+        super::note_run_in_progress(&loaded.root);
     }
     match args.format {
         Format::Json => {

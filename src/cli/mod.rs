@@ -207,6 +207,20 @@ pub(crate) fn write_file(path: &std::path::Path, text: &str) -> miette::Result<(
         .wrap_err_with(|| format!("cannot write {}", path.display()))
 }
 
+/// After a command rewrote the plan: a run in progress keeps executing its
+/// snapshot, so say how the edit takes effect.
+pub(crate) fn note_run_in_progress(root: &std::path::Path) {
+    let active = crate::store::Store::open(root)
+        .ok()
+        .and_then(|s| s.tip().ok().flatten())
+        .is_some_and(|t| !t.state.is_finished());
+    if active {
+        eprintln!(
+            "note: a run is in progress and keeps its snapshot of the plan; apply the rewrite with `git supervisor replan`"
+        );
+    }
+}
+
 /// Tick once after a command changed the state, and say what was dispatched.
 pub(crate) fn tick_and_report(
     engine: &crate::engine::Engine,

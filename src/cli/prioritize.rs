@@ -42,6 +42,7 @@ pub fn cmd_prioritize(
     );
     if !args.check && text != loaded.source {
         super::write_file(&loaded.path, &text)?;
+        super::note_run_in_progress(&loaded.root);
     }
     match args.format {
         Format::Json => {

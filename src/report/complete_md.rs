@@ -588,19 +588,35 @@ fn final_section(out: &mut String, r: &Report, v: &super::complete::FinalVerific
         }
         let abs: f64 =
             c.estimates.iter().map(|e| e.variance.abs()).sum::<f64>() / c.estimates.len() as f64;
-        let signed: f64 =
-            c.estimates.iter().map(|e| e.variance).sum::<f64>() / c.estimates.len() as f64;
         let _ = writeln!(out, "\n- Average estimation error: ±{abs:.0}%");
-        let _ = writeln!(
-            out,
-            "- Trend: {} by {:.0}% on average\n",
-            if signed >= 0.0 {
+        // Complex sprints are those estimated at or above the median.
+        let mut ests: Vec<u32> = c.estimates.iter().map(|e| e.estimated).collect();
+        ests.sort_unstable();
+        let median = ests[ests.len() / 2];
+        let mut trends = Vec::new();
+        for (label, complex) in [("complex", true), ("simple", false)] {
+            let group: Vec<f64> = c
+                .estimates
+                .iter()
+                .filter(|e| (e.estimated >= median) == complex)
+                .map(|e| e.variance)
+                .collect();
+            if group.is_empty() {
+                continue;
+            }
+            let signed = group.iter().sum::<f64>() / group.len() as f64;
+            let way = if signed >= 0.0 {
                 "Underestimated"
             } else {
                 "Overestimated"
-            },
-            signed.abs()
-        );
+            };
+            let bound = if complex { "≥" } else { "<" };
+            trends.push(format!(
+                "{way} {label} sprints (est. {bound} {median} turns) by {:.0}%",
+                signed.abs()
+            ));
+        }
+        let _ = writeln!(out, "- Trend: {}\n", trends.join("; "));
     }
     let _ = writeln!(out, "### Time Distribution\n");
     let total: i64 = c.distribution.iter().map(|(_, s)| s).sum();
