@@ -311,3 +311,22 @@ fn breakdown_of_every_fixture_plan_parses_back_as_built() {
         assert!(!b.plan.units.is_empty(), "{name}: at least one unit");
     }
 }
+
+#[test]
+fn plan_tools_on_a_bad_plan_report_it_and_write_nothing() {
+    for cmd in ["evaluate", "prioritize", "analyze"] {
+        let dir = scratch(&plans_dir().join("bad-cycle"));
+        let before = plan_text(dir.path());
+        let out = run(dir.path(), &[cmd]);
+        assert_eq!(out.status, 1, "{cmd}: {}", out.stdout);
+        assert!(out.stderr.contains("plan::dependency_cycle"), "{cmd}: {}", out.stderr);
+        assert_eq!(plan_text(dir.path()), before, "{cmd} changed a bad plan");
+        assert!(!dir.path().join("ANALYSIS_REPORT.md").exists());
+    }
+    let empty = tempfile::tempdir().expect("tempdir");
+    let out = run(empty.path(), &["evaluate"]);
+    assert_eq!(
+        out.stderr,
+        "ERROR: Cannot find EXECUTION_PLAN.md.\ngit supervisor requires an execution plan to operate.\nPlease provide the path: git supervisor evaluate /path/to/EXECUTION_PLAN.md\n"
+    );
+}
