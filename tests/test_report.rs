@@ -313,3 +313,70 @@ fn the_timeline_renders_in_a_headless_browser() {
     assert!(red > 50, "the failed gate is marked: {red} red pixels");
     assert!(text > 100, "labels drawn: {text} dark pixels");
 }
+
+/// A manual sprint a person confirms and a sprint observed done in history
+/// show as such, with their criteria accounted for.
+#[test]
+fn report_shows_confirmed_and_observed_completions() {
+    let repo = fixture_repo("kinds");
+    let store = record_start(repo.path(), false);
+    seed::dispatch(&store, "manual", Model::Haiku);
+    verdict(&store, "manual", Outcome::Partial, &[], None);
+    seed::event(
+        &store,
+        EventKind::Confirm {
+            unit: "manual".into(),
+            sprint: "1".parse().expect("id"),
+        },
+    );
+    seed::event(
+        &store,
+        EventKind::Observed {
+            unit: "hung".into(),
+            sprint: "1".parse().expect("id"),
+            evidence: "exit criteria 1/1 passed; a commit marked it complete".into(),
+            commits: vec!["0123456789ab".into()],
+            head: "0123456789ab".into(),
+        },
+    );
+    let out = run(repo.path(), &["report", "--format", "json"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    let outcomes: Vec<(&str, &str)> = v["attempts"]
+        .as_array()
+        .expect("attempts")
+        .iter()
+        .map(|a| {
+            (
+                a["unit"].as_str().expect("unit"),
+                a["outcome"].as_str().expect("outcome"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            ("manual", "partial"),
+            ("manual", "confirmed"),
+            ("hung", "observed")
+        ]
+    );
+    let sprints = v["sprints"].as_array().expect("sprints");
+    let hung = sprints
+        .iter()
+        .find(|s| s["unit"] == "hung")
+        .expect("hung completed");
+    assert_eq!(hung["commits"][0], "0123456");
+    assert_eq!(hung["criteria"][0]["verified"], true);
+    let text = run(repo.path(), &["report", "--stdout"]);
+    assert!(
+        text.stdout.contains("> **Partial report.**"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout.contains("| hung | 1 | 0 | — |"),
+        "{}",
+        text.stdout
+    );
+}

@@ -319,7 +319,11 @@ fn plan_tools_on_a_bad_plan_report_it_and_write_nothing() {
         let before = plan_text(dir.path());
         let out = run(dir.path(), &[cmd]);
         assert_eq!(out.status, 1, "{cmd}: {}", out.stdout);
-        assert!(out.stderr.contains("plan::dependency_cycle"), "{cmd}: {}", out.stderr);
+        assert!(
+            out.stderr.contains("plan::dependency_cycle"),
+            "{cmd}: {}",
+            out.stderr
+        );
         assert_eq!(plan_text(dir.path()), before, "{cmd} changed a bad plan");
         assert!(!dir.path().join("ANALYSIS_REPORT.md").exists());
     }
