@@ -254,20 +254,12 @@ fn pixels_like(png_path: &Path, rgb: [u8; 3]) -> usize {
         .count()
 }
 
-#[test]
-fn the_timeline_renders_in_a_headless_browser() {
-    let Some(browser) = chromium() else {
-        assert!(
-            std::env::var_os("GIT_SUPERVISOR_REQUIRE_BROWSER").is_none(),
-            "GIT_SUPERVISOR_REQUIRE_BROWSER is set but Chromium is not installed (apt-get install chromium)"
-        );
-        eprintln!("skipped: Chromium is not installed");
-        return;
-    };
-    let repo = complete_run();
-    let page = repo.path().join("timeline.html");
+/// Write `repo`'s timeline page and photograph it with `browser`; the
+/// screenshot is also kept as `target/<name>.png` for people and CI.
+fn screenshot(browser: &Path, repo: &Path, name: &str) -> std::path::PathBuf {
+    let page = repo.join("timeline.html");
     let out = run(
-        repo.path(),
+        repo,
         &["report", "--html", "timeline.html", "--format", "json"],
     );
     assert_eq!(out.status, 0, "{}", out.stderr);
@@ -276,11 +268,11 @@ fn the_timeline_renders_in_a_headless_browser() {
         html.contains("<svg") && !html.contains("<script"),
         "self-contained, no scripts"
     );
-    let shot = repo.path().join("timeline.png");
+    let shot = repo.join("timeline.png");
     let profile = tempfile::tempdir().expect("profile dir");
     let status = std::process::Command::new("timeout")
         .arg("120")
-        .arg(&browser)
+        .arg(browser)
         .args([
             "--headless",
             "--no-sandbox",
@@ -301,17 +293,41 @@ fn the_timeline_renders_in_a_headless_browser() {
         .status()
         .expect("chromium runs");
     assert!(status.success(), "chromium exited with {status}");
-    // Keep the picture where CI and people can look at it.
-    let kept = crate::common::manifest_dir().join("target/timeline.png");
+    let kept = crate::common::manifest_dir().join(format!("target/{name}.png"));
     let _ = std::fs::copy(&shot, kept);
-    // Bars of completed attempts (green), the failed gate mark (red) and the
-    // unit labels (dark text) are all drawn.
+    shot
+}
+
+#[test]
+fn the_timeline_renders_in_a_headless_browser() {
+    let Some(browser) = chromium() else {
+        assert!(
+            std::env::var_os("GIT_SUPERVISOR_REQUIRE_BROWSER").is_none(),
+            "GIT_SUPERVISOR_REQUIRE_BROWSER is set but Chromium is not installed (apt-get install chromium)"
+        );
+        eprintln!("skipped: Chromium is not installed");
+        return;
+    };
+    // The complete run: bars of completed attempts (green), the failed gate
+    // mark (red) and the unit labels (dark text) are all drawn.
+    let repo = complete_run();
+    let shot = screenshot(&browser, repo.path(), "timeline");
     let green = pixels_like(&shot, [0x2e, 0x9d, 0x57]);
     let red = pixels_like(&shot, [0xd9, 0x53, 0x4f]);
     let text = pixels_like(&shot, [0x22, 0x22, 0x22]);
     assert!(green > 2000, "completed bars drawn: {green} green pixels");
     assert!(red > 50, "the failed gate is marked: {red} red pixels");
     assert!(text > 100, "labels drawn: {text} dark pixels");
+    // The blocked run: failed (red), partial (amber) and fatal (dark red)
+    // attempts.
+    let repo = blocked_run();
+    let shot = screenshot(&browser, repo.path(), "timeline-blocked");
+    let failed = pixels_like(&shot, [0xd9, 0x53, 0x4f]);
+    let partial = pixels_like(&shot, [0xe0, 0xa5, 0x26]);
+    let fatal = pixels_like(&shot, [0x8b, 0x1e, 0x1e]);
+    assert!(failed > 2000, "failed attempts drawn: {failed}");
+    assert!(partial > 500, "the partial attempt drawn: {partial}");
+    assert!(fatal > 500, "the fatal attempt drawn: {fatal}");
 }
 
 /// A manual sprint a person confirms and a sprint observed done in history

@@ -125,11 +125,19 @@ pub fn svg(r: &Report) -> String {
             out,
             r##"<rect x="0" y="{y}" width="{total_w}" height="{ROW}" fill="{fill}"/>"##
         );
+        // Units with sprints left say where they stopped.
+        let state = r
+            .outstanding
+            .iter()
+            .find(|o| o.unit == *u)
+            .map(|o| o.unit_state.as_str())
+            .unwrap_or("COMPLETED");
         let _ = writeln!(
             out,
-            r##"<text x="10" y="{}" fill="#222">{}</text>"##,
-            y + ROW / 2.0 + 4.0,
-            esc(u)
+            r##"<text x="10" y="{}" fill="#222">{}</text><text x="10" y="{}" fill="#777" font-size="10">{state}</text>"##,
+            y + ROW / 2.0 - 1.0,
+            esc(u),
+            y + ROW / 2.0 + 12.0
         );
         for a in r.attempts.iter().filter(|a| a.unit == *u) {
             let x0 = x(begin(a));
