@@ -152,19 +152,59 @@ impl Engine {
     /// Emergency stop: terminate every agent at once, assess each unit by
     /// verification, record uncommitted work without touching it.
     pub fn killall(&self) -> Result<(State, Ended), EngineError> {
-        let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
-        let state = tip.state.clone();
-        let (plan, _) = self.snapshot(&tip)?;
-        let root = self.project_root(&state);
+        // Holding the engine lock keeps every tick (the only place agents
+        // are dispatched) out while agents are terminated and assessed. A
+        // phase build holds the lock for as long as it runs; killall does not
+        // wait for it, and catches agents dispatched meanwhile below.
+        let lock = self.runtime("engine.lock");
+        match crate::gate::lock::with_lock(&lock, Duration::from_secs(3), || self.killall_now()) {
+            Ok(Some(result)) => result,
+            _ => self.killall_now(),
+        }
+    }
+
+    fn killall_now(&self) -> Result<(State, Ended), EngineError> {
         let mut ended = Ended::default();
+        let mut assessed: Vec<String> = Vec::new();
+        let mut assessments = Vec::new();
+        // Until no agent is left that was not terminated and assessed (a
+        // tick that was already running may dispatch one meanwhile).
+        let mut tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
+        for _ in 0..5 {
+            let fresh = self.terminate_and_assess(&tip, &assessed, &mut ended)?;
+            if fresh.is_empty() {
+                break;
+            }
+            assessed.extend(fresh.iter().map(|a| a.unit.clone()));
+            assessments.extend(fresh);
+            tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
+        }
+        self.publish(EventKind::Killall {
+            reason: "user invoked killall".into(),
+            assessments,
+        })?;
+        let state = self.store.tip()?.ok_or(EngineError::NoRun)?.state;
+        Ok((state, ended))
+    }
+
+    /// Terminate the agents of `tip` not in `done` and assess their units.
+    fn terminate_and_assess(
+        &self,
+        tip: &crate::store::Tip,
+        done: &[String],
+        ended: &mut Ended,
+    ) -> Result<Vec<KillAssessment>, EngineError> {
+        let state = tip.state.clone();
+        let (plan, _) = self.snapshot(tip)?;
+        let root = self.project_root(&state);
         let active: Vec<String> = state
             .units
             .iter()
-            .filter(|u| u.active_sprint().is_some())
+            .filter(|u| u.active_sprint().is_some() && !done.contains(&u.name))
             .map(|u| u.name.clone())
             .collect();
         for unit in &active {
-            self.terminate(&state, unit, Duration::from_millis(500), &mut ended);
+            self.terminate(&state, unit, Duration::from_millis(500), ended);
         }
         let mut assessments = Vec::new();
         for unit in &active {
@@ -198,12 +238,7 @@ impl Engine {
                 uncommitted: verify::uncommitted(&root, &u.dir),
             });
         }
-        self.publish(EventKind::Killall {
-            reason: "user invoked killall".into(),
-            assessments,
-        })?;
-        let state = self.store.tip()?.ok_or(EngineError::NoRun)?.state;
-        Ok((state, ended))
+        Ok(assessments)
     }
 }
 
