@@ -39,6 +39,28 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The sprint state the attempt ended in (one of the formal names).
+    pub fn state(self) -> &'static str {
+        match self {
+            Outcome::Completed | Outcome::Observed | Outcome::Confirmed => "COMPLETED",
+            Outcome::Partial => "PARTIAL",
+            Outcome::Failed | Outcome::Interrupted => "BACKOFF",
+            Outcome::Fatal => "FATAL",
+            Outcome::Running => "RUNNING",
+        }
+    }
+
+    /// The state with how it was reached, where the state alone does not
+    /// say: `BACKOFF (interrupted)`, `COMPLETED (observed)`.
+    pub fn label(self) -> String {
+        match self {
+            Outcome::Observed | Outcome::Confirmed | Outcome::Interrupted => {
+                format!("{} ({})", self.state(), self.as_str())
+            }
+            _ => self.state().to_string(),
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Completed => "completed",

@@ -212,7 +212,7 @@ fn attempts_table(out: &mut String, r: &Report) {
             "Model",
             "Started",
             "Duration",
-            "Outcome",
+            "Ended In",
             "Turns",
         ],
     );
@@ -226,7 +226,7 @@ fn attempts_table(out: &mut String, r: &Report) {
             a.model.as_deref().unwrap_or("—"),
             a.started,
             duration(a.seconds),
-            a.outcome.as_str(),
+            a.outcome.label(),
             a.turns.map(|t| t.to_string()).unwrap_or_else(|| "—".into())
         );
     }

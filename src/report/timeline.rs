@@ -155,7 +155,7 @@ pub fn svg(r: &Report) -> String {
                 esc(&a.name),
                 a.attempt,
                 a.model.as_deref().unwrap_or("no model"),
-                a.outcome.as_str()
+                a.outcome.label()
             );
             let label = if a.attempt > 1 {
                 format!("{} · try {}", a.sprint, a.attempt)
@@ -247,6 +247,10 @@ pub fn svg(r: &Report) -> String {
         Outcome::Interrupted,
         Outcome::Running,
     ] {
+        let label = match o {
+            Outcome::Failed => "BACKOFF (failed)".to_string(),
+            _ => o.label(),
+        };
         let _ = writeln!(
             out,
             r##"<rect x="{lx}" y="{:.1}" width="12" height="12" fill="{}"/><text x="{}" y="{:.1}" fill="#333">{}</text>"##,
@@ -254,9 +258,9 @@ pub fn svg(r: &Report) -> String {
             colour(o),
             lx + 16.0,
             bottom + 50.0,
-            o.as_str()
+            label
         );
-        lx += 110.0;
+        lx += 16.0 + 6.5 * label.chars().count() as f64 + 22.0;
     }
     let _ = writeln!(out, "</svg>");
     out
