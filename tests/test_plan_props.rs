@@ -113,9 +113,12 @@ proptest! {
 
     /// Any document gives `breakdown` a plan the parser reads back as built.
     #[test]
-    fn breakdown_of_any_document_parses_back(parts in prop::collection::vec(fragment(), 0..40)) {
+    fn breakdown_of_any_document_parses_back(
+        parts in prop::collection::vec(fragment(), 0..40),
+        build in prop::option::of(prop_oneof![Just("make".to_string()), Just("cargo test".to_string()), Just("./build.sh".to_string())]),
+    ) {
         let text = parts.concat();
-        let b = breakdown::breakdown(&text, "p");
+        let b = breakdown::breakdown(&text, "p", build.as_deref());
         let out = write::render(&b.plan, &write::Extras::default(), &BTreeMap::new());
         let back = parse(&out, &ctx());
         prop_assert!(back.is_ok(), "breakdown output does not parse:\n{}", out);

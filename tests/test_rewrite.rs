@@ -254,6 +254,16 @@ fn breakdown_turns_requirements_into_a_plan_the_parser_reads() {
                 .join("tests/reqs")
                 .join(fixture),
         );
+        // With a build command, every sprint also exits on the build.
+        let build = (fixture == "prd").then_some("cargo test");
+        if let Some(b) = build {
+            std::fs::create_dir_all(dir.path().join(".workflow")).expect("mkdir");
+            std::fs::write(
+                dir.path().join(".workflow/config.toml"),
+                format!("[build]\ncommand = \"{b}\"\n"),
+            )
+            .expect("config");
+        }
         let out = run(dir.path(), &["breakdown"]);
         assert_eq!(out.status, 0, "{fixture}: {}", out.stderr);
         insta::assert_snapshot!(format!("breakdown_{fixture}_output"), out.snapshot());
@@ -264,11 +274,12 @@ fn breakdown_turns_requirements_into_a_plan_the_parser_reads() {
         let source = std::fs::read_dir(dir.path())
             .expect("dir")
             .map(|e| e.expect("entry").path())
-            .find(|p| p.file_name().is_some_and(|n| n != "EXECUTION_PLAN.md"))
+            .find(|p| p.is_file() && p.file_name().is_some_and(|n| n != "EXECUTION_PLAN.md"))
             .expect("requirements");
         let built = git_supervisor::plan::breakdown::breakdown(
             &std::fs::read_to_string(source).expect("reqs"),
             "project",
+            build,
         );
         assert_eq!(shape(&plan), shape(&built.plan), "{fixture}: round trip");
         for u in &plan.units {
@@ -304,7 +315,7 @@ fn breakdown_without_a_document_prints_the_exact_error() {
 #[test]
 fn breakdown_of_every_fixture_plan_parses_back_as_built() {
     for (name, text) in good_fixtures() {
-        let b = git_supervisor::plan::breakdown::breakdown(&text, &name);
+        let b = git_supervisor::plan::breakdown::breakdown(&text, &name, Some("make check"));
         let out = write::render(&b.plan, &write::Extras::default(), &BTreeMap::new());
         let back = parsed(&name, &out);
         assert_eq!(shape(&back), shape(&b.plan), "{name}:\n{out}");

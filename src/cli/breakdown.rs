@@ -82,7 +82,8 @@ pub fn cmd_breakdown(
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "project".into());
-    let b = breakdown::breakdown(&source, &project);
+    let config = crate::config::Config::load(&root)?;
+    let b = breakdown::breakdown(&source, &project, config.build.command.as_deref());
     let mut text = write::render(&b.plan, &write::Extras::default(), &Default::default());
     text.push_str("\n\n");
     text.push_str(&breakdown::summary_section(&b.plan));

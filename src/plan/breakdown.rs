@@ -435,8 +435,9 @@ fn sprint_name(tasks: &[String]) -> String {
     super::detect::clean_name(&name.join(" "))
 }
 
-/// Build the plan.
-pub fn breakdown(source: &str, project: &str) -> Breakdown {
+/// Build the plan. With a build command (`[build] command`), every sprint
+/// also exits on it passing, so each has a machine-verifiable criterion.
+pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown {
     let title = blocks(source)
         .iter()
         .find_map(|b| match b {
@@ -505,6 +506,9 @@ pub fn breakdown(source: &str, project: &str) -> Breakdown {
                     .iter()
                     .map(|t| checklist(format!("Done: {}", t.trim_start_matches("Implement: "))))
                     .collect();
+            }
+            if let Some(b) = build {
+                exit.push(super::rewrite::command_criterion("build passes", b));
             }
             let files = g.iter().flat_map(|t| paths(t)).collect();
             sprints.push(Sprint {

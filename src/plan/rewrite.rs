@@ -163,7 +163,7 @@ pub(crate) fn exists_criterion(path: &str) -> Criterion {
 
 /// `what: \`cmd\`` when the parser reads that back as a command; a bare
 /// command (written as a code block) otherwise.
-fn command_criterion(what: &str, cmd: &str) -> Criterion {
+pub(crate) fn command_criterion(what: &str, cmd: &str) -> Criterion {
     let text = format!("{what}: `{cmd}`");
     let c = super::detect::classify_criterion(&text, &super::detect::inline_code(&text), false);
     if c.kind == CriterionKind::Command && c.command.as_deref() == Some(cmd) {
