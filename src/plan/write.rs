@@ -49,29 +49,17 @@ fn regenerated(heading: &str, body: &str, plan: &Plan) -> bool {
         "layer",
         "depend",
         "summary",
-    ]
-    .iter()
-    .any(|k| h.contains(k));
-    let checks = [
-        "entry checks",
-        "exit checks",
-        "rules",
-        "constraints",
-        "exit criteria",
-    ]
-    .iter()
-    .any(|k| h.ends_with(k));
-    let template = [
-        "appendix d",
-        "dispatch template",
-        "prompt template",
         "template",
+        "appendix d",
     ]
     .iter()
     .any(|k| h.contains(k));
+    let checks = ["checks", "rules", "constraints", "exit criteria"]
+        .iter()
+        .any(|k| h.ends_with(k));
     let table = body.lines().any(|l| l.trim_start().starts_with('|'));
     let code = body.contains("```") || body.contains("~~~");
-    unit_named || sprint_inside || structural || checks || template || table || code
+    unit_named || sprint_inside || structural || checks || table || code
 }
 
 /// Read what the canonical form keeps out of `source`: the frontmatter, the
