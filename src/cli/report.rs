@@ -12,12 +12,10 @@ use miette::IntoDiagnostic;
 use super::Context;
 use super::Format;
 use super::EXIT_OK;
-use crate::config::Config;
-use crate::plan::ParseContext;
+use crate::engine::Engine;
 use crate::report::complete;
 use crate::report::complete_md;
 use crate::report::timeline;
-use crate::store::Store;
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -41,35 +39,20 @@ pub struct ReportArgs {
 
 /// The report of the run the state ref holds, and the project root.
 pub fn load(ctx: &Context) -> miette::Result<(complete::Report, PathBuf)> {
-    let store = Store::open(&ctx.cwd)?;
-    let Some(tip) = store.tip()? else {
+    let engine = Engine::open(&ctx.cwd)?;
+    let Some(tip) = engine.store.tip()? else {
         return Err(miette::miette!(
             code = "report::no_run",
             help = "start one with `git supervisor start`; the report is computed from its history",
             "no run to report on: refs/supervisor/state does not exist"
         ));
     };
-    let snap = store.snapshot_at(tip.id)?;
-    let plan = crate::plan::parse(&snap.plan, &ParseContext::default()).map_err(|p| {
-        miette::miette!(
-            "the run's plan snapshot does not parse: {}",
-            p.iter()
-                .map(|x| x.message.clone())
-                .collect::<Vec<_>>()
-                .join("; ")
-        )
-    })?;
-    let config = Config::parse(&snap.config, "plan/config.toml")?;
-    let mut records = store.history(None)?;
+    let (plan, config) = engine.snapshot(&tip)?;
+    let mut records = engine.store.history(None)?;
     records.retain(|r| r.run.as_deref().is_none_or(|run| run == tip.state.run_id));
     records.reverse();
     let report = complete::build(&records, &tip.state, &plan, config.agent.max_turns);
-    let root = match (store.workdir(), tip.state.root.as_str()) {
-        (Some(w), ".") => w.to_path_buf(),
-        (Some(w), r) => w.join(r),
-        (None, _) => ctx.cwd.clone(),
-    };
-    Ok((report, root))
+    Ok((report, engine.project_root(&tip.state)))
 }
 
 fn target(

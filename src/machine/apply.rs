@@ -692,11 +692,9 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
                     "The agent ran and exited before its start was recorded.".into(),
                 );
             }
-            if let Some(t) = turns {
-                let s = &mut b.state.units[i].sprints[k];
-                s.turns = Some(s.turns.unwrap_or(0) + t);
-                b.turns = Some(*t);
-            }
+            // The verdict's transition carries the turns (a trailer); the
+            // report sums them from history.
+            b.turns = *turns;
             let s = &b.state.units[i].sprints[k];
             let capped =
                 *outcome == Outcome::Partial && s.continuations >= b.state.max_continuations;

@@ -199,9 +199,6 @@ pub struct SprintState {
     /// What verification found still missing (for the continuation prompt).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub remaining: Vec<String>,
-    /// Turns the agents reported over every dispatch of the sprint.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub turns: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -408,7 +405,6 @@ impl State {
                             last_verified: None,
                             last_failure: None,
                             remaining: Vec::new(),
-                            turns: None,
                         })
                         .collect(),
                 })

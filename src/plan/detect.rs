@@ -100,17 +100,13 @@ pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
 /// read its flat `key: value` pairs.
 fn mask_frontmatter(source: &str) -> (String, BTreeMap<String, String>) {
     let mut values = BTreeMap::new();
-    let Some(rest) = source.strip_prefix("---\n") else {
+    let (Some(body), Some(cut)) = (
+        super::frontmatter::body_range(source),
+        super::frontmatter::block_end(source),
+    ) else {
         return (source.to_string(), values);
     };
-    let Some(end) = rest.find("\n---\n").or_else(|| {
-        rest.strip_suffix("\n---")
-            .map(|r| r.len())
-            .filter(|_| rest.ends_with("\n---"))
-    }) else {
-        return (source.to_string(), values);
-    };
-    for line in rest[..end].lines() {
+    for line in source[body].lines() {
         if let Some((k, v)) = line.split_once(':') {
             let v = v.trim().trim_matches('"').trim_matches('\'');
             if !k.starts_with(' ') && !v.is_empty() {
@@ -118,8 +114,6 @@ fn mask_frontmatter(source: &str) -> (String, BTreeMap<String, String>) {
             }
         }
     }
-    let cut = 4 + end + 4;
-    let cut = cut.min(source.len());
     let masked: String = source[..cut]
         .chars()
         .map(|c| if c == '\n' { '\n' } else { ' ' })

@@ -1,18 +1,28 @@
-//! The plan's YAML frontmatter as text: setting `feature_name` (the ritual
-//! of `start` and `name-feature`) without touching anything else, and
-//! comparing plans while ignoring it.
+//! The plan's YAML frontmatter as text: where it is (for the parser and the
+//! canonical writer), setting `feature_name` (the ritual of `start` and
+//! `name-feature`) without touching anything else, and comparing plans while
+//! ignoring it.
 
 const KEY: &str = "feature_name";
 
-/// The byte range of the frontmatter's body (between the `---` lines).
-fn body_range(source: &str) -> Option<std::ops::Range<usize>> {
+/// The byte range of the frontmatter's body (between the `---` lines); the
+/// one definition of where a plan's frontmatter is.
+pub fn body_range(source: &str) -> Option<std::ops::Range<usize>> {
     let rest = source.strip_prefix("---\n")?;
+    if rest.starts_with("---\n") || rest == "---" {
+        return Some(4..4);
+    }
     let end = rest.find("\n---\n").map(|e| e + 1).or_else(|| {
         rest.strip_suffix("---")
             .filter(|r| r.is_empty() || r.ends_with('\n'))
             .map(str::len)
     })?;
     Some(4..4 + end)
+}
+
+/// Where the frontmatter block ends (after its closing `---` line).
+pub fn block_end(source: &str) -> Option<usize> {
+    body_range(source).map(|r| (r.end + 4).min(source.len()))
 }
 
 fn is_key_line(line: &str) -> bool {

@@ -451,7 +451,7 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
     }
 
     // Pass 3: priorities, dependencies, parallelism.
-    let (_, prio, _) = rewrite::prioritize(plan);
+    let (adjusted, prio, _) = rewrite::prioritize(plan);
     let scores: Vec<Scored> = all
         .iter()
         .enumerate()
@@ -547,7 +547,6 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
         .map(|u| (u.name.clone(), u.deps.clone()))
         .collect();
     let clusters = waves(&current);
-    let (adjusted, _, _) = rewrite::prioritize(plan);
     let after: Vec<(String, Vec<String>)> = adjusted
         .units
         .iter()

@@ -100,15 +100,9 @@ pub fn extras(source: &str, plan: &Plan) -> Extras {
 
 /// The frontmatter and the prose under the title.
 fn intro(source: &str) -> Extras {
-    let mut rest = source;
-    let mut frontmatter = None;
-    if let Some(after) = source.strip_prefix("---\n") {
-        if let Some(end) = after.find("\n---\n") {
-            let cut = 4 + end + 5;
-            frontmatter = Some(source[..cut].to_string());
-            rest = &source[cut..];
-        }
-    }
+    let cut = super::frontmatter::block_end(source).unwrap_or(0);
+    let frontmatter = (cut > 0).then(|| source[..cut].to_string());
+    let rest = &source[cut..];
     let mut intro = Vec::new();
     let mut seen_title = false;
     let mut fenced = false;

@@ -618,7 +618,6 @@ pub fn build(records: &[Record], state: &State, plan: &Plan, max_turns: u32) -> 
     let last_updated = records.last().map(|r| r.time.clone());
     let final_verification = complete.then(|| {
         final_verification(
-            plan,
             state,
             &sprints,
             &attempts,
@@ -664,7 +663,6 @@ fn mean(xs: &[f64]) -> f64 {
 }
 
 fn final_verification(
-    plan: &Plan,
     state: &State,
     sprints: &[SprintEntry],
     attempts: &[Attempt],
@@ -740,7 +738,7 @@ fn final_verification(
             }
         }
     }
-    let cadence = cadence(plan, state, sprints, attempts, start, at.clone(), max_turns);
+    let cadence = cadence(state, sprints, attempts, start, at.clone(), max_turns);
     FinalVerification {
         at,
         passed: issues.is_empty(),
@@ -753,7 +751,6 @@ fn final_verification(
 }
 
 fn cadence(
-    plan: &Plan,
     state: &State,
     sprints: &[SprintEntry],
     attempts: &[Attempt],
@@ -1000,7 +997,6 @@ fn cadence(
         })
         .collect();
 
-    let _ = plan;
     Cadence {
         start,
         end,
