@@ -520,6 +520,8 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
                 exit,
                 files,
                 body: String::new(),
+                done: None,
+                origin: Default::default(),
             });
         }
         units.push(Unit {
@@ -528,6 +530,7 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
             layer: Some(0),
             deps: Vec::new(),
             sprints,
+            origin: Default::default(),
         });
     }
     // A unit whose requirements name an earlier unit depends on it.

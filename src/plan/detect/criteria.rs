@@ -22,26 +22,94 @@ pub(super) enum Label {
 pub(super) fn criteria_label(text: &str) -> Option<Label> {
     let t = norm(text.trim_end_matches(':'));
     let t = t.trim_end_matches(':').trim();
+    // `5.5 Acceptance criteria for Phase B`, `Exit Criteria (Sprint 1)`.
+    let t = t
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ')')
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .trim_end_matches(|c: char| !c.is_alphanumeric() && c != ')');
     Some(match t {
         "entry criteria" | "entry checks" | "preconditions" | "prerequisites" | "entry" => {
             Label::Entry
         }
         "exit criteria"
         | "exit checks"
+        | "exit checklist"
         | "validation"
         | "validate"
         | "verify"
         | "verification"
         | "acceptance criteria"
+        | "acceptance"
+        | "success criteria"
+        | "completion criteria"
         | "done when"
+        | "done criteria"
         | "definition of done"
+        | "dod"
         | "execute"
+        | "exit gate"
         | "exit" => Label::Exit,
         "rules" | "constraints" => Label::Rules,
         "expected" | "expected output" | "expected result" => Label::Expected,
         "tasks" | "deliverables" | "steps" | "scope" | "files" => Label::Tasks,
-        _ => return None,
+        _ => {
+            const EXIT_PREFIXES: &[&str] = &[
+                "exit criteria ",
+                "exit criteria(",
+                "acceptance criteria ",
+                "success criteria ",
+                "definition of done ",
+                "dod ",
+                "done when ",
+                "exit checklist ",
+            ];
+            const ENTRY_PREFIXES: &[&str] = &["entry criteria ", "entry criteria("];
+            if EXIT_PREFIXES.iter().any(|p| t.starts_with(p)) {
+                Label::Exit
+            } else if ENTRY_PREFIXES.iter().any(|p| t.starts_with(p)) {
+                Label::Entry
+            } else {
+                return None;
+            }
+        }
     })
+}
+
+/// A table of criteria: each row is one criterion, its text the column
+/// headed Criterion / Check / Description (else the first), ticked when a
+/// Status or Done column says so.
+pub(super) fn criteria_table(header: &[Cell], rows: &[Row]) -> Vec<(String, bool)> {
+    let text_col = column_where(header, |h| {
+        h.starts_with("criteri") || h.starts_with("check") || h == "description" || h == "condition"
+    })
+    .unwrap_or(0);
+    let cmd_col = column_where(header, |h| {
+        h.contains("command") || h.contains("verify") || h.contains("how")
+    });
+    let status_col = column_where(header, |h| h == "status" || h == "done" || h == "met");
+    rows.iter()
+        .filter_map(|r| {
+            let text = r.cells.get(text_col)?.text.clone();
+            if text.is_empty() {
+                return None;
+            }
+            let text = match cmd_col
+                .and_then(|c| r.cells.get(c))
+                .filter(|c| c.text.contains('`'))
+            {
+                Some(c) if c.text != text => format!("{text} — {}", c.text),
+                _ => text,
+            };
+            let checked = status_col.and_then(|c| r.cells.get(c)).is_some_and(|c| {
+                strip_done_marks(&c.text).1
+                    || matches!(
+                        norm(&c.text).as_str(),
+                        "done" | "yes" | "met" | "complete" | "[x]"
+                    )
+            });
+            Some((text, checked))
+        })
+        .collect()
 }
 
 /// A paragraph line `Label: rest` whose label is a known one.
@@ -96,13 +164,209 @@ pub(crate) fn inline_code(text: &str) -> Vec<String> {
         .collect()
 }
 
-pub(super) const SINGLE_WORD_COMMANDS: &[&str] = &[
+/// Programs a criterion's inline code may start with and still be a
+/// command on its own (`make`, `pytest`).
+const SINGLE_WORD_COMMANDS: &[&str] = &[
     "make", "pytest", "tox", "just", "ninja", "true", "false", "nox",
 ];
 
+/// Programs that make inline code a command whatever follows them.
+const KNOWN_PROGRAMS: &[&str] = &[
+    "cargo",
+    "make",
+    "npm",
+    "npx",
+    "yarn",
+    "pnpm",
+    "bun",
+    "deno",
+    "node",
+    "swift",
+    "xcodebuild",
+    "xcrun",
+    "go",
+    "python",
+    "python3",
+    "pip",
+    "uv",
+    "poetry",
+    "pytest",
+    "tox",
+    "nox",
+    "just",
+    "ninja",
+    "bazel",
+    "gradle",
+    "mvn",
+    "dotnet",
+    "ruby",
+    "bundle",
+    "rake",
+    "git",
+    "test",
+    "grep",
+    "rg",
+    "ls",
+    "cat",
+    "diff",
+    "cmp",
+    "sh",
+    "bash",
+    "zsh",
+    "true",
+    "false",
+    "curl",
+    "wget",
+    "docker",
+    "kubectl",
+    "helm",
+    "terraform",
+    "ruff",
+    "mypy",
+    "eslint",
+    "tsc",
+    "jest",
+    "vitest",
+    "cmake",
+    "ctest",
+    "meson",
+    "php",
+    "composer",
+    "mix",
+    "rustc",
+    "clang",
+    "gcc",
+    "jq",
+    "find",
+    "wc",
+    "head",
+    "tail",
+    "stat",
+    "file",
+    "echo",
+    "sed",
+    "awk",
+    "sort",
+    "env",
+    "timeout",
+    "flutter",
+    "dart",
+    "gh",
+    "shellcheck",
+    "black",
+    "flake8",
+    "pylint",
+    "golangci-lint",
+    "clippy-driver",
+    "rustfmt",
+    "xcodegen",
+    "pod",
+    "fastlane",
+    "sqlite3",
+    "psql",
+    "redis-cli",
+    "hyperfine",
+];
+
+/// Words that start code, not commands (`let x = 1`, `func run()`).
+const CODE_WORDS: &[&str] = &[
+    "let",
+    "var",
+    "func",
+    "fn",
+    "def",
+    "class",
+    "struct",
+    "enum",
+    "import",
+    "return",
+    "if",
+    "for",
+    "while",
+    "public",
+    "private",
+    "static",
+    "const",
+    "type",
+    "interface",
+    "await",
+    "try",
+    "case",
+    "pub",
+    "use",
+    "mod",
+    "impl",
+    "async",
+    "final",
+    "override",
+    "protocol",
+    "extension",
+    "guard",
+    "switch",
+    "new",
+    "select",
+    "from",
+    "where",
+    "and",
+    "or",
+    "not",
+    "the",
+    "a",
+    "an",
+    "is",
+    "are",
+    "no",
+    "all",
+];
+
+/// Inline code reads as a command when an executable or a path comes first:
+/// `cargo test`, `make check`, `./scripts/x`, `test -f a`. Code fragments
+/// (`#available(macOS 27, *)`), placeholders (`proyecto generate <path>`)
+/// and identifiers are statements, never run.
 pub(crate) fn looks_like_command(code: &str) -> bool {
     let code = code.trim();
-    code.contains(' ') || SINGLE_WORD_COMMANDS.contains(&code)
+    let Some(first) = code.split_whitespace().next() else {
+        return false;
+    };
+    if SINGLE_WORD_COMMANDS.contains(&code) {
+        return true;
+    }
+    if !code.contains(' ') {
+        return false;
+    }
+    // Placeholders and code punctuation make it a statement.
+    let placeholder =
+        code.contains('<') && code.contains('>') && !code.contains(" > ") && !code.contains(" < ");
+    if placeholder || code.contains("{{") {
+        return false;
+    }
+    if !first
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '_' | '-' | '~' | '$' | '='))
+    {
+        return false;
+    }
+    let is_path = first.starts_with("./")
+        || first.starts_with('/')
+        || first.starts_with("~/")
+        || (first.contains('/') && !first.starts_with('/'));
+    let program = first.rsplit('/').next().unwrap_or(first);
+    if KNOWN_PROGRAMS.contains(&program) || is_path {
+        return true;
+    }
+    // `FOO=1 cargo test`: an environment assignment, then a program.
+    if first.contains('=') {
+        return code
+            .split_whitespace()
+            .nth(1)
+            .is_some_and(|p| KNOWN_PROGRAMS.contains(&p.rsplit('/').next().unwrap_or(p)));
+    }
+    // Any other lower-case program with arguments, unless it reads as code.
+    first
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+        && !CODE_WORDS.contains(&first)
+        && !code.contains(['(', ')', '{', '}', ';', '=', '"'])
 }
 
 /// Type a criterion (spec §E-25): a statement about a file or the state is an
@@ -162,7 +426,7 @@ pub(super) fn plan_checks(doc: &Doc) -> (Vec<Criterion>, Vec<Criterion>, Vec<Str
         let Some((_, text, _)) = doc.heading(i) else {
             continue;
         };
-        if sprint_heading(text).is_some() || task_heading(text).is_some() {
+        if doc.is_sprint(i) || task_heading(text).is_some() {
             inside_sprint_until = inside_sprint_until.max(doc.section_end[i]);
             continue;
         }
@@ -207,4 +471,67 @@ pub(super) fn plan_checks(doc: &Doc) -> (Vec<Criterion>, Vec<Criterion>, Vec<Str
         }
     }
     (entry, exit, rules)
+}
+
+/// Criteria written outside any sprint: a plan-level `## Exit Criteria`
+/// (or Success Criteria, Definition of Done) belongs to the final sprint of
+/// the unit it sits in, or of the plan; `### Sprint 1 Success` under it
+/// belongs to sprint 1. Returns (heading block, sprint id named, criteria).
+pub(super) fn loose_criteria(doc: &Doc) -> Vec<(usize, Option<String>, Vec<Criterion>)> {
+    let mut out = Vec::new();
+    let mut inside_sprint_until = 0usize;
+    for i in 0..doc.blocks.len() {
+        let Some((_, text, _)) = doc.heading(i) else {
+            continue;
+        };
+        if doc.is_sprint(i) || task_heading(text).is_some() {
+            inside_sprint_until = inside_sprint_until.max(doc.section_end[i]);
+            continue;
+        }
+        if i < inside_sprint_until {
+            continue;
+        }
+        let about = match &doc.about_at[i] {
+            Some((id, About::Criteria)) => Some(id.clone()),
+            Some((_, About::Notes)) => continue,
+            None => {
+                if criteria_label(text) != Some(Label::Exit) || norm(text).ends_with("exit checks")
+                {
+                    continue;
+                }
+                None
+            }
+        };
+        let mut found = Vec::new();
+        for j in doc.own_blocks(i) {
+            match &doc.blocks[j] {
+                Block::Item {
+                    text,
+                    code,
+                    checked,
+                    ..
+                } => {
+                    if criteria_label(text).is_none() {
+                        found.push(classify_criterion(text, code, checked.unwrap_or(false)));
+                    }
+                }
+                Block::Code { text, info, .. } if info.trim() != "mermaid" => {
+                    let command = strip_prompts(text);
+                    if !command.is_empty() {
+                        found.push(command_criterion(command));
+                    }
+                }
+                Block::Table { header, rows, .. } => {
+                    for (t, checked) in criteria_table(header, rows) {
+                        found.push(classify_criterion(&t, &inline_code(&t), checked));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !found.is_empty() {
+            out.push((i, about, found));
+        }
+    }
+    out
 }

@@ -15,11 +15,6 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
     if units.len() < 2 {
         return;
     }
-    let index: HashMap<String, usize> = units
-        .iter()
-        .enumerate()
-        .map(|(i, u)| (u.name.to_lowercase(), i))
-        .collect();
     let mut under_graph_heading = false;
     for b in &doc.blocks {
         match b {
@@ -32,8 +27,8 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
                 let known = edges
                     .iter()
                     .filter(|(a, b)| {
-                        index.contains_key(&a.to_lowercase())
-                            || index.contains_key(&b.to_lowercase())
+                        resolve_unit_name(a, units).is_some()
+                            || resolve_unit_name(b, units).is_some()
                     })
                     .count();
                 if known == 0 {
@@ -41,27 +36,18 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
                 }
                 for (from, to) in edges {
                     match (
-                        index.get(&from.to_lowercase()),
-                        index.get(&to.to_lowercase()),
+                        resolve_unit_name(&from, units),
+                        resolve_unit_name(&to, units),
                     ) {
-                        (Some(_), Some(&t)) => {
-                            if !units[t]
-                                .deps
-                                .iter()
-                                .any(|(d, _)| d.eq_ignore_ascii_case(&from))
-                            {
-                                units[t].deps.push((
-                                    units[index[&from.to_lowercase()]].name.clone(),
-                                    span.clone(),
-                                ));
+                        (Some(f), Some(t)) if f != t => {
+                            let dep = units[f].name.clone();
+                            if !units[t].deps.iter().any(|(d, _)| *d == dep) {
+                                units[t].deps.push((dep, span.clone()));
                             }
                         }
-                        _ => {
-                            let unknown = if index.contains_key(&from.to_lowercase()) {
-                                &to
-                            } else {
-                                &from
-                            };
+                        (Some(_), Some(_)) => {}
+                        (f, _) => {
+                            let unknown = if f.is_some() { &to } else { &from };
                             problems.push(unknown_unit(unknown, span.clone(), units));
                         }
                     }
@@ -70,6 +56,11 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
             _ => {}
         }
     }
+    let index: HashMap<String, usize> = units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u.name.to_lowercase(), i))
+        .collect();
     // Free text inside each unit's own section.
     for t in 0..units.len() {
         let scope = units[t].scope.clone();
@@ -108,15 +99,28 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
     }
 }
 
+/// Box drawing and arrow heads around a node in ASCII art.
+fn art(c: char) -> bool {
+    ('\u{2500}'..='\u{259F}').contains(&c)
+        || matches!(
+            c,
+            '|' | '+' | '-' | '<' | '>' | '▼' | '▲' | '►' | '◄' | '▶' | '◀' | '=' | '.'
+        )
+        || c.is_whitespace()
+}
+
 pub(super) fn arrow_edges(text: &str) -> Vec<(String, String)> {
     let mut edges = Vec::new();
+    // Mermaid node ids seen with a label (`P[parser]`) stand for the label.
+    let mut labels: HashMap<String, String> = HashMap::new();
     for line in text.lines() {
         let line = line.trim();
         if line.starts_with("graph") || line.starts_with("flowchart") || line.starts_with("%%") {
             continue;
         }
         let mut normalized = line.to_string();
-        for arrow in ["──►", "─►", "-->", "->", "→", "==>"] {
+        for arrow in ["──►", "─►", "──▶", "─▶", "-->", "->", "→", "==>", "⟶"]
+        {
             normalized = normalized.replace(arrow, "\u{1}");
         }
         // Drop mermaid edge labels: A -->|label| B.
@@ -132,7 +136,15 @@ pub(super) fn arrow_edges(text: &str) -> Vec<(String, String)> {
                 } else {
                     p
                 };
-                node_name(p)
+                let p = p.trim_matches(art);
+                let (id, label) = node_name(p);
+                match label {
+                    Some(l) => {
+                        labels.insert(id, l.clone());
+                        l
+                    }
+                    None => labels.get(&id).cloned().unwrap_or(id),
+                }
             })
             .collect();
         if parts.len() < 2 || parts.iter().any(|p| p.is_empty()) {
@@ -145,22 +157,120 @@ pub(super) fn arrow_edges(text: &str) -> Vec<(String, String)> {
     edges
 }
 
-/// A mermaid node `id[Label]` or `id(Label)` is known by its label.
-pub(super) fn node_name(p: &str) -> String {
+/// A mermaid node `id[Label]` or `id(Label)`: (id, label).
+pub(super) fn node_name(p: &str) -> (String, Option<String>) {
     if let Some(open) = p.find(['[', '(', '{']) {
         let inner = p[open + 1..]
             .trim_end_matches([']', ')', '}'])
-            .trim_matches(|c| c == '"' || c == '(' || c == '[');
+            .trim_matches(|c| c == '"' || c == '(' || c == '[' || c == '{');
+        let id = clean_name(&p[..open]);
         if !inner.is_empty() {
-            return clean_name(inner);
+            return (id, Some(clean_name(inner)));
         }
-        return clean_name(&p[..open]);
+        return (id, None);
     }
-    clean_name(p)
+    (clean_name(p), None)
+}
+
+/// Table dependency cells name units by name, by id (`WU1` for a row "WU1
+/// — Parser"), as a range (`WU-1 through WU-6`), as `all previous`, or in
+/// prose (`Verification complete` for "Verification & Documentation").
+/// Parenthetical remarks and `none (…)` are dropped. What cannot be
+/// resolved stays as written, for validation to report with the candidates.
+pub(super) fn resolve_table_deps(units: &mut [RawUnit]) {
+    for t in 0..units.len() {
+        let deps = std::mem::take(&mut units[t].deps);
+        let mut out: Vec<(String, Span)> = Vec::new();
+        for (text, span) in deps {
+            match resolve_dep(&text, t, units) {
+                Some(found) => {
+                    for f in found {
+                        let name = units[f].name.clone();
+                        if f != t && !out.iter().any(|(d, _)| *d == name) {
+                            out.push((name, span.clone()));
+                        }
+                    }
+                }
+                None => out.push((text, span)),
+            }
+        }
+        units[t].deps = out;
+    }
+}
+
+fn strip_parentheticals(s: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            c if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out.trim().to_string()
+}
+
+fn resolve_dep(text: &str, me: usize, units: &[RawUnit]) -> Option<Vec<usize>> {
+    let bare = strip_parentheticals(text);
+    let lower = bare.to_lowercase();
+    let lower = lower.trim_matches(|c: char| !c.is_alphanumeric());
+    if lower.is_empty() || lower.starts_with("none") || lower == "n/a" || lower == "nothing" {
+        return Some(Vec::new());
+    }
+    if let Some(u) = resolve_unit_name(&bare, units) {
+        return Some(vec![u]);
+    }
+    if [
+        "all previous",
+        "all prior",
+        "all above",
+        "all earlier",
+        "previous",
+        "all preceding",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
+    {
+        return Some((0..me).collect());
+    }
+    for sep in [" through ", " thru ", " to ", "–", "—", "..", " - "] {
+        if let Some((a, b)) = bare.split_once(sep) {
+            if let (Some(x), Some(y)) = (resolve_unit_name(a, units), resolve_unit_name(b, units)) {
+                return Some((x.min(y)..=x.max(y)).collect());
+            }
+        }
+    }
+    // Prose: the first word names exactly one unit's first word.
+    let first = lower.split(|c: char| !c.is_alphanumeric()).next()?;
+    if first.len() < 3 {
+        return None;
+    }
+    let matches: Vec<usize> = units
+        .iter()
+        .enumerate()
+        .filter(|(_, u)| {
+            std::iter::once(&u.name).chain(u.aliases.iter()).any(|n| {
+                n.to_lowercase()
+                    .split(|c: char| !c.is_alphanumeric())
+                    .next()
+                    == Some(first)
+            })
+        })
+        .map(|(i, _)| i)
+        .collect();
+    (matches.len() == 1).then_some(matches)
 }
 
 pub(super) fn unknown_unit(name: &str, span: Span, units: &[RawUnit]) -> Problem {
-    let known: Vec<&str> = units.iter().map(|u| u.name.as_str()).collect();
+    let known: Vec<String> = units
+        .iter()
+        .map(|u| match u.aliases.first() {
+            Some(a) if *a != u.name => format!("{} ({a})", u.name),
+            _ => u.name.clone(),
+        })
+        .collect();
     Problem::new(
         ProblemCode::UnknownUnit,
         format!("dependency on unknown unit `{name}`"),
@@ -169,7 +279,18 @@ pub(super) fn unknown_unit(name: &str, span: Span, units: &[RawUnit]) -> Problem
     .help(format!("the plan's units are: {}", known.join(", ")))
 }
 
-pub(super) fn dependency_structure(units: &[RawUnit]) -> DependencyStructure {
+/// Which structure orders the units. Numbered phases, weeks and milestones
+/// with no dependency information run one after another.
+pub(super) fn dependency_structure(units: &mut [RawUnit]) -> DependencyStructure {
+    let no_info = units.iter().all(|u| u.layer.is_none() && u.deps.is_empty());
+    if no_info && units.len() > 1 && units.iter().all(|u| u.sequential) {
+        for i in 1..units.len() {
+            let prev = units[i - 1].name.clone();
+            let span = units[i].name_span.clone();
+            units[i].deps.push((prev, span));
+        }
+        return DependencyStructure::Sequential;
+    }
     if units.iter().any(|u| u.layer.is_some()) {
         DependencyStructure::Layers
     } else if units.iter().any(|u| !u.deps.is_empty()) {

@@ -28,6 +28,7 @@ use super::model::CriterionKind;
 use super::model::DependencyStructure;
 use super::model::Detection;
 use super::model::DispatchMode;
+use super::model::Origin;
 use super::model::Plan;
 use super::model::Sprint;
 use super::model::SprintId;
@@ -36,8 +37,10 @@ use super::model::TaskType;
 use super::model::Unit;
 use super::model::UnitSource;
 
+mod completion;
 mod criteria;
 mod dependencies;
+mod headings;
 mod references;
 mod sprints;
 mod task_types;
@@ -45,8 +48,10 @@ mod template;
 mod units;
 mod validate;
 
+use completion::*;
 use criteria::*;
 use dependencies::*;
+use headings::*;
 use references::*;
 use sprints::*;
 use task_types::*;
@@ -68,7 +73,11 @@ pub struct ParseContext {
 
 /// Parse a plan, or return every problem found in it.
 pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
-    let (masked, frontmatter) = mask_frontmatter(source);
+    let (mut masked, frontmatter) = mask_frontmatter(source);
+    // A byte-order mark would hide the first heading; blank it (same length).
+    if masked.starts_with('\u{feff}') {
+        masked.replace_range(..3, "   ");
+    }
     let doc = Doc::new(source, blocks(&masked));
     let mut problems = Vec::new();
 
@@ -80,17 +89,25 @@ pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
     let (mut raw_units, unit_source) = detect_units(&doc, title.as_deref(), ctx, &mut problems);
     let mut sprint_sources = Vec::new();
     for unit in &mut raw_units {
-        let (sprints, source) = detect_sprints(&doc, unit.scope.clone(), &mut problems);
+        let (sprints, source) = detect_sprints(
+            &doc,
+            unit.scope.clone(),
+            unit.heads.as_deref(),
+            &mut problems,
+        );
         unit.sprints = sprints;
+        unit.origin = Origin::new(doc.line(unit.name_span.start), unit.rule.clone());
         if let Some(s) = source {
             if !sprint_sources.contains(&s) {
                 sprint_sources.push(s);
             }
         }
     }
+    attach_loose_criteria(&doc, &mut raw_units);
+    resolve_table_deps(&mut raw_units);
     detect_graph_edges(&doc, &mut raw_units, &mut problems);
-    let dependencies = dependency_structure(&raw_units);
-    validate(&raw_units, &mut problems);
+    let dependencies = dependency_structure(&mut raw_units);
+    validate(&doc, &raw_units, &mut problems);
     let (template, template_source) = detect_template(&doc);
     let (entry_checks, exit_checks, rules) = plan_checks(&doc);
 
@@ -120,6 +137,39 @@ pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
         template,
         referenced_files: referenced_files(source),
     })
+}
+
+/// Criteria outside any sprint go to the sprint they name, or the final
+/// sprint of the unit they sit in (of the plan, outside every unit).
+fn attach_loose_criteria(doc: &Doc, units: &mut [RawUnit]) {
+    for (at, about, criteria) in loose_criteria(doc) {
+        let target = match about {
+            Some(id) => model_id(&id).and_then(|id| {
+                units.iter().enumerate().find_map(|(u, unit)| {
+                    unit.sprints.iter().position(|s| s.id == id).map(|k| (u, k))
+                })
+            }),
+            None => {
+                let unit = units
+                    .iter()
+                    .rposition(|u| {
+                        u.scope.contains(&at)
+                            && u.heads.is_none()
+                            && u.scope.len() < doc.blocks.len()
+                    })
+                    .or_else(|| units.iter().rposition(|u| !u.sprints.is_empty()));
+                unit.and_then(|u| units[u].sprints.len().checked_sub(1).map(|k| (u, k)))
+            }
+        };
+        if let Some((u, k)) = target {
+            let exit = &mut units[u].sprints[k].sprint.exit;
+            for c in criteria {
+                if !exit.contains(&c) {
+                    exit.push(c);
+                }
+            }
+        }
+    }
 }
 
 /// Blank out a leading `---` YAML frontmatter block (keeping byte offsets) and
@@ -154,6 +204,18 @@ pub(super) struct Doc<'a> {
     /// For each block index that is a heading: one past the last block of its
     /// section (the next heading of the same or a higher level).
     section_end: Vec<usize>,
+    /// For each heading: the nearest enclosing heading.
+    parent: Vec<Option<usize>>,
+    /// Sprint headings of the plan's sprint word, by block index.
+    sprint_at: Vec<Option<SprintHeading>>,
+    /// Headings about a sprint (`Sprint 1 Success`), by block index.
+    about_at: Vec<Option<(String, About)>>,
+    /// The word the plan uses for its sprints, if it uses one.
+    word: Option<Word>,
+    /// Every word's headings, for diagnostics ("Sortie headings were seen").
+    seen: BTreeMap<Word, usize>,
+    /// Byte offset of each line start, for 1-based line numbers.
+    line_starts: Vec<usize>,
 }
 
 impl<'a> Doc<'a> {
@@ -174,11 +236,77 @@ impl<'a> Doc<'a> {
                 open.push((i, *level));
             }
         }
+        let mut parent = vec![None; blocks.len()];
+        let mut open: Vec<(usize, u8)> = Vec::new();
+        let mut parsed: Vec<Option<Heading>> = vec![None; blocks.len()];
+        for (i, b) in blocks.iter().enumerate() {
+            if let Block::Heading { level, text, .. } = b {
+                while open.last().is_some_and(|&(_, l)| l >= *level) {
+                    open.pop();
+                }
+                parent[i] = open.last().map(|&(j, _)| j);
+                open.push((i, *level));
+                parsed[i] = parse_heading(text);
+            }
+        }
+        let mut seen: BTreeMap<Word, usize> = BTreeMap::new();
+        for h in parsed.iter().flatten() {
+            if let Heading::Sprint(h) = h {
+                if !is_task_group_id(h.word, &h.id) {
+                    *seen.entry(h.word).or_default() += 1;
+                }
+            }
+        }
+        let word = choose_word(&blocks, &parent, &parsed, &seen);
+        let mut sprint_at = vec![None; blocks.len()];
+        let mut about_at = vec![None; blocks.len()];
+        for (i, h) in parsed.into_iter().enumerate() {
+            match h {
+                Some(Heading::Sprint(h))
+                    if Some(h.word) == word && !is_task_group_id(h.word, &h.id) =>
+                {
+                    sprint_at[i] = Some(h)
+                }
+                Some(Heading::About { word: w, id, about }) if Some(w) == word => {
+                    about_at[i] = Some((id, about))
+                }
+                _ => {}
+            }
+        }
+        // A sprint heading holding sprint headings of the same word (`Phase
+        // A` holding `Phase A0`…) is a container: its leaves are the sprints.
+        let mut next_sprint = blocks.len();
+        for i in (0..blocks.len()).rev() {
+            if sprint_at[i].is_some() {
+                if next_sprint < section_end[i] {
+                    sprint_at[i] = None;
+                }
+                next_sprint = i;
+            }
+        }
+        let line_starts = std::iter::once(0)
+            .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
         Doc {
             source,
             blocks,
             section_end,
+            parent,
+            sprint_at,
+            about_at,
+            word,
+            seen,
+            line_starts,
         }
+    }
+
+    /// 1-based line of a byte offset.
+    fn line(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= offset)
+    }
+
+    fn is_sprint(&self, i: usize) -> bool {
+        self.sprint_at[i].is_some()
     }
 
     fn heading(&self, i: usize) -> Option<(u8, &str, &Span)> {
@@ -217,7 +345,12 @@ impl<'a> Doc<'a> {
 #[derive(Debug)]
 pub(super) struct RawUnit {
     name: String,
+    /// Other names the plan uses for the unit (`WU1` for "WU1 — Parser").
+    aliases: Vec<String>,
     name_span: Span,
+    /// Which rule found the unit, for `plan`'s provenance.
+    rule: String,
+    origin: Origin,
     dir: Option<String>,
     layer: Option<u32>,
     /// Explicit dependencies, with where each was written.
@@ -225,6 +358,11 @@ pub(super) struct RawUnit {
     declared_sprints: Option<(usize, Span)>,
     /// Block range the unit's sprints are searched in.
     scope: std::ops::Range<usize>,
+    /// Sprint headings assigned to the unit from a flat list (when the
+    /// plan's sprints are not inside the unit's own section).
+    heads: Option<Vec<usize>>,
+    /// A numbered phase, week or milestone: runs after the previous one.
+    sequential: bool,
     sprints: Vec<RawSprint>,
 }
 
@@ -232,15 +370,78 @@ impl RawUnit {
     fn new(name: String, name_span: Span, scope: std::ops::Range<usize>) -> Self {
         RawUnit {
             name,
+            aliases: Vec::new(),
             name_span,
+            rule: String::new(),
+            origin: Origin::default(),
             dir: None,
             layer: None,
             deps: Vec::new(),
             declared_sprints: None,
             scope,
+            heads: None,
+            sequential: false,
             sprints: Vec::new(),
         }
     }
+}
+
+/// The plan's sprint word: Sprint, else Sortie (whichever has more
+/// headings); else a word whose headings sit inside another word's (Steps
+/// inside Phases); else the outermost, then the most frequent.
+fn choose_word(
+    blocks: &[Block],
+    parent: &[Option<usize>],
+    parsed: &[Option<Heading>],
+    seen: &BTreeMap<Word, usize>,
+) -> Option<Word> {
+    let count = |w: Word| seen.get(&w).copied().unwrap_or(0);
+    if count(Word::Sprint) > 0 || count(Word::Sortie) > 0 {
+        return Some(if count(Word::Sortie) > count(Word::Sprint) {
+            Word::Sortie
+        } else {
+            Word::Sprint
+        });
+    }
+    // Per word: (min level, count, headings nested in another word's).
+    let mut stats: BTreeMap<Word, (u8, usize, usize)> = BTreeMap::new();
+    for (i, h) in parsed.iter().enumerate() {
+        let Some(Heading::Sprint(h)) = h else {
+            continue;
+        };
+        if is_task_group_id(h.word, &h.id) {
+            continue;
+        }
+        let Block::Heading { level, .. } = &blocks[i] else {
+            continue;
+        };
+        let mut nested = false;
+        let mut up = parent[i];
+        while let Some(p) = up {
+            if let Some(Heading::Sprint(o)) = &parsed[p] {
+                if o.word != h.word {
+                    nested = true;
+                    break;
+                }
+            }
+            up = parent[p];
+        }
+        let e = stats.entry(h.word).or_insert((u8::MAX, 0, 0));
+        e.0 = e.0.min(*level);
+        e.1 += 1;
+        e.2 += usize::from(nested);
+    }
+    let inner = stats
+        .iter()
+        .filter(|(_, &(_, n, nested))| nested * 2 >= n && n >= 2)
+        .max_by_key(|(w, &(_, n, _))| (n, std::cmp::Reverse(**w)))
+        .map(|(w, _)| *w);
+    inner.or_else(|| {
+        stats
+            .iter()
+            .min_by_key(|(w, &(level, n, _))| (level, std::cmp::Reverse(n), **w))
+            .map(|(w, _)| *w)
+    })
 }
 
 pub(super) fn norm(s: &str) -> String {

@@ -8,26 +8,6 @@
 
 use super::*;
 
-/// `Sprint 2a: Name` (also `—`, `-`, `.` as the separator, or none).
-pub(super) fn sprint_heading(text: &str) -> Option<(String, String)> {
-    let rest = text
-        .trim()
-        .strip_prefix("Sprint ")
-        .or_else(|| text.trim().strip_prefix("sprint "))?;
-    let id: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric())
-        .collect();
-    if id.is_empty() || !id.starts_with(|c: char| c.is_ascii_digit()) {
-        return None;
-    }
-    let name = rest[id.len()..]
-        .trim_start()
-        .trim_start_matches([':', '—', '–', '-', '.'])
-        .trim();
-    Some((id, name.to_string()))
-}
-
 /// `Task 3.2: Name` → (3, "Name").
 pub(super) fn task_heading(text: &str) -> Option<(u32, String)> {
     let rest = text.trim().strip_prefix("Task ")?;
@@ -56,9 +36,35 @@ pub(super) fn is_sprint_table(header: &[Cell]) -> bool {
         && column(header, UNIT_COLUMNS).is_none()
 }
 
+/// A sprint id as written → the model's id. Letters count from A (`Phase
+/// A` is 1, `A0` is 1.0); everything else must be a valid [`SprintId`].
+pub(super) fn model_id(raw: &str) -> Option<SprintId> {
+    if let Ok(id) = raw.parse::<SprintId>() {
+        return Some(id);
+    }
+    let mut chars = raw.chars();
+    let first = chars.next()?;
+    if first.is_ascii_uppercase() {
+        let digits: String = chars.collect();
+        let number = u32::from(first) - u32::from('A') + 1;
+        let suffix = if digits.is_empty() {
+            String::new()
+        } else {
+            format!(".{digits}")
+        };
+        return Some(SprintId { number, suffix });
+    }
+    // `01` → 1; `1A` → 1a.
+    raw.to_ascii_lowercase()
+        .trim_start_matches('0')
+        .parse::<SprintId>()
+        .ok()
+}
+
 pub(super) fn detect_sprints(
     doc: &Doc,
     scope: std::ops::Range<usize>,
+    heads: Option<&[usize]>,
     problems: &mut Vec<Problem>,
 ) -> (Vec<RawSprint>, Option<SprintSource>) {
     let id_problem = |span: Span, id: &str, problems: &mut Vec<Problem>| {
@@ -72,28 +78,41 @@ pub(super) fn detect_sprints(
         );
     };
 
-    // 1. Sprint headers.
+    // 1. Sprint headings (in the unit's section, or assigned to it).
     let mut sprints = Vec::new();
-    for i in scope.clone() {
-        let Some((_, text, span)) = doc.heading(i) else {
+    let listed: Vec<usize> = match heads {
+        Some(h) => h.to_vec(),
+        None => scope.clone().filter(|&i| doc.is_sprint(i)).collect(),
+    };
+    for i in listed {
+        let (Some(h), Some((_, _, span))) = (&doc.sprint_at[i], doc.heading(i)) else {
             continue;
         };
-        let Some((id, name)) = sprint_heading(text) else {
-            continue;
-        };
-        match id.parse::<SprintId>() {
-            Ok(id) => {
-                let sprint = read_sprint(doc, i, id.clone(), name);
+        match model_id(&h.id) {
+            Some(id) => {
+                let name = if h.id.parse::<SprintId>().is_ok() {
+                    h.name.clone()
+                } else if h.name.is_empty() {
+                    format!("{} {}", h.word.as_str(), h.id)
+                } else {
+                    format!("{} {}: {}", h.word.as_str(), h.id, h.name)
+                };
+                let mut sprint = read_sprint(doc, i, id.clone(), name);
+                sprint.done = done_evidence(doc, i, h.done);
+                sprint.origin = Origin::new(
+                    doc.line(span.start),
+                    format!("`{} {}` heading", h.word.as_str(), h.id),
+                );
                 sprints.push(RawSprint {
                     id,
                     span: span.clone(),
                     sprint,
                 });
             }
-            Err(_) => id_problem(span.clone(), &id, problems),
+            None => id_problem(span.clone(), &h.id, problems),
         }
     }
-    if !sprints.is_empty() {
+    if !sprints.is_empty() || heads.is_some() {
         return (sprints, Some(SprintSource::Headers));
     }
 
@@ -165,6 +184,8 @@ pub(super) fn detect_sprints(
                     exit,
                     files: code_paths(&body),
                     body,
+                    done: None,
+                    origin: Origin::new(doc.line(row.span.start), "sprint table row"),
                 },
             });
         }
@@ -207,6 +228,10 @@ pub(super) fn detect_sprints(
             sprint.files.sort();
             sprint.files.dedup();
             let span = doc.blocks[first].span();
+            sprint.origin = Origin::new(
+                doc.line(span.start),
+                format!("`Task {major}.N` headings grouped into sprint {major}"),
+            );
             sprints.push(RawSprint { id, span, sprint });
         }
         return (sprints, Some(SprintSource::TaskGroups));
@@ -238,7 +263,9 @@ pub(super) fn detect_sprints(
             number: n,
             suffix: String::new(),
         };
-        let sprint = read_sprint(doc, i, id.clone(), clean_name(text));
+        let mut sprint = read_sprint(doc, i, id.clone(), clean_name(text));
+        sprint.done = done_evidence(doc, i, false);
+        sprint.origin = Origin::new(doc.line(span.start), "heading holding `- [ ]` items");
         sprints.push(RawSprint {
             id,
             span: span.clone(),
@@ -262,13 +289,24 @@ pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String)
         exit: Vec::new(),
         files: Vec::new(),
         body: doc.section_text(heading).to_string(),
+        done: None,
+        origin: Origin::default(),
     };
     let mut explicit_type = None;
     let mut label = Label::Tasks;
     let mut unlabelled_code = Vec::new();
+    // A list item that is itself a label (`* **Exit Criteria:**`) labels the
+    // items nested under it: (label, its depth).
+    let mut item_label: Option<(Label, usize)> = None;
     for j in doc.section(heading) {
         match &doc.blocks[j] {
-            Block::Heading { text, .. } => label = criteria_label(text).unwrap_or(Label::Tasks),
+            Block::Heading { text, .. } => {
+                item_label = None;
+                label = criteria_label(text).unwrap_or(match &doc.about_at[j] {
+                    Some((_, About::Criteria)) => Label::Exit,
+                    _ => Label::Tasks,
+                })
+            }
             Block::Paragraph { text, .. } => {
                 for line in text.lines() {
                     if let Some((key, value)) = line.split_once(':') {
@@ -289,11 +327,37 @@ pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String)
                 text,
                 checked,
                 code,
+                depth,
                 ..
-            } => match label {
-                Label::Tasks => sprint.tasks.push(text.clone()),
-                l => push_criterion(&mut sprint, l, text, code, checked.unwrap_or(false)),
-            },
+            } => {
+                if let Some(l) = criteria_label(text) {
+                    item_label = Some((l, *depth));
+                    continue;
+                }
+                if let Some((l, rest)) = label_line(text) {
+                    if !rest.is_empty() && l != Label::Tasks {
+                        push_criterion(
+                            &mut sprint,
+                            l,
+                            rest,
+                            &inline_code(rest),
+                            checked.unwrap_or(false),
+                        );
+                        continue;
+                    }
+                }
+                let l = match item_label {
+                    Some((l, d)) if *depth > d => l,
+                    _ => {
+                        item_label = None;
+                        label
+                    }
+                };
+                match l {
+                    Label::Tasks => sprint.tasks.push(text.clone()),
+                    l => push_criterion(&mut sprint, l, text, code, checked.unwrap_or(false)),
+                }
+            }
             Block::Code { info, text, .. } => {
                 if info.trim() == "mermaid" {
                     continue;
@@ -319,7 +383,13 @@ pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String)
                     Label::Rules => {}
                 }
             }
-            Block::Table { .. } => {}
+            Block::Table { header, rows, .. } => {
+                if matches!(label, Label::Exit | Label::Entry) {
+                    for (text, checked) in criteria_table(header, rows) {
+                        push_criterion(&mut sprint, label, &text, &inline_code(&text), checked);
+                    }
+                }
+            }
         }
     }
     sprint.task_type =

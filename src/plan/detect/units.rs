@@ -14,6 +14,7 @@ use super::*;
 pub(super) const UNIT_COLUMNS: &[&str] = &[
     "work unit",
     "work units",
+    "wu",
     "unit",
     "units",
     "package",
@@ -22,9 +23,45 @@ pub(super) const UNIT_COLUMNS: &[&str] = &[
     "components",
     "module",
     "modules",
+    "service",
+    "services",
+    "crate",
+    "crates",
     "phase",
     "phases",
 ];
+
+/// Name columns that identify units only together with a unit-table column
+/// (Directory, Layer, Dependencies, Sprints): plenty of tables have a Name.
+const WEAK_UNIT_COLUMNS: &[&str] = &["name", "title"];
+
+const DIR_COLUMNS: &[&str] = &["dir", "directory", "path", "location", "folder"];
+
+const COUNT_COLUMNS: &[&str] = &[
+    "sprints",
+    "sorties",
+    "sprint count",
+    "sortie count",
+    "# sprints",
+    "# sorties",
+    "sprints count",
+    "number of sprints",
+];
+
+fn deps_column(header: &[Cell]) -> Option<usize> {
+    column_where(header, |h| {
+        h.starts_with("depend") || matches!(h, "deps" | "requires" | "after" | "blocked by")
+    })
+}
+
+/// Rows that summarise a table rather than name a unit.
+fn is_summary_row(name: &str) -> bool {
+    matches!(
+        name.to_lowercase()
+            .trim_matches(|c: char| !c.is_alphanumeric()),
+        "total" | "totals" | "sum" | "overall" | "all"
+    )
+}
 
 pub(super) fn detect_units(
     doc: &Doc,
@@ -39,6 +76,9 @@ pub(super) fn detect_units(
     let sections = units_from_sections(doc);
     if sections.len() >= 2 {
         let mut units = sections;
+        for u in &mut units {
+            u.rule = format!("section heading holding {} headings", word_name(doc));
+        }
         for unit in &mut units {
             if unit.layer.is_none() {
                 unit.layer = layer_of.get(&unit.name.to_lowercase()).copied();
@@ -58,10 +98,13 @@ pub(super) fn detect_units(
             _ => None,
         })
         .unwrap_or(0..0);
-    (
-        vec![RawUnit::new(name, name_span, 0..doc.blocks.len())],
-        UnitSource::Single,
-    )
+    let mut unit = RawUnit::new(name, name_span, 0..doc.blocks.len());
+    unit.rule = "single unit: the plan's title (no unit table or unit sections)".into();
+    (vec![unit], UnitSource::Single)
+}
+
+pub(super) fn word_name(doc: &Doc) -> String {
+    doc.word.map(|w| w.as_str()).unwrap_or("sprint").to_string()
 }
 
 /// A separate layer table (`| Layer | Packages |` with comma-separated names)
@@ -118,32 +161,42 @@ pub(super) fn units_from_table(
         let Block::Table { header, rows, .. } = b else {
             continue;
         };
-        let Some(name_col) = column(header, UNIT_COLUMNS) else {
+        let dir_col = column(header, DIR_COLUMNS);
+        let layer_col = column(header, &["layer", "tier"]);
+        let deps_col = deps_column(header);
+        let count_col = column(header, COUNT_COLUMNS);
+        let unit_like =
+            dir_col.is_some() || layer_col.is_some() || deps_col.is_some() || count_col.is_some();
+        let Some(name_col) = column(header, UNIT_COLUMNS)
+            .or_else(|| column(header, WEAK_UNIT_COLUMNS).filter(|_| unit_like))
+        else {
             continue;
         };
         if rows.is_empty()
-            || column(header, &["sprint", "sprint id", "#"]) == Some(0)
+            || column(header, &["sprint", "sprint id", "sortie", "#"])
+                .is_some_and(|c| c == 0 && c != name_col && header.len() > 1 && !unit_like)
+            || column(header, &["sprint", "sortie", "sprint id"]) == Some(0)
             || is_layer_listing(header, rows)
         {
             continue;
         }
-        let dir_col = column(header, &["dir", "directory", "path", "location", "folder"]);
-        let layer_col = column(header, &["layer", "tier"]);
-        let deps_col = column_where(header, |h| {
-            h.starts_with("depend") || matches!(h, "deps" | "requires" | "after" | "blocked by")
-        });
-        let count_col = column(
-            header,
-            &[
-                "sprints",
-                "sprint count",
-                "# sprints",
-                "sprints count",
-                "number of sprints",
-            ],
-        );
-
         let sections = unit_section_index(doc);
+        // A status, roadmap or timeline table (`| Phase | Status |`) is not
+        // the unit table: it needs a unit-table column, or rows that match
+        // the plan's unit sections.
+        if !unit_like {
+            let matching = rows
+                .iter()
+                .filter_map(|r| r.cells.get(name_col))
+                .filter(|c| {
+                    let (name, aliases) = unit_name_and_aliases(&c.text);
+                    find_unit_section(doc, &sections, &name, &aliases, None).is_some()
+                })
+                .count();
+            if matching == 0 {
+                continue;
+            }
+        }
         let mut units = Vec::new();
         for row in rows {
             if row.source_cells != header.len() {
@@ -163,21 +216,32 @@ pub(super) fn units_from_table(
             let Some(name_cell) = row.cells.get(name_col) else {
                 continue;
             };
-            let name = clean_name(&name_cell.text);
-            if name.is_empty() {
+            let (name, aliases) = unit_name_and_aliases(&name_cell.text);
+            if name.is_empty() || is_summary_row(&name) {
                 continue;
             }
             let dir = dir_col
                 .and_then(|c| row.cells.get(c))
                 .map(|c| clean_name(&c.text))
                 .filter(|d| !d.is_empty() && !matches!(d.as_str(), "-" | "—" | "."));
-            let scope = find_unit_section(doc, &sections, &name, dir.as_deref()).unwrap_or(0..0);
-            let mut unit = RawUnit::new(name, name_cell.span.clone(), scope);
+            let scope = find_unit_section(doc, &sections, &name, &aliases, dir.as_deref());
+            let mut unit =
+                RawUnit::new(name, name_cell.span.clone(), scope.clone().unwrap_or(0..0));
+            unit.aliases = aliases;
+            unit.rule = match scope {
+                Some(s) if s.start > 0 => format!(
+                    "unit table, column \"{}\"; sprints under the heading at line {}",
+                    header[name_col].text,
+                    doc.line(doc.blocks[s.start - 1].span().start)
+                ),
+                _ => format!("unit table, column \"{}\"", header[name_col].text),
+            };
             unit.dir = dir;
             if let Some(cell) = layer_col.and_then(|c| row.cells.get(c)) {
                 match parse_layer(&cell.text) {
                     Some(l) => unit.layer = Some(l),
-                    None if cell.text.trim().is_empty() => {}
+                    None if matches!(cell.text.trim(), "" | "-" | "—" | "–" | "n/a" | "N/A") => {
+                    }
                     None => problems.push(
                         Problem::new(
                             ProblemCode::BadLayer,
@@ -200,12 +264,23 @@ pub(super) fn units_from_table(
                     .collect();
             }
             if let Some(cell) = count_col.and_then(|c| row.cells.get(c)) {
-                if let Ok(n) = cell.text.trim().parse::<usize>() {
+                // `3`, `3 (S1–S3)`.
+                let lead: String = cell
+                    .text
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit())
+                    .collect();
+                if let Ok(n) = lead.parse::<usize>() {
                     unit.declared_sprints = Some((n, cell.span.clone()));
                 }
             }
             units.push(unit);
         }
+        if units.is_empty() {
+            continue;
+        }
+        assign_flat_sprints(doc, &mut units);
         let column = header[name_col].text.clone();
         return Some((units, UnitSource::Table { column }));
     }
@@ -223,7 +298,7 @@ pub(super) fn unit_section_index(doc: &Doc) -> SectionIndex {
     let sections: Vec<(usize, Vec<String>)> = (0..doc.blocks.len())
         .filter_map(|i| {
             let (level, text, _) = doc.heading(i)?;
-            (level >= 2 && sprint_heading(text).is_none()).then(|| (i, tokens(text)))
+            (level >= 2 && !doc.is_sprint(i)).then(|| (i, tokens(text)))
         })
         .collect();
     let mut by_token: HashMap<String, Vec<usize>> = HashMap::new();
@@ -248,9 +323,11 @@ pub(super) fn find_unit_section(
     doc: &Doc,
     index: &SectionIndex,
     name: &str,
+    aliases: &[String],
     dir: Option<&str>,
 ) -> Option<std::ops::Range<usize>> {
     let mut wanted = vec![tokens(name)];
+    wanted.extend(aliases.iter().map(|a| tokens(a)));
     if let Some(last) = dir.and_then(|d| d.rsplit('/').next()) {
         wanted.push(tokens(last));
     }
@@ -273,13 +350,177 @@ pub(super) fn find_unit_section(
 
 pub(super) fn scope_has_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> bool {
     scope.clone().any(|j| {
-        doc.heading(j)
-            .is_some_and(|(_, t, _)| sprint_heading(t).is_some() || task_heading(t).is_some())
+        doc.is_sprint(j)
+            || doc
+                .heading(j)
+                .is_some_and(|(_, t, _)| task_heading(t).is_some())
             || matches!(&doc.blocks[j], Block::Table { header, .. } if is_sprint_table(header))
     })
 }
 
+/// A unit table's name cell: the name as written (markup removed) and the
+/// ids it can be called by (`WU1` and `Parser` for "WU1 — Parser").
+pub(super) fn unit_name_and_aliases(cell: &str) -> (String, Vec<String>) {
+    let name = clean_name(&cell.replace('`', ""));
+    let mut aliases = Vec::new();
+    if let Some((head, rest)) = split_id_prefix(&name) {
+        aliases.push(head.to_string());
+        if !rest.is_empty() {
+            aliases.push(rest.to_string());
+        }
+    }
+    (name, aliases)
+}
+
+/// `WU-1: Name`, `WU1 — Name`, `Work Unit 3: Name`, `Unit 2 - Name`,
+/// `Phase 1: Name` → (id, name).
+pub(super) fn split_id_prefix(text: &str) -> Option<(&str, &str)> {
+    let t = text.trim();
+    let lower = t.to_ascii_lowercase();
+    let word_len = [
+        "work unit",
+        "workunit",
+        "wu",
+        "unit",
+        "package",
+        "component",
+        "module",
+        "phase",
+        "stage",
+        "milestone",
+        "week",
+        "section",
+        "part",
+    ]
+    .iter()
+    .find(|w| lower.starts_with(**w))
+    .map(|w| w.len())?;
+    let after = &t[word_len..];
+    let after_trim = after.trim_start_matches([' ', '-', '_', '#']);
+    let digits = after_trim
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_alphanumeric()))
+        .map(|(i, _)| i)
+        .unwrap_or(after_trim.len());
+    if digits == 0
+        || !after_trim.starts_with(|c: char| c.is_ascii_digit() || c.is_ascii_uppercase())
+    {
+        return None;
+    }
+    let id_end = t.len() - after_trim.len() + digits;
+    let rest = t[id_end..]
+        .trim_start()
+        .trim_start_matches([':', '—', '–', '-', '.', '|'])
+        .trim();
+    Some((&t[..id_end], rest))
+}
+
+/// Flat sprints (all under one heading, numbered across the plan) belong to
+/// table units that found no section of their own: by a `Work Unit: X` line
+/// in the sprint, else by the table's Sprints counts in order, else to the
+/// table's only unit.
+fn assign_flat_sprints(doc: &Doc, units: &mut [RawUnit]) {
+    if units.iter().any(|u| !u.scope.is_empty()) {
+        return;
+    }
+    let flat: Vec<usize> = (0..doc.blocks.len())
+        .filter(|&i| doc.is_sprint(i))
+        .collect();
+    if flat.is_empty() {
+        return;
+    }
+    // 1. Each sprint names its unit.
+    let mut named: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
+    let mut all_named = true;
+    for &i in &flat {
+        match sprint_unit_line(doc, i).and_then(|n| resolve_unit_name(&n, units)) {
+            Some(u) => named[u].push(i),
+            None => all_named = false,
+        }
+    }
+    if all_named {
+        for (u, heads) in units.iter_mut().zip(named) {
+            u.rule.push_str("; sprints name it in a `Work Unit:` line");
+            u.heads = Some(heads);
+        }
+        return;
+    }
+    // 2. Counts, in table order.
+    let counts: Option<Vec<usize>> = units
+        .iter()
+        .map(|u| u.declared_sprints.as_ref().map(|(n, _)| *n))
+        .collect();
+    if let Some(counts) = counts.filter(|c| c.iter().sum::<usize>() == flat.len()) {
+        let mut at = 0;
+        for (u, n) in units.iter_mut().zip(counts) {
+            u.heads = Some(flat[at..at + n].to_vec());
+            at += n;
+            u.rule
+                .push_str("; flat sprints shared out by its Sprints count");
+        }
+        return;
+    }
+    // 3. One unit owns them all.
+    if units.len() == 1 {
+        units[0].heads = Some(flat);
+        units[0]
+            .rule
+            .push_str("; the table's only unit owns every sprint");
+    }
+}
+
+/// `Work Unit: piece-1` / `**Unit**: parser` in a sprint's own text.
+fn sprint_unit_line(doc: &Doc, i: usize) -> Option<String> {
+    for j in doc.own_blocks(i) {
+        let (Block::Paragraph { text, .. } | Block::Item { text, .. }) = &doc.blocks[j] else {
+            continue;
+        };
+        for line in text.lines() {
+            if let Some((k, v)) = line.split_once(':') {
+                if matches!(
+                    norm(k).as_str(),
+                    "work unit" | "unit" | "wu" | "package" | "component"
+                ) {
+                    return Some(clean_name(&v.replace('`', "")));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// A unit written as its name, one of its aliases, any case.
+pub(super) fn resolve_unit_name(text: &str, units: &[RawUnit]) -> Option<usize> {
+    let key = alias_key(text);
+    if key.is_empty() {
+        return None;
+    }
+    units
+        .iter()
+        .position(|u| alias_key(&u.name) == key)
+        .or_else(|| {
+            units
+                .iter()
+                .position(|u| u.aliases.iter().any(|a| alias_key(a) == key))
+        })
+}
+
+/// Case, spaces and punctuation do not matter in a unit reference: `WU-1`,
+/// `wu1` and `WU 1` are one unit.
+pub(super) fn alias_key(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 pub(super) fn strip_unit_prefix(text: &str) -> String {
+    let cleaned = clean_name(&text.replace('`', ""));
+    if let Some((_, rest)) = split_id_prefix(&cleaned) {
+        if !rest.is_empty() {
+            return clean_name(rest);
+        }
+    }
     let mut t = text.trim();
     // "1. Parser", "Section 3: Parser"
     if let Some((head, rest)) = t.split_once(['.', ':']) {
@@ -303,20 +544,80 @@ pub(super) fn strip_unit_prefix(text: &str) -> String {
     clean_name(t)
 }
 
+/// Units are the headings that hold the sprints: each sprint's nearest
+/// enclosing heading below the title. Two or more of them, holding every
+/// sprint, make the plan's units (`## Parser` / `### Sprint 1`, `### Work
+/// Unit 2: Core` / `#### Sortie 2a`, `## Phase 1` / `### Step 1.1`).
 pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
-    let mut units = Vec::new();
+    let mut holders: Vec<usize> = Vec::new();
+    let mut orphan = false;
     for i in 0..doc.blocks.len() {
-        let Some((2, text, span)) = doc.heading(i) else {
+        let is_sprint = doc.is_sprint(i)
+            || doc
+                .heading(i)
+                .is_some_and(|(_, t, _)| task_heading(t).is_some());
+        if !is_sprint {
+            continue;
+        }
+        let mut up = doc.parent[i];
+        while let Some(p) = up {
+            if doc.is_sprint(p) {
+                up = doc.parent[p];
+            } else {
+                break;
+            }
+        }
+        match up.filter(|&p| doc.heading(p).is_some_and(|(l, _, _)| l >= 2)) {
+            Some(p) => {
+                if !holders.contains(&p) {
+                    holders.push(p);
+                }
+            }
+            None => orphan = true,
+        }
+    }
+    // Old plans: `## Unit` sections holding sprint tables.
+    if holders.is_empty() {
+        for i in 0..doc.blocks.len() {
+            if let Some((2, _, _)) = doc.heading(i) {
+                if !doc.is_sprint(i) && scope_has_sprints(doc, doc.section(i)) {
+                    holders.push(i);
+                }
+            }
+        }
+    }
+    if orphan || holders.len() < 2 {
+        return Vec::new();
+    }
+    // A holder inside another holder: keep the outer one only.
+    let holders: Vec<usize> = holders
+        .iter()
+        .copied()
+        .filter(|&h| {
+            let mut up = doc.parent[h];
+            while let Some(p) = up {
+                if holders.contains(&p) {
+                    return false;
+                }
+                up = doc.parent[p];
+            }
+            true
+        })
+        .collect();
+    let mut units = Vec::new();
+    for i in holders {
+        let Some((_, text, span)) = doc.heading(i) else {
             continue;
         };
-        if sprint_heading(text).is_some() {
-            continue;
+        let (clean, _) = strip_done_marks(text);
+        let mut unit = RawUnit::new(strip_unit_prefix(&clean), span.clone(), doc.section(i));
+        if let Some((id, _)) = split_id_prefix(&clean_name(&clean)) {
+            unit.aliases.push(id.to_string());
         }
-        let scope = doc.section(i);
-        if !scope_has_sprints(doc, scope.clone()) {
-            continue;
-        }
-        let mut unit = RawUnit::new(strip_unit_prefix(text), span.clone(), scope);
+        unit.sequential = matches!(
+            parse_heading(&clean),
+            Some(Heading::Sprint(h)) if h.word.is_sequential()
+        ) && !doc.section_text(i).to_lowercase().contains("in parallel");
         read_unit_fields(doc, i, &mut unit);
         units.push(unit);
     }

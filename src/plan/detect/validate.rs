@@ -7,7 +7,80 @@
 
 use super::*;
 
-pub(super) fn validate(units: &[RawUnit], problems: &mut Vec<Problem>) {
+/// The way forward for a plan the parser cannot read at all.
+const WAY_FORWARD: &str = "write the plan in the canonical form (`## <unit>` sections holding `### Sprint 1: <name>` headings, or one `## Sprint 1: <name>` per sprint), or turn a requirements document into a plan with `git supervisor breakdown`";
+
+/// What sprint-like headings the plan has, for messages.
+fn seen_words(doc: &Doc) -> String {
+    let seen: Vec<String> = doc
+        .seen
+        .iter()
+        .map(|(w, n)| {
+            format!(
+                "{n} `{} N` heading{}",
+                w.as_str(),
+                if *n == 1 { "" } else { "s" }
+            )
+        })
+        .collect();
+    if seen.is_empty() {
+        "no `Sprint N`, `Sortie N`, `Phase N`, `Week N`, `Milestone N`, `Stage N`, `Step N` or `Task N.M` headings, sprint table or `- [ ]` checklist".into()
+    } else {
+        format!("only {}", seen.join(", "))
+    }
+}
+
+pub(super) fn validate(doc: &Doc, units: &[RawUnit], problems: &mut Vec<Problem>) {
+    // Every unit of a table without sprints: the table is the likely cause.
+    if units.len() > 1 && units.iter().all(|u| u.sprints.is_empty()) {
+        let rows: Vec<String> = units
+            .iter()
+            .take(6)
+            .map(|u| format!("`{}`", u.name))
+            .collect();
+        let more = if units.len() > 6 { ", …" } else { "" };
+        let column = units[0]
+            .rule
+            .split('"')
+            .nth(1)
+            .unwrap_or("name")
+            .to_string();
+        let cause = if units[0].rule.starts_with("unit table") {
+            format!(
+                "this table was taken as the unit table because of its `{column}` column; its rows {}{more} have no sprint sections",
+                rows.join(", ")
+            )
+        } else {
+            format!("the sections {}{more} hold no sprints", rows.join(", "))
+        };
+        problems.push(
+            Problem::new(ProblemCode::NoSprints, format!("the plan's {} work units have no sprints", units.len()))
+                .label(units[0].name_span.clone(), cause)
+                .help(format!(
+                    "the plan has {}; name each row's section after it (`## {}` holding `### Sprint 1: <name>`), give the table a Sprints column counting flat sprints, or {WAY_FORWARD}",
+                    seen_words(doc),
+                    units[0].name
+                )),
+        );
+        return;
+    }
+    if units.len() == 1 && units[0].sprints.is_empty() {
+        problems.push(
+            Problem::new(
+                ProblemCode::NoSprints,
+                format!(
+                    "`{}` has no sprints: nothing in the plan reads as a unit of agent work",
+                    units[0].name
+                ),
+            )
+            .label(
+                units[0].name_span.clone(),
+                format!("the plan has {}", seen_words(doc)),
+            )
+            .help(WAY_FORWARD),
+        );
+        return;
+    }
     let mut seen: HashMap<String, &RawUnit> = HashMap::new();
     for unit in units {
         if let Some(first) = seen.get(&unit.name) {
@@ -203,6 +276,7 @@ pub(super) fn resolve_units(raw: Vec<RawUnit>) -> Vec<Unit> {
                 layer: u.layer,
                 deps,
                 sprints: u.sprints.into_iter().map(|s| s.sprint).collect(),
+                origin: u.origin,
             }
         })
         .collect()
