@@ -24,21 +24,19 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
             }
             Block::Code { info, text, span } if info.trim() == "mermaid" || under_graph_heading => {
                 let edges = arrow_edges(text);
+                let mermaid = info.trim() == "mermaid";
+                let node = |n: &str, units: &[RawUnit]| {
+                    resolve_unit_name(n, units).or_else(|| unit_of_sprint(n, units))
+                };
                 let known = edges
                     .iter()
-                    .filter(|(a, b)| {
-                        resolve_unit_name(a, units).is_some()
-                            || resolve_unit_name(b, units).is_some()
-                    })
+                    .filter(|(a, b)| node(a, units).is_some() || node(b, units).is_some())
                     .count();
                 if known == 0 {
                     continue;
                 }
                 for (from, to) in edges {
-                    match (
-                        resolve_unit_name(&from, units),
-                        resolve_unit_name(&to, units),
-                    ) {
+                    match (node(&from, units), node(&to, units)) {
                         (Some(f), Some(t)) if f != t => {
                             let dep = units[f].name.clone();
                             if !units[t].deps.iter().any(|(d, _)| *d == dep) {
@@ -46,6 +44,9 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
                             }
                         }
                         (Some(_), Some(_)) => {}
+                        // ASCII art carries notes between its arrows; only
+                        // a mermaid graph's nodes must all be units.
+                        _ if !mermaid => {}
                         (f, _) => {
                             let unknown = if f.is_some() { &to } else { &from };
                             problems.push(unknown_unit(unknown, span.clone(), units));
@@ -172,6 +173,24 @@ pub(super) fn node_name(p: &str) -> (String, Option<String>) {
     (clean_name(p), None)
 }
 
+/// A graph node naming a sprint (`2.1a`, `Sortie 3`, `S4`): the unit that
+/// holds it, when exactly one does.
+fn unit_of_sprint(node: &str, units: &[RawUnit]) -> Option<usize> {
+    let t = node.trim();
+    let t = ["Sprint ", "Sortie ", "sprint ", "sortie ", "S"]
+        .iter()
+        .find_map(|p| t.strip_prefix(p))
+        .unwrap_or(t);
+    let id = t.split_whitespace().next()?.parse::<SprintId>().ok()?;
+    let mut holders = units
+        .iter()
+        .enumerate()
+        .filter(|(_, u)| u.sprints.iter().any(|s| s.id == id))
+        .map(|(i, _)| i);
+    let first = holders.next()?;
+    holders.next().is_none().then_some(first)
+}
+
 /// Table dependency cells name units by name, by id (`WU1` for a row "WU1
 /// — Parser"), as a range (`WU-1 through WU-6`), as `all previous`, or in
 /// prose (`Verification complete` for "Verification & Documentation").
@@ -198,7 +217,7 @@ pub(super) fn resolve_table_deps(units: &mut [RawUnit]) {
     }
 }
 
-fn strip_parentheticals(s: &str) -> String {
+pub(super) fn strip_parentheticals(s: &str) -> String {
     let mut out = String::new();
     let mut depth = 0usize;
     for c in s.chars() {

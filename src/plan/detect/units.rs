@@ -27,13 +27,11 @@ pub(super) const UNIT_COLUMNS: &[&str] = &[
     "services",
     "crate",
     "crates",
-    "phase",
-    "phases",
 ];
 
 /// Name columns that identify units only together with a unit-table column
 /// (Directory, Layer, Dependencies, Sprints): plenty of tables have a Name.
-const WEAK_UNIT_COLUMNS: &[&str] = &["name", "title"];
+const WEAK_UNIT_COLUMNS: &[&str] = &["name", "title", "phase", "phases"];
 
 const DIR_COLUMNS: &[&str] = &["dir", "directory", "path", "location", "folder"];
 
@@ -70,10 +68,22 @@ pub(super) fn detect_units(
     problems: &mut Vec<Problem>,
 ) -> (Vec<RawUnit>, UnitSource) {
     let layer_of = layer_table(doc);
-    if let Some(units) = units_from_table(doc, &layer_of, problems) {
-        return units;
-    }
+    let mut table_problems = Vec::new();
+    let table = units_from_table(doc, &layer_of, &mut table_problems);
     let sections = units_from_sections(doc);
+    if let Some(units) = table {
+        // A table none of whose rows leads to sprints does not look like the
+        // unit table when the sections or the whole plan hold sprints.
+        let lost = units
+            .0
+            .iter()
+            .all(|u| u.scope.is_empty() && u.heads.is_none());
+        let elsewhere = sections.len() >= 2 || scope_has_sprints(doc, 0..doc.blocks.len());
+        if !(lost && elsewhere) {
+            problems.extend(table_problems);
+            return units;
+        }
+    }
     if sections.len() >= 2 {
         let mut units = sections;
         for u in &mut units {
@@ -142,6 +152,14 @@ pub(super) fn layer_table(doc: &Doc) -> HashMap<String, u32> {
 }
 
 pub(super) fn is_layer_listing(header: &[Cell], rows: &[Row]) -> bool {
+    // A unit table may have commas in its names; a listing has no columns
+    // of its own besides the layer and the names.
+    if column(header, DIR_COLUMNS).is_some()
+        || deps_column(header).is_some()
+        || column(header, COUNT_COLUMNS).is_some()
+    {
+        return false;
+    }
     let (Some(_), Some(n)) = (
         column(header, &["layer", "tier"]),
         column(header, UNIT_COLUMNS),
@@ -164,7 +182,19 @@ pub(super) fn units_from_table(
         let dir_col = column(header, DIR_COLUMNS);
         let layer_col = column(header, &["layer", "tier"]);
         let deps_col = deps_column(header);
-        let count_col = column(header, COUNT_COLUMNS);
+        // A Sprints column counts sprints (`3`, `3 (S1–S3)`); one listing
+        // sprint ids (`1.1`, `2.1a, 2.1b`) is a timeline's, not a count.
+        let count_col = column(header, COUNT_COLUMNS).filter(|&c| {
+            rows.iter().all(|r| {
+                r.cells.get(c).is_none_or(|cell| {
+                    let t = cell.text.trim().trim_matches('*');
+                    let lead = t.split_whitespace().next().unwrap_or("");
+                    t.is_empty()
+                        || lead.chars().all(|c| c.is_ascii_digit())
+                        || is_summary_row(&r.cells[0].text)
+                })
+            })
+        });
         let unit_like =
             dir_col.is_some() || layer_col.is_some() || deps_col.is_some() || count_col.is_some();
         let Some(name_col) = column(header, UNIT_COLUMNS)
@@ -185,15 +215,15 @@ pub(super) fn units_from_table(
         // the unit table: it needs a unit-table column, or rows that match
         // the plan's unit sections.
         if !unit_like {
-            let matching = rows
+            let all_match = rows
                 .iter()
                 .filter_map(|r| r.cells.get(name_col))
-                .filter(|c| {
+                .filter(|c| !is_summary_row(&c.text))
+                .all(|c| {
                     let (name, aliases) = unit_name_and_aliases(&c.text);
                     find_unit_section(doc, &sections, &name, &aliases, None).is_some()
-                })
-                .count();
-            if matching == 0 {
+                });
+            if !all_match {
                 continue;
             }
         }
@@ -220,9 +250,13 @@ pub(super) fn units_from_table(
             if name.is_empty() || is_summary_row(&name) {
                 continue;
             }
+            // `Sources/A/` + `Tests/A/`: the first path written in code.
             let dir = dir_col
                 .and_then(|c| row.cells.get(c))
-                .map(|c| clean_name(&c.text))
+                .map(|c| match inline_code(&c.text).first() {
+                    Some(code) => clean_name(code),
+                    None => clean_name(&c.text),
+                })
                 .filter(|d| !d.is_empty() && !matches!(d.as_str(), "-" | "—" | "."));
             let scope = find_unit_section(doc, &sections, &name, &aliases, dir.as_deref());
             let mut unit =
@@ -649,8 +683,9 @@ pub(super) fn read_unit_fields(doc: &Doc, heading: usize, unit: &mut RawUnit) {
                 "layer" | "tier" => unit.layer = parse_layer(value),
                 "depends on" | "dependencies" | "deps" | "requires" => {
                     let at = line_span(doc.source, span, line);
+                    let value = strip_parentheticals(value);
                     unit.deps
-                        .extend(split_names(value).into_iter().map(|d| (d, at.clone())));
+                        .extend(split_names(&value).into_iter().map(|d| (d, at.clone())));
                 }
                 _ => {}
             }
