@@ -273,12 +273,9 @@ pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
         if let Some(about) = about {
             return Some(Heading::About { word, id, about });
         }
-        // `Week 2 of the launch`, `Step 3 is optional`: prose, not headings.
-        if word != Word::Sprint
-            && word != Word::Sortie
-            && first.chars().all(|c| c.is_lowercase())
-            && name.split_whitespace().count() > 6
-        {
+        // `Phase B coverage requirements`, `Step 3 is optional`: prose about
+        // a phase, not a heading of one (`Sprint 1.5 tickets` still is).
+        if word != Word::Sprint && word != Word::Sortie && name.starts_with(char::is_lowercase) {
             return None;
         }
     }
