@@ -76,13 +76,20 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
 }
 
 /// A table of criteria: each row is one criterion, its text the column
-/// headed Criterion / Check / Description (else the first), ticked when a
-/// Status or Done column says so.
+/// headed Criterion, Check, Requirement, Condition, Description, Test, Gate,
+/// Metric or Item, ticked when a Status or Done column says so.
 pub(super) fn criteria_table(header: &[Cell], rows: &[Row]) -> Vec<(String, bool)> {
-    let text_col = column_where(header, |h| {
-        h.starts_with("criteri") || h.starts_with("check") || h == "description" || h == "condition"
-    })
-    .unwrap_or(0);
+    // Only a table that says it holds criteria: any other table under an
+    // exit label (a file list, a package table) is context.
+    let Some(text_col) = column_where(header, |h| {
+        h.starts_with("criteri")
+            || h.starts_with("check")
+            || h.starts_with("requirement")
+            || h.starts_with("condition")
+            || matches!(h, "description" | "test" | "gate" | "metric" | "item")
+    }) else {
+        return Vec::new();
+    };
     let cmd_col = column_where(header, |h| {
         h.contains("command") || h.contains("verify") || h.contains("how")
     });
@@ -90,7 +97,7 @@ pub(super) fn criteria_table(header: &[Cell], rows: &[Row]) -> Vec<(String, bool
     rows.iter()
         .filter_map(|r| {
             let text = r.cells.get(text_col)?.text.clone();
-            if text.is_empty() {
+            if text.is_empty() || criteria_label(&text).is_some() {
                 return None;
             }
             let text = match cmd_col
@@ -332,7 +339,11 @@ pub(crate) fn looks_like_command(code: &str) -> bool {
         return true;
     }
     if !code.contains(' ') {
-        return false;
+        // A script on its own: `./scripts/verify.sh`, `bin/check`.
+        return (code.starts_with("./") || code.starts_with("../"))
+            && code
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '_' | '-'));
     }
     // Placeholders and code punctuation make it a statement.
     let placeholder =
@@ -510,10 +521,8 @@ pub(super) fn loose_criteria(doc: &Doc) -> Vec<(usize, Option<String>, Vec<Crite
                     code,
                     checked,
                     ..
-                } => {
-                    if criteria_label(text).is_none() {
-                        found.push(classify_criterion(text, code, checked.unwrap_or(false)));
-                    }
+                } if criteria_label(text).is_none() => {
+                    found.push(classify_criterion(text, code, checked.unwrap_or(false)));
                 }
                 Block::Code { text, info, .. } if info.trim() != "mermaid" => {
                     let command = strip_prompts(text);

@@ -161,6 +161,10 @@ pub(super) fn arrow_edges(text: &str) -> Vec<(String, String)> {
 /// A mermaid node `id[Label]` or `id(Label)`: (id, label).
 pub(super) fn node_name(p: &str) -> (String, Option<String>) {
     if let Some(open) = p.find(['[', '(', '{']) {
+        // `report   (waits for both)`: a note after the node, not a label.
+        if p[..open].ends_with(char::is_whitespace) {
+            return (clean_name(&p[..open]), None);
+        }
         let inner = p[open + 1..]
             .trim_end_matches([']', ')', '}'])
             .trim_matches(|c| c == '"' || c == '(' || c == '[' || c == '{');

@@ -180,11 +180,11 @@ fn read_id(s: &str) -> Option<(String, &str)> {
             let next_alnum = bytes
                 .get(end + 1)
                 .is_some_and(|n| n.is_ascii_alphanumeric());
-            if c.is_ascii_digit() || c.is_ascii_lowercase() || c.is_ascii_uppercase() {
-                end += 1;
-            } else if (c == b'.' || c == b'-') && next_alnum && bytes[end + 1].is_ascii_digit() {
-                end += 1;
-            } else if c == b'.' && next_alnum && end > 0 {
+            // Letters and digits; `.` or `-` only between id parts (`1a.1`,
+            // `2-3`), never trailing.
+            let joins = (c == b'.' || c == b'-') && next_alnum && bytes[end + 1].is_ascii_digit()
+                || c == b'.' && next_alnum && end > 0;
+            if c.is_ascii_alphanumeric() || joins {
                 end += 1;
             } else {
                 break;

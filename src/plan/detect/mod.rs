@@ -546,20 +546,6 @@ mod tests {
     }
 
     #[test]
-    fn sprint_headings_accept_compound_ids_and_separators() {
-        assert_eq!(
-            sprint_heading("Sprint 2a: Lexer"),
-            Some(("2a".into(), "Lexer".into()))
-        );
-        assert_eq!(
-            sprint_heading("Sprint 3 — Parser"),
-            Some(("3".into(), "Parser".into()))
-        );
-        assert_eq!(sprint_heading("Sprints overview"), None);
-        assert_eq!(sprint_heading("Sprint planning"), None);
-    }
-
-    #[test]
     fn frontmatter_is_read_and_masked() {
         let src = "---\nfeature_name: Operation Tidy Lemur\n---\n# T\n\n## Sprint 1: A\n- do it\n";
         let plan = parse(src, &ctx()).expect("valid plan");

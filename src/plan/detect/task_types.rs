@@ -20,27 +20,37 @@ pub(super) fn parse_task_type(s: &str) -> Option<TaskType> {
     })
 }
 
-/// Task-type keywords of spec §E-28, read from the sprint's name (and its
-/// first task when the name says nothing). Verbs count only as the first word
-/// so that "Implement the run loop" stays `code`.
+/// Task-type keywords of spec §E-28, read from the first words of the
+/// sprint's name (an explicit `Type:` line wins over this). Never a
+/// substring: "Add the monitoring dashboard" and "Event listener" are code.
 pub(crate) fn classify_task_type(name: &str, tasks: &[String]) -> TaskType {
     let classify = |text: &str| -> Option<TaskType> {
         let l = text.to_lowercase();
-        let first = l.split_whitespace().next().unwrap_or("");
-        let has = |words: &[&str]| words.iter().any(|w| l.contains(w));
-        if has(&[
-            "listen",
-            "visit",
-            "check browser",
-            "spot-check",
-            "spot check",
-            "manual",
-            "human review",
-        ]) {
+        let mut words = l
+            .split(|c: char| c.is_whitespace() || matches!(c, ':' | ',' | '.' | '—' | '(' | ')'))
+            .filter(|w| !w.is_empty())
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-'));
+        let first = words.next().unwrap_or("");
+        let second = words.next().unwrap_or("");
+        let pair = (first, second);
+        if matches!(
+            first,
+            "manual" | "manually" | "listen" | "visit" | "spot-check" | "eyeball"
+        ) || matches!(
+            pair,
+            ("spot", "check") | ("human", "review") | ("check", "browser")
+        ) {
             Some(TaskType::Manual)
-        } else if has(&["wait for", "monitor", "check deployment"]) {
+        } else if matches!(first, "monitor" | "await")
+            || matches!(
+                pair,
+                ("wait", "for") | ("wait", "until") | ("check", "deployment")
+            )
+        {
             Some(TaskType::Deferred)
-        } else if has(&["kick off", "nohup", "background"]) || first == "start" {
+        } else if matches!(first, "start" | "nohup" | "background")
+            || matches!(pair, ("kick", "off") | ("launch", "background"))
+        {
             Some(TaskType::Background)
         } else if matches!(first, "run" | "execute" | "deploy") {
             Some(TaskType::Command)
@@ -53,7 +63,31 @@ pub(crate) fn classify_task_type(name: &str, tasks: &[String]) -> TaskType {
             None
         }
     };
-    classify(name)
-        .or_else(|| tasks.first().and_then(|t| classify(t)))
-        .unwrap_or(TaskType::Code)
+    // The tasks are not read: "Event listener" with a task "Listen for
+    // events" is code, whatever its first task says.
+    let _ = tasks;
+    classify(name).unwrap_or(TaskType::Code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_words_decide() {
+        for (name, t) in [
+            ("Add the monitoring dashboard", TaskType::Code),
+            ("Event listener", TaskType::Code),
+            ("Visitor", TaskType::Code),
+            ("Background jobs table", TaskType::Background),
+            ("Monitor the rollout", TaskType::Deferred),
+            ("Wait for the deploy", TaskType::Deferred),
+            ("Spot-check the page", TaskType::Manual),
+            ("Listen to the episode", TaskType::Manual),
+            ("Run the migration", TaskType::Command),
+            ("Start the indexer", TaskType::Background),
+        ] {
+            assert_eq!(classify_task_type(name, &[]), t, "{name}");
+        }
+    }
 }

@@ -9,13 +9,71 @@
 
 use super::*;
 
+/// A heading naming a dispatch template: "template" with dispatch, sprint,
+/// sortie, agent or prompt, or a dispatch/agent/sprint prompt. Examples,
+/// notes and advice about prompts are not templates.
 pub(super) fn is_template_heading(text: &str) -> bool {
     let l = text.to_lowercase();
-    l.contains("appendix d")
-        || l.contains("dispatch template")
-        || l.contains("sprint prompt template")
-        || l.contains("agent prompt")
-        || l.contains("prompt template")
+    let names_one = (l.contains("template")
+        && ["dispatch", "sprint", "sortie", "agent", "prompt"]
+            .iter()
+            .any(|w| l.contains(w)))
+        || [
+            "dispatch prompt",
+            "agent prompt",
+            "sprint prompt",
+            "sortie prompt",
+        ]
+        .iter()
+        .any(|w| l.contains(w));
+    let about_one = [
+        "example", "notes", "note on", "writing", "tips", "good ", "guide", "sample",
+    ]
+    .iter()
+    .any(|w| l.contains(w));
+    names_one && !about_one
+}
+
+/// Template variables (`<N>`, `{{sprint}}`, `{unit}`, `$PROJECT_ROOT`,
+/// `[SPRINT_NAME]`) or instructions to the agent.
+fn reads_as_template(body: &str) -> bool {
+    let has_var = body.contains("{{")
+        || body.split('<').skip(1).any(|p| {
+            p.split_once('>').is_some_and(|(v, _)| {
+                !v.is_empty()
+                    && v.len() < 40
+                    && v.chars().all(|c| {
+                        c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit() || c == ' '
+                    })
+            })
+        })
+        || body.split('{').skip(1).any(|p| {
+            p.split_once('}').is_some_and(|(v, _)| {
+                !v.is_empty()
+                    && v.len() < 40
+                    && v.chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+            })
+        })
+        || body
+            .split('$')
+            .skip(1)
+            .any(|p| p.starts_with(|c: char| c.is_ascii_uppercase() || c == '{'));
+    let lower = body.to_lowercase();
+    let instructs = [
+        "you are",
+        "your task",
+        "you will",
+        "do not",
+        "you must",
+        "read ",
+        "implement",
+        "when done",
+        "when you",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    has_var || instructs
 }
 
 pub(super) fn detect_template(doc: &Doc) -> (Option<String>, Option<String>) {
@@ -36,7 +94,14 @@ pub(super) fn detect_template(doc: &Doc) -> (Option<String>, Option<String>) {
                 .map(|(_, rest)| rest.trim().to_string())
                 .unwrap_or_default()
         });
-        if !body.trim().is_empty() {
+        // The canonical `## Dispatch Template` heading is unambiguous; other
+        // headings that mention a prompt must hold something template-like.
+        let canonical = norm(text)
+            .trim_start_matches(|c: char| c != ':' && text.contains(':'))
+            .trim_start_matches(':')
+            .trim()
+            == "dispatch template";
+        if !body.trim().is_empty() && (canonical || reads_as_template(&body)) {
             return (Some(body), Some(format!("section \"{text}\"")));
         }
     }

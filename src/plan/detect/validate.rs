@@ -54,8 +54,8 @@ pub(super) fn validate(doc: &Doc, units: &[RawUnit], problems: &mut Vec<Problem>
             format!("the sections {}{more} hold no sprints", rows.join(", "))
         };
         problems.push(
-            Problem::new(ProblemCode::NoSprints, format!("the plan's {} work units have no sprints", units.len()))
-                .label(units[0].name_span.clone(), cause)
+            Problem::new(ProblemCode::NoSprints, cause)
+                .label(units[0].name_span.clone(), "no sprints found for this unit")
                 .help(format!(
                     "the plan has {}; name each row's section after it (`## {}` holding `### Sprint 1: <name>`), give the table a Sprints column counting flat sprints, or {WAY_FORWARD}",
                     seen_words(doc),
