@@ -7,6 +7,7 @@ mod test_hooks;
 mod test_init;
 mod test_machine;
 mod test_plan;
+mod test_plan_done;
 mod test_plan_fuzz;
 mod test_plan_props;
 mod test_plan_shapes;

@@ -38,8 +38,17 @@ fn fixtures() -> Vec<Vec<u8>> {
 fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
     let text = String::from_utf8_lossy(bytes);
     let started = Instant::now();
-    let result = parse(&text, &ParseContext { dir_name: "p".into() });
-    prop_assert!(started.elapsed() < LIMIT, "parse took {:?}", started.elapsed());
+    let result = parse(
+        &text,
+        &ParseContext {
+            dir_name: "p".into(),
+        },
+    );
+    prop_assert!(
+        started.elapsed() < LIMIT,
+        "parse took {:?}",
+        started.elapsed()
+    );
     match result {
         Ok(plan) => {
             for unit in &plan.units {
@@ -58,7 +67,9 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
                 prop_assert!(!p.message.is_empty());
                 for (span, _) in &p.labels {
                     prop_assert!(span.start <= span.end && span.end <= text.len());
-                    prop_assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+                    prop_assert!(
+                        text.is_char_boundary(span.start) && text.is_char_boundary(span.end)
+                    );
                 }
             }
         }
@@ -134,8 +145,13 @@ fn fragment() -> impl Strategy<Value = String> {
         "[0-9]{1,2}".prop_map(|id| format!("### Sprint {id} Success\n- [ ] ok\n")),
         "[0-9]{1,2}".prop_map(|id| format!("## ✅ **PHASE {id}: Done** (COMPLETE)\n")),
         "[A-C][0-9]?".prop_map(|id| format!("## Phase {id}: lettered\n")),
-        Just("| WU | Directory | Layer | Depends on | Sprints |\n|---|---|---|---|---|\n".to_string()),
-        "[1-3]".prop_map(|n| format!("| WU{n} — unit{n} | src | 2–4 | WU1, all previous | {n} (S1–S{n}) |\n")),
+        Just(
+            "| WU | Directory | Layer | Depends on | Sprints |\n|---|---|---|---|---|\n"
+                .to_string()
+        ),
+        "[1-3]".prop_map(|n| format!(
+            "| WU{n} — unit{n} | src | 2–4 | WU1, all previous | {n} (S1–S{n}) |\n"
+        )),
         Just("| **Total** | | | | 9 |\n".to_string()),
         Just("| Phase | Status |\n|---|---|\n| Build | done |\n".to_string()),
         Just("**Work Unit**: WU1\n".to_string()),
@@ -215,9 +231,17 @@ fn every_fixture_survives_every_mutation() {
 /// A byte-order mark and CRLF line ends change nothing a reader sees.
 #[test]
 fn bom_and_crlf_parse_like_the_original() {
-    let ctx = ParseContext { dir_name: "p".into() };
-    for dir in ["layered", "words-sortie", "tables-noise", "units-flat-counts"] {
-        let text = std::fs::read_to_string(plans_dir().join(dir).join("EXECUTION_PLAN.md")).expect("fixture");
+    let ctx = ParseContext {
+        dir_name: "p".into(),
+    };
+    for dir in [
+        "layered",
+        "words-sortie",
+        "tables-noise",
+        "units-flat-counts",
+    ] {
+        let text = std::fs::read_to_string(plans_dir().join(dir).join("EXECUTION_PLAN.md"))
+            .expect("fixture");
         let plan = parse(&text, &ctx).expect("fixture parses");
         let crlf = text.replace('\n', "\r\n");
         let bom = format!("\u{feff}{text}");
