@@ -521,7 +521,7 @@ pub(super) fn loose_criteria(doc: &Doc) -> Vec<(usize, Option<String>, Vec<Crite
                     code,
                     checked,
                     ..
-                } if criteria_label(text).is_none() => {
+                } if !(text.trim_end().ends_with(':') && criteria_label(text).is_some()) => {
                     found.push(classify_criterion(text, code, checked.unwrap_or(false)));
                 }
                 Block::Code { text, info, .. } if info.trim() != "mermaid" => {

@@ -15,6 +15,21 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
     if units.len() < 2 {
         return;
     }
+    let index = UnitIndex::new(units);
+    // Sprint id → the one unit holding it (None when several do).
+    let mut holders: HashMap<SprintId, Option<usize>> = HashMap::new();
+    for (i, u) in units.iter().enumerate() {
+        for sp in &u.sprints {
+            holders
+                .entry(sp.id.clone())
+                .and_modify(|h| {
+                    if *h != Some(i) {
+                        *h = None
+                    }
+                })
+                .or_insert(Some(i));
+        }
+    }
     let mut under_graph_heading = false;
     for b in &doc.blocks {
         match b {
@@ -25,9 +40,8 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
             Block::Code { info, text, span } if info.trim() == "mermaid" || under_graph_heading => {
                 let edges = arrow_edges(text);
                 let mermaid = info.trim() == "mermaid";
-                let node = |n: &str, units: &[RawUnit]| {
-                    resolve_unit_name(n, units).or_else(|| unit_of_sprint(n, units))
-                };
+                let node =
+                    |n: &str, _: &[RawUnit]| index.get(n).or_else(|| unit_of_sprint(n, &holders));
                 let known = edges
                     .iter()
                     .filter(|(a, b)| node(a, units).is_some() || node(b, units).is_some())
@@ -179,20 +193,14 @@ pub(super) fn node_name(p: &str) -> (String, Option<String>) {
 
 /// A graph node naming a sprint (`2.1a`, `Sortie 3`, `S4`): the unit that
 /// holds it, when exactly one does.
-fn unit_of_sprint(node: &str, units: &[RawUnit]) -> Option<usize> {
+fn unit_of_sprint(node: &str, holders: &HashMap<SprintId, Option<usize>>) -> Option<usize> {
     let t = node.trim();
     let t = ["Sprint ", "Sortie ", "sprint ", "sortie ", "S"]
         .iter()
         .find_map(|p| t.strip_prefix(p))
         .unwrap_or(t);
     let id = t.split_whitespace().next()?.parse::<SprintId>().ok()?;
-    let mut holders = units
-        .iter()
-        .enumerate()
-        .filter(|(_, u)| u.sprints.iter().any(|s| s.id == id))
-        .map(|(i, _)| i);
-    let first = holders.next()?;
-    holders.next().is_none().then_some(first)
+    holders.get(&id).copied().flatten()
 }
 
 /// Table dependency cells name units by name, by id (`WU1` for a row "WU1
@@ -201,11 +209,12 @@ fn unit_of_sprint(node: &str, units: &[RawUnit]) -> Option<usize> {
 /// Parenthetical remarks and `none (…)` are dropped. What cannot be
 /// resolved stays as written, for validation to report with the candidates.
 pub(super) fn resolve_table_deps(units: &mut [RawUnit]) {
+    let index = UnitIndex::new(units);
     for t in 0..units.len() {
         let deps = std::mem::take(&mut units[t].deps);
         let mut out: Vec<(String, Span)> = Vec::new();
         for (text, span) in deps {
-            match resolve_dep(&text, t, units) {
+            match resolve_dep(&text, t, units, &index) {
                 Some(found) => {
                     for f in found {
                         let name = units[f].name.clone();
@@ -235,14 +244,14 @@ pub(super) fn strip_parentheticals(s: &str) -> String {
     out.trim().to_string()
 }
 
-fn resolve_dep(text: &str, me: usize, units: &[RawUnit]) -> Option<Vec<usize>> {
+fn resolve_dep(text: &str, me: usize, units: &[RawUnit], index: &UnitIndex) -> Option<Vec<usize>> {
     let bare = strip_parentheticals(text);
     let lower = bare.to_lowercase();
     let lower = lower.trim_matches(|c: char| !c.is_alphanumeric());
     if lower.is_empty() || lower.starts_with("none") || lower == "n/a" || lower == "nothing" {
         return Some(Vec::new());
     }
-    if let Some(u) = resolve_unit_name(&bare, units) {
+    if let Some(u) = index.get(&bare) {
         return Some(vec![u]);
     }
     if [
@@ -260,7 +269,7 @@ fn resolve_dep(text: &str, me: usize, units: &[RawUnit]) -> Option<Vec<usize>> {
     }
     for sep in [" through ", " thru ", " to ", "–", "—", "..", " - "] {
         if let Some((a, b)) = bare.split_once(sep) {
-            if let (Some(x), Some(y)) = (resolve_unit_name(a, units), resolve_unit_name(b, units)) {
+            if let (Some(x), Some(y)) = (index.get(a), index.get(b)) {
                 return Some((x.min(y)..=x.max(y)).collect());
             }
         }

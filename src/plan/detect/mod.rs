@@ -63,6 +63,13 @@ pub(crate) use criteria::classify_criterion;
 pub(crate) use criteria::inline_code;
 pub(crate) use task_types::classify_task_type;
 
+/// A heading the parser may read as a unit of work, or as about one (`Sortie
+/// 3: x`, `Phase 1 — y`, `Sprint 1 Success`): the canonical writer
+/// regenerates such sections instead of keeping them verbatim.
+pub(crate) fn is_work_heading(text: &str) -> bool {
+    parse_heading(text.trim()).is_some()
+}
+
 /// Inputs the parser needs besides the text.
 #[derive(Debug, Clone, Default)]
 pub struct ParseContext {

@@ -330,7 +330,9 @@ pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String)
                 depth,
                 ..
             } => {
-                if let Some(l) = criteria_label(text) {
+                // `* **Exit Criteria:**` labels what is nested under it; a
+                // plain item "Validate" is a task.
+                if let Some(l) = criteria_label(text).filter(|_| text.trim_end().ends_with(':')) {
                     item_label = Some((l, *depth));
                     continue;
                 }

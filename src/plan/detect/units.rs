@@ -466,8 +466,9 @@ fn assign_flat_sprints(doc: &Doc, units: &mut [RawUnit]) {
     // 1. Each sprint names its unit.
     let mut named: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
     let mut all_named = true;
+    let index = UnitIndex::new(units);
     for &i in &flat {
-        match sprint_unit_line(doc, i).and_then(|n| resolve_unit_name(&n, units)) {
+        match sprint_unit_line(doc, i).and_then(|n| index.get(&n)) {
             Some(u) => named[u].push(i),
             None => all_named = false,
         }
@@ -523,20 +524,29 @@ fn sprint_unit_line(doc: &Doc, i: usize) -> Option<String> {
     None
 }
 
-/// A unit written as its name, one of its aliases, any case.
-pub(super) fn resolve_unit_name(text: &str, units: &[RawUnit]) -> Option<usize> {
-    let key = alias_key(text);
-    if key.is_empty() {
-        return None;
+/// Units by every name they can be called (name first, then aliases), so
+/// that resolving a reference does not scan every unit.
+pub(super) struct UnitIndex(HashMap<String, usize>);
+
+impl UnitIndex {
+    pub(super) fn new(units: &[RawUnit]) -> Self {
+        let mut keys = HashMap::new();
+        for (i, u) in units.iter().enumerate() {
+            keys.entry(alias_key(&u.name)).or_insert(i);
+        }
+        for (i, u) in units.iter().enumerate() {
+            for a in &u.aliases {
+                keys.entry(alias_key(a)).or_insert(i);
+            }
+        }
+        keys.remove("");
+        UnitIndex(keys)
     }
-    units
-        .iter()
-        .position(|u| alias_key(&u.name) == key)
-        .or_else(|| {
-            units
-                .iter()
-                .position(|u| u.aliases.iter().any(|a| alias_key(a) == key))
-        })
+
+    /// A unit written as its name, one of its aliases, any case.
+    pub(super) fn get(&self, text: &str) -> Option<usize> {
+        self.0.get(&alias_key(text)).copied()
+    }
 }
 
 /// Case, spaces and punctuation do not matter in a unit reference: `WU-1`,
