@@ -3,7 +3,8 @@
 //! Shapes recognised: on a sprint heading `✅`, `✔`, `☑`, `[x]`,
 //! `(COMPLETE)`, `(Completed)`, `[DONE]`, a trailing `— COMPLETE` or an
 //! upper-case `DONE` / `COMPLETE` word; in the sprint's own text a status
-//! line (`Status: ✅ Complete`, `**Status**: DONE`); and a sprint whose
+//! line (`Status: ✅ Complete`, `**Status**: DONE`); a status table whose
+//! every row is done (`| Item | Status |` rows all `✅`); and a sprint whose
 //! task-list items are all ticked (`- [x]`, at least one).
 
 use super::*;
@@ -94,6 +95,31 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
             {
                 return Some(format!("marked complete in the plan (Status: {v})"));
             }
+        }
+    }
+    // A status table whose every row is done (`| Item | Status |` with ✅).
+    for j in doc.own_blocks(i) {
+        let Block::Table { header, rows, .. } = &doc.blocks[j] else {
+            continue;
+        };
+        let Some(col) = column(header, &["status", "done", "state"]) else {
+            continue;
+        };
+        let all_done = !rows.is_empty()
+            && rows.iter().all(|r| {
+                r.cells.get(col).is_some_and(|c| {
+                    strip_done_marks(&c.text).1
+                        || matches!(
+                            norm(&c.text).as_str(),
+                            "done" | "complete" | "completed" | "finished" | "yes"
+                        )
+                })
+            });
+        if all_done {
+            return Some(format!(
+                "marked complete in the plan (all {} rows of its status table done)",
+                rows.len()
+            ));
         }
     }
     let mut boxes = 0;

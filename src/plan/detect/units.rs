@@ -395,9 +395,15 @@ pub(super) fn scope_has_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> boo
 /// A unit table's name cell: the name as written (markup removed) and the
 /// ids it can be called by (`WU1` and `Parser` for "WU1 — Parser").
 pub(super) fn unit_name_and_aliases(cell: &str) -> (String, Vec<String>) {
-    let name = clean_name(&cell.replace('`', ""));
+    // The name as written (the canonical writer writes it back the same);
+    // the id and the rest are matched without code marks.
+    let name = clean_name(cell);
+    let plain = clean_name(&cell.replace('`', ""));
     let mut aliases = Vec::new();
-    if let Some((head, rest)) = split_id_prefix(&name) {
+    if plain != name {
+        aliases.push(plain.clone());
+    }
+    if let Some((head, rest)) = split_id_prefix(&plain) {
         aliases.push(head.to_string());
         if !rest.is_empty() {
             aliases.push(rest.to_string());
