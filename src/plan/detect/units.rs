@@ -395,10 +395,14 @@ pub(super) fn scope_has_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> boo
 /// A unit table's name cell: the name as written (markup removed) and the
 /// ids it can be called by (`WU1` and `Parser` for "WU1 — Parser").
 pub(super) fn unit_name_and_aliases(cell: &str) -> (String, Vec<String>) {
-    // The name as written (the canonical writer writes it back the same);
-    // the id and the rest are matched without code marks.
-    let name = clean_name(cell);
+    // Code marks are dropped from the name when they pair up (`WU1 —
+    // \`parser\``); an odd one is part of the name as written.
     let plain = clean_name(&cell.replace('`', ""));
+    let name = if cell.matches('`').count() % 2 == 0 {
+        plain.clone()
+    } else {
+        clean_name(cell)
+    };
     let mut aliases = Vec::new();
     if plain != name {
         aliases.push(plain.clone());
