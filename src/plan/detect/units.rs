@@ -398,7 +398,7 @@ pub(super) fn unit_name_and_aliases(cell: &str) -> (String, Vec<String>) {
     // Code marks are dropped from the name when they pair up (`WU1 —
     // \`parser\``); an odd one is part of the name as written.
     let plain = clean_name(&cell.replace('`', ""));
-    let name = if cell.matches('`').count() % 2 == 0 {
+    let name = if cell.matches('`').count().is_multiple_of(2) {
         plain.clone()
     } else {
         clean_name(cell)
