@@ -77,6 +77,7 @@ json_snapshots! {
     words_weeks => "words-weeks",
     words_milestones => "words-milestones",
     words_patches => "words-patches",
+    words_plural_section => "words-plural-section",
     grammar_headings => "grammar-headings",
     grammar_dotted_ids => "grammar-dotted-ids",
     grammar_phase_sprint => "grammar-phase-sprint",
@@ -126,6 +127,12 @@ fn other_words_for_a_sprint() {
     assert_eq!(sprint_ids(&v, 0), ["0", "1", "2"]);
     let (_, v, _) = json("words-patches");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    // Subsections of a `## Milestones` heading, when nothing is numbered.
+    let (status, v, _) = json("words-plural-section");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    assert_eq!(sprint(&v, 0, 0)["name"], "MVP — Compile, store, recall");
+    assert!(sprint(&v, 0, 2)["done"].is_string());
 }
 
 #[test]

@@ -17,7 +17,9 @@
 //!
 //! One plan uses one word for its sprints: Sprint, else Sortie; else among
 //! the other words the one nested inside another (Steps inside Phases), else
-//! the outermost and most frequent.
+//! the outermost and most frequent. A plan that numbers none may hold its
+//! sprints as the subsections of a `## Milestones` (Phases, Sprints, Stages)
+//! heading: `### MVP — Compile`, `### V1 — Ranking` are milestones 1 and 2.
 
 use super::completion::strip_done_marks;
 
@@ -304,6 +306,25 @@ pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
     }
     heading.name = name;
     Some(Heading::Sprint(heading))
+}
+
+/// `## Milestones`, `## 4. Phases — recut`, `## Sprints`: a heading that
+/// holds one subsection per sprint when the plan numbers none.
+pub(crate) fn plural_word(text: &str) -> Option<Word> {
+    let (text, _) = strip_done_marks(text);
+    let lower = strip_lead(&text).to_lowercase();
+    const PLURALS: &[(&str, Word)] = &[
+        ("sprints", Word::Sprint),
+        ("sorties", Word::Sortie),
+        ("milestones", Word::Milestone),
+        ("phases", Word::Phase),
+        ("stages", Word::Stage),
+        ("iterations", Word::Iteration),
+    ];
+    PLURALS.iter().find_map(|(p, w)| {
+        let rest = lower.strip_prefix(p)?;
+        (!rest.starts_with(|c: char| c.is_alphanumeric())).then_some(*w)
+    })
 }
 
 /// A `Task N.M` heading, grouped into sprint N (the task-groups form).

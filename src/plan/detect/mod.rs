@@ -280,6 +280,36 @@ impl<'a> Doc<'a> {
                 _ => {}
             }
         }
+        // No numbered sprint headings: the subsections of a `## Milestones`
+        // heading are the sprints, numbered in order.
+        let mut word = word;
+        if word.is_none() {
+            for i in 0..blocks.len() {
+                let Block::Heading { text, .. } = &blocks[i] else {
+                    continue;
+                };
+                let Some(w) = plural_word(text) else { continue };
+                let children: Vec<usize> = (i + 1..section_end[i])
+                    .filter(|&j| parent[j] == Some(i))
+                    .collect();
+                if children.len() < 2 {
+                    continue;
+                }
+                for (k, &j) in children.iter().enumerate() {
+                    if let Block::Heading { text, .. } = &blocks[j] {
+                        let (name, done) = strip_done_marks(text);
+                        sprint_at[j] = Some(SprintHeading {
+                            word: w,
+                            id: (k + 1).to_string(),
+                            name: clean_name(&name.replace('`', "")),
+                            done,
+                        });
+                    }
+                }
+                word = Some(w);
+                break;
+            }
+        }
         // A sprint heading holding sprint headings of the same word (`Phase
         // A` holding `Phase A0`…) is a container: its leaves are the sprints.
         let mut next_sprint = blocks.len();

@@ -99,10 +99,16 @@ pub(super) fn detect_sprints(
                 };
                 let mut sprint = read_sprint(doc, i, id.clone(), name);
                 sprint.done = done_evidence(doc, i, h.done);
-                sprint.origin = Origin::new(
-                    doc.line(span.start),
-                    format!("`{} {}` heading", h.word.as_str(), h.id),
-                );
+                let written = doc.heading(i).is_some_and(|(_, t, _)| {
+                    t.to_lowercase().contains(&h.word.as_str().to_lowercase())
+                        || h.word == Word::Milestone && t.trim_start().starts_with('M')
+                });
+                let rule = if written {
+                    format!("`{} {}` heading", h.word.as_str(), h.id)
+                } else {
+                    format!("subsection {} of a `{}s` heading", h.id, h.word.as_str())
+                };
+                sprint.origin = Origin::new(doc.line(span.start), rule);
                 sprints.push(RawSprint {
                     id,
                     span: span.clone(),
