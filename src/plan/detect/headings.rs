@@ -283,7 +283,7 @@ pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
     }
     let mut name = name
         .replace('`', "")
-        .trim_matches(|c: char| c == '*' || c == '_' || c.is_whitespace())
+        .trim_matches(|c: char| c == '*' || c.is_whitespace())
         .to_string();
     let mut heading = SprintHeading {
         word,
