@@ -329,6 +329,12 @@ fn rejected_plans_give_json_problems_with_causes() {
         .as_str()
         .is_some_and(|h| h.contains("git supervisor breakdown")));
 
+    // A configuration error is JSON too, pointing into the config file.
+    let (status, v, _) = json("bad-config-type");
+    assert_eq!(status, 1);
+    assert_eq!(v["problems"][0]["code"], "config::invalid");
+    assert_eq!(v["problems"][0]["line"], 6);
+
     // An old diagnostic fixture, as JSON: every problem at once.
     let (status, v, _) = json("bad-many");
     assert_eq!(status, 1);

@@ -95,21 +95,43 @@ fn plan_json(ctx: &Context, args: &PlanArgs, out: &mut dyn Write) -> miette::Res
         writeln!(out).map_err(super::io_err)?;
         Ok(super::EXIT_ERROR)
     };
+    // Any other diagnostic (a configuration error, no plan found): its own
+    // problems when it has related ones, each at its first label.
     let report_json = |e: &miette::Report| {
-        let code = e
-            .code()
-            .map(|c| c.to_string())
-            .unwrap_or_else(|| "plan::unreadable".into());
-        serde_json::json!({
-            "ok": false,
-            "problems": [{
-                "code": code,
-                "message": e.to_string(),
-                "line": 0,
-                "column": 0,
-                "help": e.help().map(|h| h.to_string()).unwrap_or_default(),
-            }],
-        })
+        let top: &dyn miette::Diagnostic = e.as_ref();
+        let mut all: Vec<&dyn miette::Diagnostic> =
+            top.related().map(|r| r.collect()).unwrap_or_default();
+        if all.is_empty() {
+            all.push(top);
+        }
+        let problems: Vec<serde_json::Value> = all
+            .iter()
+            .map(|d| {
+                let (line, column) = d
+                    .labels()
+                    .and_then(|mut l| l.next())
+                    .and_then(|label| {
+                        let src = d.source_code().or_else(|| top.source_code())?;
+                        let span = src.read_span(label.inner(), 0, 0).ok()?;
+                        Some((span.line() + 1, span.column() + 1))
+                    })
+                    .unwrap_or((0, 0));
+                let code = d
+                    .code()
+                    .or_else(|| top.code())
+                    .map(|c| c.to_string())
+                    .unwrap_or_else(|| "plan::unreadable".into());
+                let help = d.help().or_else(|| top.help()).map(|h| h.to_string());
+                serde_json::json!({
+                    "code": code,
+                    "message": d.to_string(),
+                    "line": line,
+                    "column": column,
+                    "help": help.unwrap_or_default(),
+                })
+            })
+            .collect();
+        serde_json::json!({ "ok": false, "problems": problems })
     };
     let loaded = match load_plan(ctx, args.path.as_deref(), "plan") {
         Ok(l) => l,
