@@ -145,10 +145,11 @@ fn sprint_heading_grammar() {
     assert!(sprint(&v, 0, 4)["done"].is_string());
 
     let (_, v, _) = json("grammar-dotted-ids");
-    assert_eq!(
-        sprint_ids(&v, 0),
-        ["1a.1", "1a.2", "1b", "2-3", "3a", "3a2.1"]
-    );
+    assert_eq!(sprint_ids(&v, 0), ["1a.1", "1a.2", "1b", "2-3"]);
+    assert_eq!(sprint_ids(&v, 1), ["3a", "3a2.1"]);
+    // `### Phase N:` dividers at the sprints' level are units, in order.
+    assert_eq!(units(&v), ["Provider", "Host integration"]);
+    assert_eq!(deps(&v, 1), ["Provider"]);
     let (_, v, _) = json("grammar-phase-sprint");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
     let (_, v, _) = json("grammar-lettered-phases");

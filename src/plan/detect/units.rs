@@ -86,7 +86,7 @@ pub(super) fn detect_units(
     }
     if sections.len() >= 2 {
         let mut units = sections;
-        for u in &mut units {
+        for u in units.iter_mut().filter(|u| u.rule.is_empty()) {
             u.rule = format!("section heading holding {} headings", word_name(doc));
         }
         for unit in &mut units {
@@ -641,7 +641,7 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
         }
     }
     if orphan || holders.len() < 2 {
-        return Vec::new();
+        return units_from_dividers(doc);
     }
     // A holder inside another holder: keep the outer one only.
     let holders: Vec<usize> = holders
@@ -711,4 +711,72 @@ pub(super) fn read_unit_fields(doc: &Doc, heading: usize, unit: &mut RawUnit) {
             }
         }
     }
+}
+
+/// `### Phase 1: Provider (Sprints 1a.1 - 2b)` written at the same level as
+/// the `### Sprint` headings that follow it: each such divider opens a unit
+/// that runs to the next one. Dividers are headings of another sprint word
+/// or with a unit id (`Work Unit 2`, `Part 3`), two or more, with every
+/// sprint after the first.
+fn units_from_dividers(doc: &Doc) -> Vec<RawUnit> {
+    let sprints: Vec<usize> = (0..doc.blocks.len())
+        .filter(|&i| doc.is_sprint(i))
+        .collect();
+    let Some(&first_sprint) = sprints.first() else {
+        return Vec::new();
+    };
+    let Some((level, _, _)) = doc.heading(first_sprint) else {
+        return Vec::new();
+    };
+    let dividers: Vec<usize> = (0..doc.blocks.len())
+        .filter(|&i| {
+            !doc.is_sprint(i)
+                && doc.heading(i).is_some_and(|(l, t, _)| {
+                    l == level
+                        && doc.parent[i] == doc.parent[first_sprint]
+                        && (matches!(parse_heading(t), Some(Heading::Sprint(_)))
+                            || split_id_prefix(&clean_name(t))
+                                .is_some_and(|(_, rest)| !rest.is_empty()))
+                })
+        })
+        .collect();
+    if dividers.len() < 2 || dividers[0] > first_sprint {
+        return Vec::new();
+    }
+    let end_of_parent = doc.parent[first_sprint]
+        .map(|p| doc.section_end[p])
+        .unwrap_or(doc.blocks.len());
+    let mut units = Vec::new();
+    for (k, &d) in dividers.iter().enumerate() {
+        let end = dividers.get(k + 1).copied().unwrap_or(end_of_parent);
+        let Some((_, text, span)) = doc.heading(d) else {
+            continue;
+        };
+        if !(d + 1..end).any(|j| doc.is_sprint(j)) {
+            continue;
+        }
+        let (clean, _) = strip_done_marks(text);
+        // `Provider (Sprints 1a.1 - 2b)`: the range is not part of the name.
+        let mut name = strip_unit_prefix(&clean);
+        if let Some(open) = name.rfind(" (Sprint") {
+            name.truncate(open);
+        }
+        let mut unit = RawUnit::new(name, span.clone(), d + 1..end);
+        if let Some((id, _)) = split_id_prefix(&clean_name(&clean)) {
+            unit.aliases.push(id.to_string());
+        }
+        unit.sequential = matches!(
+            parse_heading(&clean),
+            Some(Heading::Sprint(h)) if h.word.is_sequential()
+        ) && !doc.section_text(d).to_lowercase().contains("in parallel");
+        unit.rule = format!(
+            "divider heading before {} headings at its own level",
+            word_name(doc)
+        );
+        units.push(unit);
+    }
+    if units.len() < 2 {
+        return Vec::new();
+    }
+    units
 }
