@@ -96,11 +96,10 @@ pub(super) fn detect_template(doc: &Doc) -> (Option<String>, Option<String>) {
         });
         // The canonical `## Dispatch Template` heading is unambiguous; other
         // headings that mention a prompt must hold something template-like.
-        let canonical = norm(text)
-            .trim_start_matches(|c: char| c != ':' && text.contains(':'))
-            .trim_start_matches(':')
-            .trim()
-            == "dispatch template";
+        // (`## Dispatch Template`, `## Appendix D: Dispatch Template`).
+        let heading = norm(text);
+        let title = heading.rsplit(':').next().unwrap_or(&heading).trim();
+        let canonical = title == "dispatch template";
         if !body.trim().is_empty() && (canonical || reads_as_template(&body)) {
             return (Some(body), Some(format!("section \"{text}\"")));
         }
