@@ -202,10 +202,12 @@ pub(super) fn units_from_table(
         else {
             continue;
         };
+        // A sprint table, or a numbered list (`| # | … |`) without any unit
+        // column, is not the unit table.
+        let numbered = column(header, &["#"]) == Some(0);
         if rows.is_empty()
-            || column(header, &["sprint", "sprint id", "sortie", "#"])
-                .is_some_and(|c| c == 0 && c != name_col && header.len() > 1 && !unit_like)
             || column(header, &["sprint", "sortie", "sprint id"]) == Some(0)
+            || (numbered && !unit_like)
             || is_layer_listing(header, rows)
         {
             continue;
