@@ -33,7 +33,7 @@ plan_snapshots! {
     diag_unknown_unit => "bad-unknown-unit",
     diag_cycle => "bad-cycle",
     diag_duplicates => "bad-duplicates",
-    diag_order => "bad-order",
+    form_order_as_written => "bad-order",
     diag_no_sprints => "bad-no-sprints",
     diag_sprint_count => "bad-count",
     diag_malformed_row => "bad-row",

@@ -101,6 +101,11 @@ json_snapshots! {
     template_not_template => "template-not-template",
     template_sortie => "template-sortie",
     types_first_word => "types-first-word",
+    order_written => "order-written",
+    order_written_phases => "order-written-phases",
+    restated_subids => "restated-subids",
+    restated_levels => "restated-levels",
+    names_asides => "names-asides",
     rejected_taken_table => "bad-taken-table",
     rejected_unreadable => "bad-unreadable",
 }
@@ -190,6 +195,87 @@ fn headings_about_a_sprint_belong_to_it() {
     let last = exit_texts(sprint(&v, 0, 1));
     assert!(last.iter().any(|(_, t)| t.contains("-p printer")));
     assert!(last.iter().any(|(_, t)| t.contains("No regressions")));
+}
+
+fn sprint_names(v: &Value, unit: usize) -> Vec<String> {
+    v["units"][unit]["sprints"]
+        .as_array()
+        .expect("sprints")
+        .iter()
+        .map(|s| s["name"].as_str().expect("name").to_string())
+        .collect()
+}
+
+#[test]
+fn sprints_run_in_the_order_written() {
+    let (status, v, _) = json("order-written");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["8", "9", "1", "2"]);
+    assert_eq!(
+        sprint_names(&v, 0),
+        [
+            "Safe refresh",
+            "Guide writer",
+            "Foundation",
+            "Profile system"
+        ]
+    );
+    assert!(sprint(&v, 0, 0)["done"].is_string());
+    assert!(sprint(&v, 0, 1)["done"].is_null());
+    assert!(sprint(&v, 0, 2)["done"].is_string());
+
+    let (status, v, _) = json("order-written-phases");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["3", "1", "2"]);
+}
+
+#[test]
+fn restated_and_subdivided_sprints_are_not_new_sprints() {
+    // `#### M0.1` inside `## M0:` is a task; `## M1.5:` beside them is a
+    // milestone; `## M2 remaining priorities` is about M2.
+    let (status, v, _) = json("restated-subids");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["0", "1", "1.5", "2"]);
+    assert_eq!(
+        sprint_names(&v, 0),
+        [
+            "Skeleton (Week 1)",
+            "Backend API (Week 2)",
+            "Admin login (Week 2)",
+            "Web UI (Week 3)"
+        ]
+    );
+    assert!(sprint(&v, 0, 2)["done"].is_string());
+    assert!(sprint(&v, 0, 3)["done"].is_null());
+
+    // A status heading naming a phase, a per-phase success subsection and an
+    // appendix `# Phase 2.1` at other levels belong to the phases.
+    let (status, v, _) = json("restated-levels");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    assert_eq!(sprint(&v, 0, 0)["name"], "Foundation (Week 1-2)");
+    assert!(exit_texts(sprint(&v, 0, 0))
+        .iter()
+        .any(|(k, t)| k == "command" && t.contains("-p triggers")));
+    assert!(exit_texts(sprint(&v, 0, 1))
+        .iter()
+        .any(|(_, t)| t.contains("within 5 seconds")));
+}
+
+#[test]
+fn asides_are_not_part_of_a_sprint_name() {
+    let (status, v, _) = json("names-asides");
+    assert_eq!(status, 0);
+    assert_eq!(
+        sprint_names(&v, 0),
+        [
+            "Planning",
+            "Operability & core DX",
+            "API and foundation",
+            "Security hardening (§3)",
+            "Multi-tenancy"
+        ]
+    );
 }
 
 #[test]

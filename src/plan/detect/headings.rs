@@ -99,6 +99,8 @@ pub(crate) struct SprintHeading {
     pub name: String,
     /// A completion mark on the heading itself.
     pub done: bool,
+    /// Named without a separator (`M3 remaining work`, not `M3: Web UI`).
+    pub bare: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -290,6 +292,7 @@ pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
         id,
         name: String::new(),
         done,
+        bare: !separated && !name.is_empty(),
     };
     // `Phase 1: Name (Sprint 1)`: the sprint is named in parentheses.
     if word != Word::Sprint {
@@ -304,8 +307,53 @@ pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
             }
         }
     }
-    heading.name = name;
+    heading.name = tidy_name(&name);
     Some(Heading::Sprint(heading))
+}
+
+/// Asides around a sprint's name are not its name: `(Week 1): Core DX` is
+/// "Core DX", `(Planning)` is "Planning", and a trailing `[checkpoint:
+/// f33]` or an aside set off by spaces (`Foundation   *~half a day*`) is
+/// dropped.
+fn tidy_name(name: &str) -> String {
+    let mut t = name.trim();
+    if let Some(inner) = t.strip_prefix('(') {
+        if let Some(close) = inner.find(')') {
+            let rest = inner[close + 1..].trim_start();
+            if rest.is_empty() {
+                t = inner[..close].trim();
+            } else if let Some(r) = rest.strip_prefix([':', '—', '–', '-']) {
+                if !r.trim().is_empty() {
+                    t = r.trim();
+                }
+            }
+        }
+    }
+    // A status that is not done (`⏳ IN PROGRESS`, `🔄 进行中`) ends the name.
+    if let Some(k) = t.find(['⏳', '🔄', '🚧', '🟡', '⬜', '❌', '🔲']) {
+        if !t[..k].trim().is_empty() {
+            t = t[..k].trim_end();
+        }
+    }
+    loop {
+        let before = t;
+        if t.ends_with(']') && !t.starts_with('[') {
+            if let Some(open) = t.rfind('[') {
+                t = t[..open].trim_end();
+            }
+        }
+        // An aside set off by a run of spaces (`Foundation   *~half a
+        // day*`, emphasis already gone): an estimate or a gate.
+        if let Some(k) = t.find("  ") {
+            if !t[..k].trim().is_empty() {
+                t = t[..k].trim_end();
+            }
+        }
+        if t == before {
+            break;
+        }
+    }
+    t.to_string()
 }
 
 /// `## Milestones`, `## 4. Phases — recut`, `## Sprints`: a heading that
@@ -392,6 +440,26 @@ mod tests {
         assert_eq!(
             sprint("✅ **PHASE 0: Name** (COMPLETE)"),
             Some((Word::Phase, "0".into(), "Name".into(), true))
+        );
+        assert_eq!(
+            sprint("Sprint 1 (Week 1): Core DX"),
+            s(Word::Sprint, "1", "Core DX")
+        );
+        assert_eq!(
+            sprint("Sprint 0 (Planning)"),
+            s(Word::Sprint, "0", "Planning")
+        );
+        assert_eq!(
+            sprint("Phase 1: Sprint API [checkpoint: f332976]"),
+            s(Word::Phase, "1", "Sprint API")
+        );
+        assert_eq!(
+            sprint("Phase 0 — Foundation (git)   ~half a day"),
+            s(Word::Phase, "0", "Foundation (git)")
+        );
+        assert_eq!(
+            sprint("Sprint 9 — Tutorial Writer ⏳ IN PROGRESS"),
+            s(Word::Sprint, "9", "Tutorial Writer")
         );
         assert_eq!(sprint("Sprints overview"), None);
         assert_eq!(sprint("Sprint planning"), None);

@@ -280,6 +280,7 @@ impl<'a> Doc<'a> {
                 _ => {}
             }
         }
+        demote_restated(&blocks, &parent, &mut sprint_at, &mut about_at);
         // No numbered sprint headings: the subsections of a `## Milestones`
         // heading are the sprints, numbered in order.
         let mut word = word;
@@ -303,6 +304,7 @@ impl<'a> Doc<'a> {
                             id: (k + 1).to_string(),
                             name: clean_name(&name.replace('`', "")),
                             done,
+                            bare: false,
                         });
                     }
                 }
@@ -420,6 +422,78 @@ impl RawUnit {
             sequential: false,
             sprints: Vec::new(),
         }
+    }
+}
+
+/// Sprint headings that restate or subdivide a sprint written at another
+/// heading level are about that sprint, not new sprints: `### Phase 1
+/// (Foundation)` under `## Success Criteria` when `## Phase 1: Foundation`
+/// exists (the shallower heading is the sprint), `#### M2.7 Checks` inside
+/// `## M2: Server`, an appendix `# Milestone 5.1 — alternative` to `##
+/// Milestone 5`. Under a success/exit heading they are the sprint's exit
+/// criteria, elsewhere notes. Ids at the same level (`## M2`, `## M2.5`)
+/// stay sprints. A repeat at the same level named without a separator
+/// (`## M3 remaining priorities` after `## M3: Web UI`) is about the sprint;
+/// two named repeats stay "defined twice".
+fn demote_restated(
+    blocks: &[Block],
+    parent: &[Option<usize>],
+    sprint_at: &mut [Option<SprintHeading>],
+    about_at: &mut [Option<(String, About)>],
+) {
+    let level = |i: usize| match &blocks[i] {
+        Block::Heading { level, .. } => *level,
+        _ => 0,
+    };
+    // Per id as written: the heading levels it is written at (bit per level).
+    let mut levels: HashMap<String, u8> = HashMap::new();
+    // Ids written with a name after a separator (`M3: Web UI`).
+    let mut named: BTreeSet<String> = BTreeSet::new();
+    for (i, h) in sprint_at.iter().enumerate() {
+        if let Some(h) = h {
+            *levels.entry(h.id.to_ascii_lowercase()).or_default() |= 1 << level(i).min(7);
+            if !h.bare {
+                named.insert(h.id.to_ascii_lowercase());
+            }
+        }
+    }
+    for i in 0..sprint_at.len() {
+        let Some(h) = &sprint_at[i] else { continue };
+        let id = h.id.to_ascii_lowercase();
+        let l = level(i).min(7);
+        let shallower = (1u8 << l) - 1;
+        // The same id at a shallower level, or a dotted prefix (`5` of
+        // `5.1`) at any other level.
+        // (ASCII lower-casing keeps byte offsets, so prefixes of `id` are
+        // prefixes of the id as written.)
+        let about = if levels.get(&id).is_some_and(|m| m & shallower != 0) {
+            Some(h.id.clone())
+        } else {
+            id.match_indices('.')
+                .map(|(k, _)| k)
+                .find(|&k| levels.get(&id[..k]).is_some_and(|m| m & !(1 << l) != 0))
+                .map(|k| h.id[..k].to_string())
+        };
+        // A bare repeat of a named sprint's id.
+        let about = about.or_else(|| (h.bare && named.contains(&id)).then(|| h.id.clone()));
+        let Some(about) = about else { continue };
+        let mut up = parent[i];
+        let mut criteria = false;
+        while let Some(p) = up {
+            if let Block::Heading { text, .. } = &blocks[p] {
+                criteria |= criteria_label(text) == Some(Label::Exit);
+            }
+            up = parent[p];
+        }
+        sprint_at[i] = None;
+        about_at[i] = Some((
+            about,
+            if criteria {
+                About::Criteria
+            } else {
+                About::Notes
+            },
+        ));
     }
 }
 

@@ -135,7 +135,8 @@ pub(super) fn validate(doc: &Doc, units: &[RawUnit], problems: &mut Vec<Problem>
             }
         }
         let mut ids: HashMap<&SprintId, &RawSprint> = HashMap::new();
-        let mut previous: Option<&RawSprint> = None;
+        // Sprints run in the order they are written (`Sprint 9` before
+        // `Sprint 1` is a plan's own order, not a mistake).
         for s in &unit.sprints {
             if let Some(first) = ids.get(&s.id) {
                 problems.push(
@@ -148,21 +149,7 @@ pub(super) fn validate(doc: &Doc, units: &[RawUnit], problems: &mut Vec<Problem>
                     .help("sprint ids must be unique within a work unit"),
                 );
             } else {
-                if let Some(p) = previous {
-                    if s.id < p.id {
-                        problems.push(
-                            Problem::new(
-                                ProblemCode::SprintOrder,
-                                format!("sprint {} of `{}` comes after sprint {}", s.id, unit.name, p.id),
-                            )
-                            .label(p.span.clone(), format!("sprint {} is here", p.id))
-                            .label(s.span.clone(), "out of order")
-                            .help("write sprints in order (1 < 2a < 2b < 3); they run in the order of their ids"),
-                        );
-                    }
-                }
                 ids.insert(&s.id, s);
-                previous = Some(s);
             }
         }
         for (dep, span) in &unit.deps {
