@@ -106,6 +106,7 @@ json_snapshots! {
     restated_subids => "restated-subids",
     restated_levels => "restated-levels",
     names_asides => "names-asides",
+    done_subsections => "done-subsections",
     rejected_taken_table => "bad-taken-table",
     rejected_unreadable => "bad-unreadable",
 }
@@ -260,6 +261,19 @@ fn restated_and_subdivided_sprints_are_not_new_sprints() {
     assert!(exit_texts(sprint(&v, 0, 1))
         .iter()
         .any(|(_, t)| t.contains("within 5 seconds")));
+}
+
+#[test]
+fn sprints_whose_subsections_are_all_done_are_done() {
+    let (status, v, _) = json("done-subsections");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    assert!(sprint(&v, 0, 0)["done"].is_string());
+    // Every subsection says so, whatever one stray box says.
+    assert!(sprint(&v, 0, 1)["done"]
+        .as_str()
+        .is_some_and(|d| d.contains("subsections")));
+    assert!(sprint(&v, 0, 2)["done"].is_null());
 }
 
 #[test]

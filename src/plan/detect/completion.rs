@@ -4,8 +4,10 @@
 //! `(COMPLETE)`, `(Completed)`, `[DONE]`, a trailing `— COMPLETE` or an
 //! upper-case `DONE` / `COMPLETE` word; in the sprint's own text a status
 //! line (`Status: ✅ Complete`, `**Status**: DONE`); a status table whose
-//! every row is done (`| Item | Status |` rows all `✅`); and a sprint whose
-//! task-list items are all ticked (`- [x]`, at least one).
+//! every row is done (`| Item | Status |` rows all `✅`); a sprint whose
+//! innermost subsections are all marked done (`#### 1.1 Models ✅
+//! Completed`, at least two); and a sprint whose task-list items are all
+//! ticked (`- [x]`, at least one).
 
 use super::*;
 
@@ -121,6 +123,28 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
                 rows.len()
             ));
         }
+    }
+    // Every innermost subsection marked done (`#### 1.1 Models ✅
+    // Completed`, …): the sprint is done, whatever a stray box says.
+    let mut leaves = 0;
+    let mut all_marked = true;
+    for j in doc.section(i) {
+        let Some((_, text, _)) = doc.heading(j) else {
+            continue;
+        };
+        if doc.own_blocks(j).end < doc.section_end[j] {
+            continue; // holds subsections: not a leaf
+        }
+        leaves += 1;
+        all_marked &= strip_done_marks(text).1;
+        if !all_marked {
+            break;
+        }
+    }
+    if all_marked && leaves >= 2 {
+        return Some(format!(
+            "marked complete in the plan (all {leaves} subsections marked done)"
+        ));
     }
     let mut boxes = 0;
     for j in doc.section(i) {
