@@ -2,7 +2,9 @@
 
 mod common;
 mod test_control;
+mod test_evidence;
 mod test_fake_agent;
+mod test_gating;
 mod test_hooks;
 mod test_init;
 mod test_machine;

@@ -372,8 +372,8 @@ impl Engine {
                 }
                 continue;
             }
-            if let Some(phase) = tip.state.gate_due() {
-                if self.run_gate(&tip, phase)? {
+            if let Some(units) = self.build_to_run(&tip.state) {
+                if self.run_gate(&tip, &units)? {
                     continue;
                 }
             }

@@ -77,7 +77,9 @@ pub fn commits_in_scope(
     dir: &str,
     unit: &str,
     sprint: &str,
+    files: &[String],
 ) -> Vec<String> {
+    let _ = files;
     let range = format!("{base}..HEAD");
     let Some(out) = git(
         root,
@@ -377,7 +379,14 @@ pub fn verify(input: &VerifyInput) -> Verdict {
     // 2. Commits in scope since the dispatch commit.
     let id = sprint.id.to_string();
     let commits = match input.base_commit {
-        Some(base) => commits_in_scope(input.root, base, input.unit_dir, input.unit, &id),
+        Some(base) => commits_in_scope(
+            input.root,
+            base,
+            input.unit_dir,
+            input.unit,
+            &id,
+            &sprint.files,
+        ),
         None => Vec::new(),
     };
     evidence.push(format!(

@@ -469,6 +469,13 @@ fn units_from_table(
                     .map(|d| (d, cell.span.clone()))
                     .collect();
             }
+            if unit.deps.is_empty() && unit.scope.start > 0 {
+                // A `Dependencies:` line in the unit's own section is explicit
+                // too, and wins over the layers (issue 15).
+                let mut section = RawUnit::new(String::new(), unit.name_span.clone(), 0..0);
+                read_unit_fields(doc, unit.scope.start - 1, &mut section);
+                unit.deps = section.deps;
+            }
             if let Some(cell) = count_col.and_then(|c| row.cells.get(c)) {
                 if let Ok(n) = cell.text.trim().parse::<usize>() {
                     unit.declared_sprints = Some((n, cell.span.clone()));
@@ -1797,6 +1804,17 @@ mod tests {
             plan.unit("c").map(|u| u.deps.clone()),
             Some(vec!["b".into()])
         );
+    }
+
+    #[test]
+    fn a_dependencies_line_in_a_tables_unit_section_wins_over_layers() {
+        let src = "# P\n\n| Package | Layer |\n|---|---|\n| a | 0 |\n| b | 0 |\n| c | 1 |\n\n## a\n### Sprint 1: x\n## b\n### Sprint 1: x\n## c\n\nDependencies: b\n\n### Sprint 1: x\n";
+        let plan = parse(src, &ctx()).expect("valid plan");
+        assert_eq!(
+            plan.unit("c").map(|u| u.deps.clone()),
+            Some(vec!["b".into()])
+        );
+        assert!(plan.unit("a").is_some_and(|u| u.deps.is_empty()));
     }
 
     #[test]
