@@ -52,6 +52,8 @@ fn agent() -> Agent {
         log: "log".into(),
         dispatched_at: "2026-01-01T00:00:00Z".into(),
         base_commit: None,
+        dirty: vec![],
+        continuation: false,
     }
 }
 

@@ -45,6 +45,8 @@ fn a_due_phase_gate_keeps_the_run_running() {
                 log: "l".into(),
                 dispatched_at: "t".into(),
                 base_commit: None,
+                dirty: vec![],
+                continuation: false,
             },
         }),
         ev(EventKind::Verdict {

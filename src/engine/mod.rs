@@ -508,7 +508,7 @@ impl Engine {
                     killed: None,
                     result_file: None,
                     log_file: None,
-                    continuation: false,
+                    agent: None,
                 });
                 let runnable = sprint.exit.iter().any(|c| c.command.is_some());
                 let source = if marked[0].ends_with("(progress file)") {
@@ -593,7 +593,7 @@ impl Engine {
                                     killed: None,
                                     result_file: None,
                                     log_file: None,
-                                    continuation: false,
+                                    agent: sp.agent.as_ref(),
                                 });
                                 if verdict.outcome == machine::Outcome::Completed {
                                     return Ok(Some(EventKind::Verdict {
@@ -637,14 +637,25 @@ impl Engine {
                     killed,
                     result_file: Some(paths.result.clone()),
                     log_file: Some(paths.log.clone()),
-                    continuation: sp.continuations > 0
-                        && sp.state != SprintStatus::Dispatched
-                        && sp.dispatches > sp.total_attempts,
+                    agent: sp.agent.as_ref(),
                 });
+                // The watchdog killed an agent that stopped producing
+                // output: whatever it left, that attempt failed and counts.
+                let watchdog = !gone && report.killed.is_some();
+                let (outcome, evidence) = match verdict.outcome {
+                    machine::Outcome::Partial if watchdog => (
+                        machine::Outcome::Failure,
+                        format!(
+                            "{} The watchdog killed the agent, so the attempt counts as failed.",
+                            verdict.evidence
+                        ),
+                    ),
+                    other => (other, verdict.evidence),
+                };
                 return Ok(Some(EventKind::Verdict {
                     unit: u.name.clone(),
-                    outcome: verdict.outcome,
-                    evidence: verdict.evidence,
+                    outcome,
+                    evidence,
                     remaining: verdict.remaining,
                     commits: verdict.commits,
                     turns: verdict.turns,
@@ -809,6 +820,8 @@ impl Engine {
                 log: log_rel,
                 dispatched_at: clock.iso_at_seq(state.seq + 1),
                 base_commit,
+                dirty: verify::dirty_files(&root, &us.dir),
+                continuation: sp.state == SprintStatus::Partial,
             },
         })?;
         // The DISPATCHED commit has landed: now the process may start.

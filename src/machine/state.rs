@@ -158,6 +158,23 @@ pub struct Agent {
     /// those after it.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub base_commit: Option<String>,
+    /// The unit's uncommitted files when the agent was dispatched, with their
+    /// content: they are not the agent's work.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub dirty: Vec<DirtyFile>,
+    /// The dispatch continues a PARTIAL sprint (decided at dispatch, never
+    /// from timing).
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub continuation: bool,
+}
+
+/// An uncommitted path and the blob id of its content (empty when the file
+/// is deleted).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DirtyFile {
+    pub path: String,
+    #[serde(default)]
+    pub hash: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
