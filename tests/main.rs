@@ -16,6 +16,7 @@ mod test_rewrite;
 mod test_ritual;
 mod test_run;
 mod test_store;
+mod test_waits;
 
 /// A test file that is not listed above would silently never run.
 #[test]

@@ -839,18 +839,24 @@ impl Engine {
     }
 
     /// Block until every unit is terminal (or `timeout`), ticking each poll
-    /// interval so that crashed agents are noticed. `on_poll` sees the state.
+    /// interval so that crashed agents are noticed. `on_poll` sees the state
+    /// and the lines to print since the last poll: the phase-boundary lines
+    /// of the coordinated builds and the FATAL message of a unit that
+    /// blocked.
     pub fn wait(
         &self,
         timeout: Option<Duration>,
-        mut on_poll: impl FnMut(&State),
+        mut on_poll: impl FnMut(&State, &[String]),
     ) -> Result<State, EngineError> {
         let start = Instant::now();
+        let mut seen = self.store.tip()?.map(|t| t.state.seq).unwrap_or(0);
         loop {
             dispatch::reap();
             self.tick(LockMode::Wait(Duration::from_millis(200)))?;
             let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
-            on_poll(&tip.state);
+            let lines = self.announcements(seen, &tip.state)?;
+            seen = tip.state.seq;
+            on_poll(&tip.state, &lines);
             if tip.state.is_finished() || timeout.is_some_and(|t| start.elapsed() >= t) {
                 return Ok(tip.state);
             }
@@ -860,6 +866,44 @@ impl Engine {
                 .unwrap_or(Duration::from_secs(5));
             std::thread::sleep(poll.min(Duration::from_millis(500)));
         }
+    }
+
+    /// What a waiting command prints about the transitions after `since`
+    /// (oldest first): the spec's phase-boundary lines and the four-line
+    /// FATAL message of each unit that blocked.
+    pub fn announcements(&self, since: u64, state: &State) -> Result<Vec<String>, EngineError> {
+        if state.seq <= since {
+            return Ok(Vec::new());
+        }
+        let limit = usize::try_from(state.seq - since).unwrap_or(usize::MAX);
+        let mut records = self.store.history(Some(limit))?;
+        records.reverse();
+        let mut lines = Vec::new();
+        for r in records {
+            match r.event.as_deref() {
+                Some("build-started" | "build-failed")
+                    if r.unit.is_none() && (r.why.starts_with('🏗') || r.why.starts_with('❌')) =>
+                {
+                    lines.push(r.why.lines().next().unwrap_or_default().to_string());
+                }
+                Some("gate-passed") => {
+                    if let Some(i) = r.why.find('✅').or_else(|| r.why.find('⚠')) {
+                        lines.push(r.why[i..].lines().next().unwrap_or_default().to_string());
+                    }
+                }
+                _ => {}
+            }
+            if r.to.as_deref() == Some("BLOCKED") && r.sprint.is_none() {
+                if let Some(m) = r
+                    .unit
+                    .as_deref()
+                    .and_then(|u| crate::report::status::fatal_message(state, u))
+                {
+                    lines.push(m);
+                }
+            }
+        }
+        Ok(lines)
     }
 }
 
