@@ -2,6 +2,7 @@
 
 mod common;
 mod test_control;
+mod test_deferred;
 mod test_evidence;
 mod test_fake_agent;
 mod test_gating;

@@ -53,6 +53,7 @@ fn agent() -> Agent {
         dispatched_at: "2026-01-01T00:00:00Z".into(),
         base_commit: None,
         dirty: vec![],
+        files: vec![],
         continuation: false,
     }
 }
@@ -535,6 +536,41 @@ fn a_warning_build_keeps_dependents_not_started() {
     assert_eq!(s.build_due(), Some(vec!["b".to_string()]));
     let (s, _) = run(&s, &[build_passed(&["b"], &[])]);
     assert_eq!(unit_of(&s, "c"), UnitStatus::Running);
+}
+
+/// Issue 15 item 11: a deferred sprint's "not met yet" is a wait, never a
+/// failure: no cap, no attempt, the 20th check asks the user.
+#[test]
+fn a_deferred_wait_never_escalates() {
+    let text = "# P\n\n## w\n\n### Sprint 1: Wait for the mirror\n\nType: deferred\n\n## x\n\n### Sprint 1: Create x\n";
+    let plan = parse(text, &ParseContext::default()).expect("valid plan");
+    let s = State::new(&plan, "run-1", "Operation Test", 3, 2);
+    let (mut s, _) = run(&s, &[ev(EventKind::Start)]);
+    let not_met = ev(EventKind::Verdict {
+        unit: "w".into(),
+        outcome: Outcome::Partial,
+        evidence: "not met".into(),
+        remaining: vec!["the mirror is live".into()],
+        commits: vec![],
+        turns: None,
+    });
+    let mut notices = 0;
+    for _ in 0..25 {
+        let (after, ts) = run(&s, &[dispatch("w"), not_met.clone()]);
+        notices += ts
+            .iter()
+            .filter(|t| t.why.contains("Still not met after 20 checks"))
+            .count();
+        s = after;
+    }
+    let w = s.unit("w").expect("w");
+    assert_eq!(w.state, UnitStatus::Running);
+    let sp = &w.sprints[0];
+    assert_eq!(
+        (sp.state, sp.attempt, sp.checks),
+        (SprintStatus::Partial, 1, 25)
+    );
+    assert_eq!(notices, 1);
 }
 
 // --- properties -----------------------------------------------------------

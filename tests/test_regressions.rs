@@ -46,6 +46,7 @@ fn a_due_phase_gate_keeps_the_run_running() {
                 dispatched_at: "t".into(),
                 base_commit: None,
                 dirty: vec![],
+                files: vec![],
                 continuation: false,
             },
         }),

@@ -669,10 +669,29 @@ impl Engine {
     /// DISPATCHED, then start the wrapper.
     fn dispatch_next(&self, tip: &Tip) -> Result<Option<(String, usize)>, EngineError> {
         let ready = machine::dispatchable(&tip.state);
-        let Some(unit_name) = ready.first() else {
+        if ready.is_empty() {
+            return Ok(None);
+        }
+        let (plan, config) = self.snapshot(tip)?;
+        // A deferred condition is checked again one poll interval after the
+        // last check ended, not at once (the next tick after that runs it).
+        let paced = |name: &String| {
+            let Some(sp) = tip.state.unit(name).and_then(|u| u.current()) else {
+                return false;
+            };
+            if sp.task_type != TaskType::Deferred || sp.state != SprintStatus::Partial {
+                return false;
+            }
+            let last = self.agent_paths(name, &sp.id, sp.dispatches).report;
+            std::fs::metadata(last)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age < config.run.poll_interval)
+        };
+        let Some(unit_name) = ready.iter().find(|u| !paced(u)) else {
             return Ok(None);
         };
-        let (plan, config) = self.snapshot(tip)?;
         let template = config
             .agent_command()
             .ok_or(EngineError::NoAgentCommand)?
@@ -821,6 +840,7 @@ impl Engine {
                 dispatched_at: clock.iso_at_seq(state.seq + 1),
                 base_commit,
                 dirty: verify::dirty_files(&root, &us.dir),
+                files: sprint.files.clone(),
                 continuation: sp.state == SprintStatus::Partial,
             },
         })?;

@@ -351,14 +351,17 @@ pub fn left_since(root: &Path, dir: &str, baseline: &[DirtyFile]) -> Vec<String>
 
 /// The unit's uncommitted paths its agent left: those that were not dirty,
 /// with the same content, when the agent was dispatched.
+/// At the project root, where other units' agents work too, only files
+/// the sprint names (and the progress file) are the agent's.
 pub fn uncommitted(root: &Path, unit: &UnitState) -> Vec<String> {
-    let baseline = unit
-        .sprints
-        .iter()
-        .find_map(|s| s.agent.as_ref())
-        .map(|a| a.dirty.as_slice())
-        .unwrap_or_default();
-    left_since(root, &unit.dir, baseline)
+    let agent = unit.sprints.iter().find_map(|s| s.agent.as_ref());
+    let baseline = agent.map(|a| a.dirty.as_slice()).unwrap_or_default();
+    let mut left = left_since(root, &unit.dir, baseline);
+    if unit.dir == "." {
+        let files = agent.map(|a| a.files.as_slice()).unwrap_or_default();
+        left.retain(|p| names_path(files, p) || *p == progress_file("."));
+    }
+    left
 }
 
 /// Markers in lines added to the unit's progress file since `base`
@@ -545,6 +548,8 @@ pub fn verify(input: &VerifyInput) -> Verdict {
     let (log_tail, reported) = agent_report(input);
     let turns = reported.as_ref().and_then(|r| r.turns);
     let mut claim = reported.as_ref().and_then(|r| r.claim);
+    // What the agent (or its progress file) said in so many words.
+    let explicit = claim.or(progress);
     if let (Some(r), Some(c)) = (&reported, claim) {
         evidence.push(format!("{} says {}", r.source, claim_word(c)));
     }
@@ -567,6 +572,39 @@ pub fn verify(input: &VerifyInput) -> Verdict {
         }
     }
 
+    // A deferred sprint no command can check waits on its agent's report:
+    // only an explicit "complete" ends it; anything else is waiting (not
+    // failure), unless the agent crashed or was killed.
+    let waits_on_agent = sprint.task_type == TaskType::Deferred && criteria_ok.is_none();
+    if waits_on_agent {
+        let done = explicit == Some(Claim::Complete) && input.killed.is_none();
+        let crashed = input.killed.is_some()
+            || (input.exit_code.is_some_and(|c| c != 0) && explicit.is_none());
+        if !done {
+            // The condition, for the wait's messages and the next check.
+            remaining = sprint.exit.iter().map(|c| c.text.clone()).collect();
+            if remaining.is_empty() {
+                remaining.push(sprint.name.clone());
+            }
+        }
+        let (outcome, decided_by) = if done {
+            (Outcome::Completed, "the agent reports the condition met")
+        } else if crashed {
+            (Outcome::Failure, "the check itself failed")
+        } else {
+            (
+                Outcome::Partial,
+                "the condition is not met yet; waiting is not failure",
+            )
+        };
+        return Verdict {
+            outcome,
+            evidence: format!("{}; {decided_by}.", evidence.join(", ")),
+            remaining,
+            commits,
+            turns,
+        };
+    }
     let done = match criteria_ok {
         Some(ok) => ok && (!needs_commit || has_commit),
         None => {

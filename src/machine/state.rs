@@ -162,6 +162,10 @@ pub struct Agent {
     /// content: they are not the agent's work.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub dirty: Vec<DirtyFile>,
+    /// The files the sprint names: for a unit at the project root, where
+    /// other units' agents work too, only these are its uncommitted work.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub files: Vec<String>,
     /// The dispatch continues a PARTIAL sprint (decided at dispatch, never
     /// from timing).
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
@@ -189,6 +193,10 @@ pub struct SprintState {
     pub total_attempts: u32,
     /// Continuations dispatched from PARTIAL.
     pub continuations: u32,
+    /// Checks of a deferred sprint's condition that found it not met yet
+    /// (waiting is not failure: they never count attempts).
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub checks: u32,
     /// Failures in the current round (drives the "second failure ⇒ opus" rule).
     pub failures: u32,
     /// Commits verification counted for the sprint (for attributing a failed
@@ -275,6 +283,14 @@ impl UnitState {
         self.sprints.iter().find(|s| s.state.is_active())
     }
 }
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// Checks of a deferred condition after which the user is asked whether to
+/// keep waiting (spec §O-83).
+pub const DEFERRED_NOTICE_CHECKS: u32 = 20;
 
 fn dot() -> String {
     ".".to_string()
@@ -442,6 +458,7 @@ impl State {
                             attempt: 0,
                             total_attempts: 0,
                             continuations: 0,
+                            checks: 0,
                             failures: 0,
                             dispatches: 0,
                             commits: Vec::new(),

@@ -110,6 +110,23 @@ pub fn waits(s: &State) -> Vec<String> {
         match u.state {
             UnitStatus::Running | UnitStatus::Stopping => {
                 let Some(sp) = u.current() else { continue };
+                if sp.task_type == crate::plan::TaskType::Deferred && sp.checks > 0 {
+                    let notice = crate::machine::DEFERRED_NOTICE_CHECKS;
+                    let count = if sp.checks <= notice {
+                        format!("check {} of {notice}", sp.checks)
+                    } else {
+                        format!(
+                            "check {}; still not met after {notice} checks: keep waiting or intervene",
+                            sp.checks
+                        )
+                    };
+                    out.push(format!(
+                        "{}: waiting on {} ({count}).",
+                        u.name,
+                        sp.remaining.join("; ")
+                    ));
+                    continue;
+                }
                 match sp.state {
                     SprintStatus::Partial if sp.task_type == crate::plan::TaskType::Manual => out
                         .push(format!(

@@ -290,6 +290,7 @@ pub mod seed {
                     dispatched_at: "2026-01-01T00:00:02Z".into(),
                     base_commit: None,
                     dirty: vec![],
+                    files: vec![],
                     continuation: false,
                 },
             },
