@@ -85,3 +85,28 @@ fn not_met_yet_never_completes_a_deferred_sprint() {
     assert_ne!(mirror["current"]["state"], "COMPLETED", "{json}");
     assert_ne!(mirror["current"]["state"], "FATAL", "{json}");
 }
+
+/// A deferred condition its wrapper polls with the plan's own check: status
+/// counts the checks too.
+#[test]
+fn status_counts_the_checks_a_wrapper_polls() {
+    let repo = fixture_repo("kinds");
+    let dir = repo.path();
+    let s = scripts(&[("default.txt", "hang\n")]);
+    assert_eq!(sv(dir, s.path(), &["start"]).status, 0);
+    let start = Instant::now();
+    loop {
+        let status = run(dir, &["status"]).stdout;
+        if status.contains("deferred: waiting on `test -f mirror-ready` (check ")
+            && status.contains(" of 20).")
+        {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "no count: {status}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(sv(dir, s.path(), &["killall"]).status, 0);
+}

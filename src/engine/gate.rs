@@ -186,25 +186,27 @@ impl Engine {
             .open(self.runtime("gates.log"))
             .map_err(super::io("cannot write the gate log"))?;
         let head = self.store.head_id().unwrap_or_default();
-        // The phase-boundary line goes into the history (and so `log` and
-        // the waiting commands), with the time `status` shows.
-        let started = self.publish(EventKind::BuildStarted {
-            phase,
-            units: units.to_vec(),
-        })?;
-        if let Some(step) = started.last() {
-            let _ = writeln!(log, "{}", step.transition.why);
-        }
-        crate::store::fault::boundary("phase build about to run");
         // Exactly one build at a time, whatever else is running.
         let build =
             crate::gate::lock::with_lock(&self.runtime("build.lock"), config.build.timeout, || {
-                run_build(&root, &command, config.build.timeout)
+                // The phase-boundary line goes into the history (and so
+                // `log` and the waiting commands), with the time `status`
+                // shows: only once the build really starts.
+                let started = self.publish(EventKind::BuildStarted {
+                    phase,
+                    units: units.to_vec(),
+                })?;
+                if let Some(step) = started.last() {
+                    let _ = writeln!(log, "{}", step.transition.why);
+                }
+                crate::store::fault::boundary("phase build about to run");
+                Ok::<_, EngineError>(run_build(&root, &command, config.build.timeout))
             })
             .map_err(super::io("cannot take the build lock"))?;
         let Some(build) = build else {
             return Ok(false);
         };
+        let build = build?;
         // Checks: the build, then the covered units' runnable exit criteria
         // again (a unit whose criteria now fail is `warned`).
         let mut checks: Vec<(String, bool)> = vec![(format!("build: `{command}`"), build.passed)];

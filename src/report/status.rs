@@ -111,20 +111,7 @@ pub fn waits(s: &State) -> Vec<String> {
             UnitStatus::Running | UnitStatus::Stopping => {
                 let Some(sp) = u.current() else { continue };
                 if sp.task_type == crate::plan::TaskType::Deferred && sp.checks > 0 {
-                    let notice = crate::machine::DEFERRED_NOTICE_CHECKS;
-                    let count = if sp.checks <= notice {
-                        format!("check {} of {notice}", sp.checks)
-                    } else {
-                        format!(
-                            "check {}; still not met after {notice} checks: keep waiting or intervene",
-                            sp.checks
-                        )
-                    };
-                    out.push(format!(
-                        "{}: waiting on {} ({count}).",
-                        u.name,
-                        sp.remaining.join("; ")
-                    ));
+                    out.push(deferred_wait(&u.name, &sp.remaining.join("; "), sp.checks));
                     continue;
                 }
                 match sp.state {
@@ -173,6 +160,17 @@ pub fn waits(s: &State) -> Vec<String> {
         }
     }
     out
+}
+
+/// A deferred sprint's wait: "waiting on <condition> (check N of 20)".
+pub fn deferred_wait(unit: &str, condition: &str, checks: u32) -> String {
+    let notice = crate::machine::DEFERRED_NOTICE_CHECKS;
+    let count = if checks <= notice {
+        format!("check {checks} of {notice}")
+    } else {
+        format!("check {checks}; still not met after {notice} checks: keep waiting or intervene")
+    };
+    format!("{unit}: waiting on {condition} ({count}).")
 }
 
 /// What happens next, in words.
