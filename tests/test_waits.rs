@@ -136,21 +136,27 @@ fn status_names_the_confirmation_and_the_running_build() {
 
     let repo = fixture_repo("gated");
     let dir = repo.path();
+    // The build runs until the test releases it.
+    std::fs::write(
+        dir.join("build.sh"),
+        "#!/bin/sh\necho build >> build.log\nwhile [ ! -e release ]; do sleep 0.05; done\necho ok\n",
+    )
+    .expect("build.sh");
+    std::fs::write(dir.join(".gitignore"), "build.log\nrelease\n").expect("ignore");
+    crate::common::git(dir, &["commit", "-qam", "A build that waits"]);
     let s = scripts(&[(
         "lib.txt",
         "write lib/lib.txt ok\ncommit lib\nresult complete\n",
     )]);
-    let out = run_env(
-        dir,
-        &["start"],
-        &[
-            ("FAKE_AGENT_SCRIPT", s.path()),
-            ("BUILD_SLOW", Path::new("1")),
-        ],
-    );
-    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(sv(dir, s.path(), &["start"]).status, 0);
     wait_until("status shows the running build", || {
         run(dir, &["status"])
+            .stdout
+            .contains("A coordinated build is running since ")
+    });
+    std::fs::write(dir.join("release"), "").expect("release");
+    wait_until("the build ends", || {
+        !run(dir, &["status"])
             .stdout
             .contains("A coordinated build is running since ")
     });

@@ -103,6 +103,9 @@ pub struct Engine {
     pub store: Store,
     /// The last parsed snapshot, by its text: every tick step needs it.
     parsed: std::cell::RefCell<Option<(Snapshot, Plan, Config)>>,
+    /// The transition `announcements` last reported up to, so a command that
+    /// ticks and then waits prints every line once and misses none.
+    announced: std::cell::Cell<Option<u64>>,
     /// The repository's working tree.
     workdir: PathBuf,
     exe: PathBuf,
@@ -127,6 +130,7 @@ impl Engine {
         Ok(Engine {
             store,
             parsed: std::cell::RefCell::new(None),
+            announced: std::cell::Cell::new(None),
             workdir,
             exe,
         })
@@ -349,12 +353,18 @@ impl Engine {
             };
             // One event at a time, in a fixed order: the needs registry,
             // history observed since the last reconciliation, agent reports.
-            let next = match self.needs_changed(&tip) {
-                Some(kind) => Some(kind),
-                None => match self.next_observation(&tip)? {
+            // After repeated refusals the events wait for the next tick, but
+            // builds and dispatches still go on.
+            let next = if refused > 3 {
+                None
+            } else {
+                match self.needs_changed(&tip) {
                     Some(kind) => Some(kind),
-                    None => self.next_agent_event(&tip)?,
-                },
+                    None => match self.next_observation(&tip)? {
+                        Some(kind) => Some(kind),
+                        None => self.next_agent_event(&tip)?,
+                    },
+                }
             };
             if let Some(kind) = next {
                 match self.publish(kind) {
@@ -362,12 +372,7 @@ impl Engine {
                     // The state moved under us (another writer already
                     // recorded it): look again — but never loop on an event
                     // the machine keeps refusing.
-                    Err(EngineError::Refused(_)) => {
-                        refused += 1;
-                        if refused > 3 {
-                            return Ok(report);
-                        }
-                    }
+                    Err(EngineError::Refused(_)) => refused += 1,
                     Err(e) => return Err(e),
                 }
                 continue;
@@ -869,7 +874,10 @@ impl Engine {
         mut on_poll: impl FnMut(&State, &[String]),
     ) -> Result<State, EngineError> {
         let start = Instant::now();
-        let mut seen = self.store.tip()?.map(|t| t.state.seq).unwrap_or(0);
+        let mut seen = match self.announced.get() {
+            Some(seq) => seq,
+            None => self.store.tip()?.map(|t| t.state.seq).unwrap_or(0),
+        };
         loop {
             dispatch::reap();
             self.tick(LockMode::Wait(Duration::from_millis(200)))?;
@@ -892,6 +900,7 @@ impl Engine {
     /// (oldest first): the spec's phase-boundary lines and the four-line
     /// FATAL message of each unit that blocked.
     pub fn announcements(&self, since: u64, state: &State) -> Result<Vec<String>, EngineError> {
+        self.announced.set(Some(state.seq.max(since)));
         if state.seq <= since {
             return Ok(Vec::new());
         }
