@@ -513,6 +513,66 @@ fn a_failed_build_is_not_due_again_for_the_same_work() {
     assert_eq!(s.build_due(), Some(vec!["b".to_string()]));
 }
 
+/// Issue 15 item 2: new work on a unit a failed build blamed is built
+/// again, and a run whose build is running is not over.
+#[test]
+fn a_redone_unit_is_built_again_and_a_running_build_keeps_the_run_running() {
+    let s = gated(OWN_DEPS);
+    let (s, _) = run(
+        &s,
+        &[
+            dispatch("b"),
+            verdict("b", Outcome::Completed),
+            ev(EventKind::BuildFailed {
+                phase: 0,
+                summary: "CHECKPOINT-001.md: block.".into(),
+                head: "h1".into(),
+                units: vec!["b".into()],
+                blamed: "b Sprint 1".into(),
+            }),
+            ev(EventKind::GateFailed {
+                unit: "b".into(),
+                sprint: "1".parse().expect("id"),
+                detail: "build broke".into(),
+            }),
+            dispatch("b"),
+            verdict("b", Outcome::Completed),
+        ],
+    );
+    assert_eq!(s.build_due(), Some(vec!["b".to_string()]), "new work");
+    // The same work's build failed (its blame could not land) and the
+    // engine runs it again for new commits: while it runs, the run is not
+    // over even though the state alone would call it stuck.
+    let fail = [dispatch("a"), verdict("a", Outcome::Failure)];
+    let (s, _) = run(
+        &s,
+        &[
+            fail.to_vec(),
+            fail.to_vec(),
+            fail.to_vec(),
+            vec![ev(EventKind::BuildFailed {
+                phase: 0,
+                summary: "CHECKPOINT-002.md: block.".into(),
+                head: "h2".into(),
+                units: vec!["b".into()],
+                blamed: "b Sprint 1".into(),
+            })],
+        ]
+        .concat(),
+    );
+    assert_eq!(unit_of(&s, "a"), UnitStatus::Blocked);
+    assert_eq!(s.build_due(), None);
+    assert_eq!(s.overall(), Overall::Blocked);
+    let (s, _) = run(
+        &s,
+        &[ev(EventKind::BuildStarted {
+            phase: 0,
+            units: vec!["b".into()],
+        })],
+    );
+    assert_eq!(s.overall(), Overall::Running, "the build is still running");
+}
+
 /// Issue 15 item 3: a build that passed while a dependency's exit criterion
 /// now fails (`warn`) keeps the dependents NOT_STARTED until resolved.
 #[test]

@@ -576,8 +576,12 @@ impl State {
         } else if any(UnitStatus::Running)
             || any(UnitStatus::Stopping)
             || self.build_due().is_some()
+            || self
+                .build
+                .as_ref()
+                .is_some_and(|b| b.running_since.is_some())
         {
-            // A due phase build is work in progress too.
+            // A due or running build is work in progress too.
             Overall::Running
         } else if any(UnitStatus::Blocked) {
             Overall::Blocked

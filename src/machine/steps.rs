@@ -82,8 +82,15 @@ impl<'a> Steps<'a> {
         debug_assert!(legal_unit(from, to), "illegal unit edge {from} -> {to}");
         self.state.units[unit].state = to;
         if to == UnitStatus::Completed {
-            // New work: no build has covered it yet.
+            // New work: no build has covered it yet, and a build that failed
+            // or warned on this unit's earlier work no longer stands for it.
             self.state.units[unit].built = false;
+            let name = &self.state.units[unit].name;
+            if let Some(b) = self.state.build.as_mut() {
+                if b.unpassed.as_ref().is_some_and(|m| m.units.contains(name)) {
+                    b.unpassed = None;
+                }
+            }
         }
         let t = Transition {
             event: self.event,
