@@ -12,6 +12,7 @@
 pub mod control;
 mod gate;
 pub mod naming;
+mod plan_done;
 pub mod verify;
 
 use std::path::Path;
@@ -351,8 +352,9 @@ impl Engine {
             let Some(tip) = self.store.tip()? else {
                 return Ok(report);
             };
-            // One event at a time, in a fixed order: the needs registry,
-            // history observed since the last reconciliation, agent reports.
+            // One event at a time, in a fixed order: the needs registry, work
+            // the plan marks done, history observed since the last
+            // reconciliation, agent reports.
             // After repeated refusals the events wait for the next tick, but
             // builds and dispatches still go on.
             let next = if refused > 3 {
@@ -360,9 +362,12 @@ impl Engine {
             } else {
                 match self.needs_changed(&tip) {
                     Some(kind) => Some(kind),
-                    None => match self.next_observation(&tip)? {
+                    None => match self.next_plan_done(&tip)? {
                         Some(kind) => Some(kind),
-                        None => self.next_agent_event(&tip)?,
+                        None => match self.next_observation(&tip)? {
+                            Some(kind) => Some(kind),
+                            None => self.next_agent_event(&tip)?,
+                        },
                     },
                 }
             };
