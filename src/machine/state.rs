@@ -576,12 +576,15 @@ impl State {
         } else if any(UnitStatus::Running)
             || any(UnitStatus::Stopping)
             || self.build_due().is_some()
-            || self
-                .build
-                .as_ref()
-                .is_some_and(|b| b.running_since.is_some())
+            || (self.build_wanted().is_some()
+                && self
+                    .build
+                    .as_ref()
+                    .is_some_and(|b| b.running_since.is_some()))
         {
-            // A due or running build is work in progress too.
+            // A due or running build is work in progress too (the mark of a
+            // build that was killed counts only while a build is wanted,
+            // which the next tick runs again).
             Overall::Running
         } else if any(UnitStatus::Blocked) {
             Overall::Blocked
