@@ -442,58 +442,101 @@ fn demote_restated(
     about_at: &mut [Option<(String, About)>],
 ) {
     let level = |i: usize| match &blocks[i] {
-        Block::Heading { level, .. } => *level,
+        Block::Heading { level, .. } => (*level).min(7),
         _ => 0,
     };
-    // Per id as written: the heading levels it is written at (bit per level).
-    let mut levels: HashMap<String, u8> = HashMap::new();
-    // Ids written with a name after a separator (`M3: Web UI`).
-    let mut named: BTreeSet<String> = BTreeSet::new();
-    for (i, h) in sprint_at.iter().enumerate() {
-        if let Some(h) = h {
-            *levels.entry(h.id.to_ascii_lowercase()).or_default() |= 1 << level(i).min(7);
-            if !h.bare {
-                named.insert(h.id.to_ascii_lowercase());
-            }
+    // (ASCII lower-casing keeps byte offsets, so prefixes of an id are
+    // prefixes of the id as written.)
+    let ids: Vec<Option<String>> = sprint_at
+        .iter()
+        .map(|h| h.as_ref().map(|h| h.id.to_ascii_lowercase()))
+        .collect();
+    // Headings holding other sprint headings: containers or unit sections
+    // (`## Sprint 1: core` holding `### Sprint 1: x`), never restated.
+    let mut holds = vec![false; blocks.len()];
+    for i in (0..blocks.len()).filter(|&i| ids[i].is_some()) {
+        let mut up = parent[i];
+        while let Some(p) = up {
+            holds[p] = true;
+            up = parent[p];
         }
     }
-    for i in 0..sprint_at.len() {
-        let Some(h) = &sprint_at[i] else { continue };
-        let id = h.id.to_ascii_lowercase();
-        let l = level(i).min(7);
-        let shallower = (1u8 << l) - 1;
-        // The same id at a shallower level, or a dotted prefix (`5` of
-        // `5.1`) at any other level.
-        // (ASCII lower-casing keeps byte offsets, so prefixes of `id` are
-        // prefixes of the id as written.)
-        let about = if levels.get(&id).is_some_and(|m| m & shallower != 0) {
+    // Per id: the heading levels it is written at (a bit per level), all
+    // and those of headings holding no sprint heading; ids written with a
+    // name after a separator (`M3: Web UI`); ids of holding headings.
+    let mut levels: HashMap<&str, u8> = HashMap::new();
+    let mut leaf_levels: HashMap<&str, u8> = HashMap::new();
+    let mut named: BTreeSet<&str> = BTreeSet::new();
+    let mut holders: BTreeSet<&str> = BTreeSet::new();
+    for (i, id) in ids.iter().enumerate() {
+        let (Some(id), Some(h)) = (id, &sprint_at[i]) else {
+            continue;
+        };
+        *levels.entry(id).or_default() |= 1 << level(i);
+        if holds[i] {
+            holders.insert(id);
+        } else {
+            *leaf_levels.entry(id).or_default() |= 1 << level(i);
+        }
+        if !h.bare {
+            named.insert(id);
+        }
+    }
+    let mut demoted = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let (Some(id), Some(h)) = (id, &sprint_at[i]) else {
+            continue;
+        };
+        let l = level(i);
+        let mut ancestors = Vec::new();
+        let mut up = parent[i];
+        while let Some(p) = up {
+            if let Some(a) = &ids[p] {
+                ancestors.push(a.as_str());
+            }
+            up = parent[p];
+        }
+        let direct = parent[i].and_then(|p| ids[p].as_deref());
+        // The same id at a shallower level (a heading holding no sprints).
+        let about = if leaf_levels
+            .get(id.as_str())
+            .is_some_and(|m| m & ((1 << l) - 1) != 0)
+            && !ancestors.contains(&id.as_str())
+        {
             Some(h.id.clone())
         } else {
+            // A dotted prefix (`5` of `5.1`) at another level: an appendix
+            // to a plain sprint, or a subsection somewhere inside it.
             id.match_indices('.')
-                .map(|(k, _)| k)
-                .find(|&k| levels.get(&id[..k]).is_some_and(|m| m & !(1 << l) != 0))
-                .map(|k| h.id[..k].to_string())
-        };
+                .map(|(k, _)| &id[..k])
+                .find(|p| {
+                    levels.get(p).is_some_and(|m| m & !(1 << l) != 0)
+                        && direct != Some(*p)
+                        && (!holders.contains(p) || ancestors.contains(p))
+                })
+                .map(|p| h.id[..p.len()].to_string())
+        }
         // A bare repeat of a named sprint's id.
-        let about = about.or_else(|| (h.bare && named.contains(&id)).then(|| h.id.clone()));
+        .or_else(|| (h.bare && named.contains(id.as_str())).then(|| h.id.clone()));
         let Some(about) = about else { continue };
-        let mut up = parent[i];
         let mut criteria = false;
+        let mut up = parent[i];
         while let Some(p) = up {
             if let Block::Heading { text, .. } = &blocks[p] {
                 criteria |= criteria_label(text) == Some(Label::Exit);
             }
             up = parent[p];
         }
+        let kind = if criteria {
+            About::Criteria
+        } else {
+            About::Notes
+        };
+        demoted.push((i, about, kind));
+    }
+    for (i, about, kind) in demoted {
         sprint_at[i] = None;
-        about_at[i] = Some((
-            about,
-            if criteria {
-                About::Criteria
-            } else {
-                About::Notes
-            },
-        ));
+        about_at[i] = Some((about, kind));
     }
 }
 
