@@ -2,7 +2,7 @@
 //!
 //! Invariants (established by `plan::parse`, relied upon everywhere else):
 //! unit names are unique; each unit has at least one sprint; sprint ids are
-//! unique and strictly increasing within a unit; every dependency names an
+//! unique within a unit (they run in the order written); every dependency names an
 //! existing unit and the dependency graph is acyclic.
 
 use std::cmp::Ordering;

@@ -1,7 +1,7 @@
 //! Validation of the detected structure, and the span-free result.
 //!
 //! Checks: unique unit names, every unit has sprints, declared sprint counts
-//! agree, sprint ids unique and increasing, dependencies name units, the
+//! agree, sprint ids unique (in the order written), dependencies name units, the
 //! dependency graph is acyclic. Every problem is reported, never the first
 //! only.
 
