@@ -107,6 +107,8 @@ json_snapshots! {
     restated_levels => "restated-levels",
     names_asides => "names-asides",
     done_subsections => "done-subsections",
+    words_titled_sprint => "words-titled-sprint",
+    words_titled_sprint_open => "words-titled-sprint-open",
     rejected_taken_table => "bad-taken-table",
     rejected_unreadable => "bad-unreadable",
 }
@@ -274,6 +276,23 @@ fn sprints_whose_subsections_are_all_done_are_done() {
         .as_str()
         .is_some_and(|d| d.contains("subsections")));
     assert!(sprint(&v, 0, 2)["done"].is_null());
+}
+
+#[test]
+fn a_document_titled_as_a_sprint_is_that_sprint() {
+    let (status, v, _) = json("words-titled-sprint");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1"]);
+    assert_eq!(sprint(&v, 0, 0)["name"], "cache v2.1");
+    assert!(sprint(&v, 0, 0)["done"].is_string());
+
+    let (status, v, _) = json("words-titled-sprint-open");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_names(&v, 0), ["Search relevance"]);
+    assert!(sprint(&v, 0, 0)["done"].is_null());
+    assert!(exit_texts(sprint(&v, 0, 0))
+        .iter()
+        .any(|(k, t)| k == "command" && t.contains("-p search")));
 }
 
 #[test]

@@ -356,6 +356,23 @@ fn tidy_name(name: &str) -> String {
     t.to_string()
 }
 
+/// `# Sprint: crawl-sim v1.5.0`, `# Sortie — Cache`: a document titled as
+/// one sprint, without an id → its name.
+pub(crate) fn titled_sprint(text: &str) -> Option<String> {
+    let (text, _) = strip_done_marks(text);
+    let t = strip_lead(&text);
+    let (word, len) = Word::parse(&t.to_lowercase())?;
+    if !matches!(word, Word::Sprint | Word::Sortie) {
+        return None;
+    }
+    let name = t[len..]
+        .trim_start()
+        .strip_prefix([':', '—', '–', '-'])?
+        .trim()
+        .replace('`', "");
+    (!name.is_empty()).then(|| tidy_name(&name))
+}
+
 /// `## Milestones`, `## 4. Phases — recut`, `## Sprints`: a heading that
 /// holds one subsection per sprint when the plan numbers none.
 pub(crate) fn plural_word(text: &str) -> Option<Word> {
@@ -461,6 +478,12 @@ mod tests {
             sprint("Sprint 9 — Tutorial Writer ⏳ IN PROGRESS"),
             s(Word::Sprint, "9", "Tutorial Writer")
         );
+        assert_eq!(
+            titled_sprint("Sprint: crawl-sim v1.5.0"),
+            Some("crawl-sim v1.5.0".into())
+        );
+        assert_eq!(titled_sprint("Sprint Plan: Production"), None);
+        assert_eq!(titled_sprint("Sprint 4: Graph"), None);
         assert_eq!(sprint("Sprints overview"), None);
         assert_eq!(sprint("Sprint planning"), None);
         assert_eq!(sprint("Phase Breakdown"), None);

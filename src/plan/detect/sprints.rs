@@ -2,8 +2,9 @@
 //!
 //! Shapes recognised: sprint headings (see [`headings`](super::headings)); a
 //! sprint table (`| Sprint | Name | Exit criteria |`); `### Task N.M:` groups
-//! (one sprint per N); checklist groups (any heading whose own text holds
-//! `- [ ]` items). A sprint's body gives its tasks, entry and exit criteria
+//! (one sprint per N); a document titled as one sprint (`# Sprint: Name`,
+//! the whole plan is that sprint); checklist groups (any heading whose own
+//! text holds `- [ ]` items). A sprint's body gives its tasks, entry and exit criteria
 //! (see [`criteria`](super::criteria)), task type and the files it names.
 
 use super::*;
@@ -243,7 +244,31 @@ pub(super) fn detect_sprints(
         return (sprints, Some(SprintSource::TaskGroups));
     }
 
-    // 4. Checklist groups: every heading whose own text holds `- [ ]` items.
+    // 4. A document titled as one sprint (`# Sprint: crawl-sim v1.5.0`): the
+    // whole plan is that sprint.
+    if let Some(i) = scope
+        .clone()
+        .find(|&i| matches!(doc.heading(i), Some((1, _, _))))
+    {
+        if let Some((_, text, span)) = doc.heading(i) {
+            if let Some(name) = titled_sprint(text) {
+                let id = SprintId {
+                    number: 1,
+                    suffix: String::new(),
+                };
+                let mut sprint = read_sprint(doc, i, id.clone(), name);
+                sprint.done = done_evidence(doc, i, false);
+                sprint.origin = Origin::new(doc.line(span.start), "the document's `Sprint:` title");
+                let span = span.clone();
+                return (
+                    vec![RawSprint { id, span, sprint }],
+                    Some(SprintSource::Headers),
+                );
+            }
+        }
+    }
+
+    // 5. Checklist groups: every heading whose own text holds `- [ ]` items.
     let mut n = 0;
     for i in scope {
         let Some((level, text, span)) = doc.heading(i) else {
