@@ -133,6 +133,8 @@ fn other_words_for_a_sprint() {
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
     let (_, v, _) = json("words-milestones");
     assert_eq!(sprint_ids(&v, 0), ["0", "1", "2"]);
+    // A task table's Task column lists the sprint's tasks.
+    assert_eq!(sprint(&v, 0, 0)["tasks"][0], "Ship the binary");
     let (_, v, _) = json("words-patches");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
     // Subsections of a `## Milestones` heading, when nothing is numbered.

@@ -4,7 +4,8 @@
 //! sprint table (`| Sprint | Name | Exit criteria |`); `### Task N.M:` groups
 //! (one sprint per N); a document titled as one sprint (`# Sprint: Name`,
 //! the whole plan is that sprint); checklist groups (any heading whose own
-//! text holds `- [ ]` items). A sprint's body gives its tasks, entry and exit criteria
+//! text holds `- [ ]` items). A sprint's body gives its tasks (list items and
+//! the Task column of a task table), entry and exit criteria
 //! (see [`criteria`](super::criteria)), task type and the files it names.
 
 use super::*;
@@ -420,6 +421,17 @@ pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String)
                 if matches!(label, Label::Exit | Label::Entry) {
                     for (text, checked) in criteria_table(header, rows) {
                         push_criterion(&mut sprint, label, &text, &inline_code(&text), checked);
+                    }
+                } else if label == Label::Tasks {
+                    // A task table (`| Task | Status | Notes |`): its task
+                    // column lists the sprint's tasks.
+                    if let Some(col) = column(header, &["task", "tasks", "work item"]) {
+                        sprint.tasks.extend(
+                            rows.iter()
+                                .filter_map(|r| r.cells.get(col))
+                                .map(|c| c.text.trim().to_string())
+                                .filter(|t| !t.is_empty()),
+                        );
                     }
                 }
             }
