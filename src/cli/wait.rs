@@ -34,6 +34,9 @@ pub fn wait_and_report(
     out: &mut dyn Write,
 ) -> miette::Result<u8> {
     let state = engine.wait(timeout, |_| {})?;
+    if state.is_finished() {
+        engine.settle();
+    }
     print_final(ctx, engine, &state, out)?;
     Ok(exit_code(&state))
 }

@@ -13,6 +13,7 @@ pub mod control;
 mod gate;
 pub mod naming;
 pub mod verify;
+pub mod wrapper;
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -770,6 +771,7 @@ impl Engine {
             lock_file: paths.lock.clone(),
             workdir: root.clone(),
             poll_interval_ms: config.run.poll_interval.as_millis() as u64,
+            timing: dispatch::liveness::Timing::from_config(&config),
             deferred_checks,
         };
         job.argv = dispatch::resolve_argv(&template, &job, &prompt_text);
@@ -862,40 +864,4 @@ pub(crate) struct AgentPaths {
 
 fn short(id: &str) -> &str {
     id.get(..12).unwrap_or(id)
-}
-
-/// The `agent-run` entry point: run the wrapper for `job_file`, recording
-/// notices and waking the engine.
-pub fn agent_run(job_file: &Path) -> Result<i32, EngineError> {
-    let text = std::fs::read_to_string(job_file)
-        .map_err(io(format!("cannot read {}", job_file.display())))?;
-    let job: Job = toml::from_str(&text)
-        .map_err(|e| io("the job file is invalid")(std::io::Error::other(e.to_string())))?;
-    let engine = Engine::open(&job.workdir)?;
-    let sprint: Option<SprintId> = job.sprint.parse().ok();
-    let code = dispatch::run_wrapper(
-        &job,
-        |event| {
-            let text = match event {
-                dispatch::WrapperEvent::Unresponsive { polls } => format!(
-                    "{} Sprint {} agent may be unresponsive: no new output for {polls} poll intervals.",
-                    job.unit, job.sprint
-                ),
-                dispatch::WrapperEvent::DeferredWaiting { polls, condition } => format!(
-                    "{} Sprint {} is waiting on `{condition}`. Still not met after {polls} checks. Continue waiting or intervene?",
-                    job.unit, job.sprint
-                ),
-            };
-            let _ = engine.publish(EventKind::Notice {
-                unit: Some(job.unit.clone()),
-                sprint: sprint.clone(),
-                text,
-            });
-        },
-        || {
-            let _ = engine.tick(LockMode::MarkerOnly);
-        },
-    )
-    .map_err(io("the agent wrapper failed"))?;
-    Ok(code)
 }
