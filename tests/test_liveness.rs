@@ -537,7 +537,7 @@ fn a_rate_limited_agent_waits_and_runs_again_without_an_attempt() {
 
 #[test]
 fn retry_delays_double_are_capped_and_jittered() {
-    use git_supervisor::dispatch::retry_delay;
+    use git_supervisor::machine::retry::delay as retry_delay;
     let base = Duration::from_secs(30);
     // Seed 20 is no jitter (20 % 41 - 20 = 0).
     assert_eq!(retry_delay(base, 0, 20), Duration::from_secs(30));
@@ -573,4 +573,65 @@ fn a_git_lock_left_by_a_dead_process_of_the_agent_is_removed_and_recorded() {
     // The repository works for the user.
     std::fs::write(dir.join("mine.txt"), "x").expect("file");
     git(dir, &["add", "mine.txt"]);
+}
+
+// ---------------------------------------------------------- retry delays
+
+/// The real binary with the wall clock (no pinned timestamp).
+fn run_unpinned(dir: &Path, args: &[&str]) -> crate::common::Output {
+    let out = crate::common::command(crate::common::bin(), dir)
+        .env_remove("GIT_SUPERVISOR_TIMESTAMP")
+        .args(args)
+        .output()
+        .expect("runs");
+    crate::common::Output {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: out.status.code().unwrap_or(-1),
+    }
+}
+
+#[test]
+fn a_failed_sprint_waits_its_retry_delay_held_by_its_wrapper() {
+    // Attempt 1 fails having done nothing; attempt 2 does the work.
+    let agent =
+        format!("if [ \"$SUPERVISOR_ATTEMPT\" = 1 ]; then echo no luck; exit 1; fi\n{WORK}");
+    let r = repo(
+        &plan(&["alpha"], 1),
+        &agent,
+        "",
+        "max_retries = 2\nretry_delay = \"3s\"\n",
+    );
+    let dir = r.path();
+    assert_eq!(run_unpinned(dir, &["start"]).status, 0);
+    // Nothing but `status` (which writes nothing) runs from here on: the
+    // failed attempt's wrapper wakes the engine when the delay is over.
+    let mut backoff_seen: Option<Instant> = None;
+    let mut retry_at = String::new();
+    let mut text = String::new();
+    wait_until("the retry to complete the sprint", 40, || {
+        let st: serde_json::Value =
+            serde_json::from_str(&run_unpinned(dir, &["status", "--format", "json"]).stdout)
+                .expect("status");
+        let cur = unit(&st, "alpha")["current"].clone();
+        if cur["state"] == "BACKOFF" && backoff_seen.is_none() {
+            backoff_seen = Some(Instant::now());
+            retry_at = cur["retry_at"].as_str().unwrap_or_default().to_string();
+            text = run_unpinned(dir, &["status"]).stdout;
+        }
+        st["overall"] == "completed"
+    });
+    let waited = backoff_seen.expect("BACKOFF was seen").elapsed();
+    assert!(!retry_at.is_empty(), "status shows when the retry starts");
+    assert!(
+        text.contains(&format!("alpha Sprint 1: retry starts at {retry_at}.")),
+        "{text}"
+    );
+    // 3 s ± 20% jitter, less the time it took to notice the BACKOFF.
+    assert!(
+        waited >= Duration::from_millis(1800),
+        "the retry waited: {waited:?}"
+    );
+    let l = run_unpinned(dir, &["log"]).stdout;
+    assert!(l.contains("it will be retried at"), "{l}");
 }

@@ -363,11 +363,7 @@ commit partial work
         .iter()
         .find(|r| r.unit.as_deref() == Some("hung") && r.to.as_deref() == Some("BACKOFF"))
         .expect("the hung attempt failed");
-    assert!(
-        backoff.why.contains("no activity for"),
-        "{}",
-        backoff.why
-    );
+    assert!(backoff.why.contains("no activity for"), "{}", backoff.why);
     let out = sv(dir, s.path(), &["wait", "--timeout", "30s"]);
     assert_eq!(out.status, 0, "{}", out.stdout);
 }

@@ -92,8 +92,8 @@ pub struct RunConfig {
     pub poll_interval: Duration,
     pub max_continuations: u32,
     pub workspace: Workspace,
-    /// The first retry's delay; it doubles per failure, capped at
-    /// [`RETRY_DELAY_CAP`], with jitter.
+    /// The first retry's delay; it doubles per failure, capped at ten
+    /// minutes, with jitter (see `machine::retry`).
     #[serde(with = "humantime_serde_compat")]
     pub retry_delay: Duration,
     /// How long a rate-limited or overloaded agent waits, in total, before
@@ -101,9 +101,6 @@ pub struct RunConfig {
     #[serde(with = "humantime_serde_compat")]
     pub rate_limit_wait: Duration,
 }
-
-/// The longest delay between retries, however many failures.
-pub const RETRY_DELAY_CAP: Duration = Duration::from_secs(10 * 60);
 
 impl Default for RunConfig {
     fn default() -> Self {

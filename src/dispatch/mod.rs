@@ -249,6 +249,9 @@ pub trait WrapperHost {
     /// its sprint was recorded otherwise (completed by the agent's commit
     /// while it kept running, stopped, killed): the agent is ended then.
     fn still_wanted(&mut self) -> bool;
+    /// After the agent's verdict: how long until its sprint's retry may be
+    /// dispatched, when it waits for one.
+    fn retry_wait(&mut self) -> Option<Duration>;
 }
 
 /// Set by SIGTERM, SIGINT or SIGHUP: `stop`, `killall` or the terminal asks
@@ -326,6 +329,13 @@ pub fn run_wrapper(job: &Job, host: &mut dyn WrapperHost) -> std::io::Result<i32
     };
     // The liveness lock is released: wake the engine to verify and go on.
     host.wake();
+    // A failure waits in BACKOFF for its retry time; this process is what
+    // wakes the engine then, so no daemon has to stay alive for it.
+    if let Some(wait) = host.retry_wait() {
+        if sleep_unless_terminated(wait) {
+            host.wake();
+        }
+    }
     Ok(code)
 }
 
@@ -385,7 +395,7 @@ fn supervise(
         let Some(limited) = ratelimit::classify(&output) else {
             return finish(report, job, code);
         };
-        let delay = retry_delay(
+        let delay = crate::machine::retry::delay(
             Duration::from_millis(job.timing.retry_delay_ms),
             limited_runs,
             jitter_seed(),
@@ -439,20 +449,6 @@ pub fn jitter_seed() -> u64 {
         .map(|d| d.subsec_nanos() as u64)
         .unwrap_or(0);
     nanos ^ ((std::process::id() as u64) << 32)
-}
-
-/// The delay before retry number `failures + 1`: `base` doubled per earlier
-/// failure, capped at [`crate::config::RETRY_DELAY_CAP`], then moved by up
-/// to ±20% (from `seed`) so that agents failing together do not retry
-/// together.
-pub fn retry_delay(base: Duration, failures: u32, seed: u64) -> Duration {
-    let cap = crate::config::RETRY_DELAY_CAP;
-    let doubled = base.saturating_mul(1u32 << failures.min(20)).min(cap);
-    // seed % 41 - 20 ∈ [-20, 20] percent.
-    let percent = (seed % 41) as i64 - 20;
-    let ms = doubled.as_millis() as i64;
-    let jittered = ms + ms * percent / 100;
-    Duration::from_millis(jittered.max(0) as u64).min(cap)
 }
 
 /// Start the agent once and watch it until it and every process of its tree

@@ -176,7 +176,13 @@ impl Engine {
                 at: clock.iso_at_seq(tip.state.seq + 1),
                 kind: kind.clone(),
             };
-            let steps = machine::apply(&tip.state, &event)?;
+            // The retry policy comes from the run's config snapshot.
+            let mut state = tip.state.clone();
+            state.retry_delay_ms = self
+                .snapshot(tip)
+                .map(|(_, c)| c.run.retry_delay.as_millis().min(u64::MAX as u128) as u64)
+                .unwrap_or(0);
+            let steps = machine::apply(&state, &event)?;
             Ok(Some(Update {
                 steps,
                 snapshot: None,
@@ -658,7 +664,10 @@ impl Engine {
     /// Dispatch the first eligible unit's sprint: write its job, publish
     /// DISPATCHED, then start the wrapper.
     fn dispatch_next(&self, tip: &Tip) -> Result<Option<(String, usize)>, EngineError> {
-        let ready = machine::dispatchable(&tip.state);
+        // A failed sprint waits for its retry time by the wall clock (the
+        // commit clock may be pinned).
+        let now = crate::store::clock::iso(time::OffsetDateTime::now_utc());
+        let ready = machine::dispatchable_at(&tip.state, &now);
         let Some(unit_name) = ready.first() else {
             return Ok(None);
         };

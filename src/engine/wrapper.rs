@@ -64,6 +64,32 @@ impl dispatch::WrapperHost for Host<'_> {
         let _ = self.engine.tick(LockMode::MarkerOnly);
     }
 
+    fn retry_wait(&mut self) -> Option<std::time::Duration> {
+        // The verdict may be recorded by a tick that held the engine lock
+        // when we woke it: give it a moment.
+        let start = std::time::Instant::now();
+        loop {
+            let sp = self.my_sprint()?;
+            if sp.state == crate::machine::SprintStatus::Backoff {
+                let at = sp.retry_at?;
+                let at = time::OffsetDateTime::parse(
+                    &at,
+                    &time::format_description::well_known::Rfc3339,
+                )
+                .ok()?;
+                let left = at - time::OffsetDateTime::now_utc();
+                let left = std::time::Duration::try_from(left).unwrap_or_default();
+                // Past the second it names, whatever the clocks' rounding.
+                return Some(left + std::time::Duration::from_millis(200));
+            }
+            if !sp.state.is_active() || start.elapsed() > std::time::Duration::from_secs(10) {
+                return None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            self.wake();
+        }
+    }
+
     fn still_wanted(&mut self) -> bool {
         let Ok(Some(tip)) = self.engine.store.tip() else {
             // Cannot tell: keep the agent.
@@ -79,6 +105,22 @@ impl dispatch::WrapperHost for Host<'_> {
             .agent_paths(&u.name, &sp.id, sp.dispatches)
             .report
             == self.job.report_file
+    }
+}
+
+impl Host<'_> {
+    /// This dispatch's sprint, when it is the unit's current one.
+    fn my_sprint(&self) -> Option<crate::machine::SprintState> {
+        let tip = self.engine.store.tip().ok()??;
+        let u = tip.state.unit(&self.job.unit)?;
+        let sp = u.current()?;
+        (sp.id.to_string() == self.job.sprint
+            && self
+                .engine
+                .agent_paths(&u.name, &sp.id, sp.dispatches)
+                .report
+                == self.job.report_file)
+            .then(|| sp.clone())
     }
 }
 
