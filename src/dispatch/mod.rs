@@ -5,10 +5,14 @@
 //! job file, publishes the DISPATCHED transition, then starts
 //! `git-supervisor agent-run <job>` in its own process group. The wrapper
 //! holds `supervisor/agents/<unit>.lock` while alive (if the lock can be
-//! taken, the agent is gone), tees the agent's output to its log, watches for
-//! silence, writes a report file when the agent exits, and wakes the engine.
-//! Synchronous by design: each wrapper is its own small process, so threads
-//! and blocking waits are all it needs.
+//! taken, the agent is gone), tees the agent's output to its log, watches its
+//! activity ([`liveness`]), ends its whole process tree when it ends
+//! ([`reap`]), runs it again after a rate limit ([`ratelimit`]), writes a
+//! report file when the agent exits, wakes the engine, and stays until a
+//! failed sprint's retry time to wake it again. SIGTERM asks it to end its
+//! agent (what `stop` and `killall` send). Synchronous by design: each
+//! wrapper is its own small process, so threads and blocking waits are all
+//! it needs.
 
 pub mod liveness;
 pub mod prompt;
@@ -527,6 +531,7 @@ fn run_agent(
     let step = poll.min(Duration::from_millis(100));
     let mut next_look = Instant::now() + poll;
     let mut next_wanted = Instant::now() + poll.max(Duration::from_millis(500));
+    let mut unwanted_since: Option<Instant> = None;
     let status = loop {
         match rx.recv_timeout(step) {
             Ok(status) => break Some(status?),
@@ -538,20 +543,28 @@ fn run_agent(
             break None;
         }
         let now = Instant::now();
-        if now >= next_wanted {
+        if unwanted_since.is_none() && now >= next_wanted {
             next_wanted = now + poll.max(Duration::from_millis(500));
             if !host.still_wanted() {
-                report.killed = Some(
-                    "its sprint was already recorded (completed by its commit, stopped or killed); the agent was ended".into(),
-                );
-                break None;
+                unwanted_since = Some(now);
             }
+        }
+        // Its sprint was recorded otherwise: the agent may finish what it
+        // was writing for one grace period, then it is ended.
+        if unwanted_since.is_some_and(|t| now.duration_since(t) >= grace) {
+            report.killed = Some(
+                "its sprint was already recorded (completed by its commit, stopped or killed); the agent was ended".into(),
+            );
+            break None;
         }
         if now < next_look {
             continue;
         }
         next_look = now + poll;
+        // Exited orphans, and wrappers our own ticks started: a zombie
+        // wrapper would look alive to the engine.
         reap::reap_orphans(Some(agent_pid));
+        reap();
         let procs = reap::processes();
         let tree = reap::descendants(me, &procs, &prune);
         let active = sampler.active(&tree);
