@@ -252,6 +252,8 @@ fn sampler_sees_output_cpu_and_file_changes() {
         .arg("30")
         .spawn()
         .expect("sleep");
+    // Past its exec, whose few milliseconds of CPU could land in a tick.
+    std::thread::sleep(Duration::from_millis(100));
     assert!(s.active(&tree_of(idle.id())), "a new process");
     std::thread::sleep(Duration::from_millis(300));
     assert!(!s.active(&tree_of(idle.id())), "sleeping uses no CPU");
