@@ -153,7 +153,7 @@ pub(super) fn command_criterion(command: String) -> Criterion {
 /// Drop `$ ` prompts and blank lines from a fenced command block.
 pub(super) fn strip_prompts(text: &str) -> String {
     text.lines()
-        .map(|l| l.strip_prefix("$ ").unwrap_or(l))
+        .map(|l| l.strip_prefix("$ ").unwrap_or(l).trim_end())
         .filter(|l| !l.trim().is_empty())
         .collect::<Vec<_>>()
         .join("\n")

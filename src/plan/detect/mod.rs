@@ -622,6 +622,7 @@ pub(crate) fn clean_name(s: &str) -> String {
         .trim_matches(|c: char| c == '`' || c == '*' || c == '"')
         .trim()
         .trim_end_matches('/')
+        .trim_end()
         .to_string()
 }
 
