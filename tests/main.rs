@@ -1,6 +1,7 @@
 //! One integration-test binary; every `tests/test_*.rs` is a module here.
 
 mod common;
+mod test_agent_output;
 mod test_control;
 mod test_fake_agent;
 mod test_hooks;

@@ -4,6 +4,7 @@
 //! turns the world into [`Event`]s and writes the [`Step`]s `apply` returns.
 
 pub mod apply;
+pub mod cost;
 pub mod model_select;
 pub mod state;
 
@@ -19,4 +20,5 @@ pub use apply::MachineError;
 pub use apply::Outcome;
 pub use apply::Step;
 pub use apply::Transition;
+pub use cost::Usd;
 pub use state::*;
