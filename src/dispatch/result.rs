@@ -44,7 +44,9 @@ pub struct AgentResult {
     /// Tokens used, where the agent counts them but not dollars (Codex).
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
-    /// Tool calls the agent was not permitted to make, as `tool: detail`.
+    /// What the agent says is left (result file `remaining`).
+    pub remaining: Vec<String>,
+    /// Tool calls the agent was not permitted to make, as `Tool (detail)`.
     pub denials: Vec<String>,
     /// The error the agent reported, when it failed.
     pub error: Option<String>,
@@ -83,6 +85,9 @@ impl AgentResult {
         if self.denials.is_empty() {
             self.denials = other.denials;
         }
+        if self.remaining.is_empty() {
+            self.remaining = other.remaining;
+        }
         self.error = self.error.or(other.error);
         self
     }
@@ -95,6 +100,8 @@ struct ResultFile {
     summary: Option<String>,
     session_id: Option<String>,
     cost_usd: Option<f64>,
+    #[serde(default)]
+    remaining: Vec<String>,
 }
 
 fn claim(s: &str) -> Option<Claim> {
@@ -117,6 +124,7 @@ pub fn read_result_file(text: &str) -> Option<AgentResult> {
         summary: parsed.summary,
         session_id: parsed.session_id,
         cost_usd: parsed.cost_usd.filter(|c| c.is_finite() && *c >= 0.0),
+        remaining: parsed.remaining,
         source: "result file",
         ..AgentResult::default()
     })
@@ -227,6 +235,7 @@ fn claude_result(v: &serde_json::Value) -> AgentResult {
             .filter(|c| c.is_finite() && *c >= 0.0),
         input_tokens: v.pointer("/usage/input_tokens").and_then(|n| n.as_u64()),
         output_tokens: v.pointer("/usage/output_tokens").and_then(|n| n.as_u64()),
+        remaining: Vec::new(),
         denials,
         error,
         source: "claude json",
@@ -371,6 +380,7 @@ impl CodexFold {
             cost_usd: None,
             input_tokens: self.input_tokens,
             output_tokens: self.output_tokens,
+            remaining: Vec::new(),
             denials: self.denials,
             error: self.failed.filter(|_| !self.completed),
             source: "codex json",

@@ -736,6 +736,8 @@ impl Engine {
             parallel,
             previous_output: &previous_output,
             existing_files: &existing,
+            build_command: config.build.command.as_deref(),
+            result_file: &paths.result.display().to_string(),
         });
         for dir in ["agents", "jobs", "prompts"] {
             std::fs::create_dir_all(self.runtime(dir))

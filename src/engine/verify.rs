@@ -484,6 +484,14 @@ pub fn verify(input: &VerifyInput) -> Verdict {
     } else {
         Outcome::Failure
     };
+    if outcome == Outcome::Partial {
+        // The agent's own list of what is left, after the failing criteria.
+        for r in reported.iter().flat_map(|r| &r.remaining) {
+            if !remaining.contains(r) {
+                remaining.push(r.clone());
+            }
+        }
+    }
     let decided_by = match (outcome, criteria_ok) {
         (Outcome::Completed, Some(_)) => "decided by the exit criteria",
         (Outcome::Completed, None) => {
