@@ -2,6 +2,7 @@
 
 mod common;
 mod test_agent_output;
+mod test_agent_word;
 mod test_control;
 mod test_fake_agent;
 mod test_hooks;

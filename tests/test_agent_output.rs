@@ -50,7 +50,10 @@ fn claude_json_success_error_and_max_turns() {
     let r = read_agent_output(api).expect("result");
     assert_eq!(r.claim, Some(Claim::Failed));
     let e = r.error.expect("error");
-    assert!(e.starts_with("API Error: 529") && e.ends_with("(HTTP 529)"), "{e}");
+    assert!(
+        e.starts_with("API Error: 529") && e.ends_with("(HTTP 529)"),
+        "{e}"
+    );
     assert_eq!(r.summary, None, "an error message is not a summary");
 
     let turns = r#"{"type":"result","subtype":"error_max_turns","is_error":false,"num_turns":51,"session_id":"s-turns","total_cost_usd":1.2,"permission_denials":[],"errors":[]}"#;
@@ -79,7 +82,12 @@ fn claude_stream_json_reads_the_session_and_the_final_result() {
     let r = read_agent_output(&log).expect("result");
     assert_eq!(
         (r.claim, r.turns, r.cost_usd, r.session_id.as_deref()),
-        (Some(Claim::Complete), Some(4), Some(0.0421), Some("b2f1c7de-0001"))
+        (
+            Some(Claim::Complete),
+            Some(4),
+            Some(0.0421),
+            Some("b2f1c7de-0001")
+        )
     );
     assert_eq!((r.input_tokens, r.output_tokens), (Some(10), Some(300)));
 
@@ -145,7 +153,10 @@ fn codex_failures_and_declined_commands() {
 "#;
     let r = read_agent_output(declined).expect("codex");
     assert_eq!(r.claim, Some(Claim::Failed));
-    assert_eq!(r.denials, vec!["shell (bash -lc 'git commit -am x')".to_string()]);
+    assert_eq!(
+        r.denials,
+        vec!["shell (bash -lc 'git commit -am x')".to_string()]
+    );
 }
 
 #[test]
@@ -165,7 +176,10 @@ Cost: $0.02 message, $0.03 session.
     let r = read_agent_output(log).expect("aider");
     assert_eq!(r.source, "aider output");
     assert_eq!((r.turns, r.cost_usd), (Some(2), Some(0.03)));
-    assert_eq!(r.claim, None, "aider makes no claim; commits and criteria decide");
+    assert_eq!(
+        r.claim, None,
+        "aider makes no claim; commits and criteria decide"
+    );
 
     // Without prices aider prints tokens only.
     let r = read_agent_output("Tokens: 1.5k sent, 90 received.\n").expect("aider");

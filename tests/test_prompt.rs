@@ -86,11 +86,14 @@ fn the_prompt_states_the_contract() {
     assert!(text.contains("  - `test -f engine/src/core.c`"), "{text}");
     assert!(text.contains("    Supervisor-Sprint: engine/1\n    Supervisor-Status: complete"));
     assert!(text.contains("A commit under `engine/` without the trailers counts too."));
-    assert!(text.contains(
-        "$SUPERVISOR_RESULT_FILE (/repo/.git/supervisor/agents/engine-1-1.result)"
-    ));
+    assert!(
+        text.contains("$SUPERVISOR_RESULT_FILE (/repo/.git/supervisor/agents/engine-1-1.result)")
+    );
     for field in ["status = ", "summary = ", "remaining = ", "session_id"] {
-        assert!(text.contains(field), "result field {field} missing:\n{text}");
+        assert!(
+            text.contains(field),
+            "result field {field} missing:\n{text}"
+        );
     }
 }
 
@@ -103,24 +106,39 @@ fn build_coordination_only_with_a_configured_build() {
         "no [build] command, no coordinated build to wait for:\n{without}"
     );
     let alone = prompt_for(&p, "engine", false, Some("make all"), |_| {});
-    assert!(!alone.contains("Build Coordination"), "a single agent may build");
+    assert!(
+        !alone.contains("Build Coordination"),
+        "a single agent may build"
+    );
     let with = prompt_for(&p, "engine", true, Some("make all"), |_| {});
     assert!(with.contains("**Build Coordination**"), "{with}");
-    assert!(with.contains("DO NOT run full builds\n(`make all`"), "{with}");
+    assert!(
+        with.contains("DO NOT run full builds\n(`make all`"),
+        "{with}"
+    );
 }
 
 #[test]
 fn syntax_checks_follow_the_sprints_languages() {
     let p = plan(PLAN);
     let text = prompt_for(&p, "engine", true, Some("make"), |_| {});
-    assert!(text.contains("  cc -fsyntax-only engine/src/core.c\n"), "{text}");
+    assert!(
+        text.contains("  cc -fsyntax-only engine/src/core.c\n"),
+        "{text}"
+    );
     assert!(text.contains("  c++ -fsyntax-only -x c++-header engine/include/core.hpp\n"));
     assert!(text.contains("  python3 -m py_compile engine/tests/test_core.py\n"));
-    assert!(!text.to_lowercase().contains("swift"), "no Swift here:\n{text}");
+    assert!(
+        !text.to_lowercase().contains("swift"),
+        "no Swift here:\n{text}"
+    );
 
     // A language no checker is known for gets no Swift default either.
     let zig = prompt_for(&p, "bindings", true, Some("make"), |_| {});
-    assert!(zig.contains("the syntax checker of the files' language"), "{zig}");
+    assert!(
+        zig.contains("the syntax checker of the files' language"),
+        "{zig}"
+    );
     assert!(!zig.to_lowercase().contains("swift"), "{zig}");
 }
 
@@ -154,5 +172,8 @@ fn a_template_that_states_the_result_file_is_not_repeated() {
 
     p.template = Some("Do sprint {sprint} of {unit}.".into());
     let text = prompt_for(&p, "engine", false, None, |_| {});
-    assert!(text.starts_with("Do sprint 1 of engine.\n\nHOW THIS SPRINT IS JUDGED:"), "{text}");
+    assert!(
+        text.starts_with("Do sprint 1 of engine.\n\nHOW THIS SPRINT IS JUDGED:"),
+        "{text}"
+    );
 }

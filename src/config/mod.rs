@@ -19,7 +19,14 @@ pub const CONFIG_DIR: &str = ".workflow";
 pub const CONFIG_FILE: &str = "config.toml";
 
 /// The placeholders an agent command may use.
-pub const PLACEHOLDERS: &[&str] = &["model", "max_turns", "prompt_file", "unit", "sprint"];
+pub const PLACEHOLDERS: &[&str] = &[
+    "model",
+    "max_turns",
+    "prompt_file",
+    "unit",
+    "sprint",
+    "session_id",
+];
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -45,6 +52,10 @@ pub enum PromptDelivery {
 pub struct AgentConfig {
     /// argv template; no shell unless the user writes `sh -c`.
     pub command: Option<Spanned<Vec<String>>>,
+    /// argv used instead of `command` for a PARTIAL sprint's continuation
+    /// when the previous dispatch reported its session (`{session_id}`):
+    /// the agent resumes its conversation instead of starting over.
+    pub resume_command: Option<Spanned<Vec<String>>>,
     pub prompt: PromptDelivery,
     pub max_turns: u32,
 }
@@ -53,6 +64,7 @@ impl Default for AgentConfig {
     fn default() -> Self {
         AgentConfig {
             command: None,
+            resume_command: None,
             prompt: PromptDelivery::Stdin,
             max_turns: 50,
         }
@@ -217,10 +229,15 @@ impl Config {
             });
             invalid(e.message().trim().to_string(), e.span(), "here", help)
         })?;
-        if let Some(command) = &config.agent.command {
+        let commands = [
+            ("agent.command", &config.agent.command),
+            ("agent.resume_command", &config.agent.resume_command),
+        ];
+        for (key, command) in commands {
+            let Some(command) = command else { continue };
             if command.get_ref().is_empty() {
                 return Err(invalid(
-                    "agent.command is empty".into(),
+                    format!("{key} is empty"),
                     Some(command.span()),
                     "needs at least the program to run",
                     Some(
@@ -232,7 +249,7 @@ impl Config {
             for arg in command.get_ref() {
                 if let Some(bad) = unknown_placeholder(arg) {
                     return Err(invalid(
-                        format!("unknown placeholder `{{{bad}}}` in agent.command"),
+                        format!("unknown placeholder `{{{bad}}}` in {key}"),
                         Some(command.span()),
                         "in this command",
                         Some(format!(
@@ -253,6 +270,14 @@ impl Config {
     /// The agent argv template, required by commands that dispatch.
     pub fn agent_command(&self) -> Option<&[String]> {
         self.agent.command.as_ref().map(|c| c.get_ref().as_slice())
+    }
+
+    /// The argv for a continuation that resumes a conversation, if set.
+    pub fn resume_command(&self) -> Option<&[String]> {
+        self.agent
+            .resume_command
+            .as_ref()
+            .map(|c| c.get_ref().as_slice())
     }
 }
 

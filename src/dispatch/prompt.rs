@@ -225,7 +225,9 @@ fn contract(input: &PromptInput) -> String {
         "- Before you exit, write the result file named by $SUPERVISOR_RESULT_FILE ({}), in TOML:\n    status = \"complete\"    # or \"partial\" or \"failed\"\n    summary = \"what you did, in one or two sentences\"\n    remaining = [\"what is left, when partial\"]\n  Optional: turns = N, cost_usd = 0.0, session_id = \"…\".\n",
         input.result_file
     ));
-    p.push_str("- If a tool you need is denied, say which in `summary` and set status = \"failed\".\n");
+    p.push_str(
+        "- If a tool you need is denied, say which in `summary` and set status = \"failed\".\n",
+    );
     p
 }
 
@@ -234,7 +236,10 @@ fn contract(input: &PromptInput) -> String {
 fn syntax_check(file: &str) -> Option<(&'static str, String)> {
     let ext = file.rsplit_once('.').map(|(_, e)| e)?;
     let (lang, cmd) = match ext {
-        "rs" => ("Rust", format!("rustc --edition 2021 --crate-type lib --emit metadata -o /dev/null {file}")),
+        "rs" => (
+            "Rust",
+            format!("rustc --edition 2021 --crate-type lib --emit metadata -o /dev/null {file}"),
+        ),
         "ts" | "tsx" | "mts" => ("TypeScript", format!("tsc --noEmit --skipLibCheck {file}")),
         "js" | "mjs" | "cjs" => ("JavaScript", format!("node --check {file}")),
         "py" => ("Python", format!("python3 -m py_compile {file}")),

@@ -179,10 +179,7 @@ fn str_at<'a>(v: &'a serde_json::Value, pointer: &str) -> Option<&'a str> {
 /// Claude's `result` object.
 fn claude_result(v: &serde_json::Value) -> AgentResult {
     let subtype = str_at(v, "/subtype").unwrap_or("");
-    let is_error = v
-        .get("is_error")
-        .and_then(|e| e.as_bool())
-        .unwrap_or(false);
+    let is_error = v.get("is_error").and_then(|e| e.as_bool()).unwrap_or(false);
     let denials: Vec<String> = v
         .get("permission_denials")
         .and_then(|d| d.as_array())
@@ -297,9 +294,7 @@ impl CodexFold {
                     Some("agent_message") => {
                         self.last_message = str_at(v, "/item/text").map(str::to_string);
                     }
-                    Some("command_execution")
-                        if str_at(v, "/item/status") == Some("declined") =>
-                    {
+                    Some("command_execution") if str_at(v, "/item/status") == Some("declined") => {
                         let cmd = str_at(v, "/item/command").unwrap_or("a command");
                         self.denials.push(format!("shell ({})", short(cmd, 80)));
                     }
@@ -446,6 +441,18 @@ pub fn read_log(path: &std::path::Path) -> String {
     let mut bytes = Vec::new();
     let _ = f.read_to_end(&mut bytes);
     String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The conversation a finished dispatch reported: its result file's
+/// `session_id`, else the one in its output (Claude, Codex).
+pub fn reported_session(result_file: &std::path::Path, log: &std::path::Path) -> Option<String> {
+    let from_file = std::fs::read_to_string(result_file)
+        .ok()
+        .and_then(|t| read_result_file(&t))
+        .and_then(|r| r.session_id);
+    from_file
+        .or_else(|| read_agent_output(&read_log(log)).and_then(|r| r.session_id))
+        .filter(|s| !s.trim().is_empty())
 }
 
 /// Output keywords (spec §H-5a), the weakest evidence of all.

@@ -722,6 +722,17 @@ impl Engine {
             .filter(|u| u.name != *unit_name)
             .any(|u| u.active_sprint().is_some())
             || ready.len() > 1;
+        // A continuation resumes the conversation its previous dispatch
+        // reported, with `agent.resume_command` when one is configured.
+        let session_id = if sp.state == SprintStatus::Partial {
+            dispatch::result::reported_session(&previous.result, &previous.log)
+        } else {
+            None
+        };
+        let template = match (&session_id, config.resume_command()) {
+            (Some(_), Some(resume)) => resume.to_vec(),
+            _ => template,
+        };
         let previous_output = if sp.state == SprintStatus::Backoff {
             dispatch::tail(&previous.log, 20)
         } else {
@@ -773,6 +784,7 @@ impl Engine {
             workdir: root.clone(),
             poll_interval_ms: config.run.poll_interval.as_millis() as u64,
             deferred_checks,
+            session_id,
         };
         job.argv = dispatch::resolve_argv(&template, &job, &prompt_text);
         std::fs::write(&paths.prompt, &prompt_text).map_err(io("cannot write the prompt file"))?;

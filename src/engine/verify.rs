@@ -511,9 +511,9 @@ pub fn verify(input: &VerifyInput) -> Verdict {
         commits,
         turns,
         cost_usd: reported
-                .as_ref()
-                .and_then(|r| r.cost_usd)
-                .and_then(crate::machine::Usd::from_dollars),
+            .as_ref()
+            .and_then(|r| r.cost_usd)
+            .and_then(crate::machine::Usd::from_dollars),
         session_id: reported.and_then(|r| r.session_id),
     }
 }

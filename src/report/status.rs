@@ -62,6 +62,9 @@ pub struct CurrentJson<'a> {
     pub attempt: u32,
     pub max_retries: u32,
     pub total_attempts: u32,
+    /// Why the last attempt failed (BACKOFF and FATAL sprints).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_failure: Option<&'a str>,
 }
 
 /// The BLOCKED notice of spec §R-96 for each blocked unit.
@@ -77,6 +80,14 @@ pub fn blocked_notices(s: &State) -> Vec<String> {
             ))
         })
         .collect()
+}
+
+/// Why a failed sprint's last attempt failed, while it waits in BACKOFF or
+/// FATAL (denied tools, the agent's error, what verification found).
+fn failure_of(sp: &crate::machine::SprintState) -> Option<&str> {
+    matches!(sp.state, SprintStatus::Backoff | SprintStatus::Fatal)
+        .then_some(sp.last_failure.as_deref())
+        .flatten()
 }
 
 /// What happens next, in words.
@@ -141,6 +152,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
                     attempt: sp.attempt,
                     max_retries: s.max_retries,
                     total_attempts: sp.total_attempts,
+                    last_failure: failure_of(sp),
                 }),
             })
             .collect(),
@@ -243,6 +255,11 @@ fn text_into(s: Option<&State>, timestamp: &str, color: bool, o: &mut String) ->
     writeln!(o, "Next event: {}", next_event(Some(s)))?;
     for n in blocked_notices(s) {
         writeln!(o, "{n}")?;
+    }
+    for u in &s.units {
+        if let Some((sp, why)) = u.current().and_then(|sp| Some((sp, failure_of(sp)?))) {
+            writeln!(o, "{} Sprint {} last failed: {why}", u.name, sp.id)?;
+        }
     }
     for (u, d) in s.waiting_on_blocked() {
         writeln!(o, "{u} waits on {d}, which is BLOCKED.")?;
