@@ -87,6 +87,9 @@ pub struct RunConfig {
     pub poll_interval: Duration,
     pub max_continuations: u32,
     pub workspace: Workspace,
+    /// Dollars the agents may spend in this run: once their reported costs
+    /// reach it, no new dispatch starts (running agents finish).
+    pub budget_usd: Option<f64>,
 }
 
 impl Default for RunConfig {
@@ -96,6 +99,7 @@ impl Default for RunConfig {
             poll_interval: Duration::from_secs(5),
             max_continuations: 5,
             workspace: Workspace::Shared,
+            budget_usd: None,
         }
     }
 }
@@ -229,6 +233,19 @@ impl Config {
             });
             invalid(e.message().trim().to_string(), e.span(), "here", help)
         })?;
+        if let Some(budget) = config.run.budget_usd {
+            if !budget.is_finite() || budget < 0.0 {
+                let span = value_span(text, "budget_usd");
+                return Err(invalid(
+                    format!(
+                        "run.budget_usd must be a number of dollars, zero or more (got {budget})"
+                    ),
+                    span,
+                    "here",
+                    Some("for example: budget_usd = 25.0".into()),
+                ));
+            }
+        }
         let commands = [
             ("agent.command", &config.agent.command),
             ("agent.resume_command", &config.agent.resume_command),
@@ -281,6 +298,24 @@ impl Config {
     }
 }
 
+/// The bytes of `key = value`'s value on the line that sets `key`.
+fn value_span(text: &str, key: &str) -> Option<std::ops::Range<usize>> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix(key) {
+            if let Some(eq) = rest.find('=') {
+                let start = offset + (line.len() - t.len()) + key.len() + eq + 1;
+                let value = &text[start..offset + line.trim_end().len()];
+                let lead = value.len() - value.trim_start().len();
+                return Some(start + lead..offset + line.trim_end().len());
+            }
+        }
+        offset += line.len();
+    }
+    None
+}
+
 /// The first `{name}` in `arg` that is not a known placeholder.
 fn unknown_placeholder(arg: &str) -> Option<String> {
     let mut rest = arg;
@@ -321,6 +356,20 @@ mod tests {
             &text[span.offset()..span.offset() + span.len()],
             "\"three\""
         );
+    }
+
+    #[test]
+    fn a_budget_is_dollars() {
+        let c = Config::parse("[run]\nbudget_usd = 12.5\n", "c.toml").expect("valid");
+        assert_eq!(c.run.budget_usd, Some(12.5));
+        let c = Config::parse("[run]\nbudget_usd = 3\n", "c.toml").expect("an integer is dollars");
+        assert_eq!(c.run.budget_usd, Some(3.0));
+        let text = "[run]\nbudget_usd = -1.0\n";
+        let Err(LoadError::Invalid(e)) = Config::parse(text, "c.toml") else {
+            panic!("a negative budget is refused")
+        };
+        let span = e.span.expect("span");
+        assert_eq!(&text[span.offset()..span.offset() + span.len()], "-1.0");
     }
 
     #[test]

@@ -31,7 +31,7 @@ impl Usd {
         self.0
     }
 
-    pub fn is_zero(self) -> bool {
+    pub fn is_zero(&self) -> bool {
         self.0 == 0
     }
 

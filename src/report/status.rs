@@ -26,6 +26,11 @@ pub struct StatusJson<'a> {
     pub next_event: String,
     /// The Cross-Unit Needs Registry.
     pub needs: Vec<crate::machine::Need>,
+    /// Dollars every agent of the run reported spending.
+    pub cost_usd: crate::machine::Usd,
+    /// Set when the spending reached `run.budget_usd`: no new dispatches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_reached: Option<&'a crate::machine::BudgetReached>,
     /// The working tree's plan differs from the run's snapshot.
     pub plan_drift: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -48,6 +53,8 @@ pub struct UnitJson<'a> {
     pub sprint_total: usize,
     pub sprint_completed: usize,
     pub current: Option<CurrentJson<'a>>,
+    /// Dollars the unit's agents reported, over all its sprints.
+    pub cost_usd: crate::machine::Usd,
 }
 
 #[derive(Debug, Serialize)]
@@ -62,6 +69,8 @@ pub struct CurrentJson<'a> {
     pub attempt: u32,
     pub max_retries: u32,
     pub total_attempts: u32,
+    /// Dollars this sprint's agents reported, over every dispatch.
+    pub cost_usd: crate::machine::Usd,
     /// Why the last attempt failed (BACKOFF and FATAL sprints).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_failure: Option<&'a str>,
@@ -88,6 +97,32 @@ fn failure_of(sp: &crate::machine::SprintState) -> Option<&str> {
     matches!(sp.state, SprintStatus::Backoff | SprintStatus::Fatal)
         .then_some(sp.last_failure.as_deref())
         .flatten()
+}
+
+/// What the agents reported spending (in total, per unit, per sprint) and
+/// why nothing is dispatched when the budget is reached.
+fn cost_lines(s: &State, o: &mut String) -> std::fmt::Result {
+    let total = s.cost();
+    if !total.is_zero() {
+        writeln!(o, "Cost: {total} reported by the agents")?;
+        for u in s.units.iter().filter(|u| !u.cost().is_zero()) {
+            let sprints: Vec<String> = u
+                .sprints
+                .iter()
+                .filter(|sp| !sp.cost.is_zero())
+                .map(|sp| format!("sprint {} {}", sp.id, sp.cost))
+                .collect();
+            writeln!(o, "  {}: {} ({})", u.name, u.cost(), sprints.join(", "))?;
+        }
+    }
+    if let Some(b) = &s.budget_reached {
+        writeln!(
+            o,
+            "Budget reached: {} spent of run.budget_usd {} at {}; no new dispatches. Raise run.budget_usd in .workflow/config.toml, run `git supervisor replan`, then `git supervisor resume`.",
+            b.spent, b.budget, b.at
+        )?;
+    }
+    Ok(())
 }
 
 /// What happens next, in words.
@@ -123,6 +158,8 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             waiting_on_blocked: Vec::new(),
             next_event: next_event(None),
             needs: Vec::new(),
+            cost_usd: crate::machine::Usd::ZERO,
+            budget_reached: None,
             plan_drift: false,
             plan_diff: None,
         };
@@ -152,8 +189,10 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
                     attempt: sp.attempt,
                     max_retries: s.max_retries,
                     total_attempts: sp.total_attempts,
+                    cost_usd: sp.cost,
                     last_failure: failure_of(sp),
                 }),
+                cost_usd: u.cost(),
             })
             .collect(),
         active_agents: s.active_agents(),
@@ -168,6 +207,8 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             .collect(),
         next_event: next_event(Some(s)),
         needs: s.needs.clone(),
+        cost_usd: s.cost(),
+        budget_reached: s.budget_reached.as_ref(),
         plan_drift: false,
         plan_diff: None,
     }
@@ -264,6 +305,7 @@ fn text_into(s: Option<&State>, timestamp: &str, color: bool, o: &mut String) ->
     for (u, d) in s.waiting_on_blocked() {
         writeln!(o, "{u} waits on {d}, which is BLOCKED.")?;
     }
+    cost_lines(s, o)?;
     if let Some(k) = &s.kill {
         writeln!(o, "Killed: {} at {}", k.reason, k.at)?;
     }
