@@ -73,6 +73,7 @@ fn verdict(unit: &str, outcome: Outcome) -> Event {
         remaining: vec![],
         commits: vec![],
         turns: None,
+        cost: None,
     })
 }
 
@@ -396,6 +397,7 @@ fn to_event(op: &Op) -> Event {
             remaining: vec![],
             commits: vec![],
             turns: None,
+            cost: None,
         },
         Op::Stop => EventKind::Stop,
         Op::ForceStop(u) => EventKind::ForceStop {

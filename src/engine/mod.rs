@@ -606,6 +606,7 @@ impl Engine {
                                         remaining: verdict.remaining,
                                         commits: verdict.commits,
                                         turns: verdict.turns,
+                                        cost: verdict.cost_usd,
                                     }));
                                 }
                             }
@@ -648,6 +649,7 @@ impl Engine {
                     remaining: verdict.remaining,
                     commits: verdict.commits,
                     turns: verdict.turns,
+                    cost: verdict.cost_usd,
                 }));
             }
         }
@@ -662,6 +664,15 @@ impl Engine {
             return Ok(None);
         };
         let (plan, config) = self.snapshot(tip)?;
+        // The budget is checked before every dispatch (attempts, retries,
+        // continuations): once spent, the run stops until resumed.
+        if let Some(budget) = config.run.budget_usd.and_then(machine::Usd::from_dollars) {
+            let spent = tip.state.cost();
+            if spent >= budget {
+                self.publish(EventKind::BudgetReached { spent, budget })?;
+                return Ok(None);
+            }
+        }
         let template = config
             .agent_command()
             .ok_or(EngineError::NoAgentCommand)?

@@ -11,6 +11,7 @@
 
 use serde::Serialize;
 
+use super::cost::Usd;
 use super::state::Agent;
 use super::state::Kill;
 use super::state::Model;
@@ -65,7 +66,13 @@ pub enum EventKind {
         commits: Vec<String>,
         /// Turns the agent reported, when it did.
         turns: Option<u64>,
+        /// Dollars the agent reported spending on this dispatch.
+        cost: Option<Usd>,
     },
+    /// The agents' reported spending reached `run.budget_usd`: units stop
+    /// as on `stop` (running agents finish), and no new dispatch starts
+    /// until `resume`.
+    BudgetReached { spent: Usd, budget: Usd },
     /// Graceful stop, phase 1 (drain).
     Stop,
     /// Graceful stop, phase 3: the unit's agent was terminated.
@@ -142,6 +149,7 @@ impl EventKind {
             EventKind::Notice { .. } => "notice",
             EventKind::Replan { .. } => "replan",
             EventKind::Needs { .. } => "needs",
+            EventKind::BudgetReached { .. } => "budget",
         }
     }
 }
@@ -174,6 +182,8 @@ pub struct Transition {
     pub model: Option<Model>,
     /// Turns the agent reported for the dispatch a verdict ends.
     pub turns: Option<u64>,
+    /// Dollars the agent reported for the dispatch a verdict ends.
+    pub cost: Option<Usd>,
     pub at: String,
 }
 
@@ -328,6 +338,8 @@ struct Steps<'a> {
     at: &'a str,
     /// Turns reported for the dispatch being judged (verdict steps carry it).
     turns: Option<u64>,
+    /// Dollars reported for the dispatch being judged (likewise).
+    cost: Option<Usd>,
 }
 
 impl<'a> Steps<'a> {
@@ -349,6 +361,7 @@ impl<'a> Steps<'a> {
             attempt: None,
             model: None,
             turns: None,
+            cost: None,
             at: self.at.to_string(),
         };
         self.push(t);
@@ -365,6 +378,7 @@ impl<'a> Steps<'a> {
             attempt: None,
             model: None,
             turns: None,
+            cost: None,
             at: self.at.to_string(),
         };
         self.push(t);
@@ -383,6 +397,7 @@ impl<'a> Steps<'a> {
             attempt: None,
             model: None,
             turns: None,
+            cost: None,
             at: self.at.to_string(),
         };
         self.push(t);
@@ -405,6 +420,7 @@ impl<'a> Steps<'a> {
             attempt: Some((s.attempt, max)),
             model: s.model,
             turns: self.turns,
+            cost: self.cost,
             at: self.at.to_string(),
         };
         self.push(t);
@@ -569,6 +585,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
         event: event.kind.name(),
         at: &event.at,
         turns: None,
+        cost: None,
     };
     let started = state.seq > 0;
     match &event.kind {
@@ -680,6 +697,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             remaining,
             commits,
             turns,
+            cost,
         } => {
             require_started(started)?;
             let i = b.unit_index(unit)?;
@@ -695,6 +713,13 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             // The verdict's transition carries the turns (a trailer); the
             // report sums them from history.
             b.turns = *turns;
+            // So do the dollars; the sprint keeps their sum for status and
+            // the budget.
+            b.cost = *cost;
+            if let Some(c) = cost {
+                let s = &mut b.state.units[i].sprints[k];
+                s.cost = s.cost + *c;
+            }
             let s = &b.state.units[i].sprints[k];
             let capped =
                 *outcome == Outcome::Partial && s.continuations >= b.state.max_continuations;
@@ -874,9 +899,47 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
                 }
             }
         }
+        EventKind::BudgetReached { spent, budget } => {
+            require_started(started)?;
+            if b.state.budget_reached.is_some() {
+                return Ok(Vec::new());
+            }
+            b.state.budget_reached = Some(super::state::BudgetReached {
+                spent: *spent,
+                budget: *budget,
+                at: event.at.clone(),
+            });
+            b.run_note(format!(
+                "Budget reached: {spent} spent of run.budget_usd {budget}. No new dispatches; raise the budget, replan, then resume."
+            ));
+            for i in 0..b.state.units.len() {
+                if b.state.units[i].state != UnitStatus::Running {
+                    continue;
+                }
+                if b.state.units[i].active_sprint().is_some() {
+                    b.unit_to(
+                        i,
+                        UnitStatus::Stopping,
+                        "Budget reached: no new dispatches; waiting for the active agent.".into(),
+                    );
+                } else {
+                    b.unit_to(
+                        i,
+                        UnitStatus::Stopping,
+                        "Budget reached: no new dispatches.".into(),
+                    );
+                    b.unit_to(
+                        i,
+                        UnitStatus::Stopped,
+                        "No active agent; stopped at once.".into(),
+                    );
+                }
+            }
+        }
         EventKind::Resume => {
             require_started(started)?;
             b.state.kill = None;
+            b.state.budget_reached = None;
             for i in 0..b.state.units.len() {
                 match b.state.units[i].state {
                     UnitStatus::Blocked => {

@@ -41,7 +41,7 @@ impl Usd {
         format!("{}.{:06}", self.0 / 1_000_000, self.0 % 1_000_000)
     }
 
-    /// `0.0123`, `$1.50`: what people read (four decimals under a dollar).
+    /// Read a dollar figure (`0.083422`, `$1.50`) exactly.
     pub fn parse(s: &str) -> Option<Usd> {
         let s = s.trim().trim_start_matches('$');
         let (whole, frac) = s.split_once('.').unwrap_or((s, ""));
@@ -70,11 +70,16 @@ impl Usd {
 
 impl fmt::Display for Usd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0 < 1_000_000 && self.0 != 0 {
-            write!(f, "${:.4}", self.dollars())
-        } else {
-            write!(f, "${:.2}", self.dollars())
+        // Cents, and up to two more decimals for the small amounts a
+        // single dispatch often costs ($0.0834).
+        let mut s = format!("{:.4}", self.dollars());
+        while s.ends_with('0') && s.len() - s.find('.').unwrap_or(s.len()) > 3 {
+            s.pop();
         }
+        if self.0 >= 1_000_000 {
+            s = format!("{:.2}", self.dollars());
+        }
+        write!(f, "${s}")
     }
 }
 
@@ -119,6 +124,9 @@ mod tests {
         assert_eq!(Usd::parse("abc"), None);
         assert_eq!(c.to_string(), "$0.1235");
         assert_eq!(Usd(2_500_000).to_string(), "$2.50");
+        assert_eq!(Usd(520_000).to_string(), "$0.52");
+        assert_eq!(Usd(83_400).to_string(), "$0.0834");
+        assert_eq!(Usd(60_000).to_string(), "$0.06");
         assert_eq!(Usd::ZERO.to_string(), "$0.00");
         assert_eq!(Usd::from_dollars(-1.0), None);
         let sum: Usd = [Usd(1), Usd(2)].into_iter().sum();

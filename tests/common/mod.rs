@@ -311,6 +311,7 @@ pub mod seed {
                 remaining: vec![],
                 commits: vec![],
                 turns: None,
+                cost: None,
             },
         );
     }
