@@ -154,3 +154,107 @@ poll_interval = "100ms"
     let json = status_json(d);
     assert_eq!(json["overall"], "blocked");
 }
+
+const TWO_SPRINTS: &str = "\
+# Ledger
+
+## Sprint 1: First entry
+
+- Write `ledger/1.txt`
+
+## Sprint 2: Second entry
+
+- Write `ledger/2.txt`
+";
+
+/// Each dispatch writes its sprint's file, commits, and reports $0.60 the
+/// way Claude Code's `--output-format json` does.
+const PAID: &str = r#"mkdir -p ledger && echo "$SUPERVISOR_SPRINT" > "ledger/$SUPERVISOR_SPRINT.txt"
+git add ledger && git commit -q -m "ledger: $SUPERVISOR_SPRINT"
+echo '{"type":"result","subtype":"success","is_error":false,"num_turns":4,"result":"ok","session_id":"s","total_cost_usd":0.6,"permission_denials":[]}'
+"#;
+
+#[test]
+fn costs_show_everywhere_and_the_budget_stops_dispatches() {
+    let config = |budget: &str| {
+        format!(
+            "[agent]\ncommand = [\"sh\", \"{{scripts}}/paid.sh\"]\nprompt = \"file\"\n\n[run]\npoll_interval = \"100ms\"\nbudget_usd = {budget}\n"
+        )
+    };
+    let (dir, bin) = repo(TWO_SPRINTS, &config("0.5"), &[("paid.sh", PAID)]);
+    let d = dir.path();
+    let out = run(d, &["start", "--wait"]);
+    assert_eq!(
+        out.status, 3,
+        "stopped by the budget:\n{}\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(d.join("ledger/1.txt").is_file());
+    assert!(
+        !d.join("ledger/2.txt").exists(),
+        "sprint 2 was not dispatched"
+    );
+
+    let status = run(d, &["status"]);
+    assert!(
+        status
+            .stdout
+            .contains("Cost: $0.60 reported by the agents\n  Ledger: $0.60 (sprint 1 $0.60)\n"),
+        "{}",
+        status.stdout
+    );
+    assert!(
+        status
+            .stdout
+            .contains("Budget reached: $0.60 spent of run.budget_usd $0.50"),
+        "{}",
+        status.stdout
+    );
+    let json = status_json(d);
+    assert_eq!(json["overall"], "stopped");
+    assert_eq!(json["cost_usd"], 0.6);
+    assert_eq!(json["units"][0]["cost_usd"], 0.6);
+    assert_eq!(json["budget_reached"]["budget"], 0.5);
+    let trailers = git(
+        d,
+        &[
+            "log",
+            "--format=%(trailers:key=Supervisor-Cost,valueonly)",
+            "refs/supervisor/state",
+        ],
+    );
+    assert!(trailers.contains("0.600000"), "{trailers}");
+
+    // Resume without raising it: stopped again, nothing dispatched.
+    let out = run(d, &["resume"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(!d.join("ledger/2.txt").exists());
+    assert_eq!(status_json(d)["overall"], "stopped");
+
+    // Raise it, replan (the run executes its snapshot), resume.
+    std::fs::write(
+        d.join(".workflow/config.toml"),
+        config("5").replace("{scripts}", &bin.path().display().to_string()),
+    )
+    .expect("config");
+    let out = run(d, &["replan"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let out = run(d, &["resume", "--wait"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(d.join("ledger/2.txt").is_file());
+
+    let report = run(d, &["report", "--format", "json"]);
+    assert_eq!(report.status, 0, "{}", report.stderr);
+    let r: serde_json::Value = serde_json::from_str(&report.stdout).expect("report JSON");
+    assert_eq!(r["summary"]["spent_usd"], 1.2);
+    assert_eq!(r["summary"]["unit_spent"][0]["cost_usd"], 1.2);
+    assert_eq!(r["sprints"][0]["cost_usd"], 0.6);
+    assert_eq!(r["sprints"][1]["turns"], 4);
+    let text = run(d, &["report"]);
+    assert!(
+        text.stdout
+            .contains("Spent: $1.20 reported by the agents (Ledger $1.20)"),
+        "{}",
+        text.stdout
+    );
+}

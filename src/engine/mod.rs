@@ -823,7 +823,7 @@ impl Engine {
                     "{}; single agent: builds allowed during the sprint",
                     selection.rationale()
                 ),
-                (TaskType::Code, true) => format!(
+                (TaskType::Code, true) if config.build.command.is_some() => format!(
                     "{}; parallel: syntax checks only, one coordinated build at the phase boundary",
                     selection.rationale()
                 ),
