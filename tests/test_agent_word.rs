@@ -214,6 +214,7 @@ fn costs_show_everywhere_and_the_budget_stops_dispatches() {
     assert_eq!(json["overall"], "stopped");
     assert_eq!(json["cost_usd"], 0.6);
     assert_eq!(json["units"][0]["cost_usd"], 0.6);
+    assert_eq!(json["units"][0]["sprint_costs"]["1"], 0.6);
     assert_eq!(json["budget_reached"]["budget"], 0.5);
     let trailers = git(
         d,

@@ -55,6 +55,9 @@ pub struct UnitJson<'a> {
     pub current: Option<CurrentJson<'a>>,
     /// Dollars the unit's agents reported, over all its sprints.
     pub cost_usd: crate::machine::Usd,
+    /// The same per sprint, for the sprints that cost anything.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub sprint_costs: std::collections::BTreeMap<String, crate::machine::Usd>,
 }
 
 #[derive(Debug, Serialize)]
@@ -193,6 +196,12 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
                     last_failure: failure_of(sp),
                 }),
                 cost_usd: u.cost(),
+                sprint_costs: u
+                    .sprints
+                    .iter()
+                    .filter(|sp| !sp.cost.is_zero())
+                    .map(|sp| (sp.id.to_string(), sp.cost))
+                    .collect(),
             })
             .collect(),
         active_agents: s.active_agents(),
