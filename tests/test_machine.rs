@@ -356,6 +356,7 @@ enum Op {
     GateFailed(usize, usize),
     Observed(usize, usize),
     Notice,
+    Budget,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -371,6 +372,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..3usize, 0..2usize).prop_map(|(u, s)| Op::GateFailed(u, s)),
         1 => (0..3usize, 0..2usize).prop_map(|(u, s)| Op::Observed(u, s)),
         1 => Just(Op::Notice),
+        1 => Just(Op::Budget),
     ]
 }
 
@@ -397,7 +399,7 @@ fn to_event(op: &Op) -> Event {
             remaining: vec![],
             commits: vec![],
             turns: None,
-            cost: None,
+            cost: Some(VERDICT_COST),
         },
         Op::Stop => EventKind::Stop,
         Op::ForceStop(u) => EventKind::ForceStop {
@@ -439,8 +441,15 @@ fn to_event(op: &Op) -> Event {
             sprint: None,
             text: "p".into(),
         },
+        Op::Budget => EventKind::BudgetReached {
+            spent: VERDICT_COST,
+            budget: VERDICT_COST,
+        },
     })
 }
+
+/// What every verdict of the property test reports spending.
+const VERDICT_COST: Usd = Usd::from_micros(1234);
 
 fn check_state(s: &State) -> Result<(), TestCaseError> {
     for u in &s.units {
@@ -488,9 +497,17 @@ proptest! {
     #[test]
     fn random_event_sequences_keep_the_invariants(ops in prop::collection::vec(op(), 1..80)) {
         let mut state = started();
+        let mut verdicts = 0u64;
         for op in &ops {
             let event = to_event(op);
-            let Ok(steps) = apply(&state, &event) else { continue };
+            let result = apply(&state, &event);
+            if state.budget_reached.is_some() && matches!(op, Op::Dispatch(..)) {
+                prop_assert!(result.is_err(), "a dispatch landed with the budget reached");
+            }
+            let Ok(steps) = result else { continue };
+            if matches!(op, Op::Verdict(..)) && !steps.is_empty() {
+                verdicts += 1;
+            }
             for step in steps {
                 prop_assert_eq!(step.state.seq, state.seq + 1);
                 match step.transition.change {
@@ -520,6 +537,8 @@ proptest! {
             // The ref only ever points at an event's last step: that is the
             // state anyone can observe, so that is where the invariants hold.
             check_state(&state)?;
+            // Every landed verdict's dollars are in the sprints' sums.
+            prop_assert_eq!(state.cost().micros(), verdicts * VERDICT_COST.micros());
         }
         // state.toml round-trips.
         let text = toml::to_string(&state).expect("serializes");

@@ -23,6 +23,10 @@ impl Usd {
         (d.is_finite() && d >= 0.0).then(|| Usd((d * 1_000_000.0).round() as u64))
     }
 
+    pub const fn from_micros(micros: u64) -> Usd {
+        Usd(micros)
+    }
+
     pub fn dollars(self) -> f64 {
         self.0 as f64 / 1_000_000.0
     }

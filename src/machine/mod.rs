@@ -5,13 +5,14 @@
 
 pub mod apply;
 pub mod cost;
+mod handlers;
 pub mod model_select;
 pub mod state;
+mod steps;
+mod tables;
 
 pub use apply::apply;
 pub use apply::dispatchable;
-pub use apply::legal_sprint;
-pub use apply::legal_unit;
 pub use apply::Change;
 pub use apply::Event;
 pub use apply::EventKind;
@@ -22,3 +23,5 @@ pub use apply::Step;
 pub use apply::Transition;
 pub use cost::Usd;
 pub use state::*;
+pub use tables::legal_sprint;
+pub use tables::legal_unit;
