@@ -82,8 +82,12 @@ fn the_prompt_states_the_contract() {
     let p = plan(PLAN);
     let text = prompt_for(&p, "engine", false, None, |_| {});
     assert!(text.contains("HOW THIS SPRINT IS JUDGED:"), "{text}");
-    assert!(text.contains("every exit criterion passes and at least one commit"));
-    assert!(text.contains("  - `test -f engine/src/core.c`"), "{text}");
+    assert!(text.contains("every exit criterion above passes and at least one commit"));
+    assert_eq!(
+        text.matches("`test -f engine/src/core.c`").count(),
+        2,
+        "in the sprint's text and the checks, not a third time:\n{text}"
+    );
     assert!(text.contains("    Supervisor-Sprint: engine/1\n    Supervisor-Status: complete"));
     assert!(text.contains("A commit under `engine/` without the trailers counts too."));
     assert!(
@@ -174,6 +178,11 @@ fn a_template_that_states_the_result_file_is_not_repeated() {
     let text = prompt_for(&p, "engine", false, None, |_| {});
     assert!(
         text.starts_with("Do sprint 1 of engine.\n\nHOW THIS SPRINT IS JUDGED:"),
+        "{text}"
+    );
+    // A template lists no criteria: the contract does.
+    assert!(
+        text.contains("every exit criterion passes and at least one commit of yours is in scope; the supervisor runs the criteria itself:\n  - `test -f engine/src/core.c`\n"),
         "{text}"
     );
 }

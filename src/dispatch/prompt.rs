@@ -204,6 +204,11 @@ fn contract(input: &PromptInput) -> String {
         p.push_str(&format!(
             "- Done means the sprint's tasks are finished{ends}.\n"
         ));
+    } else if input.plan.template.is_none() {
+        // The dynamic prompt has just listed them.
+        p.push_str(&format!(
+            "- Done means every exit criterion above passes{ends}; the supervisor runs the criteria itself.\n"
+        ));
     } else {
         p.push_str(&format!(
             "- Done means every exit criterion passes{ends}; the supervisor runs the criteria itself:\n"
