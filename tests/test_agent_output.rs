@@ -197,3 +197,74 @@ fn the_result_file_wins_and_the_output_fills_in() {
     assert_eq!(r.denials.len(), 2);
     assert_eq!(r.source, "result file");
 }
+
+/// Output captured from the CLIs themselves (see tests/agent-output/).
+fn captured(name: &str) -> String {
+    std::fs::read_to_string(
+        crate::common::manifest_dir()
+            .join("tests/agent-output")
+            .join(name),
+    )
+    .expect("captured output")
+}
+
+#[test]
+fn captured_claude_json_with_a_denied_commit() {
+    let r = read_agent_output(&captured("claude-2.1.197-json-denied.json")).expect("result");
+    assert_eq!(
+        r.claim,
+        Some(Claim::Failed),
+        "subtype says success; the denial decides"
+    );
+    assert_eq!(r.turns, Some(2));
+    assert_eq!(r.cost_usd, Some(0.01125));
+    assert_eq!(
+        r.session_id.as_deref(),
+        Some("177a72a4-8091-494e-80e1-aaf67829fff5")
+    );
+    assert_eq!(r.denials, vec!["Bash (git commit -m notes)".to_string()]);
+}
+
+#[test]
+fn captured_claude_stream_json_with_a_denied_commit() {
+    let r =
+        read_agent_output(&captured("claude-2.1.197-stream-json-denied.jsonl")).expect("result");
+    assert_eq!(r.claim, Some(Claim::Failed));
+    assert_eq!(r.turns, Some(2));
+    assert_eq!(
+        r.session_id.as_deref(),
+        Some("da5901c8-522f-4b32-83cb-2179754aa3b4")
+    );
+    assert_eq!(r.denials, vec!["Bash (git commit -m notes)".to_string()]);
+    assert!(r.cost_usd.is_some_and(|c| c > 0.0));
+}
+
+#[test]
+fn captured_claude_api_error() {
+    let r = read_agent_output(&captured("claude-2.1.197-json-api-error.json")).expect("result");
+    assert_eq!(r.claim, Some(Claim::Failed));
+    assert_eq!(
+        r.error.as_deref(),
+        Some("API Error: Unable to connect to API (ConnectionRefused)"),
+        "`api_error_status: null` adds nothing"
+    );
+    assert_eq!(r.cost_usd, Some(0.0));
+}
+
+#[test]
+fn captured_codex_that_never_reached_its_model() {
+    let r =
+        read_agent_output(&captured("codex-0.169.0-exec-json-unreachable.jsonl")).expect("codex");
+    assert_eq!(r.source, "codex json");
+    assert_eq!(
+        r.claim,
+        Some(Claim::Failed),
+        "no turn completed, errors seen"
+    );
+    assert_eq!(
+        r.session_id.as_deref(),
+        Some("01a20d1a-7218-7cc1-b0d3-2d4e35c987a5")
+    );
+    let why = r.failure_reason().expect("a reason");
+    assert!(why.starts_with("agent error: Reconnecting..."), "{why}");
+}
