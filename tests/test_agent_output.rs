@@ -268,3 +268,10 @@ fn captured_codex_that_never_reached_its_model() {
     let why = r.failure_reason().expect("a reason");
     assert!(why.starts_with("agent error: Reconnecting..."), "{why}");
 }
+
+#[test]
+fn captured_aider_cost_line() {
+    let r = read_agent_output(&captured("aider-0.86.2-message.txt")).expect("aider");
+    assert_eq!(r.source, "aider output");
+    assert_eq!((r.turns, r.cost_usd), (Some(1), Some(0.0083)));
+}
