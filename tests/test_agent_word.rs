@@ -210,6 +210,13 @@ fn costs_show_everywhere_and_the_budget_stops_dispatches() {
         "{}",
         status.stdout
     );
+    assert!(
+        status
+            .stdout
+            .contains("Next event: none — the budget is reached; raise run.budget_usd"),
+        "{}",
+        status.stdout
+    );
     let json = status_json(d);
     assert_eq!(json["overall"], "stopped");
     assert_eq!(json["cost_usd"], 0.6);

@@ -137,6 +137,9 @@ pub fn next_event(s: Option<&State>) -> String {
     match s.overall() {
         Overall::Completed => "none — every work unit is COMPLETED".into(),
         Overall::Killed => "none — run killed; `git supervisor resume` continues it".into(),
+        Overall::Stopped if s.budget_reached.is_some() => {
+            "none — the budget is reached; raise run.budget_usd, `git supervisor replan`, then `git supervisor resume`".into()
+        }
         Overall::Stopped => "none — run stopped; `git supervisor resume` continues it".into(),
         Overall::Blocked if active == 0 => {
             "waiting for intervention: fix the cause, then `git supervisor resume`".into()
