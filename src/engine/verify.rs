@@ -46,8 +46,6 @@ pub struct Verdict {
     pub turns: Option<u64>,
     /// Dollars the agent reported spending on this dispatch.
     pub cost_usd: Option<crate::machine::Usd>,
-    /// The conversation the agent reported, for a continuation to resume.
-    pub session_id: Option<String>,
 }
 
 /// Run `git` for reading, marked internal so our own hooks stay out.
@@ -407,7 +405,6 @@ pub fn verify(input: &VerifyInput) -> Verdict {
                 .as_ref()
                 .and_then(|r| r.cost_usd)
                 .and_then(crate::machine::Usd::from_dollars),
-            session_id: reported.and_then(|r| r.session_id),
         };
     }
     // Uncommitted work and the progress file.
@@ -514,7 +511,6 @@ pub fn verify(input: &VerifyInput) -> Verdict {
             .as_ref()
             .and_then(|r| r.cost_usd)
             .and_then(crate::machine::Usd::from_dollars),
-        session_id: reported.and_then(|r| r.session_id),
     }
 }
 
