@@ -90,6 +90,19 @@ fn the_prompt_states_the_contract() {
     );
     assert!(text.contains("    Supervisor-Sprint: engine/1\n    Supervisor-Status: complete"));
     assert!(text.contains("A commit under `engine/` without the trailers counts too."));
+    // At the project root, units share the tree: only the named files count.
+    let root_plan = plan("# Notes\n\n## Sprint 1: Write\n\n- Write `notes/a.txt`\n");
+    let at_root = prompt_for(
+        &root_plan,
+        &root_plan.units[0].name.clone(),
+        false,
+        None,
+        |_| {},
+    );
+    assert!(
+        at_root.contains("A commit without the trailers counts too when it changes files this sprint names (`notes/a.txt`)."),
+        "{at_root}"
+    );
     assert!(
         text.contains("$SUPERVISOR_RESULT_FILE (/repo/.git/supervisor/agents/engine-1-1.result)")
     );

@@ -217,13 +217,34 @@ fn contract(input: &PromptInput) -> String {
             p.push_str(&format!("  - {}\n", c.text));
         }
     }
-    let place = if dir == "." {
-        "in this repository".to_string()
+    // Units share the project root, so there only the files the sprint
+    // names tell one unit's untrailered commit from another's.
+    let (place, untrailered) = if dir == "." {
+        let named = if sprint.files.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({})",
+                sprint
+                    .files
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        (
+            "in this repository".to_string(),
+            format!("A commit without the trailers counts too when it changes files this sprint names{named}."),
+        )
     } else {
-        format!("under `{dir}/`")
+        (
+            format!("under `{dir}/`"),
+            format!("A commit under `{dir}/` without the trailers counts too."),
+        )
     };
     p.push_str(&format!(
-        "- Commit your work {place} with these trailers at the end of the commit message:\n    Supervisor-Sprint: {}/{}\n    Supervisor-Status: complete   (or `partial` when work remains)\n  A commit {place} without the trailers counts too.\n",
+        "- Commit your work {place} with these trailers at the end of the commit message:\n    Supervisor-Sprint: {}/{}\n    Supervisor-Status: complete   (or `partial` when work remains)\n  {untrailered}\n",
         unit.name, sprint.id
     ));
     p.push_str(&format!(
