@@ -275,3 +275,20 @@ fn captured_aider_cost_line() {
     assert_eq!(r.source, "aider output");
     assert_eq!((r.turns, r.cost_usd), (Some(1), Some(0.0083)));
 }
+
+#[test]
+fn captured_claude_out_of_turns_and_its_resumed_continuation() {
+    let first = read_agent_output(&captured("claude-2.1.197-json-max-turns.json")).expect("result");
+    // `is_error` is true when the turns run out; it is still partial work.
+    assert_eq!(first.claim, Some(Claim::Partial));
+    assert_eq!(first.cost_usd, Some(0.0125));
+    let resumed =
+        read_agent_output(&captured("claude-2.1.197-json-resumed-max-turns.json")).expect("result");
+    assert_eq!(
+        resumed.session_id, first.session_id,
+        "--resume keeps the session"
+    );
+    // Each invocation reports its own dollars, so summing dispatches does
+    // not count the first twice.
+    assert_eq!(resumed.cost_usd, Some(0.00625));
+}
