@@ -292,3 +292,29 @@ fn captured_claude_out_of_turns_and_its_resumed_continuation() {
     // not count the first twice.
     assert_eq!(resumed.cost_usd, Some(0.00625));
 }
+
+#[test]
+fn captured_codex_run_and_its_resumed_thread() {
+    let r = read_agent_output(&captured("codex-0.169.0-exec-json.jsonl")).expect("codex");
+    assert_eq!(
+        r.claim,
+        Some(Claim::Complete),
+        "a non-fatal error item is no failure"
+    );
+    assert_eq!(
+        r.summary.as_deref(),
+        Some("Sprint 1 is done: notes/a.txt written and committed.")
+    );
+    assert_eq!((r.input_tokens, r.output_tokens), (Some(1200), Some(80)));
+    let resumed =
+        read_agent_output(&captured("codex-0.169.0-exec-resume-json.jsonl")).expect("codex");
+    assert_eq!(
+        resumed.session_id, r.session_id,
+        "`exec resume` keeps the thread"
+    );
+    // The thread's total, read as such (not added to anything).
+    assert_eq!(
+        (resumed.input_tokens, resumed.output_tokens),
+        (Some(2400), Some(160))
+    );
+}

@@ -17,8 +17,10 @@
 //!   `agent_message` (`text`: the final message is the last one),
 //!   `command_execution` (`status: declined` is a denied tool) or `error`,
 //!   `turn.completed` with `usage` (`input_tokens`, `cached_input_tokens`,
-//!   `output_tokens`), `turn.failed` (`error.message`) and `error`
-//!   (`message`). Older `{"msg":{"type":"task_complete",…}}` lines too.
+//!   `output_tokens`; the thread's running total, not the turn's),
+//!   `turn.failed` (`error.message`) and `error` (`message`, also for
+//!   transient reconnects). Older `{"msg":{"type":"task_complete",…}}` lines
+//!   too.
 //! - aider: `Tokens: 2.1k sent, 301 received. Cost: $0.0072 message,
 //!   $0.0145 session.` after each model reply; the last session figure is the
 //!   run's cost, the number of such lines its turns.
@@ -305,16 +307,11 @@ impl CodexFold {
                 self.seen = true;
                 self.turns += 1;
                 self.completed = true;
-                // Usage is per turn: a run of several turns costs their sum.
-                let add = |acc: Option<u64>, key: &str| match v
-                    .pointer(&format!("/usage/{key}"))
-                    .and_then(|n| n.as_u64())
-                {
-                    Some(n) => Some(acc.unwrap_or(0) + n),
-                    None => acc,
-                };
-                self.input_tokens = add(self.input_tokens, "input_tokens");
-                self.output_tokens = add(self.output_tokens, "output_tokens");
+                // The usage is the thread's running total (also across
+                // `exec resume`), not the turn's: the last one is the total.
+                let at = |key: &str| v.pointer(&format!("/usage/{key}")).and_then(|n| n.as_u64());
+                self.input_tokens = at("input_tokens").or(self.input_tokens);
+                self.output_tokens = at("output_tokens").or(self.output_tokens);
             }
             "turn.failed" => {
                 self.seen = true;
