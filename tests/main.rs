@@ -4,7 +4,10 @@ mod common;
 mod test_agent_output;
 mod test_agent_word;
 mod test_control;
+mod test_deferred;
+mod test_evidence;
 mod test_fake_agent;
+mod test_gating;
 mod test_hooks;
 mod test_init;
 mod test_machine;
@@ -20,6 +23,7 @@ mod test_rewrite;
 mod test_ritual;
 mod test_run;
 mod test_store;
+mod test_waits;
 
 /// A test file that is not listed above would silently never run.
 #[test]

@@ -98,6 +98,9 @@ fn complete_run() -> tempfile::TempDir {
         EventKind::GatePassed {
             phase: 0,
             summary: "sh build.sh passed".into(),
+            head: "0".repeat(40),
+            covers: vec!["lib".into()],
+            warned: vec![],
         },
     );
     attempt(
@@ -113,6 +116,9 @@ fn complete_run() -> tempfile::TempDir {
         EventKind::GatePassed {
             phase: 1,
             summary: "sh build.sh passed".into(),
+            head: "0".repeat(40),
+            covers: vec!["app".into()],
+            warned: vec![],
         },
     );
     repo
