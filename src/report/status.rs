@@ -79,6 +79,9 @@ pub struct CurrentJson<'a> {
     /// Why the last attempt failed (BACKOFF and FATAL sprints).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_failure: Option<&'a str>,
+    /// When a failed sprint's retry starts (RFC 3339), while it waits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_at: Option<&'a str>,
 }
 
 /// The BLOCKED notice of spec §R-96 for each blocked unit.
@@ -292,6 +295,10 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
                     total_attempts: sp.total_attempts,
                     cost_usd: sp.cost,
                     last_failure: failure_of(sp),
+                    retry_at: sp
+                        .retry_at
+                        .as_deref()
+                        .filter(|_| sp.state == SprintStatus::Backoff),
                 }),
                 cost_usd: u.cost(),
                 sprint_costs: u
@@ -414,6 +421,13 @@ fn text_into(s: Option<&State>, timestamp: &str, color: bool, o: &mut String) ->
     }
     for w in waits(s) {
         writeln!(o, "{w}")?;
+    }
+    for u in &s.units {
+        if let Some(sp) = u.current().filter(|sp| sp.state == SprintStatus::Backoff) {
+            if let Some(at) = &sp.retry_at {
+                writeln!(o, "{} Sprint {}: retry starts at {at}.", u.name, sp.id)?;
+            }
+        }
     }
     cost_lines(s, o)?;
     if let Some(k) = &s.kill {
