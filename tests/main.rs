@@ -7,6 +7,7 @@ mod test_evidence;
 mod test_fake_agent;
 mod test_gating;
 mod test_hooks;
+mod test_hostile;
 mod test_init;
 mod test_machine;
 mod test_plan;

@@ -12,6 +12,7 @@
 
 pub mod prompt;
 pub mod result;
+pub mod runtime_name;
 
 use std::io::Write;
 use std::path::Path;
@@ -67,7 +68,7 @@ pub struct Job {
 
 impl Job {
     pub fn stem(unit: &str, sprint: &str, attempt: u32) -> String {
-        format!("{unit}-{sprint}-{attempt}")
+        runtime_name::stem(unit, sprint, attempt)
     }
 
     /// The environment contract of design §5.

@@ -410,7 +410,7 @@ impl Engine {
             report: agents.join(format!("{stem}.report.toml")),
             result: agents.join(format!("{stem}.result")),
             wrapper_log: agents.join(format!("{stem}.wrapper.log")),
-            lock: agents.join(format!("{unit}.lock")),
+            lock: agents.join(dispatch::runtime_name::lock(unit)),
             job: self.runtime("jobs").join(format!("{stem}.toml")),
             prompt: self.runtime("prompts").join(format!("{stem}.md")),
         }

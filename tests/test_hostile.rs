@@ -1,0 +1,127 @@
+//! Hostile and clumsy input: unit names that look like paths, shell code or
+//! huge strings stay free text and never reach the file system or a shell.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::command;
+use crate::common::git;
+use crate::common::run_env;
+use crate::common::scripts;
+
+/// A fresh repository at `outer/repo` holding `plan`, so anything a run
+/// writes beside the repository shows up in `outer`.
+fn repo_with_plan(outer: &Path, plan: &str) -> std::path::PathBuf {
+    let dir = outer.join("repo");
+    let sh = |script: &str| {
+        let st = Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                ". '{}/testrepos/lib.sh'; {script}",
+                crate::common::manifest_dir().display()
+            ))
+            .env("HOME", outer)
+            .status()
+            .expect("bash");
+        assert!(st.success());
+    };
+    sh(&format!("init_repo '{}'", dir.display()));
+    std::fs::write(dir.join("EXECUTION_PLAN.md"), plan).expect("plan");
+    sh(&format!(
+        "cd '{}' && units d1 d2 d3 d4 && fake_agent_config 200ms && commit_all Initial",
+        dir.display()
+    ));
+    dir
+}
+
+fn table_plan(names: &[&str]) -> String {
+    let mut plan =
+        String::from("# Hostile names\n\n| Package | Directory | Layer |\n|---|---|---|\n");
+    for (i, n) in names.iter().enumerate() {
+        plan.push_str(&format!("| {n} | d{} | 0 |\n", i + 1));
+    }
+    for (i, n) in names.iter().enumerate() {
+        plan.push_str(&format!(
+            "\n## {n}\n\n### Sprint 1: Work\n\n**Exit Criteria**:\n- [ ] `d{}/1.txt` exists\n",
+            i + 1
+        ));
+    }
+    plan
+}
+
+fn every_file(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("dir").flatten() {
+        let p = e.path();
+        if p.is_dir() && !p.is_symlink() {
+            every_file(&p, out);
+        }
+        out.push(p);
+    }
+}
+
+#[test]
+fn path_like_and_huge_unit_names_stay_inside_the_runtime_directory() {
+    let outer = tempfile::tempdir().expect("tempdir");
+    let long = "L".repeat(300);
+    let names = [
+        "../../../../tmp/x/ESCAPED",
+        "../../index",
+        "CI/CD & Docs",
+        long.as_str(),
+    ];
+    let dir = repo_with_plan(outer.path(), &table_plan(&names));
+    let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
+    let out = run_env(
+        &dir,
+        &["start", "--wait"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("overall: completed"),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+
+    // Nothing beside the repository, no git lock or junk left in .git.
+    let beside: Vec<_> = std::fs::read_dir(outer.path())
+        .expect("outer")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(beside, vec![std::ffi::OsString::from("repo")]);
+    assert!(!dir.join(".git/index.lock").exists());
+    let mut files = Vec::new();
+    every_file(&dir.join(".git"), &mut files);
+    for f in &files {
+        let name = f.file_name().expect("name").to_string_lossy().into_owned();
+        assert!(
+            !name.ends_with(".lock") || f.starts_with(dir.join(".git/supervisor")),
+            "{f:?}"
+        );
+        assert!(name.len() <= 80, "{f:?}");
+    }
+    let fsck = command("git", &dir).args(["fsck"]).output().expect("fsck");
+    assert!(
+        fsck.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fsck.stderr)
+    );
+    assert_eq!(
+        git(&dir, &["for-each-ref", "--format=%(refname)", "refs/heads"]).trim(),
+        "refs/heads/main"
+    );
+
+    // The names stay free text in the state.
+    let status = crate::common::run(&dir, &["status", "--format", "json"]).stdout;
+    for n in names {
+        assert!(
+            status.contains(&serde_json::to_string(n).expect("json")),
+            "{n}: {status}"
+        );
+    }
+    for i in 1..=4 {
+        assert!(dir.join(format!("d{i}/1.txt")).is_file(), "d{i}");
+    }
+}
