@@ -12,6 +12,12 @@ use crate::common::scripts;
 /// A fresh repository at `outer/repo` holding `plan`, so anything a run
 /// writes beside the repository shows up in `outer`.
 fn repo_with_plan(outer: &Path, plan: &str) -> std::path::PathBuf {
+    repo_with(outer, plan, None)
+}
+
+/// Like [`repo_with_plan`], with `agent_command` (a TOML array) in place of
+/// the plain fake agent.
+fn repo_with(outer: &Path, plan: &str, agent_command: Option<&str>) -> std::path::PathBuf {
     let dir = outer.join("repo");
     let sh = |script: &str| {
         let st = Command::new("bash")
@@ -28,9 +34,16 @@ fn repo_with_plan(outer: &Path, plan: &str) -> std::path::PathBuf {
     sh(&format!("init_repo '{}'", dir.display()));
     std::fs::write(dir.join("EXECUTION_PLAN.md"), plan).expect("plan");
     sh(&format!(
-        "cd '{}' && units d1 d2 d3 d4 && fake_agent_config 200ms && commit_all Initial",
+        "cd '{}' && units d1 d2 d3 d4 && fake_agent_config 200ms",
         dir.display()
     ));
+    if let Some(cmd) = agent_command {
+        let path = dir.join(".workflow/config.toml");
+        let config = std::fs::read_to_string(&path).expect("config");
+        let config = config.replace(r#"command = ["fake-agent"]"#, &format!("command = {cmd}"));
+        std::fs::write(&path, config).expect("config");
+    }
+    sh(&format!("cd '{}' && commit_all Initial", dir.display()));
     dir
 }
 
@@ -124,4 +137,28 @@ fn path_like_and_huge_unit_names_stay_inside_the_runtime_directory() {
     for i in 1..=4 {
         assert!(dir.join(format!("d{i}/1.txt")).is_file(), "d{i}");
     }
+}
+
+#[test]
+fn a_unit_name_is_never_shell_code_in_an_agent_command() {
+    let outer = tempfile::tempdir().expect("tempdir");
+    let dir = repo_with(
+        outer.path(),
+        &table_plan(&["$(touch PWNED)"]),
+        Some(r#"["sh", "-c", ": {unit} {sprint}; exec fake-agent"]"#),
+    );
+    let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
+    let out = run_env(
+        &dir,
+        &["start", "--wait"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("overall: completed"), "{}", out.stdout);
+    let mut files = Vec::new();
+    every_file(outer.path(), &mut files);
+    assert!(
+        files.iter().all(|f| !f.ends_with("PWNED")),
+        "the unit name ran as shell code"
+    );
 }

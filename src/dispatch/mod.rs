@@ -10,6 +10,7 @@
 //! Synchronous by design: each wrapper is its own small process, so threads
 //! and blocking waits are all it needs.
 
+pub mod placeholders;
 pub mod prompt;
 pub mod result;
 pub mod runtime_name;
@@ -137,16 +138,20 @@ impl Report {
 /// template; with `prompt = "arg"` the prompt is appended as the last
 /// argument.
 pub fn resolve_argv(template: &[String], job: &Job, prompt_text: &str) -> Vec<String> {
-    let mut argv: Vec<String> = template
-        .iter()
-        .map(|a| {
-            a.replace("{model}", &job.model)
-                .replace("{max_turns}", &job.max_turns.to_string())
-                .replace("{prompt_file}", &job.prompt_file.display().to_string())
-                .replace("{unit}", &job.unit)
-                .replace("{sprint}", &job.sprint)
-        })
-        .collect();
+    let (turns, prompt_file) = (
+        job.max_turns.to_string(),
+        job.prompt_file.display().to_string(),
+    );
+    let mut argv = placeholders::fill(
+        template,
+        &[
+            ("{model}", &job.model),
+            ("{max_turns}", &turns),
+            ("{prompt_file}", &prompt_file),
+            ("{unit}", &job.unit),
+            ("{sprint}", &job.sprint),
+        ],
+    );
     if job.prompt == PromptDelivery::Arg {
         argv.push(prompt_text.to_string());
     }
