@@ -162,3 +162,91 @@ fn a_unit_name_is_never_shell_code_in_an_agent_command() {
         "the unit name ran as shell code"
     );
 }
+
+fn state_ref(dir: &Path) -> String {
+    git(
+        dir,
+        &[
+            "for-each-ref",
+            "--format=%(objectname)",
+            "refs/supervisor/state",
+        ],
+    )
+}
+
+#[test]
+fn a_huge_duration_is_a_config_error_not_a_panic() {
+    let outer = tempfile::tempdir().expect("tempdir");
+    let dir = repo_with_plan(outer.path(), &table_plan(&["a"]));
+    let path = dir.join(".workflow/config.toml");
+    let config = std::fs::read_to_string(&path).expect("config");
+    std::fs::write(
+        &path,
+        format!("{config}\n[build]\ncommand = \"true\"\ntimeout = \"500000000000y\"\n"),
+    )
+    .expect("config");
+    let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
+    let out = run_env(
+        &dir,
+        &["start", "--wait"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_ne!(out.status, 0, "{}", out.stdout);
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("too long") && out.stderr.contains("timeout"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(state_ref(&dir), "");
+}
+
+/// Runs `args` with a deadline: a read of a FIFO would block forever.
+fn run_bounded(dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut child = command(crate::common::bin(), dir)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("{args:?} hung on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("output")
+}
+
+#[test]
+fn a_fifo_or_directory_is_refused_as_config_or_plan() {
+    let outer = tempfile::tempdir().expect("tempdir");
+    let dir = repo_with_plan(outer.path(), &table_plan(&["a"]));
+    let mkfifo = |p: &Path| {
+        assert!(Command::new("mkfifo")
+            .arg(p)
+            .status()
+            .expect("mkfifo")
+            .success());
+    };
+    mkfifo(&dir.join("fifo.md"));
+    std::fs::create_dir(dir.join("dir.md")).expect("dir");
+    for plan in ["fifo.md", "dir.md"] {
+        let out = run_bounded(&dir, &["plan", plan]);
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("regular file") || err.contains("no execution plan"),
+            "{plan}: {err}"
+        );
+    }
+    let config = dir.join(".workflow/config.toml");
+    std::fs::remove_file(&config).expect("rm");
+    mkfifo(&config);
+    let out = run_bounded(&dir, &["start"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("regular file"));
+    assert_eq!(state_ref(&dir), "");
+}

@@ -132,6 +132,22 @@ pub struct HooksConfig {
     pub guard: Vec<String>,
 }
 
+/// The longest duration a config value may name.
+pub const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// Read a file the user names (config, plan) only when it is a regular file:
+/// a FIFO would block forever and a directory or device is never meant.
+pub fn read_regular(path: &Path) -> std::io::Result<String> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, directory or device is not read)",
+        ));
+    }
+    std::fs::read_to_string(path)
+}
+
 /// Durations written humantime-style: `"5s"`, `"30m"`, `"1h 30m"`.
 mod humantime_serde_compat {
     use std::time::Duration;
@@ -150,6 +166,13 @@ mod humantime_serde_compat {
             return Err(serde::de::Error::custom(
                 "a duration must be longer than zero",
             ));
+        }
+        // Deadlines are `Instant + duration`: bound it so no value can
+        // overflow one.
+        if parsed > super::MAX_DURATION {
+            return Err(serde::de::Error::custom(format!(
+                "`{s}` is too long; a duration is at most 365 days"
+            )));
         }
         Ok(parsed)
     }
@@ -187,7 +210,7 @@ impl Config {
     /// Load `<root>/.workflow/config.toml`; a missing file is the default.
     pub fn load(root: &Path) -> Result<Config, LoadError> {
         let path = root.join(CONFIG_DIR).join(CONFIG_FILE);
-        match std::fs::read_to_string(&path) {
+        match read_regular(&path) {
             Ok(text) => Config::parse(&text, &format!("{CONFIG_DIR}/{CONFIG_FILE}")),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
             Err(source) => Err(LoadError::Io {
