@@ -250,3 +250,29 @@ fn a_fifo_or_directory_is_refused_as_config_or_plan() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("regular file"));
     assert_eq!(state_ref(&dir), "");
 }
+
+#[test]
+fn an_agent_program_that_cannot_run_is_refused_at_start() {
+    for cmd in [
+        r#"["no-such-agent-program", "-p"]"#,
+        r#"[""]"#,
+        r#"["./missing.sh"]"#,
+    ] {
+        let outer = tempfile::tempdir().expect("tempdir");
+        let dir = repo_with(outer.path(), &table_plan(&["a"]), Some(cmd));
+        let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
+        let out = run_env(
+            &dir,
+            &["start", "--wait"],
+            &[("FAKE_AGENT_SCRIPT", s.path())],
+        );
+        assert_ne!(out.status, 0, "{cmd}: {}", out.stdout);
+        assert!(
+            out.stderr.contains("agent.command"),
+            "{cmd}: {}",
+            out.stderr
+        );
+        assert!(out.stderr.contains("config.toml"), "{cmd}: {}", out.stderr);
+        assert_eq!(state_ref(&dir), "", "{cmd}: no run is recorded");
+    }
+}

@@ -277,6 +277,58 @@ impl Config {
     pub fn agent_command(&self) -> Option<&[String]> {
         self.agent.command.as_ref().map(|c| c.get_ref().as_slice())
     }
+
+    /// Refuse an agent command whose program cannot be run (empty, or not
+    /// found on PATH / relative to `workdir`): otherwise every attempt of
+    /// every unit fails the same way. `text` is the config source, for the
+    /// label; `name` its file name.
+    pub fn check_agent_program(
+        &self,
+        text: &str,
+        name: &str,
+        workdir: &Path,
+    ) -> Result<(), Box<ConfigError>> {
+        let Some(command) = &self.agent.command else {
+            return Ok(());
+        };
+        let program = command.get_ref().first().map(String::as_str).unwrap_or("");
+        // A placeholder in the program is resolved per dispatch.
+        if program.contains('{') {
+            return Ok(());
+        }
+        let problem = if program.trim().is_empty() {
+            "agent.command has no program to run".to_string()
+        } else if find_program(program, workdir) {
+            return Ok(());
+        } else {
+            format!("agent.command runs `{program}`, which is not an executable file on PATH")
+        };
+        let span = command.span();
+        let span = (span.end <= text.len()).then_some(span);
+        Err(Box::new(ConfigError {
+            message: problem,
+            src: NamedSource::new(name, text.to_string()),
+            span: span.map(Into::into),
+            label: "this program".into(),
+            help: Some(
+                "name an installed program (e.g. \"claude\") or a path to an executable".into(),
+            ),
+        }))
+    }
+}
+
+/// Whether `program` resolves to an executable file: a path (relative to
+/// `workdir`) when it holds a `/`, else a search of PATH.
+fn find_program(program: &str, workdir: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        return executable(&workdir.join(program));
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| executable(&d.join(program))))
 }
 
 /// The first `{name}` in `arg` that is not a known placeholder.

@@ -75,6 +75,9 @@ pub enum EngineError {
         help("set the command that runs one agent, e.g. command = [\"claude\", \"-p\", \"--model\", \"{{model}}\"]; `git supervisor init` writes a template with presets")
     )]
     NoAgentCommand,
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    AgentProgram(Box<crate::config::ConfigError>),
     #[error("the run's plan snapshot no longer parses: {0}")]
     #[diagnostic(code(run::snapshot))]
     Snapshot(String),
@@ -207,6 +210,9 @@ impl Engine {
         if config.agent_command().is_none() {
             return Err(EngineError::NoAgentCommand);
         }
+        config
+            .check_agent_program(config_text, ".workflow/config.toml", plan_dir)
+            .map_err(EngineError::AgentProgram)?;
         if let Some(tip) = self.store.tip()? {
             if !tip.state.is_finished() {
                 return Err(EngineError::RunInProgress {
