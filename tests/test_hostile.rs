@@ -276,3 +276,26 @@ fn an_agent_program_that_cannot_run_is_refused_at_start() {
         assert_eq!(state_ref(&dir), "", "{cmd}: no run is recorded");
     }
 }
+
+/// Read-only for a normal user; as root (which ignores permissions) a file
+/// standing where a runtime directory belongs breaks it the same way.
+#[test]
+fn start_with_an_unwritable_runtime_directory_records_no_run() {
+    use std::os::unix::fs::PermissionsExt;
+    let outer = tempfile::tempdir().expect("tempdir");
+    let dir = repo_with_plan(outer.path(), &table_plan(&["a"]));
+    let runtime = dir.join(".git/supervisor");
+    std::fs::create_dir_all(&runtime).expect("runtime");
+    std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    if std::fs::write(runtime.join("probe"), b"").is_ok() {
+        std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let _ = std::fs::remove_file(runtime.join("probe"));
+        std::fs::write(runtime.join("prompts"), b"not a directory").expect("file");
+    }
+    let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
+    let out = run_env(&dir, &["start"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    assert_ne!(out.status, 0, "{}", out.stdout);
+    assert!(out.stderr.contains("not writable"), "{}", out.stderr);
+    assert_eq!(state_ref(&dir), "", "no run is recorded");
+}

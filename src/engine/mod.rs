@@ -144,6 +144,24 @@ impl Engine {
         self.store.runtime_dir().join(sub)
     }
 
+    /// Every runtime directory a dispatch writes exists and takes a file:
+    /// checked before a run is recorded, so a read-only or full
+    /// `.git/supervisor` never leaves a run that can dispatch nothing.
+    fn check_runtime_writable(&self) -> Result<(), EngineError> {
+        for sub in ["agents", "jobs", "prompts"] {
+            let dir = self.runtime(sub);
+            let what = format!(
+                "the runtime directory {} is not writable (check its permissions and free space)",
+                dir.display()
+            );
+            std::fs::create_dir_all(&dir).map_err(io(what.clone()))?;
+            let probe = dir.join(format!(".probe-{}", std::process::id()));
+            std::fs::write(&probe, b"probe").map_err(io(what))?;
+            let _ = std::fs::remove_file(&probe);
+        }
+        Ok(())
+    }
+
     pub fn project_root(&self, state: &State) -> PathBuf {
         if state.root == "." {
             self.workdir.clone()
@@ -213,6 +231,7 @@ impl Engine {
         config
             .check_agent_program(config_text, ".workflow/config.toml", plan_dir)
             .map_err(EngineError::AgentProgram)?;
+        self.check_runtime_writable()?;
         if let Some(tip) = self.store.tip()? {
             if !tip.state.is_finished() {
                 return Err(EngineError::RunInProgress {
