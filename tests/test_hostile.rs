@@ -299,3 +299,35 @@ fn start_with_an_unwritable_runtime_directory_records_no_run() {
     assert!(out.stderr.contains("not writable"), "{}", out.stderr);
     assert_eq!(state_ref(&dir), "", "no run is recorded");
 }
+
+#[test]
+fn control_characters_in_a_unit_name_are_shown_escaped() {
+    let outer = tempfile::tempdir().expect("tempdir");
+    let name = "red\u{1b}[31mX\u{7}";
+    let dir = repo_with_plan(outer.path(), &table_plan(&[name]));
+    let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
+    let out = run_env(
+        &dir,
+        &["start", "--wait"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let shown = [
+        crate::common::run(&dir, &["status"]).stdout,
+        crate::common::run(&dir, &["log"]).stdout,
+        git(&dir, &["log", "--format=%s", "refs/supervisor/state"]),
+    ];
+    for text in shown {
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
+        assert!(text.contains(r"red\u{1b}[31mX\u{7}"), "{text}");
+    }
+    // The name itself is unchanged in the state.
+    let json = crate::common::run(&dir, &["status", "--format", "json"]).stdout;
+    assert!(
+        json.contains(&serde_json::to_string(name).expect("json")),
+        "{json}"
+    );
+}
