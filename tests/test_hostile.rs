@@ -331,3 +331,48 @@ fn control_characters_in_a_unit_name_are_shown_escaped() {
         "{json}"
     );
 }
+
+#[test]
+fn an_agent_program_gone_before_a_dispatch_spends_no_attempt() {
+    use std::os::unix::fs::PermissionsExt;
+    let outer = tempfile::tempdir().expect("tempdir");
+    // The agent program removes itself: the second unit's dispatch finds
+    // nothing to run.
+    let agent = outer.path().join("agent.sh");
+    std::fs::write(&agent, "#!/bin/sh\nrm -f \"$0\"\nexec fake-agent\n").expect("agent");
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let plan = "# P\n\n| Package | Directory | Layer |\n|---|---|---|\n| a | d1 | 0 |\n| b | d2 | 1 |\n\n## a\n\n### Sprint 1: W\n\n**Exit Criteria**:\n- [ ] `d1/1.txt` exists\n\n## b\n\n### Sprint 1: W\n\n**Exit Criteria**:\n- [ ] `d2/1.txt` exists\n";
+    let dir = repo_with(
+        outer.path(),
+        plan,
+        Some(&format!("[\"{}\"]", agent.display())),
+    );
+    let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
+    let mut cmd = command(crate::common::bin(), &dir);
+    cmd.args(["start", "--wait"])
+        .env("FAKE_AGENT_SCRIPT", s.path());
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed().as_secs() > 30 {
+            let _ = child.kill();
+            panic!("start --wait did not report the missing agent program");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("output");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("agent.command"), "{err}");
+    let status: serde_json::Value =
+        serde_json::from_str(&crate::common::run(&dir, &["status", "--format", "json"]).stdout)
+            .expect("status");
+    let b = &status["units"][1];
+    assert_eq!(b["name"], "b");
+    assert_eq!(b["current"]["state"], "PENDING", "{status}");
+    assert_eq!(b["current"]["total_attempts"], 0, "{status}");
+}

@@ -354,7 +354,12 @@ impl Config {
         } else if find_program(program, workdir) {
             return Ok(());
         } else {
-            format!("agent.command runs `{program}`, which is not an executable file on PATH")
+            let where_ = if program.contains('/') {
+                ""
+            } else {
+                " on PATH"
+            };
+            format!("agent.command runs `{program}`, which is not an executable file{where_}")
         };
         let span = command.span();
         let span = (span.end <= text.len()).then_some(span);

@@ -741,6 +741,16 @@ impl Engine {
             .agent_command()
             .ok_or(EngineError::NoAgentCommand)?
             .to_vec();
+        // A replan may have changed the command: refuse it before an attempt
+        // is spent on a program that cannot run.
+        let config_text = self.parsed.borrow().as_ref().map(|p| p.0.config.clone());
+        config
+            .check_agent_program(
+                &config_text.unwrap_or_default(),
+                "the run's .workflow/config.toml",
+                &self.workdir,
+            )
+            .map_err(EngineError::AgentProgram)?;
         let state = &tip.state;
         let us = state.unit(unit_name).expect("dispatchable names a unit");
         let sp = us
