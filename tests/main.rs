@@ -9,6 +9,7 @@ mod test_evidence;
 mod test_fake_agent;
 mod test_gating;
 mod test_hooks;
+mod test_hostile;
 mod test_init;
 mod test_liveness;
 mod test_machine;

@@ -252,8 +252,11 @@ fn a_failing_phase_build_is_attributed_fixed_and_rebuilt() {
     assert!(log.contains("phase 0 gate passed"), "{log}");
     assert!(log.contains("phase 1 gate passed"), "{log}");
     // The retry prompt carried the build output.
-    let prompt = std::fs::read_to_string(dir.join(".git/supervisor/prompts/lib-1-2.md"))
-        .expect("retry prompt");
+    let prompt = std::fs::read_to_string(dir.join(format!(
+        ".git/supervisor/prompts/{}.md",
+        git_supervisor::dispatch::runtime_name::stem("lib", "1", 2)
+    )))
+    .expect("retry prompt");
     assert!(prompt.contains("the library has a bug"), "{prompt}");
     // Checkpoints are in the state tree: block, then pass, pass.
     let names = git(

@@ -61,7 +61,7 @@ pub fn cmd_breakdown(
     out: &mut dyn Write,
 ) -> miette::Result<u8> {
     let source_path = resolve(ctx, args.path.as_deref())?;
-    let source = std::fs::read_to_string(&source_path)
+    let source = crate::config::read_regular(&source_path)
         .into_diagnostic()
         .wrap_err_with(|| format!("cannot read {}", source_path.display()))?;
     let root = source_path

@@ -53,7 +53,10 @@ pub fn cmd_log(ctx: &Context, args: &LogArgs, out: &mut dyn Write) -> miette::Re
                     };
                     [
                         r.time.clone(),
-                        r.unit.clone().unwrap_or_else(|| "run".into()),
+                        r.unit.as_deref().map_or_else(
+                            || "run".into(),
+                            |u| crate::report::escape::visible(u).into_owned(),
+                        ),
                         r.sprint
                             .as_deref()
                             .map(|s| format!("sprint {s}"))
@@ -69,7 +72,7 @@ pub fn cmd_log(ctx: &Context, args: &LogArgs, out: &mut dyn Write) -> miette::Re
                 writeln!(
                     out,
                     "{time}  {unit:<w1$}  {sprint:<w2$}  {change:<w3$}  {}",
-                    r.why
+                    crate::report::escape::visible(&r.why)
                 )
                 .map_err(super::io_err)?;
             }

@@ -45,7 +45,7 @@ pub fn load_plan(
     command: &str,
 ) -> miette::Result<LoadedPlan> {
     let path = resolve_plan(explicit, &ctx.cwd, command)?;
-    let source = std::fs::read_to_string(&path)
+    let source = crate::config::read_regular(&path)
         .into_diagnostic()
         .wrap_err_with(|| format!("cannot read {}", path.display()))?;
     let root = path

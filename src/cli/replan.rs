@@ -23,8 +23,8 @@ pub struct ReplanArgs {
 pub fn cmd_replan(ctx: &Context, args: &ReplanArgs, out: &mut dyn Write) -> miette::Result<u8> {
     let loaded = load_plan(ctx, args.path.as_deref(), "replan")?;
     Config::load(&loaded.root)?;
-    let config_text =
-        std::fs::read_to_string(loaded.root.join(CONFIG_DIR).join(CONFIG_FILE)).unwrap_or_default();
+    let config_text = crate::config::read_regular(&loaded.root.join(CONFIG_DIR).join(CONFIG_FILE))
+        .unwrap_or_default();
     let engine = Engine::open(&loaded.root)?;
     let steps = engine.replan(&loaded.plan, &loaded.source, &config_text)?;
     for s in &steps {

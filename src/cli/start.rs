@@ -42,8 +42,8 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
         None
     };
     let config = Config::load(&loaded.root)?;
-    let config_text =
-        std::fs::read_to_string(loaded.root.join(CONFIG_DIR).join(CONFIG_FILE)).unwrap_or_default();
+    let config_text = crate::config::read_regular(&loaded.root.join(CONFIG_DIR).join(CONFIG_FILE))
+        .unwrap_or_default();
     let engine = Engine::open(&loaded.root)?;
     let state = engine.start(
         &loaded.plan,
@@ -61,7 +61,7 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
             .unwrap_or_default();
         if *clean {
             // Before any agent is dispatched, so no agent's scope holds it.
-            let before = std::fs::read_to_string(&loaded.path).into_diagnostic()?;
+            let before = crate::config::read_regular(&loaded.path).into_diagnostic()?;
             super::write_file(&loaded.path, &loaded.source)?;
             let message = format!("Name the plan: {name}");
             if let Err(why) = crate::store::worktree::commit_file(&loaded.path, &message) {

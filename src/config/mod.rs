@@ -175,6 +175,22 @@ pub struct HooksConfig {
     pub guard: Vec<String>,
 }
 
+/// The longest duration a config value may name.
+pub const MAX_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// Read a file the user names (config, plan) only when it is a regular file:
+/// a FIFO would block forever and a directory or device is never meant.
+pub fn read_regular(path: &Path) -> std::io::Result<String> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, directory or device is not read)",
+        ));
+    }
+    std::fs::read_to_string(path)
+}
+
 /// Durations written humantime-style: `"5s"`, `"30m"`, `"1h 30m"`.
 mod humantime_serde_compat {
     use std::time::Duration;
@@ -193,6 +209,13 @@ mod humantime_serde_compat {
             return Err(serde::de::Error::custom(
                 "a duration must be longer than zero",
             ));
+        }
+        // Deadlines are `Instant + duration`: bound it so no value can
+        // overflow one.
+        if parsed > super::MAX_DURATION {
+            return Err(serde::de::Error::custom(format!(
+                "`{s}` is too long; a duration is at most 365 days"
+            )));
         }
         Ok(parsed)
     }
@@ -256,7 +279,7 @@ impl Config {
     /// Load `<root>/.workflow/config.toml`; a missing file is the default.
     pub fn load(root: &Path) -> Result<Config, LoadError> {
         let path = root.join(CONFIG_DIR).join(CONFIG_FILE);
-        match std::fs::read_to_string(&path) {
+        match read_regular(&path) {
             Ok(text) => Config::parse(&text, &format!("{CONFIG_DIR}/{CONFIG_FILE}")),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
             Err(source) => Err(LoadError::Io {
@@ -342,6 +365,49 @@ impl Config {
         self.agent.command.as_ref().map(|c| c.get_ref().as_slice())
     }
 
+    /// Refuse an agent command whose program cannot be run (empty, or not
+    /// found on PATH / relative to `workdir`): otherwise every attempt of
+    /// every unit fails the same way. `text` is the config source, for the
+    /// label; `name` its file name.
+    pub fn check_agent_program(
+        &self,
+        text: &str,
+        name: &str,
+        workdir: &Path,
+    ) -> Result<(), Box<ConfigError>> {
+        let Some(command) = &self.agent.command else {
+            return Ok(());
+        };
+        let program = command.get_ref().first().map(String::as_str).unwrap_or("");
+        // A placeholder in the program is resolved per dispatch.
+        if program.contains('{') {
+            return Ok(());
+        }
+        let problem = if program.trim().is_empty() {
+            "agent.command has no program to run".to_string()
+        } else if find_program(program, workdir) {
+            return Ok(());
+        } else {
+            let where_ = if program.contains('/') {
+                ""
+            } else {
+                " on PATH"
+            };
+            format!("agent.command runs `{program}`, which is not an executable file{where_}")
+        };
+        let span = command.span();
+        let span = (span.end <= text.len()).then_some(span);
+        Err(Box::new(ConfigError {
+            message: problem,
+            src: NamedSource::new(name, text.to_string()),
+            span: span.map(Into::into),
+            label: "this program".into(),
+            help: Some(
+                "name an installed program (e.g. \"claude\") or a path to an executable".into(),
+            ),
+        }))
+    }
+
     /// The argv for a continuation that resumes a conversation, if set.
     pub fn resume_command(&self) -> Option<&[String]> {
         self.agent
@@ -349,6 +415,20 @@ impl Config {
             .as_ref()
             .map(|c| c.get_ref().as_slice())
     }
+}
+
+/// Whether `program` resolves to an executable file: a path (relative to
+/// `workdir`) when it holds a `/`, else a search of PATH.
+fn find_program(program: &str, workdir: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        return executable(&workdir.join(program));
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|d| executable(&d.join(program))))
 }
 
 /// The bytes of `key = value`'s value on the line that sets `key`.

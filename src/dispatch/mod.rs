@@ -15,10 +15,12 @@
 //! it needs.
 
 pub mod liveness;
+pub mod placeholders;
 pub mod prompt;
 pub mod ratelimit;
 pub mod reap;
 pub mod result;
+pub mod runtime_name;
 mod stale;
 
 use std::io::Write;
@@ -80,7 +82,7 @@ pub struct Job {
 
 impl Job {
     pub fn stem(unit: &str, sprint: &str, attempt: u32) -> String {
-        format!("{unit}-{sprint}-{attempt}")
+        runtime_name::stem(unit, sprint, attempt)
     }
 
     /// The environment contract of design §5.
@@ -154,17 +156,21 @@ impl Report {
 /// conversation); with `prompt = "arg"` the prompt is appended as the last
 /// argument.
 pub fn resolve_argv(template: &[String], job: &Job, prompt_text: &str) -> Vec<String> {
-    let mut argv: Vec<String> = template
-        .iter()
-        .map(|a| {
-            a.replace("{model}", &job.model)
-                .replace("{max_turns}", &job.max_turns.to_string())
-                .replace("{prompt_file}", &job.prompt_file.display().to_string())
-                .replace("{unit}", &job.unit)
-                .replace("{sprint}", &job.sprint)
-                .replace("{session_id}", job.session_id.as_deref().unwrap_or(""))
-        })
-        .collect();
+    let (turns, prompt_file) = (
+        job.max_turns.to_string(),
+        job.prompt_file.display().to_string(),
+    );
+    let mut argv = placeholders::fill(
+        template,
+        &[
+            ("{model}", &job.model),
+            ("{max_turns}", &turns),
+            ("{prompt_file}", &prompt_file),
+            ("{unit}", &job.unit),
+            ("{sprint}", &job.sprint),
+            ("{session_id}", job.session_id.as_deref().unwrap_or("")),
+        ],
+    );
     if job.prompt == PromptDelivery::Arg {
         argv.push(prompt_text.to_string());
     }

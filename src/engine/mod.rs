@@ -76,6 +76,9 @@ pub enum EngineError {
         help("set the command that runs one agent, e.g. command = [\"claude\", \"-p\", \"--model\", \"{{model}}\"]; `git supervisor init` writes a template with presets")
     )]
     NoAgentCommand,
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    AgentProgram(Box<crate::config::ConfigError>),
     #[error("the run's plan snapshot no longer parses: {0}")]
     #[diagnostic(code(run::snapshot))]
     Snapshot(String),
@@ -140,6 +143,24 @@ impl Engine {
 
     pub(crate) fn runtime(&self, sub: &str) -> PathBuf {
         self.store.runtime_dir().join(sub)
+    }
+
+    /// Every runtime directory a dispatch writes exists and takes a file:
+    /// checked before a run is recorded, so a read-only or full
+    /// `.git/supervisor` never leaves a run that can dispatch nothing.
+    fn check_runtime_writable(&self) -> Result<(), EngineError> {
+        for sub in ["agents", "jobs", "prompts"] {
+            let dir = self.runtime(sub);
+            let what = format!(
+                "the runtime directory {} is not writable (check its permissions and free space)",
+                dir.display()
+            );
+            std::fs::create_dir_all(&dir).map_err(io(what.clone()))?;
+            let probe = dir.join(format!(".probe-{}", std::process::id()));
+            std::fs::write(&probe, b"probe").map_err(io(what))?;
+            let _ = std::fs::remove_file(&probe);
+        }
+        Ok(())
     }
 
     pub fn project_root(&self, state: &State) -> PathBuf {
@@ -214,6 +235,10 @@ impl Engine {
         if config.agent_command().is_none() {
             return Err(EngineError::NoAgentCommand);
         }
+        config
+            .check_agent_program(config_text, ".workflow/config.toml", plan_dir)
+            .map_err(EngineError::AgentProgram)?;
+        self.check_runtime_writable()?;
         if let Some(tip) = self.store.tip()? {
             if !tip.state.is_finished() {
                 return Err(EngineError::RunInProgress {
@@ -417,7 +442,7 @@ impl Engine {
             report: agents.join(format!("{stem}.report.toml")),
             result: agents.join(format!("{stem}.result")),
             wrapper_log: agents.join(format!("{stem}.wrapper.log")),
-            lock: agents.join(format!("{unit}.lock")),
+            lock: agents.join(dispatch::runtime_name::lock(unit)),
             job: self.runtime("jobs").join(format!("{stem}.toml")),
             prompt: self.runtime("prompts").join(format!("{stem}.md")),
         }
@@ -727,6 +752,16 @@ impl Engine {
             .agent_command()
             .ok_or(EngineError::NoAgentCommand)?
             .to_vec();
+        // A replan may have changed the command: refuse it before an attempt
+        // is spent on a program that cannot run.
+        let config_text = self.parsed.borrow().as_ref().map(|p| p.0.config.clone());
+        config
+            .check_agent_program(
+                &config_text.unwrap_or_default(),
+                "the run's .workflow/config.toml",
+                &self.workdir,
+            )
+            .map_err(EngineError::AgentProgram)?;
         let state = &tip.state;
         let us = state.unit(unit_name).expect("dispatchable names a unit");
         let sp = us

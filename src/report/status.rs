@@ -346,8 +346,23 @@ fn paint(name: &str, color: bool) -> String {
 /// The spec's status table (v2) with its three summary lines.
 pub fn text(s: Option<&State>, timestamp: &str, color: bool) -> String {
     let mut o = String::new();
-    let _ = text_into(s, timestamp, color, &mut o);
+    let shown = s.map(escaped_names);
+    let _ = text_into(shown.as_ref(), timestamp, color, &mut o);
     o
+}
+
+/// The state with its free-text names made safe to print.
+fn escaped_names(s: &State) -> State {
+    use super::escape::visible;
+    let mut s = s.clone();
+    s.operation = visible(&s.operation).into_owned();
+    for u in &mut s.units {
+        u.name = visible(&u.name).into_owned();
+        for d in &mut u.deps {
+            *d = visible(d).into_owned();
+        }
+    }
+    s
 }
 
 fn text_into(s: Option<&State>, timestamp: &str, color: bool, o: &mut String) -> std::fmt::Result {

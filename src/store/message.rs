@@ -9,7 +9,9 @@ use crate::machine::SCHEMA;
 
 /// The message of the commit recording `t` as transition number `seq`.
 pub fn format(t: &Transition, seq: u64, run_id: &str) -> String {
-    let mut m = format!("{}\n\n{}\n\n", t.subject(), t.why.trim());
+    let subject = t.subject();
+    let subject = crate::report::escape::visible(&subject);
+    let mut m = format!("{subject}\n\n{}\n\n", t.why.trim());
     let mut trailer = |k: &str, v: &str| m.push_str(&format!("Supervisor-{k}: {v}\n"));
     trailer("Event", t.event);
     if let Some(u) = &t.unit {
