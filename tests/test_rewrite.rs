@@ -345,3 +345,33 @@ fn plan_tools_on_a_bad_plan_report_it_and_write_nothing() {
         "ERROR: Cannot find EXECUTION_PLAN.md.\ngit supervisor requires an execution plan to operate.\nPlease provide the path: git supervisor evaluate /path/to/EXECUTION_PLAN.md\n"
     );
 }
+
+/// Every line of `before` is in `after`, in order (lines may be added).
+fn keeps_every_line(before: &str, after: &str) -> Result<(), String> {
+    let mut rest = after.lines();
+    for line in before.lines() {
+        if !rest.any(|l| l == line) {
+            return Err(format!("line lost or moved: {line:?}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn evaluate_and_prioritize_edit_a_sprint_heading_plan_in_place() {
+    let dir = scratch(&plans_dir().join("single"));
+    let original = plan_text(dir.path());
+    let out = run(dir.path(), &["evaluate"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let evaluated = plan_text(dir.path());
+    assert_ne!(evaluated, original, "single needs a criterion");
+    keeps_every_line(&original, &evaluated).unwrap();
+    let headings = |t: &str| t.lines().filter(|l| l.starts_with("## Sprint")).count();
+    assert_eq!(headings(&evaluated), headings(&original), "{evaluated}");
+    let out = run(dir.path(), &["prioritize"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let prioritized = plan_text(dir.path());
+    keeps_every_line(&evaluated, &prioritized).unwrap();
+    assert!(prioritized.contains("**Priority**:"), "{prioritized}");
+    assert_eq!(headings(&prioritized), headings(&original), "{prioritized}");
+}

@@ -16,8 +16,8 @@ use super::EXIT_ERROR;
 use super::EXIT_OK;
 use crate::config::Config;
 use crate::plan::analysis::DEFAULT_BUDGET;
+use crate::plan::edit;
 use crate::plan::rewrite;
-use crate::plan::write;
 
 #[derive(Debug, Args)]
 pub struct EvaluateArgs {
@@ -41,12 +41,14 @@ pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> 
     let (fixed, ev) = rewrite::evaluate(&loaded.plan, args.max_turns, &cmds);
     let changed = fixed != loaded.plan;
     if changed && !args.check {
-        let text = write::render(
+        let edited = edit::edit(
+            &loaded.source,
+            &loaded.plan,
             &fixed,
-            &write::extras(&loaded.source, &loaded.plan),
             &Default::default(),
+            &parse_context(&loaded.root),
         );
-        super::write_file(&loaded.path, &text)?;
+        super::write_file(&loaded.path, &edited.text)?;
         super::note_run_in_progress(&loaded.root);
     }
     match args.format {
@@ -112,4 +114,15 @@ fn render(ev: &rewrite::Evaluation, changed: bool, check: bool) -> String {
     });
     s.push_str("Next step: git supervisor start\n");
     s
+}
+
+/// The context the plan was parsed in, to read an edited plan back the same
+/// way.
+pub(super) fn parse_context(root: &std::path::Path) -> crate::plan::ParseContext {
+    let dir_name = root
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "project".into());
+    crate::plan::ParseContext { dir_name }
 }

@@ -13,8 +13,8 @@ use super::Context;
 use super::Format;
 use super::EXIT_OK;
 use crate::plan::analysis::format_score;
+use crate::plan::edit;
 use crate::plan::rewrite;
-use crate::plan::write;
 
 #[derive(Debug, Args)]
 pub struct PrioritizeArgs {
@@ -35,11 +35,15 @@ pub fn cmd_prioritize(
 ) -> miette::Result<u8> {
     let loaded = load_plan(ctx, args.path.as_deref(), "prioritize")?;
     let (plan, result, annotations) = rewrite::prioritize(&loaded.plan);
-    let text = write::render(
+    // Patches at the sprints' sections: every other line stays as written.
+    let text = edit::edit(
+        &loaded.source,
+        &loaded.plan,
         &plan,
-        &write::extras(&loaded.source, &loaded.plan),
         &annotations,
-    );
+        &super::evaluate::parse_context(&loaded.root),
+    )
+    .text;
     if !args.check && text != loaded.source {
         super::write_file(&loaded.path, &text)?;
         super::note_run_in_progress(&loaded.root);

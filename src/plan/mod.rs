@@ -9,6 +9,7 @@ pub mod analysis;
 pub mod breakdown;
 pub mod detect;
 pub mod diagnostics;
+pub mod edit;
 pub mod frontmatter;
 pub mod markdown;
 pub mod model;

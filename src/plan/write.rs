@@ -287,7 +287,7 @@ fn escape(text: &str, ticks: bool) -> String {
     out
 }
 
-fn sprint(out: &mut String, s: &Sprint, annotation: Option<&String>) {
+pub(crate) fn sprint(out: &mut String, s: &Sprint, annotation: Option<&String>) {
     let _ = writeln!(out, "### Sprint {}: {}\n", s.id, heading_name(&s.name));
     // A new annotation replaces the one the sprint had; otherwise it stays.
     let kept = s
