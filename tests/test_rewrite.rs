@@ -375,3 +375,91 @@ fn evaluate_and_prioritize_edit_a_sprint_heading_plan_in_place() {
     assert!(prioritized.contains("**Priority**:"), "{prioritized}");
     assert_eq!(headings(&prioritized), headings(&original), "{prioritized}");
 }
+
+const REAL_SHAPED: &str = r#"# Ledger service
+
+Prose under the title, kept as written.
+
+## Executive Summary
+
+| Area | Owner |
+|------|-------|
+| api  | team  |
+
+```text
+keep this block
+```
+
+## Sprint 1: Schema
+
+Some prose about the schema, with *emphasis* and a [link](x).
+
+- [x] Create `db/schema.sql`
+- [ ] Create `db/seed.sql`
+
+**Exit Criteria**:
+- [ ] It works correctly
+
+**Prompt**:
+```
+You are building the schema. Do not touch api/.
+```
+
+## Sprint 2: API
+
+**Preconditions**:
+- [ ] Sprint 1 is complete
+
+- Add the `api/routes.rs` handlers
+- Add the `api/errors.rs` mapping
+
+| Route | Verb |
+|-------|------|
+| /a    | GET  |
+
+## Risks
+
+- The schema may change (see Sprint 2).
+
+```sh
+echo untouched
+```
+"#;
+
+#[test]
+fn evaluate_and_prioritize_keep_every_untargeted_line_of_a_real_shaped_plan() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("EXECUTION_PLAN.md"), REAL_SHAPED).expect("write");
+    for (cmd, _) in [("evaluate", 0), ("prioritize", 0), ("evaluate", 0)] {
+        let before = plan_text(dir.path());
+        let out = run(dir.path(), &[cmd]);
+        assert_eq!(out.status, 0, "{cmd}: {}{}", out.stdout, out.stderr);
+        let after = plan_text(dir.path());
+        // The vague criterion is the only line a fix may replace.
+        let untargeted: String = before
+            .lines()
+            .filter(|l| !l.contains("It works correctly"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        keeps_every_line(&untargeted, &after).unwrap_or_else(|e| panic!("{cmd}: {e}\n{after}"));
+        for kept in [
+            "## Executive Summary",
+            "## Risks",
+            "- [x] Create `db/schema.sql`",
+            "keep this block",
+            "echo untouched",
+            "| /a    | GET  |",
+            "You are building the schema.",
+        ] {
+            assert!(after.contains(kept), "{cmd} lost {kept:?}:\n{after}");
+        }
+    }
+    let last = plan_text(dir.path());
+    let out = run(dir.path(), &["evaluate"]);
+    assert_eq!(out.status, 0);
+    assert_eq!(
+        plan_text(dir.path()),
+        last,
+        "a second evaluate changes nothing"
+    );
+}
