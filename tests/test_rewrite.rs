@@ -201,7 +201,8 @@ fn prioritize_output_parses_back_with_the_same_units_and_sprints() {
 fn evaluate_rewrite_of_a_plan_that_needs_work() {
     let dir = scratch(&plans_dir().join("needs-work"));
     let check = run(dir.path(), &["evaluate", "--check"]);
-    assert_eq!(check.status, 1, "--check reports a needed rewrite");
+    assert_eq!(check.status, 3, "--check reports a needed rewrite");
+    insta::assert_snapshot!("evaluate_needs_work_check_diff", check.stdout);
     assert_eq!(
         plan_text(dir.path()),
         std::fs::read_to_string(plans_dir().join("needs-work/EXECUTION_PLAN.md")).expect("plan"),
@@ -462,4 +463,46 @@ fn evaluate_and_prioritize_keep_every_untargeted_line_of_a_real_shaped_plan() {
         last,
         "a second evaluate changes nothing"
     );
+}
+
+#[test]
+fn writing_refuses_a_plan_with_uncommitted_changes_unless_forced() {
+    let dir = scratch(&plans_dir().join("single"));
+    let git = |args: &[&str]| crate::common::git(dir.path(), args);
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "plan",
+    ]);
+    let committed = plan_text(dir.path());
+    let edited = format!("{committed}\nA note of mine.\n");
+    std::fs::write(dir.path().join("EXECUTION_PLAN.md"), &edited).expect("write");
+    let out = run(dir.path(), &["evaluate"]);
+    assert_eq!(out.status, 1, "{}", out.stdout);
+    assert!(out.stderr.contains("uncommitted changes"), "{}", out.stderr);
+    assert!(out.stderr.contains("--force"), "{}", out.stderr);
+    assert_eq!(plan_text(dir.path()), edited, "nothing written");
+    let out = run(dir.path(), &["evaluate", "--force"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("+- [ ] `docs/flags.md` exists"),
+        "the applied diff is printed: {}",
+        out.stdout
+    );
+    assert!(plan_text(dir.path()).contains("A note of mine."));
+    // A committed plan is written without --force.
+    std::fs::write(dir.path().join("EXECUTION_PLAN.md"), &committed).expect("write");
+    let out = run(dir.path(), &["prioritize", "--check"]);
+    assert_eq!(out.status, 3, "{}", out.stderr);
+    assert!(out.stdout.contains("+**Priority**:"), "{}", out.stdout);
+    assert_eq!(plan_text(dir.path()), committed, "--check writes nothing");
+    let out = run(dir.path(), &["prioritize"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(plan_text(dir.path()).contains("**Priority**:"));
 }
