@@ -2,9 +2,13 @@
 
 mod common;
 mod test_control;
+mod test_deferred;
+mod test_evidence;
 mod test_fake_agent;
+mod test_gating;
 mod test_hooks;
 mod test_init;
+mod test_liveness;
 mod test_machine;
 mod test_plan;
 mod test_plan_done;
@@ -17,6 +21,7 @@ mod test_rewrite;
 mod test_ritual;
 mod test_run;
 mod test_store;
+mod test_waits;
 
 /// A test file that is not listed above would silently never run.
 #[test]
