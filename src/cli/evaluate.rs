@@ -165,7 +165,7 @@ fn guard_uncommitted(path: &std::path::Path) -> miette::Result<()> {
     if !out.status.success() || out.stdout.is_empty() {
         return Ok(());
     }
-    let shown = path.display();
+    let shown = shown(path);
     let help = if out.stdout.starts_with(b"??") {
         format!(
             "git holds no version of it yet: commit it first (git add {shown} && git commit), or pass --force"
@@ -206,6 +206,15 @@ pub(super) fn apply(
     super::note_run_in_progress(&loaded.root);
     Ok(format!(
         "{diff}\nThe previous version: `git diff -- {p}` shows this change, `git checkout -- {p}` restores the committed plan.\n",
-        p = loaded.path.display()
+        p = shown(&loaded.path)
     ))
+}
+
+/// A path as the user would type it: relative to the working directory.
+fn shown(path: &std::path::Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    let cwd = cwd.as_deref().and_then(|c| c.canonicalize().ok());
+    let full = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    cwd.and_then(|c| full.strip_prefix(c).ok().map(|p| p.display().to_string()))
+        .unwrap_or_else(|| path.display().to_string())
 }
