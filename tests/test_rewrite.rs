@@ -506,3 +506,21 @@ fn writing_refuses_a_plan_with_uncommitted_changes_unless_forced() {
     assert_eq!(out.status, 0, "{}", out.stderr);
     assert!(plan_text(dir.path()).contains("**Priority**:"));
 }
+
+#[test]
+fn evaluate_replaces_a_vague_criterion_with_the_projects_own_test_command() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("go.mod"), "module example.com/x\n").expect("write");
+    let plan = "# X\n\n## Sprint 1: Parser\n\n- Create `parse.go`\n- Create `lex.go`\n- Create `ast.go`\n\n**Exit Criteria**:\n- [ ] The parser works correctly\n";
+    std::fs::write(dir.path().join("EXECUTION_PLAN.md"), plan).expect("write");
+    let out = run(dir.path(), &["evaluate"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let after = plan_text(dir.path());
+    assert!(after.contains("`go test ./...`"), "{after}\n{}", out.stdout);
+    assert!(!after.contains("works correctly"), "{after}");
+    keeps_every_line(
+        &plan.replace("- [ ] The parser works correctly\n", ""),
+        &after,
+    )
+    .unwrap();
+}

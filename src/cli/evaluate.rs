@@ -41,7 +41,8 @@ pub struct EvaluateArgs {
 pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> miette::Result<u8> {
     let loaded = load_plan(ctx, args.path.as_deref(), "evaluate")?;
     let config = Config::load(&loaded.root)?;
-    let cmds = rewrite::Commands::from_plan(&loaded.plan, config.build.command.as_deref());
+    let cmds = rewrite::Commands::from_plan(&loaded.plan, config.build.command.as_deref())
+        .with_project(project_commands(&loaded.root));
     let (fixed, ev) = rewrite::evaluate(&loaded.plan, args.max_turns, &cmds);
     let text = if fixed != loaded.plan {
         edit::edit(
@@ -217,4 +218,19 @@ fn shown(path: &std::path::Path) -> String {
     let full = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     cwd.and_then(|c| full.strip_prefix(c).ok().map(|p| p.display().to_string()))
         .unwrap_or_else(|| path.display().to_string())
+}
+
+/// The project's own build and test commands, read from the files at `root`
+/// (a directory such as `tests/` reads as present with no text).
+pub(crate) fn project_commands(
+    root: &std::path::Path,
+) -> Option<crate::plan::project::ProjectCommands> {
+    crate::plan::project::detect(|f| {
+        let p = root.join(f);
+        if p.is_dir() {
+            Some(String::new())
+        } else {
+            std::fs::read_to_string(p).ok()
+        }
+    })
 }

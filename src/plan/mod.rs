@@ -13,6 +13,7 @@ pub mod edit;
 pub mod frontmatter;
 pub mod markdown;
 pub mod model;
+pub mod project;
 pub mod resolve;
 pub mod review;
 pub mod rewrite;
