@@ -190,6 +190,59 @@ fn same(a: &Sprint, b: &Sprint) -> bool {
     a.name == b.name && a.tasks == b.tasks
 }
 
+/// A units table's `Sprints` cells follow the units' new sprint counts.
+fn recount(text: &str, before: &Plan, after: &Plan) -> String {
+    let changed: BTreeMap<&str, (usize, usize)> = after
+        .units
+        .iter()
+        .filter_map(|u| {
+            let old = before.unit(&u.name)?.sprints.len();
+            (old != u.sprints.len()).then_some((u.name.as_str(), (old, u.sprints.len())))
+        })
+        .collect();
+    if changed.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut column: Option<usize> = None;
+    let mut in_table = false;
+    for line in text.split_inclusive('\n') {
+        let row = line.trim_start().starts_with('|');
+        if !row {
+            in_table = false;
+            column = None;
+            out.push_str(line);
+            continue;
+        }
+        let cells: Vec<&str> = line.trim_end().trim_start().split('|').collect();
+        if !in_table {
+            in_table = true;
+            column = cells
+                .iter()
+                .position(|c| c.trim().eq_ignore_ascii_case("sprints"));
+            out.push_str(line);
+            continue;
+        }
+        let name = cells
+            .get(1)
+            .map(|c| c.trim().trim_matches(|c| c == '`' || c == '*'))
+            .unwrap_or("");
+        match (column, changed.get(name)) {
+            (Some(k), Some((old, new)))
+                if cells.get(k).is_some_and(|c| c.trim() == old.to_string()) =>
+            {
+                let mut cells: Vec<String> = cells.iter().map(|c| c.to_string()).collect();
+                cells[k] = cells[k].replacen(&old.to_string(), &new.to_string(), 1);
+                let indent = &line[..line.len() - line.trim_start().len()];
+                let ending = &line[line.trim_end().len()..];
+                out.push_str(&format!("{indent}{}{ending}", cells.join("|")));
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
 /// What of a unit the edits must carry: ids, names, tasks and criteria.
 /// A sprint as the edits must carry it: id, name, tasks, exit criteria.
 type Outline = (String, String, Vec<String>, Vec<String>);
@@ -221,8 +274,8 @@ pub fn edit(
     annotations: &BTreeMap<At, String>,
     ctx: &super::ParseContext,
 ) -> Edited {
-    // Moving whole units, layer changes and re-counting a units table's Sprints column are
-    // not carried as edits yet: such plans are written in the canonical form.
+    // Moving whole units and layer changes are not carried as edits yet:
+    // such plans are written in the canonical form.
     let canonical = || Edited {
         text: super::write::render(after, &super::write::extras(source, before), annotations),
         skipped: Vec::new(),
@@ -239,7 +292,8 @@ pub fn edit(
         return canonical();
     }
     let mut whole = BTreeSet::new();
-    let first = edit_with(source, before, after, annotations, &whole);
+    let mut first = edit_with(source, before, after, annotations, &whole);
+    first.text = recount(&first.text, before, after);
     if !first.skipped.is_empty() {
         return canonical();
     }
@@ -256,7 +310,8 @@ pub fn edit(
     if whole.is_empty() {
         return first;
     }
-    let second = edit_with(source, before, after, annotations, &whole);
+    let mut second = edit_with(source, before, after, annotations, &whole);
+    second.text = recount(&second.text, before, after);
     match super::parse(&second.text, ctx) {
         Ok(back)
             if after
