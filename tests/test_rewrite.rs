@@ -575,3 +575,22 @@ fn edits_of_every_fixture_keep_the_lines_no_fix_targets() {
         "most fixtures are edited in place: {in_place}"
     );
 }
+
+#[test]
+fn renumbering_moves_the_heading_and_every_reference_and_nothing_else() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plan = REAL_SHAPED
+        .replace("## Sprint 2: API", "## Sprint 1a: API")
+        .replace("see Sprint 2)", "see Sprint 1a)");
+    std::fs::write(dir.path().join("EXECUTION_PLAN.md"), &plan).expect("write");
+    let check = run(dir.path(), &["evaluate", "--check"]);
+    assert_eq!(check.status, 3, "{}", check.stderr);
+    insta::assert_snapshot!("evaluate_renumber_check_diff", check.stdout);
+    let out = run(dir.path(), &["evaluate"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let after = plan_text(dir.path());
+    let want = plan
+        .replace("## Sprint 1a: API", "## Sprint 2: API")
+        .replace("see Sprint 1a)", "see Sprint 2)");
+    assert_eq!(after, want);
+}

@@ -402,6 +402,25 @@ fn edit_with(
                     })
                     .filter(|(o, n)| o != n)
                     .collect();
+                // In a plan of one unit every `Sprint N` names its sprints:
+                // references in the text around the sections follow too.
+                if after.units.len() == 1 && !map.is_empty() {
+                    let mut bounds: Vec<Range<usize>> = sections.clone();
+                    bounds.sort_by_key(|r| r.start);
+                    let mut at = 0;
+                    let mut gaps = Vec::new();
+                    for r in &bounds {
+                        gaps.push(at..r.start.max(at));
+                        at = at.max(r.end);
+                    }
+                    gaps.push(at..source.len());
+                    for g in gaps {
+                        let moved = retarget_refs(&source[g.clone()], &map);
+                        if moved != source[g.clone()] {
+                            patches.push((g, moved));
+                        }
+                    }
+                }
                 for (k, &p) in places.iter().enumerate() {
                     let (o, n) = (&old_unit.sprints[p], &new_unit.sprints[k]);
                     let slot = sections[k].clone();
