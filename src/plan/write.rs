@@ -266,14 +266,22 @@ fn escaped_if_needed(text: &str, want: &str, read: impl Fn(&str) -> Option<Strin
 }
 
 /// Backslash-escape ASCII punctuation. Without `ticks`, paired backtick code
-/// spans are kept as they are (an unpaired backtick is escaped).
+/// spans are kept (padded where Markdown would strip their outer spaces; an
+/// unpaired backtick is escaped).
 fn escape(text: &str, ticks: bool) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
         if c == '`' && !ticks {
             if let Some(end) = rest[1..].find('`') {
-                out.push_str(&rest[..end + 2]);
+                // Markdown strips one space from each side of a code span
+                // whose content starts and ends with one: pad it back.
+                let content = &rest[1..end + 1];
+                let pad = content.starts_with(' ')
+                    && content.ends_with(' ')
+                    && !content.trim().is_empty();
+                let pad = if pad { " " } else { "" };
+                out.push_str(&format!("`{pad}{content}{pad}`"));
                 rest = &rest[end + 2..];
                 continue;
             }
