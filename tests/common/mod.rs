@@ -314,6 +314,7 @@ pub mod seed {
                 remaining: vec![],
                 commits: vec![],
                 turns: None,
+                cost: None,
             },
         );
     }
