@@ -125,3 +125,31 @@ proptest! {
         prop_assert_eq!(shape(&back.expect("checked")), shape(&b.plan), "{}", out);
     }
 }
+
+/// Text the parser rendered from escapes, emphasis markers or entities is
+/// written escaped, so that it reads back as it was; plain text is written
+/// as it is.
+#[test]
+fn breakdown_escapes_what_markdown_would_read_otherwise() {
+    let doc = "# Shop\n\n## Requirements\n\n- Implement a \\\\! b \\: c\n- Add * one star `a*b`\n- Support &amp; and <x> and _y_ and [z]\n- Parse snake_case names\n";
+    let b = breakdown::breakdown(doc, "p", Some("cargo test"));
+    let out = write::render(&b.plan, &write::Extras::default(), &BTreeMap::new());
+    let back = parse(&out, &ctx()).expect("breakdown output parses");
+    assert_eq!(shape(&back), shape(&b.plan), "{out}");
+    let tasks: Vec<&String> = b
+        .plan
+        .units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .flat_map(|s| &s.tasks)
+        .collect();
+    assert!(tasks.iter().any(|t| t.contains("a \\! b : c")), "{tasks:?}");
+    assert!(
+        out.contains("Parse snake_case names"),
+        "plain text stays unescaped:\n{out}"
+    );
+    assert!(
+        out.contains(r"a \\\! b"),
+        "a backslash is written escaped:\n{out}"
+    );
+}

@@ -201,7 +201,8 @@ fn prioritize_output_parses_back_with_the_same_units_and_sprints() {
 fn evaluate_rewrite_of_a_plan_that_needs_work() {
     let dir = scratch(&plans_dir().join("needs-work"));
     let check = run(dir.path(), &["evaluate", "--check"]);
-    assert_eq!(check.status, 1, "--check reports a needed rewrite");
+    assert_eq!(check.status, 3, "--check reports a needed rewrite");
+    insta::assert_snapshot!("evaluate_needs_work_check_diff", check.stdout);
     assert_eq!(
         plan_text(dir.path()),
         std::fs::read_to_string(plans_dir().join("needs-work/EXECUTION_PLAN.md")).expect("plan"),
@@ -344,4 +345,252 @@ fn plan_tools_on_a_bad_plan_report_it_and_write_nothing() {
         out.stderr,
         "ERROR: Cannot find EXECUTION_PLAN.md.\ngit supervisor requires an execution plan to operate.\nPlease provide the path: git supervisor evaluate /path/to/EXECUTION_PLAN.md\n"
     );
+}
+
+/// Every line of `before` is in `after`, in order (lines may be added).
+fn keeps_every_line(before: &str, after: &str) -> Result<(), String> {
+    let mut rest = after.lines();
+    for line in before.lines() {
+        if !rest.any(|l| l == line) {
+            return Err(format!("line lost or moved: {line:?}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn evaluate_and_prioritize_edit_a_sprint_heading_plan_in_place() {
+    let dir = scratch(&plans_dir().join("single"));
+    let original = plan_text(dir.path());
+    let out = run(dir.path(), &["evaluate"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let evaluated = plan_text(dir.path());
+    assert_ne!(evaluated, original, "single needs a criterion");
+    keeps_every_line(&original, &evaluated).unwrap();
+    let headings = |t: &str| t.lines().filter(|l| l.starts_with("## Sprint")).count();
+    assert_eq!(headings(&evaluated), headings(&original), "{evaluated}");
+    let out = run(dir.path(), &["prioritize"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let prioritized = plan_text(dir.path());
+    keeps_every_line(&evaluated, &prioritized).unwrap();
+    assert!(prioritized.contains("**Priority**:"), "{prioritized}");
+    assert_eq!(headings(&prioritized), headings(&original), "{prioritized}");
+}
+
+const REAL_SHAPED: &str = r#"# Ledger service
+
+Prose under the title, kept as written.
+
+## Executive Summary
+
+| Area | Owner |
+|------|-------|
+| api  | team  |
+
+```text
+keep this block
+```
+
+## Sprint 1: Schema
+
+Some prose about the schema, with *emphasis* and a [link](x).
+
+- [x] Create `db/schema.sql`
+- [ ] Create `db/seed.sql`
+
+**Exit Criteria**:
+- [ ] It works correctly
+
+**Prompt**:
+```
+You are building the schema. Do not touch api/.
+```
+
+## Sprint 2: API
+
+**Preconditions**:
+- [ ] Sprint 1 is complete
+
+- Add the `api/routes.rs` handlers
+- Add the `api/errors.rs` mapping
+
+| Route | Verb |
+|-------|------|
+| /a    | GET  |
+
+## Risks
+
+- The schema may change (see Sprint 2).
+
+```sh
+echo untouched
+```
+"#;
+
+#[test]
+fn evaluate_and_prioritize_keep_every_untargeted_line_of_a_real_shaped_plan() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("EXECUTION_PLAN.md"), REAL_SHAPED).expect("write");
+    for (cmd, _) in [("evaluate", 0), ("prioritize", 0), ("evaluate", 0)] {
+        let before = plan_text(dir.path());
+        let out = run(dir.path(), &[cmd]);
+        assert_eq!(out.status, 0, "{cmd}: {}{}", out.stdout, out.stderr);
+        let after = plan_text(dir.path());
+        // The vague criterion is the only line a fix may replace.
+        let untargeted: String = before
+            .lines()
+            .filter(|l| !l.contains("It works correctly"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        keeps_every_line(&untargeted, &after).unwrap_or_else(|e| panic!("{cmd}: {e}\n{after}"));
+        for kept in [
+            "## Executive Summary",
+            "## Risks",
+            "- [x] Create `db/schema.sql`",
+            "keep this block",
+            "echo untouched",
+            "| /a    | GET  |",
+            "You are building the schema.",
+        ] {
+            assert!(after.contains(kept), "{cmd} lost {kept:?}:\n{after}");
+        }
+    }
+    let last = plan_text(dir.path());
+    let out = run(dir.path(), &["evaluate"]);
+    assert_eq!(out.status, 0);
+    assert_eq!(
+        plan_text(dir.path()),
+        last,
+        "a second evaluate changes nothing"
+    );
+}
+
+#[test]
+fn writing_refuses_a_plan_with_uncommitted_changes_unless_forced() {
+    let dir = scratch(&plans_dir().join("single"));
+    let git = |args: &[&str]| crate::common::git(dir.path(), args);
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "plan",
+    ]);
+    let committed = plan_text(dir.path());
+    let edited = format!("{committed}\nA note of mine.\n");
+    std::fs::write(dir.path().join("EXECUTION_PLAN.md"), &edited).expect("write");
+    let out = run(dir.path(), &["evaluate"]);
+    assert_eq!(out.status, 1, "{}", out.stdout);
+    assert!(out.stderr.contains("uncommitted changes"), "{}", out.stderr);
+    assert!(out.stderr.contains("--force"), "{}", out.stderr);
+    assert_eq!(plan_text(dir.path()), edited, "nothing written");
+    let out = run(dir.path(), &["evaluate", "--force"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("+- [ ] `docs/flags.md` exists"),
+        "the applied diff is printed: {}",
+        out.stdout
+    );
+    assert!(plan_text(dir.path()).contains("A note of mine."));
+    // A committed plan is written without --force.
+    std::fs::write(dir.path().join("EXECUTION_PLAN.md"), &committed).expect("write");
+    let out = run(dir.path(), &["prioritize", "--check"]);
+    assert_eq!(out.status, 3, "{}", out.stderr);
+    assert!(out.stdout.contains("+**Priority**:"), "{}", out.stdout);
+    assert_eq!(plan_text(dir.path()), committed, "--check writes nothing");
+    let out = run(dir.path(), &["prioritize"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(plan_text(dir.path()).contains("**Priority**:"));
+}
+
+#[test]
+fn evaluate_replaces_a_vague_criterion_with_the_projects_own_test_command() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("go.mod"), "module example.com/x\n").expect("write");
+    let plan = "# X\n\n## Sprint 1: Parser\n\n- Create `parse.go`\n- Create `lex.go`\n- Create `ast.go`\n\n**Exit Criteria**:\n- [ ] The parser works correctly\n";
+    std::fs::write(dir.path().join("EXECUTION_PLAN.md"), plan).expect("write");
+    let out = run(dir.path(), &["evaluate"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let after = plan_text(dir.path());
+    assert!(after.contains("`go test ./...`"), "{after}\n{}", out.stdout);
+    assert!(!after.contains("works correctly"), "{after}");
+    keeps_every_line(
+        &plan.replace("- [ ] The parser works correctly\n", ""),
+        &after,
+    )
+    .unwrap();
+}
+
+/// Over every fixture: the lines outside the sprint sections an edit
+/// replaced stay byte-for-byte and in order, the result parses into the
+/// same units, and a second evaluate changes nothing.
+#[test]
+fn edits_of_every_fixture_keep_the_lines_no_fix_targets() {
+    use git_supervisor::plan::edit;
+    use git_supervisor::plan::rewrite;
+    let mut in_place = 0;
+    for (name, text) in good_fixtures() {
+        let ctx = ParseContext {
+            dir_name: name.clone(),
+        };
+        let plan = parsed(&name, &text);
+        let cmds = rewrite::Commands::from_plan(&plan, None);
+        let (fixed, _) = rewrite::evaluate(&plan, 50, &cmds);
+        let e = edit::edit(&text, &plan, &fixed, &BTreeMap::new(), &ctx);
+        let back = parse(&e.text, &ctx).unwrap_or_else(|p| panic!("{name}: {p:?}\n{}", e.text));
+        assert_eq!(unit_names(&back), unit_names(&plan), "{name}");
+        assert_eq!(tasks_by_unit(&back), tasks_by_unit(&plan), "{name}");
+        if !e.canonical {
+            in_place += 1;
+            // Lines of no sprint section are all kept, in order.
+            let sections: Vec<&str> = plan
+                .units
+                .iter()
+                .flat_map(|u| u.sprints.iter().map(|s| s.body.as_str()))
+                .collect();
+            let outside: String = text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .filter(|l| !sections.iter().any(|b| b.contains(*l)))
+                .filter(|l| !l.trim_start().starts_with('|'))
+                .map(|l| format!("{l}\n"))
+                .collect();
+            keeps_every_line(&outside, &e.text).unwrap_or_else(|m| panic!("{name}: {m}"));
+        }
+        let (again, _) = rewrite::evaluate(&back, 50, &rewrite::Commands::from_plan(&back, None));
+        let e2 = edit::edit(&e.text, &back, &again, &BTreeMap::new(), &ctx);
+        assert_eq!(e2.text, e.text, "{name}: a second evaluate changes nothing");
+
+        let (ordered, _, notes) = rewrite::prioritize(&plan);
+        let p = edit::edit(&text, &plan, &ordered, &notes, &ctx);
+        let back = parse(&p.text, &ctx).unwrap_or_else(|e| panic!("{name}: {e:?}\n{}", p.text));
+        assert_eq!(unit_names(&back), unit_names(&plan), "{name}");
+    }
+    assert!(
+        in_place > 10,
+        "most fixtures are edited in place: {in_place}"
+    );
+}
+
+#[test]
+fn renumbering_moves_the_heading_and_every_reference_and_nothing_else() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plan = REAL_SHAPED
+        .replace("## Sprint 2: API", "## Sprint 1a: API")
+        .replace("see Sprint 2)", "see Sprint 1a)");
+    std::fs::write(dir.path().join("EXECUTION_PLAN.md"), &plan).expect("write");
+    let check = run(dir.path(), &["evaluate", "--check"]);
+    assert_eq!(check.status, 3, "{}", check.stderr);
+    insta::assert_snapshot!("evaluate_renumber_check_diff", check.stdout);
+    let out = run(dir.path(), &["evaluate"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let after = plan_text(dir.path());
+    let want = plan
+        .replace("## Sprint 1a: API", "## Sprint 2: API")
+        .replace("see Sprint 1a)", "see Sprint 2)");
+    assert_eq!(after, want);
 }

@@ -83,7 +83,11 @@ pub fn cmd_breakdown(
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "project".into());
     let config = crate::config::Config::load(&root)?;
-    let b = breakdown::breakdown(&source, &project, config.build.command.as_deref());
+    // An explicit `[build] command` wins; otherwise the project's own test
+    // (or build) command gives every sprint a machine-verifiable exit.
+    let detected = super::evaluate::project_commands(&root).and_then(|p| p.test.or(p.build));
+    let build = config.build.command.clone().or(detected);
+    let b = breakdown::breakdown(&source, &project, build.as_deref());
     let mut text = write::render(&b.plan, &write::Extras::default(), &Default::default());
     text.push_str("\n\n");
     text.push_str(&breakdown::summary_section(&b.plan));

@@ -12,12 +12,12 @@ use miette::IntoDiagnostic;
 use super::plan::load_plan;
 use super::Context;
 use super::Format;
-use super::EXIT_ERROR;
 use super::EXIT_OK;
+use super::EXIT_WOULD_CHANGE;
 use crate::config::Config;
 use crate::plan::analysis::DEFAULT_BUDGET;
+use crate::plan::edit;
 use crate::plan::rewrite;
-use crate::plan::write;
 
 #[derive(Debug, Args)]
 pub struct EvaluateArgs {
@@ -27,9 +27,13 @@ pub struct EvaluateArgs {
     /// Context budget: turns per sprint
     #[arg(long, default_value_t = DEFAULT_BUDGET, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: u32,
-    /// Report only; exit 1 when the plan would be rewritten
+    /// Print the diff that would be applied and write nothing; exit 3 when
+    /// the plan would change (1 stays "the plan is invalid")
     #[arg(long)]
     pub check: bool,
+    /// Write even when the plan file has uncommitted changes
+    #[arg(long)]
+    pub force: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -37,34 +41,41 @@ pub struct EvaluateArgs {
 pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> miette::Result<u8> {
     let loaded = load_plan(ctx, args.path.as_deref(), "evaluate")?;
     let config = Config::load(&loaded.root)?;
-    let cmds = rewrite::Commands::from_plan(&loaded.plan, config.build.command.as_deref());
+    let cmds = rewrite::Commands::from_plan(&loaded.plan, config.build.command.as_deref())
+        .with_project(project_commands(&loaded.root));
     let (fixed, ev) = rewrite::evaluate(&loaded.plan, args.max_turns, &cmds);
-    let changed = fixed != loaded.plan;
-    if changed && !args.check {
-        let text = write::render(
+    let text = if fixed != loaded.plan {
+        edit::edit(
+            &loaded.source,
+            &loaded.plan,
             &fixed,
-            &write::extras(&loaded.source, &loaded.plan),
             &Default::default(),
-        );
-        super::write_file(&loaded.path, &text)?;
-        super::note_run_in_progress(&loaded.root);
-    }
+            &parse_context(&loaded.root),
+        )
+        .text
+    } else {
+        loaded.source.clone()
+    };
+    let changed = text != loaded.source;
+    let diff = apply(&loaded, &text, args.check, args.force)?;
     match args.format {
         Format::Json => {
             let v = serde_json::json!({
                 "evaluation": ev,
                 "rewritten": changed && !args.check,
                 "would_rewrite": changed,
+                "diff": diff,
             });
             serde_json::to_writer_pretty(&mut *out, &v).into_diagnostic()?;
             writeln!(out).map_err(super::io_err)?;
         }
         Format::Text => {
             write!(out, "{}", render(&ev, changed, args.check)).map_err(super::io_err)?;
+            write!(out, "{diff}").map_err(super::io_err)?;
         }
     }
     Ok(if args.check && changed {
-        EXIT_ERROR
+        EXIT_WOULD_CHANGE
     } else {
         EXIT_OK
     })
@@ -112,4 +123,114 @@ fn render(ev: &rewrite::Evaluation, changed: bool, check: bool) -> String {
     });
     s.push_str("Next step: git supervisor start\n");
     s
+}
+
+/// The context the plan was parsed in, to read an edited plan back the same
+/// way.
+pub(super) fn parse_context(root: &std::path::Path) -> crate::plan::ParseContext {
+    let dir_name = root
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "project".into());
+    crate::plan::ParseContext { dir_name }
+}
+
+/// The unified diff from the plan as read to `text`, empty when they agree.
+pub(super) fn unified_diff(name: &str, old: &str, new: &str) -> String {
+    if old == new {
+        return String::new();
+    }
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string()
+}
+
+/// Refuse to overwrite a plan file holding edits git does not have yet:
+/// git is the plan's backup. Outside a repository there is nothing to check.
+fn guard_uncommitted(path: &std::path::Path) -> miette::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let dir = dir.unwrap_or(std::path::Path::new("."));
+    let Some(name) = path.file_name() else {
+        return Ok(());
+    };
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["status", "--porcelain", "--"])
+        .arg(name)
+        .output();
+    let Ok(out) = out else { return Ok(()) };
+    if !out.status.success() || out.stdout.is_empty() {
+        return Ok(());
+    }
+    let shown = shown(path);
+    let help = if out.stdout.starts_with(b"??") {
+        format!(
+            "git holds no version of it yet: commit it first (git add {shown} && git commit), or pass --force"
+        )
+    } else {
+        format!(
+            "commit or stash your edits first, or pass --force (it overwrites them; the last committed version stays in git: git show HEAD:./{name})",
+            name = name.to_string_lossy()
+        )
+    };
+    Err(miette::miette!(
+        help = help,
+        "{shown} has uncommitted changes: not rewriting it"
+    ))
+}
+
+/// Write `text` over the plan unless `check`; the diff applied (or that
+/// would be) comes back for printing.
+pub(super) fn apply(
+    loaded: &super::plan::LoadedPlan,
+    text: &str,
+    check: bool,
+    force: bool,
+) -> miette::Result<String> {
+    let name = loaded
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let diff = unified_diff(&name, &loaded.source, text);
+    if diff.is_empty() || check {
+        return Ok(diff);
+    }
+    if !force {
+        guard_uncommitted(&loaded.path)?;
+    }
+    super::write_file(&loaded.path, text)?;
+    super::note_run_in_progress(&loaded.root);
+    Ok(format!(
+        "{diff}\nThe previous version: `git diff -- {p}` shows this change, `git checkout -- {p}` restores the committed plan.\n",
+        p = shown(&loaded.path)
+    ))
+}
+
+/// A path as the user would type it: relative to the working directory.
+fn shown(path: &std::path::Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    let cwd = cwd.as_deref().and_then(|c| c.canonicalize().ok());
+    let full = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    cwd.and_then(|c| full.strip_prefix(c).ok().map(|p| p.display().to_string()))
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// The project's own build and test commands, read from the files at `root`
+/// (a directory such as `tests/` reads as present with no text).
+pub(crate) fn project_commands(
+    root: &std::path::Path,
+) -> Option<crate::plan::project::ProjectCommands> {
+    crate::plan::project::detect(|f| {
+        let p = root.join(f);
+        if p.is_dir() {
+            Some(String::new())
+        } else {
+            std::fs::read_to_string(p).ok()
+        }
+    })
 }

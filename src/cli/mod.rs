@@ -42,6 +42,8 @@ pub const EXIT_ERROR: u8 = 1;
 /// The run ended without completing (some unit BLOCKED, STOPPED or KILLED),
 /// or a wait timed out.
 pub const EXIT_INCOMPLETE: u8 = 3;
+/// `evaluate --check` / `prioritize --check`: the plan would be changed.
+pub const EXIT_WOULD_CHANGE: u8 = 3;
 
 #[derive(Debug, Parser)]
 #[command(

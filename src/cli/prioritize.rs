@@ -13,17 +13,21 @@ use super::Context;
 use super::Format;
 use super::EXIT_OK;
 use crate::plan::analysis::format_score;
+use crate::plan::edit;
 use crate::plan::rewrite;
-use crate::plan::write;
 
 #[derive(Debug, Args)]
 pub struct PrioritizeArgs {
     /// Path to EXECUTION_PLAN.md (or a directory holding one); default: search
     /// the current directory and its parents
     pub path: Option<PathBuf>,
-    /// Report only; write nothing
+    /// Print the diff that would be applied and write nothing; exit 3 when
+    /// the plan would change
     #[arg(long)]
     pub check: bool,
+    /// Write even when the plan file has uncommitted changes
+    #[arg(long)]
+    pub force: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -35,18 +39,24 @@ pub fn cmd_prioritize(
 ) -> miette::Result<u8> {
     let loaded = load_plan(ctx, args.path.as_deref(), "prioritize")?;
     let (plan, result, annotations) = rewrite::prioritize(&loaded.plan);
-    let text = write::render(
+    // Patches at the sprints' sections: every other line stays as written.
+    let text = edit::edit(
+        &loaded.source,
+        &loaded.plan,
         &plan,
-        &write::extras(&loaded.source, &loaded.plan),
         &annotations,
-    );
-    if !args.check && text != loaded.source {
-        super::write_file(&loaded.path, &text)?;
-        super::note_run_in_progress(&loaded.root);
-    }
+        &super::evaluate::parse_context(&loaded.root),
+    )
+    .text;
+    let changed = text != loaded.source;
+    let diff = super::evaluate::apply(&loaded, &text, args.check, args.force)?;
     match args.format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &result).into_diagnostic()?;
+            let mut v = serde_json::to_value(&result).into_diagnostic()?;
+            if let Some(o) = v.as_object_mut() {
+                o.insert("diff".into(), diff.clone().into());
+            }
+            serde_json::to_writer_pretty(&mut *out, &v).into_diagnostic()?;
             writeln!(out).map_err(super::io_err)?;
         }
         Format::Text => {
@@ -84,8 +94,13 @@ pub fn cmd_prioritize(
                 s.push_str("\n(--check: nothing written)\n");
             }
             s.push_str("\nNext step: git supervisor evaluate\n");
+            s.push_str(&diff);
             write!(out, "{s}").map_err(super::io_err)?;
         }
     }
-    Ok(EXIT_OK)
+    Ok(if args.check && changed {
+        super::EXIT_WOULD_CHANGE
+    } else {
+        EXIT_OK
+    })
 }

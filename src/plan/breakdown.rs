@@ -432,7 +432,15 @@ fn sprint_name(tasks: &[String]) -> String {
         .split(|c: char| c.is_whitespace() || c == '`')
         .filter(|w| !w.is_empty())
         .collect();
-    super::detect::clean_name(&name.join(" "))
+    // A heading keeps no outer blanks: cleaning can leave one behind.
+    let name = super::detect::clean_name(&name.join(" "))
+        .trim()
+        .to_string();
+    if name.is_empty() {
+        "Work".to_string()
+    } else {
+        name
+    }
 }
 
 /// Build the plan. With a build command (`[build] command`), every sprint

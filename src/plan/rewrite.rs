@@ -109,6 +109,20 @@ impl Commands {
         let test = build.clone().filter(|b| b.contains("test"));
         Commands { build, test }
     }
+
+    /// Fill what the configuration and the plan leave open with the
+    /// project's own commands (`Cargo.toml` → `cargo test`, …).
+    pub fn with_project(mut self, found: Option<super::project::ProjectCommands>) -> Commands {
+        if let Some(p) = found {
+            if self.test.is_none() {
+                self.test = p.test.clone().filter(|_| self.build.is_none());
+            }
+            if self.build.is_none() {
+                self.build = p.test.or(p.build);
+            }
+        }
+        self
+    }
 }
 
 /// Per-check counts for the summary table (spec §V-125).

@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::analysis::At;
+use super::markdown::blocks;
+use super::markdown::Block;
 use super::model::Criterion;
 use super::model::CriterionKind;
 use super::model::Plan;
@@ -183,7 +185,7 @@ fn criteria(out: &mut String, label: &str, list: &[Criterion]) {
             out.push('\n');
         } else {
             let mark = if c.checked { "x" } else { " " };
-            let _ = writeln!(out, "- [{mark}] {}", item(&c.text));
+            let _ = writeln!(out, "- [{mark}] {}", item("- [ ] ", &c.text));
             in_list = true;
         }
         if let Some(expected) = &c.expected {
@@ -209,13 +211,92 @@ fn one_line(s: &str) -> String {
 }
 
 /// A list item's text as the parser gave it: continuation lines indented
-/// under the item so they stay part of it.
-fn item(s: &str) -> String {
-    s.trim().replace('\n', "\n  ")
+/// under the item so they stay part of it, and escaped where Markdown would
+/// otherwise read it differently (see [`escaped_if_needed`]). `prefix` is
+/// the list marker the text follows (`- [ ] `, `1. `, `- `).
+fn item(prefix: &str, s: &str) -> String {
+    let want = s
+        .trim()
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ");
+    escaped_if_needed(s.trim(), &want, |candidate| {
+        let written = format!("{prefix}{}\n", candidate.replace('\n', "\n  "));
+        match blocks(&written).into_iter().next() {
+            Some(Block::Item { text, .. }) => Some(text),
+            _ => None,
+        }
+    })
+    .replace('\n', "\n  ")
 }
 
-fn sprint(out: &mut String, s: &Sprint, annotation: Option<&String>) {
-    let _ = writeln!(out, "### Sprint {}: {}\n", s.id, one_line(&s.name));
+/// A sprint heading's name, escaped where Markdown would read it otherwise.
+fn heading_name(name: &str) -> String {
+    let name = one_line(name);
+    escaped_if_needed(&name, &name, |candidate| {
+        match blocks(&format!("### Sprint 1: {candidate}\n"))
+            .into_iter()
+            .next()
+        {
+            Some(Block::Heading { text, .. }) => {
+                text.strip_prefix("Sprint 1: ").map(str::to_string)
+            }
+            _ => None,
+        }
+    })
+}
+
+/// `text` as written, when `read` (the parser's reading of it in its place)
+/// gives back `want`; otherwise with the Markdown punctuation outside code
+/// spans backslash-escaped, and as a last resort with every punctuation
+/// character escaped, backticks included. The model holds text as the parser
+/// rendered it (`\!` already read as `!`, emphasis markers dropped), so text
+/// holding a backslash, an unbalanced `*` or an entity must be escaped to
+/// read back unchanged. Plain text, the common case, is written as it is.
+fn escaped_if_needed(text: &str, want: &str, read: impl Fn(&str) -> Option<String>) -> String {
+    if read(text).as_deref() == Some(want) {
+        return text.to_string();
+    }
+    let outside_code = escape(text, false);
+    if read(&outside_code).as_deref() == Some(want) {
+        return outside_code;
+    }
+    escape(text, true)
+}
+
+/// Backslash-escape ASCII punctuation. Without `ticks`, paired backtick code
+/// spans are kept (padded where Markdown would strip their outer spaces; an
+/// unpaired backtick is escaped).
+fn escape(text: &str, ticks: bool) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c == '`' && !ticks {
+            if let Some(end) = rest[1..].find('`') {
+                // Markdown strips one space from each side of a code span
+                // whose content starts and ends with one: pad it back.
+                let content = &rest[1..end + 1];
+                let pad = content.starts_with(' ')
+                    && content.ends_with(' ')
+                    && !content.trim().is_empty();
+                let pad = if pad { " " } else { "" };
+                out.push_str(&format!("`{pad}{content}{pad}`"));
+                rest = &rest[end + 2..];
+                continue;
+            }
+        }
+        if c.is_ascii_punctuation() {
+            out.push('\\');
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+pub(crate) fn sprint(out: &mut String, s: &Sprint, annotation: Option<&String>) {
+    let _ = writeln!(out, "### Sprint {}: {}\n", s.id, heading_name(&s.name));
     // A new annotation replaces the one the sprint had; otherwise it stays.
     let kept = s
         .body
@@ -232,7 +313,7 @@ fn sprint(out: &mut String, s: &Sprint, annotation: Option<&String>) {
     if !s.tasks.is_empty() {
         let _ = writeln!(out, "**Tasks**:\n");
         for (i, t) in s.tasks.iter().enumerate() {
-            let _ = writeln!(out, "{}. {}", i + 1, item(t));
+            let _ = writeln!(out, "{}. {}", i + 1, item("1. ", t));
         }
         out.push('\n');
     }
@@ -323,7 +404,7 @@ pub fn render(plan: &Plan, extras: &Extras, annotations: &BTreeMap<At, String>) 
     if !plan.rules.is_empty() {
         let _ = writeln!(out, "## Rules\n");
         for r in &plan.rules {
-            let _ = writeln!(out, "- {}", item(r));
+            let _ = writeln!(out, "- {}", item("- ", r));
         }
         out.push('\n');
     }
@@ -365,7 +446,7 @@ fn criteria_items(out: &mut String, list: &[Criterion]) {
         } else {
             in_list = true;
             let mark = if c.checked { "x" } else { " " };
-            let _ = writeln!(out, "- [{mark}] {}", item(&c.text));
+            let _ = writeln!(out, "- [{mark}] {}", item("- [ ] ", &c.text));
         }
     }
     if in_list {
