@@ -8,6 +8,7 @@ mod test_init;
 mod test_machine;
 mod test_plan;
 mod test_plan_props;
+mod test_real_agents;
 mod test_regressions;
 mod test_report;
 mod test_rewrite;
