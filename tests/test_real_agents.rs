@@ -612,11 +612,12 @@ fn real_agents_a_rate_limit_consumes_no_attempt() {
         let mut script = work(cli, "");
         // Each CLI first retries a 429 itself; the stub answers 429 until it
         // gives up. Claude Code keeps retrying for minutes with its
-        // defaults, so its own retry count is lowered here.
+        // defaults, so its own retry count is lowered here. Codex tries six
+        // times; aider (three HTTP requests a try) gives up after a minute.
         let n = match cli {
             Cli::Claude => 1,
             Cli::Codex => 6,
-            Cli::Aider => 12,
+            Cli::Aider => 40,
         };
         script.failures = vec![Failure::rate_limit(); n];
         let mut p = Project::new(cli, PLAN_1X1, StubModel::start(script));

@@ -308,7 +308,10 @@ fn serve(stream: TcpStream, shared: &Shared, stop: &AtomicBool) -> std::io::Resu
     let fill = |s: &str| s.replace("{unit}", &unit).replace("{sprint}", &sprint);
     let script = &shared.script;
     let stream_wanted = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
-    if main && !script.reply_delay.is_zero() && kind.step(&body) == 0 {
+    // The first request of a conversation; aider's requests carry example
+    // exchanges and each asks for all the edits at once.
+    let opening = matches!(kind, Protocol::Chat) || kind.step(&body) == 0;
+    if main && !script.reply_delay.is_zero() && opening {
         let until = Instant::now() + script.reply_delay;
         while Instant::now() < until && !stop.load(Ordering::SeqCst) {
             std::thread::sleep(Duration::from_millis(100));
