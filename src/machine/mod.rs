@@ -4,13 +4,14 @@
 //! turns the world into [`Event`]s and writes the [`Step`]s `apply` returns.
 
 pub mod apply;
+mod handlers;
 pub mod model_select;
 pub mod state;
+mod steps;
+mod tables;
 
 pub use apply::apply;
 pub use apply::dispatchable;
-pub use apply::legal_sprint;
-pub use apply::legal_unit;
 pub use apply::Change;
 pub use apply::Event;
 pub use apply::EventKind;
@@ -20,3 +21,5 @@ pub use apply::Outcome;
 pub use apply::Step;
 pub use apply::Transition;
 pub use state::*;
+pub use tables::legal_sprint;
+pub use tables::legal_unit;

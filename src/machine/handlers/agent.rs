@@ -1,0 +1,194 @@
+//! An agent's life: dispatch, its process starting, and the verdict on its
+//! work.
+
+use super::super::apply::MachineError;
+use super::super::apply::Outcome;
+use super::super::state::Agent;
+use super::super::state::Model;
+use super::super::state::SprintStatus;
+use super::super::state::UnitStatus;
+use super::super::steps::active;
+use super::super::steps::Steps;
+use crate::plan::TaskType;
+
+/// An agent was launched for a unit's current sprint.
+pub(in crate::machine) fn dispatch(
+    b: &mut Steps<'_>,
+    unit: &str,
+    model: Model,
+    score: i32,
+    rationale: &str,
+    agent: &Agent,
+) -> Result<(), MachineError> {
+    b.require_started()?;
+    let i = b.unit_index(unit)?;
+    let u = &b.state.units[i];
+    if u.state != UnitStatus::Running {
+        return Err(MachineError::UnitState {
+            unit: unit.to_string(),
+            state: u.state,
+            needed: "only RUNNING units get agents",
+        });
+    }
+    let k = u
+        .current_index()
+        .ok_or_else(|| MachineError::NothingLeft(unit.to_string()))?;
+    let s = &u.sprints[k];
+    let dispatchable = match s.state {
+        SprintStatus::Pending | SprintStatus::Backoff => true,
+        SprintStatus::Partial => s.task_type != TaskType::Manual,
+        _ => false,
+    };
+    if !dispatchable {
+        return Err(MachineError::SprintState {
+            unit: unit.to_string(),
+            sprint: s.id.clone(),
+            state: s.state,
+            needed: "only PENDING, BACKOFF and (non-manual) PARTIAL sprints are dispatched",
+        });
+    }
+    let from = s.state;
+    let s = &mut b.state.units[i].sprints[k];
+    let kind = match from {
+        SprintStatus::Pending => {
+            // A sprint re-queued after an interruption keeps its attempt.
+            s.attempt = s.attempt.max(1);
+            "First dispatch"
+        }
+        SprintStatus::Backoff => {
+            s.attempt += 1;
+            "Retry"
+        }
+        _ => {
+            s.continuations += 1;
+            "Continuation"
+        }
+    };
+    if from != SprintStatus::Partial {
+        s.total_attempts += 1;
+    }
+    s.dispatches += 1;
+    s.model = Some(model);
+    s.score = Some(score);
+    s.agent = Some(agent.clone());
+    s.interrupted = false;
+    let (attempt, max) = (s.attempt, b.state.max_retries);
+    b.sprint_to(
+        i,
+        k,
+        SprintStatus::Dispatched,
+        format!("{kind}, attempt {attempt}/{max}, model {model} (complexity score {score}: {rationale})."),
+    );
+    Ok(())
+}
+
+/// The wrapper started the agent process (DISPATCHED → RUNNING).
+pub(in crate::machine) fn agent_started(
+    b: &mut Steps<'_>,
+    unit: &str,
+    pid: Option<u32>,
+) -> Result<(), MachineError> {
+    b.require_started()?;
+    let i = b.unit_index(unit)?;
+    let (k, s) = active(&b.state, i, unit)?;
+    if s.state != SprintStatus::Dispatched {
+        return Err(MachineError::SprintState {
+            unit: unit.to_string(),
+            sprint: s.id.clone(),
+            state: s.state,
+            needed: "only a DISPATCHED sprint's agent can start",
+        });
+    }
+    if let Some(agent) = b.state.units[i].sprints[k].agent.as_mut() {
+        agent.pid = pid;
+    }
+    let pid = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+    b.sprint_to(
+        i,
+        k,
+        SprintStatus::Running,
+        format!("The agent process started{pid}."),
+    );
+    Ok(())
+}
+
+/// Verification's verdict on an agent's work.
+pub(in crate::machine) fn verdict(
+    b: &mut Steps<'_>,
+    unit: &str,
+    outcome: Outcome,
+    evidence: &str,
+    remaining: &[String],
+    commits: &[String],
+    turns: Option<u64>,
+) -> Result<(), MachineError> {
+    b.require_started()?;
+    let i = b.unit_index(unit)?;
+    let (k, s) = active(&b.state, i, unit)?;
+    if s.state == SprintStatus::Dispatched {
+        b.sprint_to(
+            i,
+            k,
+            SprintStatus::Running,
+            "The agent ran and exited before its start was recorded.".into(),
+        );
+    }
+    // The verdict's transition carries the turns (a trailer); the
+    // report sums them from history.
+    b.turns = turns;
+    let s = &b.state.units[i].sprints[k];
+    let capped = outcome == Outcome::Partial && s.continuations >= b.state.max_continuations;
+    match outcome {
+        Outcome::Completed => {
+            let s = &mut b.state.units[i].sprints[k];
+            s.agent = None;
+            s.remaining.clear();
+            for c in commits {
+                if !s.commits.contains(c) {
+                    s.commits.push(c.clone());
+                }
+            }
+            s.last_verified = Some(evidence.to_string());
+            b.sprint_to(
+                i,
+                k,
+                SprintStatus::Completed,
+                format!("Verified: {evidence}"),
+            );
+            b.after_completion(i);
+        }
+        Outcome::Partial if !capped => {
+            let s = &mut b.state.units[i].sprints[k];
+            s.agent = None;
+            s.remaining = remaining.to_vec();
+            let manual = s.task_type == TaskType::Manual;
+            let why = if manual {
+                format!(
+                    "Manual sprint: {evidence} Waiting for `git supervisor confirm {unit} {}`.",
+                    s.id
+                )
+            } else {
+                format!("Partial progress: {evidence} A continuation will be dispatched.")
+            };
+            b.sprint_to(i, k, SprintStatus::Partial, why);
+            if b.state.units[i].state == UnitStatus::Stopping {
+                b.unit_to(
+                    i,
+                    UnitStatus::Stopped,
+                    "Stop requested; the active sprint ended PARTIAL, so the unit stops here."
+                        .into(),
+                );
+            }
+        }
+        Outcome::Partial => {
+            let cap = b.state.max_continuations;
+            b.fail(
+                i,
+                k,
+                format!("Partial again after {cap} continuations (max_continuations); counted as a failure: {evidence}"),
+            );
+        }
+        Outcome::Failure => b.fail(i, k, format!("Failed: {evidence}")),
+    }
+    Ok(())
+}

@@ -1,0 +1,292 @@
+//! The working copy an event's handler builds its steps on, and the rules
+//! several events share: opening units whose dependencies are met, a sprint
+//! completing, an attempt failing. Every state change goes through
+//! [`Steps::unit_to`] or [`Steps::sprint_to`], which check the edge against
+//! the transition tables.
+
+use super::apply::Change;
+use super::apply::MachineError;
+use super::apply::Step;
+use super::apply::Transition;
+use super::state::SprintState;
+use super::state::SprintStatus;
+use super::state::State;
+use super::state::UnitStatus;
+use super::tables::legal_sprint;
+use super::tables::legal_unit;
+use crate::plan::SprintId;
+
+/// Builds an event's steps on a working copy of the state.
+pub(super) struct Steps<'a> {
+    pub(super) state: State,
+    pub(super) steps: Vec<Step>,
+    /// Units found waiting for a phase gate during `open_gates`.
+    pub(super) skipped: Vec<usize>,
+    pub(super) event: &'static str,
+    pub(super) at: &'a str,
+    /// The run had started before this event (its first transition is
+    /// written).
+    pub(super) started: bool,
+    /// Turns reported for the dispatch being judged (verdict steps carry it).
+    pub(super) turns: Option<u64>,
+}
+
+impl<'a> Steps<'a> {
+    pub(super) fn push(&mut self, transition: Transition) {
+        self.state.seq += 1;
+        self.steps.push(Step {
+            transition,
+            state: self.state.clone(),
+        });
+    }
+
+    pub(super) fn require_started(&self) -> Result<(), MachineError> {
+        if self.started {
+            Ok(())
+        } else {
+            Err(MachineError::NotStarted)
+        }
+    }
+
+    pub(super) fn run_note(&mut self, why: String) {
+        let t = Transition {
+            event: self.event,
+            unit: None,
+            sprint: None,
+            change: Change::Run,
+            why,
+            attempt: None,
+            model: None,
+            turns: None,
+            at: self.at.to_string(),
+        };
+        self.push(t);
+    }
+
+    pub(super) fn unit_note(&mut self, unit: usize, sprint: Option<usize>, why: String) {
+        let u = &self.state.units[unit];
+        let t = Transition {
+            event: self.event,
+            unit: Some(u.name.clone()),
+            sprint: sprint.map(|s| u.sprints[s].id.clone()),
+            change: Change::Run,
+            why,
+            attempt: None,
+            model: None,
+            turns: None,
+            at: self.at.to_string(),
+        };
+        self.push(t);
+    }
+
+    pub(super) fn unit_to(&mut self, unit: usize, to: UnitStatus, why: String) {
+        let from = self.state.units[unit].state;
+        debug_assert!(legal_unit(from, to), "illegal unit edge {from} -> {to}");
+        self.state.units[unit].state = to;
+        let t = Transition {
+            event: self.event,
+            unit: Some(self.state.units[unit].name.clone()),
+            sprint: None,
+            change: Change::Unit { from, to },
+            why,
+            attempt: None,
+            model: None,
+            turns: None,
+            at: self.at.to_string(),
+        };
+        self.push(t);
+    }
+
+    pub(super) fn sprint_to(&mut self, unit: usize, sprint: usize, to: SprintStatus, why: String) {
+        let max = self.state.max_retries;
+        let u = &mut self.state.units[unit];
+        let name = u.name.clone();
+        let s = &mut u.sprints[sprint];
+        let from = s.state;
+        debug_assert!(legal_sprint(from, to), "illegal sprint edge {from} -> {to}");
+        s.state = to;
+        let t = Transition {
+            event: self.event,
+            unit: Some(name),
+            sprint: Some(s.id.clone()),
+            change: Change::Sprint { from, to },
+            why,
+            attempt: Some((s.attempt, max)),
+            model: s.model,
+            turns: self.turns,
+            at: self.at.to_string(),
+        };
+        self.push(t);
+    }
+
+    pub(super) fn sprint_index(&self, unit: usize, id: &SprintId) -> Result<usize, MachineError> {
+        let u = &self.state.units[unit];
+        u.sprints
+            .iter()
+            .position(|s| &s.id == id)
+            .ok_or_else(|| MachineError::UnknownSprint(u.name.clone(), id.clone()))
+    }
+
+    pub(super) fn unit_index(&self, name: &str) -> Result<usize, MachineError> {
+        self.state
+            .unit_index(name)
+            .ok_or_else(|| MachineError::UnknownUnit(name.to_string()))
+    }
+
+    /// NOT_STARTED units whose dependencies are all COMPLETED become RUNNING,
+    /// in plan order. An interrupted first sprint goes back to PENDING.
+    /// Remember a unit that is waiting for a phase gate; `false` when it was
+    /// already skipped (nothing more to open).
+    pub(super) fn skip_gated(&mut self, i: usize) -> bool {
+        if self.skipped.contains(&i) {
+            return false;
+        }
+        self.skipped.push(i);
+        true
+    }
+
+    pub(super) fn open_gates(&mut self, why_prefix: &str) {
+        self.skipped.clear();
+        loop {
+            let skipped = self.skipped.clone();
+            let ready = (0..self.state.units.len()).find(|&i| {
+                let u = &self.state.units[i];
+                !skipped.contains(&i)
+                    && u.state == UnitStatus::NotStarted
+                    && u.deps.iter().all(|d| {
+                        self.state
+                            .unit(d)
+                            .is_some_and(|d| d.state == UnitStatus::Completed)
+                    })
+            });
+            let Some(i) = ready else { break };
+            let phase = self.state.units[i].phase();
+            let gated = self.state.units[i].deps.iter().any(|d| {
+                self.state.unit(d).is_some_and(|d| {
+                    d.phase() != phase && self.state.gate(d.phase()).is_some_and(|g| !g.passed)
+                })
+            });
+            if gated {
+                // Its dependencies are done but their phase build has not
+                // passed yet: leave it, and look at the units after it.
+                if !self.skip_gated(i) {
+                    break;
+                }
+                continue;
+            }
+            let why = if self.state.units[i].deps.is_empty() {
+                format!("{why_prefix}; it has no dependencies.")
+            } else {
+                format!(
+                    "{why_prefix}; its dependencies ({}) are COMPLETED.",
+                    self.state.units[i].deps.join(", ")
+                )
+            };
+            self.unit_to(i, UnitStatus::Running, why);
+            self.requeue_interrupted(i);
+        }
+    }
+
+    pub(super) fn requeue_interrupted(&mut self, unit: usize) {
+        if let Some(k) = self.state.units[unit].current_index() {
+            let s = &mut self.state.units[unit].sprints[k];
+            if s.state == SprintStatus::Backoff && s.interrupted {
+                s.interrupted = false;
+                let attempt = s.attempt;
+                self.sprint_to(
+                    unit,
+                    k,
+                    SprintStatus::Pending,
+                    format!("Resumed after an interruption; attempt {attempt} is re-dispatched, not counted again."),
+                );
+            }
+        }
+    }
+
+    /// After a sprint of `unit` completes: the unit completes when it was the
+    /// last one (then dependents may start); a stopping unit stops.
+    pub(super) fn after_completion(&mut self, unit: usize) {
+        let u = &self.state.units[unit];
+        if u.state == UnitStatus::Stopping {
+            self.unit_to(
+                unit,
+                UnitStatus::Stopped,
+                "Stop requested; the active sprint finished, so the unit stops here.".into(),
+            );
+            return;
+        }
+        if u.all_completed() && u.state == UnitStatus::Running {
+            let n = u.sprints.len();
+            self.unit_to(
+                unit,
+                UnitStatus::Completed,
+                format!("All {n} sprints are COMPLETED."),
+            );
+            let name = self.state.units[unit].name.clone();
+            self.open_gates(&format!("`{name}` completed"));
+        }
+    }
+
+    /// A failed attempt: BACKOFF, then FATAL and BLOCKED when it was the last.
+    pub(super) fn fail(&mut self, unit: usize, sprint: usize, why: String) {
+        let max = self.state.max_retries;
+        let s = &mut self.state.units[unit].sprints[sprint];
+        s.agent = None;
+        s.failures += 1;
+        s.last_failure = Some(why.clone());
+        let attempt = s.attempt;
+        let last = attempt >= max;
+        let note = if last {
+            format!("{why} Attempt {attempt}/{max} failed; no retries remain.")
+        } else {
+            format!("{why} Attempt {attempt}/{max} failed; it will be retried.")
+        };
+        self.sprint_to(unit, sprint, SprintStatus::Backoff, note);
+        if last {
+            let id = self.state.units[unit].sprints[sprint].id.clone();
+            self.sprint_to(
+                unit,
+                sprint,
+                SprintStatus::Fatal,
+                format!("max_retries ({max}) exhausted; no automatic retry."),
+            );
+            let name = self.state.units[unit].name.clone();
+            self.unit_to(
+                unit,
+                UnitStatus::Blocked,
+                format!(
+                    "BLOCKED: {name} Sprint {id} — FATAL after {max} attempts. Run git supervisor resume to retry."
+                ),
+            );
+        } else if self.state.units[unit].state == UnitStatus::Stopping {
+            self.unit_to(
+                unit,
+                UnitStatus::Stopped,
+                "Stop requested; the active sprint ended, so the unit stops here.".into(),
+            );
+        }
+    }
+}
+
+/// The unit's sprint with an agent (DISPATCHED or RUNNING).
+pub(super) fn active<'s>(
+    state: &'s State,
+    i: usize,
+    unit: &str,
+) -> Result<(usize, &'s SprintState), MachineError> {
+    let u = &state.units[i];
+    match u.sprints.iter().position(|s| s.state.is_active()) {
+        Some(k) => Ok((k, &u.sprints[k])),
+        None => {
+            let current = u
+                .current()
+                .ok_or_else(|| MachineError::NothingLeft(unit.to_string()))?;
+            Err(MachineError::SprintState {
+                unit: unit.to_string(),
+                sprint: current.id.clone(),
+                state: current.state,
+                needed: "there is no active agent to report on",
+            })
+        }
+    }
+}
