@@ -554,16 +554,15 @@ fn real_agents_an_api_error_backs_off_waits_and_then_completes() {
             &p,
         )?;
         let backoff = backoff.unwrap_or_default();
-        let redispatch = t[backoff..].iter().find(|(_, m)| {
-            m.starts_with("alpha: sprint 1 ")
-                && m.lines()
-                    .next()
-                    .is_some_and(|s| s.ends_with("-> DISPATCHED"))
-        });
-        let waited = redispatch.map(|(at, _)| at - t[backoff].0);
+        // The retry's agent starts (DISPATCHED -> RUNNING) only after the
+        // retry delay (30 s by default, with jitter).
+        let restart = t[backoff..]
+            .iter()
+            .find(|(_, m)| m.starts_with("alpha: sprint 1 DISPATCHED -> RUNNING"));
+        let waited = restart.map(|(at, _)| at - t[backoff].0);
         check(
             waited.is_some_and(|w| w >= 10),
-            &format!("the retry was dispatched {waited:?} s after BACKOFF; a delay was expected"),
+            &format!("the retry's agent started {waited:?} s after BACKOFF; a delay was expected"),
             &p,
         )?;
         check(
@@ -652,10 +651,12 @@ fn real_agents_a_rate_limit_consumes_no_attempt() {
     });
 }
 
-/// The agent starts a `setsid` grandchild that would commit 20 s later, then
+/// The agent starts a `setsid` grandchild that would commit later, then
 /// keeps its tool busy; `end` ends the run. Nothing of it may survive, and
-/// no commit may appear afterwards.
+/// no commit may appear afterwards. `stop` lets agents finish for ten poll
+/// intervals (50 s) before it ends them, so its grandchild waits longer.
 fn nothing_survives(end: &'static str) {
+    let later: u64 = if end == "stop" { 70 } else { 20 };
     for_each_cli(|cli| {
         let marker = "{unit}/started.txt";
         let mut script = Script {
@@ -668,7 +669,7 @@ fn nothing_survives(end: &'static str) {
         } else {
             script.commands = vec![format!(
                 "mkdir -p {{unit}} && echo started > {marker} && \
-                 (setsid sh -c 'sleep 20; echo late > {{unit}}/late.txt; git add {{unit}}/late.txt; git commit -q -m late' >/dev/null 2>&1 </dev/null &) ; sleep 300"
+                 (setsid sh -c 'sleep {later}; echo late > {{unit}}/late.txt; git add {{unit}}/late.txt; git commit -q -m late' >/dev/null 2>&1 </dev/null &) ; sleep 300"
             )];
         }
         let p = Project::new(cli, PLAN_1X1, StubModel::start(script));
@@ -692,13 +693,14 @@ fn nothing_survives(end: &'static str) {
             &p,
         )?;
         std::thread::sleep(Duration::from_secs(1));
-        let head = p.git(&["rev-parse", "HEAD"]);
         let (code, out, err) = p.sv(&[end]);
         check(
             code == 0 || code == 3,
             &format!("{end} failed: {out}{err}"),
             &p,
         )?;
+        let head = p.git(&["rev-parse", "HEAD"]);
+        let late_before = p.dir().join("alpha/late.txt").exists();
         let left = p.processes_left();
         check(
             left.is_empty(),
@@ -706,12 +708,14 @@ fn nothing_survives(end: &'static str) {
             &p,
         )?;
         // Past the moment the grandchild would have committed.
-        let due = busy_at + Duration::from_secs(25);
+        let due = busy_at + Duration::from_secs(later + 5);
         if let Some(rest) = due.checked_duration_since(Instant::now()) {
             std::thread::sleep(rest);
         }
         check(
-            p.git(&["rev-parse", "HEAD"]) == head && !p.dir().join("alpha/late.txt").exists(),
+            p.git(&["rev-parse", "HEAD"]) == head
+                && !late_before
+                && !p.dir().join("alpha/late.txt").exists(),
             &format!("something of the run committed or wrote after {end}"),
             &p,
         )?;
