@@ -5,8 +5,9 @@
 //! changes is where the CLI's model provider is (its base URL), through the
 //! environment the agent inherits, plus a HOME of its own.
 //!
-//! Each test runs its scenario for the three CLIs at once (threads), so the
-//! suite pays for the slowest one: the 90-second silent tool.
+//! One test runs every scenario for the three CLIs at once (threads, each
+//! with its own project and stub), so it takes as long as the slowest: the
+//! 90-second silent tool.
 //!
 //! A CLI that is not installed is skipped with a message, except when `CI`
 //! or `GIT_SUPERVISOR_REQUIRE_AGENTS` is set (`.ci/run` installs them with
@@ -387,37 +388,47 @@ impl Drop for Project {
     }
 }
 
-/// Run `scenario` for every installed CLI at once; fail with every CLI's
-/// problem.
-fn for_each_cli(scenario: impl Fn(Cli) -> Result<(), String> + Sync) {
-    // GIT_SUPERVISOR_AGENTS=claude,codex narrows a local run to some CLIs.
-    let only = std::env::var("GIT_SUPERVISOR_AGENTS").ok();
+/// Run every scenario for every installed CLI at once, each in its own
+/// thread and project; fail with every problem found. Narrow a local run
+/// with `GIT_SUPERVISOR_AGENTS=claude,codex` and
+/// `GIT_SUPERVISOR_SCENARIOS=plan,stop`.
+fn run_scenarios(scenarios: &[Scenario]) {
+    let listed = |var: &str, name: &str| {
+        std::env::var(var)
+            .ok()
+            .is_none_or(|o| o.split(',').any(|n| n.trim() == name))
+    };
     let clis: Vec<Cli> = CLIS
         .into_iter()
-        .filter(|c| {
-            only.as_deref()
-                .is_none_or(|o| o.split(',').any(|n| n.trim() == c.name()))
-        })
+        .filter(|c| listed("GIT_SUPERVISOR_AGENTS", c.name()))
         .filter(|c| c.available())
         .collect();
+    let started = Instant::now();
     let failures: Vec<String> = std::thread::scope(|s| {
-        let handles: Vec<_> = clis
-            .iter()
-            .map(|&cli| {
-                let scenario = &scenario;
-                s.spawn(move || {
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| scenario(cli)))
-                        .unwrap_or_else(|p| {
-                            Err(p
-                                .downcast_ref::<String>()
-                                .cloned()
-                                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                                .unwrap_or_default())
-                        })
-                        .map_err(|e| format!("[{}] {e}", cli.name()))
-                })
-            })
-            .collect();
+        let mut handles = Vec::new();
+        for &(name, scenario) in scenarios {
+            if !listed("GIT_SUPERVISOR_SCENARIOS", name) {
+                continue;
+            }
+            for &cli in &clis {
+                handles.push(s.spawn(move || {
+                    let result = std::panic::catch_unwind(|| scenario(cli)).unwrap_or_else(|p| {
+                        Err(p
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_default())
+                    });
+                    eprintln!(
+                        "real agents: {name} with {}: {} after {:.0?}",
+                        cli.name(),
+                        if result.is_ok() { "ok" } else { "FAILED" },
+                        started.elapsed()
+                    );
+                    result.map_err(|e| format!("[{name} / {}] {e}", cli.name()))
+                }));
+            }
+        }
         handles
             .into_iter()
             .filter_map(|h| h.join().expect("joined").err())
@@ -467,274 +478,277 @@ fn find_costs(v: &serde_json::Value, out: &mut Vec<f64>) {
     }
 }
 
-#[test]
-fn real_agents_complete_a_two_unit_two_sprint_plan_with_cost_and_turns_in_the_report() {
-    for_each_cli(|cli| {
-        let p = Project::new(cli, PLAN_2X2, StubModel::start(work(cli, "")));
-        p.start();
-        let code = p.wait("5m");
+fn a_plan_completes_with_cost_and_turns_in_the_report(cli: Cli) -> Result<(), String> {
+    let p = Project::new(cli, PLAN_2X2, StubModel::start(work(cli, "")));
+    p.start();
+    let code = p.wait("5m");
+    check(
+        code == 0 && p.status()["overall"] == "completed",
+        &format!("the run did not complete (wait exited {code})"),
+        &p,
+    )?;
+    for f in ["alpha/1.txt", "alpha/2.txt", "beta/1.txt", "beta/2.txt"] {
+        let tracked = p.git(&["ls-files", f]);
         check(
-            code == 0 && p.status()["overall"] == "completed",
-            &format!("the run did not complete (wait exited {code})"),
+            !tracked.trim().is_empty(),
+            &format!("{f} is not committed"),
             &p,
         )?;
-        for f in ["alpha/1.txt", "alpha/2.txt", "beta/1.txt", "beta/2.txt"] {
-            let tracked = p.git(&["ls-files", f]);
-            check(
-                !tracked.trim().is_empty(),
-                &format!("{f} is not committed"),
-                &p,
-            )?;
-        }
-        let used = p.models_used();
-        let served = p.preset_models();
-        check(
-            !used.is_empty()
-                && used.iter().all(|m| {
-                    served
-                        .iter()
-                        .any(|s| m.contains(s.as_str()) || s.contains(m.as_str()))
-                }),
-            &format!("models asked for {used:?} are not the preset's {served:?}"),
-            &p,
-        )?;
-        let left = p.processes_left();
-        check(left.is_empty(), &format!("processes left: {left:?}"), &p)?;
-        let (code, out, err) = p.sv(&["report", "--format", "json"]);
-        check(code == 0, &format!("report failed: {err}"), &p)?;
-        let report: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
-        let sprints = report["sprints"].as_array().cloned().unwrap_or_default();
-        check(
-            sprints.len() == 4,
-            &format!("four sprint entries: {out}"),
-            &p,
-        )?;
-        check(
-            sprints
-                .iter()
-                .all(|s| s["turns"].as_u64().is_some_and(|t| t >= 1)),
-            &format!("turns missing in the report: {out}"),
-            &p,
-        )?;
-        if cli != Cli::Codex {
-            // Codex reports tokens, not dollars.
-            let mut costs = Vec::new();
-            find_costs(&report, &mut costs);
-            check(
-                costs.iter().any(|c| *c > 0.0),
-                &format!("no cost in dollars in the report: {out}"),
-                &p,
-            )?;
-        }
-        Ok(())
-    });
-}
-
-#[test]
-fn real_agents_an_api_error_backs_off_waits_and_then_completes() {
-    for_each_cli(|cli| {
-        let mut script = work(cli, "");
-        // A 400 is not retried by any of the CLIs.
-        script.failures = vec![Failure::api_error()];
-        let p = Project::new(cli, PLAN_1X1, StubModel::start(script));
-        p.start();
-        let code = p.wait("5m");
-        check(
-            code == 0,
-            &format!("the run did not complete (wait exited {code})"),
-            &p,
-        )?;
-        let t = p.transitions();
-        let backoff = t
+    }
+    let used = p.models_used();
+    let served = p.preset_models();
+    check(
+        !used.is_empty()
+            && used.iter().all(|m| {
+                served
+                    .iter()
+                    .any(|s| m.contains(s.as_str()) || s.contains(m.as_str()))
+            }),
+        &format!("models asked for {used:?} are not the preset's {served:?}"),
+        &p,
+    )?;
+    let left = p.processes_left();
+    check(left.is_empty(), &format!("processes left: {left:?}"), &p)?;
+    let (code, out, err) = p.sv(&["report", "--format", "json"]);
+    check(code == 0, &format!("report failed: {err}"), &p)?;
+    let report: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
+    let sprints = report["sprints"].as_array().cloned().unwrap_or_default();
+    check(
+        sprints.len() == 4,
+        &format!("four sprint entries: {out}"),
+        &p,
+    )?;
+    check(
+        sprints
             .iter()
-            .position(|(_, m)| m.starts_with("alpha: sprint 1 RUNNING -> BACKOFF"));
+            .all(|s| s["turns"].as_u64().is_some_and(|t| t >= 1)),
+        &format!("turns missing in the report: {out}"),
+        &p,
+    )?;
+    if cli != Cli::Codex {
+        // Codex reports tokens, not dollars.
+        let mut costs = Vec::new();
+        find_costs(&report, &mut costs);
         check(
-            backoff.is_some(),
-            "no RUNNING -> BACKOFF after the API error",
+            costs.iter().any(|c| *c > 0.0),
+            &format!("no cost in dollars in the report: {out}"),
             &p,
         )?;
-        let backoff = backoff.unwrap_or_default();
-        // The retry's agent starts (DISPATCHED -> RUNNING) only after the
-        // retry delay (30 s by default, with jitter).
-        let restart = t[backoff..]
-            .iter()
-            .find(|(_, m)| m.starts_with("alpha: sprint 1 DISPATCHED -> RUNNING"));
-        let waited = restart.map(|(at, _)| at - t[backoff].0);
-        check(
-            waited.is_some_and(|w| w >= 10),
-            &format!("the retry's agent started {waited:?} s after BACKOFF; a delay was expected"),
-            &p,
-        )?;
-        check(
-            completed_attempt(&p, "alpha", "1").is_some_and(|a| a.starts_with("2/")),
-            "sprint 1 was not COMPLETED by attempt 2",
-            &p,
-        )?;
-        Ok(())
-    });
+    }
+    Ok(())
 }
 
-#[test]
-fn real_agents_a_tool_silent_for_90_seconds_is_not_killed() {
-    for_each_cli(|cli| {
-        let mut script = work(cli, "sleep 90");
-        if cli == Cli::Aider {
-            // aider runs no tools: its model is what keeps it silent.
-            script.reply_delay = Duration::from_secs(90);
-        }
-        let p = Project::new(cli, PLAN_1X1, StubModel::start(script));
-        let started = Instant::now();
-        p.start();
-        let code = p.wait("6m");
-        check(
-            code == 0,
-            &format!("the run did not complete (wait exited {code})"),
-            &p,
-        )?;
-        check(
-            started.elapsed() >= Duration::from_secs(90),
-            "finished before the silent step could have",
-            &p,
-        )?;
-        check(
-            completed_attempt(&p, "alpha", "1").is_some_and(|a| a.starts_with("1/")),
-            "the silent agent was not completed by its first attempt",
-            &p,
-        )?;
-        Ok(())
-    });
+fn an_api_error_backs_off_waits_and_then_completes(cli: Cli) -> Result<(), String> {
+    let mut script = work(cli, "");
+    // A 400 is not retried by any of the CLIs.
+    script.failures = vec![Failure::api_error()];
+    let p = Project::new(cli, PLAN_1X1, StubModel::start(script));
+    p.start();
+    let code = p.wait("5m");
+    check(
+        code == 0,
+        &format!("the run did not complete (wait exited {code})"),
+        &p,
+    )?;
+    let t = p.transitions();
+    let backoff = t
+        .iter()
+        .position(|(_, m)| m.starts_with("alpha: sprint 1 RUNNING -> BACKOFF"));
+    check(
+        backoff.is_some(),
+        "no RUNNING -> BACKOFF after the API error",
+        &p,
+    )?;
+    let backoff = backoff.unwrap_or_default();
+    // The retry's agent starts (DISPATCHED -> RUNNING) only after the
+    // retry delay (30 s by default, with jitter).
+    let restart = t[backoff..]
+        .iter()
+        .find(|(_, m)| m.starts_with("alpha: sprint 1 DISPATCHED -> RUNNING"));
+    let waited = restart.map(|(at, _)| at - t[backoff].0);
+    check(
+        waited.is_some_and(|w| w >= 10),
+        &format!("the retry's agent started {waited:?} s after BACKOFF; a delay was expected"),
+        &p,
+    )?;
+    check(
+        completed_attempt(&p, "alpha", "1").is_some_and(|a| a.starts_with("2/")),
+        "sprint 1 was not COMPLETED by attempt 2",
+        &p,
+    )?;
+    Ok(())
 }
 
-#[test]
-fn real_agents_a_rate_limit_consumes_no_attempt() {
-    for_each_cli(|cli| {
-        let mut script = work(cli, "");
-        // Each CLI first retries a 429 itself; the stub answers 429 until it
-        // gives up. Claude Code keeps retrying for minutes with its
-        // defaults, so its own retry count is lowered here. Codex tries six
-        // times; aider (three HTTP requests a try) gives up after a minute.
-        let n = match cli {
-            Cli::Claude => 1,
-            Cli::Codex => 6,
-            Cli::Aider => 40,
-        };
-        script.failures = vec![Failure::rate_limit(); n];
-        let mut p = Project::new(cli, PLAN_1X1, StubModel::start(script));
-        if cli == Cli::Claude {
-            p.extra_env
-                .push(("CLAUDE_CODE_MAX_RETRIES".into(), "0".into()));
-        }
-        p.start();
-        let code = p.wait("6m");
-        check(
-            code == 0,
-            &format!("the run did not complete (wait exited {code})"),
-            &p,
-        )?;
-        let hit = p.stub.seen().iter().filter(|r| r.status == 429).count();
-        check(
-            hit == n,
-            &format!("the stub answered {hit} of {n} rate limits"),
-            &p,
-        )?;
-        check(
-            completed_attempt(&p, "alpha", "1").is_some_and(|a| a.starts_with("1/")),
-            "the rate-limited sprint was not completed as attempt 1",
-            &p,
-        )?;
-        let said = p.transitions().iter().any(|(_, m)| {
-            let m = m.to_ascii_lowercase();
-            m.contains("rate limit") || m.contains("rate-limit") || m.contains("429")
-        });
-        check(said, "no notice of the rate limit in the history", &p)?;
-        Ok(())
+fn a_tool_silent_for_90_seconds_is_not_killed(cli: Cli) -> Result<(), String> {
+    let mut script = work(cli, "sleep 90");
+    if cli == Cli::Aider {
+        // aider runs no tools: its model is what keeps it silent.
+        script.reply_delay = Duration::from_secs(90);
+    }
+    let p = Project::new(cli, PLAN_1X1, StubModel::start(script));
+    let started = Instant::now();
+    p.start();
+    let code = p.wait("6m");
+    check(
+        code == 0,
+        &format!("the run did not complete (wait exited {code})"),
+        &p,
+    )?;
+    check(
+        started.elapsed() >= Duration::from_secs(90),
+        "finished before the silent step could have",
+        &p,
+    )?;
+    check(
+        completed_attempt(&p, "alpha", "1").is_some_and(|a| a.starts_with("1/")),
+        "the silent agent was not completed by its first attempt",
+        &p,
+    )?;
+    Ok(())
+}
+
+fn a_rate_limit_consumes_no_attempt(cli: Cli) -> Result<(), String> {
+    let mut script = work(cli, "");
+    // Each CLI first retries a 429 itself; the stub answers 429 until it
+    // gives up. Claude Code keeps retrying for minutes with its
+    // defaults, so its own retry count is lowered here. Codex tries six
+    // times; aider (three HTTP requests a try) gives up after a minute.
+    let n = match cli {
+        Cli::Claude => 1,
+        Cli::Codex => 6,
+        Cli::Aider => 40,
+    };
+    script.failures = vec![Failure::rate_limit(); n];
+    let mut p = Project::new(cli, PLAN_1X1, StubModel::start(script));
+    if cli == Cli::Claude {
+        p.extra_env
+            .push(("CLAUDE_CODE_MAX_RETRIES".into(), "0".into()));
+    }
+    p.start();
+    let code = p.wait("6m");
+    check(
+        code == 0,
+        &format!("the run did not complete (wait exited {code})"),
+        &p,
+    )?;
+    let hit = p.stub.seen().iter().filter(|r| r.status == 429).count();
+    check(
+        hit == n,
+        &format!("the stub answered {hit} of {n} rate limits"),
+        &p,
+    )?;
+    check(
+        completed_attempt(&p, "alpha", "1").is_some_and(|a| a.starts_with("1/")),
+        "the rate-limited sprint was not completed as attempt 1",
+        &p,
+    )?;
+    let said = p.transitions().iter().any(|(_, m)| {
+        let m = m.to_ascii_lowercase();
+        m.contains("rate limit") || m.contains("rate-limit") || m.contains("429")
     });
+    check(said, "no notice of the rate limit in the history", &p)?;
+    Ok(())
 }
 
 /// The agent starts a `setsid` grandchild that would commit later, then
 /// keeps its tool busy; `end` ends the run. Nothing of it may survive, and
 /// no commit may appear afterwards. `stop` lets agents finish for ten poll
 /// intervals (50 s) before it ends them, so its grandchild waits longer.
-fn nothing_survives(end: &'static str) {
+fn nothing_survives(cli: Cli, end: &'static str) -> Result<(), String> {
     let later: u64 = if end == "stop" { 70 } else { 20 };
-    for_each_cli(|cli| {
-        let marker = "{unit}/started.txt";
-        let mut script = Script {
-            final_text: "done".into(),
-            ..Script::default()
-        };
-        if cli == Cli::Aider {
-            script.edits = vec![(marker.into(), "started".into())];
-            script.reply_delay = Duration::from_secs(300);
-        } else {
-            script.commands = vec![format!(
+    let marker = "{unit}/started.txt";
+    let mut script = Script {
+        final_text: "done".into(),
+        ..Script::default()
+    };
+    if cli == Cli::Aider {
+        script.edits = vec![(marker.into(), "started".into())];
+        script.reply_delay = Duration::from_secs(300);
+    } else {
+        script.commands = vec![format!(
                 "mkdir -p {{unit}} && echo started > {marker} && \
                  (setsid sh -c 'sleep {later}; echo late > {{unit}}/late.txt; git add {{unit}}/late.txt; git commit -q -m late' >/dev/null 2>&1 </dev/null &) ; sleep 300"
             )];
+    }
+    let p = Project::new(cli, PLAN_1X1, StubModel::start(script));
+    p.start();
+    let begun = Instant::now();
+    // Wait until the agent is at work (aider: until its model is asked).
+    while begun.elapsed() < Duration::from_secs(60) {
+        let busy = match cli {
+            Cli::Aider => p.stub.seen().iter().any(|r| r.main),
+            _ => p.dir().join("alpha/started.txt").exists(),
+        };
+        if busy {
+            break;
         }
-        let p = Project::new(cli, PLAN_1X1, StubModel::start(script));
-        p.start();
-        let begun = Instant::now();
-        // Wait until the agent is at work (aider: until its model is asked).
-        while begun.elapsed() < Duration::from_secs(60) {
-            let busy = match cli {
-                Cli::Aider => p.stub.seen().iter().any(|r| r.main),
-                _ => p.dir().join("alpha/started.txt").exists(),
-            };
-            if busy {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        let busy_at = Instant::now();
-        check(
-            begun.elapsed() < Duration::from_secs(60),
-            "the agent never got to work",
-            &p,
-        )?;
-        std::thread::sleep(Duration::from_secs(1));
-        let (code, out, err) = p.sv(&[end]);
-        check(
-            code == 0 || code == 3,
-            &format!("{end} failed: {out}{err}"),
-            &p,
-        )?;
-        let head = p.git(&["rev-parse", "HEAD"]);
-        let late_before = p.dir().join("alpha/late.txt").exists();
-        let left = p.processes_left();
-        check(
-            left.is_empty(),
-            &format!("after {end}, still running: {left:?}"),
-            &p,
-        )?;
-        // Past the moment the grandchild would have committed.
-        let due = busy_at + Duration::from_secs(later + 5);
-        if let Some(rest) = due.checked_duration_since(Instant::now()) {
-            std::thread::sleep(rest);
-        }
-        check(
-            p.git(&["rev-parse", "HEAD"]) == head
-                && !late_before
-                && !p.dir().join("alpha/late.txt").exists(),
-            &format!("something of the run committed or wrote after {end}"),
-            &p,
-        )?;
-        let left = p.processes_inside();
-        check(
-            left.is_empty(),
-            &format!("later, still running: {left:?}"),
-            &p,
-        )?;
-        Ok(())
-    });
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let busy_at = Instant::now();
+    check(
+        begun.elapsed() < Duration::from_secs(60),
+        "the agent never got to work",
+        &p,
+    )?;
+    std::thread::sleep(Duration::from_secs(1));
+    let (code, out, err) = p.sv(&[end]);
+    check(
+        code == 0 || code == 3,
+        &format!("{end} failed: {out}{err}"),
+        &p,
+    )?;
+    let head = p.git(&["rev-parse", "HEAD"]);
+    let late_before = p.dir().join("alpha/late.txt").exists();
+    let left = p.processes_left();
+    check(
+        left.is_empty(),
+        &format!("after {end}, still running: {left:?}"),
+        &p,
+    )?;
+    // Past the moment the grandchild would have committed.
+    let due = busy_at + Duration::from_secs(later + 5);
+    if let Some(rest) = due.checked_duration_since(Instant::now()) {
+        std::thread::sleep(rest);
+    }
+    check(
+        p.git(&["rev-parse", "HEAD"]) == head
+            && !late_before
+            && !p.dir().join("alpha/late.txt").exists(),
+        &format!("something of the run committed or wrote after {end}"),
+        &p,
+    )?;
+    let left = p.processes_inside();
+    check(
+        left.is_empty(),
+        &format!("later, still running: {left:?}"),
+        &p,
+    )?;
+    Ok(())
 }
 
-#[test]
-fn real_agents_leave_no_process_after_stop() {
-    nothing_survives("stop");
+fn nothing_survives_stop(cli: Cli) -> Result<(), String> {
+    nothing_survives(cli, "stop")
 }
 
+fn nothing_survives_killall(cli: Cli) -> Result<(), String> {
+    nothing_survives(cli, "killall")
+}
+
+type Scenario = (&'static str, fn(Cli) -> Result<(), String>);
+
+/// Every scenario of issue 14's "Must show", by name.
+const SCENARIOS: &[Scenario] = &[
+    ("plan", a_plan_completes_with_cost_and_turns_in_the_report),
+    ("api-error", an_api_error_backs_off_waits_and_then_completes),
+    ("silent-90s", a_tool_silent_for_90_seconds_is_not_killed),
+    ("rate-limit", a_rate_limit_consumes_no_attempt),
+    ("stop", nothing_survives_stop),
+    ("killall", nothing_survives_killall),
+];
+
+/// All scenarios for all installed CLIs at once: the test takes as long as
+/// the slowest (the 90-second silent tool), not their sum.
 #[test]
-fn real_agents_leave_no_process_after_killall() {
-    nothing_survives("killall");
+fn real_agents_end_to_end() {
+    run_scenarios(SCENARIOS);
 }
