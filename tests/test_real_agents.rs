@@ -171,6 +171,8 @@ impl Project {
             std::fs::write(dir.join(unit).join("PROGRESS.md"), format!("# {unit}\n"))
                 .expect("progress");
         }
+        // As the README advises for aider's cache.
+        std::fs::write(dir.join(".gitignore"), ".aider*\n").expect("gitignore");
         let init = p.sv(&["init", "--agent", cli.name()]);
         assert_eq!(init.0, 0, "init: {}", init.2);
         p.git(&["add", "-A"]);
