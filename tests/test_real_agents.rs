@@ -783,3 +783,78 @@ fn real_agents_end_to_end() {
         "killall",
     ]);
 }
+
+/// The stub itself, without any CLI: each protocol gets the scripted tool
+/// call, then the final message; failures come first; `{unit}`/`{sprint}`
+/// are taken from the prompt.
+#[test]
+fn the_stub_model_answers_each_protocol_as_scripted() {
+    use std::io::Read;
+    use std::io::Write;
+    let stub = StubModel::start(Script {
+        commands: vec!["touch {unit}/{sprint}.txt".into()],
+        edits: vec![("{unit}/{sprint}.txt".into(), "done".into())],
+        final_text: "finished".into(),
+        failures: vec![Failure::api_error()],
+        reply_delay: Duration::ZERO,
+    });
+    let post = |path: &str, body: serde_json::Value| -> (u16, String) {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", stub.port)).expect("connect");
+        let body = body.to_string();
+        write!(
+            s,
+            "POST {path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .expect("send");
+        let mut out = String::new();
+        s.read_to_string(&mut out).expect("read");
+        let status = out[9..12].parse().expect("status");
+        (status, out)
+    };
+    let prompt = "Commit with the trailer `Supervisor-Sprint: alpha/2a` please";
+    let tools = serde_json::json!([{"name": "Bash"}]);
+    let first = serde_json::json!({"model": "m", "stream": true, "tools": tools,
+        "messages": [{"role": "user", "content": prompt}]});
+    assert_eq!(
+        post("/v1/messages", first.clone()).0,
+        400,
+        "the scripted failure first"
+    );
+    let (status, sse) = post("/v1/messages", first);
+    assert_eq!(status, 200);
+    assert!(
+        sse.contains(r#"\"command\":\"touch alpha/2a.txt\""#),
+        "{sse}"
+    );
+    let second = serde_json::json!({"model": "m", "stream": true, "tools": tools, "messages": [
+        {"role": "user", "content": prompt},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}]});
+    assert!(post("/v1/messages", second).1.contains("finished"));
+
+    let codex = serde_json::json!({"model": "gpt", "stream": true, "input": [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}]});
+    let (_, sse) = post("/v1/responses", codex);
+    assert!(
+        sse.contains("custom_tool_call") && sse.contains("tools.exec_command"),
+        "{sse}"
+    );
+    assert!(sse.contains("touch alpha/2a.txt") && sse.contains("response.completed"));
+
+    let aider = serde_json::json!({"model": "gpt-5-mini", "stream": false,
+        "messages": [{"role": "user", "content": prompt}]});
+    let (_, json) = post("/v1/chat/completions", aider);
+    assert!(
+        json.contains(r"alpha/2a.txt\n```\n<<<<<<< SEARCH\n=======\ndone\n>>>>>>> REPLACE"),
+        "{json}"
+    );
+    let commit_message = serde_json::json!({"model": "gpt-5-nano", "messages": [
+        {"role": "system", "content": "Write a one-line commit message."},
+        {"role": "user", "content": prompt}]});
+    assert!(post("/v1/chat/completions", commit_message)
+        .1
+        .contains("alpha: sprint 2a"));
+    let seen = stub.seen();
+    assert_eq!(seen.iter().filter(|r| r.main).count(), 5, "{seen:?}");
+}
