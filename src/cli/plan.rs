@@ -72,18 +72,82 @@ pub fn load_plan(
 }
 
 pub fn cmd_plan(ctx: &Context, args: &PlanArgs, out: &mut dyn Write) -> miette::Result<u8> {
+    if args.format == Format::Json {
+        return plan_json(ctx, args, out);
+    }
     let loaded = load_plan(ctx, args.path.as_deref(), "plan")?;
     Config::load(&loaded.root)?;
     match args.format {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &loaded.plan).into_diagnostic()?;
-            writeln!(out).map_err(super::io_err)?;
-        }
+        Format::Json => unreachable!("handled above"),
         Format::Text => {
             let shown = loaded.path.strip_prefix(&ctx.cwd).unwrap_or(&loaded.path);
             render_text(&loaded.plan, &shown.display().to_string(), out).map_err(super::io_err)?;
         }
     }
+    Ok(EXIT_OK)
+}
+
+/// `plan --format json` always prints JSON: the plan, or `{"ok": false,
+/// "problems": [...]}` (exit 1) for a plan or configuration it rejects.
+fn plan_json(ctx: &Context, args: &PlanArgs, out: &mut dyn Write) -> miette::Result<u8> {
+    let fail = |out: &mut dyn Write, value: serde_json::Value| -> miette::Result<u8> {
+        serde_json::to_writer_pretty(&mut *out, &value).into_diagnostic()?;
+        writeln!(out).map_err(super::io_err)?;
+        Ok(super::EXIT_ERROR)
+    };
+    // Any other diagnostic (a configuration error, no plan found): its own
+    // problems when it has related ones, each at its first label.
+    let report_json = |e: &miette::Report| {
+        let top: &dyn miette::Diagnostic = e.as_ref();
+        let mut all: Vec<&dyn miette::Diagnostic> =
+            top.related().map(|r| r.collect()).unwrap_or_default();
+        if all.is_empty() {
+            all.push(top);
+        }
+        let problems: Vec<serde_json::Value> = all
+            .iter()
+            .map(|d| {
+                let (line, column) = d
+                    .labels()
+                    .and_then(|mut l| l.next())
+                    .and_then(|label| {
+                        let src = d.source_code().or_else(|| top.source_code())?;
+                        let span = src.read_span(label.inner(), 0, 0).ok()?;
+                        Some((span.line() + 1, span.column() + 1))
+                    })
+                    .unwrap_or((0, 0));
+                let code = d
+                    .code()
+                    .or_else(|| top.code())
+                    .map(|c| c.to_string())
+                    .unwrap_or_else(|| "plan::unreadable".into());
+                let help = d.help().or_else(|| top.help()).map(|h| h.to_string());
+                serde_json::json!({
+                    "code": code,
+                    "message": d.to_string(),
+                    "line": line,
+                    "column": column,
+                    "help": help.unwrap_or_default(),
+                })
+            })
+            .collect();
+        serde_json::json!({ "ok": false, "problems": problems })
+    };
+    let loaded = match load_plan(ctx, args.path.as_deref(), "plan") {
+        Ok(l) => l,
+        Err(e) => {
+            if let Some(pe) = e.downcast_ref::<crate::plan::PlanError>() {
+                return fail(out, pe.to_json());
+            }
+            return fail(out, report_json(&e));
+        }
+    };
+    if let Err(e) = Config::load(&loaded.root) {
+        let report = miette::Report::new(e);
+        return fail(out, report_json(&report));
+    }
+    serde_json::to_writer_pretty(&mut *out, &loaded.plan).into_diagnostic()?;
+    writeln!(out).map_err(super::io_err)?;
     Ok(EXIT_OK)
 }
 
@@ -176,8 +240,21 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
             unit.sprints.len(),
             if unit.sprints.len() == 1 { "" } else { "s" }
         )?;
+        if unit.origin.line > 0 || !unit.origin.rule.is_empty() {
+            writeln!(
+                out,
+                "  from line {}: {}",
+                unit.origin.line, unit.origin.rule
+            )?;
+        }
         for s in &unit.sprints {
             writeln!(out, "  Sprint {}: {} [{}]", s.id, s.name, s.task_type)?;
+            if s.origin.line > 0 {
+                writeln!(out, "      from line {}: {}", s.origin.line, s.origin.rule)?;
+            }
+            if let Some(done) = &s.done {
+                writeln!(out, "      done: {done}")?;
+            }
             for t in &s.tasks {
                 writeln!(out, "      task: {t}")?;
             }

@@ -12,6 +12,7 @@
 pub mod control;
 mod gate;
 pub mod naming;
+mod plan_done;
 pub mod verify;
 
 use std::path::Path;
@@ -347,13 +348,17 @@ impl Engine {
             let Some(tip) = self.store.tip()? else {
                 return Ok(report);
             };
-            // One event at a time, in a fixed order: the needs registry,
+            // One event at a time, in a fixed order: the needs registry, work
+            // the plan marks done,
             // history observed since the last reconciliation, agent reports.
             let next = match self.needs_changed(&tip) {
                 Some(kind) => Some(kind),
-                None => match self.next_observation(&tip)? {
+                None => match self.next_plan_done(&tip)? {
                     Some(kind) => Some(kind),
-                    None => self.next_agent_event(&tip)?,
+                    None => match self.next_observation(&tip)? {
+                        Some(kind) => Some(kind),
+                        None => self.next_agent_event(&tip)?,
+                    },
                 },
             };
             if let Some(kind) = next {

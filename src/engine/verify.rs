@@ -290,7 +290,11 @@ pub fn progress_claim(root: &Path, base: &str, dir: &str) -> (bool, Option<Claim
 /// Run one criterion command; `Ok(())` when it passes. The file-exists
 /// assertions the plan parser generates (`test -e 'path'`) are checked
 /// in-process: same answer, no shell.
-fn run_criterion(root: &Path, command: &str, expected: Option<&str>) -> Result<(), String> {
+pub(crate) fn run_criterion(
+    root: &Path,
+    command: &str,
+    expected: Option<&str>,
+) -> Result<(), String> {
     if let Some(path) = command
         .strip_prefix("test -e '")
         .and_then(|r| r.strip_suffix('\''))

@@ -444,6 +444,8 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
             Block::Heading { level: 1, text, .. } => Some(clean(text)),
             _ => None,
         })
+        // An empty `#` heading names nothing: the project does.
+        .filter(|t| !t.is_empty())
         .unwrap_or_else(|| project.to_string());
     let reqs = requirements(source, &title);
     let mut unit_names: Vec<String> = Vec::new();
@@ -478,9 +480,11 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
                 .iter()
                 .filter_map(|p| p.split_once('/').map(|(d, _)| d))
                 .collect();
+            // The directory as the parser will read it back from the table.
             tops.first()
                 .filter(|d| tops.iter().all(|x| x == *d))
-                .map(|d| d.to_string())
+                .map(|d| super::detect::clean_name(d))
+                .filter(|d| !matches!(d.as_str(), "" | "-" | "—" | "."))
         };
         let groups = sprints_for(tasks);
         let mut sprints = Vec::new();
@@ -520,6 +524,8 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
                 exit,
                 files,
                 body: String::new(),
+                done: None,
+                origin: Default::default(),
             });
         }
         units.push(Unit {
@@ -528,6 +534,7 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
             layer: Some(0),
             deps: Vec::new(),
             sprints,
+            origin: Default::default(),
         });
     }
     // A unit whose requirements name an earlier unit depends on it.

@@ -137,3 +137,45 @@ impl Diagnostic for PlanError {
         Some(Box::new(self.problems.iter().map(|p| p as &dyn Diagnostic)))
     }
 }
+
+impl Problem {
+    /// `{"code", "message", "line", "column", "help"}` for `plan --format
+    /// json`: line and column (1-based) of the first label, 0 when none.
+    pub fn to_json(&self, source: &str) -> serde_json::Value {
+        let (line, column) = self
+            .labels
+            .first()
+            .map(|(span, _)| line_column(source, span.start))
+            .unwrap_or((0, 0));
+        serde_json::json!({
+            "code": self.code.as_str(),
+            "message": self.message,
+            "line": line,
+            "column": column,
+            "help": self.help,
+        })
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &source[..offset];
+    let line = before.matches('\n').count() + 1;
+    let start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    (line, source[start..offset].chars().count() + 1)
+}
+
+impl PlanError {
+    /// `{"ok": false, "problems": [...]}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let source = self.source_code.inner();
+        serde_json::json!({
+            "ok": false,
+            "problems": self.problems.iter().map(|p| p.to_json(source)).collect::<Vec<_>>(),
+        })
+    }
+}

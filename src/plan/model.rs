@@ -12,8 +12,9 @@ use std::str::FromStr;
 use serde::Deserialize;
 use serde::Serialize;
 
-/// A sprint id such as `3` or `2a`. Ordered by number, then suffix, so that
-/// `1 < 2a < 2b < 3`.
+/// A sprint id such as `3`, `2a`, `1a.1` or `2-3`. Ordered by number, then
+/// suffix in natural order (digit runs compare as numbers), so that
+/// `1 < 1a.1 < 1a.2 < 1a.10 < 2a < 2b < 3`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SprintId {
     pub number: u32,
@@ -22,7 +23,42 @@ pub struct SprintId {
 
 impl Ord for SprintId {
     fn cmp(&self, other: &Self) -> Ordering {
-        (self.number, &self.suffix).cmp(&(other.number, &other.suffix))
+        self.number
+            .cmp(&other.number)
+            .then_with(|| natural_cmp(&self.suffix, &other.suffix))
+    }
+}
+
+/// Compare strings with digit runs as numbers (`a.2 < a.10`).
+fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (mut a, mut b) = (a, b);
+    loop {
+        match (a.chars().next(), b.chars().next()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+                let da = a.len() - a.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                let db = b.len() - b.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                let (na, nb) = (
+                    a[..da].trim_start_matches('0'),
+                    b[..db].trim_start_matches('0'),
+                );
+                let o = na.len().cmp(&nb.len()).then_with(|| na.cmp(nb));
+                if o != Ordering::Equal {
+                    return o;
+                }
+                a = &a[da..];
+                b = &b[db..];
+            }
+            (Some(x), Some(y)) => {
+                if x != y {
+                    return x.cmp(&y);
+                }
+                a = &a[x.len_utf8()..];
+                b = &b[y.len_utf8()..];
+            }
+        }
     }
 }
 
@@ -41,13 +77,14 @@ impl fmt::Display for SprintId {
 impl FromStr for SprintId {
     type Err = String;
 
-    /// Accepts `\d+[a-z]?` (the spec's `Sprint \d+[a-z]?` ids).
+    /// Accepts the spec's `\d+[a-z]?` ids and dotted or ranged forms built
+    /// from them: `1a.1`, `3a2.1`, `2.0`, `2-3` (each part after a `.` or `-`
+    /// starts with a digit; at most one letter in a row).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let s = s.trim();
         let digits: String = s.chars().take_while(|c| c.is_ascii_digit()).collect();
         let rest = &s[digits.len()..];
-        let suffix_ok =
-            rest.is_empty() || (rest.len() == 1 && rest.chars().all(|c| c.is_ascii_lowercase()));
+        let suffix_ok = suffix_ok(rest);
         if digits.is_empty() || !suffix_ok {
             return Err(format!("`{s}` is not a sprint id (expected a number with an optional letter, like 3 or 2a)"));
         }
@@ -59,6 +96,34 @@ impl FromStr for SprintId {
             suffix: rest.to_string(),
         })
     }
+}
+
+/// `[a-z]?` then `[a-z]?\d*` pieces separated by `.` or `-`, each piece
+/// after a separator starting with a digit.
+fn suffix_ok(rest: &str) -> bool {
+    let b = rest.as_bytes();
+    let mut i = 0;
+    let mut letters_in_row = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_lowercase() {
+            letters_in_row += 1;
+            if letters_in_row > 1 {
+                return false;
+            }
+        } else if c.is_ascii_digit() {
+            letters_in_row = 0;
+        } else if c == b'.' || c == b'-' {
+            if !b.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                return false;
+            }
+            letters_in_row = 0;
+        } else {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 impl Serialize for SprintId {
@@ -145,6 +210,39 @@ pub struct Sprint {
     /// The sprint's definition exactly as written, pasted into dynamic prompts.
     #[serde(skip)]
     pub body: String,
+    /// The plan marks this sprint done (a ticked heading, `✅ COMPLETE`, a
+    /// `Status: Done` line, every task ticked): `start` records it COMPLETED
+    /// from the plan instead of dispatching it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub done: Option<String>,
+    /// Where in the plan the sprint was found and by which rule.
+    #[serde(skip)]
+    pub origin: Origin,
+}
+
+/// Where a unit or sprint came from: the line of the plan and the rule that
+/// found it. Provenance is not part of a plan's identity: two plans that
+/// differ only in where things were written compare equal.
+#[derive(Debug, Clone, Default, Eq)]
+pub struct Origin {
+    /// 1-based line in the plan; 0 when the plan was not read from text.
+    pub line: usize,
+    pub rule: String,
+}
+
+impl PartialEq for Origin {
+    fn eq(&self, _: &Origin) -> bool {
+        true
+    }
+}
+
+impl Origin {
+    pub fn new(line: usize, rule: impl Into<String>) -> Self {
+        Origin {
+            line,
+            rule: rule.into(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -157,6 +255,9 @@ pub struct Unit {
     /// unit, otherwise every unit of a lower layer.
     pub deps: Vec<String>,
     pub sprints: Vec<Sprint>,
+    /// Where in the plan the unit was found and by which rule.
+    #[serde(skip)]
+    pub origin: Origin,
 }
 
 impl Unit {
@@ -277,8 +378,22 @@ mod tests {
     }
 
     #[test]
+    fn dotted_ids_order_naturally() {
+        let ids: Vec<SprintId> = [
+            "1", "1a.1", "1a.2", "1a.10", "1b", "2", "2-3", "2.0", "2.1a", "3a", "3a2.1", "10",
+        ]
+        .iter()
+        .map(|s| s.parse().expect("valid id"))
+        .collect();
+        for pair in ids.windows(2) {
+            assert!(pair[0] < pair[1], "{} < {}", pair[0], pair[1]);
+        }
+        assert_eq!(ids[1].to_string(), "1a.1");
+    }
+
+    #[test]
     fn bad_sprint_ids_are_rejected() {
-        for bad in ["", "a", "2ab", "2A", "x1"] {
+        for bad in ["", "a", "2ab", "2A", "x1", "1.", "1..2", "1.a", "2 3"] {
             assert!(bad.parse::<SprintId>().is_err(), "{bad:?} accepted");
         }
     }

@@ -38,10 +38,16 @@ fn regenerated(heading: &str, body: &str, plan: &Plan) -> bool {
         let n = u.name.to_lowercase();
         h == n || super::analysis::has_phrase(&h, &n)
     });
-    let sprint_inside = body.lines().any(|l| {
-        let t = l.trim_start_matches('#').trim().to_lowercase();
-        l.starts_with('#') && (t.starts_with("sprint ") || t.starts_with("task "))
-    });
+    // Sprint headings in any of the words the parser reads (Sortie, Phase,
+    // Step, …) and headings about a sprint are regenerated too.
+    let sprint_inside = super::detect::is_work_heading(heading.trim_start_matches('#'))
+        || body.lines().any(|l| {
+            let t = l.trim_start_matches('#').trim().to_lowercase();
+            l.starts_with('#')
+                && (t.starts_with("sprint ")
+                    || t.starts_with("task ")
+                    || super::detect::is_work_heading(l.trim_start_matches('#')))
+        });
     let structural = [
         "work unit",
         "package",

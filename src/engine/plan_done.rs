@@ -1,0 +1,70 @@
+//! Work the plan marks as already done (`[x]` tasks, `✅ COMPLETE`,
+//! `(Completed)`, `Status: Done`): a started unit's current sprint that waits
+//! fresh in PENDING is recorded COMPLETED by an `observed` transition with the
+//! evidence "marked complete in the plan", and never dispatched. When the
+//! sprint has runnable exit criteria they are checked first; if one fails the
+//! mark is not trusted and the sprint is dispatched as usual.
+
+use super::verify;
+use super::Engine;
+use super::EngineError;
+use crate::machine::EventKind;
+use crate::machine::SprintStatus;
+use crate::machine::UnitStatus;
+use crate::store::Tip;
+
+impl Engine {
+    /// The first started unit whose current sprint the plan marks done.
+    pub(super) fn next_plan_done(&self, tip: &Tip) -> Result<Option<EventKind>, EngineError> {
+        let state = &tip.state;
+        let fresh = |u: &crate::machine::UnitState| {
+            u.state == UnitStatus::Running
+                && u.current()
+                    .is_some_and(|s| s.state == SprintStatus::Pending && s.total_attempts == 0)
+        };
+        if !state.units.iter().any(fresh) {
+            return Ok(None);
+        }
+        let (plan, _) = self.snapshot(tip)?;
+        let root = self.project_root(state);
+        for u in state.units.iter().filter(|u| fresh(u)) {
+            let Some(sp) = u.current() else { continue };
+            let Some(sprint) = plan
+                .unit(&u.name)
+                .and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id))
+            else {
+                continue;
+            };
+            let Some(mark) = &sprint.done else { continue };
+            let mut checked = Vec::new();
+            let mut failed = false;
+            for c in sprint.exit.iter().filter(|c| c.command.is_some()) {
+                let cmd = c.command.as_deref().unwrap_or_default();
+                match verify::run_criterion(&root, cmd, c.expected.as_deref()) {
+                    Ok(()) => checked.push(format!("`{cmd}` passes")),
+                    Err(_) => failed = true,
+                }
+            }
+            if failed {
+                continue;
+            }
+            let evidence = if checked.is_empty() {
+                format!("{mark}.")
+            } else {
+                format!("{mark}; {}.", checked.join(", "))
+            };
+            return Ok(Some(EventKind::Observed {
+                unit: u.name.clone(),
+                sprint: sp.id.clone(),
+                evidence,
+                commits: Vec::new(),
+                head: state
+                    .reconciled
+                    .clone()
+                    .or_else(|| self.store.head_id())
+                    .unwrap_or_default(),
+            }));
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,167 @@
+//! Completion marks: work the plan says is already done.
+//!
+//! Shapes recognised: on a sprint heading `✅`, `✔`, `☑`, `[x]`,
+//! `(COMPLETE)`, `(Completed)`, `[DONE]`, a trailing `— COMPLETE` or an
+//! upper-case `DONE` / `COMPLETE` word; in the sprint's own text a status
+//! line (`Status: ✅ Complete`, `**Status**: DONE`); a status table whose
+//! every row is done (`| Item | Status |` rows all `✅`); and a sprint whose
+//! task-list items are all ticked (`- [x]`, at least one).
+
+use super::*;
+
+const MARK_EMOJI: &[char] = &['✅', '✔', '☑', '✓'];
+
+/// Remove completion marks from a heading: (clean text, was it marked).
+pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
+    let mut t = text.to_string();
+    let mut done = false;
+    if t.contains(MARK_EMOJI) {
+        done = true;
+        t = t.replace(MARK_EMOJI, "");
+        t = t.replace('\u{fe0f}', "");
+    }
+    for mark in [
+        "[x]",
+        "[X]",
+        "(complete)",
+        "(completed)",
+        "(done)",
+        "[complete]",
+        "[completed]",
+        "[done]",
+        "(finished)",
+    ] {
+        if let Some(pos) = t.to_ascii_lowercase().find(mark) {
+            // ASCII lower-casing keeps byte offsets.
+            if t.is_char_boundary(pos) && t.is_char_boundary(pos + mark.len()) {
+                t.replace_range(pos..pos + mark.len(), "");
+                done = true;
+            }
+        }
+    }
+    // A trailing upper-case word: `Sprint 2: Parser DONE`, `— COMPLETE`.
+    loop {
+        let trimmed = t.trim_end_matches(|c: char| c.is_whitespace() || c == '*' || c == '_');
+        let Some(last) = trimmed.split_whitespace().last() else {
+            break;
+        };
+        let word = last.trim_matches(|c: char| !c.is_alphanumeric());
+        if matches!(word, "DONE" | "COMPLETE" | "COMPLETED" | "FINISHED")
+            && trimmed.split_whitespace().count() > 2
+        {
+            let cut = trimmed.len() - last.len();
+            t = trimmed[..cut]
+                .trim_end_matches(|c: char| {
+                    c.is_whitespace() || matches!(c, '—' | '–' | '-' | ':' | '|')
+                })
+                .to_string();
+            done = true;
+        } else {
+            break;
+        }
+    }
+    (t.trim().to_string(), done)
+}
+
+/// Why sprint heading `i`'s text says it is done, if it does.
+pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<String> {
+    if heading_done {
+        return Some("marked complete in the plan (on its heading)".into());
+    }
+    for j in doc.own_blocks(i) {
+        let (Block::Paragraph { text, .. } | Block::Item { text, .. }) = &doc.blocks[j] else {
+            continue;
+        };
+        for line in text.lines() {
+            let Some((key, value)) = line.split_once(':') else {
+                continue;
+            };
+            if norm(key) != "status" {
+                continue;
+            }
+            let v = value.trim().trim_matches('*').trim();
+            let lower = v.to_lowercase();
+            if v.starts_with(MARK_EMOJI)
+                || [
+                    "complete",
+                    "completed",
+                    "done",
+                    "finished",
+                    "shipped",
+                    "merged",
+                ]
+                .iter()
+                .any(|w| lower.split(|c: char| !c.is_alphanumeric()).next() == Some(w))
+            {
+                return Some(format!("marked complete in the plan (Status: {v})"));
+            }
+        }
+    }
+    // A status table whose every row is done (`| Item | Status |` with ✅).
+    for j in doc.own_blocks(i) {
+        let Block::Table { header, rows, .. } = &doc.blocks[j] else {
+            continue;
+        };
+        let Some(col) = column(header, &["status", "done", "state"]) else {
+            continue;
+        };
+        let all_done = !rows.is_empty()
+            && rows.iter().all(|r| {
+                r.cells.get(col).is_some_and(|c| {
+                    strip_done_marks(&c.text).1
+                        || matches!(
+                            norm(&c.text).as_str(),
+                            "done" | "complete" | "completed" | "finished" | "yes"
+                        )
+                })
+            });
+        if all_done {
+            return Some(format!(
+                "marked complete in the plan (all {} rows of its status table done)",
+                rows.len()
+            ));
+        }
+    }
+    let mut boxes = 0;
+    for j in doc.section(i) {
+        if let Block::Item {
+            checked: Some(c), ..
+        } = &doc.blocks[j]
+        {
+            if !c {
+                return None;
+            }
+            boxes += 1;
+        }
+    }
+    (boxes > 0).then(|| format!("marked complete in the plan (all {boxes} items ticked)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_are_stripped() {
+        assert_eq!(
+            strip_done_marks("Sortie 0: Recon [COMPLETE]"),
+            ("Sortie 0: Recon".into(), true)
+        );
+        assert_eq!(
+            strip_done_marks("✅ **PHASE 0: Name** (COMPLETE)"),
+            ("**PHASE 0: Name**".into(), true)
+        );
+        assert_eq!(
+            strip_done_marks("Sprint 2: Parser — DONE"),
+            ("Sprint 2: Parser".into(), true)
+        );
+        assert_eq!(
+            strip_done_marks("Sprint 1: Complete the parser"),
+            ("Sprint 1: Complete the parser".into(), false)
+        );
+        assert_eq!(
+            strip_done_marks("Phase 1 Complete"),
+            ("Phase 1 Complete".into(), false)
+        );
+    }
+}

@@ -1,0 +1,335 @@
+//! Dependencies between work units.
+//!
+//! Shapes recognised: mermaid `A --> B` edges (nodes known by their label:
+//! `P[parser] --> V[validation]`, then `S --> V`); arrow lines in a code
+//! block under a dependency/graph heading (`A -> B`, `A → B`, ASCII art
+//! `profiles ───┼──► validation`); `depends on` / `requires` text inside a
+//! unit's section. An edge `A --> B` means B depends on A.
+
+use super::*;
+
+/// Mermaid `A --> B` edges and arrow lines (`A -> B`, `A → B`, `A ──► B`) in
+/// code blocks under a dependency heading; and free `depends on` / `requires`
+/// text inside unit sections. An edge `A --> B` means B depends on A.
+pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mut Vec<Problem>) {
+    if units.len() < 2 {
+        return;
+    }
+    let index = UnitIndex::new(units);
+    // Sprint id → the one unit holding it (None when several do).
+    let mut holders: HashMap<SprintId, Option<usize>> = HashMap::new();
+    for (i, u) in units.iter().enumerate() {
+        for sp in &u.sprints {
+            holders
+                .entry(sp.id.clone())
+                .and_modify(|h| {
+                    if *h != Some(i) {
+                        *h = None
+                    }
+                })
+                .or_insert(Some(i));
+        }
+    }
+    let mut under_graph_heading = false;
+    for b in &doc.blocks {
+        match b {
+            Block::Heading { text, .. } => {
+                let l = text.to_lowercase();
+                under_graph_heading = l.contains("dependenc") || l.contains("graph");
+            }
+            Block::Code { info, text, span } if info.trim() == "mermaid" || under_graph_heading => {
+                let edges = arrow_edges(text);
+                let mermaid = info.trim() == "mermaid";
+                let node =
+                    |n: &str, _: &[RawUnit]| index.get(n).or_else(|| unit_of_sprint(n, &holders));
+                let known = edges
+                    .iter()
+                    .filter(|(a, b)| node(a, units).is_some() || node(b, units).is_some())
+                    .count();
+                if known == 0 {
+                    continue;
+                }
+                for (from, to) in edges {
+                    match (node(&from, units), node(&to, units)) {
+                        (Some(f), Some(t)) if f != t => {
+                            let dep = units[f].name.clone();
+                            if !units[t].deps.iter().any(|(d, _)| *d == dep) {
+                                units[t].deps.push((dep, span.clone()));
+                            }
+                        }
+                        (Some(_), Some(_)) => {}
+                        // ASCII art carries notes between its arrows; only
+                        // a mermaid graph's nodes must all be units.
+                        _ if !mermaid => {}
+                        (f, _) => {
+                            let unknown = if f.is_some() { &to } else { &from };
+                            problems.push(unknown_unit(unknown, span.clone(), units));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let index: HashMap<String, usize> = units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u.name.to_lowercase(), i))
+        .collect();
+    // Free text inside each unit's own section.
+    for t in 0..units.len() {
+        let scope = units[t].scope.clone();
+        for j in scope {
+            let (Block::Paragraph { text, span } | Block::Item { text, span, .. }) = &doc.blocks[j]
+            else {
+                continue;
+            };
+            // ASCII lower-casing keeps byte offsets valid in `text`.
+            let lower = text.to_ascii_lowercase();
+            for key in ["depends on ", "requires "] {
+                let mut from = 0;
+                while let Some(pos) = lower[from..].find(key) {
+                    let start = from + pos + key.len();
+                    let end = lower[start..]
+                        .find(['.', '\n', ')'])
+                        .map(|e| start + e)
+                        .unwrap_or(lower.len());
+                    for name in split_names(&text[start..end]) {
+                        if let Some(&d) = index.get(&name.to_lowercase()) {
+                            if d != t
+                                && !units[t]
+                                    .deps
+                                    .iter()
+                                    .any(|(x, _)| x.eq_ignore_ascii_case(&name))
+                            {
+                                let dep = units[d].name.clone();
+                                units[t].deps.push((dep, span.clone()));
+                            }
+                        }
+                    }
+                    from = end;
+                }
+            }
+        }
+    }
+}
+
+/// Box drawing and arrow heads around a node in ASCII art.
+fn art(c: char) -> bool {
+    ('\u{2500}'..='\u{259F}').contains(&c)
+        || matches!(
+            c,
+            '|' | '+' | '-' | '<' | '>' | '▼' | '▲' | '►' | '◄' | '▶' | '◀' | '=' | '.'
+        )
+        || c.is_whitespace()
+}
+
+pub(super) fn arrow_edges(text: &str) -> Vec<(String, String)> {
+    let mut edges = Vec::new();
+    // Mermaid node ids seen with a label (`P[parser]`) stand for the label.
+    let mut labels: HashMap<String, String> = HashMap::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with("graph") || line.starts_with("flowchart") || line.starts_with("%%") {
+            continue;
+        }
+        let mut normalized = line.to_string();
+        for arrow in ["──►", "─►", "──▶", "─▶", "-->", "->", "→", "==>", "⟶"]
+        {
+            normalized = normalized.replace(arrow, "\u{1}");
+        }
+        // Drop mermaid edge labels: A -->|label| B.
+        let parts: Vec<String> = normalized
+            .split('\u{1}')
+            .map(|p| {
+                let p = p.trim();
+                let p = if let Some(labelled) = p.strip_prefix('|') {
+                    labelled
+                        .split_once('|')
+                        .map(|(_, r)| r.trim())
+                        .unwrap_or("")
+                } else {
+                    p
+                };
+                let p = p.trim_matches(art);
+                let (id, label) = node_name(p);
+                match label {
+                    Some(l) => {
+                        labels.insert(id, l.clone());
+                        l
+                    }
+                    None => labels.get(&id).cloned().unwrap_or(id),
+                }
+            })
+            .collect();
+        if parts.len() < 2 || parts.iter().any(|p| p.is_empty()) {
+            continue;
+        }
+        for w in parts.windows(2) {
+            edges.push((w[0].clone(), w[1].clone()));
+        }
+    }
+    edges
+}
+
+/// A mermaid node `id[Label]` or `id(Label)`: (id, label).
+pub(super) fn node_name(p: &str) -> (String, Option<String>) {
+    if let Some(open) = p.find(['[', '(', '{']) {
+        // `report   (waits for both)`: a note after the node, not a label.
+        if p[..open].ends_with(char::is_whitespace) {
+            return (clean_name(&p[..open]), None);
+        }
+        let inner = p[open + 1..]
+            .trim_end_matches([']', ')', '}'])
+            .trim_matches(|c| c == '"' || c == '(' || c == '[' || c == '{');
+        let id = clean_name(&p[..open]);
+        if !inner.is_empty() {
+            return (id, Some(clean_name(inner)));
+        }
+        return (id, None);
+    }
+    (clean_name(p), None)
+}
+
+/// A graph node naming a sprint (`2.1a`, `Sortie 3`, `S4`): the unit that
+/// holds it, when exactly one does.
+fn unit_of_sprint(node: &str, holders: &HashMap<SprintId, Option<usize>>) -> Option<usize> {
+    let t = node.trim();
+    let t = ["Sprint ", "Sortie ", "sprint ", "sortie ", "S"]
+        .iter()
+        .find_map(|p| t.strip_prefix(p))
+        .unwrap_or(t);
+    let id = t.split_whitespace().next()?.parse::<SprintId>().ok()?;
+    holders.get(&id).copied().flatten()
+}
+
+/// Table dependency cells name units by name, by id (`WU1` for a row "WU1
+/// — Parser"), as a range (`WU-1 through WU-6`), as `all previous`, or in
+/// prose (`Verification complete` for "Verification & Documentation").
+/// Parenthetical remarks and `none (…)` are dropped. What cannot be
+/// resolved stays as written, for validation to report with the candidates.
+pub(super) fn resolve_table_deps(units: &mut [RawUnit]) {
+    let index = UnitIndex::new(units);
+    for t in 0..units.len() {
+        let deps = std::mem::take(&mut units[t].deps);
+        let mut out: Vec<(String, Span)> = Vec::new();
+        for (text, span) in deps {
+            match resolve_dep(&text, t, units, &index) {
+                Some(found) => {
+                    for f in found {
+                        let name = units[f].name.clone();
+                        if f != t && !out.iter().any(|(d, _)| *d == name) {
+                            out.push((name, span.clone()));
+                        }
+                    }
+                }
+                None => out.push((text, span)),
+            }
+        }
+        units[t].deps = out;
+    }
+}
+
+pub(super) fn strip_parentheticals(s: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            c if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out.trim().to_string()
+}
+
+fn resolve_dep(text: &str, me: usize, units: &[RawUnit], index: &UnitIndex) -> Option<Vec<usize>> {
+    let bare = strip_parentheticals(text);
+    let lower = bare.to_lowercase();
+    let lower = lower.trim_matches(|c: char| !c.is_alphanumeric());
+    if lower.is_empty() || lower.starts_with("none") || lower == "n/a" || lower == "nothing" {
+        return Some(Vec::new());
+    }
+    if let Some(u) = index.get(&bare) {
+        return Some(vec![u]);
+    }
+    if [
+        "all previous",
+        "all prior",
+        "all above",
+        "all earlier",
+        "previous",
+        "all preceding",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
+    {
+        return Some((0..me).collect());
+    }
+    for sep in [" through ", " thru ", " to ", "–", "—", "..", " - "] {
+        if let Some((a, b)) = bare.split_once(sep) {
+            if let (Some(x), Some(y)) = (index.get(a), index.get(b)) {
+                return Some((x.min(y)..=x.max(y)).collect());
+            }
+        }
+    }
+    // Prose: the first word names exactly one unit's first word.
+    let first = lower.split(|c: char| !c.is_alphanumeric()).next()?;
+    if first.len() < 3 {
+        return None;
+    }
+    let matches: Vec<usize> = units
+        .iter()
+        .enumerate()
+        .filter(|(_, u)| {
+            std::iter::once(&u.name).chain(u.aliases.iter()).any(|n| {
+                n.to_lowercase()
+                    .split(|c: char| !c.is_alphanumeric())
+                    .next()
+                    == Some(first)
+            })
+        })
+        .map(|(i, _)| i)
+        .collect();
+    (matches.len() == 1).then_some(matches)
+}
+
+pub(super) fn unknown_unit(name: &str, span: Span, units: &[RawUnit]) -> Problem {
+    let known: Vec<String> = units
+        .iter()
+        .map(|u| match u.aliases.first() {
+            Some(a) if *a != u.name => format!("{} ({a})", u.name),
+            _ => u.name.clone(),
+        })
+        .collect();
+    Problem::new(
+        ProblemCode::UnknownUnit,
+        format!("dependency on unknown unit `{name}`"),
+    )
+    .label(span, format!("`{name}` is not a work unit of this plan"))
+    .help(format!("the plan's units are: {}", known.join(", ")))
+}
+
+/// Which structure orders the units. Numbered phases, weeks and milestones
+/// with no dependency information run one after another.
+pub(super) fn dependency_structure(units: &mut [RawUnit]) -> DependencyStructure {
+    let no_info = units.iter().all(|u| u.layer.is_none() && u.deps.is_empty());
+    if no_info && units.len() > 1 && units.iter().all(|u| u.sequential) {
+        for i in 1..units.len() {
+            let prev = units[i - 1].name.clone();
+            let span = units[i].name_span.clone();
+            units[i].deps.push((prev, span));
+        }
+        return DependencyStructure::Sequential;
+    }
+    if units.iter().any(|u| u.layer.is_some()) {
+        DependencyStructure::Layers
+    } else if units.iter().any(|u| !u.deps.is_empty()) {
+        DependencyStructure::Graph
+    } else if units.len() == 1 {
+        DependencyStructure::Sequential
+    } else {
+        DependencyStructure::Parallel
+    }
+}

@@ -1,0 +1,423 @@
+//! Sprint headings: which headings start a unit of agent work.
+//!
+//! Shapes recognised (any heading level, any case, after emoji, bold and a
+//! section number such as `6.` or `4.1`): `Sprint 2a: Name`, `SPRINT 2:
+//! Name (Weeks 3-4)`, `Sprint 1 — Name`, `Sprint 1 - Name`, `Sprint 1.5
+//! tickets`; the other words for a sprint: Sortie, Phase, Stage, Step,
+//! Milestone (also `M1`), Week, Iteration, Patch (`PATCH-01`) and `Task N`;
+//! ids `3`, `2a`, `1a.1`, `3a2.1`, `2-3`, `01`, and letters (`Phase A`,
+//! `Phase A0`); `Phase 1: Name (Sprint 1)` is sprint 1. Completion marks on
+//! the heading (`✅`, `(COMPLETE)`, `[DONE]`, `(Completed)`) are read by
+//! [`completion`](super::completion).
+//!
+//! Headings *about* a sprint are not new sprints: `Sprint 1 Success`,
+//! `Sprint 1 Summary`, `Sprint 1 Retrospective`, `Phase 1 Complete`,
+//! `Sprint 1 Testing Requirements` attach to sprint 1 (success, done and
+//! testing subsections are its exit criteria).
+//!
+//! One plan uses one word for its sprints: Sprint, else Sortie; else among
+//! the other words the one nested inside another (Steps inside Phases), else
+//! the outermost and most frequent. A plan that numbers none may hold its
+//! sprints as the subsections of a `## Milestones` (Phases, Sprints, Stages)
+//! heading: `### MVP — Compile`, `### V1 — Ranking` are milestones 1 and 2.
+
+use super::completion::strip_done_marks;
+
+/// The words a plan uses for a unit of agent work, in order of preference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Word {
+    Sprint,
+    Sortie,
+    Phase,
+    Stage,
+    Milestone,
+    Week,
+    Iteration,
+    Step,
+    Patch,
+    Task,
+}
+
+impl Word {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Word::Sprint => "Sprint",
+            Word::Sortie => "Sortie",
+            Word::Phase => "Phase",
+            Word::Stage => "Stage",
+            Word::Milestone => "Milestone",
+            Word::Week => "Week",
+            Word::Iteration => "Iteration",
+            Word::Step => "Step",
+            Word::Patch => "Patch",
+            Word::Task => "Task",
+        }
+    }
+
+    /// Numbered phases, weeks and milestones follow one another.
+    pub(crate) fn is_sequential(self) -> bool {
+        matches!(
+            self,
+            Word::Phase | Word::Stage | Word::Milestone | Word::Week | Word::Iteration | Word::Step
+        )
+    }
+
+    fn parse(lower: &str) -> Option<(Word, usize)> {
+        const WORDS: &[(&str, Word)] = &[
+            ("sprint", Word::Sprint),
+            ("sortie", Word::Sortie),
+            ("phase", Word::Phase),
+            ("stage", Word::Stage),
+            ("milestone", Word::Milestone),
+            ("week", Word::Week),
+            ("iteration", Word::Iteration),
+            ("step", Word::Step),
+            ("patch", Word::Patch),
+            ("task", Word::Task),
+        ];
+        WORDS
+            .iter()
+            .find(|(w, _)| lower.starts_with(w))
+            .map(|(w, word)| (*word, w.len()))
+    }
+}
+
+/// What a heading about a sprint says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum About {
+    /// Success, done, acceptance, testing: the sprint's exit criteria.
+    Criteria,
+    /// Summary, retrospective, notes: kept with the sprint, not criteria.
+    Notes,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SprintHeading {
+    pub word: Word,
+    /// The id as written (`1a.1`, `A`, `01`).
+    pub id: String,
+    pub name: String,
+    /// A completion mark on the heading itself.
+    pub done: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Heading {
+    Sprint(SprintHeading),
+    About {
+        word: Word,
+        id: String,
+        about: About,
+    },
+}
+
+const ABOUT_CRITERIA: &[&str] = &[
+    "success",
+    "complete",
+    "completed",
+    "done",
+    "exit",
+    "acceptance",
+    "criteria",
+    "checklist",
+    "definition",
+    "validation",
+    "verification",
+    "testing",
+    "tests",
+    "test",
+    "gate",
+    "deliverables",
+];
+const ABOUT_NOTES: &[&str] = &[
+    "summary",
+    "retrospective",
+    "retro",
+    "review",
+    "results",
+    "notes",
+    "recap",
+    "status",
+    "report",
+    "outcome",
+    "outcomes",
+    "metrics",
+    "goals",
+    "goal",
+    "overview",
+    "demo",
+    "risks",
+    "handoff",
+];
+
+/// Emoji, bullets, emphasis and a leading section number (`6.`, `4.1`,
+/// `2)`) before the sprint word.
+fn strip_lead(text: &str) -> &str {
+    let mut t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    // A section number directly followed by a word: `6. Sprint 1`, `4.1 Phase A0`.
+    let num_end = t
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.' || *c == ')'))
+        .map(|(i, _)| i)
+        .unwrap_or(t.len());
+    if num_end > 0 && t[num_end..].starts_with(' ') {
+        let rest = t[num_end..].trim_start_matches(|c: char| !c.is_alphanumeric());
+        if Word::parse(&rest.to_lowercase()).is_some() || rest.starts_with('M') {
+            t = rest;
+        }
+    }
+    t
+}
+
+/// Read a sprint-like id: digits first (`1a.1`, `3a2.1`, `2-3`), or a capital
+/// letter with optional digits (`A`, `A0`). Returns (id, rest).
+fn read_id(s: &str) -> Option<(String, &str)> {
+    let bytes = s.as_bytes();
+    let first = *bytes.first()?;
+    let mut end;
+    if first.is_ascii_digit() {
+        end = 0;
+        while end < bytes.len() {
+            let c = bytes[end];
+            let next_alnum = bytes
+                .get(end + 1)
+                .is_some_and(|n| n.is_ascii_alphanumeric());
+            // Letters and digits; `.` or `-` only between id parts (`1a.1`,
+            // `2-3`), never trailing.
+            let joins = (c == b'.' || c == b'-') && next_alnum && bytes[end + 1].is_ascii_digit()
+                || c == b'.' && next_alnum && end > 0;
+            if c.is_ascii_alphanumeric() || joins {
+                end += 1;
+            } else {
+                break;
+            }
+        }
+        // `1–2` (en dash) ranges.
+        if s[end..].starts_with('–')
+            && s[end + '–'.len_utf8()..].starts_with(|c: char| c.is_ascii_digit())
+        {
+            let tail = &s[end + '–'.len_utf8()..];
+            let digits = tail.chars().take_while(|c| c.is_ascii_digit()).count();
+            let id = format!("{}-{}", &s[..end], &tail[..digits]);
+            return Some((id, &tail[digits..]));
+        }
+    } else if first.is_ascii_uppercase() {
+        end = 1;
+        while end < bytes.len() && bytes[end].is_ascii_digit() {
+            end += 1;
+        }
+        // `Phase A`, `Phase A0`, but not `Phase Alpha`.
+        if bytes.get(end).is_some_and(|c| c.is_ascii_alphabetic()) {
+            return None;
+        }
+    } else {
+        return None;
+    }
+    let id = &s[..end];
+    // `Sprint 2AB`-style words are names, not ids, unless they are short.
+    if id.chars().filter(|c| c.is_ascii_alphabetic()).count() > 3 {
+        return None;
+    }
+    Some((id.to_string(), &s[end..]))
+}
+
+/// Classify one heading's text.
+pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
+    let (text, done) = strip_done_marks(text);
+    let t = strip_lead(&text);
+    let lower = t.to_lowercase();
+    let (word, rest) = if let Some((word, len)) = Word::parse(&lower) {
+        let rest = &t[len..];
+        // `Sprint 1`, `PATCH-01`; not `Sprints`, `Phases`, `Stepping`.
+        let rest = rest
+            .strip_prefix(' ')
+            .or_else(|| rest.strip_prefix('-'))
+            .or_else(|| rest.strip_prefix('_'))?;
+        (word, rest.trim_start_matches([' ', '#']))
+    } else if let Some(rest) = t.strip_prefix('M') {
+        // `M0 — Launch week`, `M2: Prove it`.
+        if !rest.starts_with(|c: char| c.is_ascii_digit()) {
+            return None;
+        }
+        (Word::Milestone, rest)
+    } else {
+        return None;
+    };
+    let (id, after) = read_id(rest.trim_start_matches('*'))?;
+    if word == Word::Milestone
+        && t.starts_with('M')
+        && !after.is_empty()
+        && !after.starts_with([' ', ':', '.'])
+    {
+        return None;
+    }
+    let after = after.trim_start_matches(['*', '_']);
+    let trimmed = after.trim_start();
+    let sep = ['.', ':', '—', '–', '-', ')', '|'];
+    let (name, separated) = if let Some(stripped) = trimmed.strip_prefix(sep) {
+        (stripped.trim_start_matches(sep).trim(), true)
+    } else {
+        (trimmed.trim(), false)
+    };
+    if !separated && !name.is_empty() && !name.starts_with('(') {
+        let first: String = name
+            .chars()
+            .take_while(|c| c.is_alphanumeric())
+            .collect::<String>()
+            .to_lowercase();
+        let about = if ABOUT_CRITERIA.contains(&first.as_str()) {
+            Some(About::Criteria)
+        } else if ABOUT_NOTES.contains(&first.as_str()) {
+            Some(About::Notes)
+        } else {
+            None
+        };
+        if let Some(about) = about {
+            return Some(Heading::About { word, id, about });
+        }
+        // `Phase B coverage requirements`, `Step 3 is optional`: prose about
+        // a phase, not a heading of one (`Sprint 1.5 tickets` still is).
+        if word != Word::Sprint && word != Word::Sortie && name.starts_with(char::is_lowercase) {
+            return None;
+        }
+    }
+    let mut name = name
+        .replace('`', "")
+        .trim_matches(|c: char| c == '*' || c.is_whitespace())
+        .to_string();
+    let mut heading = SprintHeading {
+        word,
+        id,
+        name: String::new(),
+        done,
+    };
+    // `Phase 1: Name (Sprint 1)`: the sprint is named in parentheses.
+    if word != Word::Sprint {
+        if let Some(open) = name.rfind("(Sprint ") {
+            let inner = name[open + 8..].trim_end_matches(')');
+            if let Some((sid, tail)) = read_id(inner) {
+                if tail.trim().is_empty() {
+                    heading.word = Word::Sprint;
+                    heading.id = sid;
+                    name = name[..open].trim().to_string();
+                }
+            }
+        }
+    }
+    heading.name = name;
+    Some(Heading::Sprint(heading))
+}
+
+/// `## Milestones`, `## 4. Phases — recut`, `## Sprints`: a heading that
+/// holds one subsection per sprint when the plan numbers none.
+pub(crate) fn plural_word(text: &str) -> Option<Word> {
+    let (text, _) = strip_done_marks(text);
+    let lower = strip_lead(&text).to_lowercase();
+    const PLURALS: &[(&str, Word)] = &[
+        ("sprints", Word::Sprint),
+        ("sorties", Word::Sortie),
+        ("milestones", Word::Milestone),
+        ("phases", Word::Phase),
+        ("stages", Word::Stage),
+        ("iterations", Word::Iteration),
+    ];
+    PLURALS.iter().find_map(|(p, w)| {
+        let rest = lower.strip_prefix(p)?;
+        (!rest.starts_with(|c: char| c.is_alphanumeric())).then_some(*w)
+    })
+}
+
+/// A `Task N.M` heading, grouped into sprint N (the task-groups form).
+pub(crate) fn is_task_group_id(word: Word, id: &str) -> bool {
+    word == Word::Task && id.contains('.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sprint(text: &str) -> Option<(Word, String, String, bool)> {
+        match parse_heading(text)? {
+            Heading::Sprint(h) => Some((h.word, h.id, h.name, h.done)),
+            Heading::About { .. } => None,
+        }
+    }
+
+    #[test]
+    fn sprint_heading_grammar() {
+        let s = |w: Word, id: &str, name: &str| Some((w, id.to_string(), name.to_string(), false));
+        assert_eq!(sprint("Sprint 2a: Lexer"), s(Word::Sprint, "2a", "Lexer"));
+        assert_eq!(
+            sprint("SPRINT 2: Core UI (Weeks 3-4)"),
+            s(Word::Sprint, "2", "Core UI (Weeks 3-4)")
+        );
+        assert_eq!(sprint("Sprint 1 — Name"), s(Word::Sprint, "1", "Name"));
+        assert_eq!(sprint("Sprint 1 - Name"), s(Word::Sprint, "1", "Name"));
+        assert_eq!(sprint("6. Sprint 1 — Name"), s(Word::Sprint, "1", "Name"));
+        assert_eq!(
+            sprint("Phase 1: Name (Sprint 1)"),
+            s(Word::Sprint, "1", "Name")
+        );
+        assert_eq!(sprint("Sprint 1a.1: Data"), s(Word::Sprint, "1a.1", "Data"));
+        assert_eq!(
+            sprint("Sprint 3a2.1: Data"),
+            s(Word::Sprint, "3a2.1", "Data")
+        );
+        assert_eq!(sprint("Sprint 2-3: Both"), s(Word::Sprint, "2-3", "Both"));
+        assert_eq!(
+            sprint("Sprint 1.5 tickets"),
+            s(Word::Sprint, "1.5", "tickets")
+        );
+        assert_eq!(sprint("Sortie 3: Wire it"), s(Word::Sortie, "3", "Wire it"));
+        assert_eq!(
+            sprint("PATCH-01: Fix costs"),
+            s(Word::Patch, "01", "Fix costs")
+        );
+        assert_eq!(
+            sprint("PHASE A: Infra (Tasks 1-6)"),
+            s(Word::Phase, "A", "Infra (Tasks 1-6)")
+        );
+        assert_eq!(
+            sprint("4.1 Phase A0 — Refactor"),
+            s(Word::Phase, "A0", "Refactor")
+        );
+        assert_eq!(
+            sprint("M0 — Launch week"),
+            s(Word::Milestone, "0", "Launch week")
+        );
+        assert_eq!(
+            sprint("WEEK 1 — Core capture"),
+            s(Word::Week, "1", "Core capture")
+        );
+        assert_eq!(
+            sprint("✅ **PHASE 0: Name** (COMPLETE)"),
+            Some((Word::Phase, "0".into(), "Name".into(), true))
+        );
+        assert_eq!(sprint("Sprints overview"), None);
+        assert_eq!(sprint("Sprint planning"), None);
+        assert_eq!(sprint("Phase Breakdown"), None);
+        assert_eq!(sprint("Stepping stones"), None);
+        assert_eq!(sprint("Mission Overview"), None);
+    }
+
+    #[test]
+    fn headings_about_a_sprint_are_not_sprints() {
+        for (text, about) in [
+            ("Sprint 1 Success", About::Criteria),
+            ("Sprint 1 Testing Requirements", About::Criteria),
+            ("Phase 1 Complete (85% Ready)", About::Criteria),
+            ("Sprint 1 Summary", About::Notes),
+            ("Sprint 1 Retrospective", About::Notes),
+        ] {
+            assert_eq!(
+                parse_heading(text),
+                Some(Heading::About {
+                    word: Word::parse(&text.to_lowercase()).expect("word").0,
+                    id: "1".into(),
+                    about
+                }),
+                "{text}"
+            );
+        }
+    }
+}

@@ -1,0 +1,642 @@
+//! The detection heuristics of spec §E: turn Markdown blocks into a plan.
+//!
+//! One spanned document ([`Doc`]) is read by small detectors, each in its own
+//! file saying which shapes it recognises: [`units`], [`sprints`] (with
+//! [`headings`]), [`criteria`], [`dependencies`], [`template`],
+//! [`task_types`], [`completion`] and [`references`]; [`validate`] checks the
+//! result.
+//!
+//! Each heuristic family (units, sprints, dependencies, criteria, template,
+//! referenced files, task types) is tried in the spec's priority order and the
+//! first that finds something wins; which one won is recorded in
+//! [`Detection`]. Work happens on spanned "raw" structures so that validation
+//! can point into the file; [`parse`] then returns the span-free [`Plan`].
+
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
+use std::collections::HashMap;
+
+use super::diagnostics::Problem;
+use super::diagnostics::ProblemCode;
+use super::markdown::blocks;
+use super::markdown::Block;
+use super::markdown::Cell;
+use super::markdown::Row;
+use super::markdown::Span;
+use super::model::Criterion;
+use super::model::CriterionKind;
+use super::model::DependencyStructure;
+use super::model::Detection;
+use super::model::DispatchMode;
+use super::model::Origin;
+use super::model::Plan;
+use super::model::Sprint;
+use super::model::SprintId;
+use super::model::SprintSource;
+use super::model::TaskType;
+use super::model::Unit;
+use super::model::UnitSource;
+
+mod completion;
+mod criteria;
+mod dependencies;
+mod headings;
+mod references;
+mod sprints;
+mod task_types;
+mod template;
+mod units;
+mod validate;
+
+use completion::*;
+use criteria::*;
+use dependencies::*;
+use headings::*;
+use references::*;
+use sprints::*;
+use task_types::*;
+use template::*;
+use units::*;
+use validate::*;
+
+pub(crate) use criteria::classify_criterion;
+pub(crate) use criteria::inline_code;
+pub(crate) use task_types::classify_task_type;
+
+/// A heading the parser may read as a unit of work, or as about one (`Sortie
+/// 3: x`, `Phase 1 — y`, `Sprint 1 Success`): the canonical writer
+/// regenerates such sections instead of keeping them verbatim.
+pub(crate) fn is_work_heading(text: &str) -> bool {
+    parse_heading(text.trim()).is_some()
+}
+
+/// Inputs the parser needs besides the text.
+#[derive(Debug, Clone, Default)]
+pub struct ParseContext {
+    /// The project directory's name: the single unit's name when the plan has
+    /// no `# Title`.
+    pub dir_name: String,
+}
+
+/// Parse a plan, or return every problem found in it.
+pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
+    let (mut masked, frontmatter) = mask_frontmatter(source);
+    // A byte-order mark would hide the first heading; blank it (same length).
+    if masked.starts_with('\u{feff}') {
+        masked.replace_range(..3, "   ");
+    }
+    let doc = Doc::new(source, blocks(&masked));
+    let mut problems = Vec::new();
+
+    let title = doc.blocks.iter().find_map(|b| match b {
+        Block::Heading { level: 1, text, .. } => Some(clean_name(text)),
+        _ => None,
+    });
+
+    let (mut raw_units, unit_source) = detect_units(&doc, title.as_deref(), ctx, &mut problems);
+    let mut sprint_sources = Vec::new();
+    for unit in &mut raw_units {
+        let (sprints, source) = detect_sprints(
+            &doc,
+            unit.scope.clone(),
+            unit.heads.as_deref(),
+            &mut problems,
+        );
+        unit.sprints = sprints;
+        unit.origin = Origin::new(doc.line(unit.name_span.start), unit.rule.clone());
+        if let Some(s) = source {
+            if !sprint_sources.contains(&s) {
+                sprint_sources.push(s);
+            }
+        }
+    }
+    attach_loose_criteria(&doc, &mut raw_units);
+    resolve_table_deps(&mut raw_units);
+    detect_graph_edges(&doc, &mut raw_units, &mut problems);
+    let dependencies = dependency_structure(&mut raw_units);
+    validate(&doc, &raw_units, &mut problems);
+    let (template, template_source) = detect_template(&doc);
+    let (entry_checks, exit_checks, rules) = plan_checks(&doc);
+
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+
+    let units = resolve_units(raw_units);
+    Ok(Plan {
+        title,
+        feature_name: frontmatter.get("feature_name").cloned(),
+        units,
+        entry_checks,
+        exit_checks,
+        rules,
+        detection: Detection {
+            units: unit_source,
+            sprints: sprint_sources,
+            dependencies,
+            dispatch_mode: if template.is_some() {
+                DispatchMode::Template
+            } else {
+                DispatchMode::Dynamic
+            },
+            template_source,
+        },
+        template,
+        referenced_files: referenced_files(source),
+    })
+}
+
+/// Criteria outside any sprint go to the sprint they name, or the final
+/// sprint of the unit they sit in (of the plan, outside every unit).
+fn attach_loose_criteria(doc: &Doc, units: &mut [RawUnit]) {
+    for (at, about, criteria) in loose_criteria(doc) {
+        let target = match about {
+            Some(id) => model_id(&id).and_then(|id| {
+                units.iter().enumerate().find_map(|(u, unit)| {
+                    unit.sprints.iter().position(|s| s.id == id).map(|k| (u, k))
+                })
+            }),
+            None => {
+                let unit = units
+                    .iter()
+                    .rposition(|u| {
+                        u.scope.contains(&at)
+                            && u.heads.is_none()
+                            && u.scope.len() < doc.blocks.len()
+                    })
+                    .or_else(|| units.iter().rposition(|u| !u.sprints.is_empty()));
+                unit.and_then(|u| units[u].sprints.len().checked_sub(1).map(|k| (u, k)))
+            }
+        };
+        if let Some((u, k)) = target {
+            let exit = &mut units[u].sprints[k].sprint.exit;
+            for c in criteria {
+                if !exit.contains(&c) {
+                    exit.push(c);
+                }
+            }
+        }
+    }
+}
+
+/// Blank out a leading `---` YAML frontmatter block (keeping byte offsets) and
+/// read its flat `key: value` pairs.
+pub(super) fn mask_frontmatter(source: &str) -> (String, BTreeMap<String, String>) {
+    let mut values = BTreeMap::new();
+    let (Some(body), Some(cut)) = (
+        super::frontmatter::body_range(source),
+        super::frontmatter::block_end(source),
+    ) else {
+        return (source.to_string(), values);
+    };
+    for line in source[body].lines() {
+        if let Some((k, v)) = line.split_once(':') {
+            let v = v.trim().trim_matches('"').trim_matches('\'');
+            if !k.starts_with(' ') && !v.is_empty() {
+                values.insert(k.trim().to_string(), v.to_string());
+            }
+        }
+    }
+    let masked: String = source[..cut]
+        .chars()
+        .map(|c| if c == '\n' { '\n' } else { ' ' })
+        .chain(source[cut..].chars())
+        .collect();
+    (masked, values)
+}
+
+pub(super) struct Doc<'a> {
+    source: &'a str,
+    blocks: Vec<Block>,
+    /// For each block index that is a heading: one past the last block of its
+    /// section (the next heading of the same or a higher level).
+    section_end: Vec<usize>,
+    /// For each heading: the nearest enclosing heading.
+    parent: Vec<Option<usize>>,
+    /// Sprint headings of the plan's sprint word, by block index.
+    sprint_at: Vec<Option<SprintHeading>>,
+    /// Headings about a sprint (`Sprint 1 Success`), by block index.
+    about_at: Vec<Option<(String, About)>>,
+    /// The word the plan uses for its sprints, if it uses one.
+    word: Option<Word>,
+    /// Every word's headings, for diagnostics ("Sortie headings were seen").
+    seen: BTreeMap<Word, usize>,
+    /// Byte offset of each line start, for 1-based line numbers.
+    line_starts: Vec<usize>,
+}
+
+impl<'a> Doc<'a> {
+    fn new(source: &'a str, blocks: Vec<Block>) -> Self {
+        let mut section_end = vec![blocks.len(); blocks.len()];
+        // A stack of open headings gives every section's end in one pass.
+        let mut open: Vec<(usize, u8)> = Vec::new();
+        for (i, b) in blocks.iter().enumerate() {
+            if let Block::Heading { level, .. } = b {
+                while let Some(&(j, l)) = open.last() {
+                    if l >= *level {
+                        section_end[j] = i;
+                        open.pop();
+                    } else {
+                        break;
+                    }
+                }
+                open.push((i, *level));
+            }
+        }
+        let mut parent = vec![None; blocks.len()];
+        let mut open: Vec<(usize, u8)> = Vec::new();
+        let mut parsed: Vec<Option<Heading>> = vec![None; blocks.len()];
+        for (i, b) in blocks.iter().enumerate() {
+            if let Block::Heading { level, text, .. } = b {
+                while open.last().is_some_and(|&(_, l)| l >= *level) {
+                    open.pop();
+                }
+                parent[i] = open.last().map(|&(j, _)| j);
+                open.push((i, *level));
+                parsed[i] = parse_heading(text);
+            }
+        }
+        let mut seen: BTreeMap<Word, usize> = BTreeMap::new();
+        for h in parsed.iter().flatten() {
+            if let Heading::Sprint(h) = h {
+                if !is_task_group_id(h.word, &h.id) {
+                    *seen.entry(h.word).or_default() += 1;
+                }
+            }
+        }
+        let word = choose_word(&blocks, &parent, &parsed, &seen);
+        let mut sprint_at = vec![None; blocks.len()];
+        let mut about_at = vec![None; blocks.len()];
+        for (i, h) in parsed.into_iter().enumerate() {
+            match h {
+                Some(Heading::Sprint(h))
+                    if Some(h.word) == word && !is_task_group_id(h.word, &h.id) =>
+                {
+                    sprint_at[i] = Some(h)
+                }
+                Some(Heading::About { word: w, id, about }) if Some(w) == word => {
+                    about_at[i] = Some((id, about))
+                }
+                _ => {}
+            }
+        }
+        // No numbered sprint headings: the subsections of a `## Milestones`
+        // heading are the sprints, numbered in order.
+        let mut word = word;
+        if word.is_none() {
+            for i in 0..blocks.len() {
+                let Block::Heading { text, .. } = &blocks[i] else {
+                    continue;
+                };
+                let Some(w) = plural_word(text) else { continue };
+                let children: Vec<usize> = (i + 1..section_end[i])
+                    .filter(|&j| parent[j] == Some(i))
+                    .collect();
+                if children.len() < 2 {
+                    continue;
+                }
+                for (k, &j) in children.iter().enumerate() {
+                    if let Block::Heading { text, .. } = &blocks[j] {
+                        let (name, done) = strip_done_marks(text);
+                        sprint_at[j] = Some(SprintHeading {
+                            word: w,
+                            id: (k + 1).to_string(),
+                            name: clean_name(&name.replace('`', "")),
+                            done,
+                        });
+                    }
+                }
+                word = Some(w);
+                break;
+            }
+        }
+        // A sprint heading holding sprint headings of the same word (`Phase
+        // A` holding `Phase A0`…) is a container: its leaves are the sprints.
+        let mut next_sprint = blocks.len();
+        for i in (0..blocks.len()).rev() {
+            if sprint_at[i].is_some() {
+                if next_sprint < section_end[i] {
+                    sprint_at[i] = None;
+                }
+                next_sprint = i;
+            }
+        }
+        let line_starts = std::iter::once(0)
+            .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Doc {
+            source,
+            blocks,
+            section_end,
+            parent,
+            sprint_at,
+            about_at,
+            word,
+            seen,
+            line_starts,
+        }
+    }
+
+    /// 1-based line of a byte offset.
+    fn line(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= offset)
+    }
+
+    fn is_sprint(&self, i: usize) -> bool {
+        self.sprint_at[i].is_some()
+    }
+
+    fn heading(&self, i: usize) -> Option<(u8, &str, &Span)> {
+        match &self.blocks[i] {
+            Block::Heading { level, text, span } => Some((*level, text.as_str(), span)),
+            _ => None,
+        }
+    }
+
+    /// Blocks of heading `i`'s section, after the heading itself.
+    fn section(&self, i: usize) -> std::ops::Range<usize> {
+        i + 1..self.section_end[i]
+    }
+
+    /// Source text from the heading to the end of its section.
+    fn section_text(&self, i: usize) -> &'a str {
+        let start = self.blocks[i].span().start;
+        let end = self
+            .blocks
+            .get(self.section_end[i])
+            .map(|b| b.span().start)
+            .unwrap_or(self.source.len());
+        &self.source[start..end.max(start)]
+    }
+
+    /// Blocks of heading `i` up to its first sub-heading.
+    fn own_blocks(&self, i: usize) -> std::ops::Range<usize> {
+        let end = self
+            .section(i)
+            .find(|&j| matches!(self.blocks[j], Block::Heading { .. }))
+            .unwrap_or(self.section_end[i]);
+        i + 1..end
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct RawUnit {
+    name: String,
+    /// Other names the plan uses for the unit (`WU1` for "WU1 — Parser").
+    aliases: Vec<String>,
+    name_span: Span,
+    /// Which rule found the unit, for `plan`'s provenance.
+    rule: String,
+    origin: Origin,
+    dir: Option<String>,
+    layer: Option<u32>,
+    /// Explicit dependencies, with where each was written.
+    deps: Vec<(String, Span)>,
+    declared_sprints: Option<(usize, Span)>,
+    /// Block range the unit's sprints are searched in.
+    scope: std::ops::Range<usize>,
+    /// Sprint headings assigned to the unit from a flat list (when the
+    /// plan's sprints are not inside the unit's own section).
+    heads: Option<Vec<usize>>,
+    /// A numbered phase, week or milestone: runs after the previous one.
+    sequential: bool,
+    sprints: Vec<RawSprint>,
+}
+
+impl RawUnit {
+    fn new(name: String, name_span: Span, scope: std::ops::Range<usize>) -> Self {
+        RawUnit {
+            name,
+            aliases: Vec::new(),
+            name_span,
+            rule: String::new(),
+            origin: Origin::default(),
+            dir: None,
+            layer: None,
+            deps: Vec::new(),
+            declared_sprints: None,
+            scope,
+            heads: None,
+            sequential: false,
+            sprints: Vec::new(),
+        }
+    }
+}
+
+/// The plan's sprint word: Sprint, else Sortie (whichever has more
+/// headings); else a word whose headings sit inside another word's (Steps
+/// inside Phases); else the outermost, then the most frequent.
+fn choose_word(
+    blocks: &[Block],
+    parent: &[Option<usize>],
+    parsed: &[Option<Heading>],
+    seen: &BTreeMap<Word, usize>,
+) -> Option<Word> {
+    let count = |w: Word| seen.get(&w).copied().unwrap_or(0);
+    if count(Word::Sprint) > 0 || count(Word::Sortie) > 0 {
+        return Some(if count(Word::Sortie) > count(Word::Sprint) {
+            Word::Sortie
+        } else {
+            Word::Sprint
+        });
+    }
+    // Per word: (min level, count, headings nested in another word's).
+    let mut stats: BTreeMap<Word, (u8, usize, usize)> = BTreeMap::new();
+    for (i, h) in parsed.iter().enumerate() {
+        let Some(Heading::Sprint(h)) = h else {
+            continue;
+        };
+        if is_task_group_id(h.word, &h.id) {
+            continue;
+        }
+        let Block::Heading { level, .. } = &blocks[i] else {
+            continue;
+        };
+        let mut nested = false;
+        let mut up = parent[i];
+        while let Some(p) = up {
+            if let Some(Heading::Sprint(o)) = &parsed[p] {
+                if o.word != h.word {
+                    nested = true;
+                    break;
+                }
+            }
+            up = parent[p];
+        }
+        let e = stats.entry(h.word).or_insert((u8::MAX, 0, 0));
+        e.0 = e.0.min(*level);
+        e.1 += 1;
+        e.2 += usize::from(nested);
+    }
+    let inner = stats
+        .iter()
+        .filter(|(_, &(_, n, nested))| nested * 2 >= n && n >= 2)
+        .max_by_key(|(w, &(_, n, _))| (n, std::cmp::Reverse(**w)))
+        .map(|(w, _)| *w);
+    inner.or_else(|| {
+        stats
+            .iter()
+            .min_by_key(|(w, &(level, n, _))| (level, std::cmp::Reverse(n), **w))
+            .map(|(w, _)| *w)
+    })
+}
+
+pub(super) fn norm(s: &str) -> String {
+    s.trim()
+        .trim_matches(|c| c == '*' || c == '`' || c == '_')
+        .trim()
+        .to_lowercase()
+}
+
+pub(super) fn column(header: &[Cell], names: &[&str]) -> Option<usize> {
+    header
+        .iter()
+        .position(|c| names.contains(&norm(&c.text).as_str()))
+}
+
+pub(super) fn column_where(header: &[Cell], pred: impl Fn(&str) -> bool) -> Option<usize> {
+    header.iter().position(|c| pred(&norm(&c.text)))
+}
+
+/// A unit or dependency name as written: backticks, emphasis and trailing
+/// slashes removed.
+pub(crate) fn clean_name(s: &str) -> String {
+    s.trim()
+        .trim_matches(|c: char| c == '`' || c == '*' || c == '"')
+        .trim()
+        .trim_end_matches('/')
+        .to_string()
+}
+
+/// Split a dependency cell or line into names; dashes and "none" mean empty.
+pub(super) fn split_names(s: &str) -> Vec<String> {
+    s.replace(" and ", ",")
+        .split([',', ';'])
+        .map(clean_name)
+        .filter(|n| {
+            let l = n.to_lowercase();
+            !n.is_empty() && !matches!(l.as_str(), "-" | "—" | "–" | "none" | "n/a" | "(none)")
+        })
+        .collect()
+}
+
+/// Split a criteria cell on `;` (criteria themselves may contain commas).
+pub(super) fn split_criteria(s: &str) -> Vec<String> {
+    s.split(';')
+        .map(str::trim)
+        .filter(|c| !c.is_empty() && !matches!(*c, "-" | "—" | "–"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The first number in a layer cell like `0`, `Layer 1` or `L2`.
+pub(super) fn parse_layer(s: &str) -> Option<u32> {
+    let digits: String = s
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    digits.parse().ok()
+}
+
+pub(super) fn tokens(s: &str) -> Vec<String> {
+    s.to_lowercase()
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_' || c == '.'))
+        .map(|t| t.trim_matches('.').to_string())
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// The span of one line of a block, found in the source (falls back to the
+/// whole block).
+pub(super) fn line_span(source: &str, block: &Span, line: &str) -> Span {
+    let key = line.split(':').next().unwrap_or(line).trim();
+    source
+        .get(block.clone())
+        .and_then(|s| s.find(key.trim_matches('*')))
+        .map(|off| {
+            let start = block.start + off;
+            let end = source[start..block.end]
+                .find('\n')
+                .map(|e| start + e)
+                .unwrap_or(block.end);
+            start..end
+        })
+        .unwrap_or_else(|| block.clone())
+}
+
+#[derive(Debug)]
+pub(super) struct RawSprint {
+    id: SprintId,
+    span: Span,
+    sprint: Sprint,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> ParseContext {
+        ParseContext {
+            dir_name: "proj".into(),
+        }
+    }
+
+    #[test]
+    fn frontmatter_is_read_and_masked() {
+        let src = "---\nfeature_name: Operation Tidy Lemur\n---\n# T\n\n## Sprint 1: A\n- do it\n";
+        let plan = parse(src, &ctx()).expect("valid plan");
+        assert_eq!(plan.feature_name.as_deref(), Some("Operation Tidy Lemur"));
+        assert_eq!(plan.title.as_deref(), Some("T"));
+        assert_eq!(plan.units[0].sprints.len(), 1);
+    }
+
+    #[test]
+    fn layers_alone_mean_every_lower_layer() {
+        let src = "# P\n\n| Package | Layer |\n|---|---|\n| a | 0 |\n| b | 0 |\n| c | 1 |\n\n## a\n### Sprint 1: x\n## b\n### Sprint 1: x\n## c\n### Sprint 1: x\n";
+        let plan = parse(src, &ctx()).expect("valid plan");
+        assert_eq!(
+            plan.unit("c").map(|u| u.deps.clone()),
+            Some(vec!["a".into(), "b".into()])
+        );
+        assert!(plan.unit("a").is_some_and(|u| u.deps.is_empty()));
+    }
+
+    #[test]
+    fn explicit_dependencies_win_over_layers() {
+        let src = "# P\n\n| Package | Layer | Depends on |\n|---|---|---|\n| a | 0 | — |\n| b | 0 | — |\n| c | 1 | b |\n\n## a\n### Sprint 1: x\n## b\n### Sprint 1: x\n## c\n### Sprint 1: x\n";
+        let plan = parse(src, &ctx()).expect("valid plan");
+        assert_eq!(
+            plan.unit("c").map(|u| u.deps.clone()),
+            Some(vec!["b".into()])
+        );
+    }
+
+    #[test]
+    fn criteria_are_typed() {
+        let c = classify_criterion(
+            "`cargo test -p parser` passes",
+            &["cargo test -p parser".into()],
+            false,
+        );
+        assert_eq!(c.kind, CriterionKind::Command);
+        let a = classify_criterion("`src/lib.rs` exists", &["src/lib.rs".into()], false);
+        assert_eq!(a.kind, CriterionKind::Assertion);
+        assert_eq!(a.command.as_deref(), Some("test -e 'src/lib.rs'"));
+        let h = classify_criterion("Code reviewed by a human", &[], false);
+        assert_eq!(h.kind, CriterionKind::Checklist);
+    }
+
+    #[test]
+    fn cycles_are_found() {
+        let src = "# P\n\n| Unit | Depends on |\n|---|---|\n| a | c |\n| b | a |\n| c | b |\n\n## a\n### Sprint 1: x\n## b\n### Sprint 1: x\n## c\n### Sprint 1: x\n";
+        let problems = parse(src, &ctx()).expect_err("cycle");
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.code == ProblemCode::DependencyCycle
+                    && p.message.contains("a → c → b → a")),
+            "{problems:?}"
+        );
+    }
+}

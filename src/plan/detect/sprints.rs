@@ -1,0 +1,437 @@
+//! Sprints: the units of agent work inside a work unit.
+//!
+//! Shapes recognised: sprint headings (see [`headings`](super::headings)); a
+//! sprint table (`| Sprint | Name | Exit criteria |`); `### Task N.M:` groups
+//! (one sprint per N); checklist groups (any heading whose own text holds
+//! `- [ ]` items). A sprint's body gives its tasks, entry and exit criteria
+//! (see [`criteria`](super::criteria)), task type and the files it names.
+
+use super::*;
+
+/// `Task 3.2: Name` → (3, "Name").
+pub(super) fn task_heading(text: &str) -> Option<(u32, String)> {
+    let rest = text.trim().strip_prefix("Task ")?;
+    let (num, name) = rest.split_once(':')?;
+    let (major, minor) = num.trim().split_once('.')?;
+    if minor.is_empty() || !minor.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    Some((major.parse().ok()?, name.trim().to_string()))
+}
+
+pub(super) fn is_sprint_table(header: &[Cell]) -> bool {
+    column(header, &["sprint", "sprint id", "id", "#"]).is_some()
+        && column(
+            header,
+            &[
+                "name",
+                "description",
+                "goal",
+                "title",
+                "sprint name",
+                "deliverable",
+            ],
+        )
+        .is_some()
+        && column(header, UNIT_COLUMNS).is_none()
+}
+
+/// A sprint id as written → the model's id. Letters count from A (`Phase
+/// A` is 1, `A0` is 1.0); everything else must be a valid [`SprintId`].
+pub(super) fn model_id(raw: &str) -> Option<SprintId> {
+    if let Ok(id) = raw.parse::<SprintId>() {
+        return Some(id);
+    }
+    let mut chars = raw.chars();
+    let first = chars.next()?;
+    if first.is_ascii_uppercase() {
+        let digits: String = chars.collect();
+        let number = u32::from(first) - u32::from('A') + 1;
+        let suffix = if digits.is_empty() {
+            String::new()
+        } else {
+            format!(".{digits}")
+        };
+        return Some(SprintId { number, suffix });
+    }
+    // `01` → 1; `1A` → 1a.
+    raw.to_ascii_lowercase()
+        .trim_start_matches('0')
+        .parse::<SprintId>()
+        .ok()
+}
+
+pub(super) fn detect_sprints(
+    doc: &Doc,
+    scope: std::ops::Range<usize>,
+    heads: Option<&[usize]>,
+    problems: &mut Vec<Problem>,
+) -> (Vec<RawSprint>, Option<SprintSource>) {
+    let id_problem = |span: Span, id: &str, problems: &mut Vec<Problem>| {
+        problems.push(
+            Problem::new(
+                ProblemCode::BadSprintId,
+                format!("`{id}` is not a sprint id"),
+            )
+            .label(span, "here")
+            .help("sprint ids are a number with an optional lower-case letter: 3, 2a, 2b"),
+        );
+    };
+
+    // 1. Sprint headings (in the unit's section, or assigned to it).
+    let mut sprints = Vec::new();
+    let listed: Vec<usize> = match heads {
+        Some(h) => h.to_vec(),
+        None => scope.clone().filter(|&i| doc.is_sprint(i)).collect(),
+    };
+    for i in listed {
+        let (Some(h), Some((_, _, span))) = (&doc.sprint_at[i], doc.heading(i)) else {
+            continue;
+        };
+        match model_id(&h.id) {
+            Some(id) => {
+                let name = if h.id.parse::<SprintId>().is_ok() {
+                    h.name.clone()
+                } else if h.name.is_empty() {
+                    format!("{} {}", h.word.as_str(), h.id)
+                } else {
+                    format!("{} {}: {}", h.word.as_str(), h.id, h.name)
+                };
+                let mut sprint = read_sprint(doc, i, id.clone(), name);
+                sprint.done = done_evidence(doc, i, h.done);
+                let written = doc.heading(i).is_some_and(|(_, t, _)| {
+                    t.to_lowercase().contains(&h.word.as_str().to_lowercase())
+                        || h.word == Word::Milestone && t.trim_start().starts_with('M')
+                });
+                let rule = if written {
+                    format!("`{} {}` heading", h.word.as_str(), h.id)
+                } else {
+                    format!("subsection {} of a `{}s` heading", h.id, h.word.as_str())
+                };
+                sprint.origin = Origin::new(doc.line(span.start), rule);
+                sprints.push(RawSprint {
+                    id,
+                    span: span.clone(),
+                    sprint,
+                });
+            }
+            None => id_problem(span.clone(), &h.id, problems),
+        }
+    }
+    if !sprints.is_empty() || heads.is_some() {
+        return (sprints, Some(SprintSource::Headers));
+    }
+
+    // 2. A sprint table.
+    for i in scope.clone() {
+        let Block::Table { header, rows, .. } = &doc.blocks[i] else {
+            continue;
+        };
+        if !is_sprint_table(header) {
+            continue;
+        }
+        let id_col = column(header, &["sprint", "sprint id", "id", "#"])
+            .expect("checked by is_sprint_table");
+        let name_col = column(
+            header,
+            &["name", "title", "sprint name", "goal", "deliverable"],
+        );
+        let desc_col = column(header, &["description", "tasks", "scope", "deliverables"]);
+        let exit_col = column_where(header, |h| {
+            h.contains("exit")
+                || h.contains("validation")
+                || h.contains("done when")
+                || h.contains("acceptance")
+        });
+        let type_col = column(header, &["type", "task type"]);
+        for row in rows {
+            let Some(id_cell) = row.cells.get(id_col) else {
+                continue;
+            };
+            let raw_id = id_cell
+                .text
+                .trim()
+                .trim_start_matches("Sprint")
+                .trim()
+                .trim_matches('`');
+            let Ok(id) = raw_id.parse::<SprintId>() else {
+                id_problem(id_cell.span.clone(), raw_id, problems);
+                continue;
+            };
+            let cell = |c: Option<usize>| {
+                c.and_then(|c| row.cells.get(c))
+                    .map(|c| c.text.clone())
+                    .unwrap_or_default()
+            };
+            let description = cell(desc_col);
+            let name = Some(cell(name_col))
+                .filter(|n| !n.is_empty())
+                .unwrap_or_else(|| description.clone());
+            let tasks: Vec<String> = Some(description)
+                .filter(|d| !d.is_empty() && *d != name)
+                .into_iter()
+                .collect();
+            let exit: Vec<Criterion> = split_criteria(&cell(exit_col))
+                .iter()
+                .map(|t| classify_criterion(t, &inline_code(t), false))
+                .collect();
+            let task_type = parse_task_type(&cell(type_col))
+                .unwrap_or_else(|| classify_task_type(&name, &tasks));
+            let body = doc.source[row.span.clone()].to_string();
+            sprints.push(RawSprint {
+                id: id.clone(),
+                span: row.span.clone(),
+                sprint: Sprint {
+                    id,
+                    name,
+                    task_type,
+                    tasks,
+                    entry: Vec::new(),
+                    exit,
+                    files: code_paths(&body),
+                    body,
+                    done: None,
+                    origin: Origin::new(doc.line(row.span.start), "sprint table row"),
+                },
+            });
+        }
+        if !sprints.is_empty() {
+            return (sprints, Some(SprintSource::Table));
+        }
+    }
+
+    // 3. `### Task N.M:` groups.
+    let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for i in scope.clone() {
+        if let Some((_, text, _)) = doc.heading(i) {
+            if let Some((major, _)) = task_heading(text) {
+                groups.entry(major).or_default().push(i);
+            }
+        }
+    }
+    if !groups.is_empty() {
+        for (major, headings) in groups {
+            let id = SprintId {
+                number: major,
+                suffix: String::new(),
+            };
+            let first = headings[0];
+            let name = task_heading(doc.heading(first).map(|h| h.1).unwrap_or_default())
+                .map(|(_, n)| n)
+                .unwrap_or_default();
+            let mut sprint = read_sprint(doc, first, id.clone(), name);
+            for &h in &headings[1..] {
+                let more = read_sprint(doc, h, id.clone(), String::new());
+                if let Some((_, t, _)) = doc.heading(h) {
+                    sprint.tasks.push(t.to_string());
+                }
+                sprint.tasks.extend(more.tasks);
+                sprint.entry.extend(more.entry);
+                sprint.exit.extend(more.exit);
+                sprint.files.extend(more.files);
+                sprint.body.push_str(&more.body);
+            }
+            sprint.files.sort();
+            sprint.files.dedup();
+            let span = doc.blocks[first].span();
+            sprint.origin = Origin::new(
+                doc.line(span.start),
+                format!("`Task {major}.N` headings grouped into sprint {major}"),
+            );
+            sprints.push(RawSprint { id, span, sprint });
+        }
+        return (sprints, Some(SprintSource::TaskGroups));
+    }
+
+    // 4. Checklist groups: every heading whose own text holds `- [ ]` items.
+    let mut n = 0;
+    for i in scope {
+        let Some((level, text, span)) = doc.heading(i) else {
+            continue;
+        };
+        if level < 2 || criteria_label(text).is_some() || is_template_heading(text) {
+            continue;
+        }
+        let has_checks = doc.own_blocks(i).any(|j| {
+            matches!(
+                doc.blocks[j],
+                Block::Item {
+                    checked: Some(_),
+                    ..
+                }
+            )
+        });
+        if !has_checks {
+            continue;
+        }
+        n += 1;
+        let id = SprintId {
+            number: n,
+            suffix: String::new(),
+        };
+        let mut sprint = read_sprint(doc, i, id.clone(), clean_name(text));
+        sprint.done = done_evidence(doc, i, false);
+        sprint.origin = Origin::new(doc.line(span.start), "heading holding `- [ ]` items");
+        sprints.push(RawSprint {
+            id,
+            span: span.clone(),
+            sprint,
+        });
+    }
+    if sprints.is_empty() {
+        (sprints, None)
+    } else {
+        (sprints, Some(SprintSource::Checklists))
+    }
+}
+
+pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String) -> Sprint {
+    let mut sprint = Sprint {
+        id,
+        name: clean_name(&name),
+        task_type: TaskType::Code,
+        tasks: Vec::new(),
+        entry: Vec::new(),
+        exit: Vec::new(),
+        files: Vec::new(),
+        body: doc.section_text(heading).to_string(),
+        done: None,
+        origin: Origin::default(),
+    };
+    let mut explicit_type = None;
+    let mut label = Label::Tasks;
+    let mut unlabelled_code = Vec::new();
+    // A list item that is itself a label (`* **Exit Criteria:**`) labels the
+    // items nested under it: (label, its depth).
+    let mut item_label: Option<(Label, usize)> = None;
+    for j in doc.section(heading) {
+        match &doc.blocks[j] {
+            Block::Heading { text, .. } => {
+                item_label = None;
+                label = criteria_label(text).unwrap_or(match &doc.about_at[j] {
+                    Some((_, About::Criteria)) => Label::Exit,
+                    _ => Label::Tasks,
+                })
+            }
+            Block::Paragraph { text, .. } => {
+                for line in text.lines() {
+                    if let Some((key, value)) = line.split_once(':') {
+                        if matches!(norm(key).as_str(), "type" | "task type") {
+                            explicit_type = parse_task_type(value).or(explicit_type);
+                            continue;
+                        }
+                    }
+                    if let Some((l, rest)) = label_line(line) {
+                        label = l;
+                        if !rest.is_empty() {
+                            push_criterion(&mut sprint, l, rest, &inline_code(rest), false);
+                        }
+                    }
+                }
+            }
+            Block::Item {
+                text,
+                checked,
+                code,
+                depth,
+                ..
+            } => {
+                // `* **Exit Criteria:**` labels what is nested under it; a
+                // plain item "Validate" is a task.
+                if let Some(l) = criteria_label(text).filter(|_| text.trim_end().ends_with(':')) {
+                    item_label = Some((l, *depth));
+                    continue;
+                }
+                if let Some((l, rest)) = label_line(text) {
+                    if !rest.is_empty() && l != Label::Tasks {
+                        push_criterion(
+                            &mut sprint,
+                            l,
+                            rest,
+                            &inline_code(rest),
+                            checked.unwrap_or(false),
+                        );
+                        continue;
+                    }
+                }
+                let l = match item_label {
+                    Some((l, d)) if *depth > d => l,
+                    _ => {
+                        item_label = None;
+                        label
+                    }
+                };
+                match l {
+                    Label::Tasks => sprint.tasks.push(text.clone()),
+                    l => push_criterion(&mut sprint, l, text, code, checked.unwrap_or(false)),
+                }
+            }
+            Block::Code { info, text, .. } => {
+                if info.trim() == "mermaid" {
+                    continue;
+                }
+                let command = strip_prompts(text);
+                if command.is_empty() {
+                    continue;
+                }
+                match label {
+                    Label::Expected => {
+                        if let Some(last) = sprint
+                            .exit
+                            .iter_mut()
+                            .rev()
+                            .find(|c| c.kind == CriterionKind::Command)
+                        {
+                            last.expected = Some(text.trim_end().to_string());
+                        }
+                    }
+                    Label::Entry => sprint.entry.push(command_criterion(command)),
+                    Label::Exit => sprint.exit.push(command_criterion(command)),
+                    Label::Tasks => unlabelled_code.push(command),
+                    Label::Rules => {}
+                }
+            }
+            Block::Table { header, rows, .. } => {
+                if matches!(label, Label::Exit | Label::Entry) {
+                    for (text, checked) in criteria_table(header, rows) {
+                        push_criterion(&mut sprint, label, &text, &inline_code(&text), checked);
+                    }
+                }
+            }
+        }
+    }
+    sprint.task_type =
+        explicit_type.unwrap_or_else(|| classify_task_type(&sprint.name, &sprint.tasks));
+    // A command sprint's bare code block is the command it runs, and running
+    // it successfully is what "done" means.
+    if sprint.task_type == TaskType::Command
+        && !sprint.exit.iter().any(|c| c.kind == CriterionKind::Command)
+    {
+        sprint
+            .exit
+            .extend(unlabelled_code.into_iter().map(command_criterion));
+    }
+    sprint.files = code_paths(&sprint.body);
+    sprint
+}
+
+/// Paths written in backticks (`src/lib.rs`, `PROGRESS.md`).
+pub(super) fn code_paths(text: &str) -> Vec<String> {
+    let mut out = BTreeSet::new();
+    for code in inline_code(text) {
+        let c = code.trim();
+        let is_path = !c.contains(char::is_whitespace)
+            && (c.contains('/')
+                || c.rsplit_once('.').is_some_and(|(stem, ext)| {
+                    !stem.is_empty()
+                        && (1..=5).contains(&ext.len())
+                        && ext.chars().all(|x| x.is_ascii_alphanumeric())
+                        && ext.chars().any(|x| x.is_ascii_alphabetic())
+                }))
+            && !c.contains("://");
+        if is_path {
+            out.insert(c.to_string());
+        }
+    }
+    out.into_iter().collect()
+}

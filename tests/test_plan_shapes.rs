@@ -1,0 +1,355 @@
+//! The shapes real plans are written in, one fixture per shape (several per
+//! class), each with a `plan --format json` snapshot and the facts a reader
+//! sees in it asserted.
+
+use serde_json::Value;
+
+use crate::common::plans_dir;
+use crate::common::run;
+
+fn json(fixture: &str) -> (i32, Value, String) {
+    let out = run(&plans_dir().join(fixture), &["plan", "--format", "json"]);
+    let v: Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("{fixture}: not JSON ({e}): {}{}", out.stdout, out.stderr));
+    (out.status, v, out.stdout)
+}
+
+fn units(v: &Value) -> Vec<String> {
+    v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .map(|u| u["name"].as_str().expect("name").to_string())
+        .collect()
+}
+
+fn sprint_ids(v: &Value, unit: usize) -> Vec<String> {
+    v["units"][unit]["sprints"]
+        .as_array()
+        .expect("sprints")
+        .iter()
+        .map(|s| s["id"].as_str().expect("id").to_string())
+        .collect()
+}
+
+fn deps(v: &Value, unit: usize) -> Vec<String> {
+    v["units"][unit]["deps"]
+        .as_array()
+        .expect("deps")
+        .iter()
+        .map(|d| d.as_str().expect("dep").to_string())
+        .collect()
+}
+
+fn sprint(v: &Value, unit: usize, k: usize) -> &Value {
+    &v["units"][unit]["sprints"][k]
+}
+
+fn exit_texts(s: &Value) -> Vec<(String, String)> {
+    s["exit"]
+        .as_array()
+        .expect("exit")
+        .iter()
+        .map(|c| {
+            (
+                c["kind"].as_str().expect("kind").to_string(),
+                c["text"].as_str().expect("text").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Every fixture of this file parses (or is rejected) the same way as its
+/// snapshot says.
+macro_rules! json_snapshots {
+    ($($name:ident => $dir:literal),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            let (_, _, out) = json($dir);
+            insta::assert_snapshot!(concat!("shape_", stringify!($name)), out);
+        }
+    )*};
+}
+
+json_snapshots! {
+    words_sortie => "words-sortie",
+    words_phase_steps => "words-phase-steps",
+    words_weeks => "words-weeks",
+    words_milestones => "words-milestones",
+    words_patches => "words-patches",
+    words_plural_section => "words-plural-section",
+    grammar_headings => "grammar-headings",
+    grammar_dotted_ids => "grammar-dotted-ids",
+    grammar_phase_sprint => "grammar-phase-sprint",
+    grammar_lettered_phases => "grammar-lettered-phases",
+    about_under => "about-under",
+    about_later => "about-later",
+    tables_noise => "tables-noise",
+    tables_service => "tables-service",
+    tables_name_column => "tables-name-column",
+    units_sections => "units-sections",
+    units_nested_sections => "units-nested-sections",
+    units_flat_counts => "units-flat-counts",
+    units_flat_one_row => "units-flat-one-row",
+    units_flat_named => "units-flat-named",
+    order_phases => "order-phases",
+    order_parallel_phases => "order-parallel-phases",
+    order_ascii => "order-ascii",
+    order_mermaid_ids => "order-mermaid-ids",
+    criteria_forms => "criteria-forms",
+    done_marks => "done-marks",
+    template_not_template => "template-not-template",
+    template_sortie => "template-sortie",
+    types_first_word => "types-first-word",
+    rejected_taken_table => "bad-taken-table",
+    rejected_unreadable => "bad-unreadable",
+}
+
+#[test]
+fn other_words_for_a_sprint() {
+    let (status, v, _) = json("words-sortie");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "4"]);
+
+    let (_, v, _) = json("words-phase-steps");
+    assert_eq!(units(&v), ["Groundwork", "First real loop"]);
+    assert_eq!(sprint_ids(&v, 0), ["0.1", "0.2"]);
+    assert_eq!(sprint_ids(&v, 1), ["1.1", "1.2"]);
+    assert_eq!(deps(&v, 1), ["Groundwork"], "numbered phases run in order");
+    // A phase's DoD is its final step's exit criteria.
+    assert!(exit_texts(sprint(&v, 0, 1))
+        .iter()
+        .any(|(_, t)| t.contains("make check")));
+
+    let (_, v, _) = json("words-weeks");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    let (_, v, _) = json("words-milestones");
+    assert_eq!(sprint_ids(&v, 0), ["0", "1", "2"]);
+    let (_, v, _) = json("words-patches");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    // Subsections of a `## Milestones` heading, when nothing is numbered.
+    let (status, v, _) = json("words-plural-section");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    assert_eq!(sprint(&v, 0, 0)["name"], "MVP — Compile, store, recall");
+    assert!(sprint(&v, 0, 2)["done"].is_string());
+}
+
+#[test]
+fn sprint_heading_grammar() {
+    let (status, v, _) = json("grammar-headings");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "3.5", "4"]);
+    assert_eq!(sprint(&v, 0, 3)["name"], "tickets");
+    assert_eq!(sprint(&v, 0, 4)["name"], "Packaging");
+    assert!(sprint(&v, 0, 4)["done"].is_string());
+
+    let (_, v, _) = json("grammar-dotted-ids");
+    assert_eq!(sprint_ids(&v, 0), ["1a.1", "1a.2", "1b", "2-3"]);
+    assert_eq!(sprint_ids(&v, 1), ["3a", "3a2.1"]);
+    // `### Phase N:` dividers at the sprints' level are units, in order.
+    assert_eq!(units(&v), ["Provider", "Host integration"]);
+    assert_eq!(deps(&v, 1), ["Provider"]);
+    let (_, v, _) = json("grammar-phase-sprint");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    let (_, v, _) = json("grammar-lettered-phases");
+    let names: Vec<&str> = v["units"][0]["sprints"]
+        .as_array()
+        .expect("sprints")
+        .iter()
+        .map(|s| s["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Phase A0: Refactor the planner",
+            "Phase A1: Ground truth",
+            "Phase B: Belief and memory",
+            "Phase C: Planning"
+        ]
+    );
+}
+
+#[test]
+fn headings_about_a_sprint_belong_to_it() {
+    let (status, v, _) = json("about-under");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1", "2"]);
+    assert_eq!(sprint(&v, 0, 0)["name"], "Core UI");
+    let exit = exit_texts(sprint(&v, 0, 0));
+    assert!(exit
+        .iter()
+        .any(|(k, t)| k == "command" && t.contains("npm test")));
+    assert!(exit.iter().any(|(_, t)| t.contains("Snapshot tests")));
+
+    let (status, v, _) = json("about-later");
+    assert_eq!(status, 0);
+    assert!(exit_texts(sprint(&v, 0, 0))
+        .iter()
+        .any(|(_, t)| t.contains("-p parser")));
+    let last = exit_texts(sprint(&v, 0, 1));
+    assert!(last.iter().any(|(_, t)| t.contains("-p printer")));
+    assert!(last.iter().any(|(_, t)| t.contains("No regressions")));
+}
+
+#[test]
+fn unit_tables_by_shape() {
+    let (status, v, _) = json("tables-noise");
+    assert_eq!(status, 0);
+    assert_eq!(
+        units(&v),
+        ["WU1 — Parser", "WU2 — Printer", "WU3 — Verification"]
+    );
+    assert_eq!(v["units"][0]["dir"], "crates/parser");
+    assert_eq!(v["units"][0]["layer"], Value::Null);
+    assert_eq!(v["units"][1]["layer"], 2);
+    assert_eq!(deps(&v, 1), ["WU1 — Parser"]);
+    assert_eq!(deps(&v, 2), ["WU2 — Printer"]);
+
+    let (_, v, _) = json("tables-service");
+    assert_eq!(units(&v), ["auth", "billing", "reports"]);
+    assert_eq!(deps(&v, 2), ["auth", "billing"]);
+    let (_, v, _) = json("tables-name-column");
+    assert_eq!(units(&v), ["core", "cli"]);
+}
+
+#[test]
+fn units_from_sections_and_flat_sprints() {
+    let (status, v, _) = json("units-sections");
+    assert_eq!(status, 0);
+    assert_eq!(units(&v), ["Core", "CLI", "Docs"]);
+    assert_eq!(deps(&v, 2), ["CLI"]);
+    let (_, v, _) = json("units-nested-sections");
+    assert_eq!(units(&v), ["Investigation", "Refactor"]);
+    assert_eq!(deps(&v, 1), ["Investigation"]);
+    let (_, v, _) = json("units-flat-counts");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "4"]);
+    assert_eq!(sprint_ids(&v, 1), ["5", "6", "7"]);
+    assert_eq!(deps(&v, 1), ["Verification & Docs"]);
+    let (_, v, _) = json("units-flat-one-row");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    let (_, v, _) = json("units-flat-named");
+    assert_eq!(sprint_ids(&v, 0), ["1"]);
+    assert_eq!(sprint_ids(&v, 1), ["2", "3"]);
+}
+
+#[test]
+fn order_of_units() {
+    let (_, v, _) = json("order-phases");
+    assert_eq!(v["detection"]["dependencies"], "sequential");
+    assert_eq!(deps(&v, 2), ["Ship"]);
+    let (_, v, _) = json("order-parallel-phases");
+    assert_eq!(v["detection"]["dependencies"], "parallel");
+    let (status, v, _) = json("order-ascii");
+    assert_eq!(status, 0);
+    assert_eq!(deps(&v, 2), ["parser", "profiles"]);
+    assert_eq!(deps(&v, 3), ["validation"]);
+    let (status, v, _) = json("order-mermaid-ids");
+    assert_eq!(status, 0);
+    assert_eq!(deps(&v, 1), ["parser", "schema"]);
+    assert_eq!(deps(&v, 0), ["schema"]);
+}
+
+#[test]
+fn criteria_in_every_form() {
+    let (status, v, _) = json("criteria-forms");
+    assert_eq!(status, 0);
+    let kinds = |k: usize| exit_texts(sprint(&v, 0, k));
+    let s1 = kinds(0);
+    assert_eq!(s1[0].0, "command");
+    assert_eq!(s1[1].0, "checklist", "a code fragment is a statement");
+    assert_eq!(s1[2].0, "checklist", "a placeholder is not runnable");
+    assert_eq!(kinds(1)[0].0, "command");
+    assert!(kinds(2)[0].1.contains("verify.sh"));
+    assert_eq!(kinds(2)[0].0, "command");
+    let s4 = kinds(3);
+    assert_eq!(s4.len(), 2, "{s4:?}");
+    assert!(sprint(&v, 0, 3)["tasks"]
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .any(|t| t == "Tidy up afterwards"));
+    assert!(kinds(4).iter().any(|(_, t)| t.contains("dashboard loads")));
+    let s6 = kinds(5);
+    assert!(s6
+        .iter()
+        .any(|(k, t)| k == "command" && t.contains("cargo build --release")));
+    assert!(
+        s6.iter().any(|(_, t)| t.contains("cargo test --workspace")),
+        "plan-level exit criteria go to the final sprint"
+    );
+}
+
+#[test]
+fn work_already_done() {
+    let (status, v, _) = json("done-marks");
+    assert_eq!(status, 0);
+    let done: Vec<bool> = v["units"][0]["sprints"]
+        .as_array()
+        .expect("sprints")
+        .iter()
+        .map(|s| s["done"].is_string())
+        .collect();
+    assert_eq!(done, [true, true, true, true, true, false, false, true]);
+    assert_eq!(sprint(&v, 0, 6)["name"], "Complete the migration");
+}
+
+#[test]
+fn templates_only_from_template_sections() {
+    let (_, v, _) = json("template-not-template");
+    assert_eq!(v["detection"]["dispatch_mode"], "dynamic");
+    let (_, v, _) = json("template-sortie");
+    assert_eq!(v["detection"]["dispatch_mode"], "template");
+}
+
+#[test]
+fn task_types_from_first_words() {
+    let (_, v, _) = json("types-first-word");
+    let types: Vec<&str> = v["units"][0]["sprints"]
+        .as_array()
+        .expect("sprints")
+        .iter()
+        .map(|s| s["task_type"].as_str().expect("type"))
+        .collect();
+    assert_eq!(types, ["code", "code", "code", "deferred", "manual"]);
+}
+
+#[test]
+fn rejected_plans_give_json_problems_with_causes() {
+    let (status, v, _) = json("bad-taken-table");
+    assert_eq!(status, 1);
+    assert_eq!(v["ok"], false);
+    let p = &v["problems"][0];
+    assert_eq!(p["code"], "plan::no_sprints");
+    assert!(p["line"].as_u64().is_some_and(|l| l > 0));
+    assert!(p["help"].as_str().is_some_and(|h| h.contains("breakdown")));
+
+    let (status, v, _) = json("bad-unreadable");
+    assert_eq!(status, 1);
+    assert!(v["problems"][0]["help"]
+        .as_str()
+        .is_some_and(|h| h.contains("git supervisor breakdown")));
+
+    // A configuration error is JSON too, pointing into the config file.
+    let (status, v, _) = json("bad-config-type");
+    assert_eq!(status, 1);
+    assert_eq!(v["problems"][0]["code"], "config::invalid");
+    assert_eq!(v["problems"][0]["line"], 6);
+
+    // An old diagnostic fixture, as JSON: every problem at once.
+    let (status, v, _) = json("bad-many");
+    assert_eq!(status, 1);
+    assert!(v["problems"].as_array().is_some_and(|p| p.len() > 1));
+}
+
+#[test]
+fn text_output_says_where_each_unit_and_sprint_came_from() {
+    let out = run(&plans_dir().join("units-flat-counts"), &["plan"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("from line 5: unit table, column \"Work Unit\"; flat sprints shared out by its Sprints count"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("from line 8: `Sprint 1` heading"),
+        "{}",
+        out.stdout
+    );
+}
