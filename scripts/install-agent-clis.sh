@@ -33,7 +33,12 @@ if ! have aider --version; then
   # aider goes into its own virtualenv so its pinned dependencies do not
   # replace the system's; the binary is linked onto PATH.
   venv=${AIDER_VENV:-/opt/aider-venv}
-  "$py" -m venv "$venv"
+  if ! "$py" -m venv "$venv"; then
+    # Debian's python3 keeps venv in its own package.
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+    "$py" -m venv "$venv"
+  fi
   "$venv/bin/pip" install --quiet --disable-pip-version-check "aider-chat==$aider_version"
   ln -sf "$venv/bin/aider" /usr/local/bin/aider
 fi
