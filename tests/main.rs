@@ -2,7 +2,10 @@
 
 mod common;
 mod test_control;
+mod test_deferred;
+mod test_evidence;
 mod test_fake_agent;
+mod test_gating;
 mod test_hooks;
 mod test_init;
 mod test_machine;
@@ -18,6 +21,7 @@ mod test_rewrite;
 mod test_ritual;
 mod test_run;
 mod test_store;
+mod test_waits;
 
 /// A test file that is not listed above would silently never run.
 #[test]

@@ -168,8 +168,9 @@ fn killall_keeps_uncommitted_work_on_disk_and_reports_it() {
         .unwrap_or_default();
     assert!(line.contains("algs"), "{}", out.stdout);
     assert!(
-        out.stdout
-            .contains("cd algs && git checkout -- . && git clean -fd"),
+        out.stdout.contains(
+            "git stash push --include-untracked -m 'git supervisor: algs' -- algs/half.txt"
+        ),
         "{}",
         out.stdout
     );

@@ -52,6 +52,9 @@ fn agent() -> Agent {
         log: "log".into(),
         dispatched_at: "2026-01-01T00:00:00Z".into(),
         base_commit: None,
+        dirty: vec![],
+        files: vec![],
+        continuation: false,
     }
 }
 
@@ -340,6 +343,296 @@ fn gate_failure_reopens_a_completed_sprint() {
     assert_eq!(dispatchable(&after), ["a", "b"]);
 }
 
+/// a and b in layer 0; c in layer 1 depends on b only (explicit wins).
+const OWN_DEPS: &str = "# P
+
+| Package | Layer |
+|---|---|
+| a | 0 |
+| b | 0 |
+| c | 1 |
+
+## a
+
+### Sprint 1: Create a
+
+## b
+
+### Sprint 1: Create b
+
+## c
+
+Dependencies: b
+
+### Sprint 1: Create c
+";
+
+fn gated(text: &str) -> State {
+    let plan = parse(text, &ParseContext::default()).expect("valid plan");
+    let s = State::new(&plan, "run-1", "Operation Test", 3, 5).with_gates();
+    run(&s, &[ev(EventKind::Start)]).0
+}
+
+fn build_passed(covers: &[&str], warned: &[&str]) -> Event {
+    ev(EventKind::GatePassed {
+        phase: 0,
+        summary: "CHECKPOINT-001.md: pass.".into(),
+        head: "h1".into(),
+        covers: covers.iter().map(|u| u.to_string()).collect(),
+        warned: warned.iter().map(|u| u.to_string()).collect(),
+    })
+}
+
+fn unit_of(s: &State, name: &str) -> UnitStatus {
+    s.unit(name).expect("unit").state
+}
+
+/// Issue 15 item 1: a blocked unit holds back only what depends on it; a
+/// dependent waits for a passing build that covers its own dependencies.
+#[test]
+fn a_unit_waits_for_its_own_dependencies_only() {
+    let s = gated(OWN_DEPS);
+    let fail = [dispatch("a"), verdict("a", Outcome::Failure)];
+    let (s, _) = run(&s, &[fail.clone(), fail.clone(), fail].concat());
+    assert_eq!(unit_of(&s, "a"), UnitStatus::Blocked);
+    let (s, _) = run(&s, &[dispatch("b"), verdict("b", Outcome::Completed)]);
+    assert_eq!(
+        unit_of(&s, "c"),
+        UnitStatus::NotStarted,
+        "c waits for a build"
+    );
+    assert_eq!(s.build_due(), Some(vec!["b".to_string()]));
+    assert_eq!(s.overall(), Overall::Running);
+    let (s, ts) = run(&s, &[build_passed(&["b"], &[])]);
+    assert_eq!(
+        subjects(&ts)[1..],
+        ["c: NOT_STARTED -> RUNNING"],
+        "{:?}",
+        subjects(&ts)
+    );
+    assert!(
+        ts[1].why.contains("passing build covered them"),
+        "{}",
+        ts[1].why
+    );
+    assert_eq!(unit_of(&s, "c"), UnitStatus::Running);
+    // c completes; no unit waits on it and a is blocked: no build is due.
+    let (s, _) = run(&s, &[dispatch("c"), verdict("c", Outcome::Completed)]);
+    assert_eq!(s.build_due(), None);
+    assert_eq!(s.overall(), Overall::Blocked);
+}
+
+/// Issue 15 item 1: completions during a build are covered by the next one.
+#[test]
+fn a_build_covers_only_the_work_it_built() {
+    let s = gated(OWN_DEPS);
+    let (s, _) = run(&s, &[dispatch("b"), verdict("b", Outcome::Completed)]);
+    let (s, _) = run(
+        &s,
+        &[
+            ev(EventKind::BuildStarted {
+                phase: 0,
+                units: vec!["b".into()],
+            }),
+            dispatch("a"),
+            verdict("a", Outcome::Completed),
+            build_passed(&["b"], &[]),
+        ],
+    );
+    assert!(s.unit("b").expect("b").built);
+    assert!(
+        !s.unit("a").expect("a").built,
+        "a completed during the build"
+    );
+    assert_eq!(unit_of(&s, "c"), UnitStatus::Running);
+    let (s, _) = run(&s, &[dispatch("c"), verdict("c", Outcome::Completed)]);
+    assert_eq!(s.overall(), Overall::Running, "the final build is due");
+    assert_eq!(s.build_due(), Some(vec!["a".to_string(), "c".to_string()]));
+    let (s, _) = run(&s, &[build_passed(&["a", "c"], &[])]);
+    assert_eq!(s.overall(), Overall::Completed);
+}
+
+/// Issue 15 item 2: a failed build blaming a unit whose dependent started
+/// lands: the sprint goes back to BACKOFF, the dependent keeps running.
+#[test]
+fn a_failed_build_reopens_a_unit_whose_dependent_started() {
+    let s = gated(OWN_DEPS);
+    let (s, _) = run(
+        &s,
+        &[
+            dispatch("b"),
+            verdict("b", Outcome::Completed),
+            build_passed(&["b"], &[]),
+            dispatch("c"),
+        ],
+    );
+    let (s, ts) = run(
+        &s,
+        &[ev(EventKind::GateFailed {
+            unit: "b".into(),
+            sprint: "1".parse().expect("id"),
+            detail: "build broke".into(),
+        })],
+    );
+    assert_eq!(
+        subjects(&ts),
+        [
+            "b: COMPLETED -> RUNNING",
+            "b: sprint 1 COMPLETED -> BACKOFF"
+        ]
+    );
+    assert!(ts[0].why.contains("(c) keep running"), "{}", ts[0].why);
+    assert_eq!(unit_of(&s, "c"), UnitStatus::Running);
+    assert_eq!(dispatchable(&s), ["a", "b"]);
+}
+
+/// Issue 15 item 2: a failed build whose blame could not land is not due
+/// again for the same work: nothing loops on it.
+#[test]
+fn a_failed_build_is_not_due_again_for_the_same_work() {
+    let s = gated(OWN_DEPS);
+    let (s, _) = run(&s, &[dispatch("b"), verdict("b", Outcome::Completed)]);
+    let (s, ts) = run(
+        &s,
+        &[ev(EventKind::BuildFailed {
+            phase: 0,
+            summary: "CHECKPOINT-001.md: block.".into(),
+            head: "h1".into(),
+            units: vec!["b".into()],
+            blamed: "b Sprint 1".into(),
+        })],
+    );
+    assert_eq!(
+        subjects(&ts),
+        ["run: ❌ Build failed", "run: phase 0 build failed"]
+    );
+    assert_eq!(s.build_wanted(), Some(vec!["b".to_string()]));
+    assert_eq!(s.build_due(), None);
+    // resume runs it again.
+    let (s, _) = run(&s, &[ev(EventKind::Resume)]);
+    assert_eq!(s.build_due(), Some(vec!["b".to_string()]));
+}
+
+/// Issue 15 item 2: new work on a unit a failed build blamed is built
+/// again, and a run whose build is running is not over.
+#[test]
+fn a_redone_unit_is_built_again_and_a_running_build_keeps_the_run_running() {
+    let s = gated(OWN_DEPS);
+    let (s, _) = run(
+        &s,
+        &[
+            dispatch("b"),
+            verdict("b", Outcome::Completed),
+            ev(EventKind::BuildFailed {
+                phase: 0,
+                summary: "CHECKPOINT-001.md: block.".into(),
+                head: "h1".into(),
+                units: vec!["b".into()],
+                blamed: "b Sprint 1".into(),
+            }),
+            ev(EventKind::GateFailed {
+                unit: "b".into(),
+                sprint: "1".parse().expect("id"),
+                detail: "build broke".into(),
+            }),
+            dispatch("b"),
+            verdict("b", Outcome::Completed),
+        ],
+    );
+    assert_eq!(s.build_due(), Some(vec!["b".to_string()]), "new work");
+    // The same work's build failed (its blame could not land) and the
+    // engine runs it again for new commits: while it runs, the run is not
+    // over even though the state alone would call it stuck.
+    let fail = [dispatch("a"), verdict("a", Outcome::Failure)];
+    let (s, _) = run(
+        &s,
+        &[
+            fail.to_vec(),
+            fail.to_vec(),
+            fail.to_vec(),
+            vec![ev(EventKind::BuildFailed {
+                phase: 0,
+                summary: "CHECKPOINT-002.md: block.".into(),
+                head: "h2".into(),
+                units: vec!["b".into()],
+                blamed: "b Sprint 1".into(),
+            })],
+        ]
+        .concat(),
+    );
+    assert_eq!(unit_of(&s, "a"), UnitStatus::Blocked);
+    assert_eq!(s.build_due(), None);
+    assert_eq!(s.overall(), Overall::Blocked);
+    let (s, _) = run(
+        &s,
+        &[ev(EventKind::BuildStarted {
+            phase: 0,
+            units: vec!["b".into()],
+        })],
+    );
+    assert_eq!(s.overall(), Overall::Running, "the build is still running");
+}
+
+/// Issue 15 item 3: a build that passed while a dependency's exit criterion
+/// now fails (`warn`) keeps the dependents NOT_STARTED until resolved.
+#[test]
+fn a_warning_build_keeps_dependents_not_started() {
+    let s = gated(OWN_DEPS);
+    let (s, _) = run(
+        &s,
+        &[
+            dispatch("b"),
+            verdict("b", Outcome::Completed),
+            dispatch("a"),
+            verdict("a", Outcome::Completed),
+        ],
+    );
+    let (s, _) = run(&s, &[build_passed(&["a"], &["b"])]);
+    assert_eq!(unit_of(&s, "c"), UnitStatus::NotStarted);
+    assert!(!s.unit("b").expect("b").built);
+    assert_eq!(s.build_due(), None, "not re-run for the same work");
+    assert_eq!(s.overall(), Overall::Blocked);
+    let (s, _) = run(&s, &[ev(EventKind::Resume)]);
+    assert_eq!(s.build_due(), Some(vec!["b".to_string()]));
+    let (s, _) = run(&s, &[build_passed(&["b"], &[])]);
+    assert_eq!(unit_of(&s, "c"), UnitStatus::Running);
+}
+
+/// Issue 15 item 11: a deferred sprint's "not met yet" is a wait, never a
+/// failure: no cap, no attempt, the 20th check asks the user.
+#[test]
+fn a_deferred_wait_never_escalates() {
+    let text = "# P\n\n## w\n\n### Sprint 1: Wait for the mirror\n\nType: deferred\n\n## x\n\n### Sprint 1: Create x\n";
+    let plan = parse(text, &ParseContext::default()).expect("valid plan");
+    let s = State::new(&plan, "run-1", "Operation Test", 3, 2);
+    let (mut s, _) = run(&s, &[ev(EventKind::Start)]);
+    let not_met = ev(EventKind::Verdict {
+        unit: "w".into(),
+        outcome: Outcome::Partial,
+        evidence: "not met".into(),
+        remaining: vec!["the mirror is live".into()],
+        commits: vec![],
+        turns: None,
+    });
+    let mut notices = 0;
+    for _ in 0..25 {
+        let (after, ts) = run(&s, &[dispatch("w"), not_met.clone()]);
+        notices += ts
+            .iter()
+            .filter(|t| t.why.contains("Still not met after 20 checks"))
+            .count();
+        s = after;
+    }
+    let w = s.unit("w").expect("w");
+    assert_eq!(w.state, UnitStatus::Running);
+    let sp = &w.sprints[0];
+    assert_eq!(
+        (sp.state, sp.attempt, sp.checks),
+        (SprintStatus::Partial, 1, 25)
+    );
+    assert_eq!(notices, 1);
+}
+
 // --- properties -----------------------------------------------------------
 
 #[derive(Debug, Clone)]
@@ -355,6 +648,11 @@ enum Op {
     GateFailed(usize, usize),
     Observed(usize, usize),
     Notice,
+    /// The wanted build passes; with `true`, the first unit it would cover
+    /// warns instead.
+    BuildPassed(bool),
+    /// The wanted build fails and blames the last sprint of its first unit.
+    BuildFailed,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -370,14 +668,58 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..3usize, 0..2usize).prop_map(|(u, s)| Op::GateFailed(u, s)),
         1 => (0..3usize, 0..2usize).prop_map(|(u, s)| Op::Observed(u, s)),
         1 => Just(Op::Notice),
+        2 => any::<bool>().prop_map(Op::BuildPassed),
+        1 => Just(Op::BuildFailed),
     ]
 }
 
 const UNITS: [&str; 3] = ["a", "b", "c"];
 
+/// The events an op stands for in `state` (builds look at what is wanted).
+fn to_events(op: &Op, state: &State) -> Vec<Event> {
+    let wanted = state.build_wanted().unwrap_or_default();
+    match op {
+        Op::BuildPassed(warn) => {
+            let (warned, covers) = if *warn && !wanted.is_empty() {
+                (wanted[..1].to_vec(), wanted[1..].to_vec())
+            } else {
+                (Vec::new(), wanted)
+            };
+            vec![ev(EventKind::GatePassed {
+                phase: 0,
+                summary: "p".into(),
+                head: "h".into(),
+                covers,
+                warned,
+            })]
+        }
+        Op::BuildFailed => {
+            let mut events = vec![ev(EventKind::BuildFailed {
+                phase: 0,
+                summary: "p".into(),
+                head: "h".into(),
+                units: wanted.clone(),
+                blamed: "p".into(),
+            })];
+            if let Some(u) = wanted.first().and_then(|u| state.unit(u)) {
+                if let Some(last) = u.sprints.last() {
+                    events.push(ev(EventKind::GateFailed {
+                        unit: u.name.clone(),
+                        sprint: last.id.clone(),
+                        detail: "p".into(),
+                    }));
+                }
+            }
+            events
+        }
+        other => vec![to_event(other)],
+    }
+}
+
 fn to_event(op: &Op) -> Event {
     let id = |s: usize| -> SprintId { (s + 1).to_string().parse().expect("id") };
     ev(match op {
+        Op::BuildPassed(_) | Op::BuildFailed => unreachable!("built by to_events"),
         Op::Dispatch(u, m) => EventKind::Dispatch {
             unit: UNITS[*u].into(),
             model: [Model::Haiku, Model::Sonnet, Model::Opus][*m as usize],
@@ -440,10 +782,12 @@ fn to_event(op: &Op) -> Event {
     })
 }
 
-fn check_state(s: &State) -> Result<(), TestCaseError> {
+fn check_state(s: &State, reopened: &[String]) -> Result<(), TestCaseError> {
     for u in &s.units {
         if u.state != UnitStatus::NotStarted {
-            for d in &u.deps {
+            // A dependency a failed build reopened after its dependent
+            // started is the one exception: the dependent keeps running.
+            for d in u.deps.iter().filter(|d| !reopened.contains(d)) {
                 let dep = s.unit(d).expect("dependency exists");
                 prop_assert_eq!(
                     dep.state,
@@ -484,40 +828,94 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
     #[test]
-    fn random_event_sequences_keep_the_invariants(ops in prop::collection::vec(op(), 1..80)) {
-        let mut state = started();
+    fn random_event_sequences_keep_the_invariants(
+        gates in any::<bool>(),
+        ops in prop::collection::vec(op(), 1..80),
+    ) {
+        let fresh = State::new(&plan(), "run-1", "Operation Test", 3, 5);
+        let fresh = if gates { fresh.with_gates() } else { fresh };
+        let mut state = run(&fresh, &[ev(EventKind::Start)]).0;
+        // Units a failed build reopened while a dependent had started.
+        let mut reopened: Vec<String> = Vec::new();
         for op in &ops {
-            let event = to_event(op);
-            let Ok(steps) = apply(&state, &event) else { continue };
-            for step in steps {
-                prop_assert_eq!(step.state.seq, state.seq + 1);
-                match step.transition.change {
-                    Change::Unit { from, to } => {
-                        prop_assert!(legal_unit(from, to), "{} -> {}", from, to);
-                        if from == UnitStatus::NotStarted && to == UnitStatus::Running {
-                            let u = step.state.unit(step.transition.unit.as_deref().expect("unit")).expect("unit");
-                            for d in &u.deps {
-                                prop_assert_eq!(step.state.unit(d).map(|d| d.state), Some(UnitStatus::Completed));
+            for event in to_events(op, &state) {
+                let before = state.clone();
+                let steps = match apply(&state, &event) {
+                    Ok(steps) => steps,
+                    Err(e) => {
+                        // Every event lands or changes nothing: a refusal
+                        // is the same refusal again, and leaves the state.
+                        prop_assert_eq!(apply(&state, &event), Err(e));
+                        prop_assert_eq!(&state, &before);
+                        continue;
+                    }
+                };
+                for step in steps {
+                    prop_assert_eq!(step.state.seq, state.seq + 1);
+                    match step.transition.change {
+                        Change::Unit { from, to } => {
+                            prop_assert!(legal_unit(from, to), "{} -> {}", from, to);
+                            let name = step.transition.unit.clone().expect("unit");
+                            let u = step.state.unit(&name).expect("unit");
+                            if from == UnitStatus::NotStarted && to == UnitStatus::Running {
+                                // Started only once every dependency is
+                                // COMPLETED and a passing build covered it.
+                                for d in &u.deps {
+                                    prop_assert_eq!(step.state.unit(d).map(|d| d.state), Some(UnitStatus::Completed));
+                                    prop_assert!(step.state.dependency_met(d), "{} started before a build covered {}", name, d);
+                                }
+                            }
+                            if from == UnitStatus::Completed && to == UnitStatus::Running {
+                                let dependent_started = step.state.units.iter().any(|x| {
+                                    x.deps.contains(&name) && x.state != UnitStatus::NotStarted
+                                });
+                                if dependent_started && !reopened.contains(&name) {
+                                    reopened.push(name.clone());
+                                }
                             }
                         }
-                    }
-                    Change::Sprint { from, to } => {
-                        prop_assert!(legal_sprint(from, to), "{} -> {}", from, to);
-                        let u = step.state.unit(step.transition.unit.as_deref().expect("unit")).expect("unit");
-                        let id = step.transition.sprint.clone().expect("sprint");
-                        if from == SprintStatus::Pending {
-                            for earlier in u.sprints.iter().take_while(|s| s.id != id) {
-                                prop_assert_eq!(earlier.state, SprintStatus::Completed, "sprint {} left PENDING early", id);
+                        Change::Sprint { from, to } => {
+                            prop_assert!(legal_sprint(from, to), "{} -> {}", from, to);
+                            let name = step.transition.unit.clone().expect("unit");
+                            let u = step.state.unit(&name).expect("unit");
+                            let id = step.transition.sprint.clone().expect("sprint");
+                            if from == SprintStatus::Pending {
+                                for earlier in u.sprints.iter().take_while(|s| s.id != id) {
+                                    prop_assert_eq!(earlier.state, SprintStatus::Completed, "sprint {} left PENDING early", id);
+                                }
+                            }
+                            if to == SprintStatus::Dispatched {
+                                // No unit is dispatched before its
+                                // dependencies completed and were built.
+                                for d in u.deps.iter().filter(|d| !reopened.contains(d)) {
+                                    prop_assert!(step.state.dependency_met(d), "{} dispatched before {} was met", name, d);
+                                }
                             }
                         }
+                        Change::Run => {}
                     }
-                    Change::Run => {}
+                    state = step.state;
                 }
-                state = step.state;
+                // The ref only ever points at an event's last step: that is
+                // the state anyone can observe, so that is where the
+                // invariants hold.
+                check_state(&state, &reopened)?;
+                // A blocked (or otherwise unfinished) unit never keeps a unit
+                // that does not depend on it from starting.
+                let paused = state.kill.is_some()
+                    || state.units.iter().any(|u| {
+                        matches!(u.state, UnitStatus::Stopping | UnitStatus::Stopped | UnitStatus::Killed)
+                    });
+                if !paused {
+                    for u in state.units.iter().filter(|u| u.state == UnitStatus::NotStarted) {
+                        prop_assert!(
+                            !u.deps.iter().all(|d| state.dependency_met(d)),
+                            "{} is NOT_STARTED although every dependency is met",
+                            u.name
+                        );
+                    }
+                }
             }
-            // The ref only ever points at an event's last step: that is the
-            // state anyone can observe, so that is where the invariants hold.
-            check_state(&state)?;
         }
         // state.toml round-trips.
         let text = toml::to_string(&state).expect("serializes");

@@ -45,6 +45,9 @@ fn a_due_phase_gate_keeps_the_run_running() {
                 log: "l".into(),
                 dispatched_at: "t".into(),
                 base_commit: None,
+                dirty: vec![],
+                files: vec![],
+                continuation: false,
             },
         }),
         ev(EventKind::Verdict {
@@ -63,7 +66,7 @@ fn a_due_phase_gate_keeps_the_run_running() {
         Some(UnitStatus::NotStarted),
         "b waits for the gate"
     );
-    assert_eq!(s.gate_due(), Some(0));
+    assert_eq!(s.build_due(), Some(vec!["a".to_string()]));
     assert_eq!(s.overall(), Overall::Running);
     assert!(!s.is_finished());
 }

@@ -96,6 +96,9 @@ fn complete_run() -> tempfile::TempDir {
         EventKind::GatePassed {
             phase: 0,
             summary: "sh build.sh passed".into(),
+            head: "0".repeat(40),
+            covers: vec!["lib".into()],
+            warned: vec![],
         },
     );
     attempt(
@@ -111,6 +114,9 @@ fn complete_run() -> tempfile::TempDir {
         EventKind::GatePassed {
             phase: 1,
             summary: "sh build.sh passed".into(),
+            head: "0".repeat(40),
+            covers: vec!["app".into()],
+            warned: vec![],
         },
     );
     repo

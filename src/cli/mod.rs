@@ -226,11 +226,18 @@ pub(crate) fn tick_and_report(
     engine: &crate::engine::Engine,
     out: &mut dyn Write,
 ) -> miette::Result<()> {
+    let before = engine.store.tip()?.map(|t| t.state.seq).unwrap_or(0);
     let report = engine.tick(crate::engine::LockMode::Wait(
         std::time::Duration::from_secs(5),
     ))?;
     if !report.dispatched.is_empty() {
         writeln!(out, "Dispatched: {}", report.dispatched.join(", ")).map_err(io_err)?;
+    }
+    // Builds and blocked units this tick produced say so here too.
+    if let Some(tip) = engine.store.tip()? {
+        for line in engine.announcements(before, &tip.state)? {
+            writeln!(out, "{line}").map_err(io_err)?;
+        }
     }
     Ok(())
 }

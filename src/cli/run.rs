@@ -37,7 +37,10 @@ pub fn cmd_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> miette::Re
     let engine = Engine::open(&ctx.cwd)?;
     let tty = std::io::stderr().is_terminal();
     let mut last = String::new();
-    let state = engine.wait(None, |state| {
+    let state = engine.wait(None, |state, lines| {
+        for line in lines {
+            let _ = writeln!(out, "{line}");
+        }
         let table = report::status::text(
             Some(state),
             &engine.store.clock().iso_at_seq(state.seq),

@@ -27,11 +27,17 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
     let mut loaded = load_plan(ctx, args.path.as_deref(), "start")?;
     // The ritual (spec §X-134): a plan without a name gets one, in the run's
     // snapshot now and in the working tree once the run has started.
+    // The supervisor leaves no uncommitted edit of its own: a clean plan
+    // gets its name in a commit of its own; a plan with uncommitted edits is
+    // left alone and the name lives in the run's state only.
     let christened = if loaded.plan.feature_name.is_none() {
         let name = super::name_feature::name_for(&loaded.plan);
-        loaded.source = crate::plan::frontmatter::set_feature_name(&loaded.source, &name);
+        let clean = crate::store::worktree::is_clean(&loaded.path);
+        if clean {
+            loaded.source = crate::plan::frontmatter::set_feature_name(&loaded.source, &name);
+        }
         loaded.plan.feature_name = Some(name.clone());
-        Some(name)
+        Some((name, clean))
     } else {
         None
     };
@@ -46,9 +52,34 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
         &config,
         &loaded.root,
     )?;
-    if let Some(name) = &christened {
-        super::write_file(&loaded.path, &loaded.source)?;
+    if let Some((name, clean)) = &christened {
         write!(out, "{}", super::name_feature::announcement(name)).into_diagnostic()?;
+        let file = loaded
+            .path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if *clean {
+            // Before any agent is dispatched, so no agent's scope holds it.
+            let before = std::fs::read_to_string(&loaded.path).into_diagnostic()?;
+            super::write_file(&loaded.path, &loaded.source)?;
+            let message = format!("Name the plan: {name}");
+            if let Err(why) = crate::store::worktree::commit_file(&loaded.path, &message) {
+                // Leave nothing behind: the name stays in the run only.
+                super::write_file(&loaded.path, &before)?;
+                writeln!(
+                    out,
+                    "The name is kept in the run only: committing {file} failed ({why})."
+                )
+                .into_diagnostic()?;
+            }
+        } else {
+            writeln!(
+                out,
+                "{file} has uncommitted edits, so it is left as it is; the name is kept in the run."
+            )
+            .into_diagnostic()?;
+        }
     }
     writeln!(
         out,

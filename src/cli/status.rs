@@ -61,6 +61,56 @@ fn plan_drift(store: &Store, tip: &crate::store::Tip) -> miette::Result<Option<S
     Ok(Some(diff))
 }
 
+/// Deferred conditions a wrapper is polling with the plan's own checks: how
+/// many checks found them not met, from the wrapper's output log (the state
+/// counts only checks made by agents).
+fn deferred_polls(store: &Store, tip: &crate::store::Tip) -> Vec<String> {
+    let Some(common) = store
+        .runtime_dir()
+        .parent()
+        .map(std::path::Path::to_path_buf)
+    else {
+        return Vec::new();
+    };
+    let plan = store.snapshot_at(tip.id).ok().and_then(|snap| {
+        crate::plan::parse(&snap.plan, &crate::plan::ParseContext::default()).ok()
+    });
+    let mut out = Vec::new();
+    for u in &tip.state.units {
+        let Some(sp) = u.active_sprint() else {
+            continue;
+        };
+        if sp.task_type != crate::plan::TaskType::Deferred || sp.checks > 0 {
+            continue;
+        }
+        let Some(agent) = &sp.agent else { continue };
+        let log = std::fs::read_to_string(common.join(&agent.log)).unwrap_or_default();
+        let polls = log
+            .lines()
+            .rev()
+            .find_map(|l| l.split("deferred check not met yet (poll ").nth(1))
+            .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse::<u32>().ok());
+        let Some(polls) = polls else { continue };
+        let condition = plan
+            .as_ref()
+            .and_then(|p| p.unit(&u.name))
+            .and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id))
+            .map(|s| {
+                s.exit
+                    .iter()
+                    .filter_map(|c| c.command.clone())
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(" && ")
+            })
+            .filter(|c| !c.is_empty())
+            .unwrap_or_else(|| format!("sprint {}'s condition", sp.id));
+        out.push(report::status::deferred_wait(&u.name, &condition, polls));
+    }
+    out
+}
+
 pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miette::Result<u8> {
     let store = Store::open(&ctx.cwd)?;
     let tip = store.tip()?;
@@ -72,6 +122,9 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
     match args.format {
         StatusFormat::Json => {
             let mut v = report::status::json(state);
+            if let Some(t) = &tip {
+                v.waiting.extend(deferred_polls(&store, t));
+            }
             v.plan_drift = drift.is_some();
             if args.diff {
                 v.plan_diff = drift.clone();
@@ -88,6 +141,11 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
             let clock = store.clock();
             let stamp = clock.iso_at_seq(state.map(|s| s.seq).unwrap_or(0));
             write!(out, "{}", report::status::text(state, &stamp, ctx.color)).map_err(super::io_err)?;
+            if let Some(t) = &tip {
+                for line in deferred_polls(&store, t) {
+                    writeln!(out, "{line}").map_err(super::io_err)?;
+                }
+            }
             if let Some(diff) = &drift {
                 let changed = diff.lines().filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---")).count();
                 writeln!(

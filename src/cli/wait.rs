@@ -33,7 +33,11 @@ pub fn wait_and_report(
     timeout: Option<Duration>,
     out: &mut dyn Write,
 ) -> miette::Result<u8> {
-    let state = engine.wait(timeout, |_| {})?;
+    let state = engine.wait(timeout, |_, lines| {
+        for line in lines {
+            let _ = writeln!(out, "{line}");
+        }
+    })?;
     print_final(ctx, engine, &state, out)?;
     Ok(exit_code(&state))
 }

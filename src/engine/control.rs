@@ -136,7 +136,7 @@ impl Engine {
                 poll.max(Duration::from_millis(200)) * 2,
                 &mut ended,
             );
-            let uncommitted = verify::uncommitted(&root, &u.dir);
+            let uncommitted = verify::uncommitted(&root, u);
             match self.publish(EventKind::ForceStop {
                 unit: u.name.clone(),
                 uncommitted,
@@ -224,7 +224,7 @@ impl Engine {
                     killed: Some("terminated by killall"),
                     result_file: None,
                     log_file: None,
-                    continuation: false,
+                    agent: sp.agent.as_ref(),
                 })
             });
             assessments.push(KillAssessment {
@@ -235,7 +235,7 @@ impl Engine {
                 progress: verdict
                     .as_ref()
                     .is_some_and(|v| v.outcome != Outcome::Failure || !v.commits.is_empty()),
-                uncommitted: verify::uncommitted(&root, &u.dir),
+                uncommitted: verify::uncommitted(&root, u),
             });
         }
         Ok(assessments)
@@ -297,14 +297,31 @@ pub fn render_report(title: &str, state: &State, ended: &Ended, root: &Path) -> 
     let _ = root;
     o.push_str("\nTo resume: git supervisor resume\n");
     if !with_work.is_empty() {
-        o.push_str("To discard uncommitted work and resume cleanly:\n");
+        // Name exactly the files the agents left (relative to the project
+        // root), and set them aside recoverably: never a blanket clean.
+        o.push_str("To set aside the agents' uncommitted work and resume cleanly:\n");
         for u in state.units.iter().filter(|u| !u.uncommitted.is_empty()) {
+            let files: Vec<String> = u.uncommitted.iter().map(|f| shell_word(f)).collect();
             o.push_str(&format!(
-                "  cd {} && git checkout -- . && git clean -fd\n",
-                u.dir
+                "  git stash push --include-untracked -m 'git supervisor: {}' -- {}\n",
+                u.name,
+                files.join(" ")
             ));
         }
         o.push_str("  Then: git supervisor resume\n");
     }
     o
+}
+
+/// `word` quoted for a POSIX shell when it needs it.
+fn shell_word(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./+@%:,".contains(c))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }

@@ -104,6 +104,9 @@ pub struct Engine {
     pub store: Store,
     /// The last parsed snapshot, by its text: every tick step needs it.
     parsed: std::cell::RefCell<Option<(Snapshot, Plan, Config)>>,
+    /// The transition `announcements` last reported up to, so a command that
+    /// ticks and then waits prints every line once and misses none.
+    announced: std::cell::Cell<Option<u64>>,
     /// The repository's working tree.
     workdir: PathBuf,
     exe: PathBuf,
@@ -128,6 +131,7 @@ impl Engine {
         Ok(Engine {
             store,
             parsed: std::cell::RefCell::new(None),
+            announced: std::cell::Cell::new(None),
             workdir,
             exe,
         })
@@ -349,17 +353,23 @@ impl Engine {
                 return Ok(report);
             };
             // One event at a time, in a fixed order: the needs registry, work
-            // the plan marks done,
-            // history observed since the last reconciliation, agent reports.
-            let next = match self.needs_changed(&tip) {
-                Some(kind) => Some(kind),
-                None => match self.next_plan_done(&tip)? {
+            // the plan marks done, history observed since the last
+            // reconciliation, agent reports.
+            // After repeated refusals the events wait for the next tick, but
+            // builds and dispatches still go on.
+            let next = if refused > 3 {
+                None
+            } else {
+                match self.needs_changed(&tip) {
                     Some(kind) => Some(kind),
-                    None => match self.next_observation(&tip)? {
+                    None => match self.next_plan_done(&tip)? {
                         Some(kind) => Some(kind),
-                        None => self.next_agent_event(&tip)?,
+                        None => match self.next_observation(&tip)? {
+                            Some(kind) => Some(kind),
+                            None => self.next_agent_event(&tip)?,
+                        },
                     },
-                },
+                }
             };
             if let Some(kind) = next {
                 match self.publish(kind) {
@@ -367,18 +377,13 @@ impl Engine {
                     // The state moved under us (another writer already
                     // recorded it): look again — but never loop on an event
                     // the machine keeps refusing.
-                    Err(EngineError::Refused(_)) => {
-                        refused += 1;
-                        if refused > 3 {
-                            return Ok(report);
-                        }
-                    }
+                    Err(EngineError::Refused(_)) => refused += 1,
                     Err(e) => return Err(e),
                 }
                 continue;
             }
-            if let Some(phase) = tip.state.gate_due() {
-                if self.run_gate(&tip, phase)? {
+            if let Some(units) = self.build_to_run(&tip.state) {
+                if self.run_gate(&tip, &units)? {
                     continue;
                 }
             }
@@ -513,7 +518,7 @@ impl Engine {
                     killed: None,
                     result_file: None,
                     log_file: None,
-                    continuation: false,
+                    agent: None,
                 });
                 let runnable = sprint.exit.iter().any(|c| c.command.is_some());
                 let source = if marked[0].ends_with("(progress file)") {
@@ -598,7 +603,7 @@ impl Engine {
                                     killed: None,
                                     result_file: None,
                                     log_file: None,
-                                    continuation: false,
+                                    agent: sp.agent.as_ref(),
                                 });
                                 if verdict.outcome == machine::Outcome::Completed {
                                     return Ok(Some(EventKind::Verdict {
@@ -642,14 +647,25 @@ impl Engine {
                     killed,
                     result_file: Some(paths.result.clone()),
                     log_file: Some(paths.log.clone()),
-                    continuation: sp.continuations > 0
-                        && sp.state != SprintStatus::Dispatched
-                        && sp.dispatches > sp.total_attempts,
+                    agent: sp.agent.as_ref(),
                 });
+                // The watchdog killed an agent that stopped producing
+                // output: whatever it left, that attempt failed and counts.
+                let watchdog = !gone && report.killed.is_some();
+                let (outcome, evidence) = match verdict.outcome {
+                    machine::Outcome::Partial if watchdog => (
+                        machine::Outcome::Failure,
+                        format!(
+                            "{} The watchdog killed the agent, so the attempt counts as failed.",
+                            verdict.evidence
+                        ),
+                    ),
+                    other => (other, verdict.evidence),
+                };
                 return Ok(Some(EventKind::Verdict {
                     unit: u.name.clone(),
-                    outcome: verdict.outcome,
-                    evidence: verdict.evidence,
+                    outcome,
+                    evidence,
                     remaining: verdict.remaining,
                     commits: verdict.commits,
                     turns: verdict.turns,
@@ -663,10 +679,29 @@ impl Engine {
     /// DISPATCHED, then start the wrapper.
     fn dispatch_next(&self, tip: &Tip) -> Result<Option<(String, usize)>, EngineError> {
         let ready = machine::dispatchable(&tip.state);
-        let Some(unit_name) = ready.first() else {
+        if ready.is_empty() {
+            return Ok(None);
+        }
+        let (plan, config) = self.snapshot(tip)?;
+        // A deferred condition is checked again one poll interval after the
+        // last check ended, not at once (the next tick after that runs it).
+        let paced = |name: &String| {
+            let Some(sp) = tip.state.unit(name).and_then(|u| u.current()) else {
+                return false;
+            };
+            if sp.task_type != TaskType::Deferred || sp.state != SprintStatus::Partial {
+                return false;
+            }
+            let last = self.agent_paths(name, &sp.id, sp.dispatches).report;
+            std::fs::metadata(last)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age < config.run.poll_interval)
+        };
+        let Some(unit_name) = ready.iter().find(|u| !paced(u)) else {
             return Ok(None);
         };
-        let (plan, config) = self.snapshot(tip)?;
         let template = config
             .agent_command()
             .ok_or(EngineError::NoAgentCommand)?
@@ -814,6 +849,9 @@ impl Engine {
                 log: log_rel,
                 dispatched_at: clock.iso_at_seq(state.seq + 1),
                 base_commit,
+                dirty: verify::dirty_files(&root, &us.dir),
+                files: sprint.files.clone(),
+                continuation: sp.state == SprintStatus::Partial,
             },
         })?;
         // The DISPATCHED commit has landed: now the process may start.
@@ -831,18 +869,27 @@ impl Engine {
     }
 
     /// Block until every unit is terminal (or `timeout`), ticking each poll
-    /// interval so that crashed agents are noticed. `on_poll` sees the state.
+    /// interval so that crashed agents are noticed. `on_poll` sees the state
+    /// and the lines to print since the last poll: the phase-boundary lines
+    /// of the coordinated builds and the FATAL message of a unit that
+    /// blocked.
     pub fn wait(
         &self,
         timeout: Option<Duration>,
-        mut on_poll: impl FnMut(&State),
+        mut on_poll: impl FnMut(&State, &[String]),
     ) -> Result<State, EngineError> {
         let start = Instant::now();
+        let mut seen = match self.announced.get() {
+            Some(seq) => seq,
+            None => self.store.tip()?.map(|t| t.state.seq).unwrap_or(0),
+        };
         loop {
             dispatch::reap();
             self.tick(LockMode::Wait(Duration::from_millis(200)))?;
             let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
-            on_poll(&tip.state);
+            let lines = self.announcements(seen, &tip.state)?;
+            seen = tip.state.seq;
+            on_poll(&tip.state, &lines);
             if tip.state.is_finished() || timeout.is_some_and(|t| start.elapsed() >= t) {
                 return Ok(tip.state);
             }
@@ -852,6 +899,45 @@ impl Engine {
                 .unwrap_or(Duration::from_secs(5));
             std::thread::sleep(poll.min(Duration::from_millis(500)));
         }
+    }
+
+    /// What a waiting command prints about the transitions after `since`
+    /// (oldest first): the spec's phase-boundary lines and the four-line
+    /// FATAL message of each unit that blocked.
+    pub fn announcements(&self, since: u64, state: &State) -> Result<Vec<String>, EngineError> {
+        self.announced.set(Some(state.seq.max(since)));
+        if state.seq <= since {
+            return Ok(Vec::new());
+        }
+        let limit = usize::try_from(state.seq - since).unwrap_or(usize::MAX);
+        let mut records = self.store.history(Some(limit))?;
+        records.reverse();
+        let mut lines = Vec::new();
+        for r in records {
+            match r.event.as_deref() {
+                Some("build-started" | "build-failed")
+                    if r.unit.is_none() && (r.why.starts_with('🏗') || r.why.starts_with('❌')) =>
+                {
+                    lines.push(r.why.lines().next().unwrap_or_default().to_string());
+                }
+                Some("gate-passed") => {
+                    if let Some(i) = r.why.find('✅').or_else(|| r.why.find('⚠')) {
+                        lines.push(r.why[i..].lines().next().unwrap_or_default().to_string());
+                    }
+                }
+                _ => {}
+            }
+            if r.to.as_deref() == Some("BLOCKED") && r.sprint.is_none() {
+                if let Some(m) = r
+                    .unit
+                    .as_deref()
+                    .and_then(|u| crate::report::status::fatal_message(state, u))
+                {
+                    lines.push(m);
+                }
+            }
+        }
+        Ok(lines)
     }
 }
 

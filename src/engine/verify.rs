@@ -13,7 +13,10 @@ use std::time::Instant;
 
 use crate::dispatch::result;
 use crate::dispatch::result::Claim;
+use crate::machine::Agent;
+use crate::machine::DirtyFile;
 use crate::machine::Outcome;
+use crate::machine::UnitState;
 use crate::plan::CriterionKind;
 use crate::plan::Sprint;
 use crate::plan::TaskType;
@@ -32,8 +35,10 @@ pub struct VerifyInput<'a> {
     pub killed: Option<&'a str>,
     pub result_file: Option<PathBuf>,
     pub log_file: Option<PathBuf>,
-    /// This dispatch continued a PARTIAL sprint: it must move something.
-    pub continuation: bool,
+    /// The agent whose work is judged, as recorded at dispatch: the files
+    /// dirty before it started are not its work, and whether it continued
+    /// a PARTIAL sprint. `None` judges history alone.
+    pub agent: Option<&'a Agent>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,14 +74,19 @@ pub fn head(root: &Path) -> Option<String> {
     git(root, &["rev-parse", "--verify", "-q", "HEAD"]).map(|s| s.trim().to_string())
 }
 
-/// Commits after `base` that touch `dir` or carry this sprint's trailer,
-/// found with one `git log` (paths and trailers together).
+/// Commits after `base` that are this unit's work, found with one `git
+/// log` (paths and trailers together). A commit whose `Supervisor-Sprint`
+/// trailers name only other units is never this unit's. Otherwise a commit
+/// counts when its trailer names this sprint, or it touches the unit's
+/// directory — for a unit at the project root, which every commit touches,
+/// only when it touches a file the sprint names (`files`).
 pub fn commits_in_scope(
     root: &Path,
     base: &str,
     dir: &str,
     unit: &str,
     sprint: &str,
+    files: &[String],
 ) -> Vec<String> {
     let range = format!("{base}..HEAD");
     let Some(out) = git(
@@ -84,6 +94,7 @@ pub fn commits_in_scope(
         &[
             "log",
             "--no-renames",
+            "--relative",
             "--name-only",
             "--format=%x00%H %(trailers:key=Supervisor-Sprint,valueonly,separator=%x2C)",
             &range,
@@ -93,19 +104,50 @@ pub fn commits_in_scope(
     };
     let marker = format!("{unit}/{sprint}");
     let prefix = format!("{}/", dir.trim_end_matches('/'));
+    let named = |path: &str| names_path(files, path);
     let mut commits = Vec::new();
     for record in out.split('\0').filter(|r| !r.trim().is_empty()) {
         let mut lines = record.lines();
         let header = lines.next().unwrap_or_default();
         let (id, trailers) = header.split_once(' ').unwrap_or((header, ""));
-        let marked = trailers.split(',').any(|t| t.trim() == marker);
-        let touches =
-            lines.any(|path| !path.is_empty() && (dir == "." || path.starts_with(&prefix)));
-        if marked || touches {
+        let marks: Vec<&str> = trailers
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .collect();
+        if marks.contains(&marker.as_str()) {
+            commits.push(id.to_string());
+            continue;
+        }
+        let ours = marks
+            .iter()
+            .any(|m| m.rsplit_once('/').is_some_and(|(u, _)| u == unit));
+        if !marks.is_empty() && !ours {
+            // Another unit's commit, whatever it touches.
+            continue;
+        }
+        let touches = lines.any(|path| {
+            !path.is_empty()
+                && if dir == "." {
+                    named(path)
+                } else {
+                    path.starts_with(&prefix)
+                }
+        });
+        if touches {
             commits.push(id.to_string());
         }
     }
     commits
+}
+
+/// One of `files` (as a sprint names them) is `path` or a directory holding
+/// it.
+fn names_path(files: &[String], path: &str) -> bool {
+    files.iter().any(|f| {
+        let f = f.trim_start_matches("./").trim_end_matches('/');
+        !f.is_empty() && (path == f || path.starts_with(&format!("{f}/")))
+    })
 }
 
 /// Sprints that commits in `base..head` mark complete with their trailers
@@ -240,15 +282,86 @@ pub fn claims_complete(root: &Path, base: &str, unit: &str, sprint: &str) -> boo
     })
 }
 
-/// Uncommitted paths under `dir`.
-pub fn uncommitted(root: &Path, dir: &str) -> Vec<String> {
-    git(root, &["status", "--porcelain", "--", dir])
-        .map(|o| {
-            o.lines()
-                .map(|l| l.get(3..).unwrap_or(l).to_string())
-                .collect()
+/// Uncommitted paths under `dir`, with the blob id of each one's content
+/// (untracked files one by one, never a whole untracked directory).
+pub fn dirty_files(root: &Path, dir: &str) -> Vec<DirtyFile> {
+    let Some(out) = git(
+        root,
+        &[
+            "status",
+            "--porcelain",
+            "-z",
+            "--untracked-files=all",
+            "--",
+            dir,
+        ],
+    ) else {
+        return Vec::new();
+    };
+    // Porcelain paths are relative to the repository's top; the project
+    // root may be a directory inside it.
+    let prefix = git(root, &["rev-parse", "--show-prefix"])
+        .map(|p| p.trim().to_string())
+        .unwrap_or_default();
+    let mut paths: Vec<String> = Vec::new();
+    let mut entries = out.split('\0').filter(|e| !e.is_empty());
+    while let Some(entry) = entries.next() {
+        let status = entry.get(..2).unwrap_or_default();
+        if let Some(path) = entry.get(3..) {
+            paths.push(
+                path.strip_prefix(prefix.as_str())
+                    .unwrap_or(path)
+                    .to_string(),
+            );
+        }
+        // A rename or copy is followed by its source path.
+        if status.contains('R') || status.contains('C') {
+            entries.next();
+        }
+    }
+    let existing: Vec<&String> = paths.iter().filter(|p| root.join(p).is_file()).collect();
+    let mut hashes = std::collections::HashMap::new();
+    if !existing.is_empty() {
+        let mut args = vec!["hash-object", "--"];
+        args.extend(existing.iter().map(|p| p.as_str()));
+        if let Some(out) = git(root, &args) {
+            for (p, h) in existing.iter().zip(out.lines()) {
+                hashes.insert(p.to_string(), h.trim().to_string());
+            }
+        }
+    }
+    paths
+        .into_iter()
+        .map(|path| DirtyFile {
+            hash: hashes.get(&path).cloned().unwrap_or_default(),
+            path,
         })
-        .unwrap_or_default()
+        .collect()
+}
+
+/// Uncommitted paths under `dir` that differ from `baseline` (the unit's
+/// dirty files when its agent was dispatched): what the agent left.
+pub fn left_since(root: &Path, dir: &str, baseline: &[DirtyFile]) -> Vec<String> {
+    dirty_files(root, dir)
+        .into_iter()
+        .filter(|f| !baseline.contains(f))
+        .map(|f| f.path)
+        .collect()
+}
+
+/// The unit's uncommitted paths its agent left: those that were not dirty,
+/// with the same content, when the agent was dispatched.
+/// At the project root, where other units' agents work too, only files
+/// the sprint names (and the progress file) are the agent's.
+pub fn uncommitted(root: &Path, unit: &UnitState) -> Vec<String> {
+    let agent = unit.sprints.iter().find_map(|s| s.agent.as_ref());
+    let baseline = agent.map(|a| a.dirty.as_slice()).unwrap_or_default();
+    let mut left = left_since(root, &unit.dir, baseline);
+    if unit.dir == "." {
+        let files = agent.map(|a| a.files.as_slice()).unwrap_or_default();
+        left.retain(|p| names_path(files, p) || *p == progress_file("."));
+    }
+    left
 }
 
 /// Markers in lines added to the unit's progress file since `base`
@@ -381,7 +494,14 @@ pub fn verify(input: &VerifyInput) -> Verdict {
     // 2. Commits in scope since the dispatch commit.
     let id = sprint.id.to_string();
     let commits = match input.base_commit {
-        Some(base) => commits_in_scope(input.root, base, input.unit_dir, input.unit, &id),
+        Some(base) => commits_in_scope(
+            input.root,
+            base,
+            input.unit_dir,
+            input.unit,
+            &id,
+            &sprint.files,
+        ),
         None => Vec::new(),
     };
     evidence.push(format!(
@@ -404,14 +524,25 @@ pub fn verify(input: &VerifyInput) -> Verdict {
             turns: reported_turns(input),
         };
     }
-    // Uncommitted work and the progress file.
-    let dirty = uncommitted(input.root, input.unit_dir);
+    // Uncommitted work and the progress file, against the tree at dispatch:
+    // files already dirty then (with the same content) are not the agent's.
+    let baseline = input.agent.map(|a| a.dirty.as_slice()).unwrap_or_default();
+    let mut dirty = left_since(input.root, input.unit_dir, baseline);
+    if input.unit_dir == "." {
+        // At the project root other units' agents work too: only files the
+        // sprint names are this agent's progress (as with commits).
+        dirty.retain(|p| names_path(&sprint.files, p) || *p == progress_file("."));
+    }
     if !dirty.is_empty() {
         evidence.push(format!("{} uncommitted path(s)", dirty.len()));
     }
+    let progress_untouched = {
+        let file = progress_file(input.unit_dir);
+        baseline.iter().any(|f| f.path == file) && !dirty.contains(&file)
+    };
     let (progress_moved, progress) = match input.base_commit {
-        Some(base) => progress_claim(input.root, base, input.unit_dir),
-        None => (false, None),
+        Some(base) if !progress_untouched => progress_claim(input.root, base, input.unit_dir),
+        _ => (false, None),
     };
     if let Some(p) = progress {
         evidence.push(format!("progress file says {}", claim_word(p)));
@@ -421,6 +552,8 @@ pub fn verify(input: &VerifyInput) -> Verdict {
     let (log_tail, reported) = agent_report(input);
     let turns = reported.as_ref().and_then(|r| r.turns);
     let mut claim = reported.as_ref().and_then(|r| r.claim);
+    // What the agent (or its progress file) said in so many words.
+    let explicit = claim.or(progress);
     if let (Some(r), Some(c)) = (&reported, claim) {
         evidence.push(format!("{} says {}", r.source, claim_word(c)));
     }
@@ -443,6 +576,39 @@ pub fn verify(input: &VerifyInput) -> Verdict {
         }
     }
 
+    // A deferred sprint no command can check waits on its agent's report:
+    // only an explicit "complete" ends it; anything else is waiting (not
+    // failure), unless the agent crashed or was killed.
+    let waits_on_agent = sprint.task_type == TaskType::Deferred && criteria_ok.is_none();
+    if waits_on_agent {
+        let done = explicit == Some(Claim::Complete) && input.killed.is_none();
+        let crashed = input.killed.is_some()
+            || (input.exit_code.is_some_and(|c| c != 0) && explicit.is_none());
+        if !done {
+            // The condition, for the wait's messages and the next check.
+            remaining = sprint.exit.iter().map(|c| c.text.clone()).collect();
+            if remaining.is_empty() {
+                remaining.push(sprint.name.clone());
+            }
+        }
+        let (outcome, decided_by) = if done {
+            (Outcome::Completed, "the agent reports the condition met")
+        } else if crashed {
+            (Outcome::Failure, "the check itself failed")
+        } else {
+            (
+                Outcome::Partial,
+                "the condition is not met yet; waiting is not failure",
+            )
+        };
+        return Verdict {
+            outcome,
+            evidence: format!("{}; {decided_by}.", evidence.join(", ")),
+            remaining,
+            commits,
+            turns,
+        };
+    }
     let done = match criteria_ok {
         Some(ok) => ok && (!needs_commit || has_commit),
         None => {
@@ -457,13 +623,15 @@ pub fn verify(input: &VerifyInput) -> Verdict {
     if needs_commit && !has_commit && criteria_ok != Some(false) {
         remaining.push("commit the sprint's work (no commit in scope yet)".into());
     }
-    let moved = has_commit || progress_moved || (!input.continuation && !dirty.is_empty());
+    // The agent's word alone ("context exhausted", "partial") moves nothing:
+    // without a change in scope the attempt failed.
+    let moved = has_commit || progress_moved || !dirty.is_empty();
     let outcome = if sprint.task_type == TaskType::Manual {
         // Manual sprints wait for a person (`git supervisor confirm`).
         Outcome::Partial
     } else if done {
         Outcome::Completed
-    } else if moved || (claim == Some(Claim::Partial) && !input.continuation) {
+    } else if moved {
         Outcome::Partial
     } else {
         Outcome::Failure

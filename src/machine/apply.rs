@@ -79,8 +79,27 @@ pub enum EventKind {
         unit: String,
         uncommitted: Vec<String>,
     },
-    /// A phase gate's build passed (the checkpoint is in the same commit).
-    GatePassed { phase: u32, summary: String },
+    /// A coordinated build starts (the engine holds the build lock).
+    BuildStarted { phase: u32, units: Vec<String> },
+    /// A coordinated build passed (the checkpoint is in the same commit). It
+    /// covers `covers`; `warned` units' exit criteria failed after it
+    /// (verdict `warn`): their dependents keep waiting.
+    GatePassed {
+        phase: u32,
+        summary: String,
+        head: String,
+        covers: Vec<String>,
+        warned: Vec<String>,
+    },
+    /// A coordinated build failed (the checkpoint is in the same commit);
+    /// `GateFailed` events for the sprints it blames follow.
+    BuildFailed {
+        phase: u32,
+        summary: String,
+        head: String,
+        units: Vec<String>,
+        blamed: String,
+    },
     /// Emergency stop: every agent terminated, units assessed.
     Killall {
         reason: String,
@@ -145,6 +164,8 @@ impl EventKind {
             EventKind::Observed { .. } => "observed",
             EventKind::GateFailed { .. } => "gate-failed",
             EventKind::GatePassed { .. } => "gate-passed",
+            EventKind::BuildStarted { .. } => "build-started",
+            EventKind::BuildFailed { .. } => "build-failed",
             EventKind::Notice { .. } => "notice",
             EventKind::Replan { .. } => "replan",
             EventKind::Needs { .. } => "needs",
@@ -265,10 +286,8 @@ pub enum MachineError {
     },
     #[error("the edited plan {0}")]
     Replan(String),
-    #[error("phase {0} has no pending gate")]
-    NoGate(u32),
-    #[error("cannot reopen `{unit}`: `{dependent}` depends on it and has already started")]
-    DependentStarted { unit: String, dependent: String },
+    #[error("no build command is configured, so there is no coordinated build")]
+    NoBuild,
 }
 /// Apply one event. Returns its steps in order (possibly none: an event that
 /// finds nothing to do), or why the event is not allowed now. Each event has
@@ -277,7 +296,6 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
     let mut b = Steps {
         state: state.clone(),
         steps: Vec::new(),
-        skipped: Vec::new(),
         event: event.kind.name(),
         at: &event.at,
         started: state.seq > 0,
@@ -311,7 +329,21 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             commits,
             turns,
         } => agent::verdict(&mut b, unit, *outcome, evidence, remaining, commits, *turns)?,
-        EventKind::GatePassed { phase, summary } => gate::gate_passed(&mut b, *phase, summary)?,
+        EventKind::BuildStarted { phase, units } => gate::build_started(&mut b, *phase, units)?,
+        EventKind::GatePassed {
+            phase,
+            summary,
+            head,
+            covers,
+            warned,
+        } => gate::gate_passed(&mut b, *phase, summary, head, covers, warned)?,
+        EventKind::BuildFailed {
+            phase,
+            summary,
+            head,
+            units,
+            blamed,
+        } => gate::build_failed(&mut b, *phase, summary, head, units, blamed)?,
         EventKind::GateFailed {
             unit,
             sprint,

@@ -158,6 +158,27 @@ pub struct Agent {
     /// those after it.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub base_commit: Option<String>,
+    /// The unit's uncommitted files when the agent was dispatched, with their
+    /// content: they are not the agent's work.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub dirty: Vec<DirtyFile>,
+    /// The files the sprint names: for a unit at the project root, where
+    /// other units' agents work too, only these are its uncommitted work.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub files: Vec<String>,
+    /// The dispatch continues a PARTIAL sprint (decided at dispatch, never
+    /// from timing).
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub continuation: bool,
+}
+
+/// An uncommitted path and the blob id of its content (empty when the file
+/// is deleted).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DirtyFile {
+    pub path: String,
+    #[serde(default)]
+    pub hash: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -172,6 +193,10 @@ pub struct SprintState {
     pub total_attempts: u32,
     /// Continuations dispatched from PARTIAL.
     pub continuations: u32,
+    /// Checks of a deferred sprint's condition that found it not met yet
+    /// (waiting is not failure: they never count attempts).
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub checks: u32,
     /// Failures in the current round (drives the "second failure ⇒ opus" rule).
     pub failures: u32,
     /// Commits verification counted for the sprint (for attributing a failed
@@ -210,6 +235,10 @@ pub struct UnitState {
     pub layer: Option<u32>,
     pub deps: Vec<String>,
     pub state: UnitStatus,
+    /// A passing coordinated build covered the unit's completed work; reset
+    /// whenever the unit completes (again). Meaningful only while COMPLETED.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub built: bool,
     /// Uncommitted paths recorded when the unit was killed.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub uncommitted: Vec<String>,
@@ -255,6 +284,14 @@ impl UnitState {
     }
 }
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// Checks of a deferred condition after which the user is asked whether to
+/// keep waiting (spec §O-83).
+pub const DEFERRED_NOTICE_CHECKS: u32 = 20;
+
 fn dot() -> String {
     ".".to_string()
 }
@@ -286,11 +323,11 @@ pub struct State {
     pub dispatch_mode: String,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub kill: Option<Kill>,
-    /// Phase gates (one per layer) when a build command is configured;
-    /// empty otherwise. Dependents in a later phase start only after the
-    /// gate of their dependency's phase passed.
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub gates: Vec<Gate>,
+    /// The coordinated build, when a build command is configured: a unit
+    /// starts only once a passing build covered every one of its
+    /// dependencies (design §7.12, per dependent rather than per layer).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub build: Option<Build>,
     /// The last commit of the watched branch whose history was reconciled
     /// against the state (observed completions).
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -309,14 +346,39 @@ pub struct Need {
     pub text: String,
 }
 
-/// One phase boundary (design §7.12).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Gate {
-    pub phase: u32,
-    pub passed: bool,
-    /// Builds run for this gate so far.
+/// The coordinated build's record (design §7.12).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Build {
+    /// Builds run so far.
     #[serde(default)]
     pub runs: u32,
+    /// When the build now running started (ISO 8601).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub running_since: Option<String>,
+    /// The last build, when it did not pass cleanly: the same build is not
+    /// run again for the same work until the commits change or a person
+    /// resumes.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub unpassed: Option<BuildMark>,
+}
+
+/// A build that failed (`block`) or passed with failing exit criteria
+/// (`warn`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildMark {
+    pub verdict: BuildVerdict,
+    /// The project's HEAD the build ran at.
+    pub head: String,
+    /// The completed work left unbuilt: what the build covered (`block`), or
+    /// the units whose exit criteria failed after it (`warn`).
+    pub units: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BuildVerdict {
+    Warn,
+    Block,
 }
 
 /// The run's overall status, derived from its units.
@@ -370,7 +432,7 @@ impl State {
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default(),
             kill: None,
-            gates: Vec::new(),
+            build: None,
             reconciled: None,
             needs: Vec::new(),
             units: plan
@@ -382,6 +444,7 @@ impl State {
                     layer: u.layer,
                     deps: u.deps.clone(),
                     state: UnitStatus::NotStarted,
+                    built: false,
                     uncommitted: Vec::new(),
                     notes: None,
                     sprints: u
@@ -395,6 +458,7 @@ impl State {
                             attempt: 0,
                             total_attempts: 0,
                             continuations: 0,
+                            checks: 0,
                             failures: 0,
                             dispatches: 0,
                             commits: Vec::new(),
@@ -412,38 +476,68 @@ impl State {
         }
     }
 
-    /// Turn on phase gates: one per layer present (a plan without layers is
-    /// one phase, gated once at the end).
+    /// Turn on the coordinated build (a build command is configured).
     pub fn with_gates(mut self) -> Self {
-        let mut phases: Vec<u32> = self.units.iter().map(UnitState::phase).collect();
-        phases.sort_unstable();
-        phases.dedup();
-        self.gates = phases
-            .into_iter()
-            .map(|phase| Gate {
-                phase,
-                passed: false,
-                runs: 0,
-            })
-            .collect();
+        self.build = Some(Build::default());
         self
     }
 
-    pub fn gate(&self, phase: u32) -> Option<&Gate> {
-        self.gates.iter().find(|g| g.phase == phase)
+    /// Whether `dep` lets its dependents start: COMPLETED, and covered by a
+    /// passing build when builds are configured.
+    pub fn dependency_met(&self, dep: &str) -> bool {
+        self.unit(dep)
+            .is_some_and(|d| d.state == UnitStatus::Completed && (self.build.is_none() || d.built))
     }
 
-    /// A phase whose units are all COMPLETED and whose gate has not passed:
-    /// its build is due.
-    pub fn gate_due(&self) -> Option<u32> {
-        self.gates
+    /// The completed units a build would cover now, when one is wanted:
+    /// a NOT_STARTED unit has every dependency COMPLETED but not all built,
+    /// or every unit is COMPLETED (the final build). One build covers all
+    /// completed work not yet built.
+    pub fn build_wanted(&self) -> Option<Vec<String>> {
+        self.build.as_ref()?;
+        let unbuilt: Vec<String> = self
+            .units
             .iter()
-            .filter(|g| !g.passed)
-            .map(|g| g.phase)
-            .find(|&p| {
-                let mut units = self.units.iter().filter(|u| u.phase() == p).peekable();
-                units.peek().is_some() && units.all(|u| u.state == UnitStatus::Completed)
-            })
+            .filter(|u| u.state == UnitStatus::Completed && !u.built)
+            .map(|u| u.name.clone())
+            .collect();
+        if unbuilt.is_empty() {
+            return None;
+        }
+        let done = |d: &String| {
+            self.unit(d)
+                .is_some_and(|d| d.state == UnitStatus::Completed)
+        };
+        let dependent_waits = self.units.iter().any(|u| {
+            u.state == UnitStatus::NotStarted
+                && u.deps.iter().all(done)
+                && u.deps.iter().any(|d| unbuilt.contains(d))
+        });
+        let last = self.units.iter().all(|u| u.state == UnitStatus::Completed);
+        (dependent_waits || last).then_some(unbuilt)
+    }
+
+    /// A build is wanted and it is not the one that last failed or warned
+    /// (that one waits for new commits or `resume`).
+    pub fn build_due(&self) -> Option<Vec<String>> {
+        let wanted = self.build_wanted()?;
+        let stuck = self
+            .build
+            .as_ref()
+            .and_then(|b| b.unpassed.as_ref())
+            .is_some_and(|m| m.units == wanted);
+        (!stuck).then_some(wanted)
+    }
+
+    /// The phase a build covering `units` is named after: the lowest layer
+    /// among them (a plan without layers is phase 0).
+    pub fn build_phase(&self, units: &[String]) -> u32 {
+        units
+            .iter()
+            .filter_map(|n| self.unit(n))
+            .map(UnitState::phase)
+            .min()
+            .unwrap_or(0)
     }
 
     pub fn unit(&self, name: &str) -> Option<&UnitState> {
@@ -475,14 +569,22 @@ impl State {
         let any = |s: UnitStatus| self.units.iter().any(|u| u.state == s);
         if self.seq == 0 || all(UnitStatus::NotStarted) {
             Overall::NotStarted
-        } else if all(UnitStatus::Completed) && self.gates.iter().all(|g| g.passed) {
-            Overall::Completed
-        } else if all(UnitStatus::Completed) {
-            // Only the final phase build is left.
-            Overall::Running
-        } else if any(UnitStatus::Running) || any(UnitStatus::Stopping) || self.gate_due().is_some()
+        } else if all(UnitStatus::Completed)
+            && self.units.iter().all(|u| self.build.is_none() || u.built)
         {
-            // A due phase build is work in progress too.
+            Overall::Completed
+        } else if any(UnitStatus::Running)
+            || any(UnitStatus::Stopping)
+            || self.build_due().is_some()
+            || (self.build_wanted().is_some()
+                && self
+                    .build
+                    .as_ref()
+                    .is_some_and(|b| b.running_since.is_some()))
+        {
+            // A due or running build is work in progress too (the mark of a
+            // build that was killed counts only while a build is wanted,
+            // which the next tick runs again).
             Overall::Running
         } else if any(UnitStatus::Blocked) {
             Overall::Blocked
@@ -492,7 +594,8 @@ impl State {
             Overall::Stopped
         } else {
             // Only NOT_STARTED units left besides COMPLETED ones: they wait on
-            // something that will not finish (a blocked dependency).
+            // something that will not finish (a blocked dependency, or a
+            // build that failed or warned for the same work).
             Overall::Blocked
         }
     }

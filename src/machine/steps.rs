@@ -20,8 +20,6 @@ use crate::plan::SprintId;
 pub(super) struct Steps<'a> {
     pub(super) state: State,
     pub(super) steps: Vec<Step>,
-    /// Units found waiting for a phase gate during `open_gates`.
-    pub(super) skipped: Vec<usize>,
     pub(super) event: &'static str,
     pub(super) at: &'a str,
     /// The run had started before this event (its first transition is
@@ -83,6 +81,17 @@ impl<'a> Steps<'a> {
         let from = self.state.units[unit].state;
         debug_assert!(legal_unit(from, to), "illegal unit edge {from} -> {to}");
         self.state.units[unit].state = to;
+        if to == UnitStatus::Completed {
+            // New work: no build has covered it yet, and a build that failed
+            // or warned on this unit's earlier work no longer stands for it.
+            self.state.units[unit].built = false;
+            let name = &self.state.units[unit].name;
+            if let Some(b) = self.state.build.as_mut() {
+                if b.unpassed.as_ref().is_some_and(|m| m.units.contains(name)) {
+                    b.unpassed = None;
+                }
+            }
+        }
         let t = Transition {
             event: self.event,
             unit: Some(self.state.units[unit].name.clone()),
@@ -133,53 +142,30 @@ impl<'a> Steps<'a> {
             .ok_or_else(|| MachineError::UnknownUnit(name.to_string()))
     }
 
-    /// NOT_STARTED units whose dependencies are all COMPLETED become RUNNING,
-    /// in plan order. An interrupted first sprint goes back to PENDING.
-    /// Remember a unit that is waiting for a phase gate; `false` when it was
-    /// already skipped (nothing more to open).
-    pub(super) fn skip_gated(&mut self, i: usize) -> bool {
-        if self.skipped.contains(&i) {
-            return false;
-        }
-        self.skipped.push(i);
-        true
-    }
-
-    pub(super) fn open_gates(&mut self, why_prefix: &str) {
-        self.skipped.clear();
+    /// NOT_STARTED units whose every dependency is met (COMPLETED, and
+    /// covered by a passing build when builds are configured) become
+    /// RUNNING, in plan order. A unit waits for its own dependencies only.
+    /// An interrupted first sprint goes back to PENDING.
+    pub(super) fn start_ready(&mut self, why_prefix: &str) {
         loop {
-            let skipped = self.skipped.clone();
             let ready = (0..self.state.units.len()).find(|&i| {
                 let u = &self.state.units[i];
-                !skipped.contains(&i)
-                    && u.state == UnitStatus::NotStarted
-                    && u.deps.iter().all(|d| {
-                        self.state
-                            .unit(d)
-                            .is_some_and(|d| d.state == UnitStatus::Completed)
-                    })
+                u.state == UnitStatus::NotStarted
+                    && u.deps.iter().all(|d| self.state.dependency_met(d))
             });
             let Some(i) = ready else { break };
-            let phase = self.state.units[i].phase();
-            let gated = self.state.units[i].deps.iter().any(|d| {
-                self.state.unit(d).is_some_and(|d| {
-                    d.phase() != phase && self.state.gate(d.phase()).is_some_and(|g| !g.passed)
-                })
-            });
-            if gated {
-                // Its dependencies are done but their phase build has not
-                // passed yet: leave it, and look at the units after it.
-                if !self.skip_gated(i) {
-                    break;
-                }
-                continue;
-            }
-            let why = if self.state.units[i].deps.is_empty() {
+            let deps = &self.state.units[i].deps;
+            let why = if deps.is_empty() {
                 format!("{why_prefix}; it has no dependencies.")
+            } else if self.state.build.is_some() {
+                format!(
+                    "{why_prefix}; its dependencies ({}) are COMPLETED and a passing build covered them.",
+                    deps.join(", ")
+                )
             } else {
                 format!(
                     "{why_prefix}; its dependencies ({}) are COMPLETED.",
-                    self.state.units[i].deps.join(", ")
+                    deps.join(", ")
                 )
             };
             self.unit_to(i, UnitStatus::Running, why);
@@ -223,7 +209,7 @@ impl<'a> Steps<'a> {
                 format!("All {n} sprints are COMPLETED."),
             );
             let name = self.state.units[unit].name.clone();
-            self.open_gates(&format!("`{name}` completed"));
+            self.start_ready(&format!("`{name}` completed"));
         }
     }
 

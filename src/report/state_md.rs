@@ -174,6 +174,15 @@ fn render_into(s: &State, o: &mut String) -> std::fmt::Result {
         "Every transition and decision is a commit: `git log refs/supervisor/state` (or `git supervisor log`)."
     )?;
     writeln!(o)?;
+    writeln!(o, "## Waiting")?;
+    let waits = super::status::waits(s);
+    if waits.is_empty() {
+        writeln!(o, "(nothing)")?;
+    }
+    for w in waits {
+        writeln!(o, "- {w}")?;
+    }
+    writeln!(o)?;
     writeln!(o, "## Overall Status")?;
     writeln!(o, "Status: {}", s.overall().as_str())?;
     if let Some(k) = &s.kill {

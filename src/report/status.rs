@@ -23,6 +23,8 @@ pub struct StatusJson<'a> {
     pub active_agents: usize,
     pub blocked: Vec<String>,
     pub waiting_on_blocked: Vec<WaitJson<'a>>,
+    /// What every waiting thing waits for, in words.
+    pub waiting: Vec<String>,
     pub next_event: String,
     /// The Cross-Unit Needs Registry.
     pub needs: Vec<crate::machine::Need>,
@@ -79,6 +81,98 @@ pub fn blocked_notices(s: &State) -> Vec<String> {
         .collect()
 }
 
+/// The four-line message of spec §P-81 for a BLOCKED unit.
+pub fn fatal_message(s: &State, unit: &str) -> Option<String> {
+    let u = s.unit(unit)?;
+    let sp = u.sprints.iter().find(|x| x.state == SprintStatus::Fatal)?;
+    let last = sp
+        .last_failure
+        .as_deref()
+        .map(|f| f.lines().next().unwrap_or_default().trim().to_string())
+        .filter(|f| !f.is_empty())
+        .unwrap_or_else(|| "no failure was recorded".into());
+    Some(format!(
+        "BLOCKED: {unit} Sprint {} failed after {} attempts.\nLast failure: {last}\nTo retry: git supervisor resume\n(resume resets the sprint to PENDING and the work unit to RUNNING)",
+        sp.id, s.max_retries
+    ))
+}
+
+/// What every waiting thing waits for, one line each: a manual sprint for
+/// its confirmation, a retry, a running build, each NOT_STARTED unit's
+/// unmet dependencies (issue 15, item 7).
+pub fn waits(s: &State) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(since) = s.build.as_ref().and_then(|b| b.running_since.as_deref()) {
+        out.push(format!("A coordinated build is running since {since}."));
+    }
+    let mark = s.build.as_ref().and_then(|b| b.unpassed.as_ref());
+    for u in &s.units {
+        match u.state {
+            UnitStatus::Running | UnitStatus::Stopping => {
+                let Some(sp) = u.current() else { continue };
+                if sp.task_type == crate::plan::TaskType::Deferred && sp.checks > 0 {
+                    out.push(deferred_wait(&u.name, &sp.remaining.join("; "), sp.checks));
+                    continue;
+                }
+                match sp.state {
+                    SprintStatus::Partial if sp.task_type == crate::plan::TaskType::Manual => out
+                        .push(format!(
+                            "{}: manual sprint {} waits for `git supervisor confirm {} {}`.",
+                            u.name, sp.id, u.name, sp.id
+                        )),
+                    SprintStatus::Backoff if u.state == UnitStatus::Running => out.push(format!(
+                        "{}: sprint {} retries (attempt {}/{}) at the next tick.",
+                        u.name,
+                        sp.id,
+                        sp.attempt + 1,
+                        s.max_retries
+                    )),
+                    _ => {}
+                }
+            }
+            UnitStatus::NotStarted => {
+                let unmet: Vec<String> = u
+                    .deps
+                    .iter()
+                    .filter(|d| !s.dependency_met(d))
+                    .map(|d| match s.unit(d) {
+                        Some(dep) if dep.state != UnitStatus::Completed => {
+                            format!("{d} ({})", dep.state)
+                        }
+                        _ => match mark {
+                            Some(m) if m.units.contains(d) => match m.verdict {
+                                crate::machine::BuildVerdict::Warn => format!(
+                                    "{d} (its exit criteria fail after the last build; fix them and resume)"
+                                ),
+                                crate::machine::BuildVerdict::Block => {
+                                    format!("{d} (the last build failed)")
+                                }
+                            },
+                            _ => format!("a passing build covering {d}"),
+                        },
+                    })
+                    .collect();
+                if !unmet.is_empty() {
+                    out.push(format!("{} waits for {}.", u.name, unmet.join(", ")));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A deferred sprint's wait: "waiting on <condition> (check N of 20)".
+pub fn deferred_wait(unit: &str, condition: &str, checks: u32) -> String {
+    let notice = crate::machine::DEFERRED_NOTICE_CHECKS;
+    let count = if checks <= notice {
+        format!("check {checks} of {notice}")
+    } else {
+        format!("check {checks}; still not met after {notice} checks: keep waiting or intervene")
+    };
+    format!("{unit}: waiting on {condition} ({count}).")
+}
+
 /// What happens next, in words.
 pub fn next_event(s: Option<&State>) -> String {
     let Some(s) = s else {
@@ -110,6 +204,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             active_agents: 0,
             blocked: Vec::new(),
             waiting_on_blocked: Vec::new(),
+            waiting: Vec::new(),
             next_event: next_event(None),
             needs: Vec::new(),
             plan_drift: false,
@@ -154,6 +249,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
                 blocked_dependency,
             })
             .collect(),
+        waiting: waits(s),
         next_event: next_event(Some(s)),
         needs: s.needs.clone(),
         plan_drift: false,
@@ -244,8 +340,8 @@ fn text_into(s: Option<&State>, timestamp: &str, color: bool, o: &mut String) ->
     for n in blocked_notices(s) {
         writeln!(o, "{n}")?;
     }
-    for (u, d) in s.waiting_on_blocked() {
-        writeln!(o, "{u} waits on {d}, which is BLOCKED.")?;
+    for w in waits(s) {
+        writeln!(o, "{w}")?;
     }
     if let Some(k) = &s.kill {
         writeln!(o, "Killed: {} at {}", k.reason, k.at)?;

@@ -10,6 +10,7 @@
 
 pub mod clock;
 pub mod message;
+pub mod worktree;
 
 use std::path::Path;
 use std::path::PathBuf;

@@ -291,6 +291,9 @@ pub mod seed {
                     log: format!("supervisor/agents/{unit}.log"),
                     dispatched_at: "2026-01-01T00:00:02Z".into(),
                     base_commit: None,
+                    dirty: vec![],
+                    files: vec![],
+                    continuation: false,
                 },
             },
         );

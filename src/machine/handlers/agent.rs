@@ -7,6 +7,7 @@ use super::super::state::Agent;
 use super::super::state::Model;
 use super::super::state::SprintStatus;
 use super::super::state::UnitStatus;
+use super::super::state::DEFERRED_NOTICE_CHECKS;
 use super::super::steps::active;
 use super::super::steps::Steps;
 use crate::plan::TaskType;
@@ -58,6 +59,10 @@ pub(in crate::machine) fn dispatch(
         SprintStatus::Backoff => {
             s.attempt += 1;
             "Retry"
+        }
+        _ if s.task_type == TaskType::Deferred => {
+            s.continuations += 1;
+            "Check of the deferred condition"
         }
         _ => {
             s.continuations += 1;
@@ -137,7 +142,10 @@ pub(in crate::machine) fn verdict(
     // report sums them from history.
     b.turns = turns;
     let s = &b.state.units[i].sprints[k];
-    let capped = outcome == Outcome::Partial && s.continuations >= b.state.max_continuations;
+    // A deferred sprint's wait is not failure: its checks are never capped.
+    let deferred = s.task_type == TaskType::Deferred;
+    let capped =
+        outcome == Outcome::Partial && !deferred && s.continuations >= b.state.max_continuations;
     match outcome {
         Outcome::Completed => {
             let s = &mut b.state.units[i].sprints[k];
@@ -162,15 +170,30 @@ pub(in crate::machine) fn verdict(
             s.agent = None;
             s.remaining = remaining.to_vec();
             let manual = s.task_type == TaskType::Manual;
+            if deferred {
+                s.checks += 1;
+            }
+            let (checks, id) = (s.checks, s.id.clone());
+            let condition = s.remaining.join("; ");
             let why = if manual {
                 format!(
-                    "Manual sprint: {evidence} Waiting for `git supervisor confirm {unit} {}`.",
-                    s.id
+                    "Manual sprint: {evidence} Waiting for `git supervisor confirm {unit} {id}`."
+                )
+            } else if deferred {
+                format!(
+                    "Waiting on {condition} (check {checks} of {DEFERRED_NOTICE_CHECKS}): {evidence}"
                 )
             } else {
                 format!("Partial progress: {evidence} A continuation will be dispatched.")
             };
             b.sprint_to(i, k, SprintStatus::Partial, why);
+            if deferred && checks == DEFERRED_NOTICE_CHECKS {
+                b.unit_note(
+                    i,
+                    Some(k),
+                    format!("{unit} Sprint {id} is waiting on {condition}. Still not met after {checks} checks. Continue waiting or intervene?"),
+                );
+            }
             if b.state.units[i].state == UnitStatus::Stopping {
                 b.unit_to(
                     i,

@@ -133,19 +133,6 @@ pub(in crate::machine) fn replan(b: &mut Steps<'_>, plan: &Plan) -> Result<(), M
         }
     }
     b.state.units = units;
-    if !b.state.gates.is_empty() {
-        let phases: Vec<u32> = b.state.units.iter().map(|u| u.phase()).collect();
-        for p in phases {
-            if b.state.gate(p).is_none() {
-                b.state.gates.push(crate::machine::Gate {
-                    phase: p,
-                    passed: false,
-                    runs: 0,
-                });
-            }
-        }
-        b.state.gates.sort_by_key(|g| g.phase);
-    }
     let mut why = String::from("replanned from the edited EXECUTION_PLAN.md.");
     for (label, list) in [
         ("Added units", &added_units),
@@ -168,6 +155,6 @@ pub(in crate::machine) fn replan(b: &mut Steps<'_>, plan: &Plan) -> Result<(), M
             );
         }
     }
-    b.open_gates("Replanned");
+    b.start_ready("Replanned");
     Ok(())
 }

@@ -3,6 +3,7 @@
 
 use super::super::apply::KillAssessment;
 use super::super::apply::MachineError;
+use super::super::state::BuildVerdict;
 use super::super::state::Kill;
 use super::super::state::SprintStatus;
 use super::super::state::UnitStatus;
@@ -19,7 +20,7 @@ pub(in crate::machine) fn start(b: &mut Steps<'_>) -> Result<(), MachineError> {
         "started {}. {units} work units, {sprints} sprints, max_retries {}.",
         b.state.operation, b.state.max_retries
     ));
-    b.open_gates("Run started");
+    b.start_ready("Run started");
     Ok(())
 }
 
@@ -173,6 +174,18 @@ pub(in crate::machine) fn killall(
 pub(in crate::machine) fn resume(b: &mut Steps<'_>) -> Result<(), MachineError> {
     b.require_started()?;
     b.state.kill = None;
+    // A build that failed or warned runs again: a person says the cause is
+    // dealt with.
+    if let Some(mark) = b.state.build.as_mut().and_then(|g| g.unpassed.take()) {
+        b.run_note(format!(
+            "Resumed: the coordinated build of {} ({}) will run again.",
+            mark.units.join(", "),
+            match mark.verdict {
+                BuildVerdict::Warn => "it warned",
+                BuildVerdict::Block => "it failed",
+            }
+        ));
+    }
     for i in 0..b.state.units.len() {
         match b.state.units[i].state {
             UnitStatus::Blocked => {
@@ -216,7 +229,7 @@ pub(in crate::machine) fn resume(b: &mut Steps<'_>) -> Result<(), MachineError> 
             b.after_completion(i);
         }
     }
-    b.open_gates("Resumed");
+    b.start_ready("Resumed");
     Ok(())
 }
 

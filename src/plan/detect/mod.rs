@@ -603,6 +603,17 @@ mod tests {
     }
 
     #[test]
+    fn a_dependencies_line_in_a_tables_unit_section_wins_over_layers() {
+        let src = "# P\n\n| Package | Layer |\n|---|---|\n| a | 0 |\n| b | 0 |\n| c | 1 |\n\n## a\n### Sprint 1: x\n## b\n### Sprint 1: x\n## c\n\nDependencies: b\n\n### Sprint 1: x\n";
+        let plan = parse(src, &ctx()).expect("valid plan");
+        assert_eq!(
+            plan.unit("c").map(|u| u.deps.clone()),
+            Some(vec!["b".into()])
+        );
+        assert!(plan.unit("a").is_some_and(|u| u.deps.is_empty()));
+    }
+
+    #[test]
     fn explicit_dependencies_win_over_layers() {
         let src = "# P\n\n| Package | Layer | Depends on |\n|---|---|---|\n| a | 0 | — |\n| b | 0 | — |\n| c | 1 | b |\n\n## a\n### Sprint 1: x\n## b\n### Sprint 1: x\n## c\n### Sprint 1: x\n";
         let plan = parse(src, &ctx()).expect("valid plan");

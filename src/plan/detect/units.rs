@@ -299,6 +299,13 @@ pub(super) fn units_from_table(
                     .map(|d| (d, cell.span.clone()))
                     .collect();
             }
+            if unit.deps.is_empty() && unit.scope.start > 0 {
+                // A `Dependencies:` line in the unit's own section is explicit
+                // too, and wins over the layers (issue 15).
+                let mut section = RawUnit::new(String::new(), unit.name_span.clone(), 0..0);
+                read_unit_fields(doc, unit.scope.start - 1, &mut section);
+                unit.deps = section.deps;
+            }
             if let Some(cell) = count_col.and_then(|c| row.cells.get(c)) {
                 // `3`, `3 (S1–S3)`.
                 let lead: String = cell
