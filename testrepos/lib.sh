@@ -31,5 +31,7 @@ units() {
 # fake_agent_config POLL: .workflow/config.toml running fake-agent.
 fake_agent_config() {
   mkdir -p .workflow
-  printf '[agent]\ncommand = ["fake-agent"]\nprompt = "stdin"\n\n[run]\nmax_retries = 3\npoll_interval = "%s"\n' "$1" > .workflow/config.toml
+  # A silent agent is noticed after 1s and ended after 2s, so hung test
+  # agents cost seconds, not the default half hour.
+  printf '[agent]\ncommand = ["fake-agent"]\nprompt = "stdin"\nsilence_notice = "1s"\nsilence_kill = "2s"\nkill_grace = "2s"\n\n[run]\nmax_retries = 3\npoll_interval = "%s"\n' "$1" > .workflow/config.toml
 }

@@ -8,6 +8,7 @@ mod test_fake_agent;
 mod test_gating;
 mod test_hooks;
 mod test_init;
+mod test_liveness;
 mod test_machine;
 mod test_plan;
 mod test_plan_done;

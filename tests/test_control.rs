@@ -534,3 +534,35 @@ fn a_crash_at_any_write_boundary_is_recovered_by_resume() {
         boundary += 1;
     }
 }
+
+/// Issue 15 item 5: a unit with no agent (a manual sprint waiting for
+/// `confirm`) does not keep a killed run "running".
+#[test]
+fn killall_with_agentless_units_leaves_the_run_killed_and_wait_returns() {
+    let repo = fixture_repo("kinds");
+    let dir = repo.path();
+    let s = scripts(&[
+        ("default.txt", "hang\n"),
+        ("manual.txt", "print looked at the widgets\n"),
+    ]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    wait_until("the manual sprint to wait for confirm", 30, || {
+        run_env(dir, &["tick"], &env);
+        unit(&status(dir), "manual")["current"]["state"] == "PARTIAL"
+    });
+    let out = run_env(dir, &["killall"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let st = status(dir);
+    assert_eq!(st["overall"], "killed", "{st}");
+    assert_eq!(unit(&st, "manual")["state"], "KILLED", "{st}");
+    let start = Instant::now();
+    let out = run_env(dir, &["wait", "--timeout", "30s"], &env);
+    assert_eq!(out.status, 3, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        start.elapsed() < Duration::from_secs(15),
+        "wait returns at once on a killed run: {:?}",
+        start.elapsed()
+    );
+    assert!(processes_working_in(dir).is_empty());
+}

@@ -19,6 +19,6 @@ pub fn cmd_agent_run(
     args: &AgentRunArgs,
     _out: &mut dyn Write,
 ) -> miette::Result<u8> {
-    crate::engine::agent_run(&args.job)?;
+    crate::engine::wrapper::agent_run(&args.job)?;
     Ok(super::EXIT_OK)
 }

@@ -38,6 +38,9 @@ pub fn wait_and_report(
             let _ = writeln!(out, "{line}");
         }
     })?;
+    if state.is_finished() {
+        engine.settle();
+    }
     print_final(ctx, engine, &state, out)?;
     Ok(exit_code(&state))
 }

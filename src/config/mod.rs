@@ -49,6 +49,19 @@ pub struct AgentConfig {
     pub command: Option<Spanned<Vec<String>>>,
     pub prompt: PromptDelivery,
     pub max_turns: u32,
+    /// Silence (no output, no CPU time in the agent's process tree, no file
+    /// changed in its workdir) after which a notice is recorded.
+    #[serde(with = "humantime_serde_compat")]
+    pub silence_notice: Duration,
+    /// Silence after which the agent is ended; `"off"`: never for silence.
+    #[serde(with = "duration_or_off")]
+    pub silence_kill: Option<Duration>,
+    /// Wall-clock limit of one agent run, however busy it is.
+    #[serde(with = "humantime_serde_compat")]
+    pub timeout: Duration,
+    /// Between SIGTERM and SIGKILL when an agent's processes are ended.
+    #[serde(with = "humantime_serde_compat")]
+    pub kill_grace: Duration,
 }
 
 impl Default for AgentConfig {
@@ -57,6 +70,10 @@ impl Default for AgentConfig {
             command: None,
             prompt: PromptDelivery::Stdin,
             max_turns: 50,
+            silence_notice: Duration::from_secs(10 * 60),
+            silence_kill: Some(Duration::from_secs(30 * 60)),
+            timeout: Duration::from_secs(2 * 3600),
+            kill_grace: Duration::from_secs(10),
         }
     }
 }
@@ -77,6 +94,14 @@ pub struct RunConfig {
     pub poll_interval: Duration,
     pub max_continuations: u32,
     pub workspace: Workspace,
+    /// The first retry's delay; it doubles per failure, capped at ten
+    /// minutes, with jitter (see `machine::retry`).
+    #[serde(with = "humantime_serde_compat")]
+    pub retry_delay: Duration,
+    /// How long a rate-limited or overloaded agent waits, in total, before
+    /// its failure counts as an attempt.
+    #[serde(with = "humantime_serde_compat")]
+    pub rate_limit_wait: Duration,
 }
 
 impl Default for RunConfig {
@@ -86,6 +111,8 @@ impl Default for RunConfig {
             poll_interval: Duration::from_secs(5),
             max_continuations: 5,
             workspace: Workspace::Shared,
+            retry_delay: Duration::from_secs(30),
+            rate_limit_wait: Duration::from_secs(3600),
         }
     }
 }
@@ -154,6 +181,32 @@ mod humantime_serde_compat {
             ));
         }
         Ok(parsed)
+    }
+}
+
+/// A duration, or `"off"` for none.
+mod duration_or_off {
+    use std::time::Duration;
+
+    use serde::Deserialize;
+    use serde::Deserializer;
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        let s = String::deserialize(d)?;
+        if s.trim() == "off" {
+            return Ok(None);
+        }
+        let parsed = humantime::parse_duration(&s).map_err(|e| {
+            serde::de::Error::custom(format!(
+                "`{s}` is not a duration ({e}); write it like \"30m\", or \"off\""
+            ))
+        })?;
+        if parsed.is_zero() {
+            return Err(serde::de::Error::custom(
+                "a duration must be longer than zero (or \"off\")",
+            ));
+        }
+        Ok(Some(parsed))
     }
 }
 
@@ -285,6 +338,27 @@ mod tests {
         assert_eq!(c.agent.max_turns, 50);
         assert_eq!(c.models.opus, "opus");
         assert!(c.agent_command().is_none());
+        assert_eq!(c.agent.silence_notice, Duration::from_secs(600));
+        assert_eq!(c.agent.silence_kill, Some(Duration::from_secs(1800)));
+        assert_eq!(c.agent.timeout, Duration::from_secs(7200));
+        assert_eq!(c.run.retry_delay, Duration::from_secs(30));
+        assert_eq!(c.run.rate_limit_wait, Duration::from_secs(3600));
+    }
+
+    #[test]
+    fn silence_kill_may_be_off_and_nothing_else() {
+        let c = Config::parse("[agent]\nsilence_kill = \"off\"\n", "c.toml").expect("off");
+        assert_eq!(c.agent.silence_kill, None);
+        let text = "[agent]\nsilence_kill = \"never\"\n";
+        let Err(LoadError::Invalid(e)) = Config::parse(text, "c.toml") else {
+            panic!("expected an invalid config")
+        };
+        assert!(e.message.contains("\"off\""), "{}", e.message);
+        let span = e.span.expect("span");
+        assert_eq!(
+            &text[span.offset()..span.offset() + span.len()],
+            "\"never\""
+        );
     }
 
     #[test]

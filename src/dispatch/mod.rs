@@ -5,13 +5,21 @@
 //! job file, publishes the DISPATCHED transition, then starts
 //! `git-supervisor agent-run <job>` in its own process group. The wrapper
 //! holds `supervisor/agents/<unit>.lock` while alive (if the lock can be
-//! taken, the agent is gone), tees the agent's output to its log, watches for
-//! silence, writes a report file when the agent exits, and wakes the engine.
-//! Synchronous by design: each wrapper is its own small process, so threads
-//! and blocking waits are all it needs.
+//! taken, the agent is gone), tees the agent's output to its log, watches its
+//! activity ([`liveness`]), ends its whole process tree when it ends
+//! ([`reap`]), runs it again after a rate limit ([`ratelimit`]), writes a
+//! report file when the agent exits, wakes the engine, and stays until a
+//! failed sprint's retry time to wake it again. SIGTERM asks it to end its
+//! agent (what `stop` and `killall` send). Synchronous by design: each
+//! wrapper is its own small process, so threads and blocking waits are all
+//! it needs.
 
+pub mod liveness;
 pub mod prompt;
+pub mod ratelimit;
+pub mod reap;
 pub mod result;
+mod stale;
 
 use std::io::Write;
 use std::path::Path;
@@ -19,6 +27,8 @@ use std::path::PathBuf;
 use std::process::Child;
 use std::process::Command;
 use std::process::Stdio;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 use std::time::Duration;
 use std::time::Instant;
@@ -29,10 +39,6 @@ use serde::Serialize;
 use crate::config::PromptDelivery;
 use crate::plan::TaskType;
 
-/// Empty polls (no new output) before an agent is reported unresponsive, and
-/// before it is killed (spec §O-82).
-pub const UNRESPONSIVE_NOTICE: u32 = 5;
-pub const UNRESPONSIVE_KILL: u32 = 10;
 /// Failed polls of a deferred sprint before the status says so (§O-83).
 pub const DEFERRED_NOTICE: u32 = 20;
 
@@ -60,6 +66,9 @@ pub struct Job {
     /// The project root (absolute): the agent's working directory.
     pub workdir: PathBuf,
     pub poll_interval_ms: u64,
+    /// Liveness, kill grace and rate-limit waits (see [`liveness`]).
+    #[serde(default)]
+    pub timing: liveness::Timing,
     /// For deferred sprints: the checks the wrapper polls instead of running
     /// an agent.
     pub deferred_checks: Vec<String>,
@@ -213,150 +222,416 @@ pub fn tail(path: &Path, n: usize) -> String {
 
 /// What happened while the wrapper ran, for the engine's notices.
 pub enum WrapperEvent {
-    Unresponsive { polls: u32 },
-    DeferredWaiting { polls: u32, condition: String },
+    /// No activity at all (output, CPU, files) for this long.
+    Unresponsive {
+        silent: Duration,
+    },
+    DeferredWaiting {
+        polls: u32,
+        condition: String,
+    },
+    /// The agent failed on a rate limit or overload; it runs again after
+    /// `wait`, and no attempt is counted.
+    RateLimited {
+        limited: ratelimit::Limited,
+        wait: Duration,
+    },
+    /// A git lock file left by a process of the agent's tree that no longer
+    /// exists was removed.
+    StaleLockRemoved {
+        path: PathBuf,
+    },
 }
 
-/// The wrapper's main loop. `on_event` records notices (it gets the event and
-/// returns nothing; failures to record are not fatal); `wake` runs the
-/// engine. Returns the agent's exit code.
-pub fn run_wrapper(
-    job: &Job,
-    mut on_event: impl FnMut(WrapperEvent),
-    mut wake: impl FnMut(),
-) -> std::io::Result<i32> {
+/// What the wrapper asks the engine while its agent runs.
+pub trait WrapperHost {
+    /// Record a notice (failures to record are not fatal).
+    fn event(&mut self, event: WrapperEvent);
+    /// Run the engine.
+    fn wake(&mut self);
+    /// Whether the run still waits for this dispatch's result. `false` once
+    /// its sprint was recorded otherwise (completed by the agent's commit
+    /// while it kept running, stopped, killed): the agent is ended then.
+    fn still_wanted(&mut self) -> bool;
+    /// After the agent's verdict: how long until its sprint's retry may be
+    /// dispatched, when it waits for one.
+    fn retry_wait(&mut self) -> Option<Duration>;
+}
+
+/// Set by SIGTERM, SIGINT or SIGHUP: `stop`, `killall` or the terminal asks
+/// the wrapper to end its agent.
+static TERMINATE: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_terminate(_: libc::c_int) {
+    TERMINATE.store(true, Ordering::SeqCst);
+}
+
+fn install_terminate_handler() {
+    for sig in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        // SAFETY: the handler only stores to an atomic, which is
+        // async-signal-safe.
+        unsafe {
+            libc::signal(
+                sig,
+                on_terminate as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
+    }
+}
+
+fn terminating() -> bool {
+    TERMINATE.load(Ordering::SeqCst)
+}
+
+/// Sleep `d`, or less when asked to terminate. `true` if it slept it all.
+fn sleep_unless_terminated(d: Duration) -> bool {
+    let until = Instant::now() + d.min(Duration::from_secs(24 * 3600));
+    while Instant::now() < until {
+        if terminating() {
+            return false;
+        }
+        std::thread::sleep((until - Instant::now()).min(Duration::from_millis(50)));
+    }
+    true
+}
+
+/// How long a new wrapper waits for the unit's previous agent to let go of
+/// the liveness lock, beyond the kill grace: that agent is being ended
+/// (its sprint is already recorded) and this is the supervisor's own race,
+/// never a reason to fail an attempt.
+const LOCK_WAIT: Duration = Duration::from_secs(120);
+
+/// The wrapper's main loop; `host` records notices and runs the engine.
+/// Returns the agent's exit code.
+pub fn run_wrapper(job: &Job, host: &mut dyn WrapperHost) -> std::io::Result<i32> {
+    install_terminate_handler();
+    let subreaper = reap::become_subreaper();
     let mut report = Report::read(&job.report_file).unwrap_or_default();
     report.wrapper_pid = Some(std::process::id());
     report.write(&job.report_file)?;
-    let poll = Duration::from_millis(job.poll_interval_ms.max(10));
-    let outcome = crate::gate::lock::with_lock(
-        &job.lock_file,
-        Duration::from_secs(5),
-        || -> std::io::Result<i32> {
-            if job.task_type == TaskType::Deferred && !job.deferred_checks.is_empty() {
-                report.started = true;
-                report.pid = Some(std::process::id());
-                report.write(&job.report_file)?;
-                wake();
-                let code = poll_deferred(job, poll, &mut on_event);
-                report.finished = true;
-                report.exit_code = Some(code);
-                report.write(&job.report_file)?;
-                return Ok(code);
-            }
-            let mut log = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&job.log_file)?;
-            let prompt_text = std::fs::read_to_string(&job.prompt_file).unwrap_or_default();
-            let Some((program, args)) = job.argv.split_first() else {
-                writeln!(log, "git-supervisor: the agent command is empty")?;
-                report.finished = true;
-                report.exit_code = Some(127);
-                report.write(&job.report_file)?;
-                return Ok(127);
-            };
-            use std::os::unix::process::CommandExt;
-            let mut cmd = Command::new(program);
-            cmd.args(args)
-                .current_dir(&job.workdir)
-                .envs(job.env())
-                .env_remove("GIT_SUPERVISOR_INTERNAL")
-                .stdout(log.try_clone()?)
-                .stderr(log.try_clone()?)
-                .process_group(0)
-                .stdin(if job.prompt == PromptDelivery::Stdin {
-                    Stdio::piped()
-                } else {
-                    Stdio::null()
-                });
-            let mut child = match cmd.spawn() {
-                Ok(c) => c,
-                Err(e) => {
-                    writeln!(log, "git-supervisor: cannot start {program}: {e}")?;
-                    report.finished = true;
-                    report.exit_code = Some(127);
-                    report.write(&job.report_file)?;
-                    return Ok(127);
-                }
-            };
-            let agent_pid = child.id();
-            if let Some(mut stdin) = child.stdin.take() {
-                // A closed pipe just means the agent did not read its prompt.
-                let _ = stdin.write_all(prompt_text.as_bytes());
-            }
-            report.started = true;
-            report.pid = Some(agent_pid);
-            report.write(&job.report_file)?;
-            wake();
-
-            let (tx, rx) = std::sync::mpsc::channel();
-            std::thread::spawn(move || {
-                let status = child.wait();
-                let _ = tx.send(status);
-            });
-            let mut last_size = std::fs::metadata(&job.log_file)
-                .map(|m| m.len())
-                .unwrap_or(0);
-            let mut empty_polls = 0u32;
-            let code = loop {
-                match rx.recv_timeout(poll) {
-                    Ok(status) => {
-                        let status = status?;
-                        use std::os::unix::process::ExitStatusExt;
-                        break status
-                            .code()
-                            .unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
-                    }
-                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                        let size = std::fs::metadata(&job.log_file)
-                            .map(|m| m.len())
-                            .unwrap_or(0);
-                        if size == last_size {
-                            empty_polls += 1;
-                        } else {
-                            empty_polls = 0;
-                            last_size = size;
-                        }
-                        if empty_polls == UNRESPONSIVE_NOTICE {
-                            on_event(WrapperEvent::Unresponsive { polls: empty_polls });
-                        }
-                        if empty_polls >= UNRESPONSIVE_KILL {
-                            report.killed = Some(format!(
-                            "no new output for {UNRESPONSIVE_KILL} poll intervals; the agent was killed"
-                        ));
-                            let _ = signal_group(agent_pid, libc::SIGKILL);
-                            // Reap it; its status is ours to report, not its own.
-                            let _ = rx.recv();
-                            break 137;
-                        }
-                    }
-                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break 1,
-                }
-            };
-            report.finished = true;
-            report.exit_code = Some(code);
-            report.write(&job.report_file)?;
-            Ok(code)
-        },
-    )?;
-    let code = match outcome {
-        Some(result) => result?,
-        None => {
-            return Err(std::io::Error::other(format!(
-                "another agent holds {}; not starting a second one",
-                job.lock_file.display()
-            )))
+    let grace = Duration::from_millis(job.timing.kill_grace_ms);
+    let deadline = Instant::now()
+        + LOCK_WAIT
+            .saturating_add(grace)
+            .min(Duration::from_secs(3600));
+    let outcome = loop {
+        let attempt =
+            crate::gate::lock::with_lock(&job.lock_file, Duration::from_millis(200), || {
+                supervise(job, &mut report, host, subreaper)
+            })?;
+        match attempt {
+            Some(result) => break Some(result?),
+            None if terminating() || Instant::now() >= deadline => break None,
+            None => continue,
         }
     };
+    let Some(code) = outcome else {
+        return Err(std::io::Error::other(format!(
+            "another agent holds {}; not starting a second one",
+            job.lock_file.display()
+        )));
+    };
     // The liveness lock is released: wake the engine to verify and go on.
-    wake();
+    host.wake();
+    // A failure waits in BACKOFF for its retry time; this process is what
+    // wakes the engine then, so no daemon has to stay alive for it.
+    if let Some(wait) = host.retry_wait() {
+        if sleep_unless_terminated(wait) {
+            host.wake();
+        }
+    }
     Ok(code)
+}
+
+/// Write the final report.
+fn finish(report: &mut Report, job: &Job, code: i32) -> std::io::Result<i32> {
+    report.finished = true;
+    report.exit_code = Some(code);
+    report.write(&job.report_file)?;
+    Ok(code)
+}
+
+/// Run the agent under the liveness lock: start it, watch it, end its
+/// whole tree, run it again after a rate limit.
+fn supervise(
+    job: &Job,
+    report: &mut Report,
+    host: &mut dyn WrapperHost,
+    subreaper: bool,
+) -> std::io::Result<i32> {
+    let poll = Duration::from_millis(job.poll_interval_ms.max(10));
+    if job.task_type == TaskType::Deferred && !job.deferred_checks.is_empty() {
+        report.started = true;
+        report.pid = Some(std::process::id());
+        report.write(&job.report_file)?;
+        host.wake();
+        let code = poll_deferred(job, poll, host);
+        return finish(report, job, code);
+    }
+    let mut log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&job.log_file)?;
+    if !subreaper {
+        writeln!(
+            log,
+            "git-supervisor: this platform has no child subreaper; a tool that leaves the agent's session may outlive it"
+        )?;
+    }
+    let grace = Duration::from_millis(job.timing.kill_grace_ms);
+    let limit_wait = Duration::from_millis(job.timing.rate_limit_wait_ms);
+    let mut waited = Duration::ZERO;
+    let mut limited_runs = 0u32;
+    loop {
+        let run_start = std::fs::metadata(&job.log_file)
+            .map(|m| m.len())
+            .unwrap_or(0);
+        let ran = run_agent(job, report, host, &mut log, poll, grace)?;
+        let Some(code) = ran else {
+            // Could not start it at all.
+            return finish(report, job, 127);
+        };
+        if code == 0 || report.killed.is_some() || terminating() {
+            return finish(report, job, code);
+        }
+        // Only this run's output: an earlier run's error is not this one's.
+        let output = read_from(&job.log_file, run_start);
+        let Some(limited) = ratelimit::classify(&output) else {
+            return finish(report, job, code);
+        };
+        let delay = crate::machine::retry::delay(
+            Duration::from_millis(job.timing.retry_delay_ms),
+            limited_runs,
+            jitter_seed(),
+        );
+        let wait = limited
+            .retry_after
+            .unwrap_or(delay)
+            .min(limit_wait.saturating_sub(waited));
+        if wait.is_zero() {
+            writeln!(
+                log,
+                "git-supervisor: still {} after waiting {} in total (run.rate_limit_wait); the failure counts",
+                limited.kind,
+                humantime::format_duration(round_secs(waited))
+            )?;
+            return finish(report, job, code);
+        }
+        writeln!(
+            log,
+            "git-supervisor: {}: {}; running the agent again in {} (no attempt is counted)",
+            limited.kind,
+            limited.line,
+            humantime::format_duration(round_secs(wait))
+        )?;
+        host.event(WrapperEvent::RateLimited { limited, wait });
+        if !sleep_unless_terminated(wait) {
+            report.killed = Some("terminated while waiting out a rate limit".into());
+            return finish(report, job, code);
+        }
+        waited += wait;
+        limited_runs += 1;
+    }
+}
+
+/// The text of `path` from byte `offset` on.
+fn read_from(path: &Path, offset: u64) -> String {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    let from = (offset as usize).min(bytes.len());
+    String::from_utf8_lossy(&bytes[from..]).into_owned()
+}
+
+fn round_secs(d: Duration) -> Duration {
+    Duration::from_secs(d.as_secs())
+}
+
+/// A seed for jitter: the clock's nanoseconds and our pid (no randomness
+/// crate for one number).
+pub fn jitter_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos() as u64)
+        .unwrap_or(0);
+    nanos ^ ((std::process::id() as u64) << 32)
+}
+
+/// Start the agent once and watch it until it and every process of its tree
+/// are gone. `None` when it could not be started.
+fn run_agent(
+    job: &Job,
+    report: &mut Report,
+    host: &mut dyn WrapperHost,
+    log: &mut std::fs::File,
+    poll: Duration,
+    grace: Duration,
+) -> std::io::Result<Option<i32>> {
+    let prompt_text = std::fs::read_to_string(&job.prompt_file).unwrap_or_default();
+    let Some((program, args)) = job.argv.split_first() else {
+        writeln!(log, "git-supervisor: the agent command is empty")?;
+        return Ok(None);
+    };
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(&job.workdir)
+        .envs(job.env())
+        .env_remove("GIT_SUPERVISOR_INTERNAL")
+        .stdout(log.try_clone()?)
+        .stderr(log.try_clone()?)
+        .process_group(0)
+        .stdin(if job.prompt == PromptDelivery::Stdin {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
+    let started_at = std::time::SystemTime::now();
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            writeln!(log, "git-supervisor: cannot start {program}: {e}")?;
+            return Ok(None);
+        }
+    };
+    let agent_pid = child.id();
+    if let Some(mut stdin) = child.stdin.take() {
+        // A closed pipe just means the agent did not read its prompt; a
+        // large prompt must not block the wrapper on an agent that does not
+        // read it, hence the thread.
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(prompt_text.as_bytes());
+        });
+    }
+    if !report.started {
+        report.started = true;
+        report.pid = Some(agent_pid);
+        report.write(&job.report_file)?;
+        host.wake();
+    } else {
+        report.pid = Some(agent_pid);
+        report.write(&job.report_file)?;
+    }
+
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = tx.send(status);
+    });
+    let me = std::process::id();
+    let prune = |pid: u32| reap::is_wrapper(pid);
+    let walk_every = job
+        .timing
+        .silence_kill_ms
+        .unwrap_or(job.timing.silence_notice_ms)
+        .min(job.timing.silence_notice_ms)
+        / 4;
+    let walk_every =
+        Duration::from_millis(walk_every).clamp(poll, Duration::from_secs(60).max(poll));
+    let mut sampler = liveness::Sampler::new(&job.log_file, &job.workdir, walk_every);
+    let mut rule = liveness::Liveness::new(&job.timing, Instant::now());
+    let step = poll.min(Duration::from_millis(100));
+    let mut next_look = Instant::now() + poll;
+    let mut next_wanted = Instant::now() + poll.max(Duration::from_millis(500));
+    let mut unwanted_since: Option<Instant> = None;
+    let status = loop {
+        match rx.recv_timeout(step) {
+            Ok(status) => break Some(status?),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break None,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if terminating() {
+            report.killed = Some("terminated by git supervisor (stop or killall)".into());
+            break None;
+        }
+        let now = Instant::now();
+        if unwanted_since.is_none() && now >= next_wanted {
+            next_wanted = now + poll.max(Duration::from_millis(500));
+            if !host.still_wanted() {
+                unwanted_since = Some(now);
+            }
+        }
+        // Its sprint was recorded otherwise: the agent may finish what it
+        // was writing for one grace period, then it is ended.
+        if unwanted_since.is_some_and(|t| now.duration_since(t) >= grace) {
+            report.killed = Some(
+                "its sprint was already recorded (completed by its commit, stopped or killed); the agent was ended".into(),
+            );
+            break None;
+        }
+        if now < next_look {
+            continue;
+        }
+        next_look = now + poll;
+        // Exited orphans, and wrappers our own ticks started: a zombie
+        // wrapper would look alive to the engine.
+        reap::reap_orphans(Some(agent_pid));
+        reap();
+        let procs = reap::processes();
+        let tree = reap::descendants(me, &procs, &prune);
+        let active = sampler.active(&tree);
+        let human = |d: Duration| humantime::format_duration(round_secs(d)).to_string();
+        match rule.observe(now, active) {
+            liveness::Verdict::Alive => {}
+            liveness::Verdict::Notice(silent) => {
+                host.event(WrapperEvent::Unresponsive { silent });
+            }
+            liveness::Verdict::Silent(silent) => {
+                report.killed = Some(format!(
+                    "no activity for {} (no output, no CPU time in its processes, no file changed; agent.silence_kill); the agent was ended",
+                    human(silent)
+                ));
+                break None;
+            }
+            liveness::Verdict::Timeout(ran) => {
+                report.killed = Some(format!(
+                    "it ran for {} (agent.timeout); the agent was ended",
+                    human(ran)
+                ));
+                break None;
+            }
+        }
+    };
+    // Whatever ended the agent, nothing of its tree outlives it: a tool it
+    // left running could still commit after the verdict.
+    let ended = reap::end_tree(me, false, grace, &prune, None);
+    if ended.termed > 0 {
+        writeln!(
+            log,
+            "git-supervisor: ended {} process(es) of the agent's tree ({} needed SIGKILL)",
+            ended.termed, ended.killed
+        )?;
+    }
+    if !ended.survivors.is_empty() {
+        writeln!(
+            log,
+            "git-supervisor: processes {:?} did not die after SIGKILL",
+            ended.survivors
+        )?;
+    }
+    // The agent's own status, collected by the waiting thread.
+    let status = match status {
+        Some(s) => Some(s),
+        None => rx.recv().ok().and_then(Result::ok),
+    };
+    use std::os::unix::process::ExitStatusExt;
+    let code = status
+        .map(|s| s.code().unwrap_or_else(|| 128 + s.signal().unwrap_or(0)))
+        .unwrap_or(1);
+    if let Some(path) = stale::remove_git_locks(&job.workdir, started_at) {
+        for p in path {
+            writeln!(
+                log,
+                "git-supervisor: removed {} left by a process of the agent's tree that no longer exists",
+                p.display()
+            )?;
+            host.event(WrapperEvent::StaleLockRemoved { path: p });
+        }
+    }
+    Ok(Some(code))
 }
 
 /// Poll a deferred sprint's checks every poll interval until they pass.
 /// Waiting is not failure: polls never count attempts.
-fn poll_deferred(job: &Job, poll: Duration, on_event: &mut impl FnMut(WrapperEvent)) -> i32 {
+fn poll_deferred(job: &Job, poll: Duration, host: &mut dyn WrapperHost) -> i32 {
     let mut polls = 0u32;
     let start = Instant::now();
     loop {
@@ -387,11 +662,13 @@ fn poll_deferred(job: &Job, poll: Duration, on_event: &mut impl FnMut(WrapperEve
             );
         }
         if polls == DEFERRED_NOTICE {
-            on_event(WrapperEvent::DeferredWaiting {
+            host.event(WrapperEvent::DeferredWaiting {
                 polls,
                 condition: job.deferred_checks.join(" && "),
             });
         }
-        std::thread::sleep(poll);
+        if !sleep_unless_terminated(poll) || !host.still_wanted() {
+            return 143;
+        }
     }
 }

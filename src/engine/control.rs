@@ -11,6 +11,7 @@ use super::Engine;
 use super::EngineError;
 use super::LockMode;
 use crate::dispatch;
+use crate::dispatch::reap;
 use crate::dispatch::Report;
 use crate::machine::EventKind;
 use crate::machine::KillAssessment;
@@ -34,45 +35,90 @@ impl Engine {
         Some((Report::read(&paths.report).unwrap_or_default(), paths.lock))
     }
 
-    /// End one unit's agent: the wrapper first (so it does not race us to a
-    /// verdict), then the agent's process group: SIGTERM, up to `grace`,
-    /// SIGKILL (supervisord's escalation); a wrapper still alive after that
-    /// is killed too.
+    /// End one unit's agent and every process of its tree. The wrapper is
+    /// asked (SIGTERM): it is the agent's subreaper, so it alone sees the
+    /// whole tree, and it ends it (SIGTERM, `grace`, SIGKILL) before it
+    /// exits. A wrapper that is gone or does not answer in time is replaced
+    /// by doing the same from here over what `/proc` still shows under it.
     fn terminate(&self, state: &State, unit: &str, grace: Duration, ended: &mut Ended) {
         let Some((report, lock)) = self.report_of(state, unit) else {
             return;
         };
-        // SIGTERM, not SIGKILL: the wrapper's own git children must get the
-        // chance to remove their lock files.
-        if let Some(w) = report.wrapper_pid {
-            if let Err(e) = dispatch::signal_group(w, libc::SIGTERM) {
-                ended.failures.push(format!("{unit}: wrapper {w}: {e}"));
+        let prune = |pid: u32| reap::is_wrapper(pid);
+        let wrapper = report.wrapper_pid.filter(|w| dispatch::alive(*w));
+        if let Some(w) = wrapper {
+            // The wrapper only, not its group: its group may hold another
+            // unit's wrapper its tick started.
+            // SAFETY: kill(2) with a pid and a signal number.
+            unsafe {
+                libc::kill(w as libc::pid_t, libc::SIGTERM);
+            }
+            let start = Instant::now();
+            let patience = grace.saturating_add(Duration::from_secs(5));
+            while (crate::gate::lock::is_held(&lock) || dispatch::alive(w))
+                && start.elapsed() < patience
+            {
+                dispatch::reap();
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            if dispatch::alive(w) {
+                ended.failures.push(format!(
+                    "{unit}: wrapper {w} did not end its agent in time; ended from here"
+                ));
+                reap::end_tree(w, true, grace, &prune, None);
             }
         }
-        if let Some(pid) = report.pid {
-            match dispatch::signal_group(pid, libc::SIGTERM) {
-                Ok(()) => {
-                    let start = Instant::now();
-                    while dispatch::alive(pid) && start.elapsed() < grace {
-                        std::thread::sleep(Duration::from_millis(10));
-                    }
-                    if dispatch::alive(pid) {
-                        if let Err(e) = dispatch::signal_group(pid, libc::SIGKILL) {
-                            ended.failures.push(format!("{unit}: agent {pid}: {e}"));
-                        }
-                    }
-                }
-                Err(e) => ended.failures.push(format!("{unit}: agent {pid}: {e}")),
+        // No wrapper (it crashed): what is left of the agent's own tree.
+        if let Some(pid) = report
+            .pid
+            .filter(|p| dispatch::alive(*p) && Some(*p) != report.wrapper_pid)
+        {
+            let _ = dispatch::signal_group(pid, libc::SIGTERM);
+            let end = reap::end_tree(pid, true, grace, &prune, None);
+            if !end.survivors.is_empty() {
+                ended.failures.push(format!(
+                    "{unit}: processes {:?} survived SIGKILL",
+                    end.survivors
+                ));
             }
-        }
-        let start = Instant::now();
-        while crate::gate::lock::is_held(&lock) && start.elapsed() < Duration::from_secs(5) {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        if let Some(w) = report.wrapper_pid.filter(|w| dispatch::alive(*w)) {
-            let _ = dispatch::signal_group(w, libc::SIGKILL);
         }
         ended.terminated += 1;
+    }
+
+    /// Wait until no agent of this repository is left (every liveness lock
+    /// is free), at most the kill grace and ten seconds: a finished run's
+    /// agent that is still being ended (its sprint was completed by its
+    /// commit) could otherwise outlive the command that reported the run.
+    pub fn settle(&self) {
+        let limit = self.kill_grace().saturating_add(Duration::from_secs(10));
+        let start = Instant::now();
+        let agents = self.runtime("agents");
+        while start.elapsed() < limit {
+            dispatch::reap();
+            let busy = std::fs::read_dir(&agents)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|e| {
+                    e.path().extension().is_some_and(|x| x == "lock")
+                        && crate::gate::lock::is_held(&e.path())
+                });
+            if !busy {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The kill grace of the run's config.
+    fn kill_grace(&self) -> Duration {
+        self.store
+            .tip()
+            .ok()
+            .flatten()
+            .and_then(|t| self.snapshot(&t).ok())
+            .map(|(_, c)| c.agent.kill_grace)
+            .unwrap_or(Duration::from_secs(10))
     }
 
     fn poll_interval(&self) -> Duration {
@@ -122,20 +168,40 @@ impl Engine {
             last = now;
             std::thread::sleep(poll);
         }
+        // Phase 3 holds the engine lock: an agent's wrapper ending under
+        // our signal wakes the engine, and that tick must not record its
+        // own verdict (a failure, attempt counted) before ours
+        // (force-terminated, attempt kept).
+        let lock = self.runtime("engine.lock");
+        let grace = self.kill_grace();
+        let result = match crate::gate::lock::with_lock(&lock, Duration::from_secs(10), || {
+            self.force_stop(grace)
+        }) {
+            Ok(Some(result)) => result,
+            _ => self.force_stop(grace),
+        };
+        let ended = result?;
+        // Wake-ups left while we held the lock.
+        self.tick(LockMode::Wait(Duration::from_millis(500)))?;
+        let state = self.store.tip()?.ok_or(EngineError::NoRun)?.state;
+        Ok((state, ended))
+    }
+
+    /// Stop phase 3, under the engine lock: record what finished meanwhile,
+    /// then terminate what is still running (sprint BACKOFF with the attempt
+    /// kept, unit KILLED).
+    fn force_stop(&self, grace: Duration) -> Result<Ended, EngineError> {
+        // Agents that finished just now are judged normally first.
+        self.tick_locked()?;
         let mut ended = Ended::default();
         let state = self.store.tip()?.ok_or(EngineError::NoRun)?.state;
         let root = self.project_root(&state);
         for u in state
             .units
             .iter()
-            .filter(|u| u.state == UnitStatus::Stopping)
+            .filter(|u| u.state == UnitStatus::Stopping && u.active_sprint().is_some())
         {
-            self.terminate(
-                &state,
-                &u.name,
-                poll.max(Duration::from_millis(200)) * 2,
-                &mut ended,
-            );
+            self.terminate(&state, &u.name, grace, &mut ended);
             let uncommitted = verify::uncommitted(&root, u);
             match self.publish(EventKind::ForceStop {
                 unit: u.name.clone(),
@@ -145,8 +211,7 @@ impl Engine {
                 Err(e) => return Err(e),
             }
         }
-        let state = self.store.tip()?.ok_or(EngineError::NoRun)?.state;
-        Ok((state, ended))
+        Ok(ended)
     }
 
     /// Emergency stop: terminate every agent at once, assess each unit by
@@ -195,7 +260,8 @@ impl Engine {
         ended: &mut Ended,
     ) -> Result<Vec<KillAssessment>, EngineError> {
         let state = tip.state.clone();
-        let (plan, _) = self.snapshot(tip)?;
+        let (plan, config) = self.snapshot(tip)?;
+        let grace = config.agent.kill_grace;
         let root = self.project_root(&state);
         let active: Vec<String> = state
             .units
@@ -204,7 +270,7 @@ impl Engine {
             .map(|u| u.name.clone())
             .collect();
         for unit in &active {
-            self.terminate(&state, unit, Duration::from_millis(500), ended);
+            self.terminate(&state, unit, grace, ended);
         }
         let mut assessments = Vec::new();
         for unit in &active {

@@ -14,6 +14,7 @@ mod gate;
 pub mod naming;
 mod plan_done;
 pub mod verify;
+pub mod wrapper;
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -180,7 +181,13 @@ impl Engine {
                 at: clock.iso_at_seq(tip.state.seq + 1),
                 kind: kind.clone(),
             };
-            let steps = machine::apply(&tip.state, &event)?;
+            // The retry policy comes from the run's config snapshot.
+            let mut state = tip.state.clone();
+            state.retry_delay_ms = self
+                .snapshot(tip)
+                .map(|(_, c)| c.run.retry_delay.as_millis().min(u64::MAX as u128) as u64)
+                .unwrap_or(0);
+            let steps = machine::apply(&state, &event)?;
             Ok(Some(Update {
                 steps,
                 snapshot: None,
@@ -678,7 +685,10 @@ impl Engine {
     /// Dispatch the first eligible unit's sprint: write its job, publish
     /// DISPATCHED, then start the wrapper.
     fn dispatch_next(&self, tip: &Tip) -> Result<Option<(String, usize)>, EngineError> {
-        let ready = machine::dispatchable(&tip.state);
+        // A failed sprint waits for its retry time by the wall clock (the
+        // commit clock may be pinned).
+        let now = crate::store::clock::iso(time::OffsetDateTime::now_utc());
+        let ready = machine::dispatchable_at(&tip.state, &now);
         if ready.is_empty() {
             return Ok(None);
         }
@@ -810,6 +820,7 @@ impl Engine {
             lock_file: paths.lock.clone(),
             workdir: root.clone(),
             poll_interval_ms: config.run.poll_interval.as_millis() as u64,
+            timing: dispatch::liveness::Timing::from_config(&config),
             deferred_checks,
         };
         job.argv = dispatch::resolve_argv(&template, &job, &prompt_text);
@@ -953,40 +964,4 @@ pub(crate) struct AgentPaths {
 
 fn short(id: &str) -> &str {
     id.get(..12).unwrap_or(id)
-}
-
-/// The `agent-run` entry point: run the wrapper for `job_file`, recording
-/// notices and waking the engine.
-pub fn agent_run(job_file: &Path) -> Result<i32, EngineError> {
-    let text = std::fs::read_to_string(job_file)
-        .map_err(io(format!("cannot read {}", job_file.display())))?;
-    let job: Job = toml::from_str(&text)
-        .map_err(|e| io("the job file is invalid")(std::io::Error::other(e.to_string())))?;
-    let engine = Engine::open(&job.workdir)?;
-    let sprint: Option<SprintId> = job.sprint.parse().ok();
-    let code = dispatch::run_wrapper(
-        &job,
-        |event| {
-            let text = match event {
-                dispatch::WrapperEvent::Unresponsive { polls } => format!(
-                    "{} Sprint {} agent may be unresponsive: no new output for {polls} poll intervals.",
-                    job.unit, job.sprint
-                ),
-                dispatch::WrapperEvent::DeferredWaiting { polls, condition } => format!(
-                    "{} Sprint {} is waiting on `{condition}`. Still not met after {polls} checks. Continue waiting or intervene?",
-                    job.unit, job.sprint
-                ),
-            };
-            let _ = engine.publish(EventKind::Notice {
-                unit: Some(job.unit.clone()),
-                sprint: sprint.clone(),
-                text,
-            });
-        },
-        || {
-            let _ = engine.tick(LockMode::MarkerOnly);
-        },
-    )
-    .map_err(io("the agent wrapper failed"))?;
-    Ok(code)
 }

@@ -365,6 +365,21 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
 
 /// Units whose current sprint should get an agent now, in plan order: RUNNING
 /// units whose current sprint is PENDING, BACKOFF or a non-manual PARTIAL.
+/// [`dispatchable`] at `now` (RFC 3339, from the caller's clock: the
+/// machine has none): a failed sprint waits in BACKOFF until its retry time.
+pub fn dispatchable_at(state: &State, now: &str) -> Vec<String> {
+    dispatchable(state)
+        .into_iter()
+        .filter(|name| {
+            state
+                .unit(name)
+                .and_then(|u| u.current())
+                .and_then(|s| s.retry_at.as_deref())
+                .is_none_or(|at| super::retry::due(at, now))
+        })
+        .collect()
+}
+
 pub fn dispatchable(state: &State) -> Vec<String> {
     state
         .units

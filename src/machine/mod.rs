@@ -6,12 +6,14 @@
 pub mod apply;
 mod handlers;
 pub mod model_select;
+pub mod retry;
 pub mod state;
 mod steps;
 mod tables;
 
 pub use apply::apply;
 pub use apply::dispatchable;
+pub use apply::dispatchable_at;
 pub use apply::Change;
 pub use apply::Event;
 pub use apply::EventKind;

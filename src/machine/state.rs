@@ -213,6 +213,10 @@ pub struct SprintState {
     pub score: Option<i32>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub agent: Option<Agent>,
+    /// When a failed sprint's retry may be dispatched (RFC 3339), while it
+    /// waits in BACKOFF.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub retry_at: Option<String>,
     /// The BACKOFF came from an interruption (stop, killall), not a failure:
     /// resume re-dispatches it as PENDING with the attempt kept.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
@@ -317,6 +321,10 @@ pub struct State {
     pub seq: u64,
     pub max_retries: u32,
     pub max_continuations: u32,
+    /// `run.retry_delay` of the run's config, filled in by the engine before
+    /// each event (policy input, not state; zero retries at once).
+    #[serde(skip)]
+    pub retry_delay_ms: u64,
     /// How the plan was read: `layers|graph|sequential|parallel`.
     pub dependency_structure: String,
     /// `template|dynamic`.
@@ -423,6 +431,7 @@ impl State {
             seq: 0,
             max_retries: max_retries.max(1),
             max_continuations,
+            retry_delay_ms: 0,
             dependency_structure: serde_json::to_value(plan.detection.dependencies)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
@@ -465,6 +474,7 @@ impl State {
                             model: None,
                             score: None,
                             agent: None,
+                            retry_at: None,
                             interrupted: false,
                             last_verified: None,
                             last_failure: None,

@@ -222,8 +222,24 @@ impl<'a> Steps<'a> {
         s.last_failure = Some(why.clone());
         let attempt = s.attempt;
         let last = attempt >= max;
+        let failures = s.failures;
+        let delay = super::retry::delay(
+            std::time::Duration::from_millis(self.state.retry_delay_ms),
+            failures.saturating_sub(1),
+            super::retry::seed(&self.state.units[unit].name, failures),
+        );
+        let retry_at = (!last && !delay.is_zero())
+            .then(|| super::retry::after(self.at, delay))
+            .flatten();
+        let s = &mut self.state.units[unit].sprints[sprint];
+        s.retry_at = retry_at.clone();
         let note = if last {
             format!("{why} Attempt {attempt}/{max} failed; no retries remain.")
+        } else if let Some(at) = &retry_at {
+            format!(
+                "{why} Attempt {attempt}/{max} failed; it will be retried at {at} (after {}s).",
+                delay.as_secs()
+            )
         } else {
             format!("{why} Attempt {attempt}/{max} failed; it will be retried.")
         };

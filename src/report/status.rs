@@ -64,6 +64,9 @@ pub struct CurrentJson<'a> {
     pub attempt: u32,
     pub max_retries: u32,
     pub total_attempts: u32,
+    /// When a failed sprint's retry starts (RFC 3339), while it waits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_at: Option<&'a str>,
 }
 
 /// The BLOCKED notice of spec §R-96 for each blocked unit.
@@ -236,6 +239,10 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
                     attempt: sp.attempt,
                     max_retries: s.max_retries,
                     total_attempts: sp.total_attempts,
+                    retry_at: sp
+                        .retry_at
+                        .as_deref()
+                        .filter(|_| sp.state == SprintStatus::Backoff),
                 }),
             })
             .collect(),
@@ -342,6 +349,13 @@ fn text_into(s: Option<&State>, timestamp: &str, color: bool, o: &mut String) ->
     }
     for w in waits(s) {
         writeln!(o, "{w}")?;
+    }
+    for u in &s.units {
+        if let Some(sp) = u.current().filter(|sp| sp.state == SprintStatus::Backoff) {
+            if let Some(at) = &sp.retry_at {
+                writeln!(o, "{} Sprint {}: retry starts at {at}.", u.name, sp.id)?;
+            }
+        }
     }
     if let Some(k) = &s.kill {
         writeln!(o, "Killed: {} at {}", k.reason, k.at)?;

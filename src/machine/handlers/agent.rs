@@ -77,6 +77,7 @@ pub(in crate::machine) fn dispatch(
     s.score = Some(score);
     s.agent = Some(agent.clone());
     s.interrupted = false;
+    s.retry_at = None;
     let (attempt, max) = (s.attempt, b.state.max_retries);
     b.sprint_to(
         i,

@@ -167,6 +167,20 @@ pub(in crate::machine) fn killall(
             );
         }
     }
+    // Units with no agent (a manual sprint waiting for confirm, a sprint
+    // waiting for its retry or its dispatch) end with the run too.
+    for i in 0..b.state.units.len() {
+        if matches!(
+            b.state.units[i].state,
+            UnitStatus::Running | UnitStatus::Stopping
+        ) {
+            b.unit_to(
+                i,
+                UnitStatus::Killed,
+                format!("killall: {reason}; it had no agent running."),
+            );
+        }
+    }
     Ok(())
 }
 

@@ -1,0 +1,58 @@
+//! When a failed sprint is retried: `run.retry_delay`, doubled per failure,
+//! capped at ten minutes, moved by up to ±20% so that units failing
+//! together do not retry together. Pure: the jitter comes from a hash of
+//! the unit and the failure count, the time from the event.
+
+use std::time::Duration;
+
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+/// The longest delay between retries, however many failures.
+pub const CAP: Duration = Duration::from_secs(10 * 60);
+
+/// The delay before retry number `failures + 1`: `base` doubled per earlier
+/// failure, capped at [`CAP`], then moved by `seed % 41 - 20` percent.
+pub fn delay(base: Duration, failures: u32, seed: u64) -> Duration {
+    let doubled = base.saturating_mul(1u32 << failures.min(20)).min(CAP);
+    let percent = (seed % 41) as i64 - 20;
+    let ms = doubled.as_millis() as i64;
+    Duration::from_millis((ms + ms * percent / 100).max(0) as u64).min(CAP)
+}
+
+/// A stable seed for `unit`'s `failures`-th retry (FNV-1a).
+pub fn seed(unit: &str, failures: u32) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in unit.bytes().chain(failures.to_le_bytes()) {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// `at` (RFC 3339) plus `d`, as RFC 3339; `None` when `at` does not parse.
+pub fn after(at: &str, d: Duration) -> Option<String> {
+    let t = OffsetDateTime::parse(at, &Rfc3339).ok()?;
+    let t = t.checked_add(time::Duration::try_from(d).ok()?)?;
+    // Whole seconds, rounded up: the times compared with it are whole
+    // seconds too, and a retry must never start early.
+    let whole = t.replace_nanosecond(0).ok()?;
+    let t = if whole < t {
+        whole.checked_add(time::Duration::SECOND)?
+    } else {
+        whole
+    };
+    t.format(&Rfc3339).ok()
+}
+
+/// Whether the retry time `retry_at` has come at `now` (both RFC 3339). A
+/// time that does not parse has come: never wait forever on it.
+pub fn due(retry_at: &str, now: &str) -> bool {
+    match (
+        OffsetDateTime::parse(retry_at, &Rfc3339),
+        OffsetDateTime::parse(now, &Rfc3339),
+    ) {
+        (Ok(r), Ok(n)) => n >= r,
+        _ => true,
+    }
+}
