@@ -1,6 +1,8 @@
 //! One integration-test binary; every `tests/test_*.rs` is a module here.
 
 mod common;
+mod test_agent_output;
+mod test_agent_word;
 mod test_control;
 mod test_deferred;
 mod test_evidence;
@@ -16,6 +18,7 @@ mod test_plan_fuzz;
 mod test_plan_props;
 mod test_plan_shapes;
 mod test_real_agents;
+mod test_prompt;
 mod test_regressions;
 mod test_report;
 mod test_rewrite;

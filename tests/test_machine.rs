@@ -76,6 +76,7 @@ fn verdict(unit: &str, outcome: Outcome) -> Event {
         remaining: vec![],
         commits: vec![],
         turns: None,
+        cost: None,
     })
 }
 
@@ -613,6 +614,7 @@ fn a_deferred_wait_never_escalates() {
         remaining: vec!["the mirror is live".into()],
         commits: vec![],
         turns: None,
+        cost: None,
     });
     let mut notices = 0;
     for _ in 0..25 {
@@ -648,6 +650,8 @@ enum Op {
     GateFailed(usize, usize),
     Observed(usize, usize),
     Notice,
+    /// The agents' spending reached the budget.
+    Budget,
     /// The wanted build passes; with `true`, the first unit it would cover
     /// warns instead.
     BuildPassed(bool),
@@ -668,6 +672,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..3usize, 0..2usize).prop_map(|(u, s)| Op::GateFailed(u, s)),
         1 => (0..3usize, 0..2usize).prop_map(|(u, s)| Op::Observed(u, s)),
         1 => Just(Op::Notice),
+        1 => Just(Op::Budget),
         2 => any::<bool>().prop_map(Op::BuildPassed),
         1 => Just(Op::BuildFailed),
     ]
@@ -738,6 +743,7 @@ fn to_event(op: &Op) -> Event {
             remaining: vec![],
             commits: vec![],
             turns: None,
+            cost: Some(VERDICT_COST),
         },
         Op::Stop => EventKind::Stop,
         Op::ForceStop(u) => EventKind::ForceStop {
@@ -779,8 +785,15 @@ fn to_event(op: &Op) -> Event {
             sprint: None,
             text: "p".into(),
         },
+        Op::Budget => EventKind::BudgetReached {
+            spent: VERDICT_COST,
+            budget: VERDICT_COST,
+        },
     })
 }
+
+/// What every verdict of the property test reports spending.
+const VERDICT_COST: Usd = Usd::from_micros(1234);
 
 fn check_state(s: &State, reopened: &[String]) -> Result<(), TestCaseError> {
     for u in &s.units {
@@ -837,10 +850,19 @@ proptest! {
         let mut state = run(&fresh, &[ev(EventKind::Start)]).0;
         // Units a failed build reopened while a dependent had started.
         let mut reopened: Vec<String> = Vec::new();
+        // Verdicts that landed: their dollars are in the sprints' sums.
+        let mut verdicts = 0u64;
         for op in &ops {
             for event in to_events(op, &state) {
                 let before = state.clone();
-                let steps = match apply(&state, &event) {
+                let result = apply(&state, &event);
+                if state.budget_reached.is_some() && matches!(event.kind, EventKind::Dispatch { .. }) {
+                    prop_assert!(result.is_err(), "a dispatch landed with the budget reached");
+                }
+                if matches!(event.kind, EventKind::Verdict { .. }) && result.as_ref().is_ok_and(|s| !s.is_empty()) {
+                    verdicts += 1;
+                }
+                let steps = match result {
                     Ok(steps) => steps,
                     Err(e) => {
                         // Every event lands or changes nothing: a refusal
@@ -900,9 +922,11 @@ proptest! {
                 // the state anyone can observe, so that is where the
                 // invariants hold.
                 check_state(&state, &reopened)?;
+                prop_assert_eq!(state.cost().micros(), verdicts * VERDICT_COST.micros());
                 // A blocked (or otherwise unfinished) unit never keeps a unit
                 // that does not depend on it from starting.
                 let paused = state.kill.is_some()
+                    || state.budget_reached.is_some()
                     || state.units.iter().any(|u| {
                         matches!(u.state, UnitStatus::Stopping | UnitStatus::Stopped | UnitStatus::Killed)
                     });

@@ -57,6 +57,7 @@ fn a_due_phase_gate_keeps_the_run_running() {
             remaining: vec![],
             commits: vec![],
             turns: None,
+            cost: None,
         }),
     ] {
         s = apply(&s, &e).expect("applies").pop().expect("a step").state;

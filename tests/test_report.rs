@@ -46,6 +46,8 @@ fn verdict(store: &Store, unit: &str, outcome: Outcome, commits: &[&str], turns:
             remaining: vec![],
             commits: commits.iter().map(|c| c.to_string()).collect(),
             turns,
+            // A cent per turn: every reported figure shows in the report.
+            cost: turns.and_then(|t| git_supervisor::machine::Usd::from_dollars(t as f64 / 100.0)),
         },
     );
 }

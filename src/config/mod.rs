@@ -21,7 +21,14 @@ pub const CONFIG_FILE: &str = "config.toml";
 pub mod presets;
 
 /// The placeholders an agent command may use.
-pub const PLACEHOLDERS: &[&str] = &["model", "max_turns", "prompt_file", "unit", "sprint"];
+pub const PLACEHOLDERS: &[&str] = &[
+    "model",
+    "max_turns",
+    "prompt_file",
+    "unit",
+    "sprint",
+    "session_id",
+];
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -47,6 +54,10 @@ pub enum PromptDelivery {
 pub struct AgentConfig {
     /// argv template; no shell unless the user writes `sh -c`.
     pub command: Option<Spanned<Vec<String>>>,
+    /// argv used instead of `command` for a PARTIAL sprint's continuation
+    /// when the previous dispatch reported its session (`{session_id}`):
+    /// the agent resumes its conversation instead of starting over.
+    pub resume_command: Option<Spanned<Vec<String>>>,
     pub prompt: PromptDelivery,
     pub max_turns: u32,
     /// Silence (no output, no CPU time in the agent's process tree, no file
@@ -68,6 +79,7 @@ impl Default for AgentConfig {
     fn default() -> Self {
         AgentConfig {
             command: None,
+            resume_command: None,
             prompt: PromptDelivery::Stdin,
             max_turns: 50,
             silence_notice: Duration::from_secs(10 * 60),
@@ -94,6 +106,9 @@ pub struct RunConfig {
     pub poll_interval: Duration,
     pub max_continuations: u32,
     pub workspace: Workspace,
+    /// Dollars the agents may spend in this run: once their reported costs
+    /// reach it, no new dispatch starts (running agents finish).
+    pub budget_usd: Option<f64>,
     /// The first retry's delay; it doubles per failure, capped at ten
     /// minutes, with jitter (see `machine::retry`).
     #[serde(with = "humantime_serde_compat")]
@@ -111,6 +126,7 @@ impl Default for RunConfig {
             poll_interval: Duration::from_secs(5),
             max_continuations: 5,
             workspace: Workspace::Shared,
+            budget_usd: None,
             retry_delay: Duration::from_secs(30),
             rate_limit_wait: Duration::from_secs(3600),
         }
@@ -272,10 +288,28 @@ impl Config {
             });
             invalid(e.message().trim().to_string(), e.span(), "here", help)
         })?;
-        if let Some(command) = &config.agent.command {
+        if let Some(budget) = config.run.budget_usd {
+            if !budget.is_finite() || budget < 0.0 {
+                let span = value_span(text, "budget_usd");
+                return Err(invalid(
+                    format!(
+                        "run.budget_usd must be a number of dollars, zero or more (got {budget})"
+                    ),
+                    span,
+                    "here",
+                    Some("for example: budget_usd = 25.0".into()),
+                ));
+            }
+        }
+        let commands = [
+            ("agent.command", &config.agent.command),
+            ("agent.resume_command", &config.agent.resume_command),
+        ];
+        for (key, command) in commands {
+            let Some(command) = command else { continue };
             if command.get_ref().is_empty() {
                 return Err(invalid(
-                    "agent.command is empty".into(),
+                    format!("{key} is empty"),
                     Some(command.span()),
                     "needs at least the program to run",
                     Some(
@@ -287,7 +321,7 @@ impl Config {
             for arg in command.get_ref() {
                 if let Some(bad) = unknown_placeholder(arg) {
                     return Err(invalid(
-                        format!("unknown placeholder `{{{bad}}}` in agent.command"),
+                        format!("unknown placeholder `{{{bad}}}` in {key}"),
                         Some(command.span()),
                         "in this command",
                         Some(format!(
@@ -309,6 +343,32 @@ impl Config {
     pub fn agent_command(&self) -> Option<&[String]> {
         self.agent.command.as_ref().map(|c| c.get_ref().as_slice())
     }
+
+    /// The argv for a continuation that resumes a conversation, if set.
+    pub fn resume_command(&self) -> Option<&[String]> {
+        self.agent
+            .resume_command
+            .as_ref()
+            .map(|c| c.get_ref().as_slice())
+    }
+}
+
+/// The bytes of `key = value`'s value on the line that sets `key`.
+fn value_span(text: &str, key: &str) -> Option<std::ops::Range<usize>> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix(key) {
+            if let Some(eq) = rest.find('=') {
+                let start = offset + (line.len() - t.len()) + key.len() + eq + 1;
+                let value = &text[start..offset + line.trim_end().len()];
+                let lead = value.len() - value.trim_start().len();
+                return Some(start + lead..offset + line.trim_end().len());
+            }
+        }
+        offset += line.len();
+    }
+    None
 }
 
 /// The first `{name}` in `arg` that is not a known placeholder.
@@ -372,6 +432,20 @@ mod tests {
             &text[span.offset()..span.offset() + span.len()],
             "\"three\""
         );
+    }
+
+    #[test]
+    fn a_budget_is_dollars() {
+        let c = Config::parse("[run]\nbudget_usd = 12.5\n", "c.toml").expect("valid");
+        assert_eq!(c.run.budget_usd, Some(12.5));
+        let c = Config::parse("[run]\nbudget_usd = 3\n", "c.toml").expect("an integer is dollars");
+        assert_eq!(c.run.budget_usd, Some(3.0));
+        let text = "[run]\nbudget_usd = -1.0\n";
+        let Err(LoadError::Invalid(e)) = Config::parse(text, "c.toml") else {
+            panic!("a negative budget is refused")
+        };
+        let span = e.span.expect("span");
+        assert_eq!(&text[span.offset()..span.offset() + span.len()], "-1.0");
     }
 
     #[test]

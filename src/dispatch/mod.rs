@@ -72,6 +72,10 @@ pub struct Job {
     /// For deferred sprints: the checks the wrapper polls instead of running
     /// an agent.
     pub deferred_checks: Vec<String>,
+    /// The conversation this dispatch continues (a PARTIAL sprint's previous
+    /// dispatch reported it): `{session_id}`, `SUPERVISOR_SESSION_ID`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 impl Job {
@@ -99,6 +103,10 @@ impl Job {
             ("SUPERVISOR_RESULT_FILE".into(), p(&self.result_file)),
             ("SUPERVISOR_PROJECT_ROOT".into(), p(&self.workdir)),
             ("SUPERVISOR_WORKDIR".into(), p(&self.workdir)),
+            (
+                "SUPERVISOR_SESSION_ID".into(),
+                self.session_id.clone().unwrap_or_default(),
+            ),
         ]
     }
 }
@@ -141,8 +149,9 @@ impl Report {
     }
 }
 
-/// Fill `{model} {max_turns} {prompt_file} {unit} {sprint}` in an argv
-/// template; with `prompt = "arg"` the prompt is appended as the last
+/// Fill `{model} {max_turns} {prompt_file} {unit} {sprint} {session_id}` in
+/// an argv template (`{session_id}` is empty when the dispatch continues no
+/// conversation); with `prompt = "arg"` the prompt is appended as the last
 /// argument.
 pub fn resolve_argv(template: &[String], job: &Job, prompt_text: &str) -> Vec<String> {
     let mut argv: Vec<String> = template
@@ -153,6 +162,7 @@ pub fn resolve_argv(template: &[String], job: &Job, prompt_text: &str) -> Vec<St
                 .replace("{prompt_file}", &job.prompt_file.display().to_string())
                 .replace("{unit}", &job.unit)
                 .replace("{sprint}", &job.sprint)
+                .replace("{session_id}", job.session_id.as_deref().unwrap_or(""))
         })
         .collect();
     if job.prompt == PromptDelivery::Arg {

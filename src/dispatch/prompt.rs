@@ -1,7 +1,9 @@
 //! Building an agent's prompt (spec §I): the plan's template with its
 //! variables filled in (Approach A) or the dynamic four-part prompt
 //! (Approach B), plus the continuation section for PARTIAL, the retry section
-//! for BACKOFF, and the Build Coordination block for parallel code sprints.
+//! for BACKOFF, the Build Coordination block for parallel code sprints when a
+//! coordinated build is configured, and the contract every agent is judged
+//! by: the exit criteria, the commit trailers, the result file.
 
 use crate::machine::SprintState;
 use crate::machine::SprintStatus;
@@ -24,6 +26,11 @@ pub struct PromptInput<'a> {
     pub previous_output: &'a str,
     /// Files named by the plan that exist under the root (read list).
     pub existing_files: &'a [String],
+    /// `[build] command`: a coordinated build runs at phase boundaries, so
+    /// parallel agents must not run full builds themselves.
+    pub build_command: Option<&'a str>,
+    /// Where the agent writes its result (`SUPERVISOR_RESULT_FILE`).
+    pub result_file: &'a str,
 }
 
 pub fn build(input: &PromptInput) -> String {
@@ -31,9 +38,21 @@ pub fn build(input: &PromptInput) -> String {
         Some(t) => fill_template(t, input),
         None => dynamic(input),
     };
-    if input.parallel && input.sprint.task_type == TaskType::Code {
+    if let Some(build) = input.build_command {
+        if input.parallel && input.sprint.task_type == TaskType::Code {
+            prompt.push_str("\n\n");
+            prompt.push_str(&build_coordination(input.sprint, build));
+        }
+    }
+    // A template that states the result file itself has said the contract.
+    let stated = input
+        .plan
+        .template
+        .as_deref()
+        .is_some_and(|t| t.contains("SUPERVISOR_RESULT_FILE"));
+    if !stated {
         prompt.push_str("\n\n");
-        prompt.push_str(&build_coordination(input.sprint));
+        prompt.push_str(&contract(input));
     }
     match input.state.state {
         SprintStatus::Partial => {
@@ -156,10 +175,6 @@ fn dynamic(input: &PromptInput) -> String {
     p.push_str("\nIMPORTANT:\n");
     p.push_str("- Do NOT start the next sprint. Your scope ends after this sprint.\n");
     p.push_str("- Do NOT modify EXECUTION_PLAN.md.\n");
-    p.push_str(&format!(
-        "- Commit your work with the trailer `Supervisor-Sprint: {}/{}` in the commit message.\n",
-        unit.name, sprint.id
-    ));
     match sprint.task_type {
         TaskType::Background => {
             p.push_str("- This sprint is complete once the process is confirmed running. Do NOT wait for it to finish.\n")
@@ -173,25 +188,118 @@ fn dynamic(input: &PromptInput) -> String {
     p
 }
 
-/// The spec's Build Coordination block (§I-49), with the syntax check for
-/// the language of the sprint's files (§L-62).
-pub fn build_coordination(sprint: &Sprint) -> String {
-    let ext = sprint
-        .files
-        .iter()
-        .filter_map(|f| f.rsplit_once('.').map(|(_, e)| e))
-        .next()
-        .unwrap_or("swift");
-    let check = match ext {
-        "rs" => "rustc --crate-type lib --emit metadata file.rs",
-        "ts" | "tsx" => "tsc --noEmit --skipLibCheck File.ts",
-        "js" | "mjs" => "node --check file.js",
-        "py" => "python -m py_compile file.py",
-        "go" => "go vet file.go",
-        "java" => "javac -proc:none File.java",
-        _ => "swift -frontend -typecheck YourFile.swift",
+/// How the agent's work is judged (design §5, §6): the exit criteria the
+/// supervisor runs itself, the commits it counts, the result file it reads.
+fn contract(input: &PromptInput) -> String {
+    let (unit, sprint) = (input.unit, input.sprint);
+    let dir = unit.dir_or_root();
+    let mut p = String::from("HOW THIS SPRINT IS JUDGED:\n");
+    let exit: Vec<&crate::plan::Criterion> =
+        sprint.exit.iter().chain(&input.plan.exit_checks).collect();
+    let ends = match sprint.task_type {
+        TaskType::Code => " and at least one commit of yours is in scope",
+        _ => "",
     };
+    if exit.is_empty() {
+        p.push_str(&format!(
+            "- Done means the sprint's tasks are finished{ends}.\n"
+        ));
+    } else if input.plan.template.is_none() {
+        // The dynamic prompt has just listed them.
+        p.push_str(&format!(
+            "- Done means every exit criterion above passes{ends}; the supervisor runs the criteria itself.\n"
+        ));
+    } else {
+        p.push_str(&format!(
+            "- Done means every exit criterion passes{ends}; the supervisor runs the criteria itself:\n"
+        ));
+        for c in exit {
+            p.push_str(&format!("  - {}\n", c.text));
+        }
+    }
+    // Units share the project root, so there only the files the sprint
+    // names tell one unit's untrailered commit from another's.
+    let (place, untrailered) = if dir == "." {
+        let named = if sprint.files.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({})",
+                sprint
+                    .files
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        (
+            "in this repository".to_string(),
+            format!("A commit without the trailers counts too when it changes files this sprint names{named}."),
+        )
+    } else {
+        (
+            format!("under `{dir}/`"),
+            format!("A commit under `{dir}/` without the trailers counts too."),
+        )
+    };
+    p.push_str(&format!(
+        "- Commit your work {place} with these trailers at the end of the commit message:\n    Supervisor-Sprint: {}/{}\n    Supervisor-Status: complete   (or `partial` when work remains)\n  {untrailered}\n",
+        unit.name, sprint.id
+    ));
+    p.push_str(&format!(
+        "- Before you exit, write the result file named by $SUPERVISOR_RESULT_FILE ({}), in TOML:\n    status = \"complete\"    # or \"partial\" or \"failed\"\n    summary = \"what you did, in one or two sentences\"\n    remaining = [\"what is left, when partial\"]\n  Optional: turns = N, cost_usd = 0.0, session_id = \"…\".\n",
+        input.result_file
+    ));
+    p.push_str(
+        "- If a tool you need is denied, say which in `summary` and set status = \"failed\".\n",
+    );
+    p
+}
+
+/// The syntax check for one source file, by its extension (§L-62): `None`
+/// for files no checker is known for.
+fn syntax_check(file: &str) -> Option<(&'static str, String)> {
+    let ext = file.rsplit_once('.').map(|(_, e)| e)?;
+    let (lang, cmd) = match ext {
+        "rs" => (
+            "Rust",
+            format!("rustc --edition 2021 --crate-type lib --emit metadata -o /dev/null {file}"),
+        ),
+        "ts" | "tsx" | "mts" => ("TypeScript", format!("tsc --noEmit --skipLibCheck {file}")),
+        "js" | "mjs" | "cjs" => ("JavaScript", format!("node --check {file}")),
+        "py" => ("Python", format!("python3 -m py_compile {file}")),
+        "go" => ("Go", format!("gofmt -e -l {file}")),
+        "java" => ("Java", format!("javac -proc:none -d /tmp {file}")),
+        "swift" => ("Swift", format!("swift -frontend -typecheck {file}")),
+        "c" => ("C", format!("cc -fsyntax-only {file}")),
+        "h" => ("C", format!("cc -fsyntax-only -x c-header {file}")),
+        "cc" | "cpp" | "cxx" | "c++" => ("C++", format!("c++ -fsyntax-only {file}")),
+        "hh" | "hpp" | "hxx" => ("C++", format!("c++ -fsyntax-only -x c++-header {file}")),
+        "rb" => ("Ruby", format!("ruby -c {file}")),
+        "sh" | "bash" => ("shell", format!("bash -n {file}")),
+        "kt" => ("Kotlin", format!("kotlinc -Werror {file}")),
+        _ => return None,
+    };
+    Some((lang, cmd))
+}
+
+/// The spec's Build Coordination block (§I-49), given only when a
+/// coordinated build is configured: one syntax-check line per language of
+/// the sprint's files (§L-62), a plain instruction when none is known.
+pub fn build_coordination(sprint: &Sprint, build_command: &str) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut checks = String::new();
+    for (lang, cmd) in sprint.files.iter().filter_map(|f| syntax_check(f)) {
+        if !seen.contains(&lang) {
+            seen.push(lang);
+            checks.push_str(&format!("  {cmd}\n"));
+        }
+    }
+    if checks.is_empty() {
+        checks.push_str("  the syntax checker of the files' language, on the files you changed\n");
+    }
     format!(
-        "**Build Coordination**:\nYou are working in parallel with other agents. DO NOT run full builds\n(xcodebuild, swift build, cargo build, etc.).\n\nInstead, validate syntax only:\n  {check}\n\nThe supervisor will run a single coordinated build after all agents complete.\n\nExit criteria:\n- Code written ✓\n- Unit tests written ✓\n- Syntax validated ✓\n"
+        "**Build Coordination**:\nYou are working in parallel with other agents. DO NOT run full builds\n(`{build_command}`, or any other full build or test run).\n\nInstead, validate syntax only:\n{checks}\nThe supervisor will run a single coordinated build after all agents complete.\n\nExit criteria:\n- Code written ✓\n- Unit tests written ✓\n- Syntax validated ✓\n"
     )
 }

@@ -623,6 +623,7 @@ impl Engine {
                                         remaining: verdict.remaining,
                                         commits: verdict.commits,
                                         turns: verdict.turns,
+                                        cost: verdict.cost_usd,
                                     }));
                                 }
                             }
@@ -676,6 +677,7 @@ impl Engine {
                     remaining: verdict.remaining,
                     commits: verdict.commits,
                     turns: verdict.turns,
+                    cost: verdict.cost_usd,
                 }));
             }
         }
@@ -712,6 +714,15 @@ impl Engine {
         let Some(unit_name) = ready.iter().find(|u| !paced(u)) else {
             return Ok(None);
         };
+        // The budget is checked before every dispatch (attempts, retries,
+        // continuations): once spent, the run stops until resumed.
+        if let Some(budget) = config.run.budget_usd.and_then(machine::Usd::from_dollars) {
+            let spent = tip.state.cost();
+            if spent >= budget {
+                self.publish(EventKind::BudgetReached { spent, budget })?;
+                return Ok(None);
+            }
+        }
         let template = config
             .agent_command()
             .ok_or(EngineError::NoAgentCommand)?
@@ -772,6 +783,17 @@ impl Engine {
             .filter(|u| u.name != *unit_name)
             .any(|u| u.active_sprint().is_some())
             || ready.len() > 1;
+        // A continuation resumes the conversation its previous dispatch
+        // reported, with `agent.resume_command` when one is configured.
+        let session_id = if sp.state == SprintStatus::Partial {
+            dispatch::result::reported_session(&previous.result, &previous.log)
+        } else {
+            None
+        };
+        let template = match (&session_id, config.resume_command()) {
+            (Some(_), Some(resume)) => resume.to_vec(),
+            _ => template,
+        };
         let previous_output = if sp.state == SprintStatus::Backoff {
             dispatch::tail(&previous.log, 20)
         } else {
@@ -786,6 +808,8 @@ impl Engine {
             parallel,
             previous_output: &previous_output,
             existing_files: &existing,
+            build_command: config.build.command.as_deref(),
+            result_file: &paths.result.display().to_string(),
         });
         for dir in ["agents", "jobs", "prompts"] {
             std::fs::create_dir_all(self.runtime(dir))
@@ -822,6 +846,7 @@ impl Engine {
             poll_interval_ms: config.run.poll_interval.as_millis() as u64,
             timing: dispatch::liveness::Timing::from_config(&config),
             deferred_checks,
+            session_id,
         };
         job.argv = dispatch::resolve_argv(&template, &job, &prompt_text);
         std::fs::write(&paths.prompt, &prompt_text).map_err(io("cannot write the prompt file"))?;
@@ -849,7 +874,7 @@ impl Engine {
                     "{}; single agent: builds allowed during the sprint",
                     selection.rationale()
                 ),
-                (TaskType::Code, true) => format!(
+                (TaskType::Code, true) if config.build.command.is_some() => format!(
                     "{}; parallel: syntax checks only, one coordinated build at the phase boundary",
                     selection.rationale()
                 ),

@@ -49,6 +49,8 @@ pub struct Verdict {
     pub commits: Vec<String>,
     /// Turns the agent reported (result file or JSON output).
     pub turns: Option<u64>,
+    /// Dollars the agent reported spending on this dispatch.
+    pub cost_usd: Option<crate::machine::Usd>,
 }
 
 /// Run `git` for reading, marked internal so our own hooks stay out.
@@ -511,6 +513,7 @@ pub fn verify(input: &VerifyInput) -> Verdict {
     ));
     let needs_commit = sprint.task_type == TaskType::Code;
     let has_commit = !commits.is_empty();
+    let (log_tail, reported) = agent_report(input);
     if criteria_ok == Some(true)
         && (!needs_commit || has_commit)
         && sprint.task_type != TaskType::Manual
@@ -521,7 +524,11 @@ pub fn verify(input: &VerifyInput) -> Verdict {
             evidence: format!("{}; decided by the exit criteria.", evidence.join(", ")),
             remaining,
             commits,
-            turns: reported_turns(input),
+            turns: reported.as_ref().and_then(|r| r.turns),
+            cost_usd: reported
+                .as_ref()
+                .and_then(|r| r.cost_usd)
+                .and_then(crate::machine::Usd::from_dollars),
         };
     }
     // Uncommitted work and the progress file, against the tree at dispatch:
@@ -548,8 +555,7 @@ pub fn verify(input: &VerifyInput) -> Verdict {
         evidence.push(format!("progress file says {}", claim_word(p)));
     }
 
-    // 3. The agent's own word: result file, JSON output, exit code, keywords.
-    let (log_tail, reported) = agent_report(input);
+    // 3. The agent's own word: result file, CLI output, exit code, keywords.
     let turns = reported.as_ref().and_then(|r| r.turns);
     let mut claim = reported.as_ref().and_then(|r| r.claim);
     // What the agent (or its progress file) said in so many words.
@@ -557,6 +563,13 @@ pub fn verify(input: &VerifyInput) -> Verdict {
     if let (Some(r), Some(c)) = (&reported, claim) {
         evidence.push(format!("{} says {}", r.source, claim_word(c)));
     }
+    // Denied tools or an agent error: the reason goes into the evidence, so
+    // into the retry prompt and `status`.
+    let agent_failure = reported.as_ref().and_then(|r| r.failure_reason());
+    if let Some(why) = &agent_failure {
+        evidence.push(why.clone());
+    }
+    let denied = reported.as_ref().is_some_and(|r| !r.denials.is_empty());
     if let Some(code) = input.exit_code {
         evidence.push(format!("exit {code}"));
     }
@@ -607,6 +620,10 @@ pub fn verify(input: &VerifyInput) -> Verdict {
             remaining,
             commits,
             turns,
+            cost_usd: reported
+                .as_ref()
+                .and_then(|r| r.cost_usd)
+                .and_then(crate::machine::Usd::from_dollars),
         };
     }
     let done = match criteria_ok {
@@ -631,11 +648,23 @@ pub fn verify(input: &VerifyInput) -> Verdict {
         Outcome::Partial
     } else if done {
         Outcome::Completed
+    } else if denied {
+        // The agent could not do what the sprint needs: a continuation
+        // would be denied the same tools, so this is a failure.
+        Outcome::Failure
     } else if moved {
         Outcome::Partial
     } else {
         Outcome::Failure
     };
+    if outcome == Outcome::Partial {
+        // The agent's own list of what is left, after the failing criteria.
+        for r in reported.iter().flat_map(|r| &r.remaining) {
+            if !remaining.contains(r) {
+                remaining.push(r.clone());
+            }
+        }
+    }
     let decided_by = match (outcome, criteria_ok) {
         (Outcome::Completed, Some(_)) => "decided by the exit criteria",
         (Outcome::Completed, None) => {
@@ -645,6 +674,7 @@ pub fn verify(input: &VerifyInput) -> Verdict {
             "manual sprint: waits for confirmation"
         }
         (Outcome::Partial, _) => "work moved but is not done",
+        (Outcome::Failure, _) if denied => "the agent was denied the tools it needed",
         (Outcome::Failure, _) => "nothing in scope moved",
     };
     Verdict {
@@ -653,29 +683,35 @@ pub fn verify(input: &VerifyInput) -> Verdict {
         remaining,
         commits,
         turns,
+        cost_usd: reported
+            .as_ref()
+            .and_then(|r| r.cost_usd)
+            .and_then(crate::machine::Usd::from_dollars),
     }
 }
 
-/// The end of the agent's output and what it reported (result file first,
-/// then JSON output in the log).
+/// The end of the agent's output and what it reported: the result file
+/// first, what the CLI printed (Claude/Codex JSON, aider's cost lines) for
+/// anything the file leaves out.
 fn agent_report(input: &VerifyInput) -> (String, Option<result::AgentResult>) {
-    let log_tail = input
+    let log = input
         .log_file
         .as_deref()
-        .map(|l| crate::dispatch::tail(l, 40))
+        .map(result::read_log)
         .unwrap_or_default();
-    let reported = input
+    let lines: Vec<&str> = log.lines().collect();
+    let log_tail = lines[lines.len().saturating_sub(40)..].join("\n");
+    let from_file = input
         .result_file
         .as_deref()
         .and_then(|p| std::fs::read_to_string(p).ok())
-        .and_then(|t| result::read_result_file(&t))
-        .or_else(|| result::read_json_output(&log_tail));
+        .and_then(|t| result::read_result_file(&t));
+    let from_output = result::read_agent_output(&log);
+    let reported = match (from_file, from_output) {
+        (Some(f), Some(o)) => Some(f.or(o)),
+        (f, o) => f.or(o),
+    };
     (log_tail, reported)
-}
-
-/// The turn count the agent reported, read without judging anything else.
-fn reported_turns(input: &VerifyInput) -> Option<u64> {
-    agent_report(input).1.and_then(|r| r.turns)
 }
 
 fn claim_word(c: Claim) -> &'static str {

@@ -10,9 +10,11 @@
 //! randomness — the time an event happened comes in the event. `apply` only
 //! routes: each event's rule is its own handler in [`super::handlers`].
 
+use super::cost::Usd;
 use serde::Serialize;
 
 use super::handlers::agent;
+use super::handlers::budget;
 use super::handlers::completion;
 use super::handlers::gate;
 use super::handlers::plan;
@@ -71,7 +73,13 @@ pub enum EventKind {
         commits: Vec<String>,
         /// Turns the agent reported, when it did.
         turns: Option<u64>,
+        /// Dollars the agent reported spending on this dispatch.
+        cost: Option<Usd>,
     },
+    /// The agents' reported spending reached `run.budget_usd`: units stop
+    /// as on `stop` (running agents finish), and no new dispatch starts
+    /// until `resume`.
+    BudgetReached { spent: Usd, budget: Usd },
     /// Graceful stop, phase 1 (drain).
     Stop,
     /// Graceful stop, phase 3: the unit's agent was terminated.
@@ -169,6 +177,7 @@ impl EventKind {
             EventKind::Notice { .. } => "notice",
             EventKind::Replan { .. } => "replan",
             EventKind::Needs { .. } => "needs",
+            EventKind::BudgetReached { .. } => "budget",
         }
     }
 }
@@ -201,6 +210,8 @@ pub struct Transition {
     pub model: Option<Model>,
     /// Turns the agent reported for the dispatch a verdict ends.
     pub turns: Option<u64>,
+    /// Dollars the agent reported for the dispatch a verdict ends.
+    pub cost: Option<Usd>,
     pub at: String,
 }
 
@@ -288,6 +299,8 @@ pub enum MachineError {
     Replan(String),
     #[error("no build command is configured, so there is no coordinated build")]
     NoBuild,
+    #[error("the budget is reached ({spent} spent of run.budget_usd {budget}); raise it, replan, then resume")]
+    BudgetReached { spent: Usd, budget: Usd },
 }
 /// Apply one event. Returns its steps in order (possibly none: an event that
 /// finds nothing to do), or why the event is not allowed now. Each event has
@@ -300,6 +313,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
         at: &event.at,
         started: state.seq > 0,
         turns: None,
+        cost: None,
     };
     match &event.kind {
         EventKind::Start => run::start(&mut b)?,
@@ -310,6 +324,9 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             assessments,
         } => run::killall(&mut b, reason, assessments)?,
         EventKind::Resume => run::resume(&mut b)?,
+        EventKind::BudgetReached { spent, budget } => {
+            budget::budget_reached(&mut b, *spent, *budget)?
+        }
         EventKind::Notice { unit, sprint, text } => {
             run::notice(&mut b, unit.as_deref(), sprint.as_ref(), text)?
         }
@@ -328,7 +345,12 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             remaining,
             commits,
             turns,
-        } => agent::verdict(&mut b, unit, *outcome, evidence, remaining, commits, *turns)?,
+            cost,
+        } => {
+            // The verdict's steps carry the dollars as they carry the turns.
+            b.cost = *cost;
+            agent::verdict(&mut b, unit, *outcome, evidence, remaining, commits, *turns)?
+        }
         EventKind::BuildStarted { phase, units } => gate::build_started(&mut b, *phase, units)?,
         EventKind::GatePassed {
             phase,

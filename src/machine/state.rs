@@ -6,6 +6,7 @@ use std::fmt;
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::cost::Usd;
 use crate::plan::Plan;
 use crate::plan::SprintId;
 use crate::plan::TaskType;
@@ -228,6 +229,9 @@ pub struct SprintState {
     /// What verification found still missing (for the continuation prompt).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub remaining: Vec<String>,
+    /// Dollars its agents reported spending, over every dispatch.
+    #[serde(rename = "cost_usd", skip_serializing_if = "Usd::is_zero", default)]
+    pub cost: Usd,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -285,6 +289,11 @@ impl UnitState {
 
     pub fn active_sprint(&self) -> Option<&SprintState> {
         self.sprints.iter().find(|s| s.state.is_active())
+    }
+
+    /// Dollars the unit's agents reported spending.
+    pub fn cost(&self) -> Usd {
+        self.sprints.iter().map(|s| s.cost).sum()
     }
 }
 
@@ -344,7 +353,19 @@ pub struct State {
     /// "Cross-Package Needs" heading in their progress files.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub needs: Vec<Need>,
+    /// The agents' reported costs reached `run.budget_usd`: no new dispatch
+    /// until `resume` (after the budget was raised).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub budget_reached: Option<BudgetReached>,
     pub units: Vec<UnitState>,
+}
+
+/// When and at what figures the budget stopped new dispatches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BudgetReached {
+    pub spent: Usd,
+    pub budget: Usd,
+    pub at: String,
 }
 
 /// One cross-unit need, as its unit's progress file states it.
@@ -444,6 +465,7 @@ impl State {
             build: None,
             reconciled: None,
             needs: Vec::new(),
+            budget_reached: None,
             units: plan
                 .units
                 .iter()
@@ -479,6 +501,7 @@ impl State {
                             last_verified: None,
                             last_failure: None,
                             remaining: Vec::new(),
+                            cost: Usd::ZERO,
                         })
                         .collect(),
                 })
@@ -548,6 +571,11 @@ impl State {
             .map(UnitState::phase)
             .min()
             .unwrap_or(0)
+    }
+
+    /// Dollars every agent of the run reported spending.
+    pub fn cost(&self) -> Usd {
+        self.units.iter().map(UnitState::cost).sum()
     }
 
     pub fn unit(&self, name: &str) -> Option<&UnitState> {

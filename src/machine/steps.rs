@@ -8,6 +8,7 @@ use super::apply::Change;
 use super::apply::MachineError;
 use super::apply::Step;
 use super::apply::Transition;
+use super::cost::Usd;
 use super::state::SprintState;
 use super::state::SprintStatus;
 use super::state::State;
@@ -27,6 +28,8 @@ pub(super) struct Steps<'a> {
     pub(super) started: bool,
     /// Turns reported for the dispatch being judged (verdict steps carry it).
     pub(super) turns: Option<u64>,
+    /// Dollars reported for the dispatch being judged (likewise).
+    pub(super) cost: Option<Usd>,
 }
 
 impl<'a> Steps<'a> {
@@ -56,6 +59,7 @@ impl<'a> Steps<'a> {
             attempt: None,
             model: None,
             turns: None,
+            cost: None,
             at: self.at.to_string(),
         };
         self.push(t);
@@ -72,6 +76,7 @@ impl<'a> Steps<'a> {
             attempt: None,
             model: None,
             turns: None,
+            cost: None,
             at: self.at.to_string(),
         };
         self.push(t);
@@ -101,6 +106,7 @@ impl<'a> Steps<'a> {
             attempt: None,
             model: None,
             turns: None,
+            cost: None,
             at: self.at.to_string(),
         };
         self.push(t);
@@ -123,6 +129,7 @@ impl<'a> Steps<'a> {
             attempt: Some((s.attempt, max)),
             model: s.model,
             turns: self.turns,
+            cost: self.cost,
             at: self.at.to_string(),
         };
         self.push(t);

@@ -12,6 +12,7 @@ use time::OffsetDateTime;
 use crate::machine::Overall;
 use crate::machine::SprintStatus;
 use crate::machine::State;
+use crate::machine::Usd;
 use crate::plan::analysis;
 use crate::plan::analysis::estimated_turns;
 use crate::plan::CriterionKind;
@@ -143,6 +144,8 @@ pub struct SprintEntry {
     /// The first dispatch's model differed from the completing one.
     pub upgraded: bool,
     pub foundation: u32,
+    /// Dollars its agents reported, over every dispatch of the sprint.
+    pub cost_usd: Usd,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -155,6 +158,16 @@ pub struct Summary {
     pub cost: u32,
     /// The sum of the completed sprints' durations.
     pub seconds: i64,
+    /// Dollars the agents reported spending, over every dispatch.
+    pub spent_usd: Usd,
+    /// The same, per work unit (plan order).
+    pub unit_spent: Vec<UnitSpent>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnitSpent {
+    pub unit: String,
+    pub cost_usd: Usd,
 }
 
 /// A sprint that is not COMPLETED, for incomplete runs.
@@ -167,6 +180,7 @@ pub struct Outstanding {
     pub state: String,
     pub attempts: u32,
     pub last_failure: Option<String>,
+    pub cost_usd: Usd,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -576,6 +590,7 @@ pub fn build(records: &[Record], state: &State, plan: &Plan, max_turns: u32) -> 
             total_seconds: mine.iter().map(|a| a.seconds).sum(),
             upgraded: first_model.is_some() && first_model != model,
             foundation: at.map(|a| analysis::foundation_score(plan, a)).unwrap_or(0),
+            cost_usd: ss.cost,
         });
     }
     let mut models: BTreeMap<String, usize> = BTreeMap::new();
@@ -593,6 +608,15 @@ pub fn build(records: &[Record], state: &State, plan: &Plan, max_turns: u32) -> 
         models,
         cost,
         seconds: sprints.iter().map(|s| s.seconds).sum(),
+        spent_usd: state.cost(),
+        unit_spent: state
+            .units
+            .iter()
+            .map(|u| UnitSpent {
+                unit: u.name.clone(),
+                cost_usd: u.cost(),
+            })
+            .collect(),
     };
     let outstanding = state
         .units
@@ -609,6 +633,7 @@ pub fn build(records: &[Record], state: &State, plan: &Plan, max_turns: u32) -> 
                     state: s.state.to_string(),
                     attempts: s.total_attempts,
                     last_failure: s.last_failure.clone(),
+                    cost_usd: s.cost,
                 })
         })
         .collect();

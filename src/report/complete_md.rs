@@ -66,6 +66,9 @@ fn entry(out: &mut String, s: &SprintEntry) {
         }
     }
     let _ = writeln!(out, "- **Attempts**: {}/{}", s.attempts, s.max_retries);
+    if !s.cost_usd.is_zero() {
+        let _ = writeln!(out, "- **Cost**: {} (reported by its agents)", s.cost_usd);
+    }
     let _ = writeln!(out, "- **Timing**:");
     let _ = writeln!(out, "  - Started: {}", s.started);
     let _ = writeln!(out, "  - Completed: {}", s.completed);
@@ -102,6 +105,26 @@ fn entry(out: &mut String, s: &SprintEntry) {
         let _ = writeln!(out, "  - {mark} {} ({})", c.text, c.how);
     }
     let _ = writeln!(out, "\n---\n");
+}
+
+/// `Spent: $1.20 (parser $0.80, ui $0.40)`: dollars the agents reported, in
+/// total and per unit; `None` when no agent reported any.
+fn spent_line(r: &Report) -> Option<String> {
+    if r.summary.spent_usd.is_zero() {
+        return None;
+    }
+    let units: Vec<String> = r
+        .summary
+        .unit_spent
+        .iter()
+        .filter(|u| !u.cost_usd.is_zero())
+        .map(|u| format!("{} {}", u.unit, u.cost_usd))
+        .collect();
+    Some(format!(
+        "Spent: {} reported by the agents ({})",
+        r.summary.spent_usd,
+        units.join(", ")
+    ))
 }
 
 /// The whole `COMPLETE_<NAME>.md`.
@@ -141,6 +164,9 @@ pub fn render(r: &Report) -> String {
         "- Total cost: {}x (relative: haiku=1x, sonnet=10x, opus=30x)",
         r.summary.cost
     );
+    if let Some(line) = spent_line(r) {
+        let _ = writeln!(out, "- {line}");
+    }
     let _ = writeln!(out, "- Total duration: {}\n", duration(r.summary.seconds));
     if !r.complete {
         let _ = writeln!(
@@ -824,6 +850,9 @@ pub fn user_summary(r: &Report, path: &str) -> String {
     );
     let _ = writeln!(out, "- Model usage: {}", models_line(r));
     let _ = writeln!(out, "- Total cost: {}× (relative)", r.summary.cost);
+    if let Some(line) = spent_line(r) {
+        let _ = writeln!(out, "- {line}");
+    }
     let _ = writeln!(out, "\nDetailed analysis available in: {path}");
     out
 }

@@ -28,6 +28,11 @@ pub struct StatusJson<'a> {
     pub next_event: String,
     /// The Cross-Unit Needs Registry.
     pub needs: Vec<crate::machine::Need>,
+    /// Dollars every agent of the run reported spending.
+    pub cost_usd: crate::machine::Usd,
+    /// Set when the spending reached `run.budget_usd`: no new dispatches.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_reached: Option<&'a crate::machine::BudgetReached>,
     /// The working tree's plan differs from the run's snapshot.
     pub plan_drift: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -50,6 +55,11 @@ pub struct UnitJson<'a> {
     pub sprint_total: usize,
     pub sprint_completed: usize,
     pub current: Option<CurrentJson<'a>>,
+    /// Dollars the unit's agents reported, over all its sprints.
+    pub cost_usd: crate::machine::Usd,
+    /// The same per sprint, for the sprints that cost anything.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub sprint_costs: std::collections::BTreeMap<String, crate::machine::Usd>,
 }
 
 #[derive(Debug, Serialize)]
@@ -64,6 +74,11 @@ pub struct CurrentJson<'a> {
     pub attempt: u32,
     pub max_retries: u32,
     pub total_attempts: u32,
+    /// Dollars this sprint's agents reported, over every dispatch.
+    pub cost_usd: crate::machine::Usd,
+    /// Why the last attempt failed (BACKOFF and FATAL sprints).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_failure: Option<&'a str>,
     /// When a failed sprint's retry starts (RFC 3339), while it waits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_at: Option<&'a str>,
@@ -82,6 +97,40 @@ pub fn blocked_notices(s: &State) -> Vec<String> {
             ))
         })
         .collect()
+}
+
+/// Why a failed sprint's last attempt failed, while it waits in BACKOFF or
+/// FATAL (denied tools, the agent's error, what verification found).
+fn failure_of(sp: &crate::machine::SprintState) -> Option<&str> {
+    matches!(sp.state, SprintStatus::Backoff | SprintStatus::Fatal)
+        .then_some(sp.last_failure.as_deref())
+        .flatten()
+}
+
+/// What the agents reported spending (in total, per unit, per sprint) and
+/// why nothing is dispatched when the budget is reached.
+fn cost_lines(s: &State, o: &mut String) -> std::fmt::Result {
+    let total = s.cost();
+    if !total.is_zero() {
+        writeln!(o, "Cost: {total} reported by the agents")?;
+        for u in s.units.iter().filter(|u| !u.cost().is_zero()) {
+            let sprints: Vec<String> = u
+                .sprints
+                .iter()
+                .filter(|sp| !sp.cost.is_zero())
+                .map(|sp| format!("sprint {} {}", sp.id, sp.cost))
+                .collect();
+            writeln!(o, "  {}: {} ({})", u.name, u.cost(), sprints.join(", "))?;
+        }
+    }
+    if let Some(b) = &s.budget_reached {
+        writeln!(
+            o,
+            "Budget reached: {} spent of run.budget_usd {} at {}; no new dispatches. Raise run.budget_usd in .workflow/config.toml, run `git supervisor replan`, then `git supervisor resume`.",
+            b.spent, b.budget, b.at
+        )?;
+    }
+    Ok(())
 }
 
 /// The four-line message of spec §P-81 for a BLOCKED unit.
@@ -185,6 +234,9 @@ pub fn next_event(s: Option<&State>) -> String {
     match s.overall() {
         Overall::Completed => "none — every work unit is COMPLETED".into(),
         Overall::Killed => "none — run killed; `git supervisor resume` continues it".into(),
+        Overall::Stopped if s.budget_reached.is_some() => {
+            "none — the budget is reached; raise run.budget_usd, `git supervisor replan`, then `git supervisor resume`".into()
+        }
         Overall::Stopped => "none — run stopped; `git supervisor resume` continues it".into(),
         Overall::Blocked if active == 0 => {
             "waiting for intervention: fix the cause, then `git supervisor resume`".into()
@@ -210,6 +262,8 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             waiting: Vec::new(),
             next_event: next_event(None),
             needs: Vec::new(),
+            cost_usd: crate::machine::Usd::ZERO,
+            budget_reached: None,
             plan_drift: false,
             plan_diff: None,
         };
@@ -239,11 +293,20 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
                     attempt: sp.attempt,
                     max_retries: s.max_retries,
                     total_attempts: sp.total_attempts,
+                    cost_usd: sp.cost,
+                    last_failure: failure_of(sp),
                     retry_at: sp
                         .retry_at
                         .as_deref()
                         .filter(|_| sp.state == SprintStatus::Backoff),
                 }),
+                cost_usd: u.cost(),
+                sprint_costs: u
+                    .sprints
+                    .iter()
+                    .filter(|sp| !sp.cost.is_zero())
+                    .map(|sp| (sp.id.to_string(), sp.cost))
+                    .collect(),
             })
             .collect(),
         active_agents: s.active_agents(),
@@ -259,6 +322,8 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
         waiting: waits(s),
         next_event: next_event(Some(s)),
         needs: s.needs.clone(),
+        cost_usd: s.cost(),
+        budget_reached: s.budget_reached.as_ref(),
         plan_drift: false,
         plan_diff: None,
     }
@@ -347,6 +412,13 @@ fn text_into(s: Option<&State>, timestamp: &str, color: bool, o: &mut String) ->
     for n in blocked_notices(s) {
         writeln!(o, "{n}")?;
     }
+    // Why a sprint waiting for a retry (or BLOCKED) failed: denied tools,
+    // the agent's error, what verification found.
+    for u in &s.units {
+        if let Some((sp, why)) = u.current().and_then(|sp| Some((sp, failure_of(sp)?))) {
+            writeln!(o, "{} Sprint {} last failed: {why}", u.name, sp.id)?;
+        }
+    }
     for w in waits(s) {
         writeln!(o, "{w}")?;
     }
@@ -357,6 +429,7 @@ fn text_into(s: Option<&State>, timestamp: &str, color: bool, o: &mut String) ->
             }
         }
     }
+    cost_lines(s, o)?;
     if let Some(k) = &s.kill {
         writeln!(o, "Killed: {} at {}", k.reason, k.at)?;
     }

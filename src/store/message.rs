@@ -40,6 +40,9 @@ pub fn format(t: &Transition, seq: u64, run_id: &str) -> String {
     if let Some(turns) = t.turns {
         trailer("Turns", &turns.to_string());
     }
+    if let Some(cost) = t.cost {
+        trailer("Cost", &cost.exact());
+    }
     trailer("Run", run_id);
     trailer("Seq", &seq.to_string());
     trailer("Schema", &SCHEMA.to_string());
@@ -61,6 +64,8 @@ pub struct Record {
     pub attempt: Option<String>,
     pub model: Option<String>,
     pub turns: Option<u64>,
+    /// Dollars the agent reported for the dispatch a verdict ends.
+    pub cost: Option<crate::machine::Usd>,
     pub run: Option<String>,
     pub seq: Option<u64>,
 }
@@ -84,6 +89,7 @@ pub fn parse(commit: &str, time: &str, message: &str) -> Record {
         attempt: None,
         model: None,
         turns: None,
+        cost: None,
         run: None,
         seq: None,
     };
@@ -108,6 +114,7 @@ pub fn parse(commit: &str, time: &str, message: &str) -> Record {
             "Model" => r.model = v,
             "Seq" => r.seq = value.trim().parse().ok(),
             "Turns" => r.turns = value.trim().parse().ok(),
+            "Cost" => r.cost = crate::machine::Usd::parse(value),
             "Run" => r.run = v,
             _ => {}
         }
@@ -135,6 +142,7 @@ mod tests {
             attempt: Some((1, 3)),
             model: Some(crate::machine::Model::Sonnet),
             turns: None,
+            cost: crate::machine::Usd::from_dollars(0.0834215),
             at: "t".into(),
         };
         let m = format(&t, 7, "run-1");
@@ -145,6 +153,8 @@ mod tests {
         assert_eq!(r.from.as_deref(), Some("PENDING"));
         assert_eq!(r.to.as_deref(), Some("DISPATCHED"));
         assert_eq!(r.seq, Some(7));
+        assert!(m.contains("Supervisor-Cost: 0.083422\n"), "{m}");
+        assert_eq!(r.cost, crate::machine::Usd::from_dollars(0.083422));
         assert_eq!(r.why, "First dispatch.");
     }
 }

@@ -316,6 +316,7 @@ pub mod seed {
                 remaining: vec![],
                 commits: vec![],
                 turns: None,
+                cost: None,
             },
         );
     }

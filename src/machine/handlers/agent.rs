@@ -22,6 +22,12 @@ pub(in crate::machine) fn dispatch(
     agent: &Agent,
 ) -> Result<(), MachineError> {
     b.require_started()?;
+    if let Some(r) = &b.state.budget_reached {
+        return Err(MachineError::BudgetReached {
+            spent: r.spent,
+            budget: r.budget,
+        });
+    }
     let i = b.unit_index(unit)?;
     let u = &b.state.units[i];
     if u.state != UnitStatus::Running {
@@ -142,6 +148,11 @@ pub(in crate::machine) fn verdict(
     // The verdict's transition carries the turns (a trailer); the
     // report sums them from history.
     b.turns = turns;
+    // The sprint keeps the sum of its dispatches' dollars (status, budget).
+    if let Some(c) = b.cost {
+        let s = &mut b.state.units[i].sprints[k];
+        s.cost = s.cost + c;
+    }
     let s = &b.state.units[i].sprints[k];
     // A deferred sprint's wait is not failure: its checks are never capped.
     let deferred = s.task_type == TaskType::Deferred;
