@@ -71,7 +71,7 @@ fn each_preset_of_the_template_uncomments_into_a_config_that_loads() {
             .filter(|(a, b)| a != b)
             .collect();
         assert!(changed.iter().all(|(a, b)| a.starts_with('#')
-            && (a.strip_prefix("# ") == Some(b) || (*a == "#" && b.is_empty()))));
+            && (a.strip_prefix("# ") == Some(b) || a.strip_prefix('#') == Some(b))));
         let config = Config::parse(&text, preset.name())
             .unwrap_or_else(|e| panic!("preset {} does not load: {e:?}", preset.name()));
         let argv = config.agent_command().expect("command set");
@@ -84,11 +84,20 @@ fn each_preset_of_the_template_uncomments_into_a_config_that_loads() {
                 assert!(joined.contains("--permission-mode acceptEdits"), "{joined}");
                 assert!(joined.contains("--allowedTools Bash"), "{joined}");
                 assert!(!joined.contains("dangerously"), "{joined}");
+                let resume = config.resume_command().expect("resume_command").join(" ");
+                assert!(resume.contains("--resume {session_id}"), "{resume}");
+                assert!(resume.contains("--permission-mode acceptEdits"), "{resume}");
                 assert_eq!(config.agent.prompt, PromptDelivery::Stdin);
             }
             Preset::Codex => {
                 assert!(joined.contains("exec --json"), "{joined}");
                 assert!(joined.contains("--sandbox danger-full-access"), "{joined}");
+                let resume = config.resume_command().expect("resume_command").join(" ");
+                assert!(resume.contains("exec resume"), "{resume}");
+                assert!(
+                    resume.contains("sandbox_mode=danger-full-access"),
+                    "{resume}"
+                );
                 assert_eq!(config.agent.prompt, PromptDelivery::Stdin);
                 assert!(
                     config.models.haiku.starts_with("gpt-"),
