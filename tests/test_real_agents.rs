@@ -63,8 +63,10 @@ impl Cli {
     }
 }
 
-/// `{unit}`/`{sprint}` are filled in by the stub from the prompt.
-const COMMIT: &str = "mkdir -p {unit} && echo 'sprint {sprint} done' > {unit}/{sprint}.txt && git add {unit}/{sprint}.txt && git commit -q -m '{unit}: sprint {sprint}' --trailer 'Supervisor-Sprint: {unit}/{sprint}' --trailer 'Supervisor-Status: complete' && echo committed";
+/// `{unit}`/`{sprint}` are filled in by the stub from the prompt. The
+/// commit names its file: agents share one worktree and index, and a bare
+/// `git commit` would take in what a parallel agent has staged.
+const COMMIT: &str = "mkdir -p {unit} && echo 'sprint {sprint} done' > {unit}/{sprint}.txt && git add {unit}/{sprint}.txt && git commit -q -m '{unit}: sprint {sprint}' --trailer 'Supervisor-Sprint: {unit}/{sprint}' --trailer 'Supervisor-Status: complete' -- {unit}/{sprint}.txt && echo committed";
 
 /// The script that does a sprint's work with each CLI's own means: a shell
 /// command for Claude Code and Codex, a file edit that aider commits.
