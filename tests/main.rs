@@ -19,6 +19,7 @@ mod test_plan_fuzz;
 mod test_plan_props;
 mod test_plan_shapes;
 mod test_prompt;
+mod test_real_agents;
 mod test_regressions;
 mod test_report;
 mod test_rewrite;

@@ -1,5 +1,7 @@
 //! `git supervisor init`: copy the bundled `.workflow-template/` into the
-//! project's `.workflow/`, never overwriting without `--force`.
+//! project's `.workflow/`, never overwriting without `--force`, with one
+//! agent preset switched on: the one named by `--agent`, else the first of
+//! `claude`, `codex`, `aider` found on `PATH` (see `config::presets`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,6 +12,8 @@ use miette::WrapErr;
 
 use super::Context;
 use super::EXIT_OK;
+use crate::config::presets;
+use crate::config::presets::Preset;
 use crate::config::CONFIG_DIR;
 use crate::plan::resolve::resolve_plan;
 
@@ -27,7 +31,14 @@ pub const TEMPLATE: &[(&str, &str)] = &[
         "prompt-template.md",
         include_str!("../../.workflow-template/prompt-template.md"),
     ),
+    (
+        "agent.sh",
+        include_str!("../../.workflow-template/agent.sh"),
+    ),
 ];
+
+/// Template files written executable.
+const EXECUTABLE: &[&str] = &["agent.sh"];
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
@@ -37,6 +48,10 @@ pub struct InitArgs {
     /// Overwrite files that already exist
     #[arg(long)]
     pub force: bool,
+    /// The agent preset to switch on (default: the first of claude, codex,
+    /// aider found on PATH)
+    #[arg(long, value_enum)]
+    pub agent: Option<Preset>,
 }
 
 pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::Result<u8> {
@@ -65,11 +80,41 @@ pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::
     std::fs::create_dir_all(&target)
         .into_diagnostic()
         .wrap_err_with(|| format!("cannot create {}", target.display()))?;
+    let chosen = match args.agent {
+        Some(preset) => Some((preset, None)),
+        None => presets::detect(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|(preset, at)| (preset, Some(at))),
+    };
     for (name, text) in TEMPLATE {
         let path = target.join(name);
-        super::write_file(&path, text)?;
+        let text = match (*name, &chosen) {
+            ("config.toml", Some((preset, _))) => presets::enable(text, *preset)
+                .map_err(|e| miette::miette!(code = "init::template", "{e}"))?,
+            _ => text.to_string(),
+        };
+        super::write_file(&path, &text)?;
+        if EXECUTABLE.contains(name) {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                .into_diagnostic()
+                .wrap_err_with(|| format!("cannot make {} executable", path.display()))?;
+        }
         writeln!(out, "wrote {CONFIG_DIR}/{name}").map_err(super::io_err)?;
     }
+    match &chosen {
+        Some((preset, Some(at))) => writeln!(
+            out,
+            "agent: {} (found {} on PATH; pass --agent to choose another)",
+            preset.name(),
+            at.display()
+        ),
+        Some((preset, None)) => writeln!(out, "agent: {}", preset.name()),
+        None => writeln!(
+            out,
+            "agent: none of claude, codex, aider is on PATH; every preset in {CONFIG_DIR}/config.toml is left commented (or run `git supervisor init --force --agent script`)"
+        ),
+    }
+    .map_err(super::io_err)?;
     match crate::hooks::install(&root) {
         Ok(done) => {
             for (hook, _) in done {
@@ -85,9 +130,14 @@ pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::
         }
         Err(e) => return Err(e.into()),
     }
+    let first = if chosen.is_some() {
+        String::new()
+    } else {
+        format!("uncomment an agent preset in {CONFIG_DIR}/config.toml, ")
+    };
     writeln!(
         out,
-        "next: set agent.command in {CONFIG_DIR}/config.toml, write EXECUTION_PLAN.md (see {CONFIG_DIR}/EXECUTION_PLAN.example.md), then run `git supervisor plan`"
+        "next: {first}write EXECUTION_PLAN.md (see {CONFIG_DIR}/EXECUTION_PLAN.example.md), then run `git supervisor plan`"
     )
     .map_err(super::io_err)?;
     Ok(EXIT_OK)

@@ -18,6 +18,8 @@ use toml::Spanned;
 pub const CONFIG_DIR: &str = ".workflow";
 pub const CONFIG_FILE: &str = "config.toml";
 
+pub mod presets;
+
 /// The placeholders an agent command may use.
 pub const PLACEHOLDERS: &[&str] = &[
     "model",

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod stub_model;
+
 use std::collections::hash_map::DefaultHasher;
 use std::hash::Hash;
 use std::hash::Hasher;

@@ -1,0 +1,878 @@
+//! Issue 14, "Must show": the real agent CLIs — Claude Code and Codex from
+//! npm, aider from PyPI — driven by git supervisor against a stub model on
+//! 127.0.0.1 (`common::stub_model`), each with its preset exactly as
+//! `git supervisor init --agent NAME` writes it. The only thing a test
+//! changes is where the CLI's model provider is (its base URL), through the
+//! environment the agent inherits, plus a HOME of its own.
+//!
+//! One test runs every scenario for the three CLIs at once (threads, each
+//! with its own project and stub), so it takes as long as the slowest: the
+//! 90-second silent tool.
+//!
+//! A CLI that is not installed is skipped with a message, except when `CI`
+//! or `GIT_SUPERVISOR_REQUIRE_AGENTS` is set (`.ci/run` installs them with
+//! `scripts/install-agent-clis.sh`).
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::common::stub_model::Failure;
+use crate::common::stub_model::Script;
+use crate::common::stub_model::StubModel;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cli {
+    Claude,
+    Codex,
+    Aider,
+}
+
+const CLIS: [Cli; 3] = [Cli::Claude, Cli::Codex, Cli::Aider];
+
+impl Cli {
+    fn name(self) -> &'static str {
+        match self {
+            Cli::Claude => "claude",
+            Cli::Codex => "codex",
+            Cli::Aider => "aider",
+        }
+    }
+
+    /// Installed, or (outside CI) skipped with a message.
+    fn available(self) -> bool {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        if git_supervisor::config::presets::find_on_path(self.name(), &path).is_some() {
+            return true;
+        }
+        let required = std::env::var_os("CI").is_some()
+            || std::env::var_os("GIT_SUPERVISOR_REQUIRE_AGENTS").is_some();
+        assert!(
+            !required,
+            "{} is not installed but CI/GIT_SUPERVISOR_REQUIRE_AGENTS requires it (run scripts/install-agent-clis.sh)",
+            self.name()
+        );
+        eprintln!(
+            "skipping the real {} test: `{}` is not on PATH (scripts/install-agent-clis.sh installs it)",
+            self.name(),
+            self.name()
+        );
+        false
+    }
+}
+
+/// `{unit}`/`{sprint}` are filled in by the stub from the prompt. The
+/// commit names its file: agents share one worktree and index, and a bare
+/// `git commit` would take in what a parallel agent has staged.
+const COMMIT: &str = "mkdir -p {unit} && echo 'sprint {sprint} done' > {unit}/{sprint}.txt && git add {unit}/{sprint}.txt && git commit -q -m '{unit}: sprint {sprint}' --trailer 'Supervisor-Sprint: {unit}/{sprint}' --trailer 'Supervisor-Status: complete' -- {unit}/{sprint}.txt && echo committed";
+
+/// The script that does a sprint's work with each CLI's own means: a shell
+/// command for Claude Code and Codex, a file edit that aider commits.
+fn work(cli: Cli, before: &str) -> Script {
+    let mut s = Script {
+        final_text: "The sprint is complete and committed.".into(),
+        ..Script::default()
+    };
+    if cli == Cli::Aider {
+        s.edits = vec![("{unit}/{sprint}.txt".into(), "sprint {sprint} done".into())];
+    } else if before.is_empty() {
+        s.commands = vec![COMMIT.into()];
+    } else {
+        s.commands = vec![format!("{before} && {COMMIT}")];
+    }
+    s
+}
+
+const PLAN_2X2: &str = "# Stub Project
+
+| Package | Directory | Layer | Sprints |
+|---------|-----------|-------|---------|
+| alpha   | alpha     | 0     | 2       |
+| beta    | beta      | 0     | 2       |
+
+## alpha
+
+### Sprint 1: First alpha file
+
+- Write `alpha/1.txt`
+
+**Exit Criteria**:
+- [ ] `alpha/1.txt` exists
+
+### Sprint 2: Second alpha file
+
+- Write `alpha/2.txt`
+
+**Exit Criteria**:
+- [ ] `alpha/2.txt` exists
+
+## beta
+
+### Sprint 1: First beta file
+
+- Write `beta/1.txt`
+
+**Exit Criteria**:
+- [ ] `beta/1.txt` exists
+
+### Sprint 2: Second beta file
+
+- Write `beta/2.txt`
+
+**Exit Criteria**:
+- [ ] `beta/2.txt` exists
+";
+
+const PLAN_1X1: &str = "# Stub Project
+
+| Package | Directory | Layer | Sprints |
+|---------|-----------|-------|---------|
+| alpha   | alpha     | 0     | 1       |
+
+## alpha
+
+### Sprint 1: First alpha file
+
+- Write `alpha/1.txt`
+
+**Exit Criteria**:
+- [ ] `alpha/1.txt` exists
+";
+
+/// A project with `plan`, its preset written by `init --agent`, the stub as
+/// the CLI's provider.
+struct Project {
+    cli: Cli,
+    repo: tempfile::TempDir,
+    home: tempfile::TempDir,
+    stub: StubModel,
+    extra_env: Vec<(String, String)>,
+}
+
+impl Project {
+    fn new(cli: Cli, plan: &str, stub: StubModel) -> Project {
+        let repo = tempfile::tempdir().expect("tempdir");
+        let home = tempfile::tempdir().expect("tempdir");
+        let p = Project {
+            cli,
+            repo,
+            home,
+            stub,
+            extra_env: Vec::new(),
+        };
+        let dir = p.dir();
+        p.git(&["init", "-q", "-b", "main"]);
+        p.git(&["config", "user.name", "Stub User"]);
+        p.git(&["config", "user.email", "user@example.com"]);
+        p.git(&["config", "commit.gpgsign", "false"]);
+        std::fs::write(dir.join("EXECUTION_PLAN.md"), plan).expect("plan");
+        for unit in ["alpha", "beta"] {
+            std::fs::create_dir_all(dir.join(unit)).expect("unit dir");
+            std::fs::write(dir.join(unit).join("PROGRESS.md"), format!("# {unit}\n"))
+                .expect("progress");
+        }
+        // As the README advises for aider's cache.
+        std::fs::write(dir.join(".gitignore"), ".aider*\n").expect("gitignore");
+        let init = p.sv(&["init", "--agent", cli.name()]);
+        assert_eq!(init.0, 0, "init: {}", init.2);
+        p.git(&["add", "-A"]);
+        p.git(&["commit", "-q", "-m", "Initial layout"]);
+        if cli == Cli::Codex {
+            // The provider entry: where Codex finds its model, nothing else.
+            let codex_home = p.home.path().join(".codex");
+            std::fs::create_dir_all(&codex_home).expect("codex home");
+            std::fs::write(
+                codex_home.join("config.toml"),
+                format!(
+                    "model_provider = \"stub\"\n\n[model_providers.stub]\nname = \"stub\"\nbase_url = \"{}/v1\"\n\n[analytics]\nenabled = false\n",
+                    p.stub.base_url()
+                ),
+            )
+            .expect("codex config");
+        }
+        p
+    }
+
+    fn dir(&self) -> &Path {
+        self.repo.path()
+    }
+
+    /// The environment a user of this CLI would have, pointed at the stub.
+    fn command(&self, program: &str) -> Command {
+        let mut cmd = crate::common::command(program, self.dir());
+        // Real time: retry delays and durations are measured.
+        cmd.env_remove("GIT_SUPERVISOR_TIMESTAMP")
+            .env("HOME", self.home.path());
+        let url = self.stub.base_url();
+        match self.cli {
+            Cli::Claude => {
+                cmd.env("ANTHROPIC_BASE_URL", &url)
+                    .env("ANTHROPIC_API_KEY", "sk-stub")
+                    .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+                    .env("DISABLE_TELEMETRY", "1")
+                    .env("DISABLE_ERROR_REPORTING", "1")
+                    .env("DISABLE_AUTOUPDATER", "1");
+            }
+            Cli::Codex => {
+                cmd.env("CODEX_HOME", self.home.path().join(".codex"));
+            }
+            Cli::Aider => {
+                cmd.env("OPENAI_API_BASE", format!("{url}/v1"))
+                    .env("OPENAI_API_KEY", "sk-stub")
+                    .env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+                    .env("AIDER_ANALYTICS_DISABLE", "true")
+                    .env("AIDER_CHECK_UPDATE", "false");
+            }
+        }
+        for (k, v) in &self.extra_env {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+
+    fn sv(&self, args: &[&str]) -> (i32, String, String) {
+        let out = self
+            .command(crate::common::bin())
+            .args(args)
+            .output()
+            .expect("git-supervisor runs");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        crate::common::git(self.dir(), args)
+    }
+
+    fn start(&self) {
+        let (code, out, err) = self.sv(&["start"]);
+        assert_eq!(code, 0, "start: {out}{err}");
+    }
+
+    /// `wait` with a bound; the run's outcome and exit status.
+    fn wait(&self, timeout: &str) -> i32 {
+        self.sv(&["wait", "--timeout", timeout]).0
+    }
+
+    fn status(&self) -> serde_json::Value {
+        let (_, out, err) = self.sv(&["status", "--format", "json"]);
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("status JSON: {e}: {out}{err}"))
+    }
+
+    /// Subjects and bodies of the transitions, oldest first, with their
+    /// commit time.
+    fn transitions(&self) -> Vec<(i64, String)> {
+        let out = self.git(&[
+            "log",
+            "--reverse",
+            "--format=%ct%x1f%B%x1e",
+            "refs/supervisor/state",
+        ]);
+        out.split('\x1e')
+            .filter(|r| !r.trim().is_empty())
+            .map(|r| {
+                let (t, msg) = r.trim_start().split_once('\x1f').expect("record");
+                (t.parse().expect("time"), msg.to_string())
+            })
+            .collect()
+    }
+
+    /// Everything that tells what happened, for failure messages.
+    fn story(&self) -> String {
+        let mut s = format!("--- {} transitions:\n", self.cli.name());
+        for (_, msg) in self.transitions() {
+            s.push_str(msg.lines().next().unwrap_or(""));
+            s.push('\n');
+        }
+        let agents = crate::common::git(self.dir(), &["rev-parse", "--git-common-dir"]);
+        let agents = self.dir().join(agents.trim()).join("supervisor/agents");
+        let mut logs: Vec<PathBuf> = std::fs::read_dir(&agents)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "log"))
+            .collect();
+        logs.sort();
+        for log in logs {
+            s.push_str(&format!("--- {}:\n", log.display()));
+            s.push_str(&git_supervisor::dispatch::tail(&log, 15));
+            s.push('\n');
+        }
+        s.push_str(&format!(
+            "--- stub saw: {:?}\n",
+            self.stub
+                .seen()
+                .iter()
+                .map(|r| format!("{} {:?} {}", r.path, r.model, r.status))
+                .collect::<Vec<_>>()
+        ));
+        s
+    }
+
+    /// Processes inside the project after a short grace for the engine's
+    /// own last tick to finish.
+    fn processes_left(&self) -> Vec<String> {
+        let until = Instant::now() + Duration::from_secs(5);
+        loop {
+            let left = self.processes_inside();
+            if left.is_empty() || Instant::now() > until {
+                return left;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// Processes whose working directory is inside the project: the agents
+    /// and everything they started, however detached.
+    fn processes_inside(&self) -> Vec<String> {
+        let root = self.dir().canonicalize().expect("canonical");
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let Ok(cwd) = std::fs::read_link(entry.path().join("cwd")) else {
+                continue;
+            };
+            if cwd.starts_with(&root) {
+                let cmdline = std::fs::read(entry.path().join("cmdline"))
+                    .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+                    .unwrap_or_default();
+                // A zombie is gone already; only its parent has not looked.
+                let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+                if stat
+                    .rsplit(')')
+                    .next()
+                    .is_some_and(|r| r.trim_start().starts_with('Z'))
+                {
+                    continue;
+                }
+                found.push(format!("{pid} {cmdline}"));
+            }
+        }
+        found
+    }
+
+    /// The models the stub was asked for by the agent's own requests.
+    fn models_used(&self) -> Vec<String> {
+        let mut m: Vec<String> = self
+            .stub
+            .seen()
+            .iter()
+            .filter(|r| r.main)
+            .filter_map(|r| r.model.clone())
+            .collect();
+        m.sort();
+        m.dedup();
+        m
+    }
+
+    fn preset_models(&self) -> Vec<String> {
+        let text =
+            std::fs::read_to_string(self.dir().join(".workflow/config.toml")).expect("config");
+        let c = git_supervisor::config::Config::parse(&text, "config").expect("loads");
+        vec![c.models.haiku, c.models.sonnet, c.models.opus]
+    }
+}
+
+impl Drop for Project {
+    fn drop(&mut self) {
+        // Never leave an agent behind, whatever the test did.
+        let _ = self.sv(&["killall"]);
+    }
+}
+
+/// Run the given (scenario, CLI) pairs at once, each in its own thread and
+/// project, for the CLIs installed; fail with every problem found. Narrow a
+/// local run with `GIT_SUPERVISOR_AGENTS=claude,codex` and
+/// `GIT_SUPERVISOR_SCENARIOS=plan,stop`.
+fn run_scenarios(pairs: &[(&str, Cli)]) {
+    let listed = |var: &str, name: &str| {
+        std::env::var(var)
+            .ok()
+            .is_none_or(|o| o.split(',').any(|n| n.trim() == name))
+    };
+    let clis: Vec<Cli> = CLIS
+        .into_iter()
+        .filter(|c| listed("GIT_SUPERVISOR_AGENTS", c.name()))
+        .filter(|c| pairs.iter().any(|(_, p)| p == c))
+        .filter(|c| c.available())
+        .collect();
+    let pairs: Vec<(&str, Scenario, Cli)> = pairs
+        .iter()
+        .filter(|(name, cli)| listed("GIT_SUPERVISOR_SCENARIOS", name) && clis.contains(cli))
+        .map(|&(n, cli)| {
+            let scenario = *SCENARIOS
+                .iter()
+                .find(|(name, _)| *name == n)
+                .expect("a known scenario");
+            (n, scenario, cli)
+        })
+        .collect();
+    let started = Instant::now();
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        for &(name, (_, scenario), cli) in &pairs {
+            handles.push(s.spawn(move || {
+                let result = std::panic::catch_unwind(|| scenario(cli)).unwrap_or_else(|p| {
+                    Err(p
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_default())
+                });
+                eprintln!(
+                    "real agents: {name} with {}: {} after {:.0?}",
+                    cli.name(),
+                    if result.is_ok() { "ok" } else { "FAILED" },
+                    started.elapsed()
+                );
+                result.map_err(|e| format!("[{name} / {}] {e}", cli.name()))
+            }));
+        }
+        handles
+            .into_iter()
+            .filter_map(|h| h.join().expect("joined").err())
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+fn check(ok: bool, what: &str, p: &Project) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{what}\n{}", p.story()))
+    }
+}
+
+/// The `Supervisor-Attempt` of the transition that completed `unit/sprint`.
+fn completed_attempt(p: &Project, unit: &str, sprint: &str) -> Option<String> {
+    p.transitions().into_iter().find_map(|(_, msg)| {
+        let subject = msg.lines().next().unwrap_or("");
+        (subject.starts_with(&format!("{unit}: sprint {sprint} "))
+            && subject.ends_with("-> COMPLETED"))
+        .then(|| {
+            msg.lines()
+                .find_map(|l| l.strip_prefix("Supervisor-Attempt: "))
+                .map(str::to_string)
+        })
+        .flatten()
+    })
+}
+
+/// Any number under a key that names a cost in dollars.
+fn find_costs(v: &serde_json::Value, out: &mut Vec<f64>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, v) in m {
+                if k.contains("cost_usd") || k == "usd" || k == "dollars" {
+                    if let Some(x) = v.as_f64() {
+                        out.push(x);
+                    }
+                }
+                find_costs(v, out);
+            }
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|v| find_costs(v, out)),
+        _ => {}
+    }
+}
+
+fn a_two_unit_two_sprint_plan_completes(cli: Cli) -> Result<(), String> {
+    let p = Project::new(cli, PLAN_2X2, StubModel::start(work(cli, "")));
+    p.start();
+    let code = p.wait("5m");
+    check(
+        code == 0 && p.status()["overall"] == "completed",
+        &format!("the run did not complete (wait exited {code})"),
+        &p,
+    )?;
+    for f in ["alpha/1.txt", "alpha/2.txt", "beta/1.txt", "beta/2.txt"] {
+        let tracked = p.git(&["ls-files", f]);
+        check(
+            !tracked.trim().is_empty(),
+            &format!("{f} is not committed"),
+            &p,
+        )?;
+    }
+    let used = p.models_used();
+    let served = p.preset_models();
+    check(
+        !used.is_empty()
+            && used.iter().all(|m| {
+                served
+                    .iter()
+                    .any(|s| m.contains(s.as_str()) || s.contains(m.as_str()))
+            }),
+        &format!("models asked for {used:?} are not the preset's {served:?}"),
+        &p,
+    )?;
+    let left = p.processes_left();
+    check(left.is_empty(), &format!("processes left: {left:?}"), &p)?;
+    Ok(())
+}
+
+/// What the agent reported (turns; dollars where the CLI prints them)
+/// reaches the report, also when its trailer commit completed the sprint
+/// before the agent exited, as the prompt asks it to.
+fn cost_and_turns_appear_in_the_report(cli: Cli) -> Result<(), String> {
+    let p = Project::new(cli, PLAN_1X1, StubModel::start(work(cli, "")));
+    p.start();
+    let code = p.wait("5m");
+    check(
+        code == 0,
+        &format!("the run did not complete (wait exited {code})"),
+        &p,
+    )?;
+    let (code, out, err) = p.sv(&["report", "--format", "json"]);
+    check(code == 0, &format!("report failed: {err}"), &p)?;
+    let report: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
+    let sprints = report["sprints"].as_array().cloned().unwrap_or_default();
+    check(sprints.len() == 1, &format!("one sprint entry: {out}"), &p)?;
+    check(
+        sprints
+            .iter()
+            .all(|s| s["turns"].as_u64().is_some_and(|t| t >= 1)),
+        &format!("turns missing in the report: {out}"),
+        &p,
+    )?;
+    if cli != Cli::Codex {
+        // Codex reports tokens, not dollars.
+        let mut costs = Vec::new();
+        find_costs(&report, &mut costs);
+        check(
+            costs.iter().any(|c| *c > 0.0),
+            &format!("no cost in dollars in the report: {out}"),
+            &p,
+        )?;
+    }
+    Ok(())
+}
+
+fn an_api_error_backs_off_waits_and_then_completes(cli: Cli) -> Result<(), String> {
+    let mut script = work(cli, "");
+    // A 400 is not retried by any of the CLIs.
+    script.failures = vec![Failure::api_error()];
+    let p = Project::new(cli, PLAN_1X1, StubModel::start(script));
+    p.start();
+    let code = p.wait("5m");
+    check(
+        code == 0,
+        &format!("the run did not complete (wait exited {code})"),
+        &p,
+    )?;
+    let t = p.transitions();
+    let backoff = t
+        .iter()
+        .position(|(_, m)| m.starts_with("alpha: sprint 1 RUNNING -> BACKOFF"));
+    check(
+        backoff.is_some(),
+        "no RUNNING -> BACKOFF after the API error",
+        &p,
+    )?;
+    let backoff = backoff.unwrap_or_default();
+    // The retry's agent starts (DISPATCHED -> RUNNING) only after the
+    // retry delay (30 s by default, with jitter).
+    let restart = t[backoff..]
+        .iter()
+        .find(|(_, m)| m.starts_with("alpha: sprint 1 DISPATCHED -> RUNNING"));
+    let waited = restart.map(|(at, _)| at - t[backoff].0);
+    check(
+        waited.is_some_and(|w| w >= 10),
+        &format!("the retry's agent started {waited:?} s after BACKOFF; a delay was expected"),
+        &p,
+    )?;
+    check(
+        completed_attempt(&p, "alpha", "1").is_some_and(|a| a.starts_with("2/")),
+        "sprint 1 was not COMPLETED by attempt 2",
+        &p,
+    )?;
+    Ok(())
+}
+
+fn a_tool_silent_for_90_seconds_is_not_killed(cli: Cli) -> Result<(), String> {
+    let mut script = work(cli, "sleep 90");
+    if cli == Cli::Aider {
+        // aider runs no tools: its model is what keeps it silent.
+        script.reply_delay = Duration::from_secs(90);
+    }
+    let p = Project::new(cli, PLAN_1X1, StubModel::start(script));
+    let started = Instant::now();
+    p.start();
+    let code = p.wait("6m");
+    check(
+        code == 0,
+        &format!("the run did not complete (wait exited {code})"),
+        &p,
+    )?;
+    check(
+        started.elapsed() >= Duration::from_secs(90),
+        "finished before the silent step could have",
+        &p,
+    )?;
+    check(
+        completed_attempt(&p, "alpha", "1").is_some_and(|a| a.starts_with("1/")),
+        "the silent agent was not completed by its first attempt",
+        &p,
+    )?;
+    Ok(())
+}
+
+fn a_rate_limit_consumes_no_attempt(cli: Cli) -> Result<(), String> {
+    let mut script = work(cli, "");
+    // Each CLI first retries a 429 itself; the stub answers 429 until it
+    // gives up. Claude Code keeps retrying for minutes with its
+    // defaults, so its own retry count is lowered here. Codex tries six
+    // times; aider (three HTTP requests a try) gives up after a minute.
+    let n = match cli {
+        Cli::Claude => 1,
+        Cli::Codex => 6,
+        Cli::Aider => 40,
+    };
+    script.failures = vec![Failure::rate_limit(); n];
+    let mut p = Project::new(cli, PLAN_1X1, StubModel::start(script));
+    if cli == Cli::Claude {
+        p.extra_env
+            .push(("CLAUDE_CODE_MAX_RETRIES".into(), "0".into()));
+    }
+    p.start();
+    let code = p.wait("6m");
+    check(
+        code == 0,
+        &format!("the run did not complete (wait exited {code})"),
+        &p,
+    )?;
+    let hit = p.stub.seen().iter().filter(|r| r.status == 429).count();
+    check(
+        hit == n,
+        &format!("the stub answered {hit} of {n} rate limits"),
+        &p,
+    )?;
+    check(
+        completed_attempt(&p, "alpha", "1").is_some_and(|a| a.starts_with("1/")),
+        "the rate-limited sprint was not completed as attempt 1",
+        &p,
+    )?;
+    let said = p.transitions().iter().any(|(_, m)| {
+        let m = m.to_ascii_lowercase();
+        m.contains("rate limit") || m.contains("rate-limit") || m.contains("429")
+    });
+    check(said, "no notice of the rate limit in the history", &p)?;
+    Ok(())
+}
+
+/// The agent starts a `setsid` grandchild that would commit later, then
+/// keeps its tool busy; `end` ends the run. Nothing of it may survive, and
+/// no commit may appear afterwards. `stop` lets agents finish for ten poll
+/// intervals (50 s) before it ends them, so its grandchild waits longer.
+fn nothing_survives(cli: Cli, end: &'static str) -> Result<(), String> {
+    let later: u64 = if end == "stop" { 70 } else { 20 };
+    let marker = "{unit}/started.txt";
+    let mut script = Script {
+        final_text: "done".into(),
+        ..Script::default()
+    };
+    if cli == Cli::Aider {
+        script.edits = vec![(marker.into(), "started".into())];
+        script.reply_delay = Duration::from_secs(300);
+    } else {
+        script.commands = vec![format!(
+                "mkdir -p {{unit}} && echo started > {marker} && \
+                 (setsid sh -c 'sleep {later}; echo late > {{unit}}/late.txt; git add {{unit}}/late.txt; git commit -q -m late' >/dev/null 2>&1 </dev/null &) ; sleep 300"
+            )];
+    }
+    let p = Project::new(cli, PLAN_1X1, StubModel::start(script));
+    p.start();
+    let begun = Instant::now();
+    // Wait until the agent is at work (aider: until its model is asked).
+    while begun.elapsed() < Duration::from_secs(60) {
+        let busy = match cli {
+            Cli::Aider => p.stub.seen().iter().any(|r| r.main),
+            _ => p.dir().join("alpha/started.txt").exists(),
+        };
+        if busy {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let busy_at = Instant::now();
+    check(
+        begun.elapsed() < Duration::from_secs(60),
+        "the agent never got to work",
+        &p,
+    )?;
+    std::thread::sleep(Duration::from_secs(1));
+    let (code, out, err) = p.sv(&[end]);
+    check(
+        code == 0 || code == 3,
+        &format!("{end} failed: {out}{err}"),
+        &p,
+    )?;
+    let head = p.git(&["rev-parse", "HEAD"]);
+    let late_before = p.dir().join("alpha/late.txt").exists();
+    let left = p.processes_left();
+    check(
+        left.is_empty(),
+        &format!("after {end}, still running: {left:?}"),
+        &p,
+    )?;
+    // Past the moment the grandchild would have committed.
+    let due = busy_at + Duration::from_secs(later + 5);
+    if let Some(rest) = due.checked_duration_since(Instant::now()) {
+        std::thread::sleep(rest);
+    }
+    check(
+        p.git(&["rev-parse", "HEAD"]) == head
+            && !late_before
+            && !p.dir().join("alpha/late.txt").exists(),
+        &format!("something of the run committed or wrote after {end}"),
+        &p,
+    )?;
+    let left = p.processes_inside();
+    check(
+        left.is_empty(),
+        &format!("later, still running: {left:?}"),
+        &p,
+    )?;
+    Ok(())
+}
+
+fn nothing_survives_stop(cli: Cli) -> Result<(), String> {
+    nothing_survives(cli, "stop")
+}
+
+fn nothing_survives_killall(cli: Cli) -> Result<(), String> {
+    nothing_survives(cli, "killall")
+}
+
+type Scenario = (&'static str, fn(Cli) -> Result<(), String>);
+
+/// Every scenario of issue 14's "Must show", by name.
+const SCENARIOS: &[Scenario] = &[
+    ("plan", a_two_unit_two_sprint_plan_completes),
+    ("report", cost_and_turns_appear_in_the_report),
+    ("api-error", an_api_error_backs_off_waits_and_then_completes),
+    ("silent-90s", a_tool_silent_for_90_seconds_is_not_killed),
+    ("rate-limit", a_rate_limit_consumes_no_attempt),
+    ("stop", nothing_survives_stop),
+    ("killall", nothing_survives_killall),
+];
+
+/// (scenario, CLI) pairs whose behaviour git supervisor does not have yet;
+/// each is run by an ignored test below, to be switched on when it does.
+const PENDING: &[(&str, Cli)] = &[
+    ("report", Cli::Claude),
+    ("report", Cli::Codex),
+    ("rate-limit", Cli::Aider),
+];
+
+/// Every scenario for every installed CLI at once (but the pending ones):
+/// the test takes as long as the slowest (the 90-second silent tool), not
+/// their sum.
+#[test]
+fn real_agents_end_to_end() {
+    let pairs: Vec<(&str, Cli)> = SCENARIOS
+        .iter()
+        .flat_map(|(name, _)| CLIS.into_iter().map(move |cli| (*name, cli)))
+        .filter(|pair| !PENDING.contains(pair))
+        .collect();
+    run_scenarios(&pairs);
+}
+
+#[test]
+#[ignore = "a sprint that the agent's trailer commit completes before the agent exits never gets the turns and dollars Claude Code and Codex report at exit"]
+fn real_agents_report_the_turns_and_cost_of_an_agent_that_committed_before_exiting() {
+    run_scenarios(&[("report", Cli::Claude), ("report", Cli::Codex)]);
+}
+
+#[test]
+#[ignore = "aider exits 0 after giving up on a rate limit, and only failing exits are checked for one, so the attempt is consumed"]
+fn real_agents_aider_rate_limit_consumes_no_attempt() {
+    run_scenarios(&[("rate-limit", Cli::Aider)]);
+}
+
+/// The stub itself, without any CLI: each protocol gets the scripted tool
+/// call, then the final message; failures come first; `{unit}`/`{sprint}`
+/// are taken from the prompt.
+#[test]
+fn the_stub_model_answers_each_protocol_as_scripted() {
+    use std::io::Read;
+    use std::io::Write;
+    let stub = StubModel::start(Script {
+        commands: vec!["touch {unit}/{sprint}.txt".into()],
+        edits: vec![("{unit}/{sprint}.txt".into(), "done".into())],
+        final_text: "finished".into(),
+        failures: vec![Failure::api_error()],
+        reply_delay: Duration::ZERO,
+    });
+    let post = |path: &str, body: serde_json::Value| -> (u16, String) {
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", stub.port)).expect("connect");
+        let body = body.to_string();
+        write!(
+            s,
+            "POST {path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .expect("send");
+        let mut out = String::new();
+        s.read_to_string(&mut out).expect("read");
+        let status = out[9..12].parse().expect("status");
+        (status, out)
+    };
+    let prompt = "Commit with the trailer `Supervisor-Sprint: alpha/2a` please";
+    let tools = serde_json::json!([{"name": "Bash"}]);
+    let first = serde_json::json!({"model": "m", "stream": true, "tools": tools,
+        "messages": [{"role": "user", "content": prompt}]});
+    assert_eq!(
+        post("/v1/messages", first.clone()).0,
+        400,
+        "the scripted failure first"
+    );
+    let (status, sse) = post("/v1/messages", first);
+    assert_eq!(status, 200);
+    assert!(
+        sse.contains(r#"\"command\":\"touch alpha/2a.txt\""#),
+        "{sse}"
+    );
+    let second = serde_json::json!({"model": "m", "stream": true, "tools": tools, "messages": [
+        {"role": "user", "content": prompt},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}]});
+    assert!(post("/v1/messages", second).1.contains("finished"));
+
+    let codex = serde_json::json!({"model": "gpt", "stream": true, "input": [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}]});
+    let (_, sse) = post("/v1/responses", codex);
+    assert!(
+        sse.contains("custom_tool_call") && sse.contains("tools.exec_command"),
+        "{sse}"
+    );
+    assert!(sse.contains("touch alpha/2a.txt") && sse.contains("response.completed"));
+
+    let aider = serde_json::json!({"model": "gpt-5-mini", "stream": false,
+        "messages": [{"role": "user", "content": prompt}]});
+    let (_, json) = post("/v1/chat/completions", aider);
+    assert!(
+        json.contains(r"alpha/2a.txt\n```\n<<<<<<< SEARCH\n=======\ndone\n>>>>>>> REPLACE"),
+        "{json}"
+    );
+    let commit_message = serde_json::json!({"model": "gpt-5-nano", "messages": [
+        {"role": "system", "content": "Write a one-line commit message."},
+        {"role": "user", "content": prompt}]});
+    assert!(post("/v1/chat/completions", commit_message)
+        .1
+        .contains("alpha: sprint 2a"));
+    let seen = stub.seen();
+    assert_eq!(seen.iter().filter(|r| r.main).count(), 5, "{seen:?}");
+}
