@@ -33,6 +33,34 @@ pub(super) struct Steps<'a> {
 }
 
 impl<'a> Steps<'a> {
+    /// RUNNING units drain: those with an active agent go STOPPING and wait
+    /// for it, those without stop at once. `why` opens each reason.
+    pub(in crate::machine) fn drain_running_units(&mut self, why: &str) {
+        for i in 0..self.state.units.len() {
+            if self.state.units[i].state != UnitStatus::Running {
+                continue;
+            }
+            if self.state.units[i].active_sprint().is_some() {
+                self.unit_to(
+                    i,
+                    UnitStatus::Stopping,
+                    format!("{why}: no new dispatches; waiting for the active agent."),
+                );
+            } else {
+                self.unit_to(
+                    i,
+                    UnitStatus::Stopping,
+                    format!("{why}: no new dispatches."),
+                );
+                self.unit_to(
+                    i,
+                    UnitStatus::Stopped,
+                    "No active agent; stopped at once.".into(),
+                );
+            }
+        }
+    }
+
     pub(super) fn push(&mut self, transition: Transition) {
         self.state.seq += 1;
         self.steps.push(Step {

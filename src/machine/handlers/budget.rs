@@ -7,7 +7,6 @@
 use super::super::apply::MachineError;
 use super::super::cost::Usd;
 use super::super::state::BudgetReached;
-use super::super::state::UnitStatus;
 use super::super::steps::Steps;
 
 /// The budget is spent: record it once, and stop the running units.
@@ -29,28 +28,6 @@ pub(in crate::machine) fn budget_reached(
     }
     // Units that became RUNNING since (a gate opened them) stop too; with
     // none, the event changes nothing.
-    for i in 0..b.state.units.len() {
-        if b.state.units[i].state != UnitStatus::Running {
-            continue;
-        }
-        if b.state.units[i].active_sprint().is_some() {
-            b.unit_to(
-                i,
-                UnitStatus::Stopping,
-                "Budget reached: no new dispatches; waiting for the active agent.".into(),
-            );
-        } else {
-            b.unit_to(
-                i,
-                UnitStatus::Stopping,
-                "Budget reached: no new dispatches.".into(),
-            );
-            b.unit_to(
-                i,
-                UnitStatus::Stopped,
-                "No active agent; stopped at once.".into(),
-            );
-        }
-    }
+    b.drain_running_units("Budget reached");
     Ok(())
 }

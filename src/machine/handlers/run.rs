@@ -28,29 +28,7 @@ pub(in crate::machine) fn start(b: &mut Steps<'_>) -> Result<(), MachineError> {
 /// an agent stop at once.
 pub(in crate::machine) fn stop(b: &mut Steps<'_>) -> Result<(), MachineError> {
     b.require_started()?;
-    for i in 0..b.state.units.len() {
-        if b.state.units[i].state != UnitStatus::Running {
-            continue;
-        }
-        if b.state.units[i].active_sprint().is_some() {
-            b.unit_to(
-                i,
-                UnitStatus::Stopping,
-                "Stop requested: no new dispatches; waiting for the active agent.".into(),
-            );
-        } else {
-            b.unit_to(
-                i,
-                UnitStatus::Stopping,
-                "Stop requested: no new dispatches.".into(),
-            );
-            b.unit_to(
-                i,
-                UnitStatus::Stopped,
-                "No active agent; stopped at once.".into(),
-            );
-        }
-    }
+    b.drain_running_units("Stop requested");
     Ok(())
 }
 
