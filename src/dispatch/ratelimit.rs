@@ -50,6 +50,19 @@ pub fn classify(output: &str) -> Option<Limited> {
     })
 }
 
+/// Lines at the very end of an exit 0's output that may hold its final
+/// error.
+const FINAL_LINES: usize = 6;
+
+/// Classify an agent that exited 0: only a rate limit or overload among
+/// the last few non-blank lines counts (the error it gave up on), never one
+/// it recovered from and went on working after.
+pub fn classify_final(output: &str) -> Option<Limited> {
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = lines[lines.len().saturating_sub(FINAL_LINES)..].join("\n");
+    classify(&tail)
+}
+
 fn classify_json(line: &str) -> Option<&'static str> {
     let v: serde_json::Value = serde_json::from_str(line.trim()).ok()?;
     let ty = v.get("type").and_then(|t| t.as_str()).unwrap_or_default();
