@@ -4,7 +4,9 @@
 //! the agent again in the same dispatch, so it consumes no attempt. Only
 //! the end of the attempt's output is read (an error the agent recovered
 //! from earlier is not its failure), and only shapes that are errors, never
-//! a bare number that happens to be 429.
+//! a bare number that happens to be 429. An agent that exited 0 (aider
+//! gives up on a rate limit and exits 0) is read by [`classify_final`]:
+//! only its last few non-blank lines.
 //!
 //! Shapes recognised:
 //! - Claude Code JSON (`--output-format json|stream-json`): a `result` with
