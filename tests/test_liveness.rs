@@ -505,6 +505,18 @@ fn rate_limit_shapes_are_recognised_and_ordinary_failures_are_not() {
     );
     let long_ago = format!("HTTP 429 Too Many Requests\n{}", "working\n".repeat(100));
     assert_eq!(ratelimit::classify(&long_ago), None);
+
+    // An exit 0 counts only a limit that is the last thing it said: aider
+    // giving up, not an error it recovered from and worked on after.
+    let gave_up = "Applied edit\nlitellm.RateLimitError: AnthropicException - rate limited\n\nTokens: 1k sent, 0 received.\n";
+    assert!(ratelimit::classify_final(gave_up).is_some());
+    let recovered = format!(
+        "litellm.RateLimitError: AnthropicException - rate limited\n{}",
+        "Applied edit to alpha/1.txt\n".repeat(8)
+    );
+    assert!(ratelimit::classify(&recovered).is_some());
+    assert_eq!(ratelimit::classify_final(&recovered), None);
+    assert_eq!(ratelimit::classify_final(ok), None);
 }
 
 #[test]
@@ -536,6 +548,63 @@ fn a_rate_limited_agent_waits_and_runs_again_without_an_attempt() {
     );
     assert!(l.contains("no attempt is counted"), "{l}");
     assert!(!l.contains("BACKOFF"), "{l}");
+}
+
+#[test]
+fn an_agent_that_exits_0_after_giving_up_on_a_rate_limit_waits_without_an_attempt() {
+    // Like aider: litellm's RateLimitError, then exit 0 with nothing done.
+    let agent = format!(
+        "if [ ! -f \"$SUPERVISOR_RESULT_FILE.limited\" ]; then\n  touch \"$SUPERVISOR_RESULT_FILE.limited\"\n  echo 'litellm.RateLimitError: AnthropicException - {{\"type\":\"error\",\"error\":{{\"type\":\"rate_limit_error\",\"message\":\"Number of requests has exceeded your rate limit\"}}}}'\n  echo 'Retrying in 0.2 seconds...'\n  exit 0\nfi\n{WORK}"
+    );
+    let r = repo(
+        &plan(&["alpha"], 1),
+        &agent,
+        "",
+        "max_retries = 0\nretry_delay = \"1s\"\nrate_limit_wait = \"1m\"\n",
+    );
+    let dir = r.path();
+    let out = run(dir, &["start", "--wait"]);
+    assert_eq!(
+        out.status,
+        0,
+        "a rate limit is not a failure, even after exit 0: {}\n{}\n{}",
+        out.stdout,
+        log(dir),
+        agent_logs(dir)
+    );
+    let l = log(dir);
+    assert!(l.contains("rate limit (HTTP 429)"), "{l}");
+    assert!(l.contains("no attempt is counted"), "{l}");
+    assert!(!l.contains("BACKOFF"), "{l}");
+    assert!(!l.contains("attempt 2/"), "{l}");
+}
+
+#[test]
+fn an_agent_that_committed_before_exiting_still_reports_its_turns_and_cost() {
+    // The trailer commit completes the sprint by a hook tick; the agent
+    // prints Claude Code's result (turns, dollars) only when it exits.
+    let agent = format!(
+        "{WORK}sleep 1\necho '{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"num_turns\":7,\"result\":\"done\",\"session_id\":\"sess-42\",\"total_cost_usd\":0.125}}'\n"
+    );
+    let r = repo(&plan(&["alpha"], 1), &agent, "", "max_retries = 1");
+    let dir = r.path();
+    let out = run(dir, &["start", "--wait"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, log(dir));
+    let l = log(dir);
+    assert!(
+        l.contains("the agent's commit marked it complete"),
+        "completed by the commit before the agent exited: {l}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&run(dir, &["report", "--format", "json"]).stdout)
+            .expect("report JSON");
+    let sprint = &report["sprints"][0];
+    assert_eq!(sprint["turns"], 7, "{report}");
+    assert_eq!(sprint["cost_usd"].as_f64(), Some(0.125), "{report}");
+    let st = status(dir);
+    assert_eq!(st["cost_usd"].as_f64(), Some(0.125), "{st}");
+    // Recorded once, as usage, with its session.
+    assert_eq!(l.matches("session sess-42").count(), 1, "{l}");
 }
 
 #[test]

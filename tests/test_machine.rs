@@ -209,6 +209,60 @@ fn completing_a_layer_opens_the_next() {
     assert_eq!(dispatchable(&done), ["c"]);
 }
 
+fn usage(unit: &str, dispatch: u32) -> Event {
+    ev(EventKind::Usage {
+        unit: unit.into(),
+        sprint: "1".parse().expect("id"),
+        dispatch,
+        turns: Some(7),
+        cost: Usd::from_dollars(0.25),
+        session: Some("sess-1".into()),
+    })
+}
+
+#[test]
+fn usage_after_completion_changes_only_the_sprints_usage() {
+    let s = started();
+    let (running, _) = run(&s, &[dispatch("b")]);
+    // Before the verdict the verdict carries the usage: refused.
+    assert!(matches!(
+        apply(&running, &usage("b", 1)),
+        Err(MachineError::SprintState { .. })
+    ));
+    let (done, _) = run(&running, &[verdict("b", Outcome::Completed)]);
+    // Another dispatch's figures: refused, nothing changes.
+    assert!(matches!(
+        apply(&done, &usage("b", 2)),
+        Err(MachineError::StaleUsage { .. })
+    ));
+    let steps = apply(&done, &usage("b", 1)).expect("usage of the completing dispatch");
+    assert_eq!(steps.len(), 1);
+    let t = &steps[0].transition;
+    assert_eq!(t.event, "usage");
+    assert_eq!(t.change, Change::Run);
+    assert_eq!(t.turns, Some(7));
+    assert_eq!(t.cost, Usd::from_dollars(0.25));
+    assert!(t.why.contains("session sess-1"), "{}", t.why);
+    let after = &steps[0].state;
+    let b = after.unit("b").expect("b");
+    assert_eq!(b.state, UnitStatus::Completed);
+    assert_eq!(b.sprints[0].state, SprintStatus::Completed);
+    assert_eq!(b.cost(), Usd::from_dollars(0.25).expect("money"));
+    // Nothing but the usage and the sequence number moved.
+    let mut same = after.clone();
+    same.seq = done.seq;
+    same.units.iter_mut().for_each(|u| {
+        u.sprints.iter_mut().for_each(|sp| sp.cost = Usd::ZERO);
+    });
+    let mut before = done.clone();
+    before.units.iter_mut().for_each(|u| {
+        u.sprints.iter_mut().for_each(|sp| sp.cost = Usd::ZERO);
+    });
+    assert_eq!(same, before);
+    assert!(usage_recordable(SprintStatus::Completed));
+    assert!(!usage_recordable(SprintStatus::Running));
+}
+
 #[test]
 fn partial_continuations_are_capped() {
     let s = State::new(&plan(), "r", "o", 3, 1);

@@ -272,6 +272,10 @@ pub trait WrapperHost {
     /// After the agent's verdict: how long until its sprint's retry may be
     /// dispatched, when it waits for one.
     fn retry_wait(&mut self) -> Option<Duration>;
+    /// The agent exited after its sprint was recorded without it: record
+    /// the usage it reported (turns, dollars, session) for that sprint, when
+    /// the sprint is COMPLETED and this is its latest dispatch.
+    fn record_usage(&mut self);
 }
 
 /// Set by SIGTERM, SIGINT or SIGHUP: `stop`, `killall` or the terminal asks
@@ -407,12 +411,33 @@ fn supervise(
             // Could not start it at all.
             return finish(report, job, 127);
         };
-        if code == 0 || report.killed.is_some() || terminating() {
+        if code == 0 && report.killed.is_none() {
+            // Let a commit that completed the sprint be recorded first: an
+            // exit 0 is only read for a rate limit when it did not.
+            host.wake();
+        }
+        if !host.still_wanted() {
+            // Its sprint was recorded while it ran (its trailer commit
+            // completed it, or it was stopped): that verdict could not carry
+            // the turns and dollars the agent printed at exit.
+            let code = finish(report, job, code)?;
+            host.record_usage();
+            return Ok(code);
+        }
+        if report.killed.is_some() || terminating() {
             return finish(report, job, code);
         }
         // Only this run's output: an earlier run's error is not this one's.
         let output = read_from(&job.log_file, run_start);
-        let Some(limited) = ratelimit::classify(&output) else {
+        // A failing exit is read for a rate limit anywhere in its tail; an
+        // exit 0 (aider gives up on a rate limit and exits 0) only when the
+        // limit is the last thing the agent said.
+        let limited = if code == 0 {
+            ratelimit::classify_final(&output)
+        } else {
+            ratelimit::classify(&output)
+        };
+        let Some(limited) = limited else {
             return finish(report, job, code);
         };
         let delay = crate::machine::retry::delay(

@@ -4,7 +4,9 @@
 //! the agent again in the same dispatch, so it consumes no attempt. Only
 //! the end of the attempt's output is read (an error the agent recovered
 //! from earlier is not its failure), and only shapes that are errors, never
-//! a bare number that happens to be 429.
+//! a bare number that happens to be 429. An agent that exited 0 (aider
+//! gives up on a rate limit and exits 0) is read by [`classify_final`]:
+//! only its last few non-blank lines.
 //!
 //! Shapes recognised:
 //! - Claude Code JSON (`--output-format json|stream-json`): a `result` with
@@ -48,6 +50,19 @@ pub fn classify(output: &str) -> Option<Limited> {
             retry_after: retry_after(line),
         })
     })
+}
+
+/// Lines at the very end of an exit 0's output that may hold its final
+/// error.
+const FINAL_LINES: usize = 6;
+
+/// Classify an agent that exited 0: only a rate limit or overload among
+/// the last few non-blank lines counts (the error it gave up on), never one
+/// it recovered from and went on working after.
+pub fn classify_final(output: &str) -> Option<Limited> {
+    let lines: Vec<&str> = output.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = lines[lines.len().saturating_sub(FINAL_LINES)..].join("\n");
+    classify(&tail)
 }
 
 fn classify_json(line: &str) -> Option<&'static str> {

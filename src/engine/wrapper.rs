@@ -90,6 +90,55 @@ impl dispatch::WrapperHost for Host<'_> {
         }
     }
 
+    fn record_usage(&mut self) {
+        let Ok(Some(tip)) = self.engine.store.tip() else {
+            return;
+        };
+        let Some(u) = tip.state.unit(&self.job.unit) else {
+            return;
+        };
+        let Some(sp) = u
+            .sprints
+            .iter()
+            .find(|s| s.id.to_string() == self.job.sprint)
+        else {
+            return;
+        };
+        // Only this dispatch of a COMPLETED sprint (the machine refuses
+        // anything else too; asking first keeps the history free of it).
+        let mine = self
+            .engine
+            .agent_paths(&u.name, &sp.id, sp.dispatches)
+            .report
+            == self.job.report_file;
+        if !mine || !crate::machine::usage_recordable(sp.state) {
+            return;
+        }
+        let log = crate::dispatch::result::read_log(&self.job.log_file);
+        let from_file = std::fs::read_to_string(&self.job.result_file)
+            .ok()
+            .and_then(|t| crate::dispatch::result::read_result_file(&t));
+        let reported = match (from_file, crate::dispatch::result::read_agent_output(&log)) {
+            (Some(f), Some(o)) => Some(f.or(o)),
+            (f, o) => f.or(o),
+        };
+        let Some(r) = reported else {
+            return;
+        };
+        let cost = r.cost_usd.and_then(crate::machine::Usd::from_dollars);
+        if r.turns.is_none() && cost.is_none() {
+            return;
+        }
+        let _ = self.engine.publish(EventKind::Usage {
+            unit: u.name.clone(),
+            sprint: sp.id.clone(),
+            dispatch: sp.dispatches,
+            turns: r.turns,
+            cost,
+            session: r.session_id,
+        });
+    }
+
     fn still_wanted(&mut self) -> bool {
         let Ok(Some(tip)) = self.engine.store.tip() else {
             // Cannot tell: keep the agent.

@@ -19,6 +19,7 @@ use super::handlers::completion;
 use super::handlers::gate;
 use super::handlers::plan;
 use super::handlers::run;
+use super::handlers::usage;
 use super::state::Agent;
 use super::state::Model;
 use super::state::SprintStatus;
@@ -140,6 +141,19 @@ pub enum EventKind {
     Replan { plan: Box<crate::plan::Plan> },
     /// The progress files' cross-unit needs changed: the new registry.
     Needs { needs: Vec<super::state::Need> },
+    /// The agent of a sprint its trailer commit had already completed
+    /// exited and reported what it used (turns, dollars, session): only the
+    /// sprint's usage changes. Legal for a COMPLETED sprint's latest
+    /// dispatch only.
+    Usage {
+        unit: String,
+        sprint: SprintId,
+        /// The dispatch whose agent reported it (`SprintState::dispatches`).
+        dispatch: u32,
+        turns: Option<u64>,
+        cost: Option<Usd>,
+        session: Option<String>,
+    },
     /// Something worth recording that changes no state (unresponsive agent,
     /// deferred check still failing, a gate that passed).
     Notice {
@@ -175,6 +189,7 @@ impl EventKind {
             EventKind::BuildStarted { .. } => "build-started",
             EventKind::BuildFailed { .. } => "build-failed",
             EventKind::Notice { .. } => "notice",
+            EventKind::Usage { .. } => "usage",
             EventKind::Replan { .. } => "replan",
             EventKind::Needs { .. } => "needs",
             EventKind::BudgetReached { .. } => "budget",
@@ -297,6 +312,13 @@ pub enum MachineError {
     },
     #[error("the edited plan {0}")]
     Replan(String),
+    #[error("sprint {sprint} of `{unit}` was last dispatched as dispatch {latest}; the usage of dispatch {dispatch} is not recorded")]
+    StaleUsage {
+        unit: String,
+        sprint: SprintId,
+        dispatch: u32,
+        latest: u32,
+    },
     #[error("no build command is configured, so there is no coordinated build")]
     NoBuild,
     #[error("the budget is reached ({spent} spent of run.budget_usd {budget}); raise it, replan, then resume")]
@@ -330,6 +352,22 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
         EventKind::Notice { unit, sprint, text } => {
             run::notice(&mut b, unit.as_deref(), sprint.as_ref(), text)?
         }
+        EventKind::Usage {
+            unit,
+            sprint,
+            dispatch,
+            turns,
+            cost,
+            session,
+        } => usage::usage(
+            &mut b,
+            unit,
+            sprint,
+            *dispatch,
+            *turns,
+            *cost,
+            session.as_deref(),
+        )?,
         EventKind::Dispatch {
             unit,
             model,

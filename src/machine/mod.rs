@@ -27,3 +27,4 @@ pub use cost::Usd;
 pub use state::*;
 pub use tables::legal_sprint;
 pub use tables::legal_unit;
+pub use tables::usage_recordable;

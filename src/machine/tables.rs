@@ -57,3 +57,11 @@ pub fn legal_sprint(from: SprintStatus, to: SprintStatus) -> bool {
             | (Fatal, Completed)
     )
 }
+
+/// The one transition that changes no state name but a sprint's usage
+/// (`usage`: turns, dollars and session its agent reported at exit, after
+/// its trailer commit had completed the sprint): legal only on a COMPLETED
+/// sprint, for its latest dispatch (checked by the handler).
+pub fn usage_recordable(sprint: SprintStatus) -> bool {
+    sprint == SprintStatus::Completed
+}

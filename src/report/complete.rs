@@ -379,6 +379,20 @@ pub fn attempts_and_gates(records: &[Record], state: &State) -> (Vec<Attempt>, V
             });
             continue;
         }
+        if event == "usage" {
+            // Turns its agent reported at exit, after its commit had
+            // completed the sprint: they belong to the attempt that did.
+            if let (Some(unit), Some(sprint), Some(t)) = (&r.unit, &r.sprint, r.turns) {
+                if let Some(a) = attempts
+                    .iter_mut()
+                    .rev()
+                    .find(|a| &a.unit == unit && &a.sprint == sprint)
+                {
+                    a.turns = Some(t);
+                }
+            }
+            continue;
+        }
         let (Some(unit), Some(sprint), Some(from), Some(to)) =
             (&r.unit, &r.sprint, r.from.as_deref(), r.to.as_deref())
         else {

@@ -12,3 +12,4 @@ pub(super) mod completion;
 pub(super) mod gate;
 pub(super) mod plan;
 pub(super) mod run;
+pub(super) mod usage;
