@@ -769,31 +769,15 @@ const SCENARIOS: &[Scenario] = &[
     ("killall", nothing_survives_killall),
 ];
 
-/// (scenario, CLI) pairs whose behaviour git supervisor does not have yet;
-/// each is run by an ignored test below, to be switched on when it does.
-const PENDING: &[(&str, Cli)] = &[];
-
-/// Every scenario for every installed CLI at once (but the pending ones):
-/// the test takes as long as the slowest (the 90-second silent tool), not
-/// their sum.
+/// Every scenario for every installed CLI at once: the test takes as long
+/// as the slowest (the 90-second silent tool), not their sum.
 #[test]
 fn real_agents_end_to_end() {
     let pairs: Vec<(&str, Cli)> = SCENARIOS
         .iter()
         .flat_map(|(name, _)| CLIS.into_iter().map(move |cli| (*name, cli)))
-        .filter(|pair| !PENDING.contains(pair))
         .collect();
     run_scenarios(&pairs);
-}
-
-#[test]
-fn real_agents_report_the_turns_and_cost_of_an_agent_that_committed_before_exiting() {
-    run_scenarios(&[("report", Cli::Claude), ("report", Cli::Codex)]);
-}
-
-#[test]
-fn real_agents_aider_rate_limit_consumes_no_attempt() {
-    run_scenarios(&[("rate-limit", Cli::Aider)]);
 }
 
 /// The stub itself, without any CLI: each protocol gets the scripted tool
