@@ -264,3 +264,23 @@ fn bom_and_crlf_parse_like_the_original() {
         }
     }
 }
+
+/// A byte-order mark before the frontmatter hides neither the frontmatter
+/// nor the title, and a non-ASCII value in it moves no span.
+#[test]
+fn a_byte_order_mark_keeps_the_frontmatter_and_the_title() {
+    let ctx = ParseContext {
+        dir_name: "p".into(),
+    };
+    let text = "---\nfeature_name: \"Opération Ünïcode\"\n---\n# My Plan\n\n## Sprint 1: Build it\n\n**Exit Criteria**:\n- [ ] `test -f a.txt`\n";
+    for variant in [text.to_string(), format!("\u{feff}{text}")] {
+        let plan = parse(&variant, &ctx).expect("plan parses");
+        assert_eq!(plan.title.as_deref(), Some("My Plan"), "{variant:?}");
+        assert_eq!(
+            plan.feature_name.as_deref(),
+            Some("Opération Ünïcode"),
+            "{variant:?}"
+        );
+        assert_eq!(shape(&plan), shape(&parse(text, &ctx).expect("original")));
+    }
+}

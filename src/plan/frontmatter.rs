@@ -8,16 +8,27 @@ const KEY: &str = "feature_name";
 /// The byte range of the frontmatter's body (between the `---` lines); the
 /// one definition of where a plan's frontmatter is.
 pub fn body_range(source: &str) -> Option<std::ops::Range<usize>> {
-    let rest = source.strip_prefix("---\n")?;
+    // A byte-order mark before the opening `---` must not hide the block.
+    let start = bom_len(source) + 4;
+    let rest = source[bom_len(source)..].strip_prefix("---\n")?;
     if rest.starts_with("---\n") || rest == "---" {
-        return Some(4..4);
+        return Some(start..start);
     }
     let end = rest.find("\n---\n").map(|e| e + 1).or_else(|| {
         rest.strip_suffix("---")
             .filter(|r| r.is_empty() || r.ends_with('\n'))
             .map(str::len)
     })?;
-    Some(4..4 + end)
+    Some(start..start + end)
+}
+
+/// The length of a UTF-8 byte-order mark at the start of `source`, if any.
+fn bom_len(source: &str) -> usize {
+    if source.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    }
 }
 
 /// Where the frontmatter block ends (after its closing `---` line).
@@ -57,7 +68,10 @@ pub fn set_feature_name(source: &str, name: &str) -> String {
                 &source[range.end..]
             )
         }
-        None => format!("---\n{line}---\n\n{source}"),
+        None => {
+            let (bom, rest) = source.split_at(bom_len(source));
+            format!("{bom}---\n{line}---\n\n{rest}")
+        }
     }
 }
 
@@ -102,5 +116,19 @@ mod tests {
         let named = set_feature_name(other, "X");
         assert_eq!(named, "---\nfeature_name: \"X\"\nowner: me\n---\n# Plan\n");
         assert_eq!(without_feature_name(&named), other);
+    }
+
+    #[test]
+    fn a_byte_order_mark_hides_neither_the_block_nor_the_name() {
+        let bom = "\u{feff}---\nowner: me\n---\n# Plan\n";
+        let named = set_feature_name(bom, "X");
+        assert_eq!(
+            named,
+            "\u{feff}---\nfeature_name: \"X\"\nowner: me\n---\n# Plan\n"
+        );
+        assert_eq!(set_feature_name(&named, "Y").matches("---\n").count(), 2);
+        let bare = set_feature_name("\u{feff}# Plan\n", "X");
+        assert_eq!(bare, "\u{feff}---\nfeature_name: \"X\"\n---\n\n# Plan\n");
+        assert_eq!(without_feature_name(&named), bom);
     }
 }

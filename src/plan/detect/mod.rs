@@ -197,11 +197,17 @@ pub(super) fn mask_frontmatter(source: &str) -> (String, BTreeMap<String, String
             }
         }
     }
-    let masked: String = source[..cut]
-        .chars()
-        .map(|c| if c == '\n' { '\n' } else { ' ' })
-        .chain(source[cut..].chars())
-        .collect();
+    // Blanked byte for byte, so every span into `masked` is a span into
+    // `source` (a byte-order mark or a non-ASCII value is several bytes).
+    let mut masked = String::with_capacity(source.len());
+    for c in source[..cut].chars() {
+        if c == '\n' {
+            masked.push('\n');
+        } else {
+            masked.extend(std::iter::repeat_n(' ', c.len_utf8()));
+        }
+    }
+    masked.push_str(&source[cut..]);
     (masked, values)
 }
 
