@@ -696,7 +696,8 @@ fn a_failed_sprint_waits_its_retry_delay_held_by_its_wrapper() {
     let waited = backoff_seen.expect("BACKOFF was seen").elapsed();
     assert!(!retry_at.is_empty(), "status shows when the retry starts");
     assert!(
-        text.contains(&format!("alpha Sprint 1: retry starts at {retry_at}.")),
+        text.contains("alpha: sprint 1 retries (attempt 2/")
+            && text.contains(&format!(") at {retry_at}.")),
         "{text}"
     );
     // 3 s ± 20% jitter, less the time it took to notice the BACKOFF.

@@ -202,22 +202,21 @@ mod humantime_serde_compat {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         let s = String::deserialize(d)?;
-        let parsed = humantime::parse_duration(&s).map_err(|e| {
-            serde::de::Error::custom(format!(
-                "`{s}` is not a duration ({e}); write it like \"5s\", \"30m\" or \"1h 30m\""
-            ))
+        parse(&s).map_err(serde::de::Error::custom)
+    }
+
+    /// The one duration rule: humantime syntax, longer than zero, and at most
+    /// [`super::MAX_DURATION`], because deadlines are `Instant + duration` and
+    /// no value may overflow one.
+    pub(super) fn parse(s: &str) -> Result<Duration, String> {
+        let parsed = humantime::parse_duration(s).map_err(|e| {
+            format!("`{s}` is not a duration ({e}); write it like \"5s\", \"30m\" or \"1h 30m\"")
         })?;
         if parsed.is_zero() {
-            return Err(serde::de::Error::custom(
-                "a duration must be longer than zero",
-            ));
+            return Err("a duration must be longer than zero".into());
         }
-        // Deadlines are `Instant + duration`: bound it so no value can
-        // overflow one.
         if parsed > super::MAX_DURATION {
-            return Err(serde::de::Error::custom(format!(
-                "`{s}` is too long; a duration is at most 365 days"
-            )));
+            return Err(format!("`{s}` is too long; a duration is at most 365 days"));
         }
         Ok(parsed)
     }
@@ -235,17 +234,9 @@ mod duration_or_off {
         if s.trim() == "off" {
             return Ok(None);
         }
-        let parsed = humantime::parse_duration(&s).map_err(|e| {
-            serde::de::Error::custom(format!(
-                "`{s}` is not a duration ({e}); write it like \"30m\", or \"off\""
-            ))
-        })?;
-        if parsed.is_zero() {
-            return Err(serde::de::Error::custom(
-                "a duration must be longer than zero (or \"off\")",
-            ));
-        }
-        Ok(Some(parsed))
+        super::humantime_serde_compat::parse(&s)
+            .map(Some)
+            .map_err(|e| serde::de::Error::custom(format!("{e} (or \"off\")")))
     }
 }
 

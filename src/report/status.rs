@@ -173,11 +173,14 @@ pub fn waits(s: &State) -> Vec<String> {
                             u.name, sp.id, u.name, sp.id
                         )),
                     SprintStatus::Backoff if u.state == UnitStatus::Running => out.push(format!(
-                        "{}: sprint {} retries (attempt {}/{}) at the next tick.",
+                        "{}: sprint {} retries (attempt {}/{}) {}.",
                         u.name,
                         sp.id,
                         sp.attempt + 1,
-                        s.max_retries
+                        s.max_retries,
+                        sp.retry_at
+                            .as_ref()
+                            .map_or("at the next tick".to_string(), |at| format!("at {at}"))
                     )),
                     _ => {}
                 }
@@ -436,13 +439,6 @@ fn text_into(s: Option<&State>, timestamp: &str, color: bool, o: &mut String) ->
     }
     for w in waits(s) {
         writeln!(o, "{w}")?;
-    }
-    for u in &s.units {
-        if let Some(sp) = u.current().filter(|sp| sp.state == SprintStatus::Backoff) {
-            if let Some(at) = &sp.retry_at {
-                writeln!(o, "{} Sprint {}: retry starts at {at}.", u.name, sp.id)?;
-            }
-        }
     }
     cost_lines(s, o)?;
     if let Some(k) = &s.kill {
