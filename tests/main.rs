@@ -14,6 +14,7 @@ mod test_init;
 mod test_liveness;
 mod test_machine;
 mod test_plan;
+mod test_plan_checks;
 mod test_plan_done;
 mod test_plan_fuzz;
 mod test_plan_props;

@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 
+use super::model::Criterion;
 use super::model::CriterionKind;
 use super::model::Plan;
 use super::model::Sprint;
@@ -222,11 +223,24 @@ fn created_and_modified(sprint: &Sprint) -> (u32, u32) {
     (created, sprint.files.len() as u32 - created)
 }
 
+/// Tasks that name none of the sprint's files: prose work ("Wire the
+/// retry policy into the client") that still costs turns.
+pub fn prose_tasks(sprint: &Sprint) -> u32 {
+    sprint
+        .tasks
+        .iter()
+        .filter(|t| !sprint.files.iter().any(|f| t.contains(f.as_str())))
+        .count() as u32
+}
+
 /// `estimated_turns = R + 2C + 2M + B + ceil(L/75) + V + 5` (spec §V-123),
 /// with R = the plan plus the unit's progress file, B = 1 for code sprints,
 /// L = 60 lines per created file and 30 per modified one, V = exit criteria.
+/// A prose task (one naming no file) counts as one modification: a sprint
+/// of twelve prose tasks is not the nine turns of an empty one.
 pub fn estimated_turns(sprint: &Sprint) -> u32 {
     let (c, m) = created_and_modified(sprint);
+    let m = m + prose_tasks(sprint);
     let r = 2;
     let b = u32::from(sprint.task_type == TaskType::Code);
     let l = c * 60 + m * 30;
@@ -451,19 +465,62 @@ impl Quality {
     }
 }
 
+/// Top-level directories that hold a project's tests, not a concern of
+/// their own: `tests/x` tests `src/x`, `Tests/PortTests` tests
+/// `Sources/Port`.
+pub const TEST_DIRS: &[&str] = &[
+    "tests",
+    "test",
+    "Tests",
+    "Test",
+    "spec",
+    "specs",
+    "__tests__",
+    "testing",
+];
+
+/// The top-level directory of a path (`.` for a file at the root).
+pub fn top_dir(f: &str) -> &str {
+    f.split_once('/').map(|(d, _)| d).unwrap_or(".")
+}
+
+pub fn is_test_dir(d: &str) -> bool {
+    TEST_DIRS.contains(&d)
+}
+
 /// The top-level directories a sprint's files live in (its "subsystems").
+/// Code and its own tests are one concern: test directories count only
+/// when the sprint touches no other directory.
 pub fn subsystems(s: &Sprint) -> Vec<String> {
-    let mut dirs: Vec<String> = s
-        .files
-        .iter()
-        .map(|f| match f.split_once('/') {
-            Some((d, _)) => d.to_string(),
-            None => ".".into(),
-        })
-        .collect();
+    let mut dirs: Vec<String> = s.files.iter().map(|f| top_dir(f).to_string()).collect();
     dirs.sort();
     dirs.dedup();
+    if dirs.iter().any(|d| d != "." && !is_test_dir(d)) {
+        dirs.retain(|d| !is_test_dir(d));
+    }
     dirs
+}
+
+/// The name a test path is about: `tests/parser_test.rs` → `parser`,
+/// `Tests/PortTests/FooTests.swift` → `port` (its first component below
+/// the test directory, less test affixes), lower-cased.
+pub fn tested_name(f: &str) -> String {
+    let below = f.split_once('/').map(|(_, r)| r).unwrap_or(f);
+    let first = below.split('/').next().unwrap_or(below);
+    let stem = first.split('.').next().unwrap_or(first).to_lowercase();
+    let mut s = stem.as_str();
+    for affix in ["_tests", "_test", "tests", "test", "_spec", ".spec", "spec"] {
+        if let Some(x) = s.strip_suffix(affix).filter(|x| !x.is_empty()) {
+            s = x;
+            break;
+        }
+    }
+    for affix in ["test_", "tests_"] {
+        if let Some(x) = s.strip_prefix(affix).filter(|x| !x.is_empty()) {
+            s = x;
+        }
+    }
+    s.trim_matches(|c: char| c == '_' || c == '-').to_string()
 }
 
 /// `prefix` occurs in `text` at the start of a word.
@@ -489,11 +546,18 @@ pub fn is_vague(text: &str) -> bool {
     VAGUE.iter().any(|v| l.contains(v))
 }
 
-pub fn quality(s: &Sprint, budget: u32) -> Quality {
+/// The quality of one sprint. `plan_checks` are the plan-wide Exit Checks:
+/// they apply to every sprint, so a runnable one makes each sprint
+/// machine-verifiable and covers its tasks as a build or test would.
+pub fn quality(s: &Sprint, budget: u32, plan_checks: &[Criterion]) -> Quality {
     let turns = estimated_turns(s);
     let fitness = Fitness::of(turns, budget);
     let w = words(s);
     let single_concern = subsystems(s).iter().filter(|d| *d != ".").count() <= 1;
+    let plan_runnable: Vec<&str> = plan_checks
+        .iter()
+        .filter_map(|c| c.command.as_deref())
+        .collect();
     let clear_artifact = !UNCLEAR_ARTIFACT.iter().any(|k| has_phrase(&w, k));
     let explicit_io = !s.exit.is_empty()
         && !s.entry.iter().any(|c| {
@@ -501,10 +565,10 @@ pub fn quality(s: &Sprint, budget: u32) -> Quality {
                 .iter()
                 .any(|p| c.text.to_lowercase().contains(p))
         });
-    let machine_verifiable = s
-        .exit
-        .iter()
-        .any(|c| c.command.is_some() || c.kind == CriterionKind::Command);
+    let machine_verifiable = !plan_runnable.is_empty()
+        || s.exit
+            .iter()
+            .any(|c| c.command.is_some() || c.kind == CriterionKind::Command);
     let no_vague_language = !s.exit.iter().any(|c| is_vague(&c.text));
     // Every task needs an exit criterion: at least as many criteria as tasks,
     // or a runnable one that covers the sprint as a whole (a build or test).
@@ -513,6 +577,7 @@ pub fn quality(s: &Sprint, budget: u32) -> Quality {
         || s.exit
             .iter()
             .filter_map(|c| c.command.as_deref())
+            .chain(plan_runnable.iter().copied())
             .any(|c| c.contains("test") || c.contains("build") || c.contains("check"));
     Quality {
         single_concern,

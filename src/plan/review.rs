@@ -94,6 +94,9 @@ pub struct Review {
     pub clusters: Vec<Vec<String>>,
     pub current_parallelism: usize,
     pub maximum_parallelism: usize,
+    /// The units of each declared layer, lowest first (empty when the plan
+    /// declares none).
+    pub layers: Vec<(u32, Vec<String>)>,
     pub layer_changes: Vec<rewrite::LayerChange>,
     pub order_notes: Vec<String>,
     pub findings: Vec<Finding>,
@@ -141,30 +144,123 @@ fn sections(source: &str) -> Vec<(String, Vec<String>)> {
     out
 }
 
-fn significant(text: &str) -> Vec<String> {
-    text.to_lowercase()
+/// Words that name one concept: a requirement saying "tokenizer" is about
+/// the sprint that builds the "lexer". Each group maps to its first word
+/// (groups hold stems, see [`stem`]).
+const SYNONYMS: &[&[&str]] = &[
+    &["token", "lex", "scann"],
+    &["pars", "grammar"],
+    &["test", "spec", "verif"],
+    &["databas", "db", "storag", "persist", "sql"],
+    &["config", "setting", "option", "preferenc"],
+    &["doc", "document", "readm", "guid", "manual"],
+    &["auth", "authentic", "login", "credential"],
+    &["api", "endpoint", "rout", "handl"],
+    &["cli", "command", "flag", "argument"],
+    &["ui", "interfac", "frontend", "screen", "view"],
+    &["export", "output", "serial", "emit"],
+    &["import", "input", "load", "ingest"],
+    &["error", "failur", "fault"],
+    &["log", "logg", "trac", "telemetry"],
+    &["cach", "memoiz"],
+    &["deploy", "releas", "ship"],
+];
+
+/// A crude stem: common English suffixes off, so "tokenizes", "tokenizer"
+/// and "tokens" meet at "token", "parsing" and "parser" at "pars".
+fn stem(word: &str) -> String {
+    const SUFFIXES: &[&str] = &[
+        "izations", "ization", "ations", "ation", "izers", "izer", "izes", "ized", "izing", "ize",
+        "ings", "ing", "ers", "er", "ied", "ies", "ed", "es", "s", "e",
+    ];
+    for suffix in SUFFIXES {
+        if let Some(root) = word.strip_suffix(suffix) {
+            if root.chars().count() >= 2 {
+                return root.to_string();
+            }
+        }
+    }
+    word.to_string()
+}
+
+/// The concepts a text names: significant words, stemmed, synonyms folded
+/// to one word each.
+fn concepts(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = text
+        .to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| w.len() > 3 && !STOP_WORDS.contains(w))
-        .map(str::to_string)
+        .filter(|w| (w.len() > 3 || SHORT_TERMS.contains(w)) && !STOP_WORDS.contains(w))
+        .map(|w| {
+            let s = stem(w);
+            SYNONYMS
+                .iter()
+                .find(|g| {
+                    g.iter()
+                        .any(|k| s == *k || (k.len() >= 5 && s.starts_with(k)))
+                })
+                .map(|g| g[0].to_string())
+                .unwrap_or(s)
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Short words that still carry meaning in a requirement.
+const SHORT_TERMS: &[&str] = &["api", "cli", "db", "ui", "sql", "csv", "xml", "log"];
+
+/// Each sprint's concepts, computed once per review.
+fn sprint_concepts(plan: &Plan) -> Vec<(String, Vec<String>)> {
+    analysis::all_sprints(plan)
+        .into_iter()
+        .map(|a| {
+            (
+                analysis::label(plan, a),
+                concepts(&analysis::words(analysis::sprint(plan, a))),
+            )
+        })
         .collect()
 }
 
-/// The sprints whose text shares at least half of a requirement's
-/// significant words (and at least one).
-fn addressed_by(plan: &Plan, requirement: &str) -> Vec<String> {
-    let want = significant(requirement);
+/// The sprints whose text shares at least half of a requirement's concepts
+/// (and at least one), and whether any sprint shares a concept at all.
+fn addressed_by(sprints: &[(String, Vec<String>)], requirement: &str) -> (Vec<String>, bool) {
+    let want = concepts(requirement);
     if want.is_empty() {
-        return Vec::new();
+        return (Vec::new(), true);
     }
-    analysis::all_sprints(plan)
-        .into_iter()
-        .filter(|a| {
-            let have = significant(&analysis::words(analysis::sprint(plan, *a)));
-            let shared = want.iter().filter(|w| have.contains(w)).count();
+    let mut any = false;
+    let by = sprints
+        .iter()
+        .filter(|(_, have)| {
+            let shared = want
+                .iter()
+                .filter(|w| have.binary_search(w).is_ok())
+                .count();
+            any |= shared > 0;
             shared * 2 >= want.len() && shared > 0
         })
-        .map(|a| analysis::label(plan, a))
-        .collect()
+        .map(|(l, _)| l.clone())
+        .collect();
+    (by, any)
+}
+
+/// A TBD marker as a word of its own: "TBD", "decide the format", but not
+/// the file in "Read TODO.md", a path, or anything in backticks.
+fn open_marker(text: &str, marker: &str) -> bool {
+    let plain: String = text.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+    let l = plain.to_lowercase();
+    let b = l.as_bytes();
+    let part_of_name = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'/');
+    l.match_indices(marker).any(|(i, m)| {
+        let end = i + m.len();
+        let before = i == 0 || !(part_of_name(b[i - 1]) || b[i - 1] == b'.');
+        let after = end == b.len()
+            || !(part_of_name(b[end])
+                || (b[end] == b'.' && b.get(end + 1).is_some_and(u8::is_ascii_alphanumeric)));
+        before && after
+    })
 }
 
 fn question_kind(text: &str) -> &'static str {
@@ -265,33 +361,39 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
     for h in &end_sections {
         b_findings.push(format!("End state described under \"{h}\"."));
     }
-    let finals: Vec<String> = plan
+    // The final sprints are those of units nothing depends on; each must be
+    // checkable by running something (its own criterion, or a plan-wide
+    // Exit Check, which covers every sprint).
+    let depended: std::collections::HashSet<&str> = plan
         .units
         .iter()
-        .enumerate()
-        .filter(|(_, u)| !plan.units.iter().any(|other| other.deps.contains(&u.name)))
-        .map(|(i, u)| {
-            analysis::label(
-                plan,
-                At {
-                    unit: i,
-                    sprint: u.sprints.len() - 1,
-                },
-            )
-        })
+        .flat_map(|u| u.deps.iter().map(String::as_str))
         .collect();
-    let final_ok = plan.units.iter().enumerate().all(|(i, u)| {
-        !finals.contains(&analysis::label(
+    let plan_runnable = plan.exit_checks.iter().any(|c| c.command.is_some());
+    let mut finals: Vec<String> = Vec::new();
+    let mut unverified: Vec<String> = Vec::new();
+    for (i, u) in plan.units.iter().enumerate() {
+        if depended.contains(u.name.as_str()) {
+            continue;
+        }
+        let Some(last) = u.sprints.last() else {
+            continue;
+        };
+        let label = analysis::label(
             plan,
             At {
                 unit: i,
                 sprint: u.sprints.len() - 1,
             },
-        )) || u.sprints.last().is_some_and(|s| {
-            s.exit.iter().any(|c| c.command.is_some())
-                && !s.exit.iter().any(|c| analysis::is_vague(&c.text))
-        })
-    });
+        );
+        let verifiable = (plan_runnable || last.exit.iter().any(|c| c.command.is_some()))
+            && !last.exit.iter().any(|c| analysis::is_vague(&c.text));
+        if !verifiable {
+            unverified.push(label.clone());
+        }
+        finals.push(label);
+    }
+    let final_ok = unverified.is_empty();
     if final_ok {
         b_findings.push(format!(
             "Final sprints ({}) have machine-verifiable exit criteria.",
@@ -299,18 +401,24 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
         ));
     } else {
         b_findings.push(format!(
-            "Some final sprints ({}) lack machine-verifiable exit criteria.",
-            finals.join(", ")
+            "Final sprints without machine-verifiable exit criteria: {}.",
+            unverified.join(", ")
         ));
     }
-    let b_clear = !end_sections.is_empty() || final_ok;
+    // A Goals section describes the end; only runnable final criteria let
+    // anyone check it was reached.
+    let b_clear = final_ok;
     if !b_clear {
         findings.push(Finding {
             pass: 1,
-            location: finals.join(", "),
+            location: unverified.join(", "),
             kind: "Point B".into(),
             severity: Severity::Critical,
-            problem: "The plan does not say when it is done.".into(),
+            problem: if end_sections.is_empty() {
+                "The plan does not say when it is done.".into()
+            } else {
+                "The plan describes its end state, but its final sprints cannot be checked by running anything.".into()
+            },
             impact: "Nobody can verify the end state.".into(),
             recommendation: "Add a Goals or Success Criteria section and machine-verifiable exit criteria to the final sprints.".into(),
         });
@@ -321,24 +429,47 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
         .filter(|(h, _)| h.contains("requirement") || END_HEADINGS.iter().any(|k| h.contains(k)))
         .flat_map(|(_, items)| items.iter().cloned())
         .collect();
-    let coverage: Vec<Coverage> = requirements
-        .iter()
-        .map(|r| Coverage {
+    let sprint_words = sprint_concepts(plan);
+    let mut coverage: Vec<Coverage> = Vec::new();
+    let mut unrelated: Vec<bool> = Vec::new();
+    for r in &requirements {
+        let (by, any) = addressed_by(&sprint_words, r);
+        coverage.push(Coverage {
             requirement: r.clone(),
-            addressed_by: addressed_by(plan, r),
-        })
-        .collect();
+            addressed_by: by,
+        });
+        unrelated.push(!any);
+    }
     let mut gaps = Vec::new();
-    for c in coverage.iter().filter(|c| c.addressed_by.is_empty()) {
-        gaps.push(format!("No sprint addresses \"{}\".", c.requirement));
+    for (c, unrelated) in coverage.iter().zip(&unrelated) {
+        if !c.addressed_by.is_empty() {
+            continue;
+        }
+        // Words alone cannot prove a gap: a sprint sharing some concept may
+        // well do it under another name. Critical only when none does.
+        gaps.push(format!(
+            "No sprint clearly addresses \"{}\".",
+            c.requirement
+        ));
         findings.push(Finding {
             pass: 1,
             location: "requirements".into(),
             kind: "Coverage".into(),
-            severity: Severity::Critical,
-            problem: format!("Requirement \"{}\" has no sprint.", c.requirement),
+            severity: if *unrelated {
+                Severity::Critical
+            } else {
+                Severity::Recommended
+            },
+            problem: if *unrelated {
+                format!("Requirement \"{}\" has no sprint: no sprint mentions any of its concepts.", c.requirement)
+            } else {
+                format!(
+                    "Requirement \"{}\" may have no sprint: sprints share some of its words, none most of them.",
+                    c.requirement
+                )
+            },
             impact: "The plan can complete without meeting it.".into(),
-            recommendation: "Add a sprint (or tasks) for it, or mark it out of scope.".into(),
+            recommendation: "Add a sprint (or tasks) for it, name it in the sprint that does it, or mark it out of scope.".into(),
         });
     }
     for &at in &all {
@@ -368,7 +499,7 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
             );
         for (place, text) in texts {
             let l = text.to_lowercase();
-            let tbd = TBD.iter().any(|k| analysis::has_phrase(&l, k));
+            let tbd = TBD.iter().any(|k| open_marker(&text, k));
             let vague = VAGUE_SPECIFICS.iter().any(|k| l.contains(k));
             if tbd || vague {
                 let first = at.sprint == 0;
@@ -403,7 +534,7 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
     let quality: Vec<SprintQuality> = all
         .iter()
         .map(|&at| {
-            let q = analysis::quality(analysis::sprint(plan, at), budget);
+            let q = analysis::quality(analysis::sprint(plan, at), budget, &plan.exit_checks);
             SprintQuality {
                 sprint: analysis::label(plan, at),
                 utilization: f64::from(q.estimated_turns) / f64::from(budget) * 100.0,
@@ -490,70 +621,50 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
             recommendation: "Run `git supervisor prioritize`.".into(),
         });
     }
-    // Critical path: the longest chain of sprints through the unit graph.
-    let mut best: Vec<(usize, Vec<String>)> = vec![(0, Vec::new()); plan.units.len()];
-    let mut done = vec![false; plan.units.len()];
-    for _ in 0..plan.units.len() {
-        for (i, u) in plan.units.iter().enumerate() {
-            if done[i] {
-                continue;
-            }
-            let dep_idx: Vec<usize> = u
-                .deps
+    // Critical path: the longest chain of sprints through the unit graph,
+    // one pass over the units in dependency order (ties: the dependency
+    // written first).
+    let graph = UnitGraph::of(plan);
+    let mut length = vec![0usize; plan.units.len()];
+    let mut pred: Vec<Option<usize>> = vec![None; plan.units.len()];
+    for &i in &graph.order {
+        let best_dep =
+            graph.deps[i]
                 .iter()
-                .filter_map(|d| plan.units.iter().position(|x| &x.name == d))
-                .collect();
-            if dep_idx.iter().all(|d| done[*d]) {
-                let mut chain = dep_idx
-                    .iter()
-                    .map(|d| best[*d].clone())
-                    .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
-                    .unwrap_or_default();
-                for s in &u.sprints {
-                    chain.0 += 1;
-                    chain.1.push(format!("{}/{}", u.name, s.id));
-                }
-                best[i] = chain;
-                done[i] = true;
-            }
-        }
+                .copied()
+                .fold(None, |best: Option<usize>, d| match best {
+                    Some(b) if length[b] >= length[d] => Some(b),
+                    _ => Some(d),
+                });
+        pred[i] = best_dep;
+        length[i] = best_dep.map_or(0, |d| length[d]) + plan.units[i].sprints.len();
     }
-    let critical_path = best
-        .iter()
-        .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
-        .map(|b| b.1.clone())
-        .unwrap_or_default();
-    // Waves: units that can run at the same time.
-    let waves = |units: &[(String, Vec<String>)]| -> Vec<Vec<String>> {
-        let mut placed: Vec<String> = Vec::new();
-        let mut out = Vec::new();
-        while placed.len() < units.len() {
-            let wave: Vec<String> = units
-                .iter()
-                .filter(|(n, d)| !placed.contains(n) && d.iter().all(|x| placed.contains(x)))
-                .map(|(n, _)| n.clone())
-                .collect();
-            if wave.is_empty() {
-                break;
-            }
-            placed.extend(wave.iter().cloned());
-            out.push(wave);
+    let end = (0..plan.units.len()).fold(None, |best: Option<usize>, i| match best {
+        Some(b) if length[b] >= length[i] => Some(b),
+        _ => Some(i),
+    });
+    let mut critical_path = Vec::new();
+    let mut at = end;
+    while let Some(i) = at {
+        let u = &plan.units[i];
+        for s in u.sprints.iter().rev() {
+            critical_path.push(format!("{}/{}", u.name, s.id));
         }
-        out
-    };
-    let current: Vec<(String, Vec<String>)> = plan
-        .units
-        .iter()
-        .map(|u| (u.name.clone(), u.deps.clone()))
-        .collect();
-    let clusters = waves(&current);
-    let after: Vec<(String, Vec<String>)> = adjusted
-        .units
-        .iter()
-        .map(|u| (u.name.clone(), u.deps.clone()))
-        .collect();
+        at = pred[i];
+    }
+    critical_path.reverse();
+    // Waves: units that can run at the same time.
+    let clusters = graph.waves(plan);
     let current_parallelism = clusters.iter().map(Vec::len).max().unwrap_or(0);
-    let maximum_parallelism = waves(&after).iter().map(Vec::len).max().unwrap_or(0);
+    let maximum_parallelism = UnitGraph::of(&adjusted)
+        .waves(&adjusted)
+        .iter()
+        .map(Vec::len)
+        .max()
+        .unwrap_or(0);
+    // Layers: what the plan declares against what the dependencies do.
+    let layers = declared_layers(plan);
+    layer_findings(plan, &secs, &graph, &layers, &mut findings);
     for l in &prio.layers {
         findings.push(Finding {
             pass: 3,
@@ -615,8 +726,162 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
         clusters,
         current_parallelism,
         maximum_parallelism,
+        layers,
         layer_changes: prio.layers,
         order_notes,
         findings,
+    }
+}
+
+/// The unit graph by index: dependencies resolved once, a dependency order,
+/// and each unit's wave (0 for units with no dependencies).
+struct UnitGraph {
+    deps: Vec<Vec<usize>>,
+    order: Vec<usize>,
+    wave: Vec<usize>,
+}
+
+impl UnitGraph {
+    fn of(plan: &Plan) -> UnitGraph {
+        let index: std::collections::HashMap<&str, usize> = plan
+            .units
+            .iter()
+            .enumerate()
+            .map(|(i, u)| (u.name.as_str(), i))
+            .collect();
+        let deps: Vec<Vec<usize>> = plan
+            .units
+            .iter()
+            .map(|u| {
+                u.deps
+                    .iter()
+                    .filter_map(|d| index.get(d.as_str()).copied())
+                    .collect()
+            })
+            .collect();
+        let n = deps.len();
+        let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut waiting: Vec<usize> = deps.iter().map(Vec::len).collect();
+        for (i, ds) in deps.iter().enumerate() {
+            for &d in ds {
+                dependents[d].push(i);
+            }
+        }
+        let mut order: Vec<usize> = (0..n).filter(|i| waiting[*i] == 0).collect();
+        let mut wave = vec![0usize; n];
+        let mut k = 0;
+        while k < order.len() {
+            let i = order[k];
+            k += 1;
+            for &j in &dependents[i] {
+                wave[j] = wave[j].max(wave[i] + 1);
+                waiting[j] -= 1;
+                if waiting[j] == 0 {
+                    order.push(j);
+                }
+            }
+        }
+        // Validation rules out cycles; anything left keeps its place.
+        if order.len() < n {
+            let placed: std::collections::HashSet<usize> = order.iter().copied().collect();
+            order.extend((0..n).filter(|i| !placed.contains(i)));
+        }
+        UnitGraph { deps, order, wave }
+    }
+
+    /// Units by wave, each wave in plan order.
+    fn waves(&self, plan: &Plan) -> Vec<Vec<String>> {
+        let count = self.wave.iter().max().map_or(0, |m| m + 1);
+        let mut out: Vec<Vec<String>> = vec![Vec::new(); count];
+        for (i, u) in plan.units.iter().enumerate() {
+            out[self.wave[i]].push(u.name.clone());
+        }
+        out
+    }
+}
+
+fn declared_layers(plan: &Plan) -> Vec<(u32, Vec<String>)> {
+    let mut by: std::collections::BTreeMap<u32, Vec<String>> = Default::default();
+    for u in &plan.units {
+        if let Some(l) = u.layer {
+            by.entry(l).or_default().push(u.name.clone());
+        }
+    }
+    by.into_iter().collect()
+}
+
+/// Layers the run would not honour: a unit depending on its own or a later
+/// layer, a unit that starts in another wave than its layer says (explicit
+/// dependencies win over layers), and layers the plan describes that no
+/// unit carries.
+fn layer_findings(
+    plan: &Plan,
+    secs: &[(String, Vec<String>)],
+    graph: &UnitGraph,
+    layers: &[(u32, Vec<String>)],
+    findings: &mut Vec<Finding>,
+) {
+    if layers.is_empty() {
+        let described = secs
+            .iter()
+            .any(|(h, _)| analysis::has_phrase(h, "layers") || analysis::has_phrase(h, "tiers"));
+        if described && plan.units.len() > 1 {
+            findings.push(Finding {
+                pass: 3,
+                location: "plan".into(),
+                kind: "Parallelization".into(),
+                severity: Severity::Recommended,
+                problem: "The plan describes layers, but no unit carries one: the run ignores them and starts units by their dependencies alone.".into(),
+                impact: "Units may start before the layers they were meant to wait for.".into(),
+                recommendation: "Give each unit its layer (a Layer column in the unit table, or a `Layer: N` line), or state the dependencies.".into(),
+            });
+        }
+        return;
+    }
+    let rank: std::collections::HashMap<u32, usize> = layers
+        .iter()
+        .enumerate()
+        .map(|(k, (l, _))| (*l, k))
+        .collect();
+    for (i, u) in plan.units.iter().enumerate() {
+        let Some(l) = u.layer else { continue };
+        for &d in &graph.deps[i] {
+            let dep = &plan.units[d];
+            if let Some(dl) = dep.layer.filter(|dl| *dl >= l) {
+                findings.push(Finding {
+                    pass: 3,
+                    location: u.name.clone(),
+                    kind: "Parallelization".into(),
+                    severity: Severity::Recommended,
+                    problem: format!(
+                        "Layer {l} depends on {} of layer {dl}: the layers and the dependencies disagree.",
+                        dep.name
+                    ),
+                    impact: "The run follows the dependencies; the layer table misleads.".into(),
+                    recommendation: "Move one of them to another layer, or drop the dependency.".into(),
+                });
+            }
+        }
+        let wave = graph.wave[i];
+        let layer_rank = rank[&l];
+        if wave != layer_rank {
+            findings.push(Finding {
+                pass: 3,
+                location: u.name.clone(),
+                kind: "Parallelization".into(),
+                severity: Severity::Recommended,
+                problem: format!(
+                    "Declared in layer {l} (wave {}), but its dependencies start it in wave {}.",
+                    layer_rank + 1,
+                    wave + 1
+                ),
+                impact: if wave < layer_rank {
+                    "It runs before the layers below it are done: the layer is not enforced.".into()
+                } else {
+                    "It waits longer than its layer says.".into()
+                },
+                recommendation: "Make the dependencies and the layers agree (state the dependency, or change the layer).".into(),
+            });
+        }
     }
 }

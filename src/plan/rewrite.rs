@@ -220,7 +220,13 @@ fn refresh_files(s: &mut Sprint, all: &[String]) {
     s.files = files;
 }
 
-fn fix_criteria(s: &mut Sprint, cmds: &Commands, ev: &mut Evaluation, label: &str) -> bool {
+fn fix_criteria(
+    s: &mut Sprint,
+    cmds: &Commands,
+    ev: &mut Evaluation,
+    label: &str,
+    plan_verified: bool,
+) -> bool {
     let mut fixed = false;
     // Vague criteria are replaced by something a machine can check.
     let created = created_files(s);
@@ -280,7 +286,8 @@ fn fix_criteria(s: &mut Sprint, cmds: &Commands, ev: &mut Evaluation, label: &st
         }
     }
     // Missing machine-verifiable criteria are added.
-    let verifiable = s.exit.iter().any(|c| c.command.is_some());
+    // A plan-wide runnable Exit Check verifies every sprint already.
+    let verifiable = plan_verified || s.exit.iter().any(|c| c.command.is_some());
     if !verifiable && s.task_type != TaskType::Manual {
         let mut added = Vec::new();
         for f in created_files(s) {
@@ -375,16 +382,44 @@ fn split_chunks(s: &Sprint, k: usize, cmds: &Commands) -> Vec<Sprint> {
     parts
 }
 
-/// Group tasks by the top-level directory of the files they name; tasks
-/// naming none stay with the first group. `None` when there is one concern.
+/// The concern a file belongs to within a sprint: its top-level directory,
+/// except that a file under a test directory belongs to the code it tests
+/// (`tests/parser.rs` to the `src/` that holds `parser`, `Tests/PortTests`
+/// to `Sources/Port`; the first code directory when no name matches).
+fn concern_of(f: &str, files: &[String]) -> Option<String> {
+    let top = analysis::top_dir(f);
+    if !f.contains('/') {
+        return None;
+    }
+    if !analysis::is_test_dir(top) {
+        return Some(top.to_string());
+    }
+    let code: Vec<&String> = files
+        .iter()
+        .filter(|x| x.contains('/') && !analysis::is_test_dir(analysis::top_dir(x)))
+        .collect();
+    let name = analysis::tested_name(f);
+    let ext = |p: &str| p.rsplit_once('.').map(|(_, e)| e.to_string());
+    let named = |x: &&&String| !name.is_empty() && x.to_lowercase().contains(&name);
+    code.iter()
+        .filter(named)
+        .find(|x| ext(x) == ext(f))
+        .or_else(|| code.iter().find(named))
+        .or(code.first())
+        .map(|x| analysis::top_dir(x).to_string())
+        .or_else(|| Some(top.to_string()))
+}
+
+/// Group tasks by the concern of the files they name (code and its own
+/// tests are one); tasks naming none stay with the first group. `None`
+/// when there is one concern.
 fn split_concerns(s: &Sprint, cmds: &Commands) -> Option<Vec<Sprint>> {
-    let dir_of = |f: &str| f.split_once('/').map(|(d, _)| d.to_string());
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     let mut loose = Vec::new();
     for t in &s.tasks {
         let dirs: Vec<String> = mentions(t, &s.files)
             .iter()
-            .filter_map(|f| dir_of(f))
+            .filter_map(|f| concern_of(f, &s.files))
             .collect();
         match dirs.first() {
             Some(d) => match groups.iter_mut().find(|(g, _)| g == d) {
@@ -405,14 +440,21 @@ fn split_concerns(s: &Sprint, cmds: &Commands) -> Option<Vec<Sprint>> {
         let mut part = s.clone();
         part.tasks = tasks;
         part.name = format!("{} ({dir})", s.name);
-        // Criteria go with the concern whose directory they name; the rest
-        // (builds, tests) with the last part, which completes the sprint.
+        // Criteria go with the concern whose files or directory they name;
+        // the rest (builds, tests) with the last part, which completes the
+        // sprint.
         part.exit = s
             .exit
             .iter()
             .filter(|c| {
-                let own = c.text.contains(&format!("{dir}/"));
-                let anyone = dirs.iter().any(|d| c.text.contains(&format!("{d}/")));
+                let named: Vec<String> = mentions(&c.text, &s.files)
+                    .iter()
+                    .filter_map(|f| concern_of(f, &s.files))
+                    .collect();
+                let own = named.contains(&dir)
+                    || (named.is_empty() && c.text.contains(&format!("{dir}/")));
+                let anyone =
+                    !named.is_empty() || dirs.iter().any(|d| c.text.contains(&format!("{d}/")));
                 own || (!anyone && i == n - 1)
             })
             .cloned()
@@ -458,13 +500,14 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
         v.dedup();
         v
     };
+    let plan_verified = plan.exit_checks.iter().any(|c| c.command.is_some());
     for u in &mut out.units {
         let unit_name = u.name.clone();
         let mut items: Vec<Item> = Vec::new();
         for s in std::mem::take(&mut u.sprints) {
             let label = format!("{unit_name}/{}", s.id);
             let old = s.id.to_string();
-            let q = analysis::quality(&s, budget);
+            let q = analysis::quality(&s, budget, &plan.exit_checks);
             let mut s = s;
             // Testability first: the fixes add criteria the size estimate
             // counts.
@@ -472,13 +515,13 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
                 ev.testability.passed += 1;
             } else {
                 ev.testability.issues += 1;
-                if fix_criteria(&mut s, cmds, &mut ev, &label) {
+                if fix_criteria(&mut s, cmds, &mut ev, &label, plan_verified) {
                     ev.testability.fixed += 1;
                 }
             }
             // Atomicity is judged after the criteria fixes (explicit outputs
             // may have just been added).
-            let q = analysis::quality(&s, budget);
+            let q = analysis::quality(&s, budget, &plan.exit_checks);
             let mut parts = vec![s];
             if q.atomic() {
                 ev.atomicity.passed += 1;
@@ -646,7 +689,10 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
                     },
                 );
             }
-            if s.task_type != TaskType::Manual && !s.exit.iter().any(|c| c.command.is_some()) {
+            if s.task_type != TaskType::Manual
+                && !plan_verified
+                && !s.exit.iter().any(|c| c.command.is_some())
+            {
                 ev.unfixed.push(format!(
                     "{unit_name}/{}: no machine-verifiable exit criterion, and none can be derived (name the files it creates, or set [build] command)",
                     s.id

@@ -274,6 +274,17 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
                 .join(", ")
         }
     );
+    if !r.layers.is_empty() {
+        let _ = writeln!(
+            o,
+            "- Declared layers: {}",
+            r.layers
+                .iter()
+                .map(|(l, units)| format!("{l} [{}]", units.join(", ")))
+                .collect::<Vec<_>>()
+                .join(" then ")
+        );
+    }
     let _ = writeln!(o, "\n### Priority Analysis\n");
     super::table_head(
         &mut o,
