@@ -91,6 +91,11 @@ pub fn cmd_breakdown(
     let mut text = write::render(&b.plan, &write::Extras::default(), &Default::default());
     text.push_str("\n\n");
     text.push_str(&breakdown::summary_section(&b.plan));
+    let not_planned = breakdown::not_planned_section(&b);
+    if !not_planned.is_empty() {
+        text.push('\n');
+        text.push_str(&not_planned);
+    }
     super::write_file(&target, &text)?;
     let shown = |p: &Path| p.strip_prefix(&ctx.cwd).unwrap_or(p).display().to_string();
     match args.format {
@@ -99,6 +104,7 @@ pub fn cmd_breakdown(
                 "source": shown(&source_path),
                 "output": shown(&target),
                 "requirements": b.requirements,
+                "not_planned": b.not_planned,
                 "atomic_tasks": b.tasks,
                 "work_units": b.plan.units.len(),
                 "sprints": b.plan.sprint_total(),
@@ -109,15 +115,29 @@ pub fn cmd_breakdown(
         Format::Text => {
             write!(
                 out,
-                "## Breakdown Complete\n\nSource: {}\nOutput: {}\n\n| Metric | Count |\n|--------|-------|\n| Requirements detected | {} |\n| Atomic tasks | {} |\n| Work units | {} |\n| Sprints | {} |\n\nNext step: git supervisor prioritize\n",
+                "## Breakdown Complete\n\nSource: {}\nOutput: {}\n\n| Metric | Count |\n|--------|-------|\n| Requirements detected | {} |\n| Atomic tasks | {} |\n| Work units | {} |\n| Sprints | {} |\n| Not planned | {} |\n",
                 shown(&source_path),
                 shown(&target),
                 b.requirements.len(),
                 b.tasks,
                 b.plan.units.len(),
-                b.plan.sprint_total()
+                b.plan.sprint_total(),
+                b.not_planned.len()
             )
             .map_err(super::io_err)?;
+            if !b.not_planned.is_empty() {
+                writeln!(out, "\nNot planned (listed in the plan's \"Not planned\" section):")
+                    .map_err(super::io_err)?;
+                for n in &b.not_planned {
+                    writeln!(out, "- line {}: {} — {}", n.lines.0, n.text, n.reason)
+                        .map_err(super::io_err)?;
+                }
+            }
+            if build.is_none() {
+                writeln!(out, "\nNo build or test command found (no [build] command, no Cargo.toml, package.json, go.mod…): sprints exit on the files they create and their commits only.")
+                    .map_err(super::io_err)?;
+            }
+            writeln!(out, "\nNext step: git supervisor prioritize").map_err(super::io_err)?;
         }
     }
     Ok(EXIT_OK)

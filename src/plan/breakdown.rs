@@ -42,10 +42,21 @@ pub struct Requirement {
     pub unit: String,
 }
 
+/// A line of the document that became no task, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotPlanned {
+    pub text: String,
+    pub heading: String,
+    pub lines: (usize, usize),
+    pub reason: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Breakdown {
     pub project: String,
     pub requirements: Vec<Requirement>,
+    /// Every requirement-like line that became no task, with the reason.
+    pub not_planned: Vec<NotPlanned>,
     pub tasks: usize,
     pub plan: Plan,
 }
@@ -90,14 +101,50 @@ const TASK_VERBS: &[&str] = &[
 ];
 const REQUIREMENT_HEADINGS: &[&str] = &["requirement", "acceptance criteria", "user stor"];
 const TASK_HEADINGS: &[&str] = &["feature", "deliverable", "scope", "task"];
+/// Headings that put what is under them out of scope. They must say so
+/// themselves ("Out of scope", "Non-goals", "Later", "Future work"): a
+/// heading merely containing "later" or "v2" ("Translator", "API v2") does
+/// not.
 const OUT_OF_SCOPE: &[&str] = &[
     "out of scope",
+    "out-of-scope",
+    "not in scope",
     "not included",
-    "future work",
+    "non-goals",
     "non-goal",
-    "v2",
+    "non goals",
+    "nongoals",
     "later",
+    "future",
 ];
+
+/// Sections that give context, not work: their items are listed as not
+/// planned rather than silently skipped.
+const CONTEXT: &[&str] = &[
+    "background",
+    "overview",
+    "introduction",
+    "glossary",
+    "reference",
+    "context",
+    "motivation",
+    "summary",
+    "goal",
+    "objective",
+    "success criteria",
+];
+
+fn is_out_of_scope(heading: &str) -> bool {
+    let l = lower(heading);
+    let l = l
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c.is_whitespace())
+        .trim_matches(|c: char| !c.is_alphanumeric());
+    OUT_OF_SCOPE.iter().any(|k| {
+        l == *k
+            || l.strip_prefix(k)
+                .is_some_and(|r| r.starts_with(|c: char| !c.is_alphanumeric() && c != '-'))
+    })
+}
 /// Headings that group requirements without naming a part of the system.
 const GENERIC: &[&str] = &[
     "checks",
@@ -170,7 +217,14 @@ fn is_story(text: &str) -> bool {
 
 /// Find the requirements, each under the unit it belongs to.
 pub fn requirements(source: &str, project: &str) -> Vec<Requirement> {
+    scan(source, project).0
+}
+
+/// The requirements, and every list item (or requirement-section
+/// paragraph) that is none, with the reason.
+pub fn scan(source: &str, project: &str) -> (Vec<Requirement>, Vec<NotPlanned>) {
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     // The heading path: (level, text).
     let mut path: Vec<(u8, String)> = Vec::new();
     for b in blocks(source) {
@@ -189,21 +243,49 @@ pub fn requirements(source: &str, project: &str) -> Vec<Requirement> {
             Block::Paragraph { text, span } => (text.replace('\n', " "), span.clone(), None),
             _ => continue,
         };
-        if path.iter().any(|(_, h)| has_any(h, OUT_OF_SCOPE))
-            || path.is_empty()
-            || !text.chars().any(char::is_alphanumeric)
-        {
+        if !text.chars().any(char::is_alphanumeric) {
             continue;
         }
         let heading = path.last().map(|(_, h)| h.clone()).unwrap_or_default();
         let in_requirements = path.iter().any(|(_, h)| has_any(h, REQUIREMENT_HEADINGS));
         let in_tasks = path.iter().any(|(_, h)| has_any(h, TASK_HEADINGS));
         let is_item = matches!(b, Block::Item { .. });
+        let lines = (
+            line_of(source, span.start),
+            line_of(source, span.end.saturating_sub(1)),
+        );
+        let mut skip = |reason: String| {
+            skipped.push(NotPlanned {
+                text: text.trim().to_string(),
+                heading: heading.clone(),
+                lines,
+                reason,
+            })
+        };
+        if let Some((_, h)) = path.iter().find(|(_, h)| is_out_of_scope(h)) {
+            if is_item || in_requirements {
+                skip(format!("out of scope (under \"{}\")", h.trim()));
+            }
+            continue;
+        }
+        if path.is_empty() {
+            if is_item {
+                skip("before any heading: no section says it is a requirement".into());
+            }
+            continue;
+        }
         let confidence = if (in_requirements && is_item) || is_rfc(&text) || is_story(&text) {
             Confidence::High
         } else if (is_item && (starts_with_verb(&text) || in_tasks)) || checked.is_some() {
             Confidence::Medium
         } else {
+            if is_item || in_requirements {
+                let context = path.iter().find(|(_, h)| has_any(h, CONTEXT));
+                skip(match context {
+                    Some((_, h)) => format!("context, not work (under \"{}\")", h.trim()),
+                    None => "not worded as work: no verb first, no MUST/SHALL/SHOULD/MAY, no user story, and not under a Requirements, Features or Tasks heading".into(),
+                });
+            }
             continue;
         };
         let unit = path
@@ -215,15 +297,12 @@ pub fn requirements(source: &str, project: &str) -> Vec<Requirement> {
         out.push(Requirement {
             text: text.trim().to_string(),
             heading,
-            lines: (
-                line_of(source, span.start),
-                line_of(source, span.end.saturating_sub(1)),
-            ),
+            lines,
             confidence,
             unit,
         });
     }
-    out
+    (out, skipped)
 }
 
 fn clean(h: &str) -> String {
@@ -326,12 +405,20 @@ fn atomic_tasks(r: &Requirement) -> Vec<String> {
             tasks.push(first);
             tasks.push(second);
         }
-        None => tasks.push(base.clone()),
+        None => tasks.extend(list_items(&base)),
     }
+    // A task naming files in several top-level directories is one task per
+    // directory: each lands in a sprint of one concern.
+    let mut tasks: Vec<String> = tasks.iter().flat_map(|t| by_directory(t)).collect();
     // Implicit test work: a separate task for what is built or promised,
     // unless the requirement is itself about tests or documentation.
     if !has_any(&r.text, &["test", "document", "readme"]) {
-        let first = tasks[0].clone();
+        // A list split into several tasks is tested as one requirement.
+        let first = if tasks.len() > 1 && split_at.is_none() {
+            base.clone()
+        } else {
+            tasks[0].clone()
+        };
         let test = if let Some(goal) = first.strip_prefix("Implement: ") {
             format!("Write tests for: {goal}")
         } else if let Some(rule) = first.strip_prefix("Ensure ") {
@@ -343,6 +430,104 @@ fn atomic_tasks(r: &Requirement) -> Vec<String> {
         tasks.push(test);
     }
     tasks
+}
+
+/// Words after which a trailing list names alternatives, one task each
+/// ("export to CSV, JSON and XML", "filter by author, year and language");
+/// after "with" or "of" it names the parts of one thing ("books with
+/// title, author and ISBN") and stays whole.
+const LIST_LEADS: &[&str] = &["to", "as", "in", "into", "for", "by", "from", "via", "on"];
+
+/// "Export to CSV, JSON and XML" → "Export to CSV", "Export to JSON",
+/// "Export to XML". Only a list that ends the sentence, of short items
+/// without code, after a verb or one of [`LIST_LEADS`]; anything else is
+/// one task.
+fn list_items(task: &str) -> Vec<String> {
+    let whole = vec![task.to_string()];
+    if task.contains('`') || !task.contains(',') {
+        return whole;
+    }
+    let body = task.trim_end_matches(['.', ';']);
+    let Some(comma) = body.find(", ") else {
+        return whole;
+    };
+    let (head, rest) = (&body[..comma], &body[comma + 2..]);
+    let mut items: Vec<String> = Vec::new();
+    for part in rest.split(", ") {
+        let part = part
+            .strip_prefix("and ")
+            .or_else(|| part.strip_prefix("or "))
+            .unwrap_or(part);
+        match part.split_once(" and ").or_else(|| part.split_once(" or ")) {
+            Some((a, b)) => {
+                items.push(a.trim().to_string());
+                items.push(b.trim().to_string());
+            }
+            None => items.push(part.trim().to_string()),
+        }
+    }
+    let width = items
+        .iter()
+        .map(|i| i.split_whitespace().count())
+        .max()
+        .unwrap_or(0);
+    if items.iter().any(|i| i.is_empty() || i.contains(',')) || width == 0 || width > 3 {
+        return whole;
+    }
+    let words: Vec<&str> = head.split_whitespace().collect();
+    // The first item is as long as the others, after its lead word.
+    let Some(start) = (1..=width.min(words.len().saturating_sub(1)))
+        .rev()
+        .map(|w| words.len() - w)
+        .find(|&k| k >= 1 && (k == 1 || LIST_LEADS.contains(&lower(words[k - 1]).as_str())))
+    else {
+        return whole;
+    };
+    if start > 1 && !LIST_LEADS.contains(&lower(words[start - 1]).as_str()) {
+        return whole;
+    }
+    if start == 1 && !starts_with_verb(head) {
+        return whole;
+    }
+    let prefix = words[..start].join(" ");
+    let first = words[start..].join(" ");
+    std::iter::once(first)
+        .chain(items)
+        .map(|i| format!("{prefix} {i}"))
+        .collect()
+}
+
+/// One task per top-level directory of the files it names, the path list
+/// replaced by that directory's paths.
+fn by_directory(task: &str) -> Vec<String> {
+    let ps = paths(task);
+    let mut dirs: Vec<&str> = Vec::new();
+    for p in &ps {
+        let d = analysis::top_dir(p);
+        if !dirs.contains(&d) {
+            dirs.push(d);
+        }
+    }
+    if dirs.len() < 2 {
+        return vec![task.to_string()];
+    }
+    let (Some(first), Some(last)) = (
+        task.find(&format!("`{}`", ps[0])),
+        task.rfind(&format!("`{}`", ps[ps.len() - 1])),
+    ) else {
+        return vec![task.to_string()];
+    };
+    let end = last + ps[ps.len() - 1].len() + 2;
+    dirs.iter()
+        .map(|d| {
+            let mine: Vec<String> = ps
+                .iter()
+                .filter(|p| analysis::top_dir(p) == *d)
+                .map(|p| format!("`{p}`"))
+                .collect();
+            format!("{}{}{}", &task[..first], mine.join(", "), &task[end..])
+        })
+        .collect()
 }
 
 /// Task text without "depends on" / "requires": in a plan those words make
@@ -400,7 +585,36 @@ fn checklist(text: String) -> Criterion {
 
 /// Group a unit's tasks into sprints of 3–7 (fewer only when the unit has
 /// fewer than 3), foundation tasks first.
+/// When the unit's tasks name files in several top-level directories,
+/// each directory's tasks get sprints of their own (tasks naming no file
+/// join the first), so that every sprint is one concern.
 fn sprints_for(tasks: Vec<String>) -> Vec<Vec<String>> {
+    let dir_of = |t: &String| paths(t).first().map(|p| analysis::top_dir(p).to_string());
+    let mut dirs: Vec<String> = tasks.iter().filter_map(dir_of).collect();
+    dirs.sort();
+    dirs.dedup();
+    if dirs.len() < 2 {
+        return chunks(tasks);
+    }
+    let mut groups: Vec<(Option<String>, Vec<String>)> = Vec::new();
+    for t in tasks {
+        let d = dir_of(&t);
+        match groups.iter_mut().find(|(g, _)| *g == d) {
+            Some((_, ts)) => ts.push(t),
+            None => groups.push((d, vec![t])),
+        }
+    }
+    // Loose tasks join the first directory's group.
+    let loose: Vec<String> = groups
+        .iter()
+        .position(|(d, _)| d.is_none())
+        .map(|k| groups.remove(k).1)
+        .unwrap_or_default();
+    groups[0].1.splice(0..0, loose);
+    groups.into_iter().flat_map(|(_, ts)| chunks(ts)).collect()
+}
+
+fn chunks(tasks: Vec<String>) -> Vec<Vec<String>> {
     let (mut found, rest): (Vec<String>, Vec<String>) =
         tasks.into_iter().partition(|t| is_foundation(t));
     found.extend(rest);
@@ -455,7 +669,7 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
         // An empty `#` heading names nothing: the project does.
         .filter(|t| !t.is_empty())
         .unwrap_or_else(|| project.to_string());
-    let reqs = requirements(source, &title);
+    let (reqs, mut not_planned) = scan(source, &title);
     let mut unit_names: Vec<String> = Vec::new();
     for r in &reqs {
         if !unit_names.contains(&r.unit) {
@@ -470,12 +684,22 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
     for name in &unit_names {
         let mine: Vec<&Requirement> = reqs.iter().filter(|r| &r.unit == name).collect();
         let mut tasks: Vec<String> = Vec::new();
+        let mut seen: std::collections::HashSet<String> = Default::default();
         for r in &mine {
+            let before = tasks.len();
             for t in atomic_tasks(r) {
                 let t = neutral(&t.split_whitespace().collect::<Vec<_>>().join(" "));
-                if !tasks.contains(&t) {
+                if seen.insert(t.clone()) {
                     tasks.push(t);
                 }
+            }
+            if tasks.len() == before {
+                not_planned.push(NotPlanned {
+                    text: r.text.clone(),
+                    heading: r.heading.clone(),
+                    lines: r.lines,
+                    reason: "repeats a requirement already planned".into(),
+                });
             }
         }
         if tasks.is_empty() {
@@ -513,12 +737,10 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
                 .map(|p| super::rewrite::exists_criterion(&p))
                 .collect();
             exit.dedup();
-            if exit.is_empty() {
-                exit = g
-                    .iter()
-                    .map(|t| checklist(format!("Done: {}", t.trim_start_matches("Implement: "))))
-                    .collect();
-            }
+            // Only checks a machine runs: a `Done: <task>` checklist can
+            // never be verified, so a run that did everything would still
+            // fail its final verification. With neither a file nor a
+            // command, the sprint is judged by its commits and result.
             if let Some(b) = build {
                 exit.push(super::rewrite::command_criterion("build passes", b));
             }
@@ -575,12 +797,15 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
     } else {
         DependencyStructure::Parallel
     };
+    not_planned.sort_by_key(|n| n.lines);
     Breakdown {
         project: title.clone(),
         tasks: task_count,
         requirements: reqs,
+        not_planned,
         plan: Plan {
-            title: Some(format!("EXECUTION_PLAN.md — {title}")),
+            // The title names the run and its report (`COMPLETE_<TITLE>.md`).
+            title: Some(title.clone()),
             feature_name: None,
             units,
             entry_checks: Vec::new(),
@@ -599,6 +824,23 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
             },
         },
     }
+}
+
+/// The `## Not planned` section: every line of the document that became
+/// no task, with its line and the reason. Empty when nothing was left out.
+pub fn not_planned_section(b: &Breakdown) -> String {
+    if b.not_planned.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("## Not planned\n\nLines of the requirements that became no task:\n\n");
+    for n in &b.not_planned {
+        // Quoted as plain words: no code, and none of the words that would
+        // make the parser read a dependency.
+        let text = neutral(&n.text.split_whitespace().collect::<Vec<_>>().join(" "))
+            .replace('`', "'");
+        out.push_str(&format!("- line {}: \"{text}\" — {}\n", n.lines.0, n.reason));
+    }
+    out
 }
 
 /// The `## Summary` table the generated plan ends with.
