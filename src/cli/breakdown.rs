@@ -126,8 +126,11 @@ pub fn cmd_breakdown(
             )
             .map_err(super::io_err)?;
             if !b.not_planned.is_empty() {
-                writeln!(out, "\nNot planned (listed in the plan's \"Not planned\" section):")
-                    .map_err(super::io_err)?;
+                writeln!(
+                    out,
+                    "\nNot planned (listed in the plan's \"Not planned\" section):"
+                )
+                .map_err(super::io_err)?;
                 for n in &b.not_planned {
                     writeln!(out, "- line {}: {} — {}", n.lines.0, n.text, n.reason)
                         .map_err(super::io_err)?;

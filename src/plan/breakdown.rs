@@ -407,9 +407,7 @@ fn atomic_tasks(r: &Requirement) -> Vec<String> {
         }
         None => tasks.extend(list_items(&base)),
     }
-    // A task naming files in several top-level directories is one task per
-    // directory: each lands in a sprint of one concern.
-    let mut tasks: Vec<String> = tasks.iter().flat_map(|t| by_directory(t)).collect();
+
     // Implicit test work: a separate task for what is built or promised,
     // unless the requirement is itself about tests or documentation.
     if !has_any(&r.text, &["test", "document", "readme"]) {
@@ -429,7 +427,9 @@ fn atomic_tasks(r: &Requirement) -> Vec<String> {
         };
         tasks.push(test);
     }
-    tasks
+    // A task naming files in several top-level directories is one task per
+    // directory: each lands in a sprint of one concern.
+    tasks.iter().flat_map(|t| by_directory(t)).collect()
 }
 
 /// Words after which a trailing list names alternatives, one task each
@@ -832,13 +832,17 @@ pub fn not_planned_section(b: &Breakdown) -> String {
     if b.not_planned.is_empty() {
         return String::new();
     }
-    let mut out = String::from("## Not planned\n\nLines of the requirements that became no task:\n\n");
+    let mut out =
+        String::from("## Not planned\n\nLines of the requirements that became no task:\n\n");
     for n in &b.not_planned {
         // Quoted as plain words: no code, and none of the words that would
         // make the parser read a dependency.
-        let text = neutral(&n.text.split_whitespace().collect::<Vec<_>>().join(" "))
-            .replace('`', "'");
-        out.push_str(&format!("- line {}: \"{text}\" — {}\n", n.lines.0, n.reason));
+        let text =
+            neutral(&n.text.split_whitespace().collect::<Vec<_>>().join(" ")).replace('`', "'");
+        out.push_str(&format!(
+            "- line {}: \"{text}\" — {}\n",
+            n.lines.0, n.reason
+        ));
     }
     out
 }
