@@ -124,3 +124,54 @@ fn start_keeps_an_existing_name_and_a_failed_start_writes_nothing() {
     assert_eq!(plan(dir), named);
     assert_eq!(operation(dir), "Operation Chosen Name");
 }
+
+#[test]
+fn name_feature_before_any_run_keeps_the_users_own_name() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let named = format!(
+        "---\nfeature_name: \"Operation Mine\"\nowner: me\n---\n{}",
+        plan(dir)
+    );
+    std::fs::write(dir.join("EXECUTION_PLAN.md"), &named).expect("write");
+    let out = run(dir, &["name-feature"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("Operation Mine"), "{}", out.stdout);
+    assert!(out.stdout.contains("kept"), "{}", out.stdout);
+    assert_eq!(plan(dir), named, "nothing written");
+}
+
+#[test]
+fn a_crlf_plan_keeps_its_one_frontmatter_block_through_start() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let crlf = format!(
+        "---\r\nowner: me\r\n---\r\n{}",
+        plan(dir).replace('\n', "\r\n")
+    );
+    std::fs::write(dir.join("EXECUTION_PLAN.md"), &crlf).expect("write");
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "CRLF plan"]);
+    let s = scripts(&[("default.txt", SUCCEED)]);
+    let out = run_env(
+        dir,
+        &["start", "--wait"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let text = plan(dir);
+    assert_eq!(text.matches("---\r\n").count(), 2, "one block: {text:?}");
+    assert!(
+        text.starts_with("---\r\nfeature_name: \"Operation ")
+            && text.contains("\r\nowner: me\r\n---\r\n"),
+        "{text:?}"
+    );
+    assert!(
+        !text.replace("\r\n", "").contains('\n'),
+        "line endings kept"
+    );
+    assert_eq!(
+        operation(dir).as_str().map(|n| n.starts_with("Operation ")),
+        Some(true)
+    );
+}

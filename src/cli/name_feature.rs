@@ -1,8 +1,8 @@
 //! `git supervisor name-feature [PATH]`: the ritual (spec §X). Naming is a
 //! ritual of starting the plan: `start` christens a plan that has no
-//! `feature_name`; called by hand before any run, this only reproaches;
-//! after a run exists it regenerates the name quietly and writes it to the
-//! plan's frontmatter.
+//! `feature_name`; called by hand before any run, this only reproaches and
+//! never replaces a `feature_name` the user wrote; after a run exists it
+//! regenerates the name quietly and writes it to the plan's frontmatter.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -50,8 +50,17 @@ pub fn cmd_name_feature(
         .ok()
         .and_then(|s| s.tip().ok().flatten())
         .is_some();
-    if !started && loaded.plan.feature_name.is_none() {
-        write!(out, "{REPROACH}").map_err(super::io_err)?;
+    if !started {
+        // Before any run the plan's name is the user's to give: one they
+        // wrote is never replaced.
+        match &loaded.plan.feature_name {
+            None => write!(out, "{REPROACH}").map_err(super::io_err)?,
+            Some(own) => writeln!(
+                out,
+                "{own} (your feature_name, kept: nothing has started, nothing was written)"
+            )
+            .map_err(super::io_err)?,
+        }
         return Ok(EXIT_OK);
     }
     let name = name_for(&loaded.plan);

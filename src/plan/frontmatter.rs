@@ -5,21 +5,36 @@
 
 const KEY: &str = "feature_name";
 
+/// A `---` fence line (any line ending: `\n`, `\r\n`, or none at the end).
+fn is_fence(line: &str) -> bool {
+    line.trim_end_matches(['\n', '\r']) == "---"
+}
+
+/// The frontmatter's body range and where the block ends (after its
+/// closing fence line), for any line ending.
+fn block(source: &str) -> Option<(std::ops::Range<usize>, usize)> {
+    // A byte-order mark before the opening `---` must not hide the block.
+    let bom = bom_len(source);
+    let mut lines = source[bom..].split_inclusive('\n');
+    let first = lines.next()?;
+    if !is_fence(first) || !first.ends_with('\n') {
+        return None;
+    }
+    let start = bom + first.len();
+    let mut at = start;
+    for line in lines {
+        if is_fence(line) {
+            return Some((start..at, at + line.len()));
+        }
+        at += line.len();
+    }
+    None
+}
+
 /// The byte range of the frontmatter's body (between the `---` lines); the
 /// one definition of where a plan's frontmatter is.
 pub fn body_range(source: &str) -> Option<std::ops::Range<usize>> {
-    // A byte-order mark before the opening `---` must not hide the block.
-    let start = bom_len(source) + 4;
-    let rest = source[bom_len(source)..].strip_prefix("---\n")?;
-    if rest.starts_with("---\n") || rest == "---" {
-        return Some(start..start);
-    }
-    let end = rest.find("\n---\n").map(|e| e + 1).or_else(|| {
-        rest.strip_suffix("---")
-            .filter(|r| r.is_empty() || r.ends_with('\n'))
-            .map(str::len)
-    })?;
-    Some(start..start + end)
+    block(source).map(|(body, _)| body)
 }
 
 /// The length of a UTF-8 byte-order mark at the start of `source`, if any.
@@ -33,7 +48,15 @@ fn bom_len(source: &str) -> usize {
 
 /// Where the frontmatter block ends (after its closing `---` line).
 pub fn block_end(source: &str) -> Option<usize> {
-    body_range(source).map(|r| (r.end + 4).min(source.len()))
+    block(source).map(|(_, end)| end)
+}
+
+/// The line ending the plan uses: a CRLF plan gets CRLF lines.
+fn eol(source: &str) -> &'static str {
+    match source.find('\n') {
+        Some(i) if source[..i].ends_with('\r') => "\r\n",
+        _ => "\n",
+    }
 }
 
 fn is_key_line(line: &str) -> bool {
@@ -45,7 +68,8 @@ fn is_key_line(line: &str) -> bool {
 /// replaced when present, added first otherwise, and a frontmatter block is
 /// created when the plan has none.
 pub fn set_feature_name(source: &str, name: &str) -> String {
-    let line = format!("{KEY}: \"{}\"\n", name.replace('"', "'"));
+    let nl = eol(source);
+    let line = format!("{KEY}: \"{}\"{nl}", name.replace('"', "'"));
     match body_range(source) {
         Some(range) => {
             let body = &source[range.clone()];
@@ -70,7 +94,7 @@ pub fn set_feature_name(source: &str, name: &str) -> String {
         }
         None => {
             let (bom, rest) = source.split_at(bom_len(source));
-            format!("{bom}---\n{line}---\n\n{rest}")
+            format!("{bom}---{nl}{line}---{nl}{nl}{rest}")
         }
     }
 }
@@ -86,12 +110,12 @@ pub fn without_feature_name(source: &str) -> String {
         .filter(|l| !is_key_line(l))
         .collect();
     if body.trim().is_empty() {
-        let rest = &source[range.end..];
+        let rest = &source[block_end(source).unwrap_or(range.end)..];
         let rest = rest
-            .strip_prefix("---\n")
-            .or_else(|| rest.strip_prefix("---"))
+            .strip_prefix("\r\n")
+            .or_else(|| rest.strip_prefix('\n'))
             .unwrap_or(rest);
-        return rest.strip_prefix('\n').unwrap_or(rest).to_string();
+        return rest.to_string();
     }
     format!("{}{body}{}", &source[..range.start], &source[range.end..])
 }
@@ -116,6 +140,26 @@ mod tests {
         let named = set_feature_name(other, "X");
         assert_eq!(named, "---\nfeature_name: \"X\"\nowner: me\n---\n# Plan\n");
         assert_eq!(without_feature_name(&named), other);
+    }
+
+    #[test]
+    fn crlf_plans_keep_their_frontmatter() {
+        let crlf = "---\r\nowner: me\r\nfeature_name: \"Mine\"\r\n---\r\n# Plan\r\n";
+        assert_eq!(body_range(crlf), Some(5..38));
+        assert_eq!(block_end(crlf), Some(43));
+        let named = set_feature_name(crlf, "X");
+        assert_eq!(
+            named,
+            "---\r\nowner: me\r\nfeature_name: \"X\"\r\n---\r\n# Plan\r\n"
+        );
+        assert_eq!(named.matches("---").count(), 2, "no second block");
+        let bare = set_feature_name("# Plan\r\n", "X");
+        assert_eq!(bare, "---\r\nfeature_name: \"X\"\r\n---\r\n\r\n# Plan\r\n");
+        assert_eq!(without_feature_name(&bare), "# Plan\r\n");
+        // A fence at the very end of the file closes the block too.
+        assert_eq!(body_range("---\nowner: me\n---"), Some(4..14));
+        assert_eq!(body_range("---\n---\n# P\n"), Some(4..4));
+        assert_eq!(body_range("--- \n# P\n"), None);
     }
 
     #[test]
