@@ -20,6 +20,7 @@ mod test_plan_done;
 mod test_plan_fuzz;
 mod test_plan_props;
 mod test_plan_shapes;
+mod test_project;
 mod test_prompt;
 mod test_real_agents;
 mod test_regressions;

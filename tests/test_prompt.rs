@@ -74,7 +74,14 @@ fn prompt_for(
         existing_files: &[],
         build_command: build,
         result_file: "/repo/.git/supervisor/agents/engine-1-1.result",
+        project: PROJECT.with(|p| p.borrow().clone()).as_ref(),
     })
+}
+
+thread_local! {
+    /// The project commands the next `prompt_for` sees (none by default).
+    static PROJECT: std::cell::RefCell<Option<git_supervisor::plan::project::ProjectCommands>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 #[test]
@@ -140,10 +147,15 @@ fn syntax_checks_follow_the_sprints_languages() {
     let p = plan(PLAN);
     let text = prompt_for(&p, "engine", true, Some("make"), |_| {});
     assert!(
-        text.contains("  cc -fsyntax-only engine/src/core.c\n"),
+        text.contains("  cc -fsyntax-only -Iengine/src -Iengine/include engine/src/core.c\n"),
         "{text}"
     );
-    assert!(text.contains("  c++ -fsyntax-only -x c++-header engine/include/core.hpp\n"));
+    assert!(
+        text.contains(
+            "  c++ -fsyntax-only -Iengine/include -x c++-header engine/include/core.hpp\n"
+        ),
+        "{text}"
+    );
     assert!(text.contains("  python3 -m py_compile engine/tests/test_core.py\n"));
     assert!(
         !text.to_lowercase().contains("swift"),
@@ -197,5 +209,45 @@ fn a_template_that_states_the_result_file_is_not_repeated() {
     assert!(
         text.contains("every exit criterion passes and at least one commit of yours is in scope; the supervisor runs the criteria itself:\n  - `test -f engine/src/core.c`\n"),
         "{text}"
+    );
+}
+
+#[test]
+fn syntax_checks_use_the_projects_own_checker() {
+    use git_supervisor::plan::project::detect;
+    let text = "# P\n\n## Sprint 1: Core\n\n- Create `src/core.rs`\n- Create `web/app.ts`\n- Create `native/fast.c`\n\n**Exit Criteria**:\n- [ ] `cargo test` passes\n";
+    let p = plan(text);
+    let unit = p.units[0].name.clone();
+    let files = |fs: &'static [(&'static str, &'static str)]| {
+        move |f: &str| fs.iter().find(|(n, _)| *n == f).map(|(_, t)| t.to_string())
+    };
+    // A crate: `cargo check` resolves the crate's modules, rustc on one
+    // file cannot.
+    let cargo = detect(files(&[("Cargo.toml", "[package]")]));
+    PROJECT.with(|x| *x.borrow_mut() = cargo);
+    let with = prompt_for(&p, &unit, true, Some("make"), |_| {});
+    assert!(with.contains("  cargo check --quiet\n"), "{with}");
+    assert!(!with.contains("rustc "), "{with}");
+    assert!(
+        with.contains("  tsc --noEmit --skipLibCheck web/app.ts\n"),
+        "no tsconfig: the file alone: {with}"
+    );
+    assert!(
+        with.contains("  cc -fsyntax-only -Inative -Iinclude native/fast.c\n"),
+        "{with}"
+    );
+    // A TypeScript project checks with its tsconfig.json.
+    let pnpm = detect(files(&[
+        ("package.json", r#"{"scripts": {"test": "vitest"}}"#),
+        ("pnpm-lock.yaml", ""),
+        ("tsconfig.json", "{}"),
+    ]));
+    PROJECT.with(|x| *x.borrow_mut() = pnpm);
+    let with = prompt_for(&p, &unit, true, Some("make"), |_| {});
+    PROJECT.with(|x| *x.borrow_mut() = None);
+    assert!(with.contains("  pnpm exec tsc --noEmit\n"), "{with}");
+    assert!(
+        with.contains("rustc --edition 2021"),
+        "no crate: the file alone: {with}"
     );
 }

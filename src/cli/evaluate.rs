@@ -220,17 +220,9 @@ fn shown(path: &std::path::Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-/// The project's own build and test commands, read from the files at `root`
-/// (a directory such as `tests/` reads as present with no text).
+/// The project's own build and test commands, read from the files at `root`.
 pub(crate) fn project_commands(
     root: &std::path::Path,
 ) -> Option<crate::plan::project::ProjectCommands> {
-    crate::plan::project::detect(|f| {
-        let p = root.join(f);
-        if p.is_dir() {
-            Some(String::new())
-        } else {
-            std::fs::read_to_string(p).ok()
-        }
-    })
+    crate::config::project_commands(root)
 }

@@ -193,6 +193,20 @@ pub fn read_regular(path: &Path) -> std::io::Result<String> {
     std::fs::read_to_string(path)
 }
 
+/// The project's own build, test and check commands, detected from the
+/// files at `root` (`plan::project` decides; this reads). A directory such
+/// as `tests/` reads as present with no text; only regular files are read.
+pub fn project_commands(root: &Path) -> Option<crate::plan::project::ProjectCommands> {
+    crate::plan::project::detect(|f| {
+        let p = root.join(f);
+        if p.is_dir() {
+            Some(String::new())
+        } else {
+            read_regular(&p).ok()
+        }
+    })
+}
+
 /// Durations written humantime-style: `"5s"`, `"30m"`, `"1h 30m"`.
 mod humantime_serde_compat {
     use std::time::Duration;

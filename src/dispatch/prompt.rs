@@ -31,6 +31,9 @@ pub struct PromptInput<'a> {
     pub build_command: Option<&'a str>,
     /// Where the agent writes its result (`SUPERVISOR_RESULT_FILE`).
     pub result_file: &'a str,
+    /// The project's own commands, for the syntax checks of Build
+    /// Coordination.
+    pub project: Option<&'a crate::plan::project::ProjectCommands>,
 }
 
 pub fn build(input: &PromptInput) -> String {
@@ -41,7 +44,7 @@ pub fn build(input: &PromptInput) -> String {
     if let Some(build) = input.build_command {
         if input.parallel && input.sprint.task_type == TaskType::Code {
             prompt.push_str("\n\n");
-            prompt.push_str(&build_coordination(input.sprint, build));
+            prompt.push_str(&build_coordination(input.sprint, build, input.project));
         }
     }
     // A template that states the result file itself has said the contract.
@@ -257,9 +260,23 @@ fn contract(input: &PromptInput) -> String {
     p
 }
 
-/// The syntax check for one source file, by its extension (§L-62): `None`
-/// for files no checker is known for.
-fn syntax_check(file: &str) -> Option<(&'static str, String)> {
+/// The syntax check for one source file, by its extension (§L-62): the
+/// project's own checker for the language when it has one (`cargo check`
+/// for a crate, `tsc` with the project's `tsconfig.json`), else a
+/// single-file check; `None` for files no checker is known for.
+fn syntax_check(
+    file: &str,
+    project: Option<&crate::plan::project::ProjectCommands>,
+) -> Option<(&'static str, String)> {
+    let (lang, single) = single_file_check(file)?;
+    match project.and_then(|p| p.syntax_for(lang)) {
+        Some(cmd) => Some((lang, cmd.to_string())),
+        None => Some((lang, single)),
+    }
+}
+
+/// A check of one file by its extension.
+fn single_file_check(file: &str) -> Option<(&'static str, String)> {
     let ext = file.rsplit_once('.').map(|(_, e)| e)?;
     let (lang, cmd) = match ext {
         "rs" => (
@@ -271,11 +288,20 @@ fn syntax_check(file: &str) -> Option<(&'static str, String)> {
         "py" => ("Python", format!("python3 -m py_compile {file}")),
         "go" => ("Go", format!("gofmt -e -l {file}")),
         "java" => ("Java", format!("javac -proc:none -d /tmp {file}")),
-        "swift" => ("Swift", format!("swift -frontend -typecheck {file}")),
-        "c" => ("C", format!("cc -fsyntax-only {file}")),
-        "h" => ("C", format!("cc -fsyntax-only -x c-header {file}")),
-        "cc" | "cpp" | "cxx" | "c++" => ("C++", format!("c++ -fsyntax-only {file}")),
-        "hh" | "hpp" | "hxx" => ("C++", format!("c++ -fsyntax-only -x c++-header {file}")),
+        "swift" => ("Swift", format!("swiftc -parse {file}")),
+        "c" => ("C", format!("cc -fsyntax-only {} {file}", includes(file))),
+        "h" => (
+            "C",
+            format!("cc -fsyntax-only {} -x c-header {file}", includes(file)),
+        ),
+        "cc" | "cpp" | "cxx" | "c++" => (
+            "C++",
+            format!("c++ -fsyntax-only {} {file}", includes(file)),
+        ),
+        "hh" | "hpp" | "hxx" => (
+            "C++",
+            format!("c++ -fsyntax-only {} -x c++-header {file}", includes(file)),
+        ),
         "rb" => ("Ruby", format!("ruby -c {file}")),
         "sh" | "bash" => ("shell", format!("bash -n {file}")),
         "kt" => ("Kotlin", format!("kotlinc -Werror {file}")),
@@ -284,13 +310,38 @@ fn syntax_check(file: &str) -> Option<(&'static str, String)> {
     Some((lang, cmd))
 }
 
+/// Where a C or C++ file's own headers are: its directory and the
+/// `include/` beside it (`engine/src/core.c` → `-Iengine/src
+/// -Iengine/include`), so that its includes resolve.
+fn includes(file: &str) -> String {
+    let dir = file.rsplit_once('/').map_or(".", |(d, _)| d);
+    let up = dir.rsplit_once('/').map_or(".", |(d, _)| d);
+    let up = if dir == "." { "." } else { up };
+    let sibling = if up == "." {
+        "include".to_string()
+    } else {
+        format!("{up}/include")
+    };
+    if dir == "." {
+        "-I. -Iinclude".to_string()
+    } else if sibling == dir {
+        format!("-I{dir}")
+    } else {
+        format!("-I{dir} -I{sibling}")
+    }
+}
+
 /// The spec's Build Coordination block (§I-49), given only when a
 /// coordinated build is configured: one syntax-check line per language of
 /// the sprint's files (§L-62), a plain instruction when none is known.
-pub fn build_coordination(sprint: &Sprint, build_command: &str) -> String {
+pub fn build_coordination(
+    sprint: &Sprint,
+    build_command: &str,
+    project: Option<&crate::plan::project::ProjectCommands>,
+) -> String {
     let mut seen: Vec<&str> = Vec::new();
     let mut checks = String::new();
-    for (lang, cmd) in sprint.files.iter().filter_map(|f| syntax_check(f)) {
+    for (lang, cmd) in sprint.files.iter().filter_map(|f| syntax_check(f, project)) {
         if !seen.contains(&lang) {
             seen.push(lang);
             checks.push_str(&format!("  {cmd}\n"));

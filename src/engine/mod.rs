@@ -845,6 +845,7 @@ impl Engine {
             existing_files: &existing,
             build_command: config.build.command.as_deref(),
             result_file: &paths.result.display().to_string(),
+            project: crate::config::project_commands(&root).as_ref(),
         });
         for dir in ["agents", "jobs", "prompts"] {
             std::fs::create_dir_all(self.runtime(dir))

@@ -4,9 +4,12 @@
 //! `pyproject.toml`/`pytest.ini`/`setup.cfg`/`tox.ini` (pytest),
 //! `Package.swift` (swift), a `Makefile` with `test`/`check`/`build` targets
 //! and `CMakeLists.txt` (cmake + ctest). The first match in that order wins.
+//! Besides build and test, the project-wide checkers the prompts' syntax
+//! table prefers over single-file checks: `cargo check` for a crate, `tsc
+//! --noEmit` with a `tsconfig.json`.
 //!
 //! Pure: [`detect`] takes a reader of root files, so tests hand it a map;
-//! the commands read the directory. An explicit `[build] command` in the
+//! `config::project_commands` reads the directory. An explicit `[build] command` in the
 //! configuration wins over anything found here.
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +19,10 @@ pub struct ProjectCommands {
     pub ecosystem: &'static str,
     pub build: Option<String>,
     pub test: Option<String>,
+    /// Project-wide checks that stop short of a build, by language: a
+    /// single-file check cannot resolve a crate's modules or a
+    /// `tsconfig.json`'s settings, the project's own checker can.
+    pub syntax: Vec<(&'static str, String)>,
 }
 
 impl ProjectCommands {
@@ -24,7 +31,21 @@ impl ProjectCommands {
             ecosystem,
             build: build.map(str::to_string),
             test: test.map(str::to_string),
+            syntax: Vec::new(),
         }
+    }
+
+    fn with_syntax(mut self, lang: &'static str, cmd: &str) -> Self {
+        self.syntax.push((lang, cmd.to_string()));
+        self
+    }
+
+    /// The project's check for files of `lang`, if it has one.
+    pub fn syntax_for(&self, lang: &str) -> Option<&str> {
+        self.syntax
+            .iter()
+            .find(|(l, _)| *l == lang)
+            .map(|(_, c)| c.as_str())
     }
 }
 
@@ -58,11 +79,10 @@ fn scripts(package_json: &str) -> Vec<String> {
 pub fn detect(read: impl Fn(&str) -> Option<String>) -> Option<ProjectCommands> {
     let has = |f: &str| read(f).is_some();
     if has("Cargo.toml") {
-        return Some(ProjectCommands::new(
-            "cargo",
-            Some("cargo build"),
-            Some("cargo test"),
-        ));
+        return Some(
+            ProjectCommands::new("cargo", Some("cargo build"), Some("cargo test"))
+                .with_syntax("Rust", "cargo check --quiet"),
+        );
     }
     if let Some(pkg) = read("package.json") {
         let tool = if has("pnpm-lock.yaml") {
@@ -83,11 +103,22 @@ pub fn detect(read: impl Fn(&str) -> Option<String>) -> Option<ProjectCommands> 
                     (t, s) => format!("{t} {s}"),
                 })
         };
-        return Some(ProjectCommands {
+        let mut found = ProjectCommands {
             ecosystem: tool,
             build: run("build"),
             test: run("test"),
-        });
+            syntax: Vec::new(),
+        };
+        // TypeScript checks with the project's tsconfig, not file by file.
+        if has("tsconfig.json") {
+            let exec = match tool {
+                "pnpm" => "pnpm exec",
+                "yarn" => "yarn exec",
+                _ => "npx --no-install",
+            };
+            found = found.with_syntax("TypeScript", &format!("{exec} tsc --noEmit"));
+        }
+        return Some(found);
     }
     if has("go.mod") {
         return Some(ProjectCommands::new(
@@ -120,6 +151,7 @@ pub fn detect(read: impl Fn(&str) -> Option<String>) -> Option<ProjectCommands> 
             ecosystem: "make",
             build,
             test,
+            syntax: Vec::new(),
         });
     }
     if has("CMakeLists.txt") {
