@@ -104,6 +104,11 @@ const FOUNDATION_WORDS: &[&str] = &[
 /// a file of its own that later sprints mention, or foundation words (types,
 /// interfaces, schema, core…) with at least two sprints depending on it.
 pub fn foundation_score(plan: &Plan, at: At) -> u32 {
+    Scoring::new(plan).foundation(at)
+}
+
+#[cfg(test)]
+fn foundation_score_walk(plan: &Plan, at: At) -> u32 {
     let later = blocked_by(plan, at);
     if later.len() < 2 {
         return 0;
@@ -207,29 +212,122 @@ pub fn risk_level(s: &Sprint) -> (u32, &'static str) {
 
 pub const CREATE_VERBS: &[&str] = &["create", "write", "add", "generate", "new"];
 
+/// Which of a list of files a text contains (`text.contains(file)`), by
+/// lookup: a file without whitespace can only occur inside one
+/// whitespace-free run of the text, so only the substrings of those runs of
+/// a file's length are looked up. Files with whitespace are searched
+/// directly. Asking for every task of a sprint is then linear in its text,
+/// not tasks × files.
+pub struct FileIndex<'f> {
+    files: &'f [String],
+    at: std::collections::HashMap<&'f str, usize>,
+    lengths: Vec<usize>,
+    spaced: Vec<usize>,
+}
+
+impl<'f> FileIndex<'f> {
+    pub fn new(files: &'f [String]) -> FileIndex<'f> {
+        let mut at = std::collections::HashMap::new();
+        let mut lengths = Vec::new();
+        let mut spaced = Vec::new();
+        for (i, f) in files.iter().enumerate() {
+            if f.is_empty() || f.contains(char::is_whitespace) {
+                spaced.push(i);
+            } else {
+                at.entry(f.as_str()).or_insert(i);
+                lengths.push(f.len());
+            }
+        }
+        lengths.sort_unstable();
+        lengths.dedup();
+        FileIndex {
+            files,
+            at,
+            lengths,
+            spaced,
+        }
+    }
+
+    /// The indices (ascending) of the files `text` contains.
+    pub fn mentioned(&self, text: &str) -> Vec<usize> {
+        let mut out: Vec<usize> = self
+            .spaced
+            .iter()
+            .copied()
+            .filter(|&i| text.contains(self.files[i].as_str()))
+            .collect();
+        if !self.at.is_empty() {
+            let mut run_start = None;
+            for (i, c) in text
+                .char_indices()
+                .chain(std::iter::once((text.len(), ' ')))
+            {
+                if !c.is_whitespace() {
+                    run_start.get_or_insert(i);
+                    continue;
+                }
+                let Some(start) = run_start.take() else {
+                    continue;
+                };
+                let run = &text[start..i];
+                for (k, _) in run.char_indices() {
+                    for &len in &self.lengths {
+                        let end = k + len;
+                        if end > run.len() {
+                            break;
+                        }
+                        if let Some(&f) = run.get(k..end).and_then(|piece| self.at.get(piece)) {
+                            out.push(f);
+                        }
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    pub fn mentions(&self, text: &str) -> Vec<&'f String> {
+        self.mentioned(text)
+            .into_iter()
+            .map(|i| &self.files[i])
+            .collect()
+    }
+}
+
+fn creates(task: &str) -> bool {
+    let l = task.to_lowercase();
+    CREATE_VERBS.iter().any(|v| l.starts_with(v))
+}
+
 /// Files the sprint creates (named in a task that starts with a creating
 /// verb) and files it modifies (every other path it names).
 fn created_and_modified(sprint: &Sprint) -> (u32, u32) {
-    let mut created = 0;
-    for f in &sprint.files {
-        let creating = sprint.tasks.iter().any(|t| {
-            let l = t.to_lowercase();
-            t.contains(f.as_str()) && CREATE_VERBS.iter().any(|v| l.starts_with(v))
-        });
-        if creating {
-            created += 1;
-        }
-    }
-    (created, sprint.files.len() as u32 - created)
+    let index = FileIndex::new(&sprint.files);
+    let created: std::collections::HashSet<&str> = sprint
+        .tasks
+        .iter()
+        .filter(|t| creates(t))
+        .flat_map(|t| index.mentions(t))
+        .map(String::as_str)
+        .collect();
+    let c = sprint
+        .files
+        .iter()
+        .filter(|f| created.contains(f.as_str()))
+        .count() as u32;
+    (c, sprint.files.len() as u32 - c)
 }
 
 /// Tasks that name none of the sprint's files: prose work ("Wire the
 /// retry policy into the client") that still costs turns.
 pub fn prose_tasks(sprint: &Sprint) -> u32 {
+    let index = FileIndex::new(&sprint.files);
     sprint
         .tasks
         .iter()
-        .filter(|t| !sprint.files.iter().any(|f| t.contains(f.as_str())))
+        .filter(|t| index.mentioned(t).is_empty())
         .count() as u32
 }
 
@@ -345,10 +443,12 @@ pub fn format_score(score: f64) -> String {
 }
 
 pub fn priority(plan: &Plan, at: At) -> Priority {
-    let s = sprint(plan, at);
-    let dependency_depth = blocked_by(plan, at).len() as u32;
-    let foundation = foundation_score(plan, at);
-    let (risk, risk_reason) = risk_level(s);
+    Scoring::new(plan).priority(at)
+}
+
+fn score_of(s: &Sprint, dependency_depth: u32, foundation: u32, words: &str) -> Priority {
+    let r = risk(words);
+    let (risk, risk_reason) = (r.level(), r.reason());
     let complexity = complexity(s);
     let score = f64::from(dependency_depth) * 3.0
         + f64::from(foundation) * 2.0
@@ -363,6 +463,155 @@ pub fn priority(plan: &Plan, at: At) -> Priority {
         risk_reason,
         complexity,
         score,
+    }
+}
+
+/// What scoring every sprint of a plan needs, computed once: each unit's
+/// transitive dependents (a bit set per unit, built in one pass over the
+/// dependency order) and each sprint's words. [`priority`] and
+/// [`foundation_score`] on their own walk the graph per call, which made
+/// scoring every sprint cubic in the number of units.
+pub struct Scoring<'a> {
+    plan: &'a Plan,
+    /// `dependents[u]`: the units that depend on `u`, directly or not.
+    dependents: Vec<Vec<usize>>,
+    /// Sprints in each unit's dependents, summed.
+    dependent_sprints: Vec<usize>,
+    words: Vec<Vec<String>>,
+}
+
+impl<'a> Scoring<'a> {
+    pub fn new(plan: &'a Plan) -> Scoring<'a> {
+        let n = plan.units.len();
+        let index: std::collections::HashMap<&str, usize> = plan
+            .units
+            .iter()
+            .enumerate()
+            .map(|(i, u)| (u.name.as_str(), i))
+            .collect();
+        let deps: Vec<Vec<usize>> = plan
+            .units
+            .iter()
+            .map(|u| {
+                u.deps
+                    .iter()
+                    .filter_map(|d| index.get(d.as_str()).copied())
+                    .collect()
+            })
+            .collect();
+        // Dependency order (dependencies first), then the closure from the
+        // last unit back: a unit's dependents are its direct dependents and
+        // theirs.
+        let mut direct: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut waiting: Vec<usize> = deps.iter().map(Vec::len).collect();
+        for (i, ds) in deps.iter().enumerate() {
+            for &d in ds {
+                direct[d].push(i);
+            }
+        }
+        let mut order: Vec<usize> = (0..n).filter(|i| waiting[*i] == 0).collect();
+        let mut k = 0;
+        while k < order.len() {
+            let i = order[k];
+            k += 1;
+            for &j in &direct[i] {
+                waiting[j] -= 1;
+                if waiting[j] == 0 {
+                    order.push(j);
+                }
+            }
+        }
+        let words_per = n.div_ceil(64);
+        let mut bits: Vec<Vec<u64>> = vec![vec![0; words_per]; n];
+        for &i in order.iter().rev() {
+            let mut mine = vec![0u64; words_per];
+            for &j in &direct[i] {
+                mine[j / 64] |= 1 << (j % 64);
+                for (m, b) in mine.iter_mut().zip(&bits[j]) {
+                    *m |= b;
+                }
+            }
+            bits[i] = mine;
+        }
+        let dependents: Vec<Vec<usize>> = bits
+            .iter()
+            .map(|b| {
+                (0..n)
+                    .filter(|j| b[j / 64] & (1 << (j % 64)) != 0)
+                    .collect()
+            })
+            .collect();
+        let dependent_sprints = dependents
+            .iter()
+            .map(|ds| ds.iter().map(|d| plan.units[*d].sprints.len()).sum())
+            .collect();
+        let words = plan
+            .units
+            .iter()
+            .map(|u| u.sprints.iter().map(words).collect())
+            .collect();
+        Scoring {
+            plan,
+            dependents,
+            dependent_sprints,
+            words,
+        }
+    }
+
+    /// How many sprints cannot start before `at` finishes.
+    pub fn blocked_count(&self, at: At) -> usize {
+        self.plan.units[at.unit].sprints.len() - at.sprint - 1 + self.dependent_sprints[at.unit]
+    }
+
+    /// The sprints [`blocked_by`] names, in the same order.
+    fn blocked(&self, at: At) -> impl Iterator<Item = At> + '_ {
+        let own = (at.sprint + 1..self.plan.units[at.unit].sprints.len()).map(move |s| At {
+            unit: at.unit,
+            sprint: s,
+        });
+        let others = self.dependents[at.unit].iter().flat_map(move |&u| {
+            (0..self.plan.units[u].sprints.len()).map(move |s| At { unit: u, sprint: s })
+        });
+        own.chain(others)
+    }
+
+    pub fn foundation(&self, at: At) -> u32 {
+        if self.blocked_count(at) < 2 {
+            return 0;
+        }
+        let s = sprint(self.plan, at);
+        let w = &self.words[at.unit][at.sprint];
+        let named = FOUNDATION_WORDS.iter().any(|k| {
+            w.split(|c: char| !c.is_alphanumeric())
+                .any(|t| t == *k || t.strip_suffix('s') == Some(*k))
+        });
+        if named {
+            return 1;
+        }
+        if s.files.is_empty() {
+            return 0;
+        }
+        let lowered: Vec<String> = s.files.iter().map(|f| f.to_lowercase()).collect();
+        let reusing = self
+            .blocked(at)
+            .filter(|l| {
+                let text = &self.words[l.unit][l.sprint];
+                let other = sprint(self.plan, *l);
+                lowered.iter().any(|f| text.contains(f.as_str()))
+                    || s.files.iter().any(|f| other.files.contains(f))
+            })
+            .take(2)
+            .count();
+        u32::from(reusing >= 2)
+    }
+
+    pub fn priority(&self, at: At) -> Priority {
+        score_of(
+            sprint(self.plan, at),
+            self.blocked_count(at) as u32,
+            self.foundation(at),
+            &self.words[at.unit][at.sprint],
+        )
     }
 }
 
@@ -541,6 +790,50 @@ pub fn has_phrase(text: &str, phrase: &str) -> bool {
     })
 }
 
+/// A text indexed by the words it holds, so that asking whether it names
+/// each of many units costs a lookup each, not a scan each.
+pub struct Phrases<'t> {
+    text: &'t str,
+    /// Where each maximal run of ASCII letters and digits starts.
+    words: std::collections::HashMap<&'t str, Vec<usize>>,
+}
+
+impl<'t> Phrases<'t> {
+    pub fn new(text: &'t str) -> Phrases<'t> {
+        let b = text.as_bytes();
+        let mut words: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i].is_ascii_alphanumeric() {
+                let start = i;
+                while i < b.len() && b[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+                words.entry(&text[start..i]).or_default().push(start);
+            } else {
+                i += 1;
+            }
+        }
+        Phrases { text, words }
+    }
+
+    /// [`has_phrase`], answered from the index.
+    pub fn has(&self, phrase: &str) -> bool {
+        let lead = phrase.bytes().take_while(u8::is_ascii_alphanumeric).count();
+        if lead == 0 {
+            return has_phrase(self.text, phrase);
+        }
+        let b = self.text.as_bytes();
+        self.words.get(&phrase[..lead]).is_some_and(|starts| {
+            starts.iter().any(|&i| {
+                let end = i + phrase.len();
+                self.text[i..].starts_with(phrase)
+                    && (end == b.len() || !b[end].is_ascii_alphanumeric())
+            })
+        })
+    }
+}
+
 pub fn is_vague(text: &str) -> bool {
     let l = text.to_lowercase();
     VAGUE.iter().any(|v| l.contains(v))
@@ -589,5 +882,94 @@ pub fn quality(s: &Sprint, budget: u32, plan_checks: &[Criterion]) -> Quality {
         full_coverage,
         estimated_turns: turns,
         fitness,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The indexes answer exactly what scanning answers.
+    #[test]
+    fn indexes_agree_with_scanning() {
+        let files: Vec<String> = [
+            "src/a.rs",
+            "a.rs",
+            "src/é.rs",
+            "docs/my file.md",
+            "x",
+            "src/a.rs",
+            "b/c",
+        ]
+        .iter()
+        .map(|f| f.to_string())
+        .collect();
+        let index = FileIndex::new(&files);
+        let texts = [
+            "Create `src/a.rs` and `b/c`",
+            "see docs/my file.md, then src/é.rs.",
+            "xylophone (x) src/a.rsx",
+            "",
+            "a.rs",
+        ];
+        for t in texts {
+            let want: Vec<usize> = (0..files.len())
+                .filter(|i| t.contains(files[*i].as_str()))
+                .filter(|i| files[..*i].iter().all(|f| f != &files[*i]))
+                .collect();
+            assert_eq!(index.mentioned(t), want, "{t:?}");
+        }
+        for text in [
+            "unit-1 uses unit-12 and core",
+            "core-x, the core; 1core",
+            "-lead x",
+        ] {
+            let phrases = Phrases::new(text);
+            for p in [
+                "unit-1", "unit-12", "unit-2", "core", "1core", "-lead", "x", "core-x", "",
+            ] {
+                assert_eq!(phrases.has(p), has_phrase(text, p), "{text:?} / {p:?}");
+            }
+        }
+    }
+
+    /// The one-pass scoring agrees with walking the graph sprint by sprint.
+    #[test]
+    fn scoring_once_agrees_with_the_walk() {
+        let mut text =
+            String::from("# P\n\n| Unit | Directory | Layer | Dependencies |\n|---|---|---|---|\n");
+        for u in 0..12 {
+            let deps = match u {
+                0 | 1 => "—".to_string(),
+                _ => format!("u{}, u{}", u - 1, u / 3),
+            };
+            text.push_str(&format!("| u{u} | u{u} | {} | {deps} |\n", u / 4));
+        }
+        for u in 0..12 {
+            text.push_str(&format!("\n## u{u}\n"));
+            for s in 1..=3 {
+                text.push_str(&format!(
+                    "\n### Sprint {s}: Part {s}\n\n- Create `u{u}/p{s}.rs` using `u0/p1.rs`{}\n\n**Exit Criteria**:\n- [ ] `cargo test` passes\n",
+                    if u % 5 == 0 { " and the shared schema" } else { "" }
+                ));
+            }
+        }
+        let plan = crate::plan::parse(&text, &Default::default()).expect("parses");
+        let scoring = Scoring::new(&plan);
+        for at in all_sprints(&plan) {
+            assert_eq!(
+                scoring.blocked_count(at),
+                blocked_by(&plan, at).len(),
+                "{at:?}"
+            );
+            assert_eq!(
+                scoring.foundation(at),
+                foundation_score_walk(&plan, at),
+                "{at:?}"
+            );
+        }
+        assert!(all_sprints(&plan)
+            .iter()
+            .any(|a| scoring.foundation(*a) == 1));
     }
 }

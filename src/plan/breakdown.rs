@@ -170,8 +170,22 @@ const GENERIC: &[&str] = &[
     "dependencies",
 ];
 
-fn line_of(source: &str, offset: usize) -> usize {
-    source[..offset.min(source.len())].matches('\n').count() + 1
+/// 1-based line numbers of byte offsets, from a table of line starts: one
+/// pass over the document, not one per requirement.
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn new(source: &str) -> Lines {
+        Lines(
+            std::iter::once(0)
+                .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+                .collect(),
+        )
+    }
+
+    fn of(&self, offset: usize) -> usize {
+        self.0.partition_point(|&start| start <= offset)
+    }
 }
 
 fn lower(s: &str) -> String {
@@ -225,6 +239,7 @@ pub fn requirements(source: &str, project: &str) -> Vec<Requirement> {
 pub fn scan(source: &str, project: &str) -> (Vec<Requirement>, Vec<NotPlanned>) {
     let mut out = Vec::new();
     let mut skipped = Vec::new();
+    let lines_at = Lines::new(source);
     // The heading path: (level, text).
     let mut path: Vec<(u8, String)> = Vec::new();
     for b in blocks(source) {
@@ -251,8 +266,8 @@ pub fn scan(source: &str, project: &str) -> (Vec<Requirement>, Vec<NotPlanned>) 
         let in_tasks = path.iter().any(|(_, h)| has_any(h, TASK_HEADINGS));
         let is_item = matches!(b, Block::Item { .. });
         let lines = (
-            line_of(source, span.start),
-            line_of(source, span.end.saturating_sub(1)),
+            lines_at.of(span.start),
+            lines_at.of(span.end.saturating_sub(1)),
         );
         let mut skip = |reason: String| {
             skipped.push(NotPlanned {
@@ -670,11 +685,15 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
         .filter(|t| !t.is_empty())
         .unwrap_or_else(|| project.to_string());
     let (reqs, mut not_planned) = scan(source, &title);
+    // Units in order of first mention, each with its requirements.
     let mut unit_names: Vec<String> = Vec::new();
+    let mut by_unit: std::collections::HashMap<&str, Vec<&Requirement>> = Default::default();
     for r in &reqs {
-        if !unit_names.contains(&r.unit) {
+        let mine = by_unit.entry(r.unit.as_str()).or_default();
+        if mine.is_empty() {
             unit_names.push(r.unit.clone());
         }
+        mine.push(r);
     }
     if unit_names.is_empty() {
         unit_names.push(title.clone());
@@ -682,10 +701,10 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
     let mut task_count = 0;
     let mut units: Vec<Unit> = Vec::new();
     for name in &unit_names {
-        let mine: Vec<&Requirement> = reqs.iter().filter(|r| &r.unit == name).collect();
+        let mine: &[&Requirement] = by_unit.get(name.as_str()).map_or(&[], Vec::as_slice);
         let mut tasks: Vec<String> = Vec::new();
         let mut seen: std::collections::HashSet<String> = Default::default();
-        for r in &mine {
+        for r in mine {
             let before = tasks.len();
             for t in atomic_tasks(r) {
                 let t = neutral(&t.split_whitespace().collect::<Vec<_>>().join(" "));
@@ -768,26 +787,25 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
         });
     }
     // A unit whose requirements name an earlier unit depends on it.
+    let lowered: Vec<String> = units.iter().map(|u| lower(&u.name)).collect();
     for i in 0..units.len() {
-        let text: String = reqs
+        let text: String = by_unit
+            .get(units[i].name.as_str())
+            .map_or(&[][..], Vec::as_slice)
             .iter()
-            .filter(|r| r.unit == units[i].name)
             .map(|r| lower(&r.text))
             .collect::<Vec<_>>()
             .join("\n");
-        let deps: Vec<String> = units[..i]
+        let index = analysis::Phrases::new(&text);
+        let named: Vec<usize> = (0..i).filter(|k| index.has(&lowered[*k])).collect();
+        let layer = named
             .iter()
-            .filter(|u| analysis::has_phrase(&text, &lower(&u.name)))
-            .map(|u| u.name.clone())
-            .collect();
-        let layer = deps
-            .iter()
-            .filter_map(|d| units.iter().find(|u| &u.name == d).and_then(|u| u.layer))
+            .filter_map(|k| units[*k].layer)
             .max()
             .map(|l| l + 1)
             .unwrap_or(0);
         units[i].layer = Some(layer);
-        units[i].deps = deps;
+        units[i].deps = named.iter().map(|k| units[*k].name.clone()).collect();
     }
     // Dependencies are explicit; layers follow from them.
     let dependencies = if units.len() == 1 {

@@ -321,13 +321,13 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
         });
     }
     // Entry criteria naming files that nothing creates and that do not exist.
-    let mut created: Vec<String> = Vec::new();
+    let mut created: std::collections::HashSet<String> = Default::default();
     for &at in &all {
         let s = analysis::sprint(plan, at);
         for c in &s.entry {
             for f in c.text.split('`').skip(1).step_by(2) {
                 let looks_like_path = !f.contains(' ') && (f.contains('/') || f.contains('.'));
-                if looks_like_path && !created.iter().any(|x| x == f) && !exists(f) {
+                if looks_like_path && !created.contains(f) && !exists(f) {
                     a_clear = false;
                     a_findings.push(format!(
                         "{} enters on `{f}`, which no earlier sprint mentions and which does not exist.",
@@ -583,17 +583,26 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
 
     // Pass 3: priorities, dependencies, parallelism.
     let (adjusted, prio, _) = rewrite::prioritize(plan);
+    let scoring = analysis::Scoring::new(plan);
+    let priorities: Vec<Vec<analysis::Priority>> = plan
+        .units
+        .iter()
+        .enumerate()
+        .map(|(u, unit)| {
+            (0..unit.sprints.len())
+                .map(|s| scoring.priority(At { unit: u, sprint: s }))
+                .collect()
+        })
+        .collect();
+    let prio_of = |at: At| &priorities[at.unit][at.sprint];
+    let optimal_of: std::collections::HashMap<usize, usize> =
+        prio.sprints.iter().map(|r| (r.was, r.position)).collect();
     let scores: Vec<Scored> = all
         .iter()
         .enumerate()
         .map(|(k, &at)| {
-            let p = analysis::priority(plan, at);
-            let optimal = prio
-                .sprints
-                .iter()
-                .find(|r| r.was == k + 1)
-                .map(|r| r.position)
-                .unwrap_or(k + 1);
+            let p = prio_of(at);
+            let optimal = optimal_of.get(&(k + 1)).copied().unwrap_or(k + 1);
             Scored {
                 sprint: analysis::label(plan, at),
                 score: p.score,
@@ -683,10 +692,7 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
             .collect();
         // Foundation first: a foundation sprint after a non-foundation one.
         for w in ats.windows(2) {
-            let (a, b) = (
-                analysis::priority(plan, w[0]),
-                analysis::priority(plan, w[1]),
-            );
+            let (a, b) = (prio_of(w[0]), prio_of(w[1]));
             if b.foundation == 1 && a.foundation == 0 {
                 order_notes.push(format!(
                     "{} establishes shared foundations but comes after {}.",

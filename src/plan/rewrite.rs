@@ -149,8 +149,10 @@ pub struct Evaluation {
     pub unfixed: Vec<String>,
 }
 
-/// Files a sprint's tasks say to create.
+/// Files a sprint's tasks say to create, in the order the tasks name them.
 fn created_files(s: &Sprint) -> Vec<String> {
+    let index = analysis::FileIndex::new(&s.files);
+    let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     for t in &s.tasks {
         let l = t.to_lowercase();
@@ -160,8 +162,8 @@ fn created_files(s: &Sprint) -> Vec<String> {
         {
             continue;
         }
-        for f in &s.files {
-            if t.contains(f.as_str()) && !out.contains(f) {
+        for f in index.mentions(t) {
+            if seen.insert(f.as_str()) {
                 out.push(f.clone());
             }
         }
@@ -196,28 +198,22 @@ fn is_test_sprint(s: &Sprint) -> bool {
     s.name.to_lowercase().contains("test")
 }
 
-/// Files a text mentions among `files`.
-fn mentions<'a>(text: &str, files: &'a [String]) -> Vec<&'a String> {
-    files.iter().filter(|f| text.contains(f.as_str())).collect()
-}
-
 /// Recompute the derived file list after texts moved between sprints.
-fn refresh_files(s: &mut Sprint, all: &[String]) {
-    let mut files: Vec<String> = Vec::new();
+fn refresh_files_in(s: &mut Sprint, index: &analysis::FileIndex) {
+    let mut files: std::collections::BTreeSet<String> = Default::default();
     for t in s
         .tasks
         .iter()
         .chain(s.entry.iter().map(|c| &c.text))
         .chain(s.exit.iter().map(|c| &c.text))
     {
-        for f in mentions(t, all) {
+        for f in index.mentions(t) {
             if !files.contains(f) {
-                files.push(f.clone());
+                files.insert(f.clone());
             }
         }
     }
-    files.sort();
-    s.files = files;
+    s.files = files.into_iter().collect();
 }
 
 fn fix_criteria(
@@ -335,19 +331,37 @@ struct Item {
 
 /// Split a sprint's tasks into `k` contiguous, balanced chunks. Every part
 /// but the last has the files it creates as exit criteria (or the build);
-/// the last keeps the sprint's own exit criteria.
-fn split_chunks(s: &Sprint, k: usize, cmds: &Commands) -> Vec<Sprint> {
+/// the last keeps the sprint's own exit criteria. `full` parts carry the
+/// sprint's text; sizing trials do without it.
+fn split_chunks(
+    s: &Sprint,
+    k: usize,
+    cmds: &Commands,
+    index: &analysis::FileIndex,
+    full: bool,
+) -> Vec<Sprint> {
     let n = s.tasks.len();
     let mut parts: Vec<Sprint> = Vec::new();
     let mut at = 0;
     let mut earlier: Vec<String> = Vec::new();
     for i in 0..k {
         let size = n / k + usize::from(i < n % k);
-        let mut p = s.clone();
-        p.tasks = s.tasks[at..at + size].to_vec();
+        // Built field by field: cloning the whole sprint per part made
+        // sizing a sprint of thousands of tasks cubic.
+        let mut p = Sprint {
+            id: s.id.clone(),
+            name: format!("{} (part {} of {k})", s.name, i + 1),
+            task_type: s.task_type,
+            tasks: s.tasks[at..at + size].to_vec(),
+            entry: if i == 0 { s.entry.clone() } else { Vec::new() },
+            exit: s.exit.clone(),
+            files: Vec::new(),
+            body: if full { s.body.clone() } else { String::new() },
+            done: s.done.clone(),
+            origin: s.origin.clone(),
+        };
         at += size;
-        p.name = format!("{} (part {} of {k})", s.name, i + 1);
-        refresh_files(&mut p, &s.files);
+        refresh_files_in(&mut p, index);
         if i + 1 < k {
             p.exit = created_files(&p)
                 .iter()
@@ -362,8 +376,9 @@ fn split_chunks(s: &Sprint, k: usize, cmds: &Commands) -> Vec<Sprint> {
         } else {
             // The last part keeps the sprint's criteria, less the ones the
             // earlier parts already check.
+            let earlier_index = analysis::FileIndex::new(&earlier);
             p.exit
-                .retain(|c| !earlier.iter().any(|f| c.text.contains(f.as_str())));
+                .retain(|c| earlier_index.mentioned(&c.text).is_empty());
             if !p.exit.iter().any(|c| c.command.is_some()) {
                 let own: Vec<Criterion> = created_files(&p)
                     .iter()
@@ -371,15 +386,37 @@ fn split_chunks(s: &Sprint, k: usize, cmds: &Commands) -> Vec<Sprint> {
                     .collect();
                 p.exit.extend(own);
             }
-            refresh_files(&mut p, &s.files);
         }
-        if i > 0 {
-            p.entry.clear();
-        }
-        refresh_files(&mut p, &s.files);
+        refresh_files_in(&mut p, index);
         parts.push(p);
     }
     parts
+}
+
+/// The fewest balanced chunks (at least two) that each fit the budget, or
+/// `None` when even one task per chunk does not. Smaller chunks never need
+/// more turns, so the count is found by bisection.
+fn cut_to_fit(s: &Sprint, budget: u32, cmds: &Commands) -> Option<Vec<Sprint>> {
+    let index = analysis::FileIndex::new(&s.files);
+    let fit = |k: usize| {
+        split_chunks(s, k, cmds, &index, false)
+            .iter()
+            .all(|c| fits(c, budget))
+    };
+    let n = s.tasks.len();
+    if n < 2 || !fit(n) {
+        return None;
+    }
+    let (mut lo, mut hi) = (2, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if fit(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(split_chunks(s, lo, cmds, &index, true))
 }
 
 /// The concern a file belongs to within a sprint: its top-level directory,
@@ -414,10 +451,12 @@ fn concern_of(f: &str, files: &[String]) -> Option<String> {
 /// tests are one); tasks naming none stay with the first group. `None`
 /// when there is one concern.
 fn split_concerns(s: &Sprint, cmds: &Commands) -> Option<Vec<Sprint>> {
+    let index = analysis::FileIndex::new(&s.files);
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     let mut loose = Vec::new();
     for t in &s.tasks {
-        let dirs: Vec<String> = mentions(t, &s.files)
+        let dirs: Vec<String> = index
+            .mentions(t)
             .iter()
             .filter_map(|f| concern_of(f, &s.files))
             .collect();
@@ -437,9 +476,18 @@ fn split_concerns(s: &Sprint, cmds: &Commands) -> Option<Vec<Sprint>> {
     let dirs: Vec<String> = groups.iter().map(|(d, _)| d.clone()).collect();
     let mut out = Vec::new();
     for (i, (dir, tasks)) in groups.into_iter().enumerate() {
-        let mut part = s.clone();
-        part.tasks = tasks;
-        part.name = format!("{} ({dir})", s.name);
+        let mut part = Sprint {
+            id: s.id.clone(),
+            name: format!("{} ({dir})", s.name),
+            task_type: s.task_type,
+            tasks,
+            entry: s.entry.clone(),
+            exit: Vec::new(),
+            files: Vec::new(),
+            body: s.body.clone(),
+            done: s.done.clone(),
+            origin: s.origin.clone(),
+        };
         // Criteria go with the concern whose files or directory they name;
         // the rest (builds, tests) with the last part, which completes the
         // sprint.
@@ -447,7 +495,8 @@ fn split_concerns(s: &Sprint, cmds: &Commands) -> Option<Vec<Sprint>> {
             .exit
             .iter()
             .filter(|c| {
-                let named: Vec<String> = mentions(&c.text, &s.files)
+                let named: Vec<String> = index
+                    .mentions(&c.text)
                     .iter()
                     .filter_map(|f| concern_of(f, &s.files))
                     .collect();
@@ -459,6 +508,7 @@ fn split_concerns(s: &Sprint, cmds: &Commands) -> Option<Vec<Sprint>> {
             })
             .cloned()
             .collect();
+        refresh_files_in(&mut part, &index);
         if !part.exit.iter().any(|c| c.command.is_some()) {
             part.exit
                 .extend(created_files(&part).iter().map(|f| exists_criterion(f)));
@@ -471,7 +521,7 @@ fn split_concerns(s: &Sprint, cmds: &Commands) -> Option<Vec<Sprint>> {
         if i > 0 {
             part.entry.clear();
         }
-        refresh_files(&mut part, &s.files);
+        refresh_files_in(&mut part, &index);
         out.push(part);
     }
     Some(out)
@@ -500,6 +550,7 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
         v.dedup();
         v
     };
+    let all_index = analysis::FileIndex::new(&all_files);
     let plan_verified = plan.exit_checks.iter().any(|c| c.command.is_some());
     for u in &mut out.units {
         let unit_name = u.name.clone();
@@ -549,9 +600,7 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
                     continue;
                 }
                 oversized = true;
-                let cut = (2..=p.tasks.len())
-                    .map(|k| split_chunks(&p, k, cmds))
-                    .find(|chunks| chunks.iter().all(|c| fits(c, budget)));
+                let cut = cut_to_fit(&p, budget, cmds);
                 match cut {
                     Some(chunks) => {
                         ev.changes.push(format!(
@@ -582,7 +631,7 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
             let split = sized.len() > 1;
             for (k, mut p) in sized.into_iter().enumerate() {
                 if split {
-                    refresh_files(&mut p, &all_files);
+                    refresh_files_in(&mut p, &all_index);
                 }
                 items.push(Item {
                     sprint: p,
@@ -631,7 +680,7 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
                     merged.entry.push(c.clone());
                 }
             }
-            refresh_files(&mut merged, &all_files);
+            refresh_files_in(&mut merged, &all_index);
             if !fits(&merged, budget) {
                 k += 1;
                 continue;
@@ -736,22 +785,18 @@ pub struct Prioritization {
 }
 
 /// Units of lower layers a unit's texts name (by name or directory).
-fn named_units(plan: &Plan, u: usize) -> Vec<usize> {
+fn named_units(plan: &Plan, u: usize, names: &[(String, Option<String>)]) -> Vec<usize> {
     let text: String = plan.units[u]
         .sprints
         .iter()
         .map(|s| format!("{}\n{}", analysis::words(s), s.body.to_lowercase()))
         .collect();
-    plan.units
+    let index = analysis::Phrases::new(&text);
+    names
         .iter()
         .enumerate()
-        .filter(|(k, other)| {
-            *k != u && {
-                let name = other.name.to_lowercase();
-                let dir = other.dir.as_deref().map(str::to_lowercase);
-                analysis::has_phrase(&text, &name)
-                    || dir.is_some_and(|d| d != "." && analysis::has_phrase(&text, &d))
-            }
+        .filter(|(k, (name, dir))| {
+            *k != u && (index.has(name) || dir.as_deref().is_some_and(|d| d != "." && index.has(d)))
         })
         .map(|(k, _)| k)
         .collect()
@@ -767,11 +812,21 @@ fn adjust_layers(plan: &mut Plan) -> Vec<LayerChange> {
     }
     let mut changes = Vec::new();
     let original: Vec<Option<u32>> = plan.units.iter().map(|u| u.layer).collect();
+    let names: Vec<(String, Option<String>)> = plan
+        .units
+        .iter()
+        .map(|u| {
+            (
+                u.name.to_lowercase(),
+                u.dir.as_deref().map(str::to_lowercase),
+            )
+        })
+        .collect();
     for u in 0..plan.units.len() {
         let Some(layer) = original[u].filter(|l| *l > 0) else {
             continue;
         };
-        let named: Vec<u32> = named_units(plan, u)
+        let named: Vec<u32> = named_units(plan, u, &names)
             .into_iter()
             .filter_map(|k| original[k])
             .filter(|l| *l < layer)
@@ -827,47 +882,59 @@ pub fn prioritize(plan: &Plan) -> (Plan, Prioritization, BTreeMap<At, String>) {
             )
         })
         .collect();
+    let scoring = analysis::Scoring::new(&work);
     let scores: BTreeMap<At, analysis::Priority> = analysis::all_sprints(&work)
         .into_iter()
-        .map(|a| (a, analysis::priority(&work, a)))
+        .map(|a| (a, scoring.priority(a)))
         .collect();
-    let unit_score = |u: usize| {
-        scores
-            .iter()
-            .filter(|(a, _)| a.unit == u)
-            .map(|(_, p)| p.score)
-            .fold(0.0_f64, f64::max)
+    let mut unit_score = vec![0.0_f64; work.units.len()];
+    for (a, p) in &scores {
+        unit_score[a.unit] = unit_score[a.unit].max(p.score);
+    }
+    // Topological order by (layer, then highest score, then plan order):
+    // of the units whose dependencies are placed, the first by that key.
+    // Scores carry two decimals, so hundredths order them exactly.
+    let n = work.units.len();
+    let index: std::collections::HashMap<&str, usize> = work
+        .units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u.name.as_str(), i))
+        .collect();
+    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut waiting = vec![0usize; n];
+    for (i, u) in work.units.iter().enumerate() {
+        for d in &u.deps {
+            if let Some(&k) = index.get(d.as_str()) {
+                dependents[k].push(i);
+                waiting[i] += 1;
+            }
+        }
+    }
+    let key = |u: usize| {
+        (
+            work.units[u].layer.unwrap_or(0),
+            std::cmp::Reverse((unit_score[u] * 100.0).round() as i64),
+            u,
+        )
     };
-    // Topological order by (layer, then highest score, then plan order).
-    let mut order: Vec<usize> = Vec::new();
-    while order.len() < work.units.len() {
-        let ready: Vec<usize> = (0..work.units.len())
-            .filter(|u| !order.contains(u))
-            .filter(|u| {
-                work.units[*u].deps.iter().all(|d| {
-                    work.units
-                        .iter()
-                        .position(|x| &x.name == d)
-                        .is_none_or(|k| order.contains(&k))
-                })
-            })
-            .collect();
-        let Some(best) = ready.iter().copied().min_by(|a, b| {
-            let la = work.units[*a].layer.unwrap_or(0);
-            let lb = work.units[*b].layer.unwrap_or(0);
-            la.cmp(&lb)
-                .then(unit_score(*b).total_cmp(&unit_score(*a)))
-                .then(a.cmp(b))
-        }) else {
-            // Validation rules out cycles; keep whatever is left in order.
-            order.extend(
-                (0..work.units.len())
-                    .filter(|u| !order.contains(u))
-                    .collect::<Vec<_>>(),
-            );
-            break;
-        };
+    let mut ready: std::collections::BTreeSet<_> =
+        (0..n).filter(|u| waiting[*u] == 0).map(key).collect();
+    let mut order: Vec<usize> = Vec::with_capacity(n);
+    while let Some(first) = ready.pop_first() {
+        let best = first.2;
         order.push(best);
+        for &j in &dependents[best] {
+            waiting[j] -= 1;
+            if waiting[j] == 0 {
+                ready.insert(key(j));
+            }
+        }
+    }
+    if order.len() < n {
+        // Validation rules out cycles; keep whatever is left in order.
+        let placed: std::collections::HashSet<usize> = order.iter().copied().collect();
+        order.extend((0..n).filter(|u| !placed.contains(u)));
     }
     let mut annotations_by_unit: Vec<Vec<String>> = Vec::new();
     let mut units = Vec::new();
@@ -894,6 +961,11 @@ pub fn prioritize(plan: &Plan) -> (Plan, Prioritization, BTreeMap<At, String>) {
         .map(|u| u.sprints.iter().map(|s| s.id.clone()).collect())
         .collect();
     renumber(&mut work);
+    let before_at: std::collections::HashMap<(&str, &SprintId), usize> = before
+        .iter()
+        .enumerate()
+        .map(|(k, (n, id))| ((n.as_str(), id), k))
+        .collect();
     let mut ranked = Vec::new();
     let mut annotations = BTreeMap::new();
     let mut position = 0;
@@ -901,9 +973,8 @@ pub fn prioritize(plan: &Plan) -> (Plan, Prioritization, BTreeMap<At, String>) {
         for (si, s) in u.sprints.iter().enumerate() {
             position += 1;
             let old = &old_ids[ui][si];
-            let was = before
-                .iter()
-                .position(|(n, id)| n == &u.name && id == old)
+            let was = before_at
+                .get(&(u.name.as_str(), old))
                 .map(|p| p + 1)
                 .unwrap_or(position);
             ranked.push(Ranked {
