@@ -17,6 +17,7 @@ mod test_machine;
 mod test_plan;
 mod test_plan_checks;
 mod test_plan_done;
+mod test_plan_edits;
 mod test_plan_fuzz;
 mod test_plan_props;
 mod test_plan_shapes;

@@ -44,17 +44,17 @@ pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> 
     let cmds = rewrite::Commands::from_plan(&loaded.plan, config.build.command.as_deref())
         .with_project(project_commands(&loaded.root));
     let (fixed, ev) = rewrite::evaluate(&loaded.plan, args.max_turns, &cmds);
-    let text = if fixed != loaded.plan {
-        edit::edit(
+    let (text, not_placed) = if fixed != loaded.plan {
+        let e = edit::edit(
             &loaded.source,
             &loaded.plan,
             &fixed,
             &Default::default(),
             &parse_context(&loaded.root),
-        )
-        .text
+        );
+        (e.text, e.not_placed)
     } else {
-        loaded.source.clone()
+        (loaded.source.clone(), Vec::new())
     };
     let changed = text != loaded.source;
     let diff = apply(&loaded, &text, args.check, args.force)?;
@@ -64,6 +64,7 @@ pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> 
                 "evaluation": ev,
                 "rewritten": changed && !args.check,
                 "would_rewrite": changed,
+                "not_placed": not_placed,
                 "diff": diff,
             });
             serde_json::to_writer_pretty(&mut *out, &v).into_diagnostic()?;
@@ -71,6 +72,7 @@ pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> 
         }
         Format::Text => {
             write!(out, "{}", render(&ev, changed, args.check)).map_err(super::io_err)?;
+            write!(out, "{}", not_placed_note(&not_placed)).map_err(super::io_err)?;
             write!(out, "{diff}").map_err(super::io_err)?;
         }
     }
@@ -123,6 +125,18 @@ fn render(ev: &rewrite::Evaluation, changed: bool, check: bool) -> String {
     });
     s.push_str("Next step: git supervisor start\n");
     s
+}
+
+/// Units whose changes were left out rather than rewrite what the user
+/// wrote: named, with what to do.
+pub(super) fn not_placed_note(units: &[String]) -> String {
+    if units.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\nNot placed (left exactly as written: their criteria or headings are where an edit cannot reach without rewriting your text): {}\nMake these changes by hand, or move the unit's criteria under its sprints.\n",
+        units.join(", ")
+    )
 }
 
 /// The context the plan was parsed in, to read an edited plan back the same

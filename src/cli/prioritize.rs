@@ -40,14 +40,14 @@ pub fn cmd_prioritize(
     let loaded = load_plan(ctx, args.path.as_deref(), "prioritize")?;
     let (plan, result, annotations) = rewrite::prioritize(&loaded.plan);
     // Patches at the sprints' sections: every other line stays as written.
-    let text = edit::edit(
+    let edited = edit::edit(
         &loaded.source,
         &loaded.plan,
         &plan,
         &annotations,
         &super::evaluate::parse_context(&loaded.root),
-    )
-    .text;
+    );
+    let text = edited.text;
     let changed = text != loaded.source;
     let diff = super::evaluate::apply(&loaded, &text, args.check, args.force)?;
     match args.format {
@@ -55,6 +55,7 @@ pub fn cmd_prioritize(
             let mut v = serde_json::to_value(&result).into_diagnostic()?;
             if let Some(o) = v.as_object_mut() {
                 o.insert("diff".into(), diff.clone().into());
+                o.insert("not_placed".into(), edited.not_placed.clone().into());
             }
             serde_json::to_writer_pretty(&mut *out, &v).into_diagnostic()?;
             writeln!(out).map_err(super::io_err)?;
@@ -90,6 +91,7 @@ pub fn cmd_prioritize(
                     ));
                 }
             }
+            s.push_str(&super::evaluate::not_placed_note(&edited.not_placed));
             if args.check {
                 s.push_str("\n(--check: nothing written)\n");
             }

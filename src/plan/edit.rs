@@ -13,7 +13,10 @@
 //!   sections take the places of the ones they swap with;
 //! - sprints split or merged: the unit's sprint sections (first heading to
 //!   the end of the last section) are replaced by the new sprints in the
-//!   canonical form, the only text the canonical writer still produces here.
+//!   canonical form, the only text the canonical writer still produces here;
+//! - changes that do not read back when placed (criteria the parser takes
+//!   from another section, headings not numbered as `Sprint N`): the unit is
+//!   left exactly as written and reported in [`Edited::not_placed`].
 //!
 //! Sprints read from table rows have no section of their own: their units
 //! are left as written and reported in [`Edited::skipped`].
@@ -34,6 +37,10 @@ pub struct Edited {
     pub skipped: Vec<String>,
     /// The edits could not be carried in place; `text` is the canonical form.
     pub canonical: bool,
+    /// Units whose changes (criteria, numbers) could not be placed without
+    /// rewriting sections the user wrote (their criteria live elsewhere in
+    /// the plan): left exactly as written, for the user to change by hand.
+    pub not_placed: Vec<String>,
 }
 
 fn line_offset(source: &str, line: usize) -> usize {
@@ -265,8 +272,10 @@ fn outline(p: &Plan, unit: &str) -> Option<Vec<Outline>> {
 
 /// Apply `after`'s changes to `source`, the text `before` was read from.
 /// A unit whose line edits do not read back as `after` says (a heading
-/// whose number is not written as `Sprint N`, a criterion written with
-/// markup) gets its sprint sections rewritten instead.
+/// whose number is not written as `Sprint N`, a criterion the parser reads
+/// from another section) is left as written and named in
+/// [`Edited::not_placed`]; only a unit whose sprints were split or merged
+/// gets its sprint sections rewritten.
 pub fn edit(
     source: &str,
     before: &Plan,
@@ -280,6 +289,7 @@ pub fn edit(
         text: super::write::render(after, &super::write::extras(source, before), annotations),
         skipped: Vec::new(),
         canonical: true,
+        not_placed: Vec::new(),
     };
     let names = |p: &Plan| p.units.iter().map(|u| u.name.clone()).collect::<Vec<_>>();
     let layers = |p: &Plan| {
@@ -292,7 +302,8 @@ pub fn edit(
         return canonical();
     }
     let mut whole = BTreeSet::new();
-    let mut first = edit_with(source, before, after, annotations, &whole);
+    let none = BTreeSet::new();
+    let mut first = edit_with(source, before, after, annotations, &whole, &none);
     first.text = recount(&first.text, before, after);
     if !first.skipped.is_empty() {
         return canonical();
@@ -310,14 +321,31 @@ pub fn edit(
     if whole.is_empty() {
         return first;
     }
-    let mut second = edit_with(source, before, after, annotations, &whole);
+    // A unit that keeps its sprints (no split, no merge) is never rewritten
+    // to carry a change: its sections are the user's words. It stays as
+    // written and is reported. Split or merged units take the canonical
+    // form for their sprint sections, as the change itself replaces them.
+    let leave: BTreeSet<String> = whole
+        .iter()
+        .filter(|n| {
+            before.unit(n).map(|u| u.sprints.len()) == after.unit(n).map(|u| u.sprints.len())
+        })
+        .cloned()
+        .collect();
+    whole.retain(|n| !leave.contains(n));
+    let mut second = edit_with(source, before, after, annotations, &whole, &leave);
     second.text = recount(&second.text, before, after);
+    second.not_placed = leave.iter().cloned().collect();
     match super::parse(&second.text, ctx) {
         Ok(back)
-            if after
-                .units
-                .iter()
-                .all(|u| outline(&back, &u.name) == outline(after, &u.name)) =>
+            if after.units.iter().all(|u| {
+                let want = if leave.contains(&u.name) {
+                    before
+                } else {
+                    after
+                };
+                outline(&back, &u.name) == outline(want, &u.name)
+            }) =>
         {
             second
         }
@@ -331,10 +359,14 @@ fn edit_with(
     after: &Plan,
     annotations: &BTreeMap<At, String>,
     whole: &BTreeSet<String>,
+    leave: &BTreeSet<String>,
 ) -> Edited {
     let mut patches: Vec<(Range<usize>, String)> = Vec::new();
     let mut skipped = Vec::new();
     for (ui, new_unit) in after.units.iter().enumerate() {
+        if leave.contains(&new_unit.name) {
+            continue;
+        }
         let Some(old_unit) = before.units.iter().find(|u| u.name == new_unit.name) else {
             skipped.push(new_unit.name.clone());
             continue;
@@ -470,6 +502,7 @@ fn edit_with(
         text,
         skipped,
         canonical: false,
+        not_placed: Vec::new(),
     }
 }
 
