@@ -179,7 +179,18 @@ fn prioritize_output_parses_back_with_the_same_units_and_sprints() {
             assert_eq!(names(a), names(u), "{name}/{}: same sprints", u.name);
             let ids: Vec<String> = a.sprints.iter().map(|s| s.id.to_string()).collect();
             let want: Vec<String> = (1..=a.sprints.len()).map(|i| i.to_string()).collect();
-            assert_eq!(ids, want, "{name}/{}: renumbered", u.name);
+            // A unit whose headings cannot be renumbered in place is left
+            // as written, and said so.
+            let left = out
+                .stdout
+                .lines()
+                .any(|l| l.starts_with("Not placed") && l.contains(&u.name));
+            if left {
+                let was: Vec<String> = u.sprints.iter().map(|s| s.id.to_string()).collect();
+                assert_eq!(ids, was, "{name}/{}: left as written", u.name);
+            } else {
+                assert_eq!(ids, want, "{name}/{}: renumbered", u.name);
+            }
         }
         // Units come after their dependencies.
         for (i, u) in after.units.iter().enumerate() {
@@ -189,8 +200,8 @@ fn prioritize_output_parses_back_with_the_same_units_and_sprints() {
             }
         }
         assert!(
-            once.contains("**Priority**: "),
-            "{name}: sprints are annotated"
+            once.contains("**Priority**: ") || out.stdout.contains("\nNot placed"),
+            "{name}: sprints are annotated, or the plan is left as written and says so"
         );
         run(dir.path(), &["prioritize"]);
         assert_eq!(plan_text(dir.path()), once, "{name}: prioritize is stable");
