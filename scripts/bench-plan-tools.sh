@@ -6,11 +6,15 @@
 # layers (each unit depends on the whole layer below, as layered plans do)
 # and `breakdown` of a requirements document of N items.
 # Usage: scripts/bench-plan-tools.sh [RUNS]   (release build; Markdown tables)
+# BIN=path times another binary (an older build); TASKS, UNITS and REQS
+# override the sizes (space-separated lists).
 set -euo pipefail
 runs=${1:-3}
 cd "$(dirname "$0")/.."
-cargo build --release --locked --quiet
-bin=$PWD/target/release/git-supervisor
+if [ -z "${BIN:-}" ]; then
+  cargo build --release --locked --quiet
+fi
+bin=${BIN:-$PWD/target/release/git-supervisor}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -71,17 +75,17 @@ best_ms() { # command... -> best wall time of $runs runs, in ms
 
 echo "| command | input | best of $runs (ms) | µs per item |"
 echo "|---|---|---|---|"
-for n in 625 1250 2500 5000; do
+for n in ${TASKS:-625 1250 2500 5000}; do
   d=$(tasks_plan $n)
   ms=$(best_ms "$bin" evaluate --check "$d/EXECUTION_PLAN.md")
   echo "| evaluate --check | 1 sprint x $n tasks | $ms | $(echo "scale=1; $ms * 1000 / $n" | bc) |"
 done
-for n in 200 400 800 1600; do
+for n in ${UNITS:-200 400 800 1600}; do
   d=$(units_plan $n)
   ms=$(best_ms "$bin" analyze --format json "$d/EXECUTION_PLAN.md")
   echo "| analyze --format json | $n units x 2 sprints | $ms | $(echo "scale=1; $ms * 1000 / $n" | bc) |"
 done
-for n in 12500 25000 50000 100000; do
+for n in ${REQS:-12500 25000 50000 100000}; do
   d=$(reqs_doc $n)
   ms=$(best_ms sh -c "cd '$d' && rm -f EXECUTION_PLAN.md && '$bin' breakdown")
   echo "| breakdown | $n requirement items | $ms | $(echo "scale=1; $ms * 1000 / $n" | bc) |"

@@ -271,3 +271,40 @@ fn check_diffs_of_each_shape() {
     insta::assert_snapshot!("check_ticked_evaluate", check_diff("evaluate", TICKED));
     insta::assert_snapshot!("check_ticked_prioritize", check_diff("prioritize", TICKED));
 }
+
+/// A split that rewrites thousands of lines prints a diff that `patch`
+/// applies to give exactly the plan `evaluate` writes.
+#[test]
+fn the_diff_of_a_large_rewrite_applies() {
+    let mut plan = String::from("# Big\n\n## Sprint 1: Everything\n\n");
+    for k in 0..2400 {
+        let dir = ["core", "api", "web", "cli"][k % 4];
+        plan.push_str(&format!("- Create `{dir}/file{k}.rs`\n"));
+    }
+    plan.push_str("\n**Exit Criteria**:\n- [ ] It works correctly");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("EXECUTION_PLAN.md"), &plan).expect("write");
+    let out = run(dir.path(), &["evaluate", "--check"]);
+    assert_eq!(out.status, 3, "{}", out.stderr);
+    let diff = &out.stdout[out.stdout.find("--- a/").expect("a diff")..];
+    assert!(
+        diff.contains("\\ No newline at end of file"),
+        "the last line"
+    );
+    let out = run(dir.path(), &["evaluate", "--force"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let written = std::fs::read_to_string(dir.path().join("EXECUTION_PLAN.md")).expect("plan");
+    let copy = tempfile::tempdir().expect("tempdir");
+    std::fs::write(copy.path().join("EXECUTION_PLAN.md"), &plan).expect("write");
+    std::fs::write(copy.path().join("change.diff"), diff).expect("write");
+    let status = std::process::Command::new("patch")
+        .current_dir(copy.path())
+        .args(["-s", "-p1", "-i", "change.diff"])
+        .status()
+        .expect("patch runs");
+    assert!(status.success());
+    assert_eq!(
+        std::fs::read_to_string(copy.path().join("EXECUTION_PLAN.md")).expect("patched"),
+        written
+    );
+}

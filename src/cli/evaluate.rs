@@ -150,16 +150,58 @@ pub(super) fn parse_context(root: &std::path::Path) -> crate::plan::ParseContext
     crate::plan::ParseContext { dir_name }
 }
 
+/// Changed lines (both sides) up to which the diff is a minimal one; above,
+/// the changed middle is one hunk (Myers is quadratic in the size of the
+/// change, and a split of thousands of tasks rewrites thousands of lines).
+const EXACT_DIFF_LINES: usize = 4000;
+
 /// The unified diff from the plan as read to `text`, empty when they agree.
 pub(super) fn unified_diff(name: &str, old: &str, new: &str) -> String {
     if old == new {
         return String::new();
     }
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{name}"), &format!("b/{name}"))
-        .to_string()
+    let a: Vec<&str> = old.split_inclusive('\n').collect();
+    let b: Vec<&str> = new.split_inclusive('\n').collect();
+    let pre = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let room = a.len().min(b.len()) - pre;
+    let suf = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(room)
+        .take_while(|(x, y)| x == y)
+        .count();
+    if (a.len() - pre - suf) + (b.len() - pre - suf) <= EXACT_DIFF_LINES {
+        return similar::TextDiff::from_lines(old, new)
+            .unified_diff()
+            .context_radius(3)
+            .header(&format!("a/{name}"), &format!("b/{name}"))
+            .to_string();
+    }
+    let start = pre.saturating_sub(3);
+    let tail = suf.min(3);
+    let (a_end, b_end) = (a.len() - suf + tail, b.len() - suf + tail);
+    let range = |from: usize, to: usize| {
+        let len = to - from;
+        format!("{},{len}", if len == 0 { from } else { from + 1 })
+    };
+    let mut out = format!(
+        "--- a/{name}\n+++ b/{name}\n@@ -{} +{} @@\n",
+        range(start, a_end),
+        range(start, b_end)
+    );
+    let mut line = |mark: char, l: &str| {
+        out.push(mark);
+        out.push_str(l);
+        if !l.ends_with('\n') {
+            out.push_str("\n\\ No newline at end of file\n");
+        }
+    };
+    a[start..pre].iter().for_each(|l| line(' ', l));
+    a[pre..a.len() - suf].iter().for_each(|l| line('-', l));
+    b[pre..b.len() - suf].iter().for_each(|l| line('+', l));
+    a[a.len() - suf..a_end].iter().for_each(|l| line(' ', l));
+    out
 }
 
 /// Refuse to overwrite a plan file holding edits git does not have yet:

@@ -473,11 +473,15 @@ fn score_of(s: &Sprint, dependency_depth: u32, foundation: u32, words: &str) -> 
 /// scoring every sprint cubic in the number of units.
 pub struct Scoring<'a> {
     plan: &'a Plan,
-    /// `dependents[u]`: the units that depend on `u`, directly or not.
-    dependents: Vec<Vec<usize>>,
     /// Sprints in each unit's dependents, summed.
     dependent_sprints: Vec<usize>,
+    /// `bits[u]` has bit `d` set when unit `d` depends on unit `u`.
+    bits: Vec<Vec<u64>>,
     words: Vec<Vec<String>>,
+    /// The sprints whose text names a file (lower-cased) or whose file list
+    /// holds it: who reuses what a sprint makes, without a scan per sprint.
+    named_in: std::collections::HashMap<String, Vec<At>>,
+    listed_in: std::collections::HashMap<String, Vec<At>>,
 }
 
 impl<'a> Scoring<'a> {
@@ -533,46 +537,61 @@ impl<'a> Scoring<'a> {
             }
             bits[i] = mine;
         }
-        let dependents: Vec<Vec<usize>> = bits
+        let dependent_sprints = bits
             .iter()
             .map(|b| {
                 (0..n)
                     .filter(|j| b[j / 64] & (1 << (j % 64)) != 0)
-                    .collect()
+                    .map(|d| plan.units[d].sprints.len())
+                    .sum()
             })
             .collect();
-        let dependent_sprints = dependents
-            .iter()
-            .map(|ds| ds.iter().map(|d| plan.units[*d].sprints.len()).sum())
-            .collect();
-        let words = plan
+        let words: Vec<Vec<String>> = plan
             .units
             .iter()
             .map(|u| u.sprints.iter().map(words).collect())
             .collect();
+        let mut listed_in: std::collections::HashMap<String, Vec<At>> = Default::default();
+        for at in all_sprints(plan) {
+            for f in &sprint(plan, at).files {
+                let v = listed_in.entry(f.clone()).or_default();
+                if v.last() != Some(&at) {
+                    v.push(at);
+                }
+            }
+        }
+        let mut lowered: Vec<String> = listed_in.keys().map(|f| f.to_lowercase()).collect();
+        lowered.sort();
+        lowered.dedup();
+        let index = FileIndex::new(&lowered);
+        let mut named_in: std::collections::HashMap<String, Vec<At>> = Default::default();
+        for at in all_sprints(plan) {
+            for i in index.mentioned(&words[at.unit][at.sprint]) {
+                named_in.entry(lowered[i].clone()).or_default().push(at);
+            }
+        }
         Scoring {
             plan,
-            dependents,
             dependent_sprints,
+            bits,
             words,
+            named_in,
+            listed_in,
+        }
+    }
+
+    /// `later` cannot start before `at` finishes.
+    fn blocks(&self, at: At, later: At) -> bool {
+        if later.unit == at.unit {
+            later.sprint > at.sprint
+        } else {
+            self.bits[at.unit][later.unit / 64] & (1 << (later.unit % 64)) != 0
         }
     }
 
     /// How many sprints cannot start before `at` finishes.
     pub fn blocked_count(&self, at: At) -> usize {
         self.plan.units[at.unit].sprints.len() - at.sprint - 1 + self.dependent_sprints[at.unit]
-    }
-
-    /// The sprints [`blocked_by`] names, in the same order.
-    fn blocked(&self, at: At) -> impl Iterator<Item = At> + '_ {
-        let own = (at.sprint + 1..self.plan.units[at.unit].sprints.len()).map(move |s| At {
-            unit: at.unit,
-            sprint: s,
-        });
-        let others = self.dependents[at.unit].iter().flat_map(move |&u| {
-            (0..self.plan.units[u].sprints.len()).map(move |s| At { unit: u, sprint: s })
-        });
-        own.chain(others)
     }
 
     pub fn foundation(&self, at: At) -> u32 {
@@ -591,18 +610,22 @@ impl<'a> Scoring<'a> {
         if s.files.is_empty() {
             return 0;
         }
-        let lowered: Vec<String> = s.files.iter().map(|f| f.to_lowercase()).collect();
-        let reusing = self
-            .blocked(at)
-            .filter(|l| {
-                let text = &self.words[l.unit][l.sprint];
-                let other = sprint(self.plan, *l);
-                lowered.iter().any(|f| text.contains(f.as_str()))
-                    || s.files.iter().any(|f| other.files.contains(f))
-            })
-            .take(2)
-            .count();
-        u32::from(reusing >= 2)
+        // Later sprints that name one of its files or list it: two make it
+        // a foundation.
+        let mut reusing: Vec<At> = Vec::new();
+        for f in &s.files {
+            let named = self.named_in.get(&f.to_lowercase()).into_iter().flatten();
+            let listed = self.listed_in.get(f).into_iter().flatten();
+            for &l in named.chain(listed) {
+                if self.blocks(at, l) && !reusing.contains(&l) {
+                    reusing.push(l);
+                    if reusing.len() >= 2 {
+                        return 1;
+                    }
+                }
+            }
+        }
+        0
     }
 
     pub fn priority(&self, at: At) -> Priority {

@@ -354,7 +354,13 @@ fn split_chunks(
             task_type: s.task_type,
             tasks: s.tasks[at..at + size].to_vec(),
             entry: if i == 0 { s.entry.clone() } else { Vec::new() },
-            exit: s.exit.clone(),
+            // Only the last part starts from the sprint's criteria (a sprint
+            // split by concern may hold one per file it creates).
+            exit: if i + 1 == k {
+                s.exit.clone()
+            } else {
+                Vec::new()
+            },
             files: Vec::new(),
             body: if full { s.body.clone() } else { String::new() },
             done: s.done.clone(),
@@ -784,22 +790,98 @@ pub struct Prioritization {
     pub layers: Vec<LayerChange>,
 }
 
+/// Every unit's name and directory (lower-cased), looked up by the word
+/// runs of a text rather than searched for one by one.
+struct UnitNames {
+    by_phrase: std::collections::HashMap<String, Vec<usize>>,
+    /// Names that do not start and end with a letter or digit: searched.
+    odd: Vec<(String, usize)>,
+    /// The most word runs in any name.
+    longest: usize,
+}
+
+impl UnitNames {
+    fn new(plan: &Plan) -> UnitNames {
+        let mut by_phrase: std::collections::HashMap<String, Vec<usize>> = Default::default();
+        let mut odd = Vec::new();
+        let mut longest = 1;
+        for (k, u) in plan.units.iter().enumerate() {
+            let name = u.name.to_lowercase();
+            let dir = u.dir.as_deref().map(str::to_lowercase).filter(|d| d != ".");
+            for p in std::iter::once(name).chain(dir) {
+                let b = p.as_bytes();
+                let clean = !p.is_empty()
+                    && b[0].is_ascii_alphanumeric()
+                    && b[b.len() - 1].is_ascii_alphanumeric();
+                if !clean {
+                    odd.push((p, k));
+                    continue;
+                }
+                let runs = p
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                    .count();
+                longest = longest.max(runs);
+                let v = by_phrase.entry(p).or_default();
+                if v.last() != Some(&k) {
+                    v.push(k);
+                }
+            }
+        }
+        UnitNames {
+            by_phrase,
+            odd,
+            longest,
+        }
+    }
+
+    /// The units `text` names as whole phrases, as [`analysis::has_phrase`]
+    /// would find them.
+    fn named_in(&self, text: &str) -> Vec<usize> {
+        let b = text.as_bytes();
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i].is_ascii_alphanumeric() {
+                let start = i;
+                while i < b.len() && b[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+                runs.push((start, i));
+            } else {
+                i += 1;
+            }
+        }
+        let mut out: Vec<usize> = Vec::new();
+        for a in 0..runs.len() {
+            for z in a..(a + self.longest).min(runs.len()) {
+                if let Some(units) = self.by_phrase.get(&text[runs[a].0..runs[z].1]) {
+                    out.extend(units);
+                }
+            }
+        }
+        out.extend(
+            self.odd
+                .iter()
+                .filter(|(p, _)| analysis::has_phrase(text, p))
+                .map(|(_, k)| *k),
+        );
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
 /// Units of lower layers a unit's texts name (by name or directory).
-fn named_units(plan: &Plan, u: usize, names: &[(String, Option<String>)]) -> Vec<usize> {
+fn named_units(plan: &Plan, u: usize, names: &UnitNames) -> Vec<usize> {
     let text: String = plan.units[u]
         .sprints
         .iter()
         .map(|s| format!("{}\n{}", analysis::words(s), s.body.to_lowercase()))
         .collect();
-    let index = analysis::Phrases::new(&text);
-    names
-        .iter()
-        .enumerate()
-        .filter(|(k, (name, dir))| {
-            *k != u && (index.has(name) || dir.as_deref().is_some_and(|d| d != "." && index.has(d)))
-        })
-        .map(|(k, _)| k)
-        .collect()
+    let mut named = names.named_in(&text);
+    named.retain(|k| *k != u);
+    named
 }
 
 /// Layer adjustment (spec §U-118): a unit whose text names units of lower
@@ -812,16 +894,7 @@ fn adjust_layers(plan: &mut Plan) -> Vec<LayerChange> {
     }
     let mut changes = Vec::new();
     let original: Vec<Option<u32>> = plan.units.iter().map(|u| u.layer).collect();
-    let names: Vec<(String, Option<String>)> = plan
-        .units
-        .iter()
-        .map(|u| {
-            (
-                u.name.to_lowercase(),
-                u.dir.as_deref().map(str::to_lowercase),
-            )
-        })
-        .collect();
+    let names = UnitNames::new(plan);
     for u in 0..plan.units.len() {
         let Some(layer) = original[u].filter(|l| *l > 0) else {
             continue;
@@ -1010,6 +1083,44 @@ pub fn prioritize(plan: &Plan) -> (Plan, Prioritization, BTreeMap<At, String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unit_names_are_found_as_a_scan_finds_them() {
+        let text = "# P\n\n## Sprint 1: A\n\n- Create `x.rs`\n";
+        let mut plan = crate::plan::parse(text, &Default::default()).expect("parses");
+        let template = plan.units[0].clone();
+        plan.units = ["core", "unit-1", "unit-12", "web api", "(odd)", "Core-X"]
+            .iter()
+            .enumerate()
+            .map(|(k, n)| {
+                let mut u = template.clone();
+                u.name = n.to_string();
+                u.dir = (k == 1).then(|| "svc/one".to_string());
+                u
+            })
+            .collect();
+        let names = UnitNames::new(&plan);
+        for t in [
+            "uses unit-1 and the core-x lib",
+            "unit-12, web  api, web api (odd)",
+            "svc/one/x.rs and xcore 1core",
+            "",
+        ] {
+            let want: Vec<usize> = plan
+                .units
+                .iter()
+                .enumerate()
+                .filter(|(_, u)| {
+                    analysis::has_phrase(t, &u.name.to_lowercase())
+                        || u.dir
+                            .as_deref()
+                            .is_some_and(|d| analysis::has_phrase(t, &d.to_lowercase()))
+                })
+                .map(|(k, _)| k)
+                .collect();
+            assert_eq!(names.named_in(t), want, "{t:?}");
+        }
+    }
 
     #[test]
     fn references_are_retargeted_in_one_pass() {
