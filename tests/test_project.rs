@@ -27,13 +27,17 @@ fn found(dir: &Path) -> (String, Option<String>, Option<String>) {
     (p.ecosystem.to_string(), p.build, p.test)
 }
 
+/// Root files of a project, and what should be found in it.
+type Files = Vec<(&'static str, &'static str)>;
+type Found = (&'static str, Option<String>, Option<String>);
+
 fn s(x: &str) -> Option<String> {
     Some(x.to_string())
 }
 
 #[test]
 fn each_ecosystem_is_detected_from_its_files() {
-    let cases: Vec<(Vec<(&str, &str)>, (&str, Option<String>, Option<String>))> = vec![
+    let cases: Vec<(Files, Found)> = vec![
         (
             vec![
                 ("Cargo.toml", "[package]\nname = \"x\"\n"),
