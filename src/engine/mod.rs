@@ -340,6 +340,22 @@ impl Engine {
         }
     }
 
+    /// When a tick holds the engine lock, leave it a wake-up marker and say
+    /// so: that tick runs again before it lets go, so the caller need not
+    /// start one. False when no tick runs (or the marker cannot be left).
+    pub fn wake_running_tick(&self) -> bool {
+        let lock = self.runtime("engine.lock");
+        if !crate::gate::lock::is_held(&lock) {
+            return false;
+        }
+        if std::fs::write(self.runtime("wake"), b"").is_err() {
+            return false;
+        }
+        // The holder may have let go between the two looks, before it could
+        // see the marker: then the caller must tick after all.
+        crate::gate::lock::is_held(&lock)
+    }
+
     /// Run the engine once (and again while wake-ups arrive meanwhile).
     pub fn tick(&self, mode: LockMode) -> Result<TickReport, EngineError> {
         let lock = self.runtime("engine.lock");
