@@ -376,3 +376,40 @@ fn an_agent_program_gone_before_a_dispatch_spends_no_attempt() {
     assert_eq!(b["current"]["state"], "PENDING", "{status}");
     assert_eq!(b["current"]["total_attempts"], 0, "{status}");
 }
+
+#[test]
+fn unknown_dependencies_name_a_few_close_units_not_the_whole_plan() {
+    let outer = tempfile::tempdir().expect("tempdir");
+    let dir = outer.path();
+    let units = 400;
+    let mut plan = String::from("# Many units\n");
+    for i in 0..units {
+        plan.push_str(&format!(
+            "\n## unit-{i:04}\n\nDepends on: ghost-{i:04}\n\n### Sprint 1: Work\n"
+        ));
+    }
+    std::fs::write(dir.join("EXECUTION_PLAN.md"), &plan).expect("plan");
+    let out = command(crate::common::bin(), dir)
+        .args(["plan"])
+        .output()
+        .expect("plan");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("dependency on unknown unit `ghost-0007`"),
+        "{}",
+        &stderr[..stderr.len().min(2000)]
+    );
+    assert!(
+        stderr.contains("the plan has 400 units; the closest names:"),
+        "{}",
+        &stderr[..stderr.len().min(2000)]
+    );
+    // Each of the 400 problems names a handful of units, never all 400:
+    // the message grows with the plan, not with its square.
+    let per_problem = stderr.len() / units;
+    assert!(
+        per_problem < 1_500,
+        "{per_problem} bytes of diagnostics per bad reference"
+    );
+}

@@ -194,6 +194,12 @@ pub fn read_regular(path: &Path) -> std::io::Result<String> {
 }
 
 /// Durations written humantime-style: `"5s"`, `"30m"`, `"1h 30m"`.
+/// A duration as the config writes it ("5s", "30m", "1h 30m"): longer than
+/// zero and at most [`MAX_DURATION`]. What command-line duration flags use.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    humantime_serde_compat::parse(s)
+}
+
 mod humantime_serde_compat {
     use std::time::Duration;
 
