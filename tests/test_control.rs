@@ -569,3 +569,35 @@ fn killall_with_agentless_units_leaves_the_run_killed_and_wait_returns() {
     );
     assert!(processes_working_in(dir).is_empty());
 }
+
+#[test]
+fn stop_timeout_cuts_the_graceful_wait_short() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    // An agent that keeps talking and never finishes: only the timeout ends
+    // the graceful phase early.
+    let s = scripts(&[(
+        "default.txt",
+        &"print still working\nsleep 50\n".repeat(2000),
+    )]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    wait_until("parser's agent to run", 20, || {
+        unit(&status(dir), "parser")["current"]["state"] == "RUNNING"
+    });
+    let bad = run_env(dir, &["stop", "--timeout", "soon"], &env);
+    assert_eq!(bad.status, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("is not a duration"), "{}", bad.stderr);
+    assert_eq!(unit(&status(dir), "parser")["state"], "RUNNING");
+
+    let out = run_env(dir, &["stop", "--timeout", "1s"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("Stop timeout reached; terminating"),
+        "{}",
+        out.stderr
+    );
+    let st = status(dir);
+    assert_eq!(unit(&st, "parser")["state"], "KILLED");
+    assert_eq!(unit(&st, "parser")["current"]["attempt"], 1, "attempt kept");
+}

@@ -245,3 +245,64 @@ fn an_agents_commit_triggers_the_next_dispatch_through_the_hook_alone() {
         "{log}"
     );
 }
+
+/// Processes whose working directory is `dir` and whose command line runs a
+/// `tick`: what a hook leaves behind.
+fn tick_processes_in(dir: &Path) -> Vec<String> {
+    let want = std::fs::canonicalize(dir).expect("canonical");
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").expect("proc").flatten() {
+        let Ok(cwd) = std::fs::read_link(e.path().join("cwd")) else {
+            continue;
+        };
+        if cwd != want {
+            continue;
+        }
+        let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        let args: Vec<String> = cmdline
+            .split(|b| *b == 0)
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        if args.iter().any(|a| a == "tick") {
+            found.push(args.join(" "));
+        }
+    }
+    found
+}
+
+#[test]
+fn a_hook_that_finds_a_tick_running_leaves_a_marker_and_starts_nothing() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let s = crate::common::scripts(&[("default.txt", "sleep 10000\n")]);
+    let out = run_env(dir, &["start"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let runtime = dir.join(".git/supervisor");
+    let marker = runtime.join("wake");
+    let _ = std::fs::remove_file(&marker);
+    // Hold the engine lock the way a running tick does.
+    let held = git_supervisor::gate::lock::with_lock(
+        &runtime.join("engine.lock"),
+        Duration::from_secs(1),
+        || {
+            let started = std::time::Instant::now();
+            for _ in 0..10 {
+                let out = run(dir, &["hook", "post-commit"]);
+                assert_eq!(out.status, 0, "{}", out.stderr);
+            }
+            let spent = started.elapsed();
+            let ticks = tick_processes_in(dir);
+            (spent, ticks, marker.exists())
+        },
+    )
+    .expect("lock");
+    let (spent, ticks, marked) = held.expect("the engine lock was free");
+    assert!(marked, "no wake-up marker was left for the running tick");
+    assert!(
+        ticks.is_empty(),
+        "hooks started ticks that wait for the busy engine: {ticks:?} (10 hooks took {spent:?})"
+    );
+    let _ = run(dir, &["killall"]);
+}

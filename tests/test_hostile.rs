@@ -376,3 +376,139 @@ fn an_agent_program_gone_before_a_dispatch_spends_no_attempt() {
     assert_eq!(b["current"]["state"], "PENDING", "{status}");
     assert_eq!(b["current"]["total_attempts"], 0, "{status}");
 }
+
+#[test]
+fn unknown_dependencies_name_a_few_close_units_not_the_whole_plan() {
+    let outer = tempfile::tempdir().expect("tempdir");
+    let dir = outer.path();
+    let units = 400;
+    let mut plan = String::from("# Many units\n");
+    for i in 0..units {
+        plan.push_str(&format!(
+            "\n## unit-{i:04}\n\nDepends on: ghost-{i:04}\n\n### Sprint 1: Work\n"
+        ));
+    }
+    std::fs::write(dir.join("EXECUTION_PLAN.md"), &plan).expect("plan");
+    let out = command(crate::common::bin(), dir)
+        .args(["plan"])
+        .output()
+        .expect("plan");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("dependency on unknown unit `ghost-0007`"),
+        "{}",
+        &stderr[..stderr.len().min(2000)]
+    );
+    assert!(
+        stderr.contains("the plan has 400 units; the closest names:"),
+        "{}",
+        &stderr[..stderr.len().min(2000)]
+    );
+    // Each of the 400 problems names a handful of units, never all 400:
+    // the message grows with the plan, not with its square.
+    let per_problem = stderr.len() / units;
+    assert!(
+        per_problem < 1_500,
+        "{per_problem} bytes of diagnostics per bad reference"
+    );
+}
+
+#[test]
+fn a_dangling_config_link_is_named_as_such() {
+    let repo = crate::common::fixture_repo("five");
+    let dir = repo.path();
+    let config = dir.join(".workflow/config.toml");
+    std::fs::remove_file(&config).expect("rm");
+    std::os::unix::fs::symlink(dir.join("gone.toml"), &config).expect("link");
+    let out = crate::common::run(dir, &["start"]);
+    assert_eq!(out.status, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("is a symbolic link to") && out.stderr.contains("gone.toml"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains("agent.command is not set"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(state_ref(dir), "");
+}
+
+#[test]
+fn a_stale_state_lock_is_named_with_the_way_out() {
+    let repo = crate::common::fixture_repo("five");
+    let dir = repo.path();
+    let s = scripts(&[("default.txt", "sleep 10000\n")]);
+    let out = run_env(dir, &["start"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let lock = dir.join(".git/refs/supervisor/state.lock");
+    std::fs::write(&lock, "").expect("lock");
+    // While the lock exists nobody can move the ref.
+    let before = state_ref(dir);
+    // Left by a process that died a minute ago.
+    let st = Command::new("touch")
+        .args(["-d", "1 minute ago"])
+        .arg(&lock)
+        .status()
+        .expect("touch");
+    assert!(st.success());
+    let out = run_env(dir, &["stop"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    assert_ne!(out.status, 0, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("state.lock exists") && out.stderr.contains("rm '"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(state_ref(dir), before, "nothing recorded");
+    std::fs::remove_file(&lock).expect("rm");
+    assert_eq!(crate::common::run(dir, &["killall"]).status, 0);
+}
+
+#[test]
+fn hooks_turned_off_by_hookspath_say_so() {
+    let repo = crate::common::fixture_repo("five");
+    let dir = repo.path();
+    git(dir, &["config", "core.hooksPath", "/dev/null"]);
+    let out = crate::common::run(dir, &["hooks", "install"]);
+    assert_ne!(out.status, 0);
+    assert!(
+        out.stderr.contains("hooks are turned off here")
+            && out.stderr.contains("--unset core.hooksPath"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("cannot create"), "{}", out.stderr);
+}
+
+#[test]
+fn wait_names_the_process_that_holds_the_engine() {
+    let repo = crate::common::fixture_repo("five");
+    let dir = repo.path();
+    let s = scripts(&[("default.txt", "exit 0\n")]);
+    let out = run_env(dir, &["start"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    // A hung process holding the engine lock.
+    let mut hung = Command::new("flock")
+        .arg(dir.join(".git/supervisor/engine.lock"))
+        .args(["sleep", "60"])
+        .spawn()
+        .expect("flock");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let out = run_env(
+        dir,
+        &["wait", "--timeout", "13s"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    let _ = hung.kill();
+    let _ = hung.wait();
+    let text = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        text.contains("The engine has been busy for")
+            && text.contains(&format!("process {}", hung.id()))
+            && text.contains(&format!("kill {}", hung.id())),
+        "{text}"
+    );
+    let _ = crate::common::run(dir, &["killall"]);
+}

@@ -284,3 +284,29 @@ fn a_byte_order_mark_keeps_the_frontmatter_and_the_title() {
         assert_eq!(shape(&plan), shape(&parse(text, &ctx).expect("original")));
     }
 }
+
+/// Old Mac line endings (CR alone) read exactly like LF: the same units,
+/// sprints, criteria and line numbers for every fixture.
+#[test]
+fn cr_only_line_endings_parse_like_lf() {
+    let ctx = ParseContext {
+        dir_name: "project".into(),
+    };
+    let mut compared = 0;
+    for bytes in fixtures() {
+        let lf = String::from_utf8_lossy(&bytes).into_owned();
+        if lf.contains('\r') {
+            continue;
+        }
+        let cr = lf.replace('\n', "\r");
+        let a = parse(&lf, &ctx);
+        let b = parse(&cr, &ctx);
+        match (a, b) {
+            (Ok(a), Ok(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{lf}"),
+            (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{lf}"),
+            (a, b) => panic!("LF and CR parse differently:\n{a:?}\n{b:?}\n{lf}"),
+        }
+        compared += 1;
+    }
+    assert!(compared > 20, "only {compared} fixtures compared");
+}

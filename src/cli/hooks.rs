@@ -107,6 +107,14 @@ pub fn cmd_hook(ctx: &Context, args: &HookArgs, _out: &mut dyn Write) -> miette:
     match args.name.as_str() {
         "post-commit" | "post-merge" => {
             use std::os::unix::process::CommandExt;
+            // A tick already running picks up a wake-up marker before it lets
+            // go: leave one and exit, so a storm of commits never piles up
+            // processes that each wait for the engine lock.
+            if let Ok(engine) = crate::engine::Engine::open(&ctx.cwd) {
+                if engine.wake_running_tick() {
+                    return Ok(EXIT_OK);
+                }
+            }
             let spawned = std::env::current_exe().and_then(|exe| {
                 let mut cmd = std::process::Command::new(exe);
                 // SAFETY: nice() is async-signal-safe; it only lowers this
@@ -117,7 +125,7 @@ pub fn cmd_hook(ctx: &Context, args: &HookArgs, _out: &mut dyn Write) -> miette:
                         Ok(())
                     });
                 }
-                cmd.arg("tick")
+                cmd.args(["tick", "--no-wait"])
                     .current_dir(&ctx.cwd)
                     .stdin(std::process::Stdio::null())
                     .stdout(std::process::Stdio::null())

@@ -12,11 +12,21 @@ use crate::engine::Engine;
 use crate::engine::LockMode;
 
 #[derive(Debug, Args)]
-pub struct TickArgs {}
+pub struct TickArgs {
+    /// When another tick holds the engine, leave it a wake-up marker and
+    /// return at once instead of waiting up to 2 s (what hooks use)
+    #[arg(long)]
+    pub no_wait: bool,
+}
 
-pub fn cmd_tick(ctx: &Context, _args: &TickArgs, out: &mut dyn Write) -> miette::Result<u8> {
+pub fn cmd_tick(ctx: &Context, args: &TickArgs, out: &mut dyn Write) -> miette::Result<u8> {
     let engine = Engine::open(&ctx.cwd)?;
-    let r = engine.tick(LockMode::Wait(Duration::from_secs(2)))?;
+    let mode = if args.no_wait {
+        LockMode::MarkerOnly
+    } else {
+        LockMode::Wait(Duration::from_secs(2))
+    };
+    let r = engine.tick(mode)?;
     if r.deferred {
         writeln!(
             out,

@@ -208,6 +208,12 @@ pub fn project_commands(root: &Path) -> Option<crate::plan::project::ProjectComm
 }
 
 /// Durations written humantime-style: `"5s"`, `"30m"`, `"1h 30m"`.
+/// A duration as the config writes it ("5s", "30m", "1h 30m"): longer than
+/// zero and at most [`MAX_DURATION`]. What command-line duration flags use.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    humantime_serde_compat::parse(s)
+}
+
 mod humantime_serde_compat {
     use std::time::Duration;
 
@@ -274,6 +280,12 @@ pub enum LoadError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Invalid(#[from] Box<ConfigError>),
+    #[error("{path} is a symbolic link to {target}, which does not exist")]
+    #[diagnostic(
+        code(config::dangling_link),
+        help("point the link at the config file (ln -sf <file> {path}), or remove it to use the defaults")
+    )]
+    DanglingLink { path: String, target: String },
     #[error("cannot read {path}: {source}")]
     #[diagnostic(code(config::unreadable))]
     Io {
@@ -288,7 +300,17 @@ impl Config {
         let path = root.join(CONFIG_DIR).join(CONFIG_FILE);
         match read_regular(&path) {
             Ok(text) => Config::parse(&text, &format!("{CONFIG_DIR}/{CONFIG_FILE}")),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                // A symlink whose target is gone is a broken config, not a
+                // missing one: say so rather than "agent.command is not set".
+                match std::fs::read_link(&path) {
+                    Ok(target) => Err(LoadError::DanglingLink {
+                        path: path.display().to_string(),
+                        target: target.display().to_string(),
+                    }),
+                    Err(_) => Ok(Config::default()),
+                }
+            }
             Err(source) => Err(LoadError::Io {
                 path: path.display().to_string(),
                 source,

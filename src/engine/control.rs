@@ -131,9 +131,15 @@ impl Engine {
             .unwrap_or(Duration::from_secs(5))
     }
 
-    /// Graceful stop: drain, wait up to 10 poll intervals while results are
-    /// processed normally, then terminate what is left (BACKOFF, KILLED).
-    pub fn stop(&self, mut say: impl FnMut(&str)) -> Result<(State, Ended), EngineError> {
+    /// Graceful stop: drain, wait up to 10 poll intervals without a
+    /// completion (and never past `timeout`) while results are processed
+    /// normally, then terminate what is left (BACKOFF, KILLED).
+    pub fn stop(
+        &self,
+        timeout: Option<Duration>,
+        mut say: impl FnMut(&str),
+    ) -> Result<(State, Ended), EngineError> {
+        let deadline = timeout.map(|t| std::time::Instant::now() + t);
         self.publish(EventKind::Stop)?;
         let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
         let waiting = tip
@@ -166,7 +172,19 @@ impl Engine {
                 polls_without_completion += 1;
             }
             last = now;
-            std::thread::sleep(poll);
+            match deadline {
+                Some(d) => {
+                    let left = d.saturating_duration_since(std::time::Instant::now());
+                    if left.is_zero() {
+                        say(&format!(
+                            "Stop timeout reached; terminating {now} agents still running."
+                        ));
+                        break;
+                    }
+                    std::thread::sleep(poll.min(left));
+                }
+                None => std::thread::sleep(poll),
+            }
         }
         // Phase 3 holds the engine lock: an agent's wrapper ending under
         // our signal wakes the engine, and that tick must not record its

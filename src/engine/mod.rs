@@ -95,6 +95,9 @@ pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Engi
     move |source| EngineError::Io { what, source }
 }
 
+/// How long `wait` sees the engine lock held before it names the holder.
+const BUSY_NOTICE_AFTER: Duration = Duration::from_secs(10);
+
 /// How a tick treats a busy engine lock.
 #[derive(Debug, Clone, Copy)]
 pub enum LockMode {
@@ -338,6 +341,22 @@ impl Engine {
             Err(UpdateError::Store(e)) => Err(e.into()),
             Err(UpdateError::Decide(e)) => Err(e),
         }
+    }
+
+    /// When a tick holds the engine lock, leave it a wake-up marker and say
+    /// so: that tick runs again before it lets go, so the caller need not
+    /// start one. False when no tick runs (or the marker cannot be left).
+    pub fn wake_running_tick(&self) -> bool {
+        let lock = self.runtime("engine.lock");
+        if !crate::gate::lock::is_held(&lock) {
+            return false;
+        }
+        if std::fs::write(self.runtime("wake"), b"").is_err() {
+            return false;
+        }
+        // The holder may have let go between the two looks, before it could
+        // see the marker: then the caller must tick after all.
+        crate::gate::lock::is_held(&lock)
     }
 
     /// Run the engine once (and again while wake-ups arrive meanwhile).
@@ -955,12 +974,24 @@ impl Engine {
             Some(seq) => seq,
             None => self.store.tip()?.map(|t| t.state.seq).unwrap_or(0),
         };
+        let mut busy_since: Option<Instant> = None;
+        let mut busy_told = false;
         loop {
             dispatch::reap();
-            self.tick(LockMode::Wait(Duration::from_millis(200)))?;
+            let ticked = self.tick(LockMode::Wait(Duration::from_millis(200)))?;
             let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
-            let lines = self.announcements(seen, &tip.state)?;
+            let mut lines = self.announcements(seen, &tip.state)?;
             seen = tip.state.seq;
+            if ticked.deferred {
+                let since = *busy_since.get_or_insert_with(Instant::now);
+                if !busy_told && since.elapsed() >= BUSY_NOTICE_AFTER {
+                    busy_told = true;
+                    lines.push(self.busy_notice(since.elapsed()));
+                }
+            } else {
+                busy_since = None;
+                busy_told = false;
+            }
             on_poll(&tip.state, &lines);
             if tip.state.is_finished() || timeout.is_some_and(|t| start.elapsed() >= t) {
                 return Ok(tip.state);
@@ -971,6 +1002,39 @@ impl Engine {
                 .unwrap_or(Duration::from_secs(5));
             std::thread::sleep(poll.min(Duration::from_millis(500)));
         }
+    }
+
+    /// Why a waiting command sees no progress: the process that has held
+    /// the engine lock all this time, so agents' results stay unrecorded.
+    fn busy_notice(&self, busy: Duration) -> String {
+        let lock = self.runtime("engine.lock");
+        let holder = crate::gate::lock::holder(&lock);
+        let who = match holder {
+            Some(pid) => {
+                let cmd = std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .map(|b| {
+                        b.split(|c| *c == 0)
+                            .filter(|a| !a.is_empty())
+                            .map(|a| String::from_utf8_lossy(a).into_owned())
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .unwrap_or_default();
+                format!("process {pid} ({cmd})")
+            }
+            None => "another process".to_string(),
+        };
+        let fix = match holder {
+            Some(pid) => format!(
+                " If it hung, `kill {pid}`: nothing is lost, the next tick records what it missed."
+            ),
+            None => String::new(),
+        };
+        format!(
+            "The engine has been busy for {}s: {who} holds {}. Agents that ended meanwhile are recorded once it lets go (a phase build holds it while it runs).{fix}",
+            busy.as_secs(),
+            lock.display()
+        )
     }
 
     /// What a waiting command prints about the transitions after `since`

@@ -52,3 +52,22 @@ pub fn is_held(path: &Path) -> bool {
     let held = matches!(lock.try_write(), Err(e) if e.kind() == io::ErrorKind::WouldBlock);
     held
 }
+
+/// The process holding the flock at `path`, from `/proc/locks` (Linux):
+/// what a message names when the lock stays busy. `None` elsewhere, or
+/// when no process holds it.
+pub fn holder(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    let inode = std::fs::metadata(path).ok()?.ino();
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    locks.lines().find_map(|line| {
+        // "1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let (pid, device_inode) = match fields.get(1) {
+            Some(&"FLOCK") => (fields.get(4)?, fields.get(5)?),
+            _ => return None,
+        };
+        let lock_inode: u64 = device_inode.rsplit(':').next()?.parse().ok()?;
+        (lock_inode == inode).then(|| pid.parse().ok()).flatten()
+    })
+}

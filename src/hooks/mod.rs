@@ -35,6 +35,12 @@ pub enum HooksError {
         dir: String,
         help: String,
     },
+    #[error("hooks are turned off here: git runs them from {dir}, which is not a directory")]
+    #[diagnostic(
+        code(hooks::disabled),
+        help("core.hooksPath points at {dir} (often set to /dev/null to disable hooks); `git config --unset core.hooksPath` turns hooks back on; without them, agents' wrappers still wake the engine")
+    )]
+    NotADirectory { dir: String },
     #[error("{what}: {source}")]
     #[diagnostic(code(hooks::io))]
     Io {
@@ -118,6 +124,11 @@ pub fn install(cwd: &Path) -> Result<Vec<(String, Installed)>, HooksError> {
             manager,
             dir: dir.display().to_string(),
             help,
+        });
+    }
+    if dir.exists() && !dir.is_dir() {
+        return Err(HooksError::NotADirectory {
+            dir: dir.display().to_string(),
         });
     }
     std::fs::create_dir_all(&dir).map_err(io(format!("cannot create {}", dir.display())))?;

@@ -39,6 +39,8 @@ const FALLBACK_NAME: &str = "git-supervisor";
 const FALLBACK_EMAIL: &str = "supervisor@localhost";
 /// How often a writer that keeps losing the CAS race tries again.
 const MAX_ATTEMPTS: u32 = 200;
+/// A state-ref lock older than this was left by a process that died.
+const STALE_LOCK_AGE: Duration = Duration::from_secs(2);
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum StoreError {
@@ -62,6 +64,12 @@ pub enum StoreError {
         help("another git supervisor process keeps writing; try again")
     )]
     Contention,
+    #[error("{path} exists, so git cannot update {STATE_REF}")]
+    #[diagnostic(
+        code(store::stale_lock),
+        help("a git process that died while writing left this lock; when no git or git supervisor command is running, remove it: rm '{path}'")
+    )]
+    StaleLock { path: String },
     #[error("the state at {commit} is unreadable: {reason}")]
     #[diagnostic(code(store::corrupt))]
     Corrupt { commit: String, reason: String },
@@ -362,7 +370,32 @@ impl Store {
                 Err(CasError::Other(e)) => return Err(UpdateError::Store(e)),
             }
         }
+        if self.state_lock_age().is_some() {
+            return Err(UpdateError::Store(self.stale_lock()));
+        }
         Err(UpdateError::Store(StoreError::Contention))
+    }
+
+    /// The lock file git takes to update the state ref.
+    fn state_lock_path(&self) -> PathBuf {
+        self.repo.common_dir().join(format!("{STATE_REF}.lock"))
+    }
+
+    /// How long ago the state ref's lock file was written, when it exists.
+    fn state_lock_age(&self) -> Option<Duration> {
+        let meta = std::fs::metadata(self.state_lock_path()).ok()?;
+        Some(
+            meta.modified()
+                .ok()
+                .and_then(|m| m.elapsed().ok())
+                .unwrap_or_default(),
+        )
+    }
+
+    fn stale_lock(&self) -> StoreError {
+        StoreError::StaleLock {
+            path: self.state_lock_path().display().to_string(),
+        }
     }
 
     /// Write one commit per step, chained onto `previous`; returns the last.
@@ -590,6 +623,15 @@ impl Store {
             Err(e) => {
                 // Whatever the error (a lock held by another writer, a value
                 // that no longer matches), it is a lost race if the ref moved.
+                if let Some(age) = self.state_lock_age() {
+                    // A live writer holds its lock for milliseconds; one that
+                    // stays is left by a process that died mid-write.
+                    return Err(if age > STALE_LOCK_AGE {
+                        CasError::Other(self.stale_lock())
+                    } else {
+                        CasError::Moved
+                    });
+                }
                 match self.tip_id() {
                     Ok(now) if now != previous => Err(CasError::Moved),
                     Ok(_) if e.to_string().contains("lock") => Err(CasError::Moved),

@@ -295,20 +295,55 @@ fn resolve_dep(text: &str, me: usize, units: &[RawUnit], index: &UnitIndex) -> O
     (matches.len() == 1).then_some(matches)
 }
 
+/// How many units an unknown-dependency message names: a plan of thousands
+/// of units must not print its whole unit list once per bad reference.
+const MAX_CANDIDATES: usize = 6;
+
 pub(super) fn unknown_unit(name: &str, span: Span, units: &[RawUnit]) -> Problem {
-    let known: Vec<String> = units
-        .iter()
-        .map(|u| match u.aliases.first() {
-            Some(a) if *a != u.name => format!("{} ({a})", u.name),
-            _ => u.name.clone(),
-        })
-        .collect();
+    let shown = |u: &RawUnit| match u.aliases.first() {
+        Some(a) if *a != u.name => format!("{} ({a})", u.name),
+        _ => u.name.clone(),
+    };
+    let help = if units.len() <= MAX_CANDIDATES {
+        let known: Vec<String> = units.iter().map(shown).collect();
+        format!("the plan's units are: {}", known.join(", "))
+    } else {
+        // The closest names first (longest shared prefix, ignoring case),
+        // in plan order among equals.
+        let wanted = name.to_lowercase();
+        let mut scored: Vec<(usize, usize)> = units
+            .iter()
+            .enumerate()
+            .map(|(i, u)| {
+                let best = std::iter::once(&u.name)
+                    .chain(u.aliases.iter())
+                    .map(|n| shared_prefix(&wanted, &n.to_lowercase()))
+                    .max()
+                    .unwrap_or(0);
+                (best, i)
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let known: Vec<String> = scored[..MAX_CANDIDATES]
+            .iter()
+            .map(|&(_, i)| shown(&units[i]))
+            .collect();
+        format!(
+            "the plan has {} units; the closest names: {}",
+            units.len(),
+            known.join(", ")
+        )
+    };
     Problem::new(
         ProblemCode::UnknownUnit,
         format!("dependency on unknown unit `{name}`"),
     )
     .label(span, format!("`{name}` is not a work unit of this plan"))
-    .help(format!("the plan's units are: {}", known.join(", ")))
+    .help(help)
+}
+
+fn shared_prefix(a: &str, b: &str) -> usize {
+    a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
 }
 
 /// Which structure orders the units. Numbered phases, weeks and milestones

@@ -70,6 +70,22 @@ pub(crate) fn is_work_heading(text: &str) -> bool {
     parse_heading(text.trim()).is_some()
 }
 
+/// Old Mac line endings (a CR with no LF after it) as LF, byte for byte, so
+/// every span still points at the same bytes of the user's file. `None` when
+/// the text has none.
+fn lone_cr_to_lf(source: &str) -> Option<String> {
+    let bytes = source.as_bytes();
+    let lone = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+    if !(0..bytes.len()).any(lone) {
+        return None;
+    }
+    let out: Vec<u8> = (0..bytes.len())
+        .map(|i| if lone(i) { b'\n' } else { bytes[i] })
+        .collect();
+    // Only ASCII bytes were swapped for ASCII bytes.
+    String::from_utf8(out).ok()
+}
+
 /// Inputs the parser needs besides the text.
 #[derive(Debug, Clone, Default)]
 pub struct ParseContext {
@@ -80,6 +96,8 @@ pub struct ParseContext {
 
 /// Parse a plan, or return every problem found in it.
 pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
+    let normalized = lone_cr_to_lf(source);
+    let source = normalized.as_deref().unwrap_or(source);
     let (mut masked, frontmatter) = mask_frontmatter(source);
     // A byte-order mark would hide the first heading; blank it (same length).
     if masked.starts_with('\u{feff}') {
