@@ -653,3 +653,68 @@ fn an_agent_that_exits_0_having_changed_nothing_is_not_believed() {
         first.why
     );
 }
+
+#[test]
+fn replan_lists_new_commands_and_applies_them_only_when_confirmed() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let s = scripts(&[("default.txt", "sleep 10000\n")]);
+    assert_eq!(sv(dir, s.path(), &["start"]).status, 0);
+    let plan = std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan");
+    let edited = format!(
+        "{}\n### Sprint 2: More\n\n**Exit Criteria**:\n- [ ] `touch ADDED` succeeds\n",
+        plan.replace(
+            "- [ ] `parser/2.txt` exists",
+            "- [ ] `touch PWNED` succeeds"
+        )
+        .replace(
+            "| biblioteca | biblioteca | 2 | 1 |",
+            "| biblioteca | biblioteca | 2 | 2 |"
+        )
+    );
+    std::fs::write(dir.join("EXECUTION_PLAN.md"), &edited).expect("plan");
+    let config_path = dir.join(".workflow/config.toml");
+    let config = std::fs::read_to_string(&config_path).expect("config");
+    let changed = config.replace(
+        r#"command = ["fake-agent"]"#,
+        r#"command = ["fake-agent", "--quiet"]"#,
+    );
+    assert_ne!(changed, config);
+    std::fs::write(&config_path, &changed).expect("config");
+
+    // status --diff shows the config edit too.
+    let st = crate::common::run(dir, &["status", "--diff"]);
+    assert!(st.stdout.contains("Config drift:"), "{}", st.stdout);
+    assert!(
+        st.stdout
+            .contains(r#"+command = ["fake-agent", "--quiet"]"#),
+        "{}",
+        st.stdout
+    );
+    assert_eq!(status_json(dir)["config_drift"], true);
+
+    // Not at a terminal and no --yes: every new command is listed, nothing
+    // is applied.
+    let snapshot = |what: &str| git(dir, &["show", &format!("refs/supervisor/state:{what}")]);
+    let out = sv(dir, s.path(), &["replan"]);
+    assert_eq!(out.status, 1, "{}\n{}", out.stdout, out.stderr);
+    for needle in [
+        "~ parser/2 exit criterion: `touch PWNED` (was `test -e 'parser/2.txt'`)",
+        "+ biblioteca/2 exit criterion: `touch ADDED`",
+        r#"~ agent.command: `["fake-agent","--quiet"]` (was `["fake-agent"]`)"#,
+        "nothing was applied",
+        "replan --yes",
+    ] {
+        assert!(out.stderr.contains(needle), "{needle}\n{}", out.stderr);
+    }
+    assert_eq!(snapshot("plan/EXECUTION_PLAN.md"), plan);
+    assert_eq!(snapshot("plan/config.toml"), config);
+
+    // --yes applies them.
+    let out = sv(dir, s.path(), &["replan", "--yes"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(snapshot("plan/EXECUTION_PLAN.md"), edited);
+    assert_eq!(snapshot("plan/config.toml"), changed);
+    assert_eq!(status_json(dir)["config_drift"], false);
+    let _ = sv(dir, s.path(), &["killall"]);
+}

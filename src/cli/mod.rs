@@ -14,6 +14,7 @@ use clap::ValueEnum;
 pub mod agent_run;
 pub mod analyze;
 pub mod breakdown;
+pub mod command_changes;
 pub mod confirm;
 pub mod demo;
 pub mod evaluate;

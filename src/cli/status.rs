@@ -61,6 +61,42 @@ fn plan_drift(store: &Store, tip: &crate::store::Tip) -> miette::Result<Option<S
     Ok(Some(diff))
 }
 
+/// The working tree's `.workflow/config.toml` against the run's snapshot,
+/// like [`plan_drift`].
+fn config_drift(store: &Store, tip: &crate::store::Tip) -> miette::Result<Option<String>> {
+    let snapshot = store.snapshot_at(tip.id)?;
+    let Some(workdir) = store.workdir() else {
+        return Ok(None);
+    };
+    let path = workdir
+        .join(&tip.state.root)
+        .join(crate::config::CONFIG_DIR)
+        .join(crate::config::CONFIG_FILE);
+    let current = crate::config::read_regular(&path).unwrap_or_default();
+    if current == snapshot.config {
+        return Ok(None);
+    }
+    let diff = similar::TextDiff::from_lines(&snapshot.config, &current)
+        .unified_diff()
+        .context_radius(2)
+        .header(
+            ".workflow/config.toml (the run's snapshot)",
+            ".workflow/config.toml (working tree)",
+        )
+        .to_string();
+    Ok(Some(diff))
+}
+
+fn changed_lines(diff: &str) -> usize {
+    diff.lines()
+        .filter(|l| {
+            (l.starts_with('+') || l.starts_with('-'))
+                && !l.starts_with("+++")
+                && !l.starts_with("---")
+        })
+        .count()
+}
+
 /// Deferred conditions a wrapper is polling with the plan's own checks: how
 /// many checks found them not met, from the wrapper's output log (the state
 /// counts only checks made by agents).
@@ -119,6 +155,10 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
         Some(t) => plan_drift(&store, t)?,
         None => None,
     };
+    let config_drift = match &tip {
+        Some(t) => config_drift(&store, t)?,
+        None => None,
+    };
     match args.format {
         StatusFormat::Json => {
             let mut v = report::status::json(state);
@@ -126,8 +166,10 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                 v.waiting.extend(deferred_polls(&store, t));
             }
             v.plan_drift = drift.is_some();
+            v.config_drift = config_drift.is_some();
             if args.diff {
                 v.plan_diff = drift.clone();
+                v.config_diff = config_drift.clone();
             }
             serde_json::to_writer_pretty(&mut *out, &v).into_diagnostic()?;
             writeln!(out).map_err(super::io_err)?;
@@ -147,10 +189,22 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                 }
             }
             if let Some(diff) = &drift {
-                let changed = diff.lines().filter(|l| (l.starts_with('+') || l.starts_with('-')) && !l.starts_with("+++") && !l.starts_with("---")).count();
+                let changed = changed_lines(diff);
                 writeln!(
                     out,
                     "Plan drift: EXECUTION_PLAN.md differs from the run's snapshot ({changed} changed lines); the run keeps executing the snapshot until `git supervisor replan`.{}",
+                    if args.diff { "" } else { " See `git supervisor status --diff`." }
+                )
+                .map_err(super::io_err)?;
+                if args.diff {
+                    write!(out, "{diff}").map_err(super::io_err)?;
+                }
+            }
+            if let Some(diff) = &config_drift {
+                writeln!(
+                    out,
+                    "Config drift: .workflow/config.toml differs from the run's snapshot ({} changed lines); the run keeps its snapshot's commands until `git supervisor replan`.{}",
+                    changed_lines(diff),
                     if args.diff { "" } else { " See `git supervisor status --diff`." }
                 )
                 .map_err(super::io_err)?;

@@ -37,6 +37,10 @@ pub struct StatusJson<'a> {
     pub plan_drift: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plan_diff: Option<String>,
+    /// The working tree's config differs from the run's snapshot.
+    pub config_drift: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_diff: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -269,6 +273,8 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             budget_reached: None,
             plan_drift: false,
             plan_diff: None,
+            config_drift: false,
+            config_diff: None,
         };
     };
     StatusJson {
@@ -329,6 +335,8 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
         budget_reached: s.budget_reached.as_ref(),
         plan_drift: false,
         plan_diff: None,
+        config_drift: false,
+        config_diff: None,
     }
 }
 
