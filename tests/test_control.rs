@@ -55,7 +55,9 @@ fn processes_working_in(dir: &Path) -> Vec<String> {
         }
         if let Ok(bytes) = std::fs::read(entry.path().join("cmdline")) {
             let cmd = String::from_utf8_lossy(&bytes).replace('\0', " ");
-            if cmd.starts_with(fake) || (cmd.starts_with(bin) && cmd.contains(" agent-run ")) {
+            // The config names the agent by PATH lookup: `fake-agent`.
+            let agent = cmd.starts_with(fake) || cmd.starts_with("fake-agent ");
+            if agent || (cmd.starts_with(bin) && cmd.contains(" agent-run ")) {
                 found.push(cmd);
             }
         }
@@ -600,4 +602,165 @@ fn stop_timeout_cuts_the_graceful_wait_short() {
     let st = status(dir);
     assert_eq!(unit(&st, "parser")["state"], "KILLED");
     assert_eq!(unit(&st, "parser")["current"]["attempt"], 1, "attempt kept");
+}
+
+/// Live fake agents working in `dir`, by the unit in their environment.
+fn agents_by_unit(dir: &Path) -> std::collections::BTreeMap<String, Vec<u32>> {
+    let fake = crate::common::fake_agent();
+    let mut by_unit: std::collections::BTreeMap<String, Vec<u32>> = Default::default();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cwd) = std::fs::read_link(entry.path().join("cwd")) else {
+            continue;
+        };
+        if !cwd.starts_with(dir) {
+            continue;
+        }
+        let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let program = cmd.split(|b| *b == 0).next().unwrap_or_default();
+        let program = String::from_utf8_lossy(program);
+        if program != fake && !program.ends_with("/fake-agent") && program != "fake-agent" {
+            continue;
+        }
+        // A zombie has no environment left: it works on nothing.
+        let status = std::fs::read_to_string(entry.path().join("status")).unwrap_or_default();
+        if status.contains("State:\tZ") {
+            continue;
+        }
+        let env = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        if let Some(unit) = env
+            .split(|b| *b == 0)
+            .find_map(|kv| kv.strip_prefix(b"SUPERVISOR_UNIT="))
+        {
+            by_unit
+                .entry(String::from_utf8_lossy(unit).into_owned())
+                .or_default()
+                .push(pid);
+        }
+    }
+    by_unit
+}
+
+/// Wrapper processes of the run in `dir` (their job files live in its
+/// `.git/supervisor`).
+fn wrappers_of(dir: &Path) -> Vec<i32> {
+    let needle = dir.join(".git").display().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if let Ok(bytes) = std::fs::read(entry.path().join("cmdline")) {
+            let cmd = String::from_utf8_lossy(&bytes).replace('\0', " ");
+            if cmd.contains(" agent-run ") && cmd.contains(&needle) {
+                found.push(pid);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn chaos_kills_of_wrappers_and_engines_never_double_an_agent_or_a_sprint() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    // Retries come at once, so a sprint whose wrapper was killed is
+    // dispatched again while its orphaned agent would still be working.
+    let config = dir.join(".workflow/config.toml");
+    let mut text = std::fs::read_to_string(&config).expect("config");
+    text.push_str("retry_delay = \"50ms\"\nmax_retries = 50\n");
+    std::fs::write(&config, text.replace("max_retries = 3\n", "")).expect("config");
+    git(dir, &["commit", "-qam", "fast retries"]);
+    let s = scripts(&[(
+        "default.txt",
+        &format!("{}{SUCCEED}", "print working\nsleep 300\n".repeat(8)),
+    )]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    // A fixed seed: the same kills at the same moments on every run.
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut kills = 0;
+    let mut wrapper_kills = 0;
+    let mut max_agents = 0;
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(12) {
+        for (unit, pids) in agents_by_unit(dir) {
+            max_agents = max_agents.max(pids.len());
+            assert!(
+                pids.len() <= 1,
+                "two live agents for {unit}: {pids:?} after {kills} kills"
+            );
+        }
+        match next() % 3 {
+            0 => {
+                let wrappers = wrappers_of(dir);
+                if !wrappers.is_empty() {
+                    let victim = wrappers[(next() as usize) % wrappers.len()];
+                    // SAFETY: plain kill(2) of a process this test's run started.
+                    unsafe { libc::kill(victim, libc::SIGKILL) };
+                    kills += 1;
+                    wrapper_kills += 1;
+                }
+            }
+            1 => {
+                // An engine killed mid-tick.
+                let mut tick = command(crate::common::bin(), dir)
+                    .arg("tick")
+                    .env("FAKE_AGENT_SCRIPT", s.path())
+                    .spawn()
+                    .expect("tick");
+                std::thread::sleep(Duration::from_millis(next() % 60));
+                let _ = tick.kill();
+                let _ = tick.wait();
+                kills += 1;
+            }
+            _ => {
+                // The engine noticing what the kills did, as a hook would.
+                let _ = run_env(dir, &["tick"], &env);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50 + next() % 150));
+    }
+    assert!(kills > 5, "only {kills} kills");
+    eprintln!(
+        "chaos: {kills} kills, {wrapper_kills} of wrappers; at most {max_agents} agents per unit"
+    );
+    // The run is recovered from whatever the kills left (a unit the kills
+    // drove to BLOCKED gets a fresh round from `resume`).
+    let mut rounds = 0;
+    while status(dir)["overall"] != "completed" {
+        rounds += 1;
+        assert!(rounds <= 4, "not completed: {}", status(dir));
+        assert_eq!(run_env(dir, &["resume"], &env).status, 0);
+        let _ = run_env(dir, &["wait", "--timeout", "90s"], &env);
+    }
+    let t = sprint_transitions(dir);
+    for (unit, sprints) in [
+        ("parser", 2),
+        ("profiles", 1),
+        ("algs", 1),
+        ("validation", 2),
+        ("biblioteca", 1),
+    ] {
+        for sprint in 1..=sprints {
+            let done = t
+                .iter()
+                .filter(|x| x.0 == unit && x.1 == sprint.to_string() && x.3 == "COMPLETED")
+                .count();
+            assert_eq!(done, 1, "{unit}/{sprint} completed once: {t:?}");
+        }
+    }
+    wait_until("every agent of the run to end", 30, || {
+        agents_by_unit(dir).is_empty()
+    });
 }

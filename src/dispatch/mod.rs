@@ -336,8 +336,8 @@ pub fn run_wrapper(job: &Job, host: &mut dyn WrapperHost) -> std::io::Result<i32
             .min(Duration::from_secs(3600));
     let outcome = loop {
         let attempt =
-            crate::gate::lock::with_lock(&job.lock_file, Duration::from_millis(200), || {
-                supervise(job, &mut report, host, subreaper)
+            crate::gate::lock::with_lock_fd(&job.lock_file, Duration::from_millis(200), |fd| {
+                supervise(job, &mut report, host, subreaper, fd)
             })?;
         match attempt {
             Some(result) => break Some(result?),
@@ -378,6 +378,7 @@ fn supervise(
     report: &mut Report,
     host: &mut dyn WrapperHost,
     subreaper: bool,
+    liveness_fd: std::os::fd::RawFd,
 ) -> std::io::Result<i32> {
     let poll = Duration::from_millis(job.poll_interval_ms.max(10));
     if job.task_type == TaskType::Deferred && !job.deferred_checks.is_empty() {
@@ -406,7 +407,7 @@ fn supervise(
         let run_start = std::fs::metadata(&job.log_file)
             .map(|m| m.len())
             .unwrap_or(0);
-        let ran = run_agent(job, report, host, &mut log, poll, grace)?;
+        let ran = run_agent(job, report, host, &mut log, poll, grace, liveness_fd)?;
         let Some(code) = ran else {
             // Could not start it at all.
             return finish(report, job, 127);
@@ -505,6 +506,7 @@ fn run_agent(
     log: &mut std::fs::File,
     poll: Duration,
     grace: Duration,
+    liveness_fd: std::os::fd::RawFd,
 ) -> std::io::Result<Option<i32>> {
     let prompt_text = std::fs::read_to_string(&job.prompt_file).unwrap_or_default();
     let Some((program, args)) = job.argv.split_first() else {
@@ -525,6 +527,27 @@ fn run_agent(
         } else {
             Stdio::null()
         });
+    let wrapper = std::process::id();
+    // SAFETY: fcntl, prctl and getppid are async-signal-safe and touch only
+    // this child's own descriptor table and settings.
+    unsafe {
+        cmd.pre_exec(move || {
+            // Liveness follows the agent, not only us: it keeps the unit's
+            // lock open across exec, so if this wrapper dies the engine still
+            // sees the unit busy and never starts a second agent beside it.
+            let flags = libc::fcntl(liveness_fd, libc::F_GETFD);
+            if flags >= 0 {
+                libc::fcntl(liveness_fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC);
+            }
+            // And it is told to end when we die (SIGKILL included).
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            if libc::getppid() as u32 != wrapper {
+                // We died before the line above took effect.
+                return Err(std::io::Error::other("the wrapper is gone"));
+            }
+            Ok(())
+        });
+    }
     let started_at = std::time::SystemTime::now();
     let mut child = match cmd.spawn() {
         Ok(c) => c,

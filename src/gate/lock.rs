@@ -24,11 +24,22 @@ fn open(path: &Path) -> io::Result<File> {
 /// Run `f` while holding the exclusive lock at `path`, waiting at most
 /// `wait` for it. `Ok(None)` when the lock stayed busy.
 pub fn with_lock<T>(path: &Path, wait: Duration, f: impl FnOnce() -> T) -> io::Result<Option<T>> {
+    with_lock_fd(path, wait, |_| f())
+}
+
+/// [`with_lock`], giving `f` the locked file's descriptor: a child process
+/// that inherits it holds the lock for as long as it lives, even past us.
+pub fn with_lock_fd<T>(
+    path: &Path,
+    wait: Duration,
+    f: impl FnOnce(std::os::fd::RawFd) -> T,
+) -> io::Result<Option<T>> {
+    use std::os::fd::AsRawFd;
     let mut lock = fd_lock::RwLock::new(open(path)?);
     let deadline = Instant::now() + wait;
     loop {
         match lock.try_write() {
-            Ok(_guard) => return Ok(Some(f())),
+            Ok(guard) => return Ok(Some(f(guard.as_raw_fd()))),
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 if Instant::now() >= deadline {
                     return Ok(None);
