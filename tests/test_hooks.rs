@@ -306,3 +306,68 @@ fn a_hook_that_finds_a_tick_running_leaves_a_marker_and_starts_nothing() {
     );
     let _ = run(dir, &["killall"]);
 }
+
+#[test]
+fn a_commit_in_a_linked_worktree_on_another_branch_never_moves_the_run() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    assert_eq!(run(dir, &["hooks", "install"]).status, 0);
+    let s = crate::common::scripts(&[("default.txt", "print working\nsleep 10000\n")]);
+    let out = run_env(dir, &["start"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let side = tempfile::tempdir().expect("side");
+    let side = side.path().join("side");
+    git(
+        dir,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "side",
+            &side.display().to_string(),
+        ],
+    );
+    // On `side`, a commit that claims parser's sprint 1 with its file.
+    std::fs::create_dir_all(side.join("parser")).expect("dir");
+    std::fs::write(side.join("parser/1.txt"), "done").expect("file");
+    git(&side, &["add", "parser/1.txt"]);
+    let commit = command("git", &side)
+        .args([
+            "commit",
+            "-q",
+            "-m",
+            "parser: lexer\n\nSupervisor-Sprint: parser/1\nSupervisor-Status: complete",
+        ])
+        .output()
+        .expect("commit");
+    assert!(commit.status.success());
+    // The hook there acts for nothing; a tick from there works on the run's
+    // own tree, where the file does not exist.
+    assert_eq!(run(&side, &["hook", "post-commit"]).status, 0);
+    let out = run_env(&side, &["tick"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    std::thread::sleep(Duration::from_millis(500));
+    let st = run(dir, &["status", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&st.stdout).expect("json");
+    let parser = v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .find(|u| u["name"] == "parser")
+        .cloned()
+        .expect("parser");
+    assert_eq!(parser["sprint_completed"], 0, "{parser}");
+    assert_eq!(parser["current"]["id"], "1", "{parser}");
+    // No agent ever works in the linked worktree.
+    for e in std::fs::read_dir("/proc").expect("proc").flatten() {
+        if let Ok(cwd) = std::fs::read_link(e.path().join("cwd")) {
+            assert!(
+                !cwd.starts_with(&side) || e.file_name() == std::process::id().to_string().as_str(),
+                "a process works in the linked worktree: {}",
+                e.path().display()
+            );
+        }
+    }
+    let _ = run(dir, &["killall"]);
+}

@@ -105,6 +105,8 @@ pub fn cmd_hook(ctx: &Context, args: &HookArgs, _out: &mut dyn Write) -> miette:
         return Ok(EXIT_OK);
     }
     match args.name.as_str() {
+        // A commit on another branch in a linked worktree is not the run's.
+        "post-commit" | "post-merge" if !hooks::acts_here(&ctx.cwd) => {}
         "post-commit" | "post-merge" => {
             use std::os::unix::process::CommandExt;
             // A tick already running picks up a wake-up marker before it lets

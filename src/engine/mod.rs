@@ -128,9 +128,43 @@ pub struct TickReport {
     pub dispatched: Vec<String>,
 }
 
+/// The file under the runtime directory naming the working tree a run was
+/// started in.
+pub const RUN_WORKDIR_FILE: &str = "workdir";
+
+/// A run belongs to the working tree it was started in: opened from another
+/// worktree of the repository (a linked one on another branch), the engine
+/// still works on the run's tree, its HEAD and its files, never on the
+/// caller's.
+fn follow_the_run(store: Store) -> Result<Store, EngineError> {
+    let Ok(recorded) = std::fs::read_to_string(store.runtime_dir().join(RUN_WORKDIR_FILE)) else {
+        return Ok(store);
+    };
+    let recorded = PathBuf::from(recorded.trim_end_matches('\n'));
+    let here = store.workdir().and_then(|w| w.canonicalize().ok());
+    let there = recorded.canonicalize().ok();
+    if there.is_none() || here == there {
+        return Ok(store);
+    }
+    let in_progress = store.tip()?.is_some_and(|t| !t.state.is_finished());
+    if !in_progress {
+        return Ok(store);
+    }
+    let other = Store::open(&recorded)?;
+    let same_repo = other
+        .runtime_dir()
+        .parent()
+        .and_then(|d| d.canonicalize().ok())
+        == store
+            .runtime_dir()
+            .parent()
+            .and_then(|d| d.canonicalize().ok());
+    Ok(if same_repo { other } else { store })
+}
+
 impl Engine {
     pub fn open(cwd: &Path) -> Result<Engine, EngineError> {
-        let store = Store::open(cwd)?;
+        let store = follow_the_run(Store::open(cwd)?)?;
         let workdir = store.workdir().map(Path::to_path_buf).ok_or_else(|| {
             StoreError::NotARepository("a bare repository has no working tree for agents".into())
         })?;
@@ -284,6 +318,11 @@ impl Engine {
             plan: plan_text.to_string(),
             config: config_text.to_string(),
         };
+        std::fs::write(
+            self.runtime(RUN_WORKDIR_FILE),
+            format!("{}\n", self.workdir.display()),
+        )
+        .map_err(io("cannot record the run's working tree"))?;
         let published = self.store.update(|tip| {
             if let Some(t) = tip {
                 return Err(EngineError::RunInProgress {

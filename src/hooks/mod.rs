@@ -266,6 +266,52 @@ pub fn run_exists_fast(cwd: &Path) -> bool {
         .is_ok_and(|t| t.lines().any(|l| l.ends_with(" refs/supervisor/state")))
 }
 
+/// Whether a hook firing in the worktree at `cwd` is the run's business:
+/// the run's own working tree, or a worktree on one of the run's
+/// `supervisor/` branches. A commit on another branch in a linked worktree
+/// never moves the run.
+pub fn acts_here(cwd: &Path) -> bool {
+    let Some(common) = common_dir(cwd) else {
+        return true;
+    };
+    let Ok(recorded) = std::fs::read_to_string(
+        common
+            .join("supervisor")
+            .join(crate::engine::RUN_WORKDIR_FILE),
+    ) else {
+        return true;
+    };
+    let run_tree = Path::new(recorded.trim_end_matches('\n'))
+        .canonicalize()
+        .ok();
+    let here = cwd
+        .ancestors()
+        .find(|a| a.join(".git").exists())
+        .and_then(|a| a.canonicalize().ok());
+    if run_tree.is_none() || here == run_tree {
+        return true;
+    }
+    // A linked worktree's HEAD is in its own git directory.
+    let head = here
+        .map(|h| h.join(".git"))
+        .and_then(|dot| {
+            if dot.is_dir() {
+                Some(dot)
+            } else {
+                let text = std::fs::read_to_string(&dot).ok()?;
+                let target = PathBuf::from(text.strip_prefix("gitdir:")?.trim());
+                Some(if target.is_absolute() {
+                    target
+                } else {
+                    dot.parent()?.join(target)
+                })
+            }
+        })
+        .and_then(|g| std::fs::read_to_string(g.join("HEAD")).ok())
+        .unwrap_or_default();
+    head.trim().starts_with("ref: refs/heads/supervisor/")
+}
+
 fn common_dir(cwd: &Path) -> Option<PathBuf> {
     let git_dir = match std::env::var_os("GIT_DIR") {
         Some(d) => {
