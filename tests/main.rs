@@ -11,6 +11,7 @@ mod test_fake_agent;
 mod test_gating;
 mod test_hooks;
 mod test_hostile;
+mod test_hostile_props;
 mod test_init;
 mod test_liveness;
 mod test_machine;
