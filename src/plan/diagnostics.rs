@@ -98,6 +98,10 @@ impl Diagnostic for Problem {
     }
 }
 
+/// How many problems a terminal is shown at once: a generated plan with
+/// thousands of bad references must not print megabytes.
+const SHOWN_PROBLEMS: usize = 100;
+
 /// Every problem found in one plan file.
 #[derive(Debug, thiserror::Error)]
 #[error("{} has {} problem{}", .path, .problems.len(), if .problems.len() == 1 { "" } else { "s" })]
@@ -124,9 +128,15 @@ impl Diagnostic for PlanError {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(
-            "fix the plan and run `git supervisor plan` to check it again",
-        ))
+        let hidden = self.problems.len().saturating_sub(SHOWN_PROBLEMS);
+        if hidden == 0 {
+            return Some(Box::new(
+                "fix the plan and run `git supervisor plan` to check it again",
+            ));
+        }
+        Some(Box::new(format!(
+            "the first {SHOWN_PROBLEMS} problems are shown; {hidden} more are listed by `git supervisor plan --format json`; fix the plan and run `git supervisor plan` to check it again"
+        )))
     }
 
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
@@ -134,7 +144,12 @@ impl Diagnostic for PlanError {
     }
 
     fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
-        Some(Box::new(self.problems.iter().map(|p| p as &dyn Diagnostic)))
+        Some(Box::new(
+            self.problems
+                .iter()
+                .take(SHOWN_PROBLEMS)
+                .map(|p| p as &dyn Diagnostic),
+        ))
     }
 }
 
@@ -142,10 +157,16 @@ impl Problem {
     /// `{"code", "message", "line", "column", "help"}` for `plan --format
     /// json`: line and column (1-based) of the first label, 0 when none.
     pub fn to_json(&self, source: &str) -> serde_json::Value {
+        self.to_json_with(source, &line_starts(source))
+    }
+
+    /// [`Problem::to_json`] with the source's line starts computed once,
+    /// so thousands of problems cost one pass over the text, not one each.
+    fn to_json_with(&self, source: &str, starts: &[usize]) -> serde_json::Value {
         let (line, column) = self
             .labels
             .first()
-            .map(|(span, _)| line_column(source, span.start))
+            .map(|(span, _)| line_column_in(source, starts, span.start))
             .unwrap_or((0, 0));
         serde_json::json!({
             "code": self.code.as_str(),
@@ -155,6 +176,24 @@ impl Problem {
             "help": self.help,
         })
     }
+}
+
+/// Byte offsets where the source's lines start.
+fn line_starts(source: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
+}
+
+/// [`line_column`] by binary search in the line starts.
+fn line_column_in(source: &str, starts: &[usize], offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let line = starts.partition_point(|&s| s <= offset);
+    let start = starts[line - 1];
+    (line, source[start..offset].chars().count() + 1)
 }
 
 /// 1-based line and column (in characters) of a byte offset.
@@ -173,9 +212,15 @@ impl PlanError {
     /// `{"ok": false, "problems": [...]}`.
     pub fn to_json(&self) -> serde_json::Value {
         let source = self.source_code.inner();
+        let starts = line_starts(source);
+        let problems: Vec<serde_json::Value> = self
+            .problems
+            .iter()
+            .map(|p| p.to_json_with(source, &starts))
+            .collect();
         serde_json::json!({
             "ok": false,
-            "problems": self.problems.iter().map(|p| p.to_json(source)).collect::<Vec<_>>(),
+            "problems": problems,
         })
     }
 }

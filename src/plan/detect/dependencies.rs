@@ -214,7 +214,7 @@ pub(super) fn resolve_table_deps(units: &mut [RawUnit]) {
         let deps = std::mem::take(&mut units[t].deps);
         let mut out: Vec<(String, Span)> = Vec::new();
         for (text, span) in deps {
-            match resolve_dep(&text, t, units, &index) {
+            match resolve_dep(&text, t, &index) {
                 Some(found) => {
                     for f in found {
                         let name = units[f].name.clone();
@@ -244,7 +244,7 @@ pub(super) fn strip_parentheticals(s: &str) -> String {
     out.trim().to_string()
 }
 
-fn resolve_dep(text: &str, me: usize, units: &[RawUnit], index: &UnitIndex) -> Option<Vec<usize>> {
+fn resolve_dep(text: &str, me: usize, index: &UnitIndex) -> Option<Vec<usize>> {
     let bare = strip_parentheticals(text);
     let lower = bare.to_lowercase();
     let lower = lower.trim_matches(|c: char| !c.is_alphanumeric());
@@ -279,20 +279,8 @@ fn resolve_dep(text: &str, me: usize, units: &[RawUnit], index: &UnitIndex) -> O
     if first.len() < 3 {
         return None;
     }
-    let matches: Vec<usize> = units
-        .iter()
-        .enumerate()
-        .filter(|(_, u)| {
-            std::iter::once(&u.name).chain(u.aliases.iter()).any(|n| {
-                n.to_lowercase()
-                    .split(|c: char| !c.is_alphanumeric())
-                    .next()
-                    == Some(first)
-            })
-        })
-        .map(|(i, _)| i)
-        .collect();
-    (matches.len() == 1).then_some(matches)
+    let matches = index.by_first_word(first);
+    (matches.len() == 1).then(|| matches.to_vec())
 }
 
 /// How many units an unknown-dependency message names: a plan of thousands
@@ -300,6 +288,17 @@ fn resolve_dep(text: &str, me: usize, units: &[RawUnit], index: &UnitIndex) -> O
 const MAX_CANDIDATES: usize = 6;
 
 pub(super) fn unknown_unit(name: &str, span: Span, units: &[RawUnit]) -> Problem {
+    unknown_unit_near(name, span, units, &Closest::new(units))
+}
+
+/// [`unknown_unit`] with the unit names indexed once, for a plan with many
+/// bad references.
+pub(super) fn unknown_unit_near(
+    name: &str,
+    span: Span,
+    units: &[RawUnit],
+    closest: &Closest,
+) -> Problem {
     let shown = |u: &RawUnit| match u.aliases.first() {
         Some(a) if *a != u.name => format!("{} ({a})", u.name),
         _ => u.name.clone(),
@@ -308,25 +307,10 @@ pub(super) fn unknown_unit(name: &str, span: Span, units: &[RawUnit]) -> Problem
         let known: Vec<String> = units.iter().map(shown).collect();
         format!("the plan's units are: {}", known.join(", "))
     } else {
-        // The closest names first (longest shared prefix, ignoring case),
-        // in plan order among equals.
-        let wanted = name.to_lowercase();
-        let mut scored: Vec<(usize, usize)> = units
-            .iter()
-            .enumerate()
-            .map(|(i, u)| {
-                let best = std::iter::once(&u.name)
-                    .chain(u.aliases.iter())
-                    .map(|n| shared_prefix(&wanted, &n.to_lowercase()))
-                    .max()
-                    .unwrap_or(0);
-                (best, i)
-            })
-            .collect();
-        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        let known: Vec<String> = scored[..MAX_CANDIDATES]
-            .iter()
-            .map(|&(_, i)| shown(&units[i]))
+        let known: Vec<String> = closest
+            .near(name, MAX_CANDIDATES)
+            .into_iter()
+            .map(|i| shown(&units[i]))
             .collect();
         format!(
             "the plan has {} units; the closest names: {}",
@@ -340,6 +324,54 @@ pub(super) fn unknown_unit(name: &str, span: Span, units: &[RawUnit]) -> Problem
     )
     .label(span, format!("`{name}` is not a work unit of this plan"))
     .help(help)
+}
+
+/// Unit names and aliases, lower-cased and sorted: the names sharing the
+/// longest prefix with any text sit around its place in this order.
+pub(super) struct Closest {
+    sorted: Vec<(String, usize)>,
+}
+
+impl Closest {
+    pub(super) fn new(units: &[RawUnit]) -> Closest {
+        let mut sorted: Vec<(String, usize)> = units
+            .iter()
+            .enumerate()
+            .flat_map(|(i, u)| {
+                std::iter::once(&u.name)
+                    .chain(u.aliases.iter())
+                    .map(move |n| (n.to_lowercase(), i))
+            })
+            .collect();
+        sorted.sort();
+        Closest { sorted }
+    }
+
+    /// Up to `k` units whose names share the longest prefix with `name`
+    /// (ignoring case), in plan order among equals.
+    fn near(&self, name: &str, k: usize) -> Vec<usize> {
+        let key = name.to_lowercase();
+        let at = self
+            .sorted
+            .partition_point(|(n, _)| n.as_str() < key.as_str());
+        let from = at.saturating_sub(k * 2);
+        let to = (at + k * 2).min(self.sorted.len());
+        let mut scored: Vec<(usize, usize)> = self.sorted[from..to]
+            .iter()
+            .map(|(n, i)| (shared_prefix(&key, n), *i))
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut out: Vec<usize> = Vec::new();
+        for (_, i) in scored {
+            if !out.contains(&i) {
+                out.push(i);
+            }
+            if out.len() == k {
+                break;
+            }
+        }
+        out
+    }
 }
 
 fn shared_prefix(a: &str, b: &str) -> usize {

@@ -545,10 +545,37 @@ fn sprint_unit_line(doc: &Doc, i: usize) -> Option<String> {
 
 /// Units by every name they can be called (name first, then aliases), so
 /// that resolving a reference does not scan every unit.
-pub(super) struct UnitIndex(HashMap<String, usize>);
+pub(super) struct UnitIndex(HashMap<String, usize>, HashMap<String, Vec<usize>>);
 
 impl UnitIndex {
     pub(super) fn new(units: &[RawUnit]) -> Self {
+        // The first word of every name and alias, lower-cased: which units a
+        // prose reference ("Parser complete") may mean.
+        let mut first_words: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, u) in units.iter().enumerate() {
+            for n in std::iter::once(&u.name).chain(u.aliases.iter()) {
+                let lower = n.to_lowercase();
+                let first = lower
+                    .split(|c: char| !c.is_alphanumeric())
+                    .next()
+                    .unwrap_or("");
+                let owners = first_words.entry(first.to_string()).or_default();
+                if owners.last() != Some(&i) {
+                    owners.push(i);
+                }
+            }
+        }
+        let keys = Self::keys(units);
+        UnitIndex(keys, first_words)
+    }
+
+    /// The units whose name or an alias starts with the word `first`
+    /// (lower-case), each once, in plan order.
+    pub(super) fn by_first_word(&self, first: &str) -> &[usize] {
+        self.1.get(first).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    fn keys(units: &[RawUnit]) -> HashMap<String, usize> {
         let mut keys = HashMap::new();
         for (i, u) in units.iter().enumerate() {
             keys.entry(alias_key(&u.name)).or_insert(i);
@@ -559,7 +586,7 @@ impl UnitIndex {
             }
         }
         keys.remove("");
-        UnitIndex(keys)
+        keys
     }
 
     /// A unit written as its name, one of its aliases, any case.

@@ -31,6 +31,8 @@ fn seen_words(doc: &Doc) -> String {
 }
 
 pub(super) fn validate(doc: &Doc, units: &[RawUnit], problems: &mut Vec<Problem>) {
+    let names: std::collections::HashSet<&str> = units.iter().map(|u| u.name.as_str()).collect();
+    let mut closest: Option<Closest> = None;
     // Every unit of a table without sprints: the table is the likely cause.
     if units.len() > 1 && units.iter().all(|u| u.sprints.is_empty()) {
         let rows: Vec<String> = units
@@ -153,8 +155,9 @@ pub(super) fn validate(doc: &Doc, units: &[RawUnit], problems: &mut Vec<Problem>
             }
         }
         for (dep, span) in &unit.deps {
-            if !units.iter().any(|u| &u.name == dep) {
-                problems.push(unknown_unit(dep, span.clone(), units));
+            if !names.contains(dep.as_str()) {
+                let closest = closest.get_or_insert_with(|| Closest::new(units));
+                problems.push(unknown_unit_near(dep, span.clone(), units, closest));
             }
         }
     }
