@@ -5,11 +5,10 @@ use std::io::IsTerminal;
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
 use git_supervisor::cli;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = cli::parse();
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         && std::io::stderr().is_terminal();
     // Deterministic reports off a terminal: no colour, a fixed width, ASCII-safe
@@ -50,6 +49,18 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
+            // A program asked for JSON: it gets a JSON error, never nothing.
+            if wants_json() {
+                let error = serde_json::json!({
+                    "ok": false,
+                    "error": {
+                        "code": report.code().map(|c| c.to_string()).unwrap_or_else(|| "error".into()),
+                        "message": report.to_string(),
+                        "help": report.help().map(|h| h.to_string()),
+                    }
+                });
+                println!("{error}");
+            }
             // The spec's "cannot find" messages are printed exactly as
             // written, without diagnostic decoration.
             let text = report.to_string();
@@ -61,6 +72,14 @@ fn main() -> ExitCode {
             ExitCode::from(cli::EXIT_ERROR)
         }
     }
+}
+
+/// Whether the command line asks for `--format json`.
+fn wants_json() -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().enumerate().any(|(i, a)| {
+        a == "--format=json" || (a == "--format" && args.get(i + 1).is_some_and(|v| v == "json"))
+    })
 }
 
 /// A measuring aid: with `GIT_SUPERVISOR_CPU_LOG=<file>`, every process

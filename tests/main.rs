@@ -6,6 +6,7 @@ mod test_agent_word;
 mod test_breakdown;
 mod test_control;
 mod test_deferred;
+mod test_docs;
 mod test_evidence;
 mod test_fake_agent;
 mod test_gating;

@@ -112,8 +112,25 @@ fn bad_usage_exits_2() {
 #[test]
 fn every_command_has_help() {
     let commands = [
-        "init", "plan", "start", "resume", "run", "wait", "stop", "killall", "tick", "confirm",
-        "replan", "demo", "status", "log", "note", "hooks",
+        "init",
+        "plan",
+        "start",
+        "resume",
+        "run",
+        "wait",
+        "stop",
+        "killall",
+        "tick",
+        "confirm",
+        "replan",
+        "demo",
+        "status",
+        "log",
+        "note",
+        "hooks",
+        "setup",
+        "completions",
+        "man",
     ];
     let mut all: Vec<Vec<&str>> = vec![vec!["-h"], vec!["hooks", "install", "-h"]];
     all.extend(commands.iter().map(|c| vec![*c, "-h"]));

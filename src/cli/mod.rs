@@ -17,6 +17,7 @@ pub mod breakdown;
 pub mod command_changes;
 pub mod confirm;
 pub mod demo;
+pub mod docs;
 pub mod evaluate;
 pub mod hooks;
 pub mod init;
@@ -53,7 +54,8 @@ pub const EXIT_WOULD_CHANGE: u8 = 3;
     version,
     about = "A git-native workflow engine: runs coding agents through an execution plan, one commit per state transition",
     propagate_version = true,
-    after_help = "With no command: `resume` when a run exists, otherwise `start`."
+    after_help = "With no command: `resume` when a run exists, otherwise `start`.",
+    after_long_help = "With no command: `resume` when a run exists, otherwise `start`.\n\nExit status:\n  0  success\n  1  an error: bad plan, config or arguments, a git or file-system failure\n  2  a usage error (unknown option or command)\n  3  the run ended without completing, a wait timed out, or\n     evaluate/prioritize --check would change the plan"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -106,6 +108,12 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Install, remove or inspect the git hooks that wake the engine
     Hooks(hooks::HooksArgs),
+    /// Install the manual pages and shell completions for this user
+    Setup(docs::SetupArgs),
+    /// Print shell completions (bash, zsh, fish)
+    Completions(docs::CompletionsArgs),
+    /// Print the manual page, or write every page into a directory
+    Man(docs::ManArgs),
     /// What the hook shims call
     #[command(hide = true)]
     Hook(hooks::HookArgs),
@@ -144,6 +152,15 @@ impl Context {
     }
 }
 
+/// The command line, with the exit codes in every command's long help.
+pub fn parse() -> Cli {
+    use clap::CommandFactory;
+    use clap::FromArgMatches;
+    let command = Cli::command().mut_subcommands(|s| s.after_long_help(docs::EXIT_CODES));
+    let matches = command.get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
 /// Run one parsed command line; returns the exit code on success.
 pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
     let command = match cli.command {
@@ -174,6 +191,9 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
         Command::Demo(args) => demo::cmd_demo(ctx, &args, out),
         Command::AgentRun(args) => agent_run::cmd_agent_run(ctx, &args, out),
         Command::Hooks(args) => hooks::cmd_hooks(ctx, &args, out),
+        Command::Setup(args) => docs::cmd_setup(ctx, &args, out),
+        Command::Completions(args) => docs::cmd_completions(ctx, &args, out),
+        Command::Man(args) => docs::cmd_man(ctx, &args, out),
         Command::Hook(args) => hooks::cmd_hook(ctx, &args, out),
         Command::DemoAgent(args) => demo::cmd_demo_agent(ctx, &args, out),
         Command::Plan(args) => plan::cmd_plan(ctx, &args, out),
