@@ -364,3 +364,78 @@ fn bad_input_to_a_writing_command_changes_nothing() {
         out.stderr
     );
 }
+
+#[test]
+fn log_filters_like_git_log_and_pages_on_a_terminal() {
+    let repo = fixture_repo("layered");
+    let dir = repo.path();
+    eventful_run(dir);
+    let all: Vec<serde_json::Value> =
+        serde_json::from_str(&run(dir, &["log", "--format", "json"]).stdout).expect("json");
+    assert!(all.len() > 10);
+
+    // --sprint, alone and with its unit.
+    let sprint: Vec<serde_json::Value> = serde_json::from_str(
+        &run(dir, &["log", "--sprint", "parser/2a", "--format", "json"]).stdout,
+    )
+    .expect("json");
+    assert!(!sprint.is_empty());
+    assert!(sprint
+        .iter()
+        .all(|r| r["unit"] == "parser" && r["sprint"] == "2a"));
+    let any_unit = run(dir, &["log", "--sprint", "1", "--format", "json"]).stdout;
+    let any_unit: Vec<serde_json::Value> = serde_json::from_str(&any_unit).expect("json");
+    assert!(any_unit.len() > sprint.len());
+
+    // --since: the pinned clock puts transition N at 00:00:N.
+    let since: Vec<serde_json::Value> = serde_json::from_str(
+        &run(
+            dir,
+            &["log", "--since", "2026-01-01T00:00:20Z", "--format", "json"],
+        )
+        .stdout,
+    )
+    .expect("json");
+    assert!(!since.is_empty() && since.len() < all.len());
+    assert!(since
+        .iter()
+        .all(|r| r["time"].as_str().expect("time") >= "2026-01-01T00:00:20Z"));
+    let bad = run(dir, &["log", "--since", "yesterday-ish"]);
+    assert_eq!(bad.status, 2);
+    assert!(bad.stderr.contains("is not a time"), "{}", bad.stderr);
+
+    // --oneline: short commit and subject, as git prints them.
+    let oneline = run(dir, &["log", "--oneline", "-n", "3"]).stdout;
+    let git_oneline = git(
+        dir,
+        &[
+            "log",
+            "--oneline",
+            "--no-decorate",
+            "-n",
+            "3",
+            "refs/supervisor/state",
+        ],
+    );
+    assert_eq!(oneline, git_oneline);
+
+    // A pager only on a terminal: GIT_PAGER runs under a pseudo-terminal,
+    // never when the output is a pipe.
+    let piped = command(crate::common::bin(), dir)
+        .args(["log", "-n", "2"])
+        .env("GIT_PAGER", "sed s/^/PAGED:/")
+        .output()
+        .expect("log");
+    assert!(!String::from_utf8_lossy(&piped.stdout).contains("PAGED:"));
+    let tty = command("script", dir)
+        .args([
+            "-qec",
+            &format!("{} log -n 2", crate::common::bin()),
+            "/dev/null",
+        ])
+        .env("GIT_PAGER", "sed s/^/PAGED:/")
+        .output()
+        .expect("script");
+    let shown = String::from_utf8_lossy(&tty.stdout);
+    assert_eq!(shown.matches("PAGED:2026-01-01T").count(), 2, "{shown}");
+}
