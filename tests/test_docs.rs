@@ -162,3 +162,110 @@ fn json_commands_print_a_json_error_on_failure() {
             .is_some_and(|h| h.contains("git init")));
     }
 }
+
+fn doctor(dir: &std::path::Path) -> (i32, serde_json::Value) {
+    let out = run(dir, &["doctor", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", out.stdout, out.stderr));
+    (out.status, v)
+}
+
+fn level_of(v: &serde_json::Value, check: &str) -> Vec<String> {
+    v["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["check"] == check)
+        .map(|c| c["level"].as_str().expect("level").to_string())
+        .collect()
+}
+
+#[test]
+fn doctor_on_a_healthy_repository_finds_nothing_wrong() {
+    let repo = crate::common::fixture_repo("five");
+    let dir = repo.path();
+    assert_eq!(run(dir, &["hooks", "install"]).status, 0);
+    let (status, v) = doctor(dir);
+    assert_eq!(status, 0, "{v:#}");
+    assert_eq!(v["ok"], true);
+    for check in ["git", "repository", "agent", "runtime", "worktrees"] {
+        assert_eq!(level_of(&v, check), vec!["ok"], "{check}: {v:#}");
+    }
+    assert!(level_of(&v, "hooks").contains(&"ok".to_string()), "{v:#}");
+    let text = run(dir, &["doctor"]);
+    assert_eq!(text.status, 0);
+    assert!(text.stdout.contains("0 problems"), "{}", text.stdout);
+}
+
+#[test]
+fn doctor_names_a_foreign_hooks_manager_and_how_to_chain() {
+    let repo = crate::common::fixture_repo("five");
+    let dir = repo.path();
+    std::fs::create_dir_all(dir.join(".husky/_")).expect("husky");
+    crate::common::git(dir, &["config", "core.hooksPath", ".husky/_"]);
+    let (status, v) = doctor(dir);
+    assert_eq!(status, 0, "a warning is not a problem: {v:#}");
+    let hooks: Vec<&serde_json::Value> = v["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["check"] == "hooks" && c["level"] == "warning")
+        .collect();
+    assert!(
+        hooks
+            .iter()
+            .any(|c| c["message"].as_str().expect("m").contains("husky")
+                && c["fix"]
+                    .as_str()
+                    .expect("fix")
+                    .contains("git supervisor hook")),
+        "{v:#}"
+    );
+}
+
+#[test]
+fn doctor_reports_a_missing_agent_cli_as_a_problem() {
+    let repo = crate::common::fixture_repo("five");
+    let dir = repo.path();
+    let config = dir.join(".workflow/config.toml");
+    let text = std::fs::read_to_string(&config).expect("config");
+    std::fs::write(
+        &config,
+        text.replace(
+            r#"command = ["fake-agent"]"#,
+            r#"command = ["claude-not-installed", "-p"]"#,
+        ),
+    )
+    .expect("config");
+    let (status, v) = doctor(dir);
+    assert_eq!(status, 1, "{v:#}");
+    assert_eq!(v["ok"], false);
+    let agent = v["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["check"] == "agent")
+        .expect("agent check")
+        .clone();
+    assert_eq!(agent["level"], "problem");
+    assert!(
+        agent["message"]
+            .as_str()
+            .expect("m")
+            .contains("claude-not-installed"),
+        "{agent}"
+    );
+    // Credentials are named, never shown.
+    let claude = std::fs::read_to_string(&config)
+        .expect("config")
+        .replace("claude-not-installed", "claude");
+    std::fs::write(&config, claude).expect("config");
+    let out = command(crate::common::bin(), dir)
+        .args(["doctor", "--format", "json"])
+        .env("ANTHROPIC_API_KEY", "sk-secret-value")
+        .output()
+        .expect("doctor");
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("ANTHROPIC_API_KEY set"), "{shown}");
+    assert!(!shown.contains("sk-secret-value"), "{shown}");
+}

@@ -18,6 +18,7 @@ pub mod command_changes;
 pub mod confirm;
 pub mod demo;
 pub mod docs;
+pub mod doctor;
 pub mod evaluate;
 pub mod hooks;
 pub mod init;
@@ -108,6 +109,8 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Install, remove or inspect the git hooks that wake the engine
     Hooks(hooks::HooksArgs),
+    /// Check the repository, hooks, agent and config; say how to fix each
+    Doctor(doctor::DoctorArgs),
     /// Install the manual pages and shell completions for this user
     Setup(docs::SetupArgs),
     /// Print shell completions (bash, zsh, fish)
@@ -191,6 +194,7 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
         Command::Demo(args) => demo::cmd_demo(ctx, &args, out),
         Command::AgentRun(args) => agent_run::cmd_agent_run(ctx, &args, out),
         Command::Hooks(args) => hooks::cmd_hooks(ctx, &args, out),
+        Command::Doctor(args) => doctor::cmd_doctor(ctx, &args, out),
         Command::Setup(args) => docs::cmd_setup(ctx, &args, out),
         Command::Completions(args) => docs::cmd_completions(ctx, &args, out),
         Command::Man(args) => docs::cmd_man(ctx, &args, out),
