@@ -200,3 +200,47 @@ fn init_without_agent_picks_the_first_cli_on_path_and_says_so() {
     let config = git_supervisor::config::Config::parse(&text, "config").expect("loads");
     assert!(config.agent_command().is_none());
 }
+
+#[test]
+fn init_fills_the_build_command_from_the_projects_own_files() {
+    let cases: [(&str, &[(&str, &str)], Option<&str>); 3] = [
+        (
+            "cargo",
+            &[(
+                "Cargo.toml",
+                "[package]\nname = \"x\"\nversion = \"0.1.0\"\n",
+            )],
+            Some("cargo build && cargo test"),
+        ),
+        (
+            "go",
+            &[("go.mod", "module example.com/x\n\ngo 1.22\n")],
+            Some("go build ./... && go test ./..."),
+        ),
+        ("nothing", &[("README.md", "# x\n")], None),
+    ];
+    for (name, files, want) in cases {
+        let dir = tempfile::tempdir().expect("tempdir");
+        crate::common::git(dir.path(), &["init", "-q"]);
+        for (f, text) in files {
+            std::fs::write(dir.path().join(f), text).expect("file");
+        }
+        let out = run(dir.path(), &["init", "--agent", "script"]);
+        assert_eq!(out.status, 0, "{name}: {}", out.stderr);
+        let config =
+            git_supervisor::config::Config::load(dir.path()).expect("the written config loads");
+        assert_eq!(config.build.command.as_deref(), want, "{name}");
+        match want {
+            Some(cmd) => assert!(
+                out.stdout.contains(&format!("build: `{cmd}`")),
+                "{name}: {}",
+                out.stdout
+            ),
+            None => assert!(
+                out.stdout.contains("no build or test command recognised"),
+                "{name}: {}",
+                out.stdout
+            ),
+        }
+    }
+}

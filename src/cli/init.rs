@@ -85,13 +85,25 @@ pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::
         None => presets::detect(&std::env::var_os("PATH").unwrap_or_default())
             .map(|(preset, at)| (preset, Some(at))),
     };
+    // The project's own build and test, from its manifest files.
+    let project = crate::config::project_commands(&root);
+    let build_command = project.as_ref().and_then(|p| match (&p.build, &p.test) {
+        (Some(b), Some(t)) => Some(format!("{b} && {t}")),
+        (Some(c), None) | (None, Some(c)) => Some(c.clone()),
+        (None, None) => None,
+    });
     for (name, text) in TEMPLATE {
         let path = target.join(name);
-        let text = match (*name, &chosen) {
+        let mut text = match (*name, &chosen) {
             ("config.toml", Some((preset, _))) => presets::enable(text, *preset)
                 .map_err(|e| miette::miette!(code = "init::template", "{e}"))?,
             _ => text.to_string(),
         };
+        if *name == "config.toml" {
+            if let Some(cmd) = &build_command {
+                text = set_build_command(&text, cmd);
+            }
+        }
         super::write_file(&path, &text)?;
         if EXECUTABLE.contains(name) {
             use std::os::unix::fs::PermissionsExt;
@@ -112,6 +124,18 @@ pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::
         None => writeln!(
             out,
             "agent: none of claude, codex, aider is on PATH; every preset in {CONFIG_DIR}/config.toml is left commented (or run `git supervisor init --force --agent script`)"
+        ),
+    }
+    .map_err(super::io_err)?;
+    match (&project, &build_command) {
+        (Some(p), Some(cmd)) => writeln!(
+            out,
+            "build: `{cmd}` at each phase boundary (a {} project; edit [build] command to change it)",
+            p.ecosystem
+        ),
+        _ => writeln!(
+            out,
+            "build: no build or test command recognised (Cargo.toml, package.json, go.mod, pyproject.toml, Package.swift, Makefile, CMakeLists.txt); set [build] command in {CONFIG_DIR}/config.toml"
         ),
     }
     .map_err(super::io_err)?;
@@ -141,4 +165,30 @@ pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::
     )
     .map_err(super::io_err)?;
     Ok(EXIT_OK)
+}
+
+/// The template's config with `[build] command` set: the commented example
+/// line under `[build]` becomes the project's command (TOML-quoted).
+fn set_build_command(config: &str, command: &str) -> String {
+    let quoted = toml::Value::String(command.to_string()).to_string();
+    let mut out = String::new();
+    let mut in_build = false;
+    let mut done = false;
+    for line in config.split_inclusive('\n') {
+        let t = line.trim();
+        if t.starts_with('[') {
+            in_build = t == "[build]";
+        }
+        if in_build && !done && t.starts_with("# command =") {
+            out.push_str(&format!("command = {quoted}\n"));
+            done = true;
+            continue;
+        }
+        out.push_str(line);
+        if in_build && !done && t == "[build]" && !config.contains("# command =") {
+            out.push_str(&format!("command = {quoted}\n"));
+            done = true;
+        }
+    }
+    out
 }
