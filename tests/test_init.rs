@@ -203,7 +203,12 @@ fn init_without_agent_picks_the_first_cli_on_path_and_says_so() {
 
 #[test]
 fn init_fills_the_build_command_from_the_projects_own_files() {
-    let cases: [(&str, &[(&str, &str)], Option<&str>); 3] = [
+    type Case = (
+        &'static str,
+        &'static [(&'static str, &'static str)],
+        Option<&'static str>,
+    );
+    let cases: [Case; 3] = [
         (
             "cargo",
             &[(
