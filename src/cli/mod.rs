@@ -23,6 +23,7 @@ pub mod evaluate;
 pub mod hooks;
 pub mod init;
 pub mod killall;
+pub mod live;
 pub mod log;
 pub mod name_feature;
 pub mod note;

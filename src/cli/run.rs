@@ -1,5 +1,6 @@
 //! `git supervisor run [PATH]`: start (or resume) and stay in the foreground
-//! with a live status table on stderr until the run ends.
+//! until the run ends, with a live view on stderr when it is a terminal (one
+//! screen redrawn in place), else the status table each time it changes.
 
 use std::io::IsTerminal;
 use std::io::Write;
@@ -36,10 +37,17 @@ pub fn cmd_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> miette::Re
     }
     let engine = Engine::open(&ctx.cwd)?;
     let tty = std::io::stderr().is_terminal();
+    let live = super::live::stderr_available();
+    let mut screen = super::live::Screen::default();
     let mut last = String::new();
     let state = engine.wait(None, |state, lines| {
         for line in lines {
             let _ = writeln!(out, "{line}");
+        }
+        if live {
+            let _ = out.flush();
+            let _ = screen.draw(&mut std::io::stderr(), &engine.store, state);
+            return;
         }
         let table = report::status::text(
             Some(state),

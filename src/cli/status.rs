@@ -29,6 +29,42 @@ pub struct StatusArgs {
     /// the run executes (a unified diff)
     #[arg(long)]
     pub diff: bool,
+    /// Stay and show the run as it changes until it ends: one screen redrawn
+    /// in place on a terminal, else the table each time it changes
+    #[arg(long, conflicts_with_all = ["diff", "format"])]
+    pub watch: bool,
+}
+
+/// `status --watch`: follow the published state (reads only, ticks nothing).
+fn watch(ctx: &Context, store: &Store, out: &mut dyn Write) -> miette::Result<u8> {
+    let live = super::live::stdout_available();
+    let mut screen = super::live::Screen::default();
+    let mut last = String::new();
+    loop {
+        let tip = store.tip()?;
+        let Some(t) = &tip else {
+            writeln!(out, "No run in this repository.").map_err(super::io_err)?;
+            return Ok(EXIT_OK);
+        };
+        if live {
+            out.flush().map_err(super::io_err)?;
+            screen
+                .draw(&mut std::io::stdout(), store, &t.state)
+                .map_err(super::io_err)?;
+        } else {
+            let stamp = store.clock().iso_at_seq(t.state.seq);
+            let table = report::status::text(Some(&t.state), &stamp, ctx.color);
+            if table != last {
+                write!(out, "{table}").map_err(super::io_err)?;
+                out.flush().map_err(super::io_err)?;
+                last = table;
+            }
+        }
+        if t.state.is_finished() {
+            return Ok(EXIT_OK);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
 }
 
 /// The working tree's plan against the run's snapshot: `None` when they
@@ -149,6 +185,9 @@ fn deferred_polls(store: &Store, tip: &crate::store::Tip) -> Vec<String> {
 
 pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miette::Result<u8> {
     let store = Store::open(&ctx.cwd)?;
+    if args.watch {
+        return watch(ctx, &store, out);
+    }
     let tip = store.tip()?;
     let state = tip.as_ref().map(|t| &t.state);
     let drift = match &tip {
