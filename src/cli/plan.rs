@@ -177,7 +177,7 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
         .sprints
         .iter()
         .map(|s| match s {
-            SprintSource::Headers => "Sprint headers",
+            SprintSource::Headers => "sprint headings (Sprint, Phase, Stage, Step, Task N.M…)",
             SprintSource::Table => "sprint table",
             SprintSource::TaskGroups => "Task N.M groups",
             SprintSource::Checklists => "checklist groups",

@@ -241,7 +241,11 @@ impl<'a> Steps<'a> {
             self.unit_to(
                 unit,
                 UnitStatus::Completed,
-                format!("All {n} sprints are COMPLETED."),
+                if n == 1 {
+                    "Its one sprint is COMPLETED.".to_string()
+                } else {
+                    format!("All {n} sprints are COMPLETED.")
+                },
             );
             let name = self.state.units[unit].name.clone();
             self.start_ready(&format!("`{name}` completed"));

@@ -784,8 +784,10 @@ pub fn user_summary(r: &Report, path: &str) -> String {
     let _ = writeln!(out, "## git supervisor Complete\n");
     let _ = writeln!(
         out,
-        "All {} sprints executed across {} work units.\n",
-        r.summary.planned, r.units
+        "{}{} executed across {}.\n",
+        if r.summary.planned == 1 { "" } else { "All " },
+        plural(r.summary.planned as usize, "sprint"),
+        plural(r.units as usize, "work unit")
     );
     let _ = writeln!(out, "### Final Verification Results");
     let covered = v.coverage.iter().filter(|c| c.completed).count();
@@ -855,4 +857,13 @@ pub fn user_summary(r: &Report, path: &str) -> String {
     }
     let _ = writeln!(out, "\nDetailed analysis available in: {path}");
     out
+}
+
+/// `1 sprint`, `2 sprints`.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
