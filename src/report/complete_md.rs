@@ -786,8 +786,8 @@ pub fn user_summary(r: &Report, path: &str) -> String {
         out,
         "{}{} executed across {}.\n",
         if r.summary.planned == 1 { "" } else { "All " },
-        plural(r.summary.planned as usize, "sprint"),
-        plural(r.units as usize, "work unit")
+        plural(r.summary.planned, "sprint"),
+        plural(r.units, "work unit")
     );
     let _ = writeln!(out, "### Final Verification Results");
     let covered = v.coverage.iter().filter(|c| c.completed).count();
