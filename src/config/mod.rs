@@ -449,15 +449,10 @@ impl Config {
 /// Whether `program` resolves to an executable file: a path (relative to
 /// `workdir`) when it holds a `/`, else a search of PATH.
 fn find_program(program: &str, workdir: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &Path| {
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
     if program.contains('/') {
-        return executable(&workdir.join(program));
+        return presets::is_executable(&workdir.join(program));
     }
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|d| executable(&d.join(program))))
+    std::env::var_os("PATH").is_some_and(|path| presets::find_on_path(program, &path).is_some())
 }
 
 /// The bytes of `key = value`'s value on the line that sets `key`.

@@ -92,14 +92,16 @@ pub fn enable(template: &str, preset: Preset) -> Result<String, PresetError> {
 
 /// Where `program` is found on `path` (a `PATH`-style list), if anywhere.
 pub fn find_on_path(program: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
     std::env::split_paths(path)
         .filter(|dir| !dir.as_os_str().is_empty())
         .map(|dir| dir.join(program))
-        .find(|candidate| {
-            std::fs::metadata(candidate)
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+        .find(|candidate| is_executable(candidate))
+}
+
+/// Whether `path` is a regular file someone may execute.
+pub fn is_executable(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// The first agent CLI of [`Preset::DETECTED`] found on `path`, with where.

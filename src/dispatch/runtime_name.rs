@@ -31,7 +31,7 @@ pub fn component(name: &str) -> String {
     }
     let slug = slug.trim_matches('_');
     let slug = if slug.is_empty() { "unit" } else { slug };
-    let h = fnv1a(name.as_bytes());
+    let h = crate::machine::hash::fnv1a(name.bytes());
     format!("{slug}-{:08x}", (h ^ (h >> 32)) as u32)
 }
 
@@ -54,17 +54,6 @@ fn safe_sprint(sprint: &str) -> String {
     } else {
         component(sprint)
     }
-}
-
-/// 64-bit FNV-1a: tiny, dependency-free and fixed by its definition, unlike
-/// `std`'s hasher whose output may change between Rust releases.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 #[cfg(test)]

@@ -57,15 +57,9 @@ const NOUNS: &[&str] = &[
     "Flamingo",
 ];
 
-/// A stable 64-bit hash (FNV-1a): `DefaultHasher` may change between Rust
-/// releases, and the name must not.
+/// A stable 64-bit hash: the name must not change between Rust releases.
 fn fnv(text: &str) -> u64 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for b in text.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x100000001b3);
-    }
-    h
+    crate::machine::hash::fnv1a(text.bytes())
 }
 
 /// "Operation <Adjective> <Noun>", chosen from the plan's title and units.

@@ -230,11 +230,8 @@ pub fn status(cwd: &Path) -> Result<Status, HooksError> {
             }
         })
         .collect();
-    let on_path = std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join("git-supervisor"))
-            .find(|c| c.is_file())
-    });
+    let on_path = std::env::var_os("PATH")
+        .and_then(|p| crate::config::presets::find_on_path("git-supervisor", &p));
     let this = std::env::current_exe()
         .ok()
         .and_then(|p| p.canonicalize().ok());

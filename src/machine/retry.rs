@@ -22,12 +22,7 @@ pub fn delay(base: Duration, failures: u32, seed: u64) -> Duration {
 
 /// A stable seed for `unit`'s `failures`-th retry (FNV-1a).
 pub fn seed(unit: &str, failures: u32) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in unit.bytes().chain(failures.to_le_bytes()) {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    super::hash::fnv1a(unit.bytes().chain(failures.to_le_bytes()))
 }
 
 /// `at` (RFC 3339) plus `d`, as RFC 3339; `None` when `at` does not parse.
