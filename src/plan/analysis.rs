@@ -487,22 +487,7 @@ pub struct Scoring<'a> {
 impl<'a> Scoring<'a> {
     pub fn new(plan: &'a Plan) -> Scoring<'a> {
         let n = plan.units.len();
-        let index: std::collections::HashMap<&str, usize> = plan
-            .units
-            .iter()
-            .enumerate()
-            .map(|(i, u)| (u.name.as_str(), i))
-            .collect();
-        let deps: Vec<Vec<usize>> = plan
-            .units
-            .iter()
-            .map(|u| {
-                u.deps
-                    .iter()
-                    .filter_map(|d| index.get(d.as_str()).copied())
-                    .collect()
-            })
-            .collect();
+        let deps: Vec<Vec<usize>> = plan.dependency_indices();
         // Dependency order (dependencies first), then the closure from the
         // last unit back: a unit's dependents are its direct dependents and
         // theirs.

@@ -348,6 +348,26 @@ impl Plan {
         self.units.iter().find(|u| u.name == name)
     }
 
+    /// Each unit's dependencies as unit indices (names that are not units
+    /// are left out), built with one name index: linear in the edges.
+    pub fn dependency_indices(&self) -> Vec<Vec<usize>> {
+        let index: std::collections::HashMap<&str, usize> = self
+            .units
+            .iter()
+            .enumerate()
+            .map(|(i, u)| (u.name.as_str(), i))
+            .collect();
+        self.units
+            .iter()
+            .map(|u| {
+                u.deps
+                    .iter()
+                    .filter_map(|d| index.get(d.as_str()).copied())
+                    .collect()
+            })
+            .collect()
+    }
+
     pub fn sprint_total(&self) -> usize {
         self.units.iter().map(|u| u.sprints.len()).sum()
     }

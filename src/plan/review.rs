@@ -749,22 +749,7 @@ struct UnitGraph {
 
 impl UnitGraph {
     fn of(plan: &Plan) -> UnitGraph {
-        let index: std::collections::HashMap<&str, usize> = plan
-            .units
-            .iter()
-            .enumerate()
-            .map(|(i, u)| (u.name.as_str(), i))
-            .collect();
-        let deps: Vec<Vec<usize>> = plan
-            .units
-            .iter()
-            .map(|u| {
-                u.deps
-                    .iter()
-                    .filter_map(|d| index.get(d.as_str()).copied())
-                    .collect()
-            })
-            .collect();
+        let deps: Vec<Vec<usize>> = plan.dependency_indices();
         let n = deps.len();
         let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut waiting: Vec<usize> = deps.iter().map(Vec::len).collect();

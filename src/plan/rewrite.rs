@@ -968,20 +968,12 @@ pub fn prioritize(plan: &Plan) -> (Plan, Prioritization, BTreeMap<At, String>) {
     // of the units whose dependencies are placed, the first by that key.
     // Scores carry two decimals, so hundredths order them exactly.
     let n = work.units.len();
-    let index: std::collections::HashMap<&str, usize> = work
-        .units
-        .iter()
-        .enumerate()
-        .map(|(i, u)| (u.name.as_str(), i))
-        .collect();
     let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut waiting = vec![0usize; n];
-    for (i, u) in work.units.iter().enumerate() {
-        for d in &u.deps {
-            if let Some(&k) = index.get(d.as_str()) {
-                dependents[k].push(i);
-                waiting[i] += 1;
-            }
+    for (i, deps) in work.dependency_indices().into_iter().enumerate() {
+        for k in deps {
+            dependents[k].push(i);
+            waiting[i] += 1;
         }
     }
     let key = |u: usize| {
