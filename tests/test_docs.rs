@@ -138,6 +138,37 @@ fn setup_installs_pages_and_completions_where_they_are_looked_for() {
         "{}",
         String::from_utf8_lossy(&found.stderr)
     );
+    // And `git supervisor --help` opens it, as git turns it into
+    // `man git-supervisor` (found through ~/.local/bin on PATH).
+    std::fs::create_dir_all(h.join(".local/bin")).expect("bin");
+    crate::common::git(h, &["init", "-q"]);
+    let bins = std::path::Path::new(crate::common::bin())
+        .parent()
+        .expect("bins");
+    let help = Command::new("git")
+        .args(["supervisor", "--help"])
+        .current_dir(h)
+        .env("HOME", h)
+        .env_remove("MANPATH")
+        .env(
+            "PATH",
+            format!(
+                "{}:{}:/usr/bin:/bin",
+                h.join(".local/bin").display(),
+                bins.display()
+            ),
+        )
+        .env("MANPAGER", "cat")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("git supervisor --help");
+    let page = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        page.contains("EXIT STATUS") && page.contains("git-supervisor"),
+        "{page}{}",
+        String::from_utf8_lossy(&help.stderr)
+    );
 }
 
 #[test]

@@ -250,7 +250,7 @@ pub fn cmd_setup(_ctx: &Context, args: &SetupArgs, out: &mut dyn Write) -> miett
     let man_dir = p.man1.parent().unwrap_or(&p.man1);
     writeln!(
         out,
-        "`man git-supervisor` and `git supervisor --help` find the pages when {} is on the manual path (it is by default for ~/.local/share/man; else add it to MANPATH).",
+        "`man git-supervisor` and `git supervisor --help` find the pages when ~/.local/bin is on PATH (man maps it to ~/.local/share/man), or with MANPATH={}:",
         man_dir.display()
     )
     .into_diagnostic()?;
