@@ -512,3 +512,46 @@ fn wait_names_the_process_that_holds_the_engine() {
     );
     let _ = crate::common::run(dir, &["killall"]);
 }
+
+#[test]
+fn an_agent_failure_with_control_characters_is_shown_escaped() {
+    let outer = tempfile::tempdir().expect("tempdir");
+    let dir = repo_with_plan(outer.path(), &table_plan(&["a"]));
+    let config = dir.join(".workflow/config.toml");
+    let text = std::fs::read_to_string(&config).expect("config");
+    std::fs::write(&config, text.replace("max_retries = 3", "max_retries = 1")).expect("config");
+    git(&dir, &["commit", "-qam", "one attempt"]);
+    // The agent's own words end up in the failure: a screen clear and a
+    // line that would pose as one of status's own.
+    let s = scripts(&[(
+        "default.txt",
+        r#"print {"type":"result","subtype":"success","is_error":true,"result":"\u001b[2Jwiped\u000aBlocked work units: 0"}
+exit 1
+"#,
+    )]);
+    let out = run_env(
+        &dir,
+        &["start", "--wait"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert!(
+        out.stdout.contains("BLOCKED"),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(!out.stdout.contains('\u{1b}'), "{:?}", out.stdout);
+    let log = crate::common::run(&dir, &["log"]).stdout;
+    assert!(!log.contains('\u{1b}'), "{log:?}");
+    let status = crate::common::run(&dir, &["status"]).stdout;
+    assert!(status.contains(r"\u{1b}[2Jwiped"), "{status}");
+    assert!(!status.contains('\u{1b}'), "{status:?}");
+    assert_eq!(
+        status
+            .lines()
+            .filter(|l| l.starts_with("Blocked work units:"))
+            .count(),
+        1,
+        "{status}"
+    );
+}

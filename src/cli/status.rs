@@ -224,6 +224,8 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
             write!(out, "{}", report::status::text(state, &stamp, ctx.color)).map_err(super::io_err)?;
             if let Some(t) = &tip {
                 for line in deferred_polls(&store, t) {
+                    // Unit names and exit criteria are the plan's free text.
+                    let line = report::escape::visible(&line);
                     writeln!(out, "{line}").map_err(super::io_err)?;
                 }
             }

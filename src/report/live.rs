@@ -69,7 +69,11 @@ pub fn screen(
     }
     out.push(String::new());
     out.push(format!("Next: {}", super::status::next_event(Some(s))));
-    out.extend(super::status::waits(s));
+    out.extend(
+        super::status::waits(s)
+            .iter()
+            .map(|w| visible(w).into_owned()),
+    );
     out.into_iter().map(|l| cut(&l, width)).collect()
 }
 

@@ -147,6 +147,7 @@ pub fn fatal_message(s: &State, unit: &str) -> Option<String> {
         .map(|f| f.lines().next().unwrap_or_default().trim().to_string())
         .filter(|f| !f.is_empty())
         .unwrap_or_else(|| "no failure was recorded".into());
+    let (unit, last) = (super::escape::visible(unit), super::escape::visible(&last));
     Some(format!(
         "BLOCKED: {unit} Sprint {} failed after {} attempts.\nLast failure: {last}\nTo retry: git supervisor resume\n(resume resets the sprint to PENDING and the work unit to RUNNING)",
         sp.id, s.max_retries
@@ -362,16 +363,29 @@ pub fn text(s: Option<&State>, timestamp: &str, color: bool) -> String {
     o
 }
 
-/// The state with its free-text names made safe to print.
+/// The state with its free text made safe to print: names from the plan,
+/// and what agents said (their errors reach a sprint's failure, their
+/// needs the run's list). Each becomes one line, so no text can pose as a
+/// line of the report.
 fn escaped_names(s: &State) -> State {
-    use super::escape::visible;
+    let one = |t: &mut String| *t = super::escape::visible(t).into_owned();
     let mut s = s.clone();
-    s.operation = visible(&s.operation).into_owned();
+    one(&mut s.operation);
     for u in &mut s.units {
-        u.name = visible(&u.name).into_owned();
-        for d in &mut u.deps {
-            *d = visible(d).into_owned();
+        one(&mut u.name);
+        u.deps.iter_mut().for_each(one);
+        for sp in &mut u.sprints {
+            one(&mut sp.name);
+            sp.last_failure.iter_mut().for_each(one);
+            sp.remaining.iter_mut().for_each(one);
         }
+    }
+    if let Some(k) = &mut s.kill {
+        one(&mut k.reason);
+    }
+    for n in &mut s.needs {
+        one(&mut n.unit);
+        one(&mut n.text);
     }
     s
 }
