@@ -192,7 +192,8 @@ pub fn end_tree(
     }
 }
 
-fn signal(pid: u32, sig: i32) {
+/// Send `sig` to `pid`; a process already gone is no error.
+pub fn signal(pid: u32, sig: i32) {
     // SAFETY: kill(2) with a pid and a signal number; an error only means
     // the process is already gone.
     unsafe {

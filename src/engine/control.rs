@@ -49,10 +49,7 @@ impl Engine {
         if let Some(w) = wrapper {
             // The wrapper only, not its group: its group may hold another
             // unit's wrapper its tick started.
-            // SAFETY: kill(2) with a pid and a signal number.
-            unsafe {
-                libc::kill(w as libc::pid_t, libc::SIGTERM);
-            }
+            reap::signal(w, libc::SIGTERM);
             let start = Instant::now();
             let patience = grace.saturating_add(Duration::from_secs(5));
             while (crate::gate::lock::is_held(&lock) || dispatch::alive(w))

@@ -12,6 +12,7 @@ pub mod retry;
 pub mod state;
 mod steps;
 mod tables;
+pub mod timestamp;
 
 pub use apply::apply;
 pub use apply::dispatchable;

@@ -6,7 +6,6 @@
 use std::time::Duration;
 
 use time::format_description::well_known::Rfc3339;
-use time::OffsetDateTime;
 
 /// The longest delay between retries, however many failures.
 pub const CAP: Duration = Duration::from_secs(10 * 60);
@@ -25,9 +24,9 @@ pub fn seed(unit: &str, failures: u32) -> u64 {
     super::hash::fnv1a(unit.bytes().chain(failures.to_le_bytes()))
 }
 
-/// `at` (RFC 3339) plus `d`, as RFC 3339; `None` when `at` does not parse.
+/// `at` (RFC 3339 or Unix seconds) plus `d`, as RFC 3339; `None` when `at` does not parse.
 pub fn after(at: &str, d: Duration) -> Option<String> {
-    let t = OffsetDateTime::parse(at, &Rfc3339).ok()?;
+    let t = super::timestamp::parse(at)?;
     let t = t.checked_add(time::Duration::try_from(d).ok()?)?;
     // Whole seconds, rounded up: the times compared with it are whole
     // seconds too, and a retry must never start early.
@@ -40,14 +39,32 @@ pub fn after(at: &str, d: Duration) -> Option<String> {
     t.format(&Rfc3339).ok()
 }
 
-/// Whether the retry time `retry_at` has come at `now` (both RFC 3339). A
+/// Whether the retry time `retry_at` has come at `now` (RFC 3339 or Unix seconds). A
 /// time that does not parse has come: never wait forever on it.
 pub fn due(retry_at: &str, now: &str) -> bool {
     match (
-        OffsetDateTime::parse(retry_at, &Rfc3339),
-        OffsetDateTime::parse(now, &Rfc3339),
+        super::timestamp::parse(retry_at),
+        super::timestamp::parse(now),
     ) {
-        (Ok(r), Ok(n)) => n >= r,
+        (Some(r), Some(n)) => n >= r,
         _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_read_like_the_clock_writes_them() {
+        // The clock takes Unix seconds as well as RFC 3339; so do retries.
+        assert!(!due("1700000100", "1700000000"));
+        assert!(due("1700000100", "2023-11-14T22:15:00Z"));
+        assert_eq!(
+            after("1700000000", Duration::from_millis(1500)).as_deref(),
+            Some("2023-11-14T22:13:22Z")
+        );
+        // What cannot be read has come: a retry never waits forever.
+        assert!(due("not a time", "2023-11-14T22:15:00Z"));
     }
 }

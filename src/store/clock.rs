@@ -69,14 +69,7 @@ pub fn iso(t: OffsetDateTime) -> String {
         .unwrap_or_else(|_| t.unix_timestamp().to_string())
 }
 
-/// Read an RFC 3339 or Unix-seconds timestamp.
-pub fn parse(v: &str) -> Option<OffsetDateTime> {
-    let v = v.trim();
-    if let Ok(secs) = v.parse::<i64>() {
-        return OffsetDateTime::from_unix_timestamp(secs).ok();
-    }
-    OffsetDateTime::parse(v, &Rfc3339).ok()
-}
+pub use crate::machine::timestamp::parse;
 
 #[cfg(test)]
 mod tests {
