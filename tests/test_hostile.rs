@@ -17,7 +17,11 @@ fn repo_with_plan(outer: &Path, plan: &str) -> std::path::PathBuf {
 
 /// Like [`repo_with_plan`], with `agent_command` (a TOML array) in place of
 /// the plain fake agent.
-fn repo_with(outer: &Path, plan: &str, agent_command: Option<&str>) -> std::path::PathBuf {
+pub(crate) fn repo_with(
+    outer: &Path,
+    plan: &str,
+    agent_command: Option<&str>,
+) -> std::path::PathBuf {
     let dir = outer.join("repo");
     let sh = |script: &str| {
         let st = Command::new("bash")

@@ -123,3 +123,41 @@ fn plan_shows_marked_sprints_as_done() {
         out.stdout
     );
 }
+
+/// A mark whose check failed is not trusted again in the run: a sprint that
+/// cannot be dispatched yet does not run its criteria on every tick.
+#[test]
+fn a_failed_mark_is_checked_once_not_every_tick() {
+    use std::os::unix::fs::PermissionsExt;
+    let outer = tempfile::tempdir().expect("tempdir");
+    // The agent program removes itself on its first run: `b`'s dispatch
+    // then fails at every tick, and its sprint stays fresh in PENDING.
+    let agent = outer.path().join("agent.sh");
+    std::fs::write(&agent, "#!/bin/sh\nrm -f \"$0\"\nexec fake-agent\n").expect("agent");
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let plan = "# P\n\n| Package | Directory | Layer |\n|---|---|---|\n| a | d1 | 0 |\n| b | d2 | 0 |\n\n## a\n\n### Sprint 1: W\n\n**Exit Criteria**:\n- [ ] `d1/1.txt` exists\n\n## b\n\n### Sprint 1: Already there ✅\n\n**Exit Criteria**:\n- [ ] `echo check >> .git/mark-checks && false`\n";
+    let dir = crate::test_hostile::repo_with(
+        outer.path(),
+        plan,
+        Some(&format!("[\"{}\"]", agent.display())),
+    );
+    let s = scripts(&[("default.txt", &"print working\nsleep 300\n".repeat(100))]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    let _ = run_env(&dir, &["start"], &env);
+    for _ in 0..4 {
+        let _ = run_env(&dir, &["tick"], &env);
+    }
+    let checks = std::fs::read_to_string(dir.join(".git/mark-checks")).unwrap_or_default();
+    let _ = run(&dir, &["killall"]);
+    assert_eq!(
+        checks.lines().count(),
+        1,
+        "the mark's criterion ran {checks:?}"
+    );
+    let status: serde_json::Value =
+        serde_json::from_str(&run(&dir, &["status", "--format", "json"]).stdout).expect("status");
+    assert_eq!(
+        status["units"][1]["current"]["total_attempts"], 0,
+        "{status}"
+    );
+}

@@ -3,7 +3,9 @@
 //! fresh in PENDING is recorded COMPLETED by an `observed` transition with the
 //! evidence "marked complete in the plan", and never dispatched. When the
 //! sprint has runnable exit criteria they are checked first; if one fails the
-//! mark is not trusted and the sprint is dispatched as usual.
+//! mark is not trusted and the sprint is dispatched as usual. That failure is
+//! remembered under the runtime directory (`untrusted-marks/`), so a sprint
+//! that cannot be dispatched at once does not run its criteria on every tick.
 
 use super::verify;
 use super::Engine;
@@ -36,6 +38,15 @@ impl Engine {
                 continue;
             };
             let Some(mark) = &sprint.done else { continue };
+            let commands: Vec<&str> = sprint
+                .exit
+                .iter()
+                .filter_map(|c| c.command.as_deref())
+                .collect();
+            let untrusted = self.untrusted_mark(&state.run_id, &u.name, &sp.id, &commands);
+            if untrusted.exists() {
+                continue;
+            }
             let mut checked = Vec::new();
             let mut failed = false;
             for c in sprint.exit.iter().filter(|c| c.command.is_some()) {
@@ -46,6 +57,13 @@ impl Engine {
                 }
             }
             if failed {
+                // Remembered: until its dispatch the sprint is looked at by
+                // every pass of every tick, and criteria may be slow. When
+                // the marker cannot be written the check simply runs again.
+                if let Some(dir) = untrusted.parent() {
+                    let _ = std::fs::create_dir_all(dir);
+                }
+                let _ = std::fs::write(&untrusted, format!("{}/{}\n", u.name, sp.id));
                 continue;
             }
             let evidence = if checked.is_empty() {
@@ -66,5 +84,19 @@ impl Engine {
             }));
         }
         Ok(None)
+    }
+
+    /// The file that says a sprint's done mark failed its check in this run
+    /// (for these criteria: a replan that changes them checks again).
+    fn untrusted_mark(
+        &self,
+        run_id: &str,
+        unit: &str,
+        sprint: &crate::plan::SprintId,
+        commands: &[&str],
+    ) -> std::path::PathBuf {
+        let key = format!("{run_id}\0{unit}\0{sprint}\0{}", commands.join("\0"));
+        self.runtime("untrusted-marks")
+            .join(crate::dispatch::runtime_name::component(&key))
     }
 }
