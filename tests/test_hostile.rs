@@ -51,7 +51,7 @@ pub(crate) fn repo_with(
     dir
 }
 
-fn table_plan(names: &[&str]) -> String {
+pub(crate) fn table_plan(names: &[&str]) -> String {
     let mut plan =
         String::from("# Hostile names\n\n| Package | Directory | Layer |\n|---|---|---|\n");
     for (i, n) in names.iter().enumerate() {
@@ -66,7 +66,7 @@ fn table_plan(names: &[&str]) -> String {
     plan
 }
 
-fn every_file(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+pub(crate) fn every_file(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for e in std::fs::read_dir(dir).expect("dir").flatten() {
         let p = e.path();
         if p.is_dir() && !p.is_symlink() {

@@ -1,7 +1,7 @@
 //! Property tests over hostile names and configs: any unit name becomes a
 //! runtime file name that stays in its directory, and any config text either
-//! loads with every duration bounded or is refused, never a panic. One real
-//! run over generated names checks the whole path end to end.
+//! loads with every duration bounded or is refused, never a panic. Real
+//! runs over generated names and configs check the whole path end to end.
 
 use std::time::Duration;
 use std::time::Instant;
@@ -150,4 +150,183 @@ fn the_config_generator_yields_loadable_configs() {
         })
         .count();
     assert!(loaded > 20, "only {loaded} of 500 generated configs loaded");
+}
+
+/// A name as a plan can carry it in a table cell and a heading: one line,
+/// no cell bar, not blank.
+fn plan_name() -> impl Strategy<Value = String> {
+    unit_name()
+        .prop_map(|n| {
+            // A backtick opens a code span that swallows the cell's bar.
+            n.replace(
+                ['\n', '\r', '|', '`', '\u{85}', '\u{2028}', '\u{2029}'],
+                " ",
+            )
+            .trim()
+            .to_string()
+        })
+        // A name of punctuation alone is refused ("has no sprints": its
+        // heading cannot be told from prose); one letter makes it a name.
+        .prop_map(|n| {
+            if n.chars().any(char::is_alphanumeric) {
+                n
+            } else {
+                format!("u{n}")
+            }
+        })
+}
+
+/// A config for the fake agent whose values may be anything from sensible
+/// to refused; the ones that load keep a run short.
+fn run_config() -> impl Strategy<Value = String> {
+    let short = prop_oneof![
+        12 => prop_oneof![Just("\"10ms\""), Just("\"200ms\""), Just("\"1s\"")],
+        1 => prop_oneof![
+            Just("\"0s\""),
+            Just("\"500000000000y\""),
+            Just("\"-1s\""),
+            Just("\"\u{1b}[2J\""),
+            Just("7"),
+        ],
+    ];
+    let retries = prop_oneof![
+        6 => prop_oneof![Just("1"), Just("3")],
+        1 => prop_oneof![Just("0"), Just("-1"), Just("1e99")],
+    ];
+    (
+        short.clone(),
+        short.clone(),
+        short.clone(),
+        short,
+        retries,
+        proptest::bool::weighted(0.15),
+    )
+        .prop_map(|(poll, notice, grace, delay, retries, junk)| {
+            format!(
+                "[agent]\ncommand = [\"fake-agent\"]\nprompt = \"stdin\"\nsilence_notice = {notice}\nsilence_kill = \"3s\"\nkill_grace = {grace}\n\n[run]\nmax_retries = {retries}\npoll_interval = {poll}\nretry_delay = {delay}\n{}",
+                if junk { "\n[nonsense]\nkey = \"../../x\"\n" } else { "" }
+            )
+        })
+}
+
+/// Every path under `dir`, relative to it.
+fn listing(dir: &std::path::Path) -> std::collections::BTreeSet<std::path::PathBuf> {
+    let mut files = Vec::new();
+    crate::test_hostile::every_file(dir, &mut files);
+    files
+        .into_iter()
+        .map(|f| f.strip_prefix(dir).expect("under dir").to_path_buf())
+        .collect()
+}
+
+/// Real runs over generated names and configs: whatever `start --wait`
+/// makes of them, it does not panic, writes nothing beside the repository
+/// and nothing in `.git` but git's own records and `.git/supervisor`, and
+/// leaves no git lock; a refused start records no run.
+#[test]
+fn generated_names_and_configs_run_without_escape_lock_or_panic() {
+    use crate::common::git;
+    use proptest::strategy::ValueTree;
+    const CASES: usize = 24;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let strategy = (proptest::collection::vec(plan_name(), 1..4), run_config());
+    let script = crate::common::scripts(&[("default.txt", crate::common::SUCCEED)]);
+    let (mut ran, mut refused) = (0, 0);
+    for case in 0..CASES {
+        let (mut names, config) = strategy.new_tree(&mut runner).expect("tree").current();
+        names.sort();
+        names.dedup();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let outer = tempfile::tempdir().expect("tempdir");
+        let dir = crate::test_hostile::repo_with(
+            outer.path(),
+            &crate::test_hostile::table_plan(&names),
+            None,
+        );
+        std::fs::write(dir.join(".workflow/config.toml"), &config).expect("config");
+        git(&dir, &["commit", "-qam", "generated config"]);
+        let before = listing(&dir.join(".git"));
+        let tree_before = listing(&dir);
+
+        let mut child = crate::common::command(crate::common::bin(), &dir)
+            .args(["start", "--wait"])
+            .env("FAKE_AGENT_SCRIPT", script.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let started = Instant::now();
+        while child.try_wait().expect("wait").is_none() {
+            if started.elapsed() > Duration::from_secs(90) {
+                let _ = child.kill();
+                let _ = crate::common::run(&dir, &["killall"]);
+                panic!("case {case}: start --wait hung on {names:?} with\n{config}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let out = child.wait_with_output().expect("output");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let context = format!("case {case}: {names:?} with\n{config}\n{stdout}\n{stderr}");
+        assert_ne!(out.status.code(), Some(101), "{context}");
+        assert!(!stderr.contains("panicked"), "{context}");
+        let state = git(&dir, &["for-each-ref", "refs/supervisor/state"]);
+        if out.status.success() {
+            ran += 1;
+        } else if state.trim().is_empty() {
+            refused += 1;
+            eprintln!(
+                "case {case} refused: {names:?} {}",
+                stderr
+                    .lines()
+                    .filter(|l| l.contains("×"))
+                    .collect::<Vec<_>>()
+                    .join(" / ")
+            );
+            assert!(
+                stderr.contains("config.toml") || stderr.contains("EXECUTION_PLAN.md"),
+                "a refusal names the file at fault: {context}"
+            );
+        } else {
+            // Recorded, then failed (agents ended for silence, retries
+            // spent): the run is over, its agents gone.
+            let _ = crate::common::run(&dir, &["killall"]);
+        }
+
+        let beside: Vec<_> = std::fs::read_dir(outer.path())
+            .expect("outer")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(beside, vec![std::ffi::OsString::from("repo")], "{context}");
+        // In the working tree only the agents' own files are new.
+        for new in listing(&dir).difference(&tree_before) {
+            assert!(
+                new.starts_with(".git") || ["d1", "d2", "d3"].iter().any(|d| new.starts_with(d)),
+                "{new:?} appeared in the working tree: {context}"
+            );
+        }
+        for new in listing(&dir.join(".git")).difference(&before) {
+            let top = new.components().next().expect("a path");
+            let top = top.as_os_str().to_string_lossy();
+            assert!(
+                ["supervisor", "objects", "refs", "logs", "hooks"].contains(&top.as_ref())
+                    || ["index", "packed-refs", "COMMIT_EDITMSG", "ORIG_HEAD"]
+                        .contains(&top.as_ref()),
+                "{new:?} appeared in .git: {context}"
+            );
+            let name = new.file_name().expect("name").to_string_lossy();
+            assert!(
+                !name.ends_with(".lock") || top == "supervisor",
+                "{new:?} left in .git: {context}"
+            );
+        }
+        let fsck = crate::common::command("git", &dir)
+            .args(["fsck"])
+            .output()
+            .expect("fsck");
+        assert!(fsck.status.success(), "{context}");
+    }
+    eprintln!("generated runs: {ran} completed, {refused} refused, of {CASES}");
+    assert!(ran >= 6 && refused >= 1, "{ran} ran, {refused} refused");
 }
