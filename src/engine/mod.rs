@@ -229,6 +229,25 @@ impl Engine {
         }
     }
 
+    /// The plan's naming commit lands on the user's branch just after
+    /// `start`: an integration branch still at the run's base moves to it,
+    /// so that landing the run stays a fast-forward.
+    pub fn integration_follows_head(
+        &self,
+        state: &State,
+        config: &Config,
+    ) -> Result<(), EngineError> {
+        let (Some(ws), Some(base), Some(head)) = (
+            self.workspaces(state, config),
+            state.reconciled.as_deref(),
+            self.store.head_id(),
+        ) else {
+            return Ok(());
+        };
+        ws.advance(base, &head)?;
+        Ok(())
+    }
+
     /// The file a merge conflict's description waits in for the unit's
     /// retry prompt.
     fn conflict_note(&self, state: &State, unit: &str) -> PathBuf {

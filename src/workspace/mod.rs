@@ -176,6 +176,25 @@ impl Workspaces {
         Ok(())
     }
 
+    /// Move the integration branch from `from` to `to` (only if it is still
+    /// at `from`: compare-and-swap).
+    pub fn advance(&self, from: &str, to: &str) -> Result<(), WorkspaceError> {
+        if self.integration_tip().as_deref() != Some(from) {
+            return Ok(());
+        }
+        git_ok(
+            &self.repo,
+            "cannot move the integration branch",
+            &[
+                "update-ref",
+                &format!("refs/heads/{}", self.integration_branch()),
+                to,
+                from,
+            ],
+        )?;
+        Ok(())
+    }
+
     /// The unit's worktree, created on first use: its branch starts at the
     /// integration branch's tip (so it holds every dependency's merged
     /// work), or is checked out again when it survived a removed worktree.
