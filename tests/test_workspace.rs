@@ -105,13 +105,21 @@ fn a_conflict_is_a_failed_verification_and_its_retry_resolves_it() {
     // One merge commit per unit, with the trailers.
     let merges = git(
         dir,
-        &["log", "--merges", "--format=%(trailers:key=Supervisor-Unit,valueonly)", &branch],
+        &[
+            "log",
+            "--merges",
+            "--format=%(trailers:key=Supervisor-Unit,valueonly)",
+            &branch,
+        ],
     );
     let mut units: Vec<&str> = merges.lines().filter(|l| !l.is_empty()).collect();
     units.sort_unstable();
     assert_eq!(units, ["french", "german"], "{merges}");
     // The user's tree is untouched.
-    assert_eq!(std::fs::read_to_string(dir.join("greeting.txt")).expect("file"), "hello\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("greeting.txt")).expect("file"),
+        "hello\n"
+    );
     assert_eq!(git(dir, &["status", "--porcelain"]), "");
 }
 
@@ -130,7 +138,10 @@ fn parallel_units_work_apart_and_all_their_work_is_integrated() {
         worktrees.path().display().to_string()
     ));
     std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
-    git(dir, &["commit", "-qam", "worktrees in a directory of their own"]);
+    git(
+        dir,
+        &["commit", "-qam", "worktrees in a directory of their own"],
+    );
     let statuses = tempfile::tempdir().expect("tempdir");
     let s = scripts(&[(
         "default.txt",
@@ -143,19 +154,24 @@ commit ${SUPERVISOR_UNIT}: finish sprint ${SUPERVISOR_SPRINT}
 result complete
 ",
     )]);
-    let env = [("FAKE_AGENT_SCRIPT", s.path()), ("STATUSES", statuses.path())];
-    let head = git(dir, &["rev-parse", "HEAD"]);
+    let env = [
+        ("FAKE_AGENT_SCRIPT", s.path()),
+        ("STATUSES", statuses.path()),
+    ];
     let out = sv(dir, &env, &["start"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     // `start` may name the plan in a commit of its own; nothing after that.
-    let started = git(dir, &["rev-parse", "HEAD"]);
+    let started = git(dir, &["rev-parse", "HEAD"]).trim().to_string();
     let out = sv(dir, &env, &["wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
-    assert_eq!(git(dir, &["rev-parse", "HEAD"]), started);
+    assert_eq!(git(dir, &["rev-parse", "HEAD"]).trim(), started);
     assert_eq!(git(dir, &["status", "--porcelain"]), "");
     let units = ["alpha", "beta", "gamma", "delta"];
     for u in units {
-        assert!(!dir.join(format!("{u}-1.txt")).exists(), "{u} wrote the user's tree");
+        assert!(
+            !dir.join(format!("{u}-1.txt")).exists(),
+            "{u} wrote the user's tree"
+        );
         for n in 1..=2 {
             let seen = std::fs::read_to_string(statuses.path().join(format!("{u}-{n}.txt")))
                 .expect("each agent recorded its status");
@@ -174,7 +190,15 @@ result complete
             );
         }
     }
-    let merges = git(dir, &["rev-list", "--merges", "--count", &format!("{started}..{branch}")]);
+    let merges = git(
+        dir,
+        &[
+            "rev-list",
+            "--merges",
+            "--count",
+            &format!("{started}..{branch}"),
+        ],
+    );
     assert_eq!(merges.trim(), "8", "one merge per sprint");
     // Each unit's worktree and branch are in `status`.
     let out = crate::common::run(dir, &["status", "--format", "json"]);
@@ -183,7 +207,9 @@ result complete
     for u in units {
         let w = &ws[u];
         assert!(
-            w["branch"].as_str().is_some_and(|b| b.ends_with(&format!("/units/{}", encoded(u)))),
+            w["branch"]
+                .as_str()
+                .is_some_and(|b| b.ends_with(&format!("/units/{}", encoded(u)))),
             "{status}"
         );
         assert!(Path::new(w["worktree"].as_str().expect("worktree")).starts_with(worktrees.path()));
@@ -210,9 +236,11 @@ result complete
     git(dir, &["checkout", "--", "README.md"]);
     let out = sv(dir, &env, &["land"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
-    assert_eq!(git(dir, &["rev-parse", "HEAD"]), git(dir, &["rev-parse", &branch]));
+    assert_eq!(
+        git(dir, &["rev-parse", "HEAD"]),
+        git(dir, &["rev-parse", &branch])
+    );
     assert!(dir.join("delta-2.txt").exists());
-    let _ = head;
 }
 
 fn encoded(unit: &str) -> String {

@@ -251,9 +251,10 @@ impl Engine {
     /// The file a merge conflict's description waits in for the unit's
     /// retry prompt.
     fn conflict_note(&self, state: &State, unit: &str) -> PathBuf {
-        self.runtime("workspaces")
-            .join(&state.run_id)
-            .join(format!("{}.conflict.md", dispatch::runtime_name::component(unit)))
+        self.runtime("workspaces").join(&state.run_id).join(format!(
+            "{}.conflict.md",
+            dispatch::runtime_name::component(unit)
+        ))
     }
 
     /// A sprint that passed verification enters the integration branch
@@ -277,12 +278,11 @@ impl Engine {
             return Ok(Some((outcome, evidence)));
         }
         let integration = ws.integration_branch();
-        let merged = crate::gate::lock::with_lock(
-            &self.runtime("build.lock"),
-            config.build.timeout,
-            || ws.integrate(unit, &sprint.to_string()),
-        )
-        .map_err(io("cannot take the build lock"))?;
+        let merged =
+            crate::gate::lock::with_lock(&self.runtime("build.lock"), config.build.timeout, || {
+                ws.integrate(unit, &sprint.to_string())
+            })
+            .map_err(io("cannot take the build lock"))?;
         let Some(merged) = merged else {
             return Ok(None);
         };
@@ -292,17 +292,17 @@ impl Engine {
                 let _ = std::fs::remove_file(&note);
                 (
                     outcome,
-                    format!(
-                        "{evidence} Already on `{integration}` ({}).",
-                        short(&tip)
-                    ),
+                    format!("{evidence} Already on `{integration}` ({}).", short(&tip)),
                 )
             }
             Merge::Merged { commit } => {
                 let _ = std::fs::remove_file(&note);
                 (
                     outcome,
-                    format!("{evidence} Merged into `{integration}` as {}.", short(&commit)),
+                    format!(
+                        "{evidence} Merged into `{integration}` as {}.",
+                        short(&commit)
+                    ),
                 )
             }
             conflict @ Merge::Conflict { .. } => {
@@ -467,6 +467,7 @@ impl Engine {
         // and tree stay where they are.
         if let (Some(ws), Some(base)) = (self.workspaces(&state, config), &state.reconciled) {
             ws.start(base)?;
+            ws.record_start_branch(&self.store.runtime_dir())?;
         }
         Ok(state)
     }

@@ -130,10 +130,7 @@ impl Workspaces {
                 // conflict waits in its worktree for the next attempt.
                 let wt = self.unit_path(unit);
                 if wt.join(".git").exists() {
-                    let _ = git(
-                        &wt,
-                        &["merge", "--no-ff", "--no-edit", &tip],
-                    );
+                    let _ = git(&wt, &["merge", "--no-ff", "--no-edit", &tip]);
                 }
                 Ok(Merge::Conflict { files, theirs })
             }

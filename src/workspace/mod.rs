@@ -12,6 +12,7 @@
 //! land on the integration branch by a compare-and-swap `update-ref`, so the
 //! user's branch and working tree are never moved by a run.
 
+pub mod finish;
 pub mod merge;
 
 use std::path::Path;
@@ -22,6 +23,8 @@ use std::process::Stdio;
 use crate::config::Config;
 use crate::dispatch::runtime_name;
 
+pub use finish::LandRefused;
+pub use finish::Landed;
 pub use merge::Merge;
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
@@ -91,6 +94,32 @@ pub struct UnitWorkspace {
 }
 
 impl Workspaces {
+    /// The workspaces of the run at `tip`, read from its config snapshot and
+    /// the working tree it was started in (readers: `status`, `land`,
+    /// `clean`).
+    pub fn of_run(store: &crate::store::Store, tip: &crate::store::Tip) -> Option<Workspaces> {
+        let snap = store.snapshot_at(tip.id).ok()?;
+        let config = Config::parse(&snap.config, "the run's .workflow/config.toml").ok()?;
+        let recorded =
+            std::fs::read_to_string(store.runtime_dir().join(crate::engine::RUN_WORKDIR_FILE))
+                .ok()
+                .map(|t| PathBuf::from(t.trim_end_matches('\n')));
+        let repo = recorded.or_else(|| store.workdir().map(Path::to_path_buf))?;
+        Workspaces::for_run(&repo, &config, &tip.state.run_id)
+    }
+
+    /// Each unit's worktree and branch, by unit name.
+    pub fn describe_all(
+        &self,
+        state: &crate::machine::State,
+    ) -> std::collections::BTreeMap<String, UnitWorkspace> {
+        state
+            .units
+            .iter()
+            .map(|u| (u.name.clone(), self.describe(&u.name)))
+            .collect()
+    }
+
     /// The workspaces of run `run` of the repository at `repo`, when its
     /// config asks for worktrees.
     pub fn for_run(repo: &Path, config: &Config, run: &str) -> Option<Workspaces> {
@@ -272,7 +301,10 @@ mod tests {
     #[test]
     fn names_stay_inside_the_run_directory_and_the_branch_namespace() {
         let w = Workspaces::new(Path::new("/r/proj"), None, "20260101-000000-abc123");
-        assert_eq!(w.dir, Path::new("/r/proj/../proj.supervisor/20260101-000000-abc123"));
+        assert_eq!(
+            w.dir,
+            Path::new("/r/proj/../proj.supervisor/20260101-000000-abc123")
+        );
         assert_eq!(
             w.integration_branch(),
             "supervisor/20260101-000000-abc123/integration"
