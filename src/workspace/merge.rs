@@ -141,3 +141,106 @@ impl Workspaces {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn sh(cwd: &Path, args: &[&str]) -> String {
+        git_ok(cwd, "test git", args).expect("git succeeds")
+    }
+
+    fn commit(cwd: &Path, file: &str, text: &str, message: &str) {
+        std::fs::write(cwd.join(file), text).expect("write");
+        sh(cwd, &["add", "-A"]);
+        sh(cwd, &["commit", "-qm", message]);
+    }
+
+    /// A repository with one commit and the run's integration branch.
+    fn repo() -> (tempfile::TempDir, Workspaces) {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let repo = tmp.path().join("repo");
+        std::fs::create_dir(&repo).expect("mkdir");
+        sh(&repo, &["init", "-q", "-b", "main"]);
+        sh(&repo, &["config", "user.name", "Test"]);
+        sh(&repo, &["config", "user.email", "test@example.com"]);
+        sh(&repo, &["config", "commit.gpgsign", "false"]);
+        commit(&repo, "greeting.txt", "hello\n", "base");
+        let ws = Workspaces::new(&repo, Some("../wt"), "run-1");
+        let head = sh(&repo, &["rev-parse", "HEAD"]);
+        ws.start(&head).expect("integration branch");
+        (tmp, ws)
+    }
+
+    #[test]
+    fn a_clean_merge_lands_once_with_trailers_and_the_user_branch_stays() {
+        let (_tmp, ws) = repo();
+        let head = sh(&ws.repo, &["rev-parse", "HEAD"]);
+        let wt = ws.ensure_unit("a unit", &head).expect("worktree");
+        assert_eq!(
+            sh(&wt, &["branch", "--show-current"]),
+            ws.unit_branch("a unit")
+        );
+        commit(&wt, "a.txt", "a\n", "a: work");
+        let Merge::Merged { commit } = ws.integrate("a unit", "1").expect("merge") else {
+            panic!("expected a merge commit");
+        };
+        assert_eq!(ws.integration_tip().as_deref(), Some(commit.as_str()));
+        let message = sh(&ws.repo, &["log", "-1", "--format=%B", &commit]);
+        assert!(message.contains("Supervisor-Unit: a unit"), "{message}");
+        assert!(message.contains("Supervisor-Sprint: a unit/1"), "{message}");
+        let parents = sh(&ws.repo, &["rev-list", "--parents", "-n1", &commit]);
+        assert_eq!(parents.split(' ').count(), 3, "a merge commit: {parents}");
+        // Again (a resumed run): nothing new.
+        assert_eq!(
+            ws.integrate("a unit", "1").expect("merge"),
+            Merge::Already { tip: commit }
+        );
+        assert_eq!(sh(&ws.repo, &["rev-parse", "HEAD"]), head);
+        assert!(!ws.repo.join("a.txt").exists());
+    }
+
+    #[test]
+    fn a_conflict_writes_nothing_and_waits_in_the_unit_worktree() {
+        let (_tmp, ws) = repo();
+        let head = sh(&ws.repo, &["rev-parse", "HEAD"]);
+        let one = ws.ensure_unit("one", &head).expect("worktree");
+        let two = ws.ensure_unit("two", &head).expect("worktree");
+        commit(&one, "greeting.txt", "bonjour\n", "one: greet");
+        commit(&two, "greeting.txt", "hallo\n", "two: greet");
+        assert!(matches!(ws.integrate("one", "1"), Ok(Merge::Merged { .. })));
+        let tip = ws.integration_tip();
+        let conflict = ws.integrate("two", "1").expect("preflight");
+        let Merge::Conflict { files, theirs } = &conflict else {
+            panic!("expected a conflict: {conflict:?}");
+        };
+        assert_eq!(files, &["greeting.txt"]);
+        assert!(
+            theirs.iter().any(|c| c.ends_with("one: greet")),
+            "{theirs:?}"
+        );
+        assert_eq!(ws.integration_tip(), tip, "nothing merged");
+        // The integration branch is merged into two's worktree, conflicted.
+        let merging = git(&two, &["rev-parse", "-q", "--verify", "MERGE_HEAD"]).expect("git");
+        assert_eq!(merging.code, 0, "a merge in progress");
+        assert!(std::fs::read_to_string(two.join("greeting.txt"))
+            .expect("file")
+            .contains("<<<<<<<"));
+        let note = conflict.retry_note(&ws.integration_branch());
+        assert!(
+            note.contains("- greeting.txt") && note.contains("one: greet"),
+            "{note}"
+        );
+        // Resolved and committed, it merges cleanly.
+        commit(&two, "greeting.txt", "bonjour hallo\n", "two: resolve");
+        let Merge::Merged { commit } = ws.integrate("two", "1").expect("merge") else {
+            panic!("expected a merge");
+        };
+        assert_eq!(
+            sh(&ws.repo, &["show", &format!("{commit}:greeting.txt")]),
+            "bonjour hallo"
+        );
+    }
+}
