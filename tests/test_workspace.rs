@@ -246,3 +246,88 @@ result complete
 fn encoded(unit: &str) -> String {
     git_supervisor::dispatch::runtime_name::component(unit)
 }
+
+/// Live processes whose command line mentions `needle`.
+fn processes_mentioning(needle: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+        .filter(|c| c.contains(needle) && c.contains("agent-run"))
+        .count()
+}
+
+/// A crash at every write boundary of a worktree run (the merge queue's
+/// included), then `resume`: each sprint is merged into the integration
+/// branch exactly once.
+#[test]
+fn a_crash_at_any_boundary_then_resume_merges_each_sprint_once() {
+    let s = scripts(&[(
+        "default.txt",
+        "write ${SUPERVISOR_UNIT}.txt ok\ncommit-all ${SUPERVISOR_UNIT}: work\nresult complete\n",
+    )]);
+    let mut boundary = 1;
+    loop {
+        assert!(
+            boundary < 80,
+            "the run has fewer write boundaries than this"
+        );
+        let repo = fixture_repo("workspace");
+        let dir = repo.path();
+        let _cleanup = beside(dir);
+        let counter = dir.join(".git/fault-counter");
+        let n = boundary.to_string();
+        let crashed = crate::common::command(crate::common::bin(), dir)
+            .args(["start", "--wait"])
+            .env("FAKE_AGENT_SCRIPT", s.path())
+            .env("GIT_SUPERVISOR_FAULT_AT", &n)
+            .env("GIT_SUPERVISOR_FAULT_COUNTER", &counter)
+            .output()
+            .expect("start");
+        let since = std::time::Instant::now();
+        while processes_mentioning(&dir.display().to_string()) > 0 {
+            assert!(since.elapsed().as_secs() < 30, "surviving wrappers end");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let reached: u64 = std::fs::read_to_string(&counter)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0);
+        if reached < boundary && crashed.status.success() {
+            assert!(boundary > 5, "a run has several write boundaries");
+            break;
+        }
+        let out = crate::common::run(dir, &["status", "--format", "json"]);
+        let st: serde_json::Value = serde_json::from_str(&out.stdout).expect("status");
+        let verb = if st["overall"] == "not_started" {
+            "start"
+        } else {
+            "resume"
+        };
+        let env = [("FAKE_AGENT_SCRIPT", s.path())];
+        let out = sv(dir, &env, &[verb, "--wait"]);
+        assert_eq!(
+            out.status, 0,
+            "boundary {boundary}: {}\n{}",
+            out.stdout, out.stderr
+        );
+        let branch = integration(dir);
+        let merged = git(
+            dir,
+            &[
+                "log",
+                "--merges",
+                "--format=%(trailers:key=Supervisor-Unit,valueonly)",
+                &branch,
+            ],
+        );
+        let mut units: Vec<&str> = merged.lines().filter(|l| !l.is_empty()).collect();
+        units.sort_unstable();
+        assert_eq!(units, ["french", "german"], "boundary {boundary}: {merged}");
+        for f in ["french.txt", "german.txt"] {
+            assert_eq!(git(dir, &["show", &format!("{branch}:{f}")]), "ok\n");
+        }
+        boundary += 1;
+    }
+}

@@ -772,8 +772,14 @@ impl Engine {
     /// The first agent report that changes state, in plan order.
     fn next_agent_event(&self, tip: &Tip) -> Result<Option<EventKind>, EngineError> {
         let state = &tip.state;
-        let (_, config) = self.snapshot(tip)?;
-        let worktrees = self.workspaces(state, &config).is_some();
+        // The worktree layout, when the run has one (a snapshot that does
+        // not parse is reported where the plan is needed, not here).
+        let worktree_config = self
+            .snapshot(tip)
+            .ok()
+            .map(|(_, c)| c)
+            .filter(|c| self.workspaces(state, c).is_some());
+        let worktrees = worktree_config.is_some();
         for u in &state.units {
             let Some(sp) = u.active_sprint() else {
                 continue;
@@ -850,7 +856,10 @@ impl Engine {
                 else {
                     continue;
                 };
-                let root = self.unit_root(state, &config, &u.name);
+                let root = match &worktree_config {
+                    Some(c) => self.unit_root(state, c, &u.name),
+                    None => self.project_root(state),
+                };
                 let killed = if gone {
                     Some("the agent's wrapper is gone without a report")
                 } else {
