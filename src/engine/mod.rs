@@ -634,9 +634,18 @@ impl Engine {
     /// from the registry in the state.
     fn needs_changed(&self, tip: &Tip) -> Option<EventKind> {
         let state = &tip.state;
-        let root = self.project_root(state);
+        // With worktrees a unit's progress file is in its own worktree.
+        let worktree_config = self
+            .snapshot(tip)
+            .ok()
+            .map(|(_, c)| c)
+            .filter(|c| self.workspaces(state, c).is_some());
         let mut needs = Vec::new();
         for u in &state.units {
+            let root = match &worktree_config {
+                Some(c) => self.unit_root(state, c, &u.name),
+                None => self.project_root(state),
+            };
             if let Ok(text) = std::fs::read_to_string(root.join(verify::progress_file(&u.dir))) {
                 needs.extend(verify::cross_unit_needs(&text).into_iter().map(|text| {
                     crate::machine::Need {
