@@ -14,3 +14,4 @@ pub mod machine;
 pub mod plan;
 pub mod report;
 pub mod store;
+pub mod workspace;

@@ -34,6 +34,7 @@ mod test_ritual;
 mod test_run;
 mod test_store;
 mod test_waits;
+mod test_workspace;
 
 /// A test file that is not listed above would silently never run.
 #[test]

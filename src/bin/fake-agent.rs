@@ -16,7 +16,9 @@
 //!                       $SUPERVISOR_UNIT/$SUPERVISOR_SPRINT` when set)
 //!   result STATUS [SUMMARY]  write `status`/`summary` TOML to
 //!                       $SUPERVISOR_RESULT_FILE
+//!   commit-all SUBJECT  the same for the whole tree (concludes a merge)
 //!   save-prompt PATH    copy stdin (the prompt) to PATH
+//!   save-status PATH    write `git status --porcelain` of the workdir to PATH
 //!   print TEXT / eprint TEXT
 //!   sleep MILLISECONDS / hang / exit CODE
 //!
@@ -179,7 +181,7 @@ fn run() -> Result<u8, String> {
                 writeln!(f, "{text}").map_err(|e| e.to_string())?;
             }
             "trailer" => trailers.push(rest),
-            "commit" => {
+            "commit" | "commit-all" => {
                 let mut message = format!("{rest}\n\n");
                 let (unit, sprint) = (env("SUPERVISOR_UNIT"), env("SUPERVISOR_SPRINT"));
                 if !unit.is_empty() && !trailers.iter().any(|t| t.starts_with("Supervisor-Sprint:"))
@@ -188,18 +190,25 @@ fn run() -> Result<u8, String> {
                 }
                 message.push_str(&trailers.join("\n"));
                 trailers.clear();
-                let dir = env("SUPERVISOR_UNIT_DIR");
-                let scope = if dir.is_empty() { ".".to_string() } else { dir };
-                git(&["add", "-A", "--", &scope])?;
-                git(&[
-                    "commit",
-                    "-q",
-                    "--allow-empty",
-                    "-m",
-                    message.trim_end(),
-                    "--",
-                    &scope,
-                ])?;
+                if cmd == "commit-all" {
+                    // The whole tree and no pathspec, so it can conclude a
+                    // merge in progress.
+                    git(&["add", "-A"])?;
+                    git(&["commit", "-q", "--allow-empty", "-m", message.trim_end()])?;
+                } else {
+                    let dir = env("SUPERVISOR_UNIT_DIR");
+                    let scope = if dir.is_empty() { ".".to_string() } else { dir };
+                    git(&["add", "-A", "--", &scope])?;
+                    git(&[
+                        "commit",
+                        "-q",
+                        "--allow-empty",
+                        "-m",
+                        message.trim_end(),
+                        "--",
+                        &scope,
+                    ])?;
+                }
             }
             "result" => {
                 let (status, summary) = rest.split_once(' ').unwrap_or((rest.as_str(), ""));
@@ -209,6 +218,14 @@ fn run() -> Result<u8, String> {
                 }
                 let toml = format!("status = {status:?}\nsummary = {summary:?}\n");
                 std::fs::write(&path, toml).map_err(|e| format!("cannot write {path}: {e}"))?;
+            }
+            "save-status" => {
+                let out = Command::new("git")
+                    .args(["status", "--porcelain", "--untracked-files=all"])
+                    .output()
+                    .map_err(|e| format!("cannot run git: {e}"))?;
+                std::fs::write(&rest, &out.stdout)
+                    .map_err(|e| format!("cannot write {rest}: {e}"))?;
             }
             "save-prompt" => {
                 let mut prompt = String::new();

@@ -14,6 +14,7 @@ use clap::ValueEnum;
 pub mod agent_run;
 pub mod analyze;
 pub mod breakdown;
+pub mod clean;
 pub mod command_changes;
 pub mod confirm;
 pub mod demo;
@@ -23,6 +24,7 @@ pub mod evaluate;
 pub mod hooks;
 pub mod init;
 pub mod killall;
+pub mod land;
 pub mod live;
 pub mod log;
 pub mod name_feature;
@@ -102,6 +104,10 @@ pub enum Command {
     NameFeature(name_feature::NameFeatureArgs),
     /// Show where every work unit and sprint stands (writes nothing)
     Status(status::StatusArgs),
+    /// Fast-forward the branch the run started on to its integration branch
+    Land(land::LandArgs),
+    /// Remove the worktrees a finished run left (not with uncommitted work)
+    Clean(clean::CleanArgs),
     /// Show the transition history, newest first
     Log(log::LogArgs),
     /// Add an entry to the run's decisions log
@@ -208,6 +214,8 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
         Command::Prioritize(args) => prioritize::cmd_prioritize(ctx, &args, out),
         Command::NameFeature(args) => name_feature::cmd_name_feature(ctx, &args, out),
         Command::Status(args) => status::cmd_status(ctx, &args, out),
+        Command::Land(args) => land::cmd_land(ctx, &args, out),
+        Command::Clean(args) => clean::cmd_clean(ctx, &args, out),
         Command::Log(args) => log::cmd_log(ctx, &args, out),
         Command::Note(args) => note::cmd_note(ctx, &args, out),
         Command::Report(args) => report::cmd_report(ctx, &args, out),

@@ -64,7 +64,11 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
             let before = crate::config::read_regular(&loaded.path).into_diagnostic()?;
             super::write_file(&loaded.path, &loaded.source)?;
             let message = format!("Name the plan: {name}");
-            if let Err(why) = crate::store::worktree::commit_file(&loaded.path, &message) {
+            let committed = crate::store::worktree::commit_file(&loaded.path, &message);
+            if committed.is_ok() {
+                engine.integration_follows_head(&state, &config)?;
+            }
+            if let Err(why) = committed {
                 // Leave nothing behind: the name stays in the run only.
                 super::write_file(&loaded.path, &before)?;
                 writeln!(

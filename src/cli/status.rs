@@ -11,6 +11,7 @@ use super::Context;
 use super::EXIT_OK;
 use crate::report;
 use crate::store::Store;
+use crate::workspace::Workspaces;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum StatusFormat {
@@ -183,6 +184,22 @@ fn deferred_polls(store: &Store, tip: &crate::store::Tip) -> Vec<String> {
     out
 }
 
+/// Where each unit works: its branch and worktree (or that the worktree is
+/// gone), under the integration branch.
+fn workspaces_text(ws: &Workspaces, state: &crate::machine::State) -> String {
+    let mut s = format!("Integration branch: {}\n", ws.integration_branch());
+    for (name, w) in ws.describe_all(state) {
+        s.push_str(&format!(
+            "  {}  {}  {}{}\n",
+            crate::report::escape::visible(&name),
+            w.branch,
+            w.worktree,
+            if w.present { "" } else { " (removed)" }
+        ));
+    }
+    s
+}
+
 pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miette::Result<u8> {
     let store = Store::open(&ctx.cwd)?;
     if args.watch {
@@ -203,6 +220,10 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
             let mut v = report::status::json(state);
             if let Some(t) = &tip {
                 v.waiting.extend(deferred_polls(&store, t));
+            }
+            if let Some(ws) = tip.as_ref().and_then(|t| Workspaces::of_run(&store, t)) {
+                v.integration_branch = Some(ws.integration_branch());
+                v.workspaces = ws.describe_all(&tip.as_ref().expect("a run").state);
             }
             v.plan_drift = drift.is_some();
             v.config_drift = config_drift.is_some();
@@ -227,6 +248,9 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                     // Unit names and exit criteria are the plan's free text.
                     let line = report::escape::visible(&line);
                     writeln!(out, "{line}").map_err(super::io_err)?;
+                }
+                if let Some(ws) = Workspaces::of_run(&store, t) {
+                    write!(out, "{}", workspaces_text(&ws, &t.state)).map_err(super::io_err)?;
                 }
             }
             if let Some(diff) = &drift {

@@ -38,6 +38,16 @@ pub struct Config {
     pub build: BuildConfig,
     pub models: ModelsConfig,
     pub hooks: HooksConfig,
+    pub workspace: WorkspaceConfig,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkspaceConfig {
+    /// Where the units' linked worktrees live (relative to the repository's
+    /// working tree); default `<repo>/../<repo-dir-name>.supervisor/`, out of
+    /// sight of tools that scan the project.
+    pub dir: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
@@ -96,6 +106,9 @@ pub enum Workspace {
     /// Agents work in the main worktree.
     #[default]
     Shared,
+    /// Each unit works in its own linked worktree and branch; sprints enter
+    /// an integration branch through a merge queue (see `workspace`).
+    Worktree,
 }
 
 #[derive(Debug, Clone, Deserialize)]

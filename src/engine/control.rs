@@ -209,15 +209,16 @@ impl Engine {
         // Agents that finished just now are judged normally first.
         self.tick_locked()?;
         let mut ended = Ended::default();
-        let state = self.store.tip()?.ok_or(EngineError::NoRun)?.state;
-        let root = self.project_root(&state);
+        let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
+        let config = self.snapshot(&tip)?.1;
+        let state = tip.state;
         for u in state
             .units
             .iter()
             .filter(|u| u.state == UnitStatus::Stopping && u.active_sprint().is_some())
         {
             self.terminate(&state, &u.name, grace, &mut ended);
-            let uncommitted = verify::uncommitted(&root, u);
+            let uncommitted = verify::uncommitted(&self.unit_root(&state, &config, &u.name), u);
             match self.publish(EventKind::ForceStop {
                 unit: u.name.clone(),
                 uncommitted,
@@ -277,7 +278,6 @@ impl Engine {
         let state = tip.state.clone();
         let (plan, config) = self.snapshot(tip)?;
         let grace = config.agent.kill_grace;
-        let root = self.project_root(&state);
         let active: Vec<String> = state
             .units
             .iter()
@@ -291,6 +291,7 @@ impl Engine {
         for unit in &active {
             let u = state.unit(unit).expect("listed from the state");
             let sp = u.active_sprint().expect("listed as active");
+            let root = self.unit_root(&state, &config, unit);
             let sprint = plan
                 .unit(unit)
                 .and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id));

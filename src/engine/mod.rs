@@ -45,6 +45,8 @@ use crate::store::StoreError;
 use crate::store::Tip;
 use crate::store::Update;
 use crate::store::UpdateError;
+use crate::workspace::Merge;
+use crate::workspace::Workspaces;
 
 /// How long the dispatching tick waits for a new wrapper to take its lock.
 const WRAPPER_STARTUP: Duration = Duration::from_secs(10);
@@ -82,6 +84,9 @@ pub enum EngineError {
     #[error("the run's plan snapshot no longer parses: {0}")]
     #[diagnostic(code(run::snapshot))]
     Snapshot(String),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Workspace(#[from] crate::workspace::WorkspaceError),
     #[error("{what}: {source}")]
     #[diagnostic(code(run::io))]
     Io {
@@ -206,6 +211,118 @@ impl Engine {
         } else {
             self.workdir.join(&state.root)
         }
+    }
+
+    /// The run's workspaces, when its config gives each unit a worktree.
+    pub fn workspaces(&self, state: &State, config: &Config) -> Option<Workspaces> {
+        Workspaces::for_run(&self.workdir, config, &state.run_id)
+    }
+
+    /// Where a unit's agent works and its sprints are judged: its worktree
+    /// (at the plan's directory inside it), or the project root when agents
+    /// share the main working tree.
+    pub fn unit_root(&self, state: &State, config: &Config, unit: &str) -> PathBuf {
+        match self.workspaces(state, config) {
+            Some(w) if state.root == "." => w.unit_path(unit),
+            Some(w) => w.unit_path(unit).join(&state.root),
+            None => self.project_root(state),
+        }
+    }
+
+    /// The plan's naming commit lands on the user's branch just after
+    /// `start`: an integration branch still at the run's base moves to it,
+    /// so that landing the run stays a fast-forward.
+    pub fn integration_follows_head(
+        &self,
+        state: &State,
+        config: &Config,
+    ) -> Result<(), EngineError> {
+        let (Some(ws), Some(base), Some(head)) = (
+            self.workspaces(state, config),
+            state.reconciled.as_deref(),
+            self.store.head_id(),
+        ) else {
+            return Ok(());
+        };
+        ws.advance(base, &head)?;
+        Ok(())
+    }
+
+    /// The file a merge conflict's description waits in for the unit's
+    /// retry prompt.
+    fn conflict_note(&self, state: &State, unit: &str) -> PathBuf {
+        self.runtime("workspaces").join(&state.run_id).join(format!(
+            "{}.conflict.md",
+            dispatch::runtime_name::component(unit)
+        ))
+    }
+
+    /// A sprint that passed verification enters the integration branch
+    /// through the merge queue: one merge at a time (this tick holds the
+    /// engine lock; the build lock keeps a phase build from seeing the
+    /// branch move). A conflict turns the verdict into a failure. `None`:
+    /// the build lock stayed busy, so the verdict waits for a later tick.
+    fn through_queue(
+        &self,
+        tip: &Tip,
+        unit: &str,
+        sprint: &SprintId,
+        outcome: machine::Outcome,
+        evidence: String,
+    ) -> Result<Option<(machine::Outcome, String)>, EngineError> {
+        let (_, config) = self.snapshot(tip)?;
+        let Some(ws) = self.workspaces(&tip.state, &config) else {
+            return Ok(Some((outcome, evidence)));
+        };
+        if outcome != machine::Outcome::Completed {
+            return Ok(Some((outcome, evidence)));
+        }
+        let integration = ws.integration_branch();
+        let merged =
+            crate::gate::lock::with_lock(&self.runtime("build.lock"), config.build.timeout, || {
+                ws.integrate(unit, &sprint.to_string())
+            })
+            .map_err(io("cannot take the build lock"))?;
+        let Some(merged) = merged else {
+            return Ok(None);
+        };
+        let note = self.conflict_note(&tip.state, unit);
+        Ok(Some(match merged? {
+            Merge::Already { tip } => {
+                let _ = std::fs::remove_file(&note);
+                (
+                    outcome,
+                    format!("{evidence} Already on `{integration}` ({}).", short(&tip)),
+                )
+            }
+            Merge::Merged { commit } => {
+                let _ = std::fs::remove_file(&note);
+                (
+                    outcome,
+                    format!(
+                        "{evidence} Merged into `{integration}` as {}.",
+                        short(&commit)
+                    ),
+                )
+            }
+            conflict @ Merge::Conflict { .. } => {
+                let text = conflict.retry_note(&integration);
+                if let Some(dir) = note.parent() {
+                    let _ = std::fs::create_dir_all(dir);
+                }
+                std::fs::write(&note, &text).map_err(io("cannot record the merge conflict"))?;
+                let Merge::Conflict { files, .. } = &conflict else {
+                    unreachable!()
+                };
+                (
+                    machine::Outcome::Failure,
+                    format!(
+                        "The sprint's work passed verification but conflicts with `{integration}` in {}; the unit's branch now has the integration branch merged in, conflicts to resolve.",
+                        files.join(", ")
+                    ),
+                )
+            }
+        }))
     }
 
     /// The plan and config the run was started with.
@@ -341,11 +458,18 @@ impl Engine {
                 checkpoints: Vec::new(),
             }))
         });
-        match published {
-            Ok(p) => Ok(p.steps.last().map(|s| s.state.clone()).unwrap_or(state)),
-            Err(UpdateError::Store(e)) => Err(e.into()),
-            Err(UpdateError::Decide(e)) => Err(e),
+        let state = match published {
+            Ok(p) => p.steps.last().map(|s| s.state.clone()).unwrap_or(state),
+            Err(UpdateError::Store(e)) => return Err(e.into()),
+            Err(UpdateError::Decide(e)) => return Err(e),
+        };
+        // The integration branch starts where `start` ran; the user's branch
+        // and tree stay where they are.
+        if let (Some(ws), Some(base)) = (self.workspaces(&state, config), &state.reconciled) {
+            ws.start(base)?;
+            ws.record_start_branch(&self.store.runtime_dir())?;
         }
+        Ok(state)
     }
 
     /// Apply an edited plan to the run (design: the only way plan edits take
@@ -510,9 +634,18 @@ impl Engine {
     /// from the registry in the state.
     fn needs_changed(&self, tip: &Tip) -> Option<EventKind> {
         let state = &tip.state;
-        let root = self.project_root(state);
+        // With worktrees a unit's progress file is in its own worktree.
+        let worktree_config = self
+            .snapshot(tip)
+            .ok()
+            .map(|(_, c)| c)
+            .filter(|c| self.workspaces(state, c).is_some());
         let mut needs = Vec::new();
         for u in &state.units {
+            let root = match &worktree_config {
+                Some(c) => self.unit_root(state, c, &u.name),
+                None => self.project_root(state),
+            };
             if let Ok(text) = std::fs::read_to_string(root.join(verify::progress_file(&u.dir))) {
                 needs.extend(verify::cross_unit_needs(&text).into_iter().map(|text| {
                     crate::machine::Need {
@@ -648,6 +781,14 @@ impl Engine {
     /// The first agent report that changes state, in plan order.
     fn next_agent_event(&self, tip: &Tip) -> Result<Option<EventKind>, EngineError> {
         let state = &tip.state;
+        // The worktree layout, when the run has one (a snapshot that does
+        // not parse is reported where the plan is needed, not here).
+        let worktree_config = self
+            .snapshot(tip)
+            .ok()
+            .map(|(_, c)| c)
+            .filter(|c| self.workspaces(state, c).is_some());
+        let worktrees = worktree_config.is_some();
         for u in &state.units {
             let Some(sp) = u.active_sprint() else {
                 continue;
@@ -672,7 +813,9 @@ impl Engine {
             // `Supervisor-Status: complete`): a post-commit hook's tick
             // verifies it then, without waiting for the process to exit.
             let base = sp.agent.as_ref().and_then(|a| a.base_commit.as_deref());
-            if !report.finished && !gone && sp.state == SprintStatus::Running {
+            // With worktrees a sprint is judged once its agent is done: its
+            // merge may leave conflicts in the tree the agent works in.
+            if !report.finished && !gone && sp.state == SprintStatus::Running && !worktrees {
                 let head = self.store.head_id();
                 if let (Some(base), Some(head)) = (base, head) {
                     if head != base {
@@ -722,7 +865,10 @@ impl Engine {
                 else {
                     continue;
                 };
-                let root = self.project_root(state);
+                let root = match &worktree_config {
+                    Some(c) => self.unit_root(state, c, &u.name),
+                    None => self.project_root(state),
+                };
                 let killed = if gone {
                     Some("the agent's wrapper is gone without a report")
                 } else {
@@ -752,6 +898,11 @@ impl Engine {
                         ),
                     ),
                     other => (other, verdict.evidence),
+                };
+                let Some((outcome, evidence)) =
+                    self.through_queue(tip, &u.name, &sp.id, outcome, evidence)?
+                else {
+                    continue;
                 };
                 return Ok(Some(EventKind::Verdict {
                     unit: u.name.clone(),
@@ -848,7 +999,19 @@ impl Engine {
         let dispatch_no = sp.dispatches + 1;
         let paths = self.agent_paths(unit_name, &sp.id, dispatch_no);
         let previous = self.agent_paths(unit_name, &sp.id, sp.dispatches);
-        let root = self.project_root(state);
+        let workspaces = self.workspaces(state, &config);
+        let root = match &workspaces {
+            Some(ws) => {
+                let base = state
+                    .reconciled
+                    .clone()
+                    .or_else(|| self.store.head_id())
+                    .unwrap_or_else(|| "HEAD".into());
+                ws.ensure_unit(unit_name, &base)?;
+                self.unit_root(state, &config, unit_name)
+            }
+            None => self.project_root(state),
+        };
         let next_attempt = match sp.state {
             SprintStatus::Backoff => sp.attempt + 1,
             SprintStatus::Partial => sp.attempt,
@@ -888,7 +1051,9 @@ impl Engine {
             _ => template,
         };
         let previous_output = if sp.state == SprintStatus::Backoff {
-            dispatch::tail(&previous.log, 20)
+            let conflict =
+                std::fs::read_to_string(self.conflict_note(state, unit_name)).unwrap_or_default();
+            format!("{conflict}{}", dispatch::tail(&previous.log, 20))
         } else {
             String::new()
         };
@@ -953,7 +1118,11 @@ impl Engine {
             .map_err(io("cannot write the agent report"))?;
 
         let clock = self.store.clock();
-        let base_commit = self.store.head_id().or_else(|| verify::head(&root));
+        let base_commit = if workspaces.is_some() {
+            verify::head(&root)
+        } else {
+            self.store.head_id().or_else(|| verify::head(&root))
+        };
         let log_rel = paths
             .log
             .strip_prefix(self.store.runtime_dir().parent().unwrap_or(Path::new("/")))

@@ -41,6 +41,12 @@ pub struct StatusJson<'a> {
     pub config_drift: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config_diff: Option<String>,
+    /// With `workspace = "worktree"`: the run's integration branch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub integration_branch: Option<String>,
+    /// With `workspace = "worktree"`: each unit's worktree and branch.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub workspaces: std::collections::BTreeMap<String, crate::workspace::UnitWorkspace>,
 }
 
 #[derive(Debug, Serialize)]
@@ -276,6 +282,8 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             plan_diff: None,
             config_drift: false,
             config_diff: None,
+            integration_branch: None,
+            workspaces: Default::default(),
         };
     };
     StatusJson {
@@ -338,6 +346,8 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
         plan_diff: None,
         config_drift: false,
         config_diff: None,
+        integration_branch: None,
+        workspaces: Default::default(),
     }
 }
 

@@ -1,0 +1,108 @@
+//! `git supervisor land`: bring a COMPLETED run's integration branch onto
+//! the branch `start` ran on, as a fast-forward only.
+
+use std::io::Write;
+
+use clap::Args;
+use miette::IntoDiagnostic;
+
+use super::Context;
+use super::Format;
+use crate::machine::Overall;
+use crate::store::Store;
+use crate::workspace::LandRefused;
+use crate::workspace::Workspaces;
+
+#[derive(Debug, Args)]
+pub struct LandArgs {
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+pub fn cmd_land(ctx: &Context, args: &LandArgs, out: &mut dyn Write) -> miette::Result<u8> {
+    let store = Store::open(&ctx.cwd)?;
+    let tip = store.tip()?.ok_or_else(|| {
+        miette::miette!(
+            code = "land::no_run",
+            help = "start one with `git supervisor start`",
+            "there is no run in this repository"
+        )
+    })?;
+    let ws = Workspaces::of_run(&store, &tip).ok_or_else(|| {
+        miette::miette!(
+            code = "land::shared",
+            help = "agents worked in this working tree: their commits are already on its branch",
+            "the run did not use worktrees (`[run] workspace = \"worktree\"`)"
+        )
+    })?;
+    let overall = tip.state.overall();
+    if overall != Overall::Completed {
+        return Err(miette::miette!(
+            code = "land::unfinished",
+            help = format!(
+                "`git supervisor status` shows what is left; `{}` lands what is integrated so far by hand",
+                ws.land_by_hand()
+            ),
+            "the run is {}, not COMPLETED",
+            overall.as_str()
+        ));
+    }
+    let runtime = store.runtime_dir();
+    let branch = ws.start_branch(&runtime).ok_or_else(|| {
+        miette::miette!(
+            code = "land::no_branch",
+            help = format!(
+                "check out the branch to land on, then run `{}`",
+                ws.land_by_hand()
+            ),
+            "the run started on a detached HEAD"
+        )
+    })?;
+    let by_hand = ws.land_by_hand();
+    match ws.land(&branch)? {
+        Ok(landed) => {
+            match args.format {
+                Format::Json => {
+                    serde_json::to_writer_pretty(&mut *out, &landed).into_diagnostic()?;
+                    writeln!(out).map_err(super::io_err)?;
+                }
+                Format::Text => writeln!(
+                    out,
+                    "Landed {} on {}: {}..{} (fast-forward).",
+                    landed.integration,
+                    landed.branch,
+                    short(&landed.from),
+                    short(&landed.to)
+                )
+                .map_err(super::io_err)?,
+            }
+            Ok(super::EXIT_OK)
+        }
+        Err(LandRefused::Dirty(files)) => Err(miette::miette!(
+            code = "land::dirty",
+            help = format!(
+                "commit or stash them and run `git supervisor land` again; by hand:\n{by_hand}"
+            ),
+            "the working tree has uncommitted changes: {}",
+            files.join(", ")
+        )),
+        Err(LandRefused::NotOnBranch { branch, head }) => Err(miette::miette!(
+            code = "land::other_branch",
+            help = format!(
+                "`git checkout {}` first, or land by hand:\n{by_hand}",
+                branch.trim_start_matches("refs/heads/")
+            ),
+            "the run started on {branch}, but HEAD is {head}"
+        )),
+        Err(LandRefused::NotFastForward) => Err(miette::miette!(
+            code = "land::not_ff",
+            help = format!("merge it by hand:\ngit merge {}", ws.integration_branch()),
+            "{} has moved since the run started: landing would not be a fast-forward",
+            branch.trim_start_matches("refs/heads/")
+        )),
+    }
+}
+
+fn short(id: &str) -> &str {
+    id.get(..12).unwrap_or(id)
+}

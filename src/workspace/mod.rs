@@ -1,0 +1,320 @@
+//! Workspaces (`[run] workspace = "worktree"`): one linked worktree and
+//! branch per unit, an integration branch per run, and the merge queue that
+//! brings each verified sprint into it.
+//!
+//! Names: the integration branch is `supervisor/<run>/integration`, a unit's
+//! branch `supervisor/<run>/units/<unit>` and its worktree
+//! `<dir>/<run>/<unit>`, where `<unit>` is `dispatch::runtime_name`'s safe
+//! encoding of the unit's name and `<dir>` is `[workspace] dir` (default
+//! `<repo>/../<repo-dir-name>.supervisor/`). Everything goes through the
+//! `git` CLI (worktrees and `merge-tree` are beyond gix): merges are decided
+//! by `git merge-tree --write-tree` without touching any working tree, and
+//! land on the integration branch by a compare-and-swap `update-ref`, so the
+//! user's branch and working tree are never moved by a run.
+
+pub mod finish;
+pub mod merge;
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::Command;
+use std::process::Stdio;
+
+use crate::config::Config;
+use crate::dispatch::runtime_name;
+
+pub use finish::LandRefused;
+pub use finish::Landed;
+pub use merge::Merge;
+
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("{what}: {detail}")]
+#[diagnostic(code(workspace::git))]
+pub struct WorkspaceError {
+    pub what: String,
+    pub detail: String,
+}
+
+/// The result of one `git` run: exit code and both streams.
+pub(crate) struct Ran {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Run `git` in `cwd`, marked internal so the supervisor's own hooks stay
+/// out of what it does itself.
+pub(crate) fn git(cwd: &Path, args: &[&str]) -> Result<Ran, WorkspaceError> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(cwd)
+        .env("GIT_SUPERVISOR_INTERNAL", "1")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| WorkspaceError {
+            what: "cannot run git".into(),
+            detail: e.to_string(),
+        })?;
+    Ok(Ran {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
+}
+
+/// `git` that must succeed; its trimmed stdout.
+pub(crate) fn git_ok(cwd: &Path, what: &str, args: &[&str]) -> Result<String, WorkspaceError> {
+    let r = git(cwd, args)?;
+    if r.code != 0 {
+        return Err(WorkspaceError {
+            what: what.into(),
+            detail: format!("git {}: {}", args.join(" "), r.stderr.trim()),
+        });
+    }
+    Ok(r.stdout.trim().to_string())
+}
+
+/// The workspaces of one run.
+#[derive(Debug, Clone)]
+pub struct Workspaces {
+    /// The repository's main working tree (where `start` ran).
+    pub repo: PathBuf,
+    /// Where the run's worktrees live: `<dir>/<run>`.
+    pub dir: PathBuf,
+    pub run: String,
+}
+
+/// Where a unit works, for `status`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct UnitWorkspace {
+    pub worktree: String,
+    pub branch: String,
+    /// The worktree exists on disk.
+    pub present: bool,
+}
+
+impl Workspaces {
+    /// The workspaces of the run at `tip`, read from its config snapshot and
+    /// the working tree it was started in (readers: `status`, `land`,
+    /// `clean`).
+    pub fn of_run(store: &crate::store::Store, tip: &crate::store::Tip) -> Option<Workspaces> {
+        let snap = store.snapshot_at(tip.id).ok()?;
+        let config = Config::parse(&snap.config, "the run's .workflow/config.toml").ok()?;
+        let recorded =
+            std::fs::read_to_string(store.runtime_dir().join(crate::engine::RUN_WORKDIR_FILE))
+                .ok()
+                .map(|t| PathBuf::from(t.trim_end_matches('\n')));
+        let repo = recorded.or_else(|| store.workdir().map(Path::to_path_buf))?;
+        Workspaces::for_run(&repo, &config, &tip.state.run_id)
+    }
+
+    /// Each unit's worktree and branch, by unit name.
+    pub fn describe_all(
+        &self,
+        state: &crate::machine::State,
+    ) -> std::collections::BTreeMap<String, UnitWorkspace> {
+        state
+            .units
+            .iter()
+            .map(|u| (u.name.clone(), self.describe(&u.name)))
+            .collect()
+    }
+
+    /// The workspaces of run `run` of the repository at `repo`, when its
+    /// config asks for worktrees.
+    pub fn for_run(repo: &Path, config: &Config, run: &str) -> Option<Workspaces> {
+        (config.run.workspace == crate::config::Workspace::Worktree)
+            .then(|| Workspaces::new(repo, config.workspace.dir.as_deref(), run))
+    }
+
+    pub fn new(repo: &Path, dir: Option<&str>, run: &str) -> Workspaces {
+        let base = match dir {
+            Some(d) if Path::new(d).is_absolute() => PathBuf::from(d),
+            Some(d) => repo.join(d),
+            None => {
+                let name = repo
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "repo".into());
+                repo.join("..").join(format!("{name}.supervisor"))
+            }
+        };
+        Workspaces {
+            repo: repo.to_path_buf(),
+            dir: base.join(run),
+            run: run.to_string(),
+        }
+    }
+
+    pub fn integration_branch(&self) -> String {
+        format!("supervisor/{}/integration", self.run)
+    }
+
+    pub fn unit_branch(&self, unit: &str) -> String {
+        format!(
+            "supervisor/{}/units/{}",
+            self.run,
+            runtime_name::component(unit)
+        )
+    }
+
+    pub fn unit_path(&self, unit: &str) -> PathBuf {
+        self.dir.join(runtime_name::component(unit))
+    }
+
+    pub fn describe(&self, unit: &str) -> UnitWorkspace {
+        let path = self.unit_path(unit);
+        UnitWorkspace {
+            worktree: path.display().to_string(),
+            branch: self.unit_branch(unit),
+            present: path.join(".git").exists(),
+        }
+    }
+
+    fn rev(&self, name: &str) -> Option<String> {
+        git(
+            &self.repo,
+            &["rev-parse", "--verify", "-q", &format!("{name}^{{commit}}")],
+        )
+        .ok()
+        .filter(|r| r.code == 0)
+        .map(|r| r.stdout.trim().to_string())
+    }
+
+    /// The integration branch's tip.
+    pub fn integration_tip(&self) -> Option<String> {
+        self.rev(&format!("refs/heads/{}", self.integration_branch()))
+    }
+
+    /// Create the integration branch at `base` unless it exists; the user's
+    /// branch, index and files are not touched.
+    pub fn start(&self, base: &str) -> Result<(), WorkspaceError> {
+        if self.integration_tip().is_some() {
+            return Ok(());
+        }
+        git_ok(
+            &self.repo,
+            "cannot create the integration branch",
+            &[
+                "update-ref",
+                &format!("refs/heads/{}", self.integration_branch()),
+                base,
+                "0000000000000000000000000000000000000000",
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Move the integration branch from `from` to `to` (only if it is still
+    /// at `from`: compare-and-swap).
+    pub fn advance(&self, from: &str, to: &str) -> Result<(), WorkspaceError> {
+        if self.integration_tip().as_deref() != Some(from) {
+            return Ok(());
+        }
+        git_ok(
+            &self.repo,
+            "cannot move the integration branch",
+            &[
+                "update-ref",
+                &format!("refs/heads/{}", self.integration_branch()),
+                to,
+                from,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The unit's worktree, created on first use: its branch starts at the
+    /// integration branch's tip (so it holds every dependency's merged
+    /// work), or is checked out again when it survived a removed worktree.
+    pub fn ensure_unit(&self, unit: &str, base: &str) -> Result<PathBuf, WorkspaceError> {
+        let path = self.unit_path(unit);
+        if path.join(".git").exists() {
+            return Ok(path);
+        }
+        self.start(base)?;
+        std::fs::create_dir_all(&self.dir).map_err(|e| WorkspaceError {
+            what: format!("cannot create {}", self.dir.display()),
+            detail: e.to_string(),
+        })?;
+        // A worktree deleted by hand leaves its registration behind.
+        let _ = git(&self.repo, &["worktree", "prune"]);
+        let branch = self.unit_branch(unit);
+        let p = path.display().to_string();
+        let exists = self.rev(&format!("refs/heads/{branch}")).is_some();
+        let args: Vec<&str> = if exists {
+            vec!["worktree", "add", "-q", &p, &branch]
+        } else {
+            let integration = self.integration_branch();
+            let r = git_ok(
+                &self.repo,
+                "cannot create the unit's worktree",
+                &["worktree", "add", "-q", "-b", &branch, &p, &integration],
+            );
+            return r.map(|_| path);
+        };
+        git_ok(&self.repo, "cannot create the unit's worktree", &args)?;
+        Ok(path)
+    }
+
+    /// Tracked and untracked changes in the unit's worktree (none when it
+    /// does not exist).
+    pub fn uncommitted(&self, unit: &str) -> Vec<String> {
+        let path = self.unit_path(unit);
+        if !path.join(".git").exists() {
+            return Vec::new();
+        }
+        git(&path, &["status", "--porcelain", "--untracked-files=all"])
+            .map(|r| {
+                r.stdout
+                    .lines()
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Remove the unit's worktree (its branch stays: it is history). Refused
+    /// with uncommitted work unless `force`.
+    pub fn remove(&self, unit: &str, force: bool) -> Result<bool, WorkspaceError> {
+        let path = self.unit_path(unit);
+        if !path.join(".git").exists() {
+            return Ok(false);
+        }
+        let p = path.display().to_string();
+        let mut args = vec!["worktree", "remove"];
+        if force {
+            args.push("--force");
+        }
+        args.push(&p);
+        git_ok(&self.repo, "cannot remove the worktree", &args)?;
+        let _ = std::fs::remove_dir(&self.dir);
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_stay_inside_the_run_directory_and_the_branch_namespace() {
+        let w = Workspaces::new(Path::new("/r/proj"), None, "20260101-000000-abc123");
+        assert_eq!(
+            w.dir,
+            Path::new("/r/proj/../proj.supervisor/20260101-000000-abc123")
+        );
+        assert_eq!(
+            w.integration_branch(),
+            "supervisor/20260101-000000-abc123/integration"
+        );
+        let hostile = "../../x y/..";
+        let b = w.unit_branch(hostile);
+        assert!(b.starts_with("supervisor/20260101-000000-abc123/units/"));
+        assert!(!b["supervisor/".len()..].contains(".."));
+        assert_eq!(w.unit_path(hostile).parent(), Some(w.dir.as_path()));
+        let rel = Workspaces::new(Path::new("/r/proj"), Some("wt"), "run");
+        assert_eq!(rel.dir, Path::new("/r/proj/wt/run"));
+    }
+}

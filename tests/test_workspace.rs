@@ -1,0 +1,333 @@
+//! Workspaces: a linked worktree and branch per unit, the integration
+//! branch, the merge queue and its conflicts, `land` and `clean` — real
+//! repositories, the real binary and fake agents as real processes.
+
+use std::path::Path;
+use std::path::PathBuf;
+
+use crate::common::fixture_repo;
+use crate::common::git;
+use crate::common::run_env;
+use crate::common::scripts;
+use crate::common::Output;
+
+fn sv(repo: &Path, env: &[(&str, &Path)], args: &[&str]) -> Output {
+    run_env(repo, args, env)
+}
+
+/// The run's integration branch (the one `supervisor/*/integration`).
+fn integration(repo: &Path) -> String {
+    let refs = git(
+        repo,
+        &[
+            "for-each-ref",
+            "--format=%(refname:short)",
+            "refs/heads/supervisor/",
+        ],
+    );
+    refs.lines()
+        .find(|l| l.ends_with("/integration"))
+        .unwrap_or_else(|| panic!("no integration branch among {refs:?}"))
+        .to_string()
+}
+
+/// Removes the default worktree directory beside a test repository.
+struct Beside(PathBuf);
+
+impl Drop for Beside {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn beside(repo: &Path) -> Beside {
+    let name = repo.file_name().expect("name").to_string_lossy();
+    Beside(repo.join("..").join(format!("{name}.supervisor")))
+}
+
+fn sprint_path(repo: &Path, unit: &str) -> Vec<String> {
+    let out = crate::common::run(repo, &["log", "--format", "json"]);
+    let records: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).expect("log JSON");
+    records
+        .iter()
+        .rev()
+        .filter(|r| r["unit"] == unit && r["sprint"].is_string())
+        .filter_map(|r| r["to"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Two units edit the same line of one file at once: the first merges, the
+/// second conflicts, goes BACKOFF with the conflict in its retry prompt,
+/// resolves it, and both changes end on the integration branch — while the
+/// user's branch and files stay as they were.
+#[test]
+fn a_conflict_is_a_failed_verification_and_its_retry_resolves_it() {
+    let repo = fixture_repo("workspace");
+    let dir = repo.path();
+    let _cleanup = beside(dir);
+    let saved = tempfile::tempdir().expect("tempdir");
+    let s = scripts(&[
+        (
+            "french-1-1.txt",
+            "write greeting.txt bonjour\ncommit-all french: greet\nresult complete\n",
+        ),
+        (
+            "german-1-1.txt",
+            "write greeting.txt hallo\nsleep 1200\ncommit-all german: greet\nresult complete\n",
+        ),
+        (
+            "german-1-2.txt",
+            "save-prompt ${SAVED}/retry.md\nwrite greeting.txt bonjour hallo\ncommit-all german: resolve\nresult complete\n",
+        ),
+    ]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path()), ("SAVED", saved.path())];
+    let out = sv(dir, &env, &["start", "--wait"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let german = sprint_path(dir, "german");
+    assert!(
+        german.windows(2).any(|w| w == ["RUNNING", "BACKOFF"]),
+        "german's first attempt conflicted: {german:?}"
+    );
+    assert_eq!(german.last().map(String::as_str), Some("COMPLETED"));
+    assert_eq!(
+        sprint_path(dir, "french").last().map(String::as_str),
+        Some("COMPLETED")
+    );
+    let prompt = std::fs::read_to_string(saved.path().join("retry.md")).expect("retry prompt");
+    assert!(prompt.contains("Conflicting files"), "{prompt}");
+    assert!(prompt.contains("- greeting.txt"), "{prompt}");
+    assert!(prompt.contains("french: greet"), "{prompt}");
+    let branch = integration(dir);
+    assert_eq!(
+        git(dir, &["show", &format!("{branch}:greeting.txt")]),
+        "bonjour hallo\n"
+    );
+    // One merge commit per unit, with the trailers.
+    let merges = git(
+        dir,
+        &[
+            "log",
+            "--merges",
+            "--format=%(trailers:key=Supervisor-Unit,valueonly)",
+            &branch,
+        ],
+    );
+    let mut units: Vec<&str> = merges.lines().filter(|l| !l.is_empty()).collect();
+    units.sort_unstable();
+    assert_eq!(units, ["french", "german"], "{merges}");
+    // The user's tree is untouched.
+    assert_eq!(
+        std::fs::read_to_string(dir.join("greeting.txt")).expect("file"),
+        "hello\n"
+    );
+    assert_eq!(git(dir, &["status", "--porcelain"]), "");
+}
+
+/// Several units in parallel, two sprints each: each agent sees only its own
+/// worktree (its `git status` at start is clean), all work reaches the
+/// integration branch, and the user's branch and tree do not move. Then
+/// `land` fast-forwards the user's branch and `clean` removes the worktrees.
+#[test]
+fn parallel_units_work_apart_and_all_their_work_is_integrated() {
+    let repo = fixture_repo("workspace_many");
+    let dir = repo.path();
+    let worktrees = tempfile::tempdir().expect("tempdir");
+    let mut config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
+    config.push_str(&format!(
+        "\n[workspace]\ndir = {:?}\n",
+        worktrees.path().display().to_string()
+    ));
+    std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
+    git(
+        dir,
+        &["commit", "-qam", "worktrees in a directory of their own"],
+    );
+    let statuses = tempfile::tempdir().expect("tempdir");
+    let s = scripts(&[(
+        "default.txt",
+        "save-status ${STATUSES}/${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt
+write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt first
+sleep 300
+commit ${SUPERVISOR_UNIT}: start sprint ${SUPERVISOR_SPRINT}
+append ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt second
+commit ${SUPERVISOR_UNIT}: finish sprint ${SUPERVISOR_SPRINT}
+result complete
+",
+    )]);
+    let env = [
+        ("FAKE_AGENT_SCRIPT", s.path()),
+        ("STATUSES", statuses.path()),
+    ];
+    let out = sv(dir, &env, &["start"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    // `start` may name the plan in a commit of its own; nothing after that.
+    let started = git(dir, &["rev-parse", "HEAD"]).trim().to_string();
+    let out = sv(dir, &env, &["wait"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(git(dir, &["rev-parse", "HEAD"]).trim(), started);
+    assert_eq!(git(dir, &["status", "--porcelain"]), "");
+    let units = ["alpha", "beta", "gamma", "delta"];
+    for u in units {
+        assert!(
+            !dir.join(format!("{u}-1.txt")).exists(),
+            "{u} wrote the user's tree"
+        );
+        for n in 1..=2 {
+            let seen = std::fs::read_to_string(statuses.path().join(format!("{u}-{n}.txt")))
+                .expect("each agent recorded its status");
+            assert_eq!(seen, "", "{u} sprint {n} saw uncommitted files");
+        }
+    }
+    let branch = integration(dir);
+    let tree = git(dir, &["ls-tree", "--name-only", &branch]);
+    for u in units {
+        for n in 1..=2 {
+            let f = format!("{u}-{n}.txt");
+            assert!(tree.lines().any(|l| l == f), "{f} not integrated: {tree}");
+            assert_eq!(
+                git(dir, &["show", &format!("{branch}:{f}")]),
+                "first\nsecond\n"
+            );
+        }
+    }
+    let merges = git(
+        dir,
+        &[
+            "rev-list",
+            "--merges",
+            "--count",
+            &format!("{started}..{branch}"),
+        ],
+    );
+    assert_eq!(merges.trim(), "8", "one merge per sprint");
+    // Each unit's worktree and branch are in `status`.
+    let out = crate::common::run(dir, &["status", "--format", "json"]);
+    let status: serde_json::Value = serde_json::from_str(&out.stdout).expect("status JSON");
+    let ws = &status["workspaces"];
+    for u in units {
+        let w = &ws[u];
+        assert!(
+            w["branch"]
+                .as_str()
+                .is_some_and(|b| b.ends_with(&format!("/units/{}", encoded(u)))),
+            "{status}"
+        );
+        assert!(Path::new(w["worktree"].as_str().expect("worktree")).starts_with(worktrees.path()));
+    }
+    let text = crate::common::run(dir, &["status"]).stdout;
+    assert!(text.contains(&branch), "{text}");
+
+    // `clean` refuses a worktree with uncommitted work, then removes all.
+    let alpha = PathBuf::from(ws["alpha"]["worktree"].as_str().expect("worktree"));
+    std::fs::write(alpha.join("scratch.txt"), "unsaved").expect("write");
+    let out = sv(dir, &env, &["clean"]);
+    assert_ne!(out.status, 0, "{}", out.stdout);
+    assert!(out.stderr.contains("scratch.txt"), "{}", out.stderr);
+    assert!(alpha.exists());
+    let out = sv(dir, &env, &["clean", "--force"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(!alpha.exists());
+
+    // `land` refuses a dirty tree, then fast-forwards the user's branch.
+    std::fs::write(dir.join("README.md"), "edited").expect("write");
+    let out = sv(dir, &env, &["land"]);
+    assert_ne!(out.status, 0);
+    assert!(out.stderr.contains("git merge --ff-only"), "{}", out.stderr);
+    git(dir, &["checkout", "--", "README.md"]);
+    let out = sv(dir, &env, &["land"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        git(dir, &["rev-parse", "HEAD"]),
+        git(dir, &["rev-parse", &branch])
+    );
+    assert!(dir.join("delta-2.txt").exists());
+}
+
+fn encoded(unit: &str) -> String {
+    git_supervisor::dispatch::runtime_name::component(unit)
+}
+
+/// Live processes whose command line mentions `needle`.
+fn processes_mentioning(needle: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+        .filter(|c| c.contains(needle) && c.contains("agent-run"))
+        .count()
+}
+
+/// A crash at every write boundary of a worktree run (the merge queue's
+/// included), then `resume`: each sprint is merged into the integration
+/// branch exactly once.
+#[test]
+fn a_crash_at_any_boundary_then_resume_merges_each_sprint_once() {
+    let s = scripts(&[(
+        "default.txt",
+        "write ${SUPERVISOR_UNIT}.txt ok\ncommit-all ${SUPERVISOR_UNIT}: work\nresult complete\n",
+    )]);
+    let mut boundary = 1;
+    loop {
+        assert!(
+            boundary < 80,
+            "the run has fewer write boundaries than this"
+        );
+        let repo = fixture_repo("workspace");
+        let dir = repo.path();
+        let _cleanup = beside(dir);
+        let counter = dir.join(".git/fault-counter");
+        let n = boundary.to_string();
+        let crashed = crate::common::command(crate::common::bin(), dir)
+            .args(["start", "--wait"])
+            .env("FAKE_AGENT_SCRIPT", s.path())
+            .env("GIT_SUPERVISOR_FAULT_AT", &n)
+            .env("GIT_SUPERVISOR_FAULT_COUNTER", &counter)
+            .output()
+            .expect("start");
+        let since = std::time::Instant::now();
+        while processes_mentioning(&dir.display().to_string()) > 0 {
+            assert!(since.elapsed().as_secs() < 30, "surviving wrappers end");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let reached: u64 = std::fs::read_to_string(&counter)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+            .unwrap_or(0);
+        if reached < boundary && crashed.status.success() {
+            assert!(boundary > 5, "a run has several write boundaries");
+            break;
+        }
+        let out = crate::common::run(dir, &["status", "--format", "json"]);
+        let st: serde_json::Value = serde_json::from_str(&out.stdout).expect("status");
+        let verb = if st["overall"] == "not_started" {
+            "start"
+        } else {
+            "resume"
+        };
+        let env = [("FAKE_AGENT_SCRIPT", s.path())];
+        let out = sv(dir, &env, &[verb, "--wait"]);
+        assert_eq!(
+            out.status, 0,
+            "boundary {boundary}: {}\n{}",
+            out.stdout, out.stderr
+        );
+        let branch = integration(dir);
+        let merged = git(
+            dir,
+            &[
+                "log",
+                "--merges",
+                "--format=%(trailers:key=Supervisor-Unit,valueonly)",
+                &branch,
+            ],
+        );
+        let mut units: Vec<&str> = merged.lines().filter(|l| !l.is_empty()).collect();
+        units.sort_unstable();
+        assert_eq!(units, ["french", "german"], "boundary {boundary}: {merged}");
+        for f in ["french.txt", "german.txt"] {
+            assert_eq!(git(dir, &["show", &format!("{branch}:{f}")]), "ok\n");
+        }
+        boundary += 1;
+    }
+}
