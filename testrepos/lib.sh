@@ -28,10 +28,11 @@ units() {
     printf '# %s progress\n' "$d" > "$d/PROGRESS.md"
   done
 }
-# fake_agent_config POLL: .workflow/config.toml running fake-agent.
+# fake_agent_config POLL [WORKSPACE]: .workflow/config.toml running fake-agent,
+# agents in the main worktree unless WORKSPACE says otherwise.
 fake_agent_config() {
   mkdir -p .workflow
   # A silent agent is noticed after 1s and ended after 2s, so hung test
   # agents cost seconds, not the default half hour.
-  printf '[agent]\ncommand = ["fake-agent"]\nprompt = "stdin"\nsilence_notice = "1s"\nsilence_kill = "2s"\nkill_grace = "2s"\n\n[run]\nmax_retries = 3\npoll_interval = "%s"\n' "$1" > .workflow/config.toml
+  printf '[agent]\ncommand = ["fake-agent"]\nprompt = "stdin"\nsilence_notice = "1s"\nsilence_kill = "2s"\nkill_grace = "2s"\n\n[run]\nmax_retries = 3\npoll_interval = "%s"\nworkspace = "%s"\n' "$1" "${2:-shared}" > .workflow/config.toml
 }

@@ -8,6 +8,6 @@ init_repo "$dest"
 cp "$plans/shared/EXECUTION_PLAN.md" EXECUTION_PLAN.md
 printf 'hello\n' > greeting.txt
 printf '# progress\n' > PROGRESS.md
-fake_agent_config 100ms
-printf 'workspace = "worktree"\nretry_delay = "1s"\n' >> .workflow/config.toml
+fake_agent_config 100ms worktree
+printf 'retry_delay = "1s"\n' >> .workflow/config.toml
 commit_all "Two units, one file"

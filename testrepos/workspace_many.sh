@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Four independent units of two sprints each at the root, working in
+# Eight independent units of two sprints each at the root, working in
 # worktrees; retries come after a second.
 # Usage: workspace_many.sh DEST PLAN_FIXTURES_DIR
 . "$(dirname "$0")/lib.sh"
@@ -7,7 +7,7 @@ dest=$1
 init_repo "$dest"
 {
   printf '# Many Hands\n'
-  for u in alpha beta gamma delta; do
+  for u in alpha beta gamma delta epsilon zeta eta theta; do
     printf '\n## %s\n' "$u"
     for n in 1 2; do
       printf '\n### Sprint %s: Write %s part %s\n\n- Write `%s-%s.txt`\n\n**Exit Criteria**:\n- [ ] The %s part %s reads well\n' \
@@ -16,6 +16,6 @@ init_repo "$dest"
   done
 } > EXECUTION_PLAN.md
 printf 'base\n' > README.md
-fake_agent_config 100ms
-printf 'workspace = "worktree"\nretry_delay = "1s"\n' >> .workflow/config.toml
-commit_all "Four units"
+fake_agent_config 100ms worktree
+printf 'retry_delay = "1s"\n' >> .workflow/config.toml
+commit_all "Eight units"

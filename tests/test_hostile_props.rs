@@ -293,11 +293,15 @@ fn generated_names_and_configs_run_without_escape_lock_or_panic() {
             let _ = crate::common::run(&dir, &["killall"]);
         }
 
-        let beside: Vec<_> = std::fs::read_dir(outer.path())
+        // Beside the repository: at most the units' worktrees (the plans
+        // have parallel units, so runs use worktrees by default).
+        let mut beside: Vec<_> = std::fs::read_dir(outer.path())
             .expect("outer")
             .flatten()
             .map(|e| e.file_name())
             .collect();
+        beside.sort();
+        beside.retain(|n| n != "repo.supervisor");
         assert_eq!(beside, vec![std::ffi::OsString::from("repo")], "{context}");
         // In the working tree only the agents' own files are new.
         for new in listing(&dir).difference(&tree_before) {
@@ -310,7 +314,15 @@ fn generated_names_and_configs_run_without_escape_lock_or_panic() {
             let top = new.components().next().expect("a path");
             let top = top.as_os_str().to_string_lossy();
             assert!(
-                ["supervisor", "objects", "refs", "logs", "hooks"].contains(&top.as_ref())
+                [
+                    "supervisor",
+                    "objects",
+                    "refs",
+                    "logs",
+                    "hooks",
+                    "worktrees"
+                ]
+                .contains(&top.as_ref())
                     || ["index", "packed-refs", "COMMIT_EDITMSG", "ORIG_HEAD"]
                         .contains(&top.as_ref()),
                 "{new:?} appeared in .git: {context}"

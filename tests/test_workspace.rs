@@ -123,12 +123,17 @@ fn a_conflict_is_a_failed_verification_and_its_retry_resolves_it() {
     assert_eq!(git(dir, &["status", "--porcelain"]), "");
 }
 
-/// Several units in parallel, two sprints each: each agent sees only its own
-/// worktree (its `git status` at start is clean), all work reaches the
-/// integration branch, and the user's branch and tree do not move. Then
-/// `land` fast-forwards the user's branch and `clean` removes the worktrees.
+/// Eight units in parallel, two sprints each, every sprint three commits:
+/// each agent sees only its own worktree (its `git status` at start is
+/// clean), all work reaches the integration branch, merged in the order the
+/// agents finished (the reverse of plan order here), and the user's branch
+/// and tree do not move. Integrated worktrees are removed; then `land`
+/// fast-forwards the user's branch and `clean` removes what is left.
 #[test]
 fn parallel_units_work_apart_and_all_their_work_is_integrated() {
+    let units = [
+        "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta",
+    ];
     let repo = fixture_repo("workspace_many");
     let dir = repo.path();
     let worktrees = tempfile::tempdir().expect("tempdir");
@@ -143,30 +148,51 @@ fn parallel_units_work_apart_and_all_their_work_is_integrated() {
         &["commit", "-qam", "worktrees in a directory of their own"],
     );
     let statuses = tempfile::tempdir().expect("tempdir");
-    let s = scripts(&[(
-        "default.txt",
-        "save-status ${STATUSES}/${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt
-write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt first
-sleep 300
-commit ${SUPERVISOR_UNIT}: start sprint ${SUPERVISOR_SPRINT}
-append ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt second
-commit ${SUPERVISOR_UNIT}: finish sprint ${SUPERVISOR_SPRINT}
+    // Units later in the plan finish their first sprint sooner: 700 ms
+    // apart, far more than a dispatch takes.
+    // The agents print while they wait: a silent one is ended after 2 s.
+    let script = |delay: usize| {
+        let wait =
+            "sleep 500\nprint working\n".repeat(delay / 500) + &format!("sleep {}", delay % 500);
+        format!(
+            "save-status ${{STATUSES}}/${{SUPERVISOR_UNIT}}-${{SUPERVISOR_SPRINT}}.txt
+write ${{SUPERVISOR_UNIT}}-${{SUPERVISOR_SPRINT}}.txt first
+commit ${{SUPERVISOR_UNIT}}: start sprint ${{SUPERVISOR_SPRINT}}
+append ${{SUPERVISOR_UNIT}}-${{SUPERVISOR_SPRINT}}.txt second
+commit ${{SUPERVISOR_UNIT}}: go on with sprint ${{SUPERVISOR_SPRINT}}
+{wait}
+append ${{SUPERVISOR_UNIT}}-${{SUPERVISOR_SPRINT}}.txt third
+commit ${{SUPERVISOR_UNIT}}: finish sprint ${{SUPERVISOR_SPRINT}}
 result complete
-",
-    )]);
+"
+        )
+    };
+    let names: Vec<(String, String)> = units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (format!("{u}-1.txt"), script(300 + 700 * (units.len() - i))))
+        .chain([("default.txt".to_string(), script(100))])
+        .collect();
+    let files: Vec<(&str, &str)> = names
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    let s = scripts(&files);
     let env = [
         ("FAKE_AGENT_SCRIPT", s.path()),
         ("STATUSES", statuses.path()),
     ];
+    let head_before = git(dir, &["rev-parse", "HEAD"]);
     let out = sv(dir, &env, &["start"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("worktree"), "{}", out.stdout);
     // `start` may name the plan in a commit of its own; nothing after that.
     let started = git(dir, &["rev-parse", "HEAD"]).trim().to_string();
+    assert!(git(dir, &["log", "--format=%H", &started]).contains(head_before.trim()));
     let out = sv(dir, &env, &["wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     assert_eq!(git(dir, &["rev-parse", "HEAD"]).trim(), started);
     assert_eq!(git(dir, &["status", "--porcelain"]), "");
-    let units = ["alpha", "beta", "gamma", "delta"];
     for u in units {
         assert!(
             !dir.join(format!("{u}-1.txt")).exists(),
@@ -186,21 +212,30 @@ result complete
             assert!(tree.lines().any(|l| l == f), "{f} not integrated: {tree}");
             assert_eq!(
                 git(dir, &["show", &format!("{branch}:{f}")]),
-                "first\nsecond\n"
+                "first\nsecond\nthird\n"
             );
         }
     }
-    let merges = git(
+    // Merges, oldest first: one per sprint; the first sprints in the order
+    // their agents finished.
+    let merged = git(
         dir,
         &[
-            "rev-list",
+            "log",
+            "--first-parent",
             "--merges",
-            "--count",
+            "--reverse",
+            "--format=%(trailers:key=Supervisor-Sprint,valueonly)",
             &format!("{started}..{branch}"),
         ],
     );
-    assert_eq!(merges.trim(), "8", "one merge per sprint");
-    // Each unit's worktree and branch are in `status`.
+    let merged: Vec<&str> = merged.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(merged.len(), 16, "one merge per sprint: {merged:?}");
+    let firsts: Vec<&str> = merged.iter().filter_map(|m| m.strip_suffix("/1")).collect();
+    let mut finishing: Vec<&str> = units.to_vec();
+    finishing.reverse();
+    assert_eq!(firsts, finishing, "merged in the order agents finished");
+    // Each unit's branch is in `status`; integrated worktrees are gone.
     let out = crate::common::run(dir, &["status", "--format", "json"]);
     let status: serde_json::Value = serde_json::from_str(&out.stdout).expect("status JSON");
     let ws = &status["workspaces"];
@@ -212,21 +247,13 @@ result complete
                 .is_some_and(|b| b.ends_with(&format!("/units/{}", encoded(u)))),
             "{status}"
         );
-        assert!(Path::new(w["worktree"].as_str().expect("worktree")).starts_with(worktrees.path()));
+        let path = Path::new(w["worktree"].as_str().expect("worktree"));
+        assert!(path.starts_with(worktrees.path()));
+        assert_eq!(w["present"], false, "{u}'s integrated worktree stays");
+        assert!(!path.exists());
     }
     let text = crate::common::run(dir, &["status"]).stdout;
     assert!(text.contains(&branch), "{text}");
-
-    // `clean` refuses a worktree with uncommitted work, then removes all.
-    let alpha = PathBuf::from(ws["alpha"]["worktree"].as_str().expect("worktree"));
-    std::fs::write(alpha.join("scratch.txt"), "unsaved").expect("write");
-    let out = sv(dir, &env, &["clean"]);
-    assert_ne!(out.status, 0, "{}", out.stdout);
-    assert!(out.stderr.contains("scratch.txt"), "{}", out.stderr);
-    assert!(alpha.exists());
-    let out = sv(dir, &env, &["clean", "--force"]);
-    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
-    assert!(!alpha.exists());
 
     // `land` refuses a dirty tree, then fast-forwards the user's branch.
     std::fs::write(dir.join("README.md"), "edited").expect("write");
@@ -240,7 +267,12 @@ result complete
         git(dir, &["rev-parse", "HEAD"]),
         git(dir, &["rev-parse", &branch])
     );
-    assert!(dir.join("delta-2.txt").exists());
+    assert!(dir.join("theta-2.txt").exists());
+    // `clean` leaves nothing of the run's worktrees.
+    let out = sv(dir, &env, &["clean"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let left = git(dir, &["worktree", "list", "--porcelain"]);
+    assert_eq!(left.matches("worktree ").count(), 1, "{left}");
 }
 
 fn encoded(unit: &str) -> String {

@@ -94,6 +94,15 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
         state.sprint_total()
     )
     .into_diagnostic()?;
+    if let Some(ws) = engine.workspaces(&state, &config) {
+        writeln!(
+            out,
+            "Each unit works in its own worktree under {} and its verified sprints are merged into `{}`; your branch and working tree stay as they are (`git supervisor land` when the run completes).",
+            ws.dir.display(),
+            ws.integration_branch()
+        )
+        .into_diagnostic()?;
+    }
     super::tick_and_report(&engine, out)?;
     if args.wait {
         return super::wait::wait_and_report(ctx, &engine, None, out);

@@ -48,6 +48,12 @@ pub struct WorkspaceConfig {
     /// working tree); default `<repo>/../<repo-dir-name>.supervisor/`, out of
     /// sight of tools that scan the project.
     pub dir: Option<String>,
+    /// A shell command run in a new worktree before its first agent (e.g.
+    /// `npm ci`); its failure fails the dispatch, with its output.
+    pub setup: Option<String>,
+    /// Untracked files of the main working tree copied into each new
+    /// worktree (e.g. `.env`), relative to the repository's working tree.
+    pub copy: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
@@ -103,12 +109,28 @@ impl Default for AgentConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Workspace {
-    /// Agents work in the main worktree.
+    /// `worktree` when two units of the plan can run at once, else `shared`
+    /// (decided at `start` and kept for the run: `State::workspace`).
     #[default]
+    Auto,
+    /// Agents work in the main worktree.
     Shared,
     /// Each unit works in its own linked worktree and branch; sprints enter
     /// an integration branch through a merge queue (see `workspace`).
     Worktree,
+}
+
+/// `[run] land`: how a completed worktree run reaches the starting branch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Land {
+    /// Left on the integration branch for `git supervisor land`.
+    #[default]
+    Off,
+    /// Fast-forward only.
+    Ff,
+    /// A fast-forward when possible, else a merge commit.
+    Merge,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -119,6 +141,10 @@ pub struct RunConfig {
     pub poll_interval: Duration,
     pub max_continuations: u32,
     pub workspace: Workspace,
+    /// What happens to the integration branch when a worktree run
+    /// completes: `off` (the user runs `git supervisor land`), `ff` or
+    /// `merge` (the engine lands it on the starting branch).
+    pub land: Land,
     /// Dollars the agents may spend in this run: once their reported costs
     /// reach it, no new dispatch starts (running agents finish).
     pub budget_usd: Option<f64>,
@@ -138,7 +164,8 @@ impl Default for RunConfig {
             max_retries: 3,
             poll_interval: Duration::from_secs(5),
             max_continuations: 5,
-            workspace: Workspace::Shared,
+            workspace: Workspace::Auto,
+            land: Land::Off,
             budget_usd: None,
             retry_delay: Duration::from_secs(30),
             rate_limit_wait: Duration::from_secs(3600),

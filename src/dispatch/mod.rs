@@ -78,6 +78,16 @@ pub struct Job {
     /// dispatch reported it): `{session_id}`, `SUPERVISOR_SESSION_ID`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
+    /// `[workspace] setup` for a new worktree, run before the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<Setup>,
+}
+
+/// A worktree's setup command and the file that says it has passed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Setup {
+    pub command: String,
+    pub done_marker: PathBuf,
 }
 
 impl Job {
@@ -363,6 +373,57 @@ pub fn run_wrapper(job: &Job, host: &mut dyn WrapperHost) -> std::io::Result<i32
     Ok(code)
 }
 
+/// Run the worktree's setup command in the agent's working directory, its
+/// output into the agent log; 0 when it passed (then it is not run again
+/// in this worktree). It gets the agent's timeout and ends on `stop`.
+fn run_setup(job: &Job, setup: &Setup) -> std::io::Result<i32> {
+    let mut log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&job.log_file)?;
+    writeln!(log, "git-supervisor: worktree setup: {}", setup.command)?;
+    use std::os::unix::process::CommandExt;
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(&setup.command)
+        .process_group(0)
+        .current_dir(&job.workdir)
+        .envs(job.env())
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log.try_clone()?)
+        .spawn()?;
+    let deadline = Instant::now() + Duration::from_millis(job.timing.timeout_ms.max(1000));
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if terminating() || Instant::now() >= deadline {
+            let _ = signal_group(child.id(), libc::SIGKILL);
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let code = match status {
+        Some(s) if s.success() => {
+            if let Some(dir) = setup.done_marker.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(&setup.done_marker, &setup.command)?;
+            return Ok(0);
+        }
+        Some(s) => s.code().unwrap_or(1),
+        None => 124,
+    };
+    writeln!(
+        log,
+        "git-supervisor: the worktree setup `{}` failed (exit {code}); the agent was not started",
+        setup.command
+    )?;
+    Ok(if code == 0 { 1 } else { code })
+}
+
 /// Write the final report.
 fn finish(report: &mut Report, job: &Job, code: i32) -> std::io::Result<i32> {
     report.finished = true;
@@ -381,6 +442,15 @@ fn supervise(
     liveness_fd: std::os::fd::RawFd,
 ) -> std::io::Result<i32> {
     let poll = Duration::from_millis(job.poll_interval_ms.max(10));
+    if let Some(setup) = job.setup.as_ref().filter(|s| !s.done_marker.exists()) {
+        report.started = true;
+        report.pid = Some(std::process::id());
+        report.write(&job.report_file)?;
+        let code = run_setup(job, setup)?;
+        if code != 0 {
+            return finish(report, job, code);
+        }
+    }
     if job.task_type == TaskType::Deferred && !job.deferred_checks.is_empty() {
         report.started = true;
         report.pid = Some(std::process::id());

@@ -215,7 +215,7 @@ impl Engine {
 
     /// The run's workspaces, when its config gives each unit a worktree.
     pub fn workspaces(&self, state: &State, config: &Config) -> Option<Workspaces> {
-        Workspaces::for_run(&self.workdir, config, &state.run_id)
+        Workspaces::for_run(&self.workdir, state, config)
     }
 
     /// Where a unit's agent works and its sprints are judged: its worktree
@@ -246,6 +246,39 @@ impl Engine {
         };
         ws.advance(base, &head)?;
         Ok(())
+    }
+
+    /// A COMPLETED unit's work is all on the integration branch: its
+    /// worktree goes (its branch stays, as history). One with uncommitted
+    /// files is kept for the user to look at (`clean --force` removes it).
+    fn remove_integrated_worktrees(&self, tip: &Tip) -> Result<(), EngineError> {
+        if !tip.state.worktrees {
+            return Ok(());
+        }
+        let (_, config) = self.snapshot(tip)?;
+        let Some(ws) = self.workspaces(&tip.state, &config) else {
+            return Ok(());
+        };
+        for u in tip
+            .state
+            .units
+            .iter()
+            .filter(|u| u.state == crate::machine::UnitStatus::Completed)
+        {
+            if ws.unit_path(&u.name).join(".git").exists() && ws.uncommitted(&u.name).is_empty() {
+                // A worktree git refuses to remove is left for `clean`.
+                let _ = ws.remove(&u.name, false);
+            }
+        }
+        Ok(())
+    }
+
+    /// The file that says the unit's worktree passed `[workspace] setup`.
+    fn setup_marker(&self, state: &State, unit: &str) -> PathBuf {
+        self.runtime("workspaces").join(&state.run_id).join(format!(
+            "{}.setup-done",
+            dispatch::runtime_name::component(unit)
+        ))
     }
 
     /// The file a merge conflict's description waits in for the unit's
@@ -419,6 +452,11 @@ impl Engine {
         if config.build.command.is_some() {
             state = state.with_gates();
         }
+        state.worktrees = match config.run.workspace {
+            crate::config::Workspace::Worktree => true,
+            crate::config::Workspace::Shared => false,
+            crate::config::Workspace::Auto => plan.units_can_run_at_once(),
+        };
         // History before the run is not the run's business.
         state.reconciled = self.store.head_id();
         let root = plan_dir.canonicalize().ok().and_then(|d| {
@@ -596,6 +634,7 @@ impl Engine {
                 }
                 continue;
             }
+            self.remove_integrated_worktrees(&tip)?;
             if let Some(units) = self.build_to_run(&tip.state) {
                 if self.run_gate(&tip, &units)? {
                     continue;
@@ -642,11 +681,22 @@ impl Engine {
             .filter(|c| self.workspaces(state, c).is_some());
         let mut needs = Vec::new();
         for u in &state.units {
-            let root = match &worktree_config {
-                Some(c) => self.unit_root(state, c, &u.name),
-                None => self.project_root(state),
+            let progress = verify::progress_file(&u.dir);
+            let text = match &worktree_config {
+                Some(c) => {
+                    let ws = self.workspaces(state, c).expect("filtered on worktrees");
+                    // A unit whose worktree is gone (integrated and removed)
+                    // left its progress file on the integration branch.
+                    if ws.unit_path(&u.name).join(".git").exists() {
+                        std::fs::read_to_string(self.unit_root(state, c, &u.name).join(&progress))
+                            .ok()
+                    } else {
+                        ws.integrated_file(&Path::new(&state.root).join(&progress))
+                    }
+                }
+                None => std::fs::read_to_string(self.project_root(state).join(&progress)).ok(),
             };
-            if let Ok(text) = std::fs::read_to_string(root.join(verify::progress_file(&u.dir))) {
+            if let Some(text) = text {
                 needs.extend(verify::cross_unit_needs(&text).into_iter().map(|text| {
                     crate::machine::Need {
                         unit: u.name.clone(),
@@ -789,7 +839,24 @@ impl Engine {
             .map(|(_, c)| c)
             .filter(|c| self.workspaces(state, c).is_some());
         let worktrees = worktree_config.is_some();
-        for u in &state.units {
+        // With worktrees, verdicts feed the merge queue: the agent that
+        // finished first is judged (and merged) first.
+        let mut order: Vec<(Option<std::time::SystemTime>, &crate::machine::UnitState)> = state
+            .units
+            .iter()
+            .map(|u| {
+                let finished_at = u.active_sprint().filter(|_| worktrees).and_then(|sp| {
+                    let report = self.agent_paths(&u.name, &sp.id, sp.dispatches).report;
+                    Report::read(&report)
+                        .filter(|r| r.finished)
+                        .and_then(|_| std::fs::metadata(&report).ok()?.modified().ok())
+                });
+                (finished_at, u)
+            })
+            .collect();
+        // Finished first (earliest first), then the rest in plan order.
+        order.sort_by_key(|(at, _)| (at.is_none(), *at));
+        for u in order.into_iter().map(|(_, u)| u) {
             let Some(sp) = u.active_sprint() else {
                 continue;
             };
@@ -1007,7 +1074,14 @@ impl Engine {
                     .clone()
                     .or_else(|| self.store.head_id())
                     .unwrap_or_else(|| "HEAD".into());
+                let fresh = !ws.unit_path(unit_name).join(".git").exists();
                 ws.ensure_unit(unit_name, &base)?;
+                if fresh {
+                    // A new worktree: the user's untracked files, and its
+                    // setup again (a recreated worktree has none of it).
+                    let _ = std::fs::remove_file(self.setup_marker(state, unit_name));
+                    ws.copy_into(unit_name, &config.workspace.copy)?;
+                }
                 self.unit_root(state, &config, unit_name)
             }
             None => self.project_root(state),
@@ -1106,6 +1180,15 @@ impl Engine {
             timing: dispatch::liveness::Timing::from_config(&config),
             deferred_checks,
             session_id,
+            setup: config
+                .workspace
+                .setup
+                .as_ref()
+                .filter(|_| workspaces.is_some())
+                .map(|command| dispatch::Setup {
+                    command: command.clone(),
+                    done_marker: self.setup_marker(state, unit_name),
+                }),
         };
         job.argv = dispatch::resolve_argv(&template, &job, &prompt_text);
         std::fs::write(&paths.prompt, &prompt_text).map_err(io("cannot write the prompt file"))?;

@@ -357,6 +357,11 @@ pub struct State {
     /// until `resume` (after the budget was raised).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub budget_reached: Option<BudgetReached>,
+    /// Each unit works in a linked worktree of its own and sprints enter
+    /// the run's integration branch through the merge queue (decided at
+    /// `start` from `[run] workspace`; fixed for the run).
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub worktrees: bool,
     pub units: Vec<UnitState>,
 }
 
@@ -466,6 +471,7 @@ impl State {
             reconciled: None,
             needs: Vec::new(),
             budget_reached: None,
+            worktrees: false,
             units: plan
                 .units
                 .iter()

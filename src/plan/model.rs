@@ -368,6 +368,37 @@ impl Plan {
             .collect()
     }
 
+    /// Whether two units can ever run at the same time: Kahn's order over
+    /// the dependencies is the only one exactly when every unit waits for
+    /// the one before it (a chain). Dependency cycles are left to the
+    /// plan's own diagnostics; linear in units and edges.
+    pub fn units_can_run_at_once(&self) -> bool {
+        let deps = self.dependency_indices();
+        let mut waiting: Vec<usize> = deps.iter().map(Vec::len).collect();
+        let mut dependents = vec![Vec::new(); deps.len()];
+        for (unit, ds) in deps.iter().enumerate() {
+            for &d in ds {
+                dependents[d].push(unit);
+            }
+        }
+        let mut ready: Vec<usize> = (0..deps.len()).filter(|&u| waiting[u] == 0).collect();
+        while let Some(unit) = ready.pop() {
+            if !ready.is_empty() {
+                return true;
+            }
+            for &next in &dependents[unit] {
+                waiting[next] -= 1;
+                if waiting[next] == 0 {
+                    ready.push(next);
+                }
+            }
+            if ready.len() > 1 {
+                return true;
+            }
+        }
+        false
+    }
+
     pub fn sprint_total(&self) -> usize {
         self.units.iter().map(|u| u.sprints.len()).sum()
     }
@@ -409,6 +440,39 @@ mod tests {
             assert!(pair[0] < pair[1], "{} < {}", pair[0], pair[1]);
         }
         assert_eq!(ids[1].to_string(), "1a.1");
+    }
+
+    fn overlap(plan: &str) -> bool {
+        crate::plan::parse(plan, &crate::plan::ParseContext::default())
+            .expect("plan parses")
+            .units_can_run_at_once()
+    }
+
+    #[test]
+    fn units_run_at_once_unless_they_form_one_chain() {
+        let unit =
+            |name: &str| format!("\n## {name}\n\n### Sprint 1: Go\n\n- Write `{name}.txt`\n");
+        let table = |rows: &[(&str, &str)]| {
+            let mut t = String::from("# P\n\n| Unit | Depends On |\n|---|---|\n");
+            for (name, deps) in rows {
+                t.push_str(&format!("| {name} | {deps} |\n"));
+            }
+            for (name, _) in rows {
+                t.push_str(&unit(name));
+            }
+            t
+        };
+        assert!(!overlap(&format!("# P\n{}", unit("solo"))));
+        assert!(!overlap(&table(&[("a", "-"), ("b", "a"), ("c", "b")])));
+        assert!(overlap(&table(&[("a", "-"), ("b", "-")])));
+        assert!(overlap(&table(&[("a", "-"), ("b", "a"), ("c", "a")])));
+        // A diamond's middle runs at once, however it is listed.
+        assert!(overlap(&table(&[
+            ("d", "b, c"),
+            ("b", "a"),
+            ("c", "a"),
+            ("a", "-")
+        ])));
     }
 
     #[test]

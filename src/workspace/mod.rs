@@ -105,7 +105,7 @@ impl Workspaces {
                 .ok()
                 .map(|t| PathBuf::from(t.trim_end_matches('\n')));
         let repo = recorded.or_else(|| store.workdir().map(Path::to_path_buf))?;
-        Workspaces::for_run(&repo, &config, &tip.state.run_id)
+        Workspaces::for_run(&repo, &tip.state, &config)
     }
 
     /// Each unit's worktree and branch, by unit name.
@@ -120,11 +120,16 @@ impl Workspaces {
             .collect()
     }
 
-    /// The workspaces of run `run` of the repository at `repo`, when its
-    /// config asks for worktrees.
-    pub fn for_run(repo: &Path, config: &Config, run: &str) -> Option<Workspaces> {
-        (config.run.workspace == crate::config::Workspace::Worktree)
-            .then(|| Workspaces::new(repo, config.workspace.dir.as_deref(), run))
+    /// The workspaces of the run in `state` of the repository at `repo`,
+    /// when the run gives each unit a worktree.
+    pub fn for_run(
+        repo: &Path,
+        state: &crate::machine::State,
+        config: &Config,
+    ) -> Option<Workspaces> {
+        state
+            .worktrees
+            .then(|| Workspaces::new(repo, config.workspace.dir.as_deref(), &state.run_id))
     }
 
     pub fn new(repo: &Path, dir: Option<&str>, run: &str) -> Workspaces {
@@ -184,6 +189,17 @@ impl Workspaces {
     /// The integration branch's tip.
     pub fn integration_tip(&self) -> Option<String> {
         self.rev(&format!("refs/heads/{}", self.integration_branch()))
+    }
+
+    /// A file's text at the integration branch's tip (`rel`: relative to the
+    /// repository's root).
+    pub fn integrated_file(&self, rel: &Path) -> Option<String> {
+        let spec = format!("refs/heads/{}:{}", self.integration_branch(), rel.display());
+        let spec = spec.replace("/./", "/").replace(":./", ":");
+        git(&self.repo, &["show", &spec])
+            .ok()
+            .filter(|r| r.code == 0)
+            .map(|r| r.stdout)
     }
 
     /// Create the integration branch at `base` unless it exists; the user's
@@ -257,6 +273,37 @@ impl Workspaces {
         Ok(path)
     }
 
+    /// Copy `[workspace] copy` entries (files or directories the user keeps
+    /// untracked, like `.env`) from the main working tree into a new
+    /// worktree of `unit`. Entries that do not exist are skipped; entries
+    /// that leave the repository are refused.
+    pub fn copy_into(&self, unit: &str, entries: &[String]) -> Result<(), WorkspaceError> {
+        let dest_root = self.unit_path(unit);
+        for entry in entries {
+            let rel = Path::new(entry);
+            if rel.is_absolute()
+                || rel
+                    .components()
+                    .any(|c| matches!(c, std::path::Component::ParentDir))
+            {
+                return Err(WorkspaceError {
+                    what: format!("[workspace] copy entry `{entry}` is outside the repository"),
+                    detail: "name files relative to the repository's working tree, without `..`"
+                        .into(),
+                });
+            }
+            let from = self.repo.join(rel);
+            if !from.exists() {
+                continue;
+            }
+            copy_tree(&from, &dest_root.join(rel)).map_err(|e| WorkspaceError {
+                what: format!("cannot copy {entry} into the unit's worktree"),
+                detail: e.to_string(),
+            })?;
+        }
+        Ok(())
+    }
+
     /// Tracked and untracked changes in the unit's worktree (none when it
     /// does not exist).
     pub fn uncommitted(&self, unit: &str) -> Vec<String> {
@@ -292,6 +339,23 @@ impl Workspaces {
         let _ = std::fs::remove_dir(&self.dir);
         Ok(true)
     }
+}
+
+/// Copy a file, or a directory and everything in it (links are copied as
+/// the files they point at; a `copy` entry is the user's own choice).
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    if from.is_dir() {
+        std::fs::create_dir_all(to)?;
+        for entry in std::fs::read_dir(from)? {
+            let entry = entry?;
+            copy_tree(&entry.path(), &to.join(entry.file_name()))?;
+        }
+        return Ok(());
+    }
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::copy(from, to).map(|_| ())
 }
 
 #[cfg(test)]
