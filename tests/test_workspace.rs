@@ -363,3 +363,164 @@ fn a_crash_at_any_boundary_then_resume_merges_each_sprint_once() {
         boundary += 1;
     }
 }
+
+/// With worktrees the phase build runs on the integrated result, in the
+/// integration worktree: the library's file exists there (and not in the
+/// user's tree), so the build passes and the next layer starts.
+#[test]
+fn the_phase_build_runs_on_the_integration_branch() {
+    let repo = fixture_repo("gated");
+    let dir = repo.path();
+    let _cleanup = beside(dir);
+    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
+    let config = config
+        .replace(
+            "poll_interval = \"200ms\"",
+            "poll_interval = \"200ms\"\nworkspace = \"worktree\"",
+        )
+        .replace(
+            "command = \"sh build.sh\"",
+            "command = \"sh build.sh && test -f lib/lib.txt && pwd > \\\"$BUILT_IN\\\"\"",
+        );
+    std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
+    git(dir, &["commit", "-qam", "worktrees"]);
+    let s = scripts(&[(
+        "default.txt",
+        "write ${SUPERVISOR_UNIT_DIR}/${SUPERVISOR_UNIT}.txt fine\ncommit ${SUPERVISOR_UNIT}: work\nresult complete\n",
+    )]);
+    let built = tempfile::tempdir().expect("tempdir");
+    let built_in = built.path().join("where");
+    let build_log = built.path().join("build.log");
+    let env = [
+        ("FAKE_AGENT_SCRIPT", s.path()),
+        ("BUILT_IN", built_in.as_path()),
+        ("BUILD_LOG", build_log.as_path()),
+    ];
+    let out = sv(dir, &env, &["start", "--wait"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let place = std::fs::read_to_string(&built_in).expect("the build ran");
+    assert!(place.trim_end().ends_with(".integration"), "{place}");
+    assert!(!dir.join("lib/lib.txt").exists(), "the user's tree moved");
+    let branch = integration(dir);
+    assert_eq!(
+        git(dir, &["show", &format!("{branch}:app/app.txt")]),
+        "fine\n"
+    );
+    // The finished run's integration worktree goes with `clean`.
+    let out = sv(dir, &env, &["clean"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains(".integration"), "{}", out.stdout);
+}
+
+/// `[run] land = "ff"`: the completed run's integration branch lands on the
+/// starting branch by itself, and `status` says so.
+#[test]
+fn a_completed_run_lands_itself_when_configured() {
+    let repo = fixture_repo("workspace");
+    let dir = repo.path();
+    let _cleanup = beside(dir);
+    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
+    let config = config.replace(
+        "workspace = \"worktree\"",
+        "workspace = \"worktree\"\nland = \"ff\"",
+    );
+    std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
+    git(dir, &["commit", "-qam", "land when done"]);
+    let s = scripts(&[(
+        "default.txt",
+        "write ${SUPERVISOR_UNIT}.txt ok\ncommit-all ${SUPERVISOR_UNIT}: work\nresult complete\n",
+    )]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    let out = sv(dir, &env, &["start", "--wait"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let branch = integration(dir);
+    assert_eq!(
+        git(dir, &["rev-parse", "HEAD"]),
+        git(dir, &["rev-parse", &branch])
+    );
+    assert!(dir.join("french.txt").exists() && dir.join("german.txt").exists());
+    let status = crate::common::run(dir, &["status"]).stdout;
+    assert!(
+        status.contains(&format!("Landed {branch} on main")),
+        "{status}"
+    );
+}
+
+/// `killall` keeps a worktree with uncommitted work and says so; `resume`
+/// continues in it, and the unit's next agent finds that work.
+#[test]
+fn killall_keeps_uncommitted_work_and_resume_continues_in_it() {
+    let repo = fixture_repo("workspace");
+    let dir = repo.path();
+    let _cleanup = beside(dir);
+    let seen = tempfile::tempdir().expect("tempdir");
+    let s = scripts(&[
+        (
+            "french-1-1.txt",
+            "write draft.txt half done\nprint working\nsleep 1000\nprint working\nsleep 1000\nprint working\nsleep 1000\nprint working\nsleep 1000\nprint working\nhang\n",
+        ),
+        (
+            "german-1-1.txt",
+            "write german.txt ok\ncommit-all german: work\nresult complete\n",
+        ),
+        (
+            "french-1-2.txt",
+            "save-status ${SEEN}/french.txt\nwrite french.txt ok\ncommit-all french: work\nresult complete\n",
+        ),
+        (
+            "default.txt",
+            "save-status ${SEEN}/french.txt\nwrite french.txt ok\ncommit-all french: work\nresult complete\n",
+        ),
+    ]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path()), ("SEEN", seen.path())];
+    let out = sv(dir, &env, &["start"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let since = std::time::Instant::now();
+    let french = loop {
+        let out = crate::common::run(dir, &["status", "--format", "json"]);
+        let st: serde_json::Value = serde_json::from_str(&out.stdout).expect("status");
+        let path = PathBuf::from(
+            st["workspaces"]["french"]["worktree"]
+                .as_str()
+                .expect("path"),
+        );
+        let german_done = st["units"][1]["state"] == "COMPLETED";
+        if path.join("draft.txt").exists() && german_done {
+            break path;
+        }
+        assert!(
+            since.elapsed().as_secs() < 30,
+            "french never wrote its draft"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    let out = sv(dir, &env, &["killall"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        french.join("draft.txt").exists(),
+        "killall kept the worktree"
+    );
+    let status = crate::common::run(dir, &["status"]).stdout;
+    assert!(
+        status.contains("draft.txt"),
+        "the uncommitted file is listed: {status}"
+    );
+    // `clean` will not throw it away.
+    let out = sv(dir, &env, &["clean"]);
+    assert_ne!(out.status, 0, "{}", out.stdout);
+    assert!(out.stderr.contains("draft.txt"), "{}", out.stderr);
+    assert!(french.join("draft.txt").exists());
+    let out = sv(dir, &env, &["resume", "--wait"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let saw = std::fs::read_to_string(seen.path().join("french.txt")).expect("status saved");
+    assert!(
+        saw.contains("draft.txt"),
+        "the retry found the draft: {saw:?}"
+    );
+    let branch = integration(dir);
+    assert_eq!(git(dir, &["show", &format!("{branch}:french.txt")]), "ok\n");
+    assert_eq!(
+        git(dir, &["show", &format!("{branch}:draft.txt")]),
+        "half done\n"
+    );
+}

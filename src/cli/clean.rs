@@ -69,6 +69,11 @@ pub fn cmd_clean(ctx: &Context, args: &CleanArgs, out: &mut dyn Write) -> miette
                 .push(ws.unit_path(&u.name).display().to_string());
         }
     }
+    if ws.remove_integration()? {
+        cleaned
+            .removed
+            .push(ws.integration_path().display().to_string());
+    }
     match args.format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, &cleaned).into_diagnostic()?;

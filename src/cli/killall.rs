@@ -17,11 +17,11 @@ pub struct KillallArgs {}
 pub fn cmd_killall(ctx: &Context, _args: &KillallArgs, out: &mut dyn Write) -> miette::Result<u8> {
     let engine = Engine::open(&ctx.cwd)?;
     let (state, ended) = engine.killall()?;
-    let root = engine.project_root(&state);
+    let worktrees = engine.run_workspaces(&state);
     write!(
         out,
         "{}",
-        render_report("Kill All Complete", &state, &ended, &root)
+        render_report("Kill All Complete", &state, &ended, worktrees.as_ref())
     )
     .into_diagnostic()?;
     Ok(super::EXIT_OK)

@@ -1,5 +1,6 @@
 //! `git supervisor land`: bring a COMPLETED run's integration branch onto
-//! the branch `start` ran on, as a fast-forward only.
+//! the branch `start` ran on: a fast-forward, or with `--merge` a merge
+//! commit when that branch has moved on.
 
 use std::io::Write;
 
@@ -15,6 +16,9 @@ use crate::workspace::Workspaces;
 
 #[derive(Debug, Args)]
 pub struct LandArgs {
+    /// When the starting branch has moved on, merge instead of refusing
+    #[arg(long)]
+    pub merge: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -59,7 +63,7 @@ pub fn cmd_land(ctx: &Context, args: &LandArgs, out: &mut dyn Write) -> miette::
         )
     })?;
     let by_hand = ws.land_by_hand();
-    match ws.land(&branch)? {
+    match ws.land(&branch, args.merge)? {
         Ok(landed) => {
             match args.format {
                 Format::Json => {
@@ -68,7 +72,7 @@ pub fn cmd_land(ctx: &Context, args: &LandArgs, out: &mut dyn Write) -> miette::
                 }
                 Format::Text => writeln!(
                     out,
-                    "Landed {} on {}: {}..{} (fast-forward).",
+                    "Landed {} on {}: {}..{}.",
                     landed.integration,
                     landed.branch,
                     short(&landed.from),
@@ -94,9 +98,22 @@ pub fn cmd_land(ctx: &Context, args: &LandArgs, out: &mut dyn Write) -> miette::
             ),
             "the run started on {branch}, but HEAD is {head}"
         )),
+        Err(LandRefused::Conflict) => Err(miette::miette!(
+            code = "land::conflict",
+            help = format!(
+                "the merge was aborted; merge by hand and resolve the conflicts:\ngit merge {}",
+                ws.integration_branch()
+            ),
+            "merging {} into {} conflicts",
+            ws.integration_branch(),
+            branch.trim_start_matches("refs/heads/")
+        )),
         Err(LandRefused::NotFastForward) => Err(miette::miette!(
             code = "land::not_ff",
-            help = format!("merge it by hand:\ngit merge {}", ws.integration_branch()),
+            help = format!(
+                "`git supervisor land --merge`, or merge it by hand:\ngit merge {}",
+                ws.integration_branch()
+            ),
             "{} has moved since the run started: landing would not be a fast-forward",
             branch.trim_start_matches("refs/heads/")
         )),

@@ -196,6 +196,17 @@ fn workspaces_text(ws: &Workspaces, state: &crate::machine::State) -> String {
             w.worktree,
             if w.present { "" } else { " (removed)" }
         ));
+        if !w.uncommitted.is_empty() {
+            let files: Vec<&str> = w
+                .uncommitted
+                .iter()
+                .map(|l| l.get(3..).unwrap_or(l))
+                .collect();
+            s.push_str(&format!(
+                "    uncommitted: {}\n",
+                crate::report::escape::visible(&files.join(", "))
+            ));
+        }
     }
     s
 }
@@ -224,6 +235,7 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
             if let Some(ws) = tip.as_ref().and_then(|t| Workspaces::of_run(&store, t)) {
                 v.integration_branch = Some(ws.integration_branch());
                 v.workspaces = ws.describe_all(&tip.as_ref().expect("a run").state);
+                v.landed = ws.land_note(&store.runtime_dir());
             }
             v.plan_drift = drift.is_some();
             v.config_drift = config_drift.is_some();
@@ -251,6 +263,10 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                 }
                 if let Some(ws) = Workspaces::of_run(&store, t) {
                     write!(out, "{}", workspaces_text(&ws, &t.state)).map_err(super::io_err)?;
+                    if let Some(note) = ws.land_note(&store.runtime_dir()) {
+                        writeln!(out, "{}", report::escape::visible(&note))
+                            .map_err(super::io_err)?;
+                    }
                 }
             }
             if let Some(diff) = &drift {

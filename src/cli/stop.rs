@@ -22,11 +22,11 @@ pub struct StopArgs {
 pub fn cmd_stop(ctx: &Context, args: &StopArgs, out: &mut dyn Write) -> miette::Result<u8> {
     let engine = Engine::open(&ctx.cwd)?;
     let (state, ended) = engine.stop(args.timeout, |line| eprintln!("{line}"))?;
-    let root = engine.project_root(&state);
+    let worktrees = engine.run_workspaces(&state);
     write!(
         out,
         "{}",
-        render_report("Stop Complete", &state, &ended, &root)
+        render_report("Stop Complete", &state, &ended, worktrees.as_ref())
     )
     .into_diagnostic()?;
     Ok(super::EXIT_OK)

@@ -2,7 +2,6 @@
 //! steps): ending agents with signals, assessing what they left, and
 //! recording it.
 
-use std::path::Path;
 use std::time::Duration;
 use std::time::Instant;
 
@@ -218,7 +217,11 @@ impl Engine {
             .filter(|u| u.state == UnitStatus::Stopping && u.active_sprint().is_some())
         {
             self.terminate(&state, &u.name, grace, &mut ended);
-            let uncommitted = verify::uncommitted(&self.unit_root(&state, &config, &u.name), u);
+            let uncommitted = verify::uncommitted(
+                &self.unit_root(&state, &config, &u.name),
+                u,
+                state.worktrees,
+            );
             match self.publish(EventKind::ForceStop {
                 unit: u.name.clone(),
                 uncommitted,
@@ -309,15 +312,18 @@ impl Engine {
                     agent: sp.agent.as_ref(),
                 })
             });
+            let uncommitted = verify::uncommitted(&root, u, state.worktrees);
             assessments.push(KillAssessment {
                 unit: unit.clone(),
                 completed: verdict
                     .as_ref()
                     .is_some_and(|v| v.outcome == Outcome::Completed),
-                progress: verdict
-                    .as_ref()
-                    .is_some_and(|v| v.outcome != Outcome::Failure || !v.commits.is_empty()),
-                uncommitted: verify::uncommitted(&root, u),
+                // Uncommitted work left in scope is work too.
+                progress: !uncommitted.is_empty()
+                    || verdict
+                        .as_ref()
+                        .is_some_and(|v| v.outcome != Outcome::Failure || !v.commits.is_empty()),
+                uncommitted,
             });
         }
         Ok(assessments)
@@ -325,7 +331,12 @@ impl Engine {
 }
 
 /// The report of spec §Q step 6 (also the final report of `stop`).
-pub fn render_report(title: &str, state: &State, ended: &Ended, root: &Path) -> String {
+pub fn render_report(
+    title: &str,
+    state: &State,
+    ended: &Ended,
+    worktrees: Option<&crate::workspace::Workspaces>,
+) -> String {
     let mut o = format!("## {title}\n\nAgents terminated: {}\n", ended.terminated);
     let with_work: Vec<&str> = state
         .units
@@ -376,9 +387,17 @@ pub fn render_report(title: &str, state: &State, ended: &Ended, root: &Path) -> 
             }
         ));
     }
-    let _ = root;
     o.push_str("\nTo resume: git supervisor resume\n");
-    if !with_work.is_empty() {
+    if let (Some(ws), false) = (worktrees, with_work.is_empty()) {
+        // Each unit's worktree is its own: the work stays where it is.
+        for u in state.units.iter().filter(|u| !u.uncommitted.is_empty()) {
+            o.push_str(&format!(
+                "{}'s uncommitted work stays in its worktree {}; `resume` continues there.\n",
+                u.name,
+                ws.unit_path(&u.name).display()
+            ));
+        }
+    } else if !with_work.is_empty() {
         // Name exactly the files the agents left (relative to the project
         // root), and set them aside recoverably: never a blanket clean.
         o.push_str("To set aside the agents' uncommitted work and resume cleanly:\n");

@@ -159,11 +159,22 @@ impl Engine {
         let wanted = state.build_wanted()?;
         let mark = state.build.as_ref().and_then(|b| b.unpassed.as_ref());
         match mark {
-            Some(m) if m.units == wanted && self.store.head_id().as_deref() == Some(&m.head) => {
+            Some(m) if m.units == wanted && self.build_head(state).as_deref() == Some(&m.head) => {
                 None
             }
             _ => Some(wanted),
         }
+    }
+
+    /// The commit a build would see: the integration branch's tip with
+    /// worktrees, else HEAD.
+    fn build_head(&self, state: &State) -> Option<String> {
+        if state.worktrees {
+            let tip = self.store.tip().ok().flatten()?;
+            let (_, config) = self.snapshot(&tip).ok()?;
+            return self.workspaces(state, &config)?.integration_tip();
+        }
+        self.store.head_id()
     }
 
     /// Run the coordinated build covering `units`. Returns whether it
@@ -179,13 +190,16 @@ impl Engine {
         };
         let state = &tip.state;
         let phase = state.build_phase(units);
-        let root = self.project_root(state);
+        // With worktrees the build runs on the integrated result, in the
+        // integration worktree at the branch's tip.
+        let workspaces = self.workspaces(state, &config);
+        let mut root = self.project_root(state);
+        let mut head = self.store.head_id().unwrap_or_default();
         let mut log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(self.runtime("gates.log"))
             .map_err(super::io("cannot write the gate log"))?;
-        let head = self.store.head_id().unwrap_or_default();
         // Exactly one build at a time, whatever else is running.
         let build =
             crate::gate::lock::with_lock(&self.runtime("build.lock"), config.build.timeout, || {
@@ -200,6 +214,15 @@ impl Engine {
                     let _ = writeln!(log, "{}", step.transition.why);
                 }
                 crate::store::fault::boundary("phase build about to run");
+                if let Some(ws) = &workspaces {
+                    let (path, tip) = ws.checkout_integration()?;
+                    root = if state.root == "." {
+                        path
+                    } else {
+                        path.join(&state.root)
+                    };
+                    head = tip;
+                }
                 Ok::<_, EngineError>(run_build(&root, &command, config.build.timeout))
             })
             .map_err(super::io("cannot take the build lock"))?;

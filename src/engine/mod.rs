@@ -218,6 +218,13 @@ impl Engine {
         Workspaces::for_run(&self.workdir, state, config)
     }
 
+    /// The run's workspaces, read from the config the run was started with.
+    pub fn run_workspaces(&self, state: &State) -> Option<Workspaces> {
+        let tip = self.store.tip().ok()??;
+        let (_, config) = self.snapshot(&tip).ok()?;
+        self.workspaces(state, &config)
+    }
+
     /// Where a unit's agent works and its sprints are judged: its worktree
     /// (at the plan's directory inside it), or the project root when agents
     /// share the main working tree.
@@ -270,6 +277,54 @@ impl Engine {
                 let _ = ws.remove(&u.name, false);
             }
         }
+        Ok(())
+    }
+
+    /// `[run] land = "ff" | "merge"`: once a worktree run is COMPLETED, its
+    /// integration branch lands on the branch `start` ran on — once; a
+    /// refusal (dirty tree, branch moved, conflict) is noted for `status`
+    /// and left to `git supervisor land`.
+    fn land_when_configured(&self, tip: &Tip) -> Result<(), EngineError> {
+        if !tip.state.worktrees || tip.state.overall() != crate::machine::Overall::Completed {
+            return Ok(());
+        }
+        let (_, config) = self.snapshot(tip)?;
+        let merge = match config.run.land {
+            crate::config::Land::Off => return Ok(()),
+            crate::config::Land::Ff => false,
+            crate::config::Land::Merge => true,
+        };
+        let Some(ws) = self.workspaces(&tip.state, &config) else {
+            return Ok(());
+        };
+        let runtime = self.store.runtime_dir();
+        let note = ws.land_note_file(&runtime);
+        if note.exists() {
+            return Ok(());
+        }
+        let text = match ws.start_branch(&runtime) {
+            None => format!(
+                "Not landed: the run started on a detached HEAD; `{}` on the branch to land on.",
+                ws.land_by_hand()
+            ),
+            Some(branch) => match ws.land(&branch, merge)? {
+                Ok(l) => format!(
+                    "Landed {} on {}: {}..{}.",
+                    l.integration,
+                    l.branch,
+                    short(&l.from),
+                    short(&l.to)
+                ),
+                Err(why) => format!(
+                    "Not landed ({}): run `git supervisor land` once that is fixed.",
+                    why.describe()
+                ),
+            },
+        };
+        if let Some(dir) = note.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        std::fs::write(&note, format!("{text}\n")).map_err(io("cannot note the landing"))?;
         Ok(())
     }
 
@@ -635,6 +690,7 @@ impl Engine {
                 continue;
             }
             self.remove_integrated_worktrees(&tip)?;
+            self.land_when_configured(&tip)?;
             if let Some(units) = self.build_to_run(&tip.state) {
                 if self.run_gate(&tip, &units)? {
                     continue;

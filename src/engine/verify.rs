@@ -355,9 +355,13 @@ pub fn left_since(root: &Path, dir: &str, baseline: &[DirtyFile]) -> Vec<String>
 /// with the same content, when the agent was dispatched.
 /// At the project root, where other units' agents work too, only files
 /// the sprint names (and the progress file) are the agent's.
-pub fn uncommitted(root: &Path, unit: &UnitState) -> Vec<String> {
+pub fn uncommitted(root: &Path, unit: &UnitState, own_worktree: bool) -> Vec<String> {
     let agent = unit.sprints.iter().find_map(|s| s.agent.as_ref());
     let baseline = agent.map(|a| a.dirty.as_slice()).unwrap_or_default();
+    // In a worktree of its own everything left is the unit's.
+    if own_worktree {
+        return left_since(root, ".", baseline);
+    }
     let mut left = left_since(root, &unit.dir, baseline);
     if unit.dir == "." {
         let files = agent.map(|a| a.files.as_slice()).unwrap_or_default();

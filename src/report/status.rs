@@ -47,6 +47,9 @@ pub struct StatusJson<'a> {
     /// With `workspace = "worktree"`: each unit's worktree and branch.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub workspaces: std::collections::BTreeMap<String, crate::workspace::UnitWorkspace>,
+    /// With `[run] land`: what landing the completed run did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub landed: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -284,6 +287,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             config_diff: None,
             integration_branch: None,
             workspaces: Default::default(),
+            landed: None,
         };
     };
     StatusJson {
@@ -348,6 +352,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
         config_diff: None,
         integration_branch: None,
         workspaces: Default::default(),
+        landed: None,
     }
 }
 

@@ -1,5 +1,5 @@
 //! After a run: `land` (the integrated work onto the branch `start` ran
-//! on, as a fast-forward only) and `clean` (the units' worktrees removed,
+//! on, as a fast-forward, or a merge when asked) and `clean` (the units' worktrees removed,
 //! never one with uncommitted work unless forced).
 
 use super::git;
@@ -16,6 +16,30 @@ pub enum LandRefused {
     NotOnBranch { branch: String, head: String },
     /// The starting branch has commits the integration branch lacks.
     NotFastForward,
+    /// Merging the integration branch into the starting branch conflicts
+    /// (the merge was aborted).
+    Conflict,
+}
+
+impl LandRefused {
+    /// One line for `status`.
+    pub fn describe(&self) -> String {
+        match self {
+            LandRefused::Dirty(files) => {
+                format!(
+                    "the working tree has uncommitted changes: {}",
+                    files.join(", ")
+                )
+            }
+            LandRefused::NotOnBranch { branch, head } => {
+                format!("the run started on {branch}, but HEAD is {head}")
+            }
+            LandRefused::NotFastForward => {
+                "the starting branch has moved on: not a fast-forward".into()
+            }
+            LandRefused::Conflict => "merging the integration branch conflicts".into(),
+        }
+    }
 }
 
 /// What `land` did.
@@ -68,14 +92,31 @@ impl Workspaces {
             })
     }
 
+    /// Where the engine notes what `[run] land` did (landed, or why not).
+    pub fn land_note_file(&self, runtime: &std::path::Path) -> std::path::PathBuf {
+        runtime.join("workspaces").join(&self.run).join("landed")
+    }
+
+    /// What `[run] land` did, when it ran.
+    pub fn land_note(&self, runtime: &std::path::Path) -> Option<String> {
+        std::fs::read_to_string(self.land_note_file(runtime))
+            .ok()
+            .map(|t| t.trim_end().to_string())
+    }
+
     /// The command that lands the run by hand.
     pub fn land_by_hand(&self) -> String {
         format!("git merge --ff-only {}", self.integration_branch())
     }
 
     /// Fast-forward `branch` (a full ref, checked out in the main working
-    /// tree) to the integration branch.
-    pub fn land(&self, branch: &str) -> Result<Result<Landed, LandRefused>, WorkspaceError> {
+    /// tree) to the integration branch; with `merge`, a merge commit when
+    /// the branch has moved on (a conflict is aborted and refused).
+    pub fn land(
+        &self,
+        branch: &str,
+        merge: bool,
+    ) -> Result<Result<Landed, LandRefused>, WorkspaceError> {
         let what = "cannot land the run";
         let head = git(&self.repo, &["symbolic-ref", "-q", "HEAD"])?;
         let head = head.stdout.trim().to_string();
@@ -112,15 +153,27 @@ impl Workspaces {
             ],
         )?;
         let ff = git(&self.repo, &["merge-base", "--is-ancestor", &from, &to])?;
-        if ff.code != 0 {
+        if ff.code == 0 {
+            git_ok(&self.repo, what, &["merge", "-q", "--ff-only", &to])?;
+        } else if !merge {
             return Ok(Err(LandRefused::NotFastForward));
+        } else {
+            let message = format!("Land {integration}");
+            let merged = git(
+                &self.repo,
+                &["merge", "-q", "--no-ff", "--no-edit", "-m", &message, &to],
+            )?;
+            if merged.code != 0 {
+                let _ = git(&self.repo, &["merge", "--abort"]);
+                return Ok(Err(LandRefused::Conflict));
+            }
         }
-        git_ok(&self.repo, what, &["merge", "-q", "--ff-only", &to])?;
+        let landed = git_ok(&self.repo, what, &["rev-parse", "HEAD"])?;
         Ok(Ok(Landed {
             branch: branch.trim_start_matches("refs/heads/").to_string(),
             integration,
             from,
-            to,
+            to: landed,
         }))
     }
 }

@@ -91,6 +91,9 @@ pub struct UnitWorkspace {
     pub branch: String,
     /// The worktree exists on disk.
     pub present: bool,
+    /// Its uncommitted changes (`git status --porcelain` lines).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uncommitted: Vec<String>,
 }
 
 impl Workspaces {
@@ -173,6 +176,7 @@ impl Workspaces {
             worktree: path.display().to_string(),
             branch: self.unit_branch(unit),
             present: path.join(".git").exists(),
+            uncommitted: self.uncommitted(unit),
         }
     }
 
@@ -302,6 +306,62 @@ impl Workspaces {
             })?;
         }
         Ok(())
+    }
+
+    /// Where phase builds run: a detached worktree of the integration
+    /// branch (no unit's name encodes to a leading dot).
+    pub fn integration_path(&self) -> PathBuf {
+        self.dir.join(".integration")
+    }
+
+    /// The integration worktree, created or moved to the integration
+    /// branch's tip (tracked files reset, untracked ones removed, ignored
+    /// build output kept for the next build); the tip it holds. The caller
+    /// holds the build lock, so the branch does not move meanwhile.
+    pub fn checkout_integration(&self) -> Result<(PathBuf, String), WorkspaceError> {
+        let what = "cannot prepare the integration worktree";
+        let tip = self.integration_tip().ok_or_else(|| WorkspaceError {
+            what: what.into(),
+            detail: format!("the branch {} does not exist", self.integration_branch()),
+        })?;
+        let path = self.integration_path();
+        if path.join(".git").exists() {
+            git_ok(
+                &path,
+                what,
+                &["checkout", "-q", "--detach", "--force", &tip],
+            )?;
+            git_ok(&path, what, &["clean", "-q", "-f", "-d"])?;
+        } else {
+            std::fs::create_dir_all(&self.dir).map_err(|e| WorkspaceError {
+                what: format!("cannot create {}", self.dir.display()),
+                detail: e.to_string(),
+            })?;
+            let _ = git(&self.repo, &["worktree", "prune"]);
+            let p = path.display().to_string();
+            git_ok(
+                &self.repo,
+                what,
+                &["worktree", "add", "-q", "--detach", &p, &tip],
+            )?;
+        }
+        Ok((path, tip))
+    }
+
+    /// Remove the integration worktree (builds leave nothing to keep).
+    pub fn remove_integration(&self) -> Result<bool, WorkspaceError> {
+        let path = self.integration_path();
+        if !path.join(".git").exists() {
+            return Ok(false);
+        }
+        let p = path.display().to_string();
+        git_ok(
+            &self.repo,
+            "cannot remove the integration worktree",
+            &["worktree", "remove", "--force", &p],
+        )?;
+        let _ = std::fs::remove_dir(&self.dir);
+        Ok(true)
     }
 
     /// Tracked and untracked changes in the unit's worktree (none when it
