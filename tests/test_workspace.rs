@@ -524,3 +524,76 @@ fn killall_keeps_uncommitted_work_and_resume_continues_in_it() {
         "half done\n"
     );
 }
+
+/// `[workspace] copy` brings the user's untracked `.env` into each new
+/// worktree and `setup` runs there before the first agent; a failing setup
+/// is a failed attempt with its output, and no agent starts.
+#[test]
+fn new_worktrees_get_copied_files_and_setup_and_a_failed_setup_fails_the_attempt() {
+    let repo = fixture_repo("workspace");
+    let dir = repo.path();
+    let _cleanup = beside(dir);
+    std::fs::write(dir.join(".gitignore"), ".env\n.setup-ran\n").expect("gitignore");
+    std::fs::write(dir.join(".env"), "TOKEN=local\n").expect("env");
+    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
+    let good = format!(
+        "{config}\n[workspace]\ncopy = [\".env\"]\nsetup = \"grep -q TOKEN .env && echo set up >> .setup-ran\"\n"
+    );
+    std::fs::write(dir.join(".workflow/config.toml"), &good).expect("config");
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "setup and copy"]);
+    let s = scripts(&[(
+        "default.txt",
+        "?.env write ${SUPERVISOR_UNIT}-env.txt copied\n?.setup-ran write ${SUPERVISOR_UNIT}-setup.txt ran\ncommit-all ${SUPERVISOR_UNIT}: work\nresult complete\n",
+    )]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    let out = sv(dir, &env, &["start", "--wait"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let branch = integration(dir);
+    for unit in ["french", "german"] {
+        for what in ["env", "setup"] {
+            let f = format!("{branch}:{unit}-{what}.txt");
+            assert!(!git(dir, &["show", &f]).is_empty(), "{f}");
+        }
+    }
+    assert!(
+        !git(dir, &["ls-tree", "--name-only", &branch]).contains(".env"),
+        "the copied file stays untracked"
+    );
+
+    // A failing setup: the attempt fails with its output; no agent runs.
+    let repo = fixture_repo("workspace");
+    let dir = repo.path();
+    let _cleanup = beside(dir);
+    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
+    let config = config.replace("max_retries = 3", "max_retries = 1");
+    let bad =
+        format!("{config}\n[workspace]\nsetup = \"echo the registry is unreachable; exit 3\"\n");
+    std::fs::write(dir.join(".workflow/config.toml"), bad).expect("config");
+    git(dir, &["commit", "-qam", "a setup that fails"]);
+    let ran = tempfile::tempdir().expect("tempdir");
+    let s = scripts(&[(
+        "default.txt",
+        "write ${RAN}/${SUPERVISOR_UNIT} ran\nresult complete\n",
+    )]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path()), ("RAN", ran.path())];
+    let out = sv(dir, &env, &["start", "--wait"]);
+    assert_ne!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        std::fs::read_dir(ran.path()).expect("dir").count(),
+        0,
+        "an agent started"
+    );
+    assert_eq!(
+        sprint_path(dir, "french").last().map(String::as_str),
+        Some("FATAL")
+    );
+    let logs: String = std::fs::read_dir(dir.join(".git/supervisor/agents"))
+        .expect("agents")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".log"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect();
+    assert!(logs.contains("the registry is unreachable"), "{logs}");
+    assert!(logs.contains("setup"), "{logs}");
+}

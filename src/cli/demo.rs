@@ -125,7 +125,7 @@ pub fn cmd_demo(ctx: &Context, args: &DemoArgs, out: &mut dyn Write) -> miette::
     std::fs::write(dir.join("EXECUTION_PLAN.md"), PLAN).into_diagnostic()?;
     let exe = std::env::current_exe().into_diagnostic()?;
     let config = format!(
-        "[agent]\ncommand = [{:?}, \"demo-agent\"]\nprompt = \"stdin\"\n\n[run]\nmax_retries = 3\npoll_interval = \"200ms\"\n",
+        "[agent]\ncommand = [{:?}, \"demo-agent\"]\nprompt = \"stdin\"\n\n[run]\nmax_retries = 3\npoll_interval = \"200ms\"\nretry_delay = \"2s\"\nland = \"ff\"\n",
         exe.display().to_string()
     );
     std::fs::write(dir.join(".workflow/config.toml"), config).into_diagnostic()?;

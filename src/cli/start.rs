@@ -97,9 +97,13 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
     if let Some(ws) = engine.workspaces(&state, &config) {
         writeln!(
             out,
-            "Each unit works in its own worktree under {} and its verified sprints are merged into `{}`; your branch and working tree stay as they are (`git supervisor land` when the run completes).",
+            "Each unit works in its own worktree under {} and its verified sprints are merged into `{}`; your branch and working tree stay as they are ({}).",
             ws.dir.display(),
-            ws.integration_branch()
+            ws.integration_branch(),
+            match config.run.land {
+                crate::config::Land::Off => "`git supervisor land` when the run completes",
+                _ => "`[run] land` lands the work on them when the run completes",
+            }
         )
         .into_diagnostic()?;
     }

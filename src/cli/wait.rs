@@ -66,6 +66,17 @@ pub fn print_final(
         let (r, _) = super::report::load(ctx)?;
         let hint = format!("{} (write it with `git supervisor report`)", r.file_name);
         write!(out, "\n{}", report::complete_md::user_summary(&r, &hint)).into_diagnostic()?;
+        if let Some(ws) = engine.run_workspaces(state) {
+            let note = ws
+                .land_note(&engine.store.runtime_dir())
+                .unwrap_or_else(|| {
+                    format!(
+                        "The work is on `{}`; `git supervisor land` brings it onto your branch.",
+                        ws.integration_branch()
+                    )
+                });
+            writeln!(out, "\n{}", report::escape::visible(&note)).into_diagnostic()?;
+        }
     }
     Ok(())
 }

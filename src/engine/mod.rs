@@ -1137,6 +1137,7 @@ impl Engine {
                     // setup again (a recreated worktree has none of it).
                     let _ = std::fs::remove_file(self.setup_marker(state, unit_name));
                     ws.copy_into(unit_name, &config.workspace.copy)?;
+                    crate::store::fault::boundary("unit worktree created, sprint not dispatched");
                 }
                 self.unit_root(state, &config, unit_name)
             }

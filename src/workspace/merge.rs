@@ -108,6 +108,7 @@ impl Workspaces {
                     what,
                     &["update-ref", &integration, &commit, &tip],
                 )?;
+                crate::store::fault::boundary("integration branch moved, verdict not recorded");
                 Ok(Merge::Merged { commit })
             }
             1 => {
