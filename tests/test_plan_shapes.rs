@@ -109,6 +109,9 @@ json_snapshots! {
     done_subsections => "done-subsections",
     words_titled_sprint => "words-titled-sprint",
     words_titled_sprint_open => "words-titled-sprint-open",
+    words_chinese => "words-chinese",
+    words_persian => "words-persian",
+    words_spanish => "words-spanish",
     rejected_taken_table => "bad-taken-table",
     rejected_unreadable => "bad-unreadable",
 }
@@ -473,4 +476,46 @@ fn text_output_says_where_each_unit_and_sprint_came_from() {
         "{}",
         out.stdout
     );
+}
+
+/// Sprint words, numbers and criteria labels of other languages: Chinese
+/// `第一阶段`, Persian `فاز ۱` (Persian digits), Spanish `Fase 1`.
+#[test]
+fn sprint_words_of_other_languages() {
+    for (fixture, names, criterion) in [
+        (
+            "words-chinese",
+            ["数据模型", "借阅接口", "文档"],
+            "cargo test -p model",
+        ),
+        (
+            "words-persian",
+            ["خواندن داده‌ها", "ساخت گزارش", "انتشار"],
+            "pytest tests/test_reader.py",
+        ),
+        (
+            "words-spanish",
+            ["Catálogo", "Carrito", "Pagos"],
+            "npm test -- catalog",
+        ),
+    ] {
+        let (status, v, out) = json(fixture);
+        assert_eq!(status, 0, "{fixture}: {out}");
+        let total: usize = v["units"]
+            .as_array()
+            .expect("units")
+            .iter()
+            .map(|u| u["sprints"].as_array().map_or(0, Vec::len))
+            .sum();
+        assert_eq!(total, 3, "{fixture}: {out}");
+        let all: Vec<String> = (0..v["units"].as_array().expect("units").len())
+            .flat_map(|u| sprint_names(&v, u))
+            .collect();
+        assert_eq!(all, names, "{fixture}");
+        let first = v["units"][0]["sprints"][0]["exit"].to_string();
+        assert!(first.contains(criterion), "{fixture}: {first}");
+    }
+    // A phase marked done in the heading is done.
+    let (_, v, _) = json("words-chinese");
+    assert!(sprint(&v, 0, 2)["done"].is_string(), "{}", sprint(&v, 0, 2));
 }

@@ -225,7 +225,8 @@ fn read_id(s: &str) -> Option<(String, &str)> {
 
 /// Classify one heading's text.
 pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
-    let (text, done) = strip_done_marks(text);
+    let localized = super::locale::localize(text);
+    let (text, done) = strip_done_marks(&localized);
     let t = strip_lead(&text);
     let lower = t.to_lowercase();
     let (word, rest) = if let Some((word, len)) = Word::parse(&lower) {

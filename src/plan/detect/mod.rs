@@ -41,6 +41,7 @@ mod completion;
 mod criteria;
 mod dependencies;
 mod headings;
+mod locale;
 mod references;
 mod sprints;
 mod task_types;

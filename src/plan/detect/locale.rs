@@ -1,0 +1,320 @@
+//! Sprint headings written in other languages and scripts, read as their
+//! English equivalents before the heading grammar sees them:
+//! `فاز ۱: Session Grazer` is `Phase 1: Session Grazer`, `第二阶段：补文档`
+//! is `Stage 2: 补文档`, `Fase 3 — API` is `Phase 3 — API`, `2단계: 배포` is
+//! `Stage 2: 배포`.
+//!
+//! Digits of other scripts (Arabic-Indic, Persian, Devanagari, Bengali,
+//! full-width) become ASCII digits, Chinese numerals up to 99 become
+//! numbers, and full-width punctuation becomes its ASCII form. A word is
+//! only taken as a sprint word when a number follows it (or, in the CJK
+//! `第N…` and Korean `N단계` forms, surrounds it), so prose is left alone.
+
+use std::borrow::Cow;
+
+/// Words for a unit of agent work in other languages, lowercase, and the
+/// English word the heading grammar knows. Longer words first where one
+/// begins another.
+const WORDS: &[(&str, &str)] = &[
+    // Spanish, Portuguese, Italian, Catalan
+    ("fase", "Phase"),
+    ("etapa", "Stage"),
+    ("paso", "Step"),
+    ("passo", "Step"),
+    ("semana", "Week"),
+    ("settimana", "Week"),
+    ("hito", "Milestone"),
+    ("marco", "Milestone"),
+    ("tappa", "Stage"),
+    ("iteración", "Iteration"),
+    ("iteração", "Iteration"),
+    ("iterazione", "Iteration"),
+    // French
+    ("étape", "Step"),
+    ("etape", "Step"),
+    ("semaine", "Week"),
+    ("jalon", "Milestone"),
+    ("itération", "Iteration"),
+    // German, Dutch
+    ("meilenstein", "Milestone"),
+    ("schritt", "Step"),
+    ("etappe", "Stage"),
+    ("woche", "Week"),
+    ("stap", "Step"),
+    ("mijlpaal", "Milestone"),
+    // Polish, Czech, Turkish, Indonesian, Vietnamese
+    ("faza", "Phase"),
+    ("etap", "Stage"),
+    ("krok", "Step"),
+    ("tydzień", "Week"),
+    ("aşama", "Stage"),
+    ("adım", "Step"),
+    ("hafta", "Week"),
+    ("tahap", "Stage"),
+    ("tahapan", "Stage"),
+    ("minggu", "Week"),
+    ("giai đoạn", "Stage"),
+    ("bước", "Step"),
+    // Russian, Ukrainian
+    ("спринт", "Sprint"),
+    ("фаза", "Phase"),
+    ("этап", "Stage"),
+    ("етап", "Stage"),
+    ("шаг", "Step"),
+    ("крок", "Step"),
+    ("неделя", "Week"),
+    ("тиждень", "Week"),
+    ("итерация", "Iteration"),
+    ("веха", "Milestone"),
+    // Persian, Arabic
+    ("اسپرینت", "Sprint"),
+    ("فاز", "Phase"),
+    ("مرحله", "Stage"),
+    ("گام", "Step"),
+    ("هفته", "Week"),
+    ("المرحلة", "Stage"),
+    ("مرحلة", "Stage"),
+    ("الأسبوع", "Week"),
+    ("أسبوع", "Week"),
+    ("الخطوة", "Step"),
+    ("خطوة", "Step"),
+    // Japanese, Chinese, Korean written before the number
+    ("スプリント", "Sprint"),
+    ("フェーズ", "Phase"),
+    ("ステップ", "Step"),
+    ("マイルストーン", "Milestone"),
+    ("イテレーション", "Iteration"),
+    ("冲刺", "Sprint"),
+    ("衝刺", "Sprint"),
+    ("阶段", "Stage"),
+    ("階段", "Stage"),
+    ("里程碑", "Milestone"),
+    ("迭代", "Iteration"),
+    ("步骤", "Step"),
+    ("步驟", "Step"),
+    ("스프린트", "Sprint"),
+    ("페이즈", "Phase"),
+    ("단계", "Stage"),
+    ("마일스톤", "Milestone"),
+];
+
+/// Words that follow `第N` in Chinese and Japanese (`第二阶段`, `第3週`).
+const ORDINAL_WORDS: &[(&str, &str)] = &[
+    ("阶段", "Stage"),
+    ("階段", "Stage"),
+    ("段階", "Stage"),
+    ("期", "Phase"),
+    ("周", "Week"),
+    ("週", "Week"),
+    ("步", "Step"),
+    ("轮", "Iteration"),
+    ("輪", "Iteration"),
+    ("次迭代", "Iteration"),
+    ("个里程碑", "Milestone"),
+    ("個里程碑", "Milestone"),
+    ("冲刺", "Sprint"),
+];
+
+/// Words that follow the number in Korean (`2단계`, `3주차`).
+const SUFFIX_WORDS: &[(&str, &str)] = &[
+    ("단계", "Stage"),
+    ("주차", "Week"),
+    ("차 스프린트", "Sprint"),
+];
+
+/// A digit of another script as its ASCII digit.
+fn ascii_digit(c: char) -> Option<char> {
+    let zero = match c as u32 {
+        0x0660..=0x0669 => 0x0660,
+        0x06F0..=0x06F9 => 0x06F0,
+        0x0966..=0x096F => 0x0966,
+        0x09E6..=0x09EF => 0x09E6,
+        0xFF10..=0xFF19 => 0xFF10,
+        _ => return None,
+    };
+    char::from_digit(c as u32 - zero, 10)
+}
+
+/// Other scripts' digits and full-width punctuation in their ASCII form.
+fn ascii_forms(text: &str) -> Cow<'_, str> {
+    let plain = |c: char| ascii_digit(c).is_none() && !matches!(c, '：' | '．' | '、' | '\u{3000}');
+    if text.chars().all(plain) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '：' => out.push_str(": "),
+            '．' => out.push('.'),
+            '、' => out.push_str(", "),
+            '\u{3000}' => out.push(' '),
+            c => out.push(ascii_digit(c).unwrap_or(c)),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn cjk_digit(c: char) -> Option<u32> {
+    Some(match c {
+        '〇' | '零' => 0,
+        '一' => 1,
+        '二' | '两' | '兩' => 2,
+        '三' => 3,
+        '四' => 4,
+        '五' => 5,
+        '六' => 6,
+        '七' => 7,
+        '八' => 8,
+        '九' => 9,
+        _ => return None,
+    })
+}
+
+/// A number at the start of `s`: ASCII digits, or Chinese numerals up to 99
+/// (`二`, `十`, `十二`, `二十三`). Returns the number as text and the rest.
+fn leading_number(s: &str) -> Option<(String, &str)> {
+    let digits: usize = s
+        .char_indices()
+        .take_while(|(_, c)| c.is_ascii_digit())
+        .map(|(i, c)| i + c.len_utf8())
+        .last()
+        .unwrap_or(0);
+    if digits > 0 {
+        return Some((s[..digits].to_string(), &s[digits..]));
+    }
+    let mut value: Option<u32> = None;
+    let mut tens: Option<u32> = None;
+    let mut end = 0;
+    for (i, c) in s.char_indices() {
+        if c == '十' && tens.is_none() {
+            tens = Some(value.take().unwrap_or(1) * 10);
+        } else if let Some(d) = cjk_digit(c) {
+            if value.is_some() {
+                break;
+            }
+            value = Some(d);
+        } else {
+            break;
+        }
+        end = i + c.len_utf8();
+    }
+    let n = match (tens, value) {
+        (None, None) => return None,
+        (t, v) => t.unwrap_or(0) + v.unwrap_or(0),
+    };
+    Some((n.to_string(), &s[end..]))
+}
+
+/// The rest of a heading after its number, with a separator kept or a
+/// space put in: `Stage 2: rest`.
+fn english(word: &str, number: &str, rest: &str) -> String {
+    let trimmed = rest.trim_start();
+    if trimmed.is_empty() {
+        format!("{word} {number}")
+    } else if trimmed.starts_with([':', '.', '—', '–', '-', ')', '|']) {
+        format!("{word} {number}{rest}")
+    } else {
+        format!("{word} {number}: {trimmed}")
+    }
+}
+
+/// The heading text with a sprint word of another language read as its
+/// English word (see the module header); the text itself otherwise.
+pub(crate) fn localize(text: &str) -> Cow<'_, str> {
+    let forms = ascii_forms(text);
+    let lead_len = forms.len()
+        - forms
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .len();
+    let (lead, body) = forms.split_at(lead_len);
+    let translated = translate(body).map(|t| format!("{lead}{t}"));
+    match (translated, forms) {
+        (Some(t), _) => Cow::Owned(t),
+        (None, Cow::Owned(f)) => Cow::Owned(f),
+        (None, Cow::Borrowed(_)) => Cow::Borrowed(text),
+    }
+}
+
+fn translate(body: &str) -> Option<String> {
+    // `第二阶段：…`, `第3週 …`
+    if let Some(after) = body.strip_prefix('第') {
+        let (number, rest) = leading_number(after)?;
+        let (word, english_word) = ORDINAL_WORDS.iter().find(|(w, _)| rest.starts_with(w))?;
+        return Some(english(english_word, &number, &rest[word.len()..]));
+    }
+    // `2단계: …`
+    if let Some((number, rest)) = leading_number(body).filter(|(n, _)| n.len() <= 3) {
+        let rest = rest.trim_start();
+        if let Some((word, english_word)) = SUFFIX_WORDS.iter().find(|(w, _)| rest.starts_with(w)) {
+            return Some(english(english_word, &number, &rest[word.len()..]));
+        }
+    }
+    // `Fase 3 — …`, `فاز 1: …`, `阶段 2 …`, `フェーズ1：…`
+    let lower = body.to_lowercase();
+    for (word, english_word) in WORDS {
+        let Some(after) = lower.strip_prefix(word) else {
+            continue;
+        };
+        // The same length in the original: lowercasing these words keeps
+        // their byte length except for a few scripts, checked here.
+        let Some(rest) = body.get(body.len() - after.len()..) else {
+            continue;
+        };
+        let spaced = rest.trim_start();
+        if spaced.len() == rest.len() && word.is_ascii() {
+            continue; // `Fases`, `Etapas`: a longer word, not this one.
+        }
+        let Some((number, rest)) = leading_number(spaced) else {
+            continue;
+        };
+        return Some(english(english_word, &number, rest));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sprint_words_of_other_languages_read_as_english() {
+        let cases = [
+            ("فاز ۱: Session Grazer 🔍", "Phase 1: Session Grazer 🔍"),
+            (
+                "فاز ۰: پاکسازی و آماده‌سازی (تسک ۱-۸)",
+                "Phase 0: پاکسازی و آماده‌سازی (تسک 1-8)",
+            ),
+            (
+                "第一阶段：补浏览器级 QA / E2E",
+                "Stage 1: 补浏览器级 QA / E2E",
+            ),
+            ("第十二阶段 收尾", "Stage 12: 收尾"),
+            ("第二十三周", "Week 23"),
+            ("フェーズ２：設計", "Phase 2: 設計"),
+            ("2단계: 배포", "Stage 2: 배포"),
+            ("Fase 3 — API", "Phase 3 — API"),
+            ("✅ Étape 2 : Tests", "✅ Step 2 : Tests"),
+            ("Fase 1: Fundamentos", "Phase 1: Fundamentos"),
+            ("Этап 4. Релиз", "Stage 4. Релиз"),
+            ("Semana 1", "Week 1"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(localize(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn prose_and_english_are_left_alone() {
+        for text in [
+            "Phase 1: Parser",
+            "Fases del proyecto",
+            "第一部分",
+            "阶段目标",
+            "Etapa final",
+            "فاز بعدی",
+            "Overview",
+        ] {
+            assert_eq!(localize(text), text, "{text}");
+        }
+    }
+}
