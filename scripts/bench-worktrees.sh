@@ -11,10 +11,10 @@
 set -euo pipefail
 agent_ms=${1:-8000}
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-bin=$PWD/target/release/git-supervisor
+[ -n "${BIN:-}" ] || cargo build --release --quiet
+bin=${BIN:-$PWD/target/release/git-supervisor}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 repo=$work/repo
 mkdir -p "$repo/.workflow"
 {
@@ -27,16 +27,17 @@ mkdir -p "$repo/.workflow"
     done
   done
 } > "$repo/EXECUTION_PLAN.md"
-for u in $(seq -w 1 16); do mkdir -p "$repo/unit$u"; printf '# unit%s\n' "$u" > "$repo/unit$u/PROGRESS.md"; done
 cat > "$work/agent.sh" <<AGENT
 #!/bin/bash
 start=\$EPOCHREALTIME
 sleep $(awk "BEGIN { print $agent_ms / 1000 }")
-f="\$SUPERVISOR_UNIT_DIR/\$SUPERVISOR_SPRINT.txt"
+f="\$SUPERVISOR_UNIT/\$SUPERVISOR_SPRINT.txt"
+mkdir -p "\$SUPERVISOR_UNIT"
 echo "\$SUPERVISOR_UNIT sprint \$SUPERVISOR_SPRINT" > "\$f"
 git add -- "\$f"
 git commit -q -m "\$SUPERVISOR_UNIT: sprint \$SUPERVISOR_SPRINT" \
-  -m "Supervisor-Sprint: \$SUPERVISOR_UNIT/\$SUPERVISOR_SPRINT" -m "Supervisor-Status: complete"
+  -m "Supervisor-Sprint: \$SUPERVISOR_UNIT/\$SUPERVISOR_SPRINT
+Supervisor-Status: complete"
 rc=\$?
 echo "\$SUPERVISOR_UNIT \$start \$EPOCHREALTIME" >> "$work/times"
 exit \$rc
