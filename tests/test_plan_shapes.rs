@@ -112,6 +112,8 @@ json_snapshots! {
     words_chinese => "words-chinese",
     words_persian => "words-persian",
     words_spanish => "words-spanish",
+    tables_sprint_ids => "tables-sprint-ids",
+    words_unnumbered => "words-unnumbered",
     rejected_taken_table => "bad-taken-table",
     rejected_unreadable => "bad-unreadable",
 }
@@ -518,4 +520,34 @@ fn sprint_words_of_other_languages() {
     // A phase marked done in the heading is done.
     let (_, v, _) = json("words-chinese");
     assert!(sprint(&v, 0, 2)["done"].is_string(), "{}", sprint(&v, 0, 2));
+}
+
+/// A sprint table whose ids are `S0`, `S1` and whose name column is a
+/// Theme or Focus; a Status cell of `Done` marks the sprint done.
+#[test]
+fn sprint_tables_with_s_ids_theme_and_status() {
+    let (status, v, out) = json("tables-sprint-ids");
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(sprint_ids(&v, 0), ["0", "1", "2"]);
+    assert_eq!(sprint_names(&v, 0), ["Baseline", "Protocol", "Quotas"]);
+    assert!(sprint(&v, 0, 0)["done"].is_string(), "{out}");
+    assert!(sprint(&v, 0, 1)["done"].is_null(), "{out}");
+    assert_eq!(
+        sprint(&v, 0, 2)["tasks"][0],
+        "Quota manager with throttling"
+    );
+}
+
+/// `## Phase: MVP` headings without numbers, when nothing is numbered: the
+/// sprints, in order.
+#[test]
+fn unnumbered_sprint_word_headings_are_sprints_in_order() {
+    let (status, v, out) = json("words-unnumbered");
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    assert_eq!(
+        sprint_names(&v, 0),
+        ["Compatibility Fix", "MVP", "Hardening"]
+    );
+    assert!(sprint(&v, 0, 2)["done"].is_string(), "{out}");
 }

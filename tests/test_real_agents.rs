@@ -498,11 +498,29 @@ fn a_two_unit_two_sprint_plan_completes(cli: Cli) -> Result<(), String> {
         &format!("the run did not complete (wait exited {code})"),
         &p,
     )?;
+    // Two units at once: each agent worked in a worktree of its own and
+    // the run integrated their work; the user's branch did not move.
+    let integration = p.git(&[
+        "for-each-ref",
+        "--format=%(refname)",
+        "refs/heads/supervisor/*/integration",
+    ]);
+    let integration = integration.trim();
+    check(
+        !integration.is_empty(),
+        "the run has no integration branch",
+        &p,
+    )?;
     for f in ["alpha/1.txt", "alpha/2.txt", "beta/1.txt", "beta/2.txt"] {
-        let tracked = p.git(&["ls-files", f]);
+        let merged = p.git(&["ls-tree", "-r", "--name-only", integration, "--", f]);
         check(
-            !tracked.trim().is_empty(),
-            &format!("{f} is not committed"),
+            !merged.trim().is_empty(),
+            &format!("{f} is not on {integration}"),
+            &p,
+        )?;
+        check(
+            p.git(&["ls-files", f]).trim().is_empty(),
+            &format!("{f} reached the user's branch before `land`"),
             &p,
         )?;
     }

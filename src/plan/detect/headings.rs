@@ -374,6 +374,24 @@ pub(crate) fn titled_sprint(text: &str) -> Option<String> {
     (!name.is_empty()).then(|| tidy_name(&name))
 }
 
+/// `## Phase: MVP`, `## Stage — Hardening`: a sprint word, a separator and a
+/// name, no number (used only when the plan numbers no sprint).
+pub(crate) fn unnumbered(text: &str) -> Option<(Word, String, bool)> {
+    let (text, done) = strip_done_marks(text);
+    let t = strip_lead(&text);
+    let (word, len) = Word::parse(&t.to_lowercase())?;
+    if matches!(word, Word::Task | Word::Patch | Word::Step) {
+        return None;
+    }
+    let rest = t.get(len..)?;
+    let name = rest
+        .trim_start()
+        .strip_prefix([':', '—', '–'])?
+        .trim()
+        .replace('`', "");
+    (!name.is_empty() && name.len() <= 120).then_some((word, name, done))
+}
+
 /// `## Milestones`, `## 4. Phases — recut`, `## Sprints`: a heading that
 /// holds one subsection per sprint when the plan numbers none.
 pub(crate) fn plural_word(text: &str) -> Option<Word> {

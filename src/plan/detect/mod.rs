@@ -337,6 +337,40 @@ impl<'a> Doc<'a> {
                 break;
             }
         }
+        // Still none: `## Phase: Compatibility Fix`, `## Phase: MVP` — a
+        // sprint word and a colon, no number — at one level, at least two,
+        // are the sprints, numbered in order.
+        if word.is_none() {
+            let named: Vec<(usize, u8, Word, String, bool)> = blocks
+                .iter()
+                .enumerate()
+                .filter_map(|(i, b)| {
+                    let Block::Heading { level, text, .. } = b else {
+                        return None;
+                    };
+                    let (w, name, done) = headings::unnumbered(text)?;
+                    Some((i, *level, w, name, done))
+                })
+                .collect();
+            if let Some(&(_, level, w, _, _)) = named.first() {
+                let same: Vec<&(usize, u8, Word, String, bool)> = named
+                    .iter()
+                    .filter(|(_, l, nw, _, _)| *l == level && *nw == w)
+                    .collect();
+                if same.len() >= 2 {
+                    for (k, (i, _, _, name, done)) in same.into_iter().enumerate() {
+                        sprint_at[*i] = Some(SprintHeading {
+                            word: w,
+                            id: (k + 1).to_string(),
+                            name: clean_name(name),
+                            done: *done,
+                            bare: false,
+                        });
+                    }
+                    word = Some(w);
+                }
+            }
+        }
         // A sprint heading holding sprint headings of the same word (`Phase
         // A` holding `Phase A0`…) is a container: its leaves are the sprints.
         let mut next_sprint = blocks.len();

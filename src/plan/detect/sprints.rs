@@ -23,19 +23,65 @@ pub(super) fn task_heading(text: &str) -> Option<(u32, String)> {
 
 pub(super) fn is_sprint_table(header: &[Cell]) -> bool {
     column(header, &["sprint", "sprint id", "id", "#"]).is_some()
-        && column(
-            header,
-            &[
-                "name",
-                "description",
-                "goal",
-                "title",
-                "sprint name",
-                "deliverable",
-            ],
-        )
-        .is_some()
+        && column(header, SPRINT_NAME_COLUMNS)
+            .or_else(|| column(header, &["description"]))
+            .is_some()
         && column(header, UNIT_COLUMNS).is_none()
+}
+
+/// Column headings that name a sprint in a sprint table.
+const SPRINT_NAME_COLUMNS: &[&str] = &[
+    "name",
+    "title",
+    "sprint name",
+    "goal",
+    "sprint goal",
+    "deliverable",
+    "theme",
+    "focus",
+    "objective",
+    "summary",
+    "feature",
+    "topic",
+];
+
+/// A sprint table's id cell as an id: `3`, `Sprint 3`, `S3`, `` `3` ``.
+fn table_sprint_id(cell: &str) -> &str {
+    let t = cell
+        .trim()
+        .trim_start_matches("Sprint")
+        .trim()
+        .trim_matches('`');
+    match t.strip_prefix('S') {
+        Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => rest,
+        _ => t,
+    }
+}
+
+/// A sprint table row's Status cell says the sprint is done.
+fn table_row_done(status: &str) -> Option<String> {
+    let (text, marked) = strip_done_marks(status);
+    let lower = text.trim().trim_matches('*').to_lowercase();
+    let word = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or("");
+    (marked
+        || [
+            "complete",
+            "completed",
+            "done",
+            "finished",
+            "shipped",
+            "merged",
+        ]
+        .contains(&word))
+    .then(|| {
+        format!(
+            "marked complete in the plan (sprint table Status: {})",
+            status.trim()
+        )
+    })
 }
 
 /// A sprint id as written → the model's id. Letters count from A (`Phase
@@ -134,11 +180,20 @@ pub(super) fn detect_sprints(
         }
         let id_col = column(header, &["sprint", "sprint id", "id", "#"])
             .expect("checked by is_sprint_table");
-        let name_col = column(
+        let name_col = column(header, SPRINT_NAME_COLUMNS);
+        let desc_col = column(
             header,
-            &["name", "title", "sprint name", "goal", "deliverable"],
+            &[
+                "description",
+                "tasks",
+                "scope",
+                "deliverables",
+                "primary output",
+                "output",
+                "outputs",
+            ],
         );
-        let desc_col = column(header, &["description", "tasks", "scope", "deliverables"]);
+        let status_col = column(header, &["status", "state"]);
         let exit_col = column_where(header, |h| {
             h.contains("exit")
                 || h.contains("validation")
@@ -150,12 +205,7 @@ pub(super) fn detect_sprints(
             let Some(id_cell) = row.cells.get(id_col) else {
                 continue;
             };
-            let raw_id = id_cell
-                .text
-                .trim()
-                .trim_start_matches("Sprint")
-                .trim()
-                .trim_matches('`');
+            let raw_id = table_sprint_id(&id_cell.text);
             let Ok(id) = raw_id.parse::<SprintId>() else {
                 id_problem(id_cell.span.clone(), raw_id, problems);
                 continue;
@@ -192,7 +242,7 @@ pub(super) fn detect_sprints(
                     exit,
                     files: code_paths(&body),
                     body,
-                    done: None,
+                    done: table_row_done(&cell(status_col)),
                     origin: Origin::new(doc.line(row.span.start), "sprint table row"),
                 },
             });
