@@ -21,18 +21,12 @@ use git_supervisor::workspace::Workspaces;
 
 const BRANCHES: usize = 200;
 
+#[path = "common/mod.rs"]
+mod common;
+
+/// `git` that must succeed; its stdout without the trailing newline.
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    common::git(dir, args).trim().to_string()
 }
 
 fn main() {

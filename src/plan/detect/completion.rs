@@ -65,6 +65,26 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
     (t.trim().to_string(), done)
 }
 
+/// A status value that says done: a done mark (`✅ Done`) or a first word
+/// of complete, completed, done, finished, shipped or merged.
+pub(crate) fn status_says_done(value: &str) -> bool {
+    let v = value.trim().trim_matches('*').trim();
+    let lower = v.to_lowercase();
+    let first = lower.split(|c: char| !c.is_alphanumeric()).next();
+    v.starts_with(MARK_EMOJI)
+        || strip_done_marks(v).1
+        || [
+            "complete",
+            "completed",
+            "done",
+            "finished",
+            "shipped",
+            "merged",
+        ]
+        .iter()
+        .any(|w| first == Some(w))
+}
+
 /// Why sprint heading `i`'s text says it is done, if it does.
 pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<String> {
     if heading_done {
@@ -82,19 +102,7 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
                 continue;
             }
             let v = value.trim().trim_matches('*').trim();
-            let lower = v.to_lowercase();
-            if v.starts_with(MARK_EMOJI)
-                || [
-                    "complete",
-                    "completed",
-                    "done",
-                    "finished",
-                    "shipped",
-                    "merged",
-                ]
-                .iter()
-                .any(|w| lower.split(|c: char| !c.is_alphanumeric()).next() == Some(w))
-            {
+            if status_says_done(v) {
                 return Some(format!("marked complete in the plan (Status: {v})"));
             }
         }

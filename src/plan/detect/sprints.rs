@@ -60,23 +60,7 @@ fn table_sprint_id(cell: &str) -> &str {
 
 /// A sprint table row's Status cell says the sprint is done.
 fn table_row_done(status: &str) -> Option<String> {
-    let (text, marked) = strip_done_marks(status);
-    let lower = text.trim().trim_matches('*').to_lowercase();
-    let word = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .next()
-        .unwrap_or("");
-    (marked
-        || [
-            "complete",
-            "completed",
-            "done",
-            "finished",
-            "shipped",
-            "merged",
-        ]
-        .contains(&word))
-    .then(|| {
+    super::completion::status_says_done(status).then(|| {
         format!(
             "marked complete in the plan (sprint table Status: {})",
             status.trim()
