@@ -33,6 +33,7 @@ mod test_rewrite;
 mod test_ritual;
 mod test_run;
 mod test_store;
+mod test_sync;
 mod test_waits;
 mod test_workspace;
 

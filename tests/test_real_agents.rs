@@ -286,7 +286,21 @@ impl Project {
     fn story(&self) -> String {
         let mut s = format!("--- {} transitions:\n", self.cli.name());
         for (_, msg) in self.transitions() {
-            s.push_str(msg.lines().next().unwrap_or(""));
+            // The subject, and why for anything but a plain step forward.
+            let mut lines = msg.lines();
+            let subject = lines.next().unwrap_or("");
+            s.push_str(subject);
+            if ["PARTIAL", "BACKOFF", "FATAL", "BLOCKED"]
+                .iter()
+                .any(|w| subject.ends_with(w))
+            {
+                let why: String = lines
+                    .skip_while(|l| l.is_empty())
+                    .take_while(|l| !l.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                s.push_str(&format!("  ({why})"));
+            }
             s.push('\n');
         }
         let agents = crate::common::git(self.dir(), &["rev-parse", "--git-common-dir"]);

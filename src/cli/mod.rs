@@ -38,6 +38,7 @@ pub mod run;
 pub mod start;
 pub mod status;
 pub mod stop;
+pub mod sync;
 pub mod tick;
 pub mod wait;
 
@@ -108,6 +109,8 @@ pub enum Command {
     Land(land::LandArgs),
     /// Remove the worktrees a finished run left (not with uncommitted work)
     Clean(clean::CleanArgs),
+    /// Share the run's state and branches through a git remote (never forced)
+    Sync(sync::SyncArgs),
     /// Show the transition history, newest first
     Log(log::LogArgs),
     /// Add an entry to the run's decisions log
@@ -216,6 +219,7 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
         Command::Status(args) => status::cmd_status(ctx, &args, out),
         Command::Land(args) => land::cmd_land(ctx, &args, out),
         Command::Clean(args) => clean::cmd_clean(ctx, &args, out),
+        Command::Sync(args) => sync::cmd_sync(ctx, &args, out),
         Command::Log(args) => log::cmd_log(ctx, &args, out),
         Command::Note(args) => note::cmd_note(ctx, &args, out),
         Command::Report(args) => report::cmd_report(ctx, &args, out),

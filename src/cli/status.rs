@@ -237,6 +237,15 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                 v.workspaces = ws.describe_all(&tip.as_ref().expect("a run").state);
                 v.landed = ws.land_note(&store.runtime_dir());
             }
+            if let Some(dir) = store.workdir() {
+                v.remotes = crate::store::sync::synced_remotes(dir)
+                    .into_iter()
+                    .filter_map(|r| {
+                        let rel = crate::store::sync::last_known(dir, &r)?;
+                        Some((r, rel))
+                    })
+                    .collect();
+            }
             v.plan_drift = drift.is_some();
             v.config_drift = config_drift.is_some();
             if args.diff {
@@ -260,6 +269,18 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                     // Unit names and exit criteria are the plan's free text.
                     let line = report::escape::visible(&line);
                     writeln!(out, "{line}").map_err(super::io_err)?;
+                }
+                if let Some(dir) = store.workdir() {
+                    for remote in crate::store::sync::synced_remotes(dir) {
+                        if let Some(r) = crate::store::sync::last_known(dir, &remote) {
+                            writeln!(
+                                out,
+                                "Remote {} (as of the last `git supervisor sync`)",
+                                super::sync::relation_text(&remote, r)
+                            )
+                            .map_err(super::io_err)?;
+                        }
+                    }
                 }
                 if let Some(ws) = Workspaces::of_run(&store, t) {
                     write!(out, "{}", workspaces_text(&ws, &t.state)).map_err(super::io_err)?;

@@ -47,6 +47,9 @@ pub struct StatusJson<'a> {
     /// With `workspace = "worktree"`: each unit's worktree and branch.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub workspaces: std::collections::BTreeMap<String, crate::workspace::UnitWorkspace>,
+    /// How the state stood against each remote at the last `sync`.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub remotes: std::collections::BTreeMap<String, crate::store::sync::Relation>,
     /// With `[run] land`: what landing the completed run did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub landed: Option<String>,
@@ -288,6 +291,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             integration_branch: None,
             workspaces: Default::default(),
             landed: None,
+            remotes: Default::default(),
         };
     };
     StatusJson {
@@ -353,6 +357,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
         integration_branch: None,
         workspaces: Default::default(),
         landed: None,
+        remotes: Default::default(),
     }
 }
 

@@ -10,6 +10,7 @@
 
 pub mod clock;
 pub mod message;
+pub mod sync;
 pub mod worktree;
 
 use std::path::Path;

@@ -1,0 +1,75 @@
+//! `git supervisor sync [REMOTE]`: share the run's state and branches
+//! through a git remote (see `store::sync`).
+
+use std::io::Write;
+
+use clap::Args;
+use miette::IntoDiagnostic;
+
+use super::Context;
+use super::Format;
+use crate::store::sync::Relation;
+
+#[derive(Debug, Args)]
+pub struct SyncArgs {
+    /// The git remote to sync with
+    #[arg(default_value = "origin")]
+    pub remote: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+/// One line on how the local state stands against a remote.
+pub fn relation_text(remote: &str, r: Relation) -> String {
+    match r {
+        Relation::Neither => format!("{remote}: no run on either side"),
+        Relation::LocalOnly => format!("{remote}: the run is only here"),
+        Relation::RemoteOnly => format!("{remote}: the run is only on the remote"),
+        Relation::Same => format!("{remote}: up to date"),
+        Relation::Ahead { ahead } => format!("{remote}: {ahead} transitions ahead"),
+        Relation::Behind { behind } => format!("{remote}: {behind} transitions behind"),
+        Relation::Diverged { ahead, behind } => format!(
+            "{remote}: diverged ({ahead} transitions only here, {behind} only on the remote)"
+        ),
+    }
+}
+
+pub fn cmd_sync(ctx: &Context, args: &SyncArgs, out: &mut dyn Write) -> miette::Result<u8> {
+    // The repository's top level, wherever in it the command runs.
+    let store = crate::store::Store::open(&ctx.cwd)?;
+    let dir = store.workdir().unwrap_or(&ctx.cwd).to_path_buf();
+    let report = crate::store::sync::sync(&dir, &args.remote)?;
+    match args.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, &report).into_diagnostic()?;
+            writeln!(out).into_diagnostic()?;
+        }
+        Format::Text => {
+            writeln!(
+                out,
+                "Before: {}",
+                relation_text(&report.remote, report.relation)
+            )
+            .into_diagnostic()?;
+            for r in &report.taken {
+                writeln!(out, "Took {r} from {}", report.remote).into_diagnostic()?;
+            }
+            for r in &report.pushed {
+                writeln!(out, "Pushed {r} to {}", report.remote).into_diagnostic()?;
+            }
+            if report.taken.is_empty() && report.pushed.is_empty() && report.clean() {
+                writeln!(out, "Nothing to sync.").into_diagnostic()?;
+            }
+        }
+    }
+    if report.clean() {
+        return Ok(super::EXIT_OK);
+    }
+    Err(miette::miette!(
+        code = "sync::diverged",
+        help = "nothing was overwritten on either side. Transitions are decided against the state they saw, so two histories are not merged: keep one side's run (on the other clone, `git update-ref <ref> refs/remotes/<remote>/supervisor/...` takes the remote's) and sync again",
+        "left as they are, diverged from {} or refused by it: {}",
+        report.remote,
+        report.left.join(", ")
+    ))
+}
