@@ -597,3 +597,32 @@ fn new_worktrees_get_copied_files_and_setup_and_a_failed_setup_fails_the_attempt
     assert!(logs.contains("the registry is unreachable"), "{logs}");
     assert!(logs.contains("setup"), "{logs}");
 }
+
+/// A `[workspace] copy` entry outside the repository is a config error that
+/// points at it, and `start` records no run.
+#[test]
+fn a_copy_entry_outside_the_repository_is_refused_at_start() {
+    let repo = fixture_repo("workspace");
+    let dir = repo.path();
+    let _cleanup = beside(dir);
+    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
+    std::fs::write(
+        dir.join(".workflow/config.toml"),
+        format!("{config}\n[workspace]\ncopy = [\"../secrets.env\"]\n"),
+    )
+    .expect("config");
+    git(dir, &["commit", "-qam", "copy from outside"]);
+    let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
+    let out = sv(dir, &[("FAKE_AGENT_SCRIPT", s.path())], &["start"]);
+    assert_ne!(out.status, 0, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("../secrets.env") && out.stderr.contains("config.toml"),
+        "{}",
+        out.stderr
+    );
+    let state = crate::common::command("git", dir)
+        .args(["rev-parse", "-q", "--verify", "refs/supervisor/state"])
+        .output()
+        .expect("git");
+    assert!(!state.status.success(), "a refused start records no run");
+}

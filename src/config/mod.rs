@@ -391,6 +391,24 @@ impl Config {
                 ));
             }
         }
+        for entry in &config.workspace.copy {
+            let path = std::path::Path::new(entry);
+            let escapes = path.is_absolute()
+                || path
+                    .components()
+                    .any(|c| matches!(c, std::path::Component::ParentDir));
+            if escapes || entry.trim().is_empty() {
+                return Err(invalid(
+                    format!("workspace.copy entry `{entry}` is not a path inside the repository"),
+                    value_span(text, "copy"),
+                    "here",
+                    Some(
+                        "name untracked files relative to the repository's working tree, without `..`: copy = [\".env\"]"
+                            .into(),
+                    ),
+                ));
+            }
+        }
         let commands = [
             ("agent.command", &config.agent.command),
             ("agent.resume_command", &config.agent.resume_command),

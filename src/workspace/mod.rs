@@ -279,23 +279,13 @@ impl Workspaces {
 
     /// Copy `[workspace] copy` entries (files or directories the user keeps
     /// untracked, like `.env`) from the main working tree into a new
-    /// worktree of `unit`. Entries that do not exist are skipped; entries
-    /// that leave the repository are refused.
+    /// worktree of `unit`. Entries that do not exist are skipped.
     pub fn copy_into(&self, unit: &str, entries: &[String]) -> Result<(), WorkspaceError> {
         let dest_root = self.unit_path(unit);
         for entry in entries {
+            // Entries are checked when the config is read: inside the
+            // repository, no `..`.
             let rel = Path::new(entry);
-            if rel.is_absolute()
-                || rel
-                    .components()
-                    .any(|c| matches!(c, std::path::Component::ParentDir))
-            {
-                return Err(WorkspaceError {
-                    what: format!("[workspace] copy entry `{entry}` is outside the repository"),
-                    detail: "name files relative to the repository's working tree, without `..`"
-                        .into(),
-                });
-            }
             let from = self.repo.join(rel);
             if !from.exists() {
                 continue;
