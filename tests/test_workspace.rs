@@ -626,3 +626,40 @@ fn a_copy_entry_outside_the_repository_is_refused_at_start() {
         .expect("git");
     assert!(!state.status.success(), "a refused start records no run");
 }
+
+/// An agent program named by a relative path is the one in the user's
+/// working tree, even when it is not committed (a worktree holds only what
+/// is).
+#[test]
+fn a_relative_agent_program_runs_from_the_working_tree_in_worktrees() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = fixture_repo("workspace");
+    let dir = repo.path();
+    let _cleanup = beside(dir);
+    let agent = dir.join(".workflow/agent.sh");
+    std::fs::write(&agent, "#!/bin/sh\nexec fake-agent\n").expect("agent");
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::write(dir.join(".git/info/exclude"), ".workflow/agent.sh\n").expect("exclude");
+    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
+    let config = config.replace(
+        "command = [\"fake-agent\"]",
+        "command = [\".workflow/agent.sh\"]",
+    );
+    std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
+    git(
+        dir,
+        &["commit", "-qam", "a script of our own, not committed"],
+    );
+    let s = scripts(&[(
+        "default.txt",
+        "write ${SUPERVISOR_UNIT}.txt ok\ncommit-all ${SUPERVISOR_UNIT}: work\nresult complete\n",
+    )]);
+    let out = sv(
+        dir,
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+        &["start", "--wait"],
+    );
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let branch = integration(dir);
+    assert_eq!(git(dir, &["show", &format!("{branch}:german.txt")]), "ok\n");
+}

@@ -106,6 +106,18 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
             }
         )
         .into_diagnostic()?;
+        // The worktrees start from HEAD: edits not yet committed stay here.
+        let dirty =
+            crate::workspace::git(&ws.repo, &["status", "--porcelain", "--untracked-files=no"])
+                .map(|r| r.stdout.lines().count())
+                .unwrap_or(0);
+        if dirty > 0 {
+            writeln!(
+                out,
+                "Note: {dirty} file(s) with uncommitted changes here are not in the units' worktrees, which start from your last commit (commit before `start` when the agents need them)."
+            )
+            .into_diagnostic()?;
+        }
     }
     super::tick_and_report(&engine, out)?;
     if args.wait {

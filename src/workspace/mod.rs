@@ -144,7 +144,11 @@ impl Workspaces {
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_else(|| "repo".into());
-                repo.join("..").join(format!("{name}.supervisor"))
+                let beside = format!("{name}.supervisor");
+                match repo.parent() {
+                    Some(parent) => parent.join(beside),
+                    None => repo.join("..").join(beside),
+                }
             }
         };
         Workspaces {
@@ -417,7 +421,7 @@ mod tests {
         let w = Workspaces::new(Path::new("/r/proj"), None, "20260101-000000-abc123");
         assert_eq!(
             w.dir,
-            Path::new("/r/proj/../proj.supervisor/20260101-000000-abc123")
+            Path::new("/r/proj.supervisor/20260101-000000-abc123")
         );
         assert_eq!(
             w.integration_branch(),
