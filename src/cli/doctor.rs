@@ -361,10 +361,10 @@ fn leftovers(cwd: &Path, store: &crate::store::Store) -> Vec<Check> {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            Some(format!(
-                "when their work is merged: git worktree remove {}",
-                left[0].0
-            )),
+            Some(
+                "git supervisor clean (it keeps any worktree with uncommitted work; look there first)"
+                    .to_string(),
+            ),
         ));
     }
     out
