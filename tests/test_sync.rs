@@ -62,6 +62,48 @@ impl Drop for Daemon {
     }
 }
 
+/// A repository that ran the two-unit worktree plan to the end, and a git
+/// server holding a bare copy of it as its `origin`.
+struct Served {
+    repo: tempfile::TempDir,
+    server: tempfile::TempDir,
+    url: String,
+    _daemon: Daemon,
+}
+
+impl Served {
+    fn new() -> Served {
+        let repo = fixture_repo("workspace");
+        let a = repo.path();
+        let server = tempfile::tempdir().expect("tempdir");
+        git(
+            server.path(),
+            &[
+                "clone",
+                "-q",
+                "--bare",
+                &a.display().to_string(),
+                "plan.git",
+            ],
+        );
+        let daemon = Daemon::start(server.path());
+        let url = daemon.url("plan.git");
+        git(a, &["remote", "add", "origin", &url]);
+        let s = scripts(&[(
+            "default.txt",
+            "write ${SUPERVISOR_UNIT}.txt ok\ncommit-all ${SUPERVISOR_UNIT}: work\nresult complete\n",
+        )]);
+        let out = run_env(a, &["start", "--wait"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+        assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+        Served {
+            repo,
+            server,
+            url,
+            _daemon: daemon,
+        }
+    }
+}
+
 fn remote_ref(url: &str, name: &str, cwd: &Path) -> String {
     git(cwd, &["ls-remote", url, name])
         .split_whitespace()
@@ -76,30 +118,8 @@ fn remote_ref(url: &str, name: &str, cwd: &Path) -> String {
 /// and says both sides moved on.
 #[test]
 fn sync_shares_a_run_and_never_overwrites_the_other_side() {
-    let a = fixture_repo("workspace");
-    let a = a.path();
-    let server = tempfile::tempdir().expect("tempdir");
-    git(
-        server.path(),
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            &a.display().to_string(),
-            "plan.git",
-        ],
-    );
-    let daemon = Daemon::start(server.path());
-    let url = daemon.url("plan.git");
-    git(a, &["remote", "add", "origin", &url]);
-    let s = scripts(&[(
-        "default.txt",
-        "write ${SUPERVISOR_UNIT}.txt ok\ncommit-all ${SUPERVISOR_UNIT}: work\nresult complete\n",
-    )]);
-    let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    let out = run_env(a, &["start", "--wait"], &env);
-    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
-
+    let served = Served::new();
+    let (a, url) = (served.repo.path(), served.url.clone());
     // A pushes its run: the state and the run's branches.
     let out = run(a, &["sync", "origin"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -189,31 +209,11 @@ fn sync_shares_a_run_and_never_overwrites_the_other_side() {
 /// carries a lease on what was fetched, never a `+` refspec).
 #[test]
 fn a_remote_that_moved_on_is_never_overwritten() {
-    let a = fixture_repo("workspace");
-    let a = a.path();
-    let server = tempfile::tempdir().expect("tempdir");
-    git(
-        server.path(),
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            &a.display().to_string(),
-            "plan.git",
-        ],
-    );
-    let daemon = Daemon::start(server.path());
-    let url = daemon.url("plan.git");
-    git(a, &["remote", "add", "origin", &url]);
-    let s = scripts(&[(
-        "default.txt",
-        "write ${SUPERVISOR_UNIT}.txt ok\ncommit-all ${SUPERVISOR_UNIT}: work\nresult complete\n",
-    )]);
-    let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    assert_eq!(run_env(a, &["start", "--wait"], &env).status, 0);
+    let served = Served::new();
+    let a = served.repo.path();
     assert_eq!(run(a, &["sync"]).status, 0, "REMOTE defaults to origin");
     // The server's copy moves on by itself (another machine's push).
-    let bare = server.path().join("plan.git");
+    let bare = served.server.path().join("plan.git");
     let pushed = git(&bare, &["rev-parse", "refs/supervisor/state"]);
     let tree = git(&bare, &["rev-parse", "refs/supervisor/state^{tree}"]);
     let other = git(

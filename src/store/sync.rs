@@ -199,9 +199,9 @@ pub fn synced_remotes(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Sync with `remote` (see the module header).
-pub fn sync(dir: &Path, remote: &str) -> Result<SyncReport, SyncError> {
-    let git = Git { dir };
+/// Fetch the remote's state namespace and runs' branches into
+/// `refs/remotes/<remote>/supervisor/*` (tracking refs: forced is right).
+fn fetch(git: &Git<'_>, remote: &str) -> Result<String, SyncError> {
     git.ok(&[
         "fetch",
         "--quiet",
@@ -209,7 +209,13 @@ pub fn sync(dir: &Path, remote: &str) -> Result<SyncReport, SyncError> {
         remote,
         &format!("+refs/supervisor/*:refs/remotes/{remote}/supervisor/*"),
         &format!("+refs/heads/supervisor/*:refs/remotes/{remote}/supervisor/*"),
-    ])?;
+    ])
+}
+
+/// Sync with `remote` (see the module header).
+pub fn sync(dir: &Path, remote: &str) -> Result<SyncReport, SyncError> {
+    let git = Git { dir };
+    fetch(&git, remote)?;
     let ours = git.rev(STATE_REF);
     let theirs = git.rev(&tracking(remote, STATE_REF));
     let relation = relation_of(&git, ours.as_deref(), theirs.as_deref())?;
@@ -286,14 +292,7 @@ pub fn sync(dir: &Path, remote: &str) -> Result<SyncReport, SyncError> {
         if out.status.success() {
             report.pushed.extend(to_push);
             // The tracking refs now match what the remote holds.
-            let _ = git.run(&[
-                "fetch",
-                "--quiet",
-                "--no-tags",
-                remote,
-                &format!("+refs/supervisor/*:refs/remotes/{remote}/supervisor/*"),
-                &format!("+refs/heads/supervisor/*:refs/remotes/{remote}/supervisor/*"),
-            ]);
+            let _ = fetch(&git, remote);
         } else {
             // Refused (someone pushed since our fetch: the lease held):
             // atomic, so nothing of ours reached the remote.
