@@ -72,6 +72,7 @@ fn start(dir: &Path) -> Store {
                     config: String::new(),
                 }),
                 checkpoints: vec![],
+                also: Vec::new(),
             }))
         })
         .expect("started");
@@ -101,6 +102,7 @@ fn notes(store: &Store, n: usize) {
                 steps,
                 snapshot: None,
                 checkpoints: vec![],
+                also: Vec::new(),
             }))
         })
         .expect("notes written");

@@ -55,6 +55,7 @@ fn agent() -> Agent {
         dirty: vec![],
         files: vec![],
         continuation: false,
+        worker: None,
     }
 }
 
@@ -132,6 +133,7 @@ fn the_last_failed_attempt_is_backoff_then_fatal_then_blocked() {
         ev(EventKind::AgentStarted {
             unit: u.into(),
             pid: Some(1),
+            worker: None,
         })
     };
     let events: Vec<Event> = (0..3)
@@ -339,6 +341,7 @@ fn killall_assesses_each_unit() {
             ev(EventKind::AgentStarted {
                 unit: "a".into(),
                 pid: None,
+                worker: None,
             }),
             dispatch("b"),
         ],
@@ -789,6 +792,7 @@ fn to_event(op: &Op) -> Event {
         Op::Started(u) => EventKind::AgentStarted {
             unit: UNITS[*u].into(),
             pid: Some(7),
+            worker: None,
         },
         Op::Verdict(u, o) => EventKind::Verdict {
             unit: UNITS[*u].into(),

@@ -152,6 +152,7 @@ pub fn cmd_demo(ctx: &Context, args: &DemoArgs, out: &mut dyn Write) -> miette::
         &super::start::StartArgs {
             path: None,
             wait: true,
+            remote: None,
         },
         out,
     )?;

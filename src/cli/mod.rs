@@ -41,6 +41,7 @@ pub mod stop;
 pub mod sync;
 pub mod tick;
 pub mod wait;
+pub mod worker;
 
 /// What the process should exit with when a command returns normally.
 pub const EXIT_OK: u8 = 0;
@@ -111,6 +112,8 @@ pub enum Command {
     Clean(clean::CleanArgs),
     /// Share the run's state and branches through a git remote (never forced)
     Sync(sync::SyncArgs),
+    /// Claim and run the sprints of a run that lives on a git remote
+    Worker(worker::WorkerArgs),
     /// Show the transition history, newest first
     Log(log::LogArgs),
     /// Add an entry to the run's decisions log
@@ -187,6 +190,7 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
             None => Command::Start(start::StartArgs {
                 path: None,
                 wait: false,
+                remote: None,
             }),
         },
     };
@@ -220,6 +224,7 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
         Command::Land(args) => land::cmd_land(ctx, &args, out),
         Command::Clean(args) => clean::cmd_clean(ctx, &args, out),
         Command::Sync(args) => sync::cmd_sync(ctx, &args, out),
+        Command::Worker(args) => worker::cmd_worker(ctx, &args, out),
         Command::Log(args) => log::cmd_log(ctx, &args, out),
         Command::Note(args) => note::cmd_note(ctx, &args, out),
         Command::Report(args) => report::cmd_report(ctx, &args, out),

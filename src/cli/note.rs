@@ -48,6 +48,7 @@ pub fn cmd_note(ctx: &Context, args: &NoteArgs, out: &mut dyn Write) -> miette::
             steps,
             snapshot: None,
             checkpoints: Vec::new(),
+            also: Vec::new(),
         }))
     });
     match published {

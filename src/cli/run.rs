@@ -31,6 +31,7 @@ pub fn cmd_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> miette::Re
             &super::start::StartArgs {
                 path: args.path.clone(),
                 wait: false,
+                remote: None,
             },
             out,
         )?;

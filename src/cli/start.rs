@@ -21,6 +21,11 @@ pub struct StartArgs {
     /// Stay until every work unit is terminal; exit 0 only if the run completed
     #[arg(long)]
     pub wait: bool,
+    /// Run on this git remote: its refs/supervisor/state is the run's one
+    /// source of truth and `git supervisor worker` on any clone claims the
+    /// sprints (default: `[run] remote`)
+    #[arg(long, value_name = "REMOTE")]
+    pub remote: Option<String>,
 }
 
 pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette::Result<u8> {
@@ -44,14 +49,31 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
     let config = Config::load(&loaded.root)?;
     let config_text = crate::config::read_regular(&loaded.root.join(CONFIG_DIR).join(CONFIG_FILE))
         .unwrap_or_default();
+    // The clone remembers where its run lives, so every later command
+    // (status, wait, resume, hooks) publishes there too.
+    let remote = args.remote.clone().or_else(|| config.run.remote.clone());
+    if let Some(r) = &remote {
+        check_remote(&loaded.root, r)?;
+    }
+    let store = crate::store::Store::open(&loaded.root)?;
+    let recorded = crate::store::remote::recorded(&store.runtime_dir());
+    crate::store::remote::record(&store.runtime_dir(), remote.as_deref()).into_diagnostic()?;
     let engine = Engine::open(&loaded.root)?;
-    let state = engine.start(
+    let started = engine.start(
         &loaded.plan,
         &loaded.source,
         &config_text,
         &config,
         &loaded.root,
-    )?;
+    );
+    let state = match started {
+        Ok(state) => state,
+        Err(e) => {
+            // A refused start leaves the clone as it was.
+            let _ = crate::store::remote::record(&store.runtime_dir(), recorded.as_deref());
+            return Err(e.into());
+        }
+    };
     if let Some((name, clean)) = &christened {
         write!(out, "{}", super::name_feature::announcement(name)).into_diagnostic()?;
         let file = loaded
@@ -119,9 +141,35 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
             .into_diagnostic()?;
         }
     }
+    if let Some(r) = &remote {
+        writeln!(
+            out,
+            "The run lives on `{r}`: sprints are published DISPATCHED there for `git supervisor worker` on any clone to claim."
+        )
+        .into_diagnostic()?;
+    }
     super::tick_and_report(&engine, out)?;
     if args.wait {
         return super::wait::wait_and_report(ctx, &engine, None, out);
     }
     Ok(super::EXIT_OK)
+}
+
+/// A remote the run can live on: one `git remote` knows.
+fn check_remote(root: &std::path::Path, remote: &str) -> miette::Result<()> {
+    let known = std::process::Command::new("git")
+        .args(["remote", "get-url", remote])
+        .current_dir(root)
+        .env("GIT_SUPERVISOR_INTERNAL", "1")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if known {
+        return Ok(());
+    }
+    Err(miette::miette!(
+        code = "run::no_remote",
+        help = "add it with `git remote add {remote} <url>`, or name another with --remote",
+        "there is no git remote named `{remote}`"
+    ))
 }

@@ -156,6 +156,13 @@ pub struct RunConfig {
     /// its failure counts as an attempt.
     #[serde(with = "humantime_serde_compat")]
     pub rate_limit_wait: Duration,
+    /// The git remote a run lives on (`start --remote` says it too): every
+    /// event is published there and workers claim the sprints.
+    pub remote: Option<String>,
+    /// How long a worker's claim on a sprint lasts without renewal; a
+    /// sprint whose lease lapsed is interrupted and taken by another worker.
+    #[serde(with = "humantime_serde_compat")]
+    pub lease: Duration,
 }
 
 impl Default for RunConfig {
@@ -169,6 +176,8 @@ impl Default for RunConfig {
             budget_usd: None,
             retry_delay: Duration::from_secs(30),
             rate_limit_wait: Duration::from_secs(3600),
+            remote: None,
+            lease: Duration::from_secs(300),
         }
     }
 }

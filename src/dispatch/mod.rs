@@ -81,6 +81,10 @@ pub struct Job {
     /// `[workspace] setup` for a new worktree, run before the agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setup: Option<Setup>,
+    /// The worker that claimed the sprint on a run that lives on a remote:
+    /// when that process is gone, its claim will lapse, so the agent ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker_pid: Option<u32>,
 }
 
 /// A worktree's setup command and the file that says it has passed.

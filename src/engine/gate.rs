@@ -400,6 +400,7 @@ impl Engine {
                 steps,
                 snapshot: None,
                 checkpoints: vec![(name.clone(), report.clone())],
+                also: Vec::new(),
             }))
         });
         match published {

@@ -13,7 +13,9 @@ pub mod control;
 mod gate;
 pub mod naming;
 mod plan_done;
+mod remote;
 pub mod verify;
+pub mod worker;
 pub mod wrapper;
 
 use std::path::Path;
@@ -39,6 +41,7 @@ use crate::plan::ParseContext;
 use crate::plan::Plan;
 use crate::plan::SprintId;
 use crate::plan::TaskType;
+use crate::store::remote::RefPush;
 use crate::store::Snapshot;
 use crate::store::Store;
 use crate::store::StoreError;
@@ -124,6 +127,32 @@ pub struct Engine {
     exe: PathBuf,
 }
 
+/// What one dispatch's job is made of (see [`Engine::prepare_job`]).
+pub(crate) struct JobSpec<'a> {
+    pub state: &'a State,
+    pub plan: &'a Plan,
+    pub config: &'a Config,
+    /// The agent command's argv template.
+    pub template: Vec<String>,
+    pub unit: &'a str,
+    /// Where the agent works.
+    pub root: &'a Path,
+    /// The sprint's dispatch number this job is.
+    pub dispatch_no: u32,
+    pub attempt: u32,
+    /// The model's name as the agent command takes it.
+    pub model: String,
+    /// It continues a PARTIAL sprint (resume the agent's session).
+    pub continuation: bool,
+    /// It retries a failed attempt (the previous output goes in the prompt).
+    pub retry: bool,
+    pub parallel: bool,
+    /// Run `[workspace] setup` first (a unit worktree).
+    pub setup: bool,
+    /// The worker process that claimed it: the agent ends with it.
+    pub worker_pid: Option<u32>,
+}
+
 /// What a tick did.
 #[derive(Debug, Default)]
 pub struct TickReport {
@@ -169,7 +198,10 @@ fn follow_the_run(store: Store) -> Result<Store, EngineError> {
 
 impl Engine {
     pub fn open(cwd: &Path) -> Result<Engine, EngineError> {
-        let store = follow_the_run(Store::open(cwd)?)?;
+        let mut store = follow_the_run(Store::open(cwd)?)?;
+        if let Some(remote) = crate::store::remote::recorded(&store.runtime_dir()) {
+            store = store.with_remote(&remote);
+        }
         let workdir = store.workdir().map(Path::to_path_buf).ok_or_else(|| {
             StoreError::NotARepository("a bare repository has no working tree for agents".into())
         })?;
@@ -251,6 +283,16 @@ impl Engine {
         ) else {
             return Ok(());
         };
+        if let Some(remote) = self.store.remote() {
+            let name = format!("refs/heads/{}", ws.integration_branch());
+            if remote.tracked(&name).as_deref() == Some(base) {
+                remote.push(&[RefPush {
+                    name,
+                    new: Some(head.clone()),
+                    expected: Some(base.to_string()),
+                }])?;
+            }
+        }
         ws.advance(base, &head)?;
         Ok(())
     }
@@ -437,12 +479,25 @@ impl Engine {
 
     /// Publish one event against whatever the tip is by then.
     pub fn publish(&self, kind: EventKind) -> Result<Vec<Step>, EngineError> {
+        self.publish_decided(|_| Ok(Some((kind.clone(), Vec::new()))))
+    }
+
+    /// Publish the event `decide` picks on the tip it sees (asked again on
+    /// the new tip after a lost race), with the other refs its atomic push
+    /// moves on a remote. `None`: nothing to publish any more.
+    pub(crate) fn publish_decided(
+        &self,
+        mut decide: impl FnMut(&Tip) -> Result<Option<(EventKind, Vec<RefPush>)>, EngineError>,
+    ) -> Result<Vec<Step>, EngineError> {
         let clock = self.store.clock();
         let published = self.store.update(|tip| {
             let tip = tip.ok_or(EngineError::NoRun)?;
+            let Some((kind, also)) = decide(tip)? else {
+                return Ok(None);
+            };
             let event = Event {
                 at: clock.iso_at_seq(tip.state.seq + 1),
-                kind: kind.clone(),
+                kind,
             };
             // The retry policy comes from the run's config snapshot.
             let mut state = tip.state.clone();
@@ -455,6 +510,7 @@ impl Engine {
                 steps,
                 snapshot: None,
                 checkpoints: Vec::new(),
+                also,
             }))
         });
         match published {
@@ -481,6 +537,11 @@ impl Engine {
             .check_agent_program(config_text, ".workflow/config.toml", plan_dir)
             .map_err(EngineError::AgentProgram)?;
         self.check_runtime_writable()?;
+        if let Some(remote) = self.store.remote() {
+            // The remote's run, not this clone's cache, says whether one is
+            // in progress.
+            remote.fetch()?;
+        }
         if let Some(tip) = self.store.tip()? {
             if !tip.state.is_finished() {
                 return Err(EngineError::RunInProgress {
@@ -508,6 +569,8 @@ impl Engine {
             state = state.with_gates();
         }
         state.worktrees = match config.run.workspace {
+            // Workers on other machines each work in worktrees of their own.
+            _ if self.store.remote().is_some() => true,
             crate::config::Workspace::Worktree => true,
             crate::config::Workspace::Shared => false,
             crate::config::Workspace::Auto => plan.units_can_run_at_once(),
@@ -533,6 +596,21 @@ impl Engine {
             format!("{}\n", self.workdir.display()),
         )
         .map_err(io("cannot record the run's working tree"))?;
+        // On a remote the integration branch is created with the run, in
+        // the same push: workers branch from it.
+        let integration: Vec<RefPush> = match (self.store.remote(), &state.reconciled) {
+            (Some(remote), Some(base)) => {
+                let ws = Workspaces::for_run(&self.workdir, &state, config)
+                    .expect("a run on a remote has worktrees");
+                let name = format!("refs/heads/{}", ws.integration_branch());
+                vec![RefPush {
+                    expected: remote.tracked(&name),
+                    name,
+                    new: Some(base.clone()),
+                }]
+            }
+            _ => Vec::new(),
+        };
         let published = self.store.update(|tip| {
             if let Some(t) = tip {
                 return Err(EngineError::RunInProgress {
@@ -549,6 +627,7 @@ impl Engine {
                 steps: machine::apply(&state, &event)?,
                 snapshot: Some(snapshot.clone()),
                 checkpoints: Vec::new(),
+                also: integration.clone(),
             }))
         });
         let state = match published {
@@ -590,6 +669,7 @@ impl Engine {
                 steps: machine::apply(&tip.state, &event)?,
                 snapshot: Some(snapshot.clone()),
                 checkpoints: Vec::new(),
+                also: Vec::new(),
             }))
         });
         match published {
@@ -653,6 +733,10 @@ impl Engine {
     }
 
     fn tick_locked(&self) -> Result<TickReport, EngineError> {
+        if let Some(remote) = self.store.remote() {
+            remote.fetch()?;
+            return self.tick_on_remote();
+        }
         let mut report = TickReport::default();
         let mut refused = 0;
         loop {
@@ -922,6 +1006,7 @@ impl Engine {
                 return Ok(Some(EventKind::AgentStarted {
                     unit: u.name.clone(),
                     pid: report.pid,
+                    worker: None,
                 }));
             }
             // The dispatching tick waits for the wrapper to take the liveness
@@ -1120,8 +1205,45 @@ impl Engine {
         }
         .clone();
         let dispatch_no = sp.dispatches + 1;
-        let paths = self.agent_paths(unit_name, &sp.id, dispatch_no);
-        let previous = self.agent_paths(unit_name, &sp.id, sp.dispatches);
+        let parallel = state
+            .units
+            .iter()
+            .filter(|u| u.name != *unit_name)
+            .any(|u| u.active_sprint().is_some())
+            || ready.len() > 1;
+        let rationale = match (sprint.task_type, parallel) {
+            (TaskType::Code, false) => format!(
+                "{}; single agent: builds allowed during the sprint",
+                selection.rationale()
+            ),
+            (TaskType::Code, true) if config.build.command.is_some() => format!(
+                "{}; parallel: syntax checks only, one coordinated build at the phase boundary",
+                selection.rationale()
+            ),
+            _ => selection.rationale(),
+        };
+        let clock = self.store.clock();
+        if self.store.remote().is_some() {
+            // A run on a remote: the dispatch is published for a worker to
+            // claim; nothing starts here.
+            let steps = self.publish(EventKind::Dispatch {
+                unit: unit_name.clone(),
+                model: selection.model,
+                score: selection.score,
+                rationale,
+                agent: Agent {
+                    pid: None,
+                    log: String::new(),
+                    dispatched_at: clock.iso_at_seq(state.seq + 1),
+                    base_commit: None,
+                    dirty: Vec::new(),
+                    files: sprint.files.clone(),
+                    continuation: sp.state == SprintStatus::Partial,
+                    worker: None,
+                },
+            })?;
+            return Ok(Some((unit_name.clone(), steps.len())));
+        }
         let workspaces = self.workspaces(state, &config);
         let root = match &workspaces {
             Some(ws) => {
@@ -1144,10 +1266,107 @@ impl Engine {
             None => self.project_root(state),
         };
         let next_attempt = match sp.state {
+            SprintStatus::Backoff if sp.interrupted => sp.attempt,
             SprintStatus::Backoff => sp.attempt + 1,
             SprintStatus::Partial => sp.attempt,
             _ => sp.attempt.max(1),
         };
+        let paths = self.prepare_job(&JobSpec {
+            state,
+            plan: &plan,
+            config: &config,
+            template,
+            unit: unit_name,
+            root: &root,
+            dispatch_no,
+            attempt: next_attempt,
+            model: model_name,
+            continuation: sp.state == SprintStatus::Partial,
+            retry: sp.state == SprintStatus::Backoff,
+            parallel,
+            setup: workspaces.is_some(),
+            worker_pid: None,
+        })?;
+        let base_commit = if workspaces.is_some() {
+            verify::head(&root)
+        } else {
+            self.store.head_id().or_else(|| verify::head(&root))
+        };
+        let log_rel = paths
+            .log
+            .strip_prefix(self.store.runtime_dir().parent().unwrap_or(Path::new("/")))
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| paths.log.display().to_string());
+        let steps = self.publish(EventKind::Dispatch {
+            unit: unit_name.clone(),
+            model: selection.model,
+            score: selection.score,
+            rationale,
+            agent: Agent {
+                pid: None,
+                log: log_rel,
+                dispatched_at: clock.iso_at_seq(state.seq + 1),
+                base_commit,
+                dirty: verify::dirty_files(&root, &us.dir),
+                files: sprint.files.clone(),
+                continuation: sp.state == SprintStatus::Partial,
+                worker: None,
+            },
+        })?;
+        // The DISPATCHED commit has landed: now the process may start.
+        crate::store::fault::boundary("DISPATCHED written, agent not started");
+        self.start_wrapper(&paths)?;
+        Ok(Some((unit_name.clone(), steps.len())))
+    }
+
+    /// Start the wrapper of a prepared job and wait until it holds the
+    /// agent's liveness lock (or has already finished).
+    pub(crate) fn start_wrapper(&self, paths: &AgentPaths) -> Result<(), EngineError> {
+        dispatch::spawn_wrapper(&self.exe, &paths.job, &paths.wrapper_log)
+            .map_err(io("cannot start the agent wrapper"))?;
+        let started = Instant::now();
+        while !crate::gate::lock::is_held(&paths.lock) && started.elapsed() < WRAPPER_STARTUP {
+            if Report::read(&paths.report).is_some_and(|r| r.finished) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Ok(())
+    }
+
+    /// Write one dispatch's prompt, job and empty report: everything its
+    /// wrapper needs. The sprint is the unit's current one in `spec.state`.
+    pub(crate) fn prepare_job(&self, spec: &JobSpec<'_>) -> Result<AgentPaths, EngineError> {
+        let JobSpec {
+            state,
+            plan,
+            config,
+            unit: unit_name,
+            root,
+            dispatch_no,
+            ..
+        } = *spec;
+        let us = state
+            .unit(unit_name)
+            .ok_or_else(|| EngineError::Snapshot(format!("unit {unit_name} is not in the run")))?;
+        let sp = us
+            .current()
+            .ok_or_else(|| EngineError::Snapshot(format!("unit {unit_name} has no sprint left")))?;
+        let plan_unit = plan.unit(unit_name).ok_or_else(|| {
+            EngineError::Snapshot(format!("unit {unit_name} is not in the plan snapshot"))
+        })?;
+        let sprint = plan_unit
+            .sprints
+            .iter()
+            .find(|s| s.id == sp.id)
+            .ok_or_else(|| {
+                EngineError::Snapshot(format!(
+                    "sprint {} of {unit_name} is not in the plan snapshot",
+                    sp.id
+                ))
+            })?;
+        let paths = self.agent_paths(unit_name, &sp.id, dispatch_no);
+        let previous = self.agent_paths(unit_name, &sp.id, dispatch_no.saturating_sub(1));
         let existing: Vec<String> = plan
             .referenced_files
             .iter()
@@ -1164,24 +1383,18 @@ impl Engine {
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
-        let parallel = state
-            .units
-            .iter()
-            .filter(|u| u.name != *unit_name)
-            .any(|u| u.active_sprint().is_some())
-            || ready.len() > 1;
         // A continuation resumes the conversation its previous dispatch
         // reported, with `agent.resume_command` when one is configured.
-        let session_id = if sp.state == SprintStatus::Partial {
+        let session_id = if spec.continuation {
             dispatch::result::reported_session(&previous.result, &previous.log)
         } else {
             None
         };
         let template = match (&session_id, config.resume_command()) {
             (Some(_), Some(resume)) => resume.to_vec(),
-            _ => template,
+            _ => spec.template.clone(),
         };
-        let previous_output = if sp.state == SprintStatus::Backoff {
+        let previous_output = if spec.retry {
             let conflict =
                 std::fs::read_to_string(self.conflict_note(state, unit_name)).unwrap_or_default();
             format!("{conflict}{}", dispatch::tail(&previous.log, 20))
@@ -1189,17 +1402,17 @@ impl Engine {
             String::new()
         };
         let prompt_text = prompt::build(&prompt::PromptInput {
-            plan: &plan,
+            plan,
             unit: plan_unit,
             sprint,
             state: sp,
             root: &root.display().to_string(),
-            parallel,
+            parallel: spec.parallel,
             previous_output: &previous_output,
             existing_files: &existing,
             build_command: config.build.command.as_deref(),
             result_file: &paths.result.display().to_string(),
-            project: crate::config::project_commands(&root).as_ref(),
+            project: crate::config::project_commands(root).as_ref(),
         });
         for dir in ["agents", "jobs", "prompts"] {
             std::fs::create_dir_all(self.runtime(dir))
@@ -1216,13 +1429,13 @@ impl Engine {
         };
         let mut job = Job {
             run_id: state.run_id.clone(),
-            unit: unit_name.clone(),
+            unit: unit_name.to_string(),
             unit_dir: us.dir.clone(),
             sprint: sp.id.to_string(),
             sprint_name: sp.name.clone(),
-            attempt: next_attempt,
+            attempt: spec.attempt,
             max_retries: state.max_retries,
-            model: model_name,
+            model: spec.model.clone(),
             max_turns: config.agent.max_turns,
             task_type: sprint.task_type,
             argv: Vec::new(),
@@ -1232,20 +1445,21 @@ impl Engine {
             log_file: paths.log.clone(),
             report_file: paths.report.clone(),
             lock_file: paths.lock.clone(),
-            workdir: root.clone(),
+            workdir: root.to_path_buf(),
             poll_interval_ms: config.run.poll_interval.as_millis() as u64,
-            timing: dispatch::liveness::Timing::from_config(&config),
+            timing: dispatch::liveness::Timing::from_config(config),
             deferred_checks,
             session_id,
             setup: config
                 .workspace
                 .setup
                 .as_ref()
-                .filter(|_| workspaces.is_some())
+                .filter(|_| spec.setup)
                 .map(|command| dispatch::Setup {
                     command: command.clone(),
                     done_marker: self.setup_marker(state, unit_name),
                 }),
+            worker_pid: spec.worker_pid,
         };
         job.argv = dispatch::resolve_argv(&template, &job, &prompt_text);
         // A program named by a relative path (`.workflow/agent.sh`) is the
@@ -1268,55 +1482,7 @@ impl Engine {
         Report::default()
             .write(&paths.report)
             .map_err(io("cannot write the agent report"))?;
-
-        let clock = self.store.clock();
-        let base_commit = if workspaces.is_some() {
-            verify::head(&root)
-        } else {
-            self.store.head_id().or_else(|| verify::head(&root))
-        };
-        let log_rel = paths
-            .log
-            .strip_prefix(self.store.runtime_dir().parent().unwrap_or(Path::new("/")))
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|_| paths.log.display().to_string());
-        let steps = self.publish(EventKind::Dispatch {
-            unit: unit_name.clone(),
-            model: selection.model,
-            score: selection.score,
-            rationale: match (sprint.task_type, parallel) {
-                (TaskType::Code, false) => format!(
-                    "{}; single agent: builds allowed during the sprint",
-                    selection.rationale()
-                ),
-                (TaskType::Code, true) if config.build.command.is_some() => format!(
-                    "{}; parallel: syntax checks only, one coordinated build at the phase boundary",
-                    selection.rationale()
-                ),
-                _ => selection.rationale(),
-            },
-            agent: Agent {
-                pid: None,
-                log: log_rel,
-                dispatched_at: clock.iso_at_seq(state.seq + 1),
-                base_commit,
-                dirty: verify::dirty_files(&root, &us.dir),
-                files: sprint.files.clone(),
-                continuation: sp.state == SprintStatus::Partial,
-            },
-        })?;
-        // The DISPATCHED commit has landed: now the process may start.
-        crate::store::fault::boundary("DISPATCHED written, agent not started");
-        dispatch::spawn_wrapper(&self.exe, &paths.job, &paths.wrapper_log)
-            .map_err(io("cannot start the agent wrapper"))?;
-        let started = Instant::now();
-        while !crate::gate::lock::is_held(&paths.lock) && started.elapsed() < WRAPPER_STARTUP {
-            if Report::read(&paths.report).is_some_and(|r| r.finished) {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        Ok(Some((unit_name.clone(), steps.len())))
+        Ok(paths)
     }
 
     /// Block until every unit is terminal (or `timeout`), ticking each poll

@@ -140,6 +140,11 @@ impl dispatch::WrapperHost for Host<'_> {
     }
 
     fn still_wanted(&mut self) -> bool {
+        if self.job.worker_pid.is_some_and(|p| !dispatch::alive(p)) {
+            // The worker that claimed the sprint died: its lease lapses and
+            // another worker takes the sprint, so this agent must not go on.
+            return false;
+        }
         let Ok(Some(tip)) = self.engine.store.tip() else {
             // Cannot tell: keep the agent.
             return true;

@@ -62,7 +62,17 @@ pub enum EventKind {
         agent: Agent,
     },
     /// The wrapper has started the agent process (DISPATCHED → RUNNING).
-    AgentStarted { unit: String, pid: Option<u32> },
+    /// `worker` names the machine that claimed the sprint (`<host>/<pid>`)
+    /// when the run lives on a remote.
+    AgentStarted {
+        unit: String,
+        pid: Option<u32>,
+        worker: Option<String>,
+    },
+    /// The lease of the worker running the unit's sprint expired (the
+    /// worker died or lost the remote): the sprint waits in BACKOFF as
+    /// interrupted, its attempt kept, for another worker.
+    LeaseExpired { unit: String, worker: String },
     /// Verification of an agent's (or observed) work.
     Verdict {
         unit: String,
@@ -177,6 +187,7 @@ impl EventKind {
             EventKind::Start => "start",
             EventKind::Dispatch { .. } => "dispatch",
             EventKind::AgentStarted { .. } => "agent-started",
+            EventKind::LeaseExpired { .. } => "lease-expired",
             EventKind::Verdict { .. } => "verdict",
             EventKind::Stop => "stop",
             EventKind::ForceStop { .. } => "force-stop",
@@ -227,6 +238,8 @@ pub struct Transition {
     pub turns: Option<u64>,
     /// Dollars the agent reported for the dispatch a verdict ends.
     pub cost: Option<Usd>,
+    /// The worker that claimed the sprint (a run on a remote).
+    pub worker: Option<String>,
     pub at: String,
 }
 
@@ -336,6 +349,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
         started: state.seq > 0,
         turns: None,
         cost: None,
+        worker: None,
     };
     match &event.kind {
         EventKind::Start => run::start(&mut b)?,
@@ -375,7 +389,11 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             rationale,
             agent,
         } => agent::dispatch(&mut b, unit, *model, *score, rationale, agent)?,
-        EventKind::AgentStarted { unit, pid } => agent::agent_started(&mut b, unit, *pid)?,
+        EventKind::AgentStarted { unit, pid, worker } => {
+            b.worker = worker.clone();
+            agent::agent_started(&mut b, unit, *pid, worker.as_deref())?
+        }
+        EventKind::LeaseExpired { unit, worker } => agent::lease_expired(&mut b, unit, worker)?,
         EventKind::Verdict {
             unit,
             outcome,

@@ -171,6 +171,10 @@ pub struct Agent {
     /// from timing).
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub continuation: bool,
+    /// The worker that claimed the sprint (`<host>/<pid>`), on a run that
+    /// lives on a remote.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub worker: Option<String>,
 }
 
 /// An uncommitted path and the blob id of its content (empty when the file

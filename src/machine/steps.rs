@@ -30,6 +30,8 @@ pub(super) struct Steps<'a> {
     pub(super) turns: Option<u64>,
     /// Dollars reported for the dispatch being judged (likewise).
     pub(super) cost: Option<Usd>,
+    /// The worker claiming a sprint (its claim's step carries it).
+    pub(super) worker: Option<String>,
 }
 
 impl<'a> Steps<'a> {
@@ -88,6 +90,7 @@ impl<'a> Steps<'a> {
             model: None,
             turns: None,
             cost: None,
+            worker: None,
             at: self.at.to_string(),
         };
         self.push(t);
@@ -105,6 +108,7 @@ impl<'a> Steps<'a> {
             model: None,
             turns: None,
             cost: None,
+            worker: None,
             at: self.at.to_string(),
         };
         self.push(t);
@@ -135,6 +139,7 @@ impl<'a> Steps<'a> {
             model: None,
             turns: None,
             cost: None,
+            worker: None,
             at: self.at.to_string(),
         };
         self.push(t);
@@ -158,6 +163,7 @@ impl<'a> Steps<'a> {
             model: s.model,
             turns: self.turns,
             cost: self.cost,
+            worker: self.worker.clone(),
             at: self.at.to_string(),
         };
         self.push(t);

@@ -45,6 +45,9 @@ pub fn format(t: &Transition, seq: u64, run_id: &str) -> String {
     if let Some(cost) = t.cost {
         trailer("Cost", &cost.exact());
     }
+    if let Some(worker) = &t.worker {
+        trailer("Worker", &crate::report::escape::visible(worker));
+    }
     trailer("Run", run_id);
     trailer("Seq", &seq.to_string());
     trailer("Schema", &SCHEMA.to_string());
@@ -145,6 +148,7 @@ mod tests {
             model: Some(crate::machine::Model::Sonnet),
             turns: None,
             cost: crate::machine::Usd::from_dollars(0.0834215),
+            worker: None,
             at: "t".into(),
         };
         let m = format(&t, 7, "run-1");

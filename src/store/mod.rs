@@ -9,7 +9,9 @@
 //! event to the new tip and tries again (bounded, with jitter).
 
 pub mod clock;
+pub mod lease;
 pub mod message;
+pub mod remote;
 pub mod sync;
 pub mod worktree;
 
@@ -77,6 +79,12 @@ pub enum StoreError {
     #[error("git: {0}")]
     #[diagnostic(code(store::git))]
     Git(String),
+    #[error("cannot reach the run on remote `{remote}`: {detail}")]
+    #[diagnostic(
+        code(store::remote),
+        help("check `git remote -v` and that `git fetch {remote}` works from this clone")
+    )]
+    Remote { remote: String, detail: String },
 }
 
 fn git_err(e: impl std::fmt::Display) -> StoreError {
@@ -105,6 +113,9 @@ pub struct Update {
     pub snapshot: Option<Snapshot>,
     /// Checkpoint files to add to the tree (`checkpoints/<name>`).
     pub checkpoints: Vec<(String, String)>,
+    /// Other refs the same atomic push moves, in a run on a remote (a
+    /// claim's lease, a verdict's merge). Ignored by a local run.
+    pub also: Vec<remote::RefPush>,
 }
 
 pub struct Store {
@@ -116,6 +127,8 @@ pub struct Store {
     last: std::cell::RefCell<Option<Cached>>,
     /// The subtrees of the chain being written, for the cache once it lands.
     last_subtrees: std::cell::Cell<(Option<ObjectId>, Option<ObjectId>)>,
+    /// The remote the run lives on: events are published there first.
+    remote: Option<remote::Remote>,
 }
 
 #[derive(Clone)]
@@ -147,7 +160,24 @@ impl Store {
             clock: Clock::from_env(),
             last: std::cell::RefCell::new(None),
             last_subtrees: std::cell::Cell::new((None, None)),
+            remote: None,
         })
+    }
+
+    /// Publish every event to `remote` first (a run that lives there).
+    pub fn with_remote(mut self, remote: &str) -> Self {
+        let dir = self
+            .repo
+            .workdir()
+            .unwrap_or_else(|| self.repo.git_dir())
+            .to_path_buf();
+        self.remote = Some(remote::Remote::new(&dir, remote));
+        self
+    }
+
+    /// The remote the run lives on, when it lives on one.
+    pub fn remote(&self) -> Option<&remote::Remote> {
+        self.remote.as_ref()
     }
 
     pub fn clock(&self) -> Clock {
@@ -592,6 +622,9 @@ impl Store {
         new: ObjectId,
         update: &Update,
     ) -> Result<(), CasError> {
+        if let Some(remote) = &self.remote {
+            return self.push_to_remote(remote, previous, new, update);
+        }
         let subject = update
             .steps
             .last()
@@ -642,6 +675,60 @@ impl Store {
         }
     }
 
+    /// The remote's compare-and-swap: the state ref and the update's other
+    /// refs in one atomic push, each under its lease. Refused, the remote's
+    /// tip is fetched and adopted so the caller decides again on it.
+    fn push_to_remote(
+        &self,
+        remote: &remote::Remote,
+        previous: Option<ObjectId>,
+        new: ObjectId,
+        update: &Update,
+    ) -> Result<(), CasError> {
+        let mut refs = vec![remote::RefPush {
+            name: STATE_REF.to_string(),
+            new: Some(new.to_string()),
+            expected: previous.map(|p| p.to_string()),
+        }];
+        refs.extend(update.also.iter().cloned());
+        match remote.push(&refs) {
+            Ok(true) => {
+                // The local ref is a cache of the remote's: it follows,
+                // unless another process of this clone moved it on already.
+                let _ = self.set_local(previous, new);
+                Ok(())
+            }
+            Ok(false) => match remote.fetch() {
+                Ok(()) => Err(CasError::Moved),
+                Err(e) => Err(CasError::Other(e)),
+            },
+            Err(e) => Err(CasError::Other(e)),
+        }
+    }
+
+    /// Move the local state ref from `previous` to `new` (compare-and-swap).
+    fn set_local(&self, previous: Option<ObjectId>, new: ObjectId) -> Result<(), StoreError> {
+        let expected = match previous {
+            Some(p) => PreviousValue::MustExistAndMatch(Target::Object(p)),
+            None => PreviousValue::MustNotExist,
+        };
+        let edit = RefEdit {
+            change: Change::Update {
+                log: LogChange {
+                    mode: RefLog::AndReference,
+                    force_create_reflog: false,
+                    message: "git-supervisor: published to the remote".into(),
+                },
+                expected,
+                new: Target::Object(new),
+            },
+            name: STATE_REF.try_into().expect("a valid ref name"),
+            deref: false,
+        };
+        self.repo.edit_reference(edit).map_err(git_err)?;
+        Ok(())
+    }
+
     /// `<common>/supervisor/active` exists while a run exists, so that hook
     /// shims can tell with a shell builtin whether to call us at all (the
     /// state ref may be packed). Disposable: any write recreates it.
@@ -661,6 +748,24 @@ impl Store {
     /// `refs/supervisor/state`, in one transaction.
     pub fn archive_run(&self, tip: &Tip) -> Result<String, StoreError> {
         let name = format!("{RUNS_PREFIX}{}", tip.state.run_id);
+        if let Some(remote) = &self.remote {
+            let moved = [
+                remote::RefPush {
+                    name: name.clone(),
+                    new: Some(tip.id.to_string()),
+                    expected: None,
+                },
+                remote::RefPush {
+                    name: STATE_REF.into(),
+                    new: None,
+                    expected: Some(tip.id.to_string()),
+                },
+            ];
+            if !remote.push(&moved)? {
+                remote.fetch()?;
+                return Err(StoreError::Contention);
+            }
+        }
         let edits = vec![
             RefEdit {
                 change: Change::Update {

@@ -71,9 +71,46 @@ impl Workspaces {
         let what = "cannot merge into the integration branch";
         let tip = git_ok(&self.repo, what, &["rev-parse", "--verify", &integration])?;
         let ours = git_ok(&self.repo, what, &["rev-parse", "--verify", &branch])?;
-        let contained = git(&self.repo, &["merge-base", "--is-ancestor", &ours, &tip])?;
+        let merge = self.merge_commit(&tip, &ours, unit, sprint)?;
+        match &merge {
+            Merge::Merged { commit } => {
+                crate::store::fault::boundary("merge commit written, integration branch not moved");
+                git_ok(
+                    &self.repo,
+                    what,
+                    &["update-ref", &integration, commit, &tip],
+                )?;
+                crate::store::fault::boundary("integration branch moved, verdict not recorded");
+            }
+            Merge::Conflict { .. } => {
+                // Bring the unit branch up to the integration tip: the
+                // conflict waits in its worktree for the next attempt.
+                let wt = self.unit_path(unit);
+                if wt.join(".git").exists() {
+                    let _ = git(&wt, &["merge", "--no-ff", "--no-edit", &tip]);
+                }
+            }
+            Merge::Already { .. } => {}
+        }
+        Ok(merge)
+    }
+
+    /// The merge of `ours` (a unit's tip) into `tip` (the integration
+    /// branch's), decided without a working tree: already contained, a
+    /// merge commit written (no ref moves), or the conflicting files.
+    pub fn merge_commit(
+        &self,
+        tip: &str,
+        ours: &str,
+        unit: &str,
+        sprint: &str,
+    ) -> Result<Merge, WorkspaceError> {
+        let what = "cannot merge into the integration branch";
+        let contained = git(&self.repo, &["merge-base", "--is-ancestor", ours, tip])?;
         if contained.code == 0 {
-            return Ok(Merge::Already { tip });
+            return Ok(Merge::Already {
+                tip: tip.to_string(),
+            });
         }
         let preflight = git(
             &self.repo,
@@ -82,8 +119,8 @@ impl Workspaces {
                 "--write-tree",
                 "--name-only",
                 "--no-messages",
-                &tip,
-                &ours,
+                tip,
+                ours,
             ],
         )?;
         match preflight.code {
@@ -100,15 +137,8 @@ impl Workspaces {
                 let commit = git_ok(
                     &self.repo,
                     what,
-                    &["commit-tree", tree, "-p", &tip, "-p", &ours, "-m", &message],
+                    &["commit-tree", tree, "-p", tip, "-p", ours, "-m", &message],
                 )?;
-                crate::store::fault::boundary("merge commit written, integration branch not moved");
-                git_ok(
-                    &self.repo,
-                    what,
-                    &["update-ref", &integration, &commit, &tip],
-                )?;
-                crate::store::fault::boundary("integration branch moved, verdict not recorded");
                 Ok(Merge::Merged { commit })
             }
             1 => {
@@ -127,12 +157,6 @@ impl Workspaces {
                 .lines()
                 .map(str::to_string)
                 .collect();
-                // Bring the unit branch up to the integration tip: the
-                // conflict waits in its worktree for the next attempt.
-                let wt = self.unit_path(unit);
-                if wt.join(".git").exists() {
-                    let _ = git(&wt, &["merge", "--no-ff", "--no-edit", &tip]);
-                }
                 Ok(Merge::Conflict { files, theirs })
             }
             _ => Err(WorkspaceError {

@@ -281,6 +281,33 @@ impl Workspaces {
         Ok(path)
     }
 
+    /// A worker's worktree of `unit`, made afresh at `base` (what the remote
+    /// holds for the unit): a worker's worktrees are its own, and whatever
+    /// an earlier claim left there is not this claim's work.
+    pub fn fresh_unit(&self, unit: &str, base: &str) -> Result<PathBuf, WorkspaceError> {
+        let path = self.unit_path(unit);
+        let p = path.display().to_string();
+        if path.exists() {
+            let _ = git(&self.repo, &["worktree", "remove", "--force", &p]);
+            if path.exists() {
+                std::fs::remove_dir_all(&path).map_err(|e| WorkspaceError {
+                    what: format!("cannot remove {p}"),
+                    detail: e.to_string(),
+                })?;
+            }
+        }
+        let _ = git(&self.repo, &["worktree", "prune"]);
+        std::fs::create_dir_all(&self.dir).map_err(|e| WorkspaceError {
+            what: format!("cannot create {}", self.dir.display()),
+            detail: e.to_string(),
+        })?;
+        let what = "cannot create the unit's worktree";
+        let branch = self.unit_branch(unit);
+        git_ok(&self.repo, what, &["branch", "-f", &branch, base])?;
+        git_ok(&self.repo, what, &["worktree", "add", "-q", &p, &branch])?;
+        Ok(path)
+    }
+
     /// Copy `[workspace] copy` entries (files or directories the user keeps
     /// untracked, like `.env`) from the main working tree into a new
     /// worktree of `unit`. Entries that do not exist are skipped.

@@ -253,6 +253,7 @@ pub mod seed {
                         config: config.clone(),
                     }),
                     checkpoints: Vec::new(),
+                    also: Vec::new(),
                 }))
             })
             .expect("run started");
@@ -273,6 +274,7 @@ pub mod seed {
                     steps,
                     snapshot: None,
                     checkpoints: Vec::new(),
+                    also: Vec::new(),
                 }))
             })
             .expect("event applies");
@@ -294,6 +296,7 @@ pub mod seed {
                     dirty: vec![],
                     files: vec![],
                     continuation: false,
+                    worker: None,
                 },
             },
         );
@@ -302,6 +305,7 @@ pub mod seed {
             EventKind::AgentStarted {
                 unit: unit.into(),
                 pid: Some(4242),
+                worker: None,
             },
         );
     }

@@ -62,6 +62,9 @@ pub(in crate::machine) fn dispatch(
             s.attempt = s.attempt.max(1);
             "First dispatch"
         }
+        // An interrupted attempt (its worker's lease expired) is not a
+        // failure: it runs again under the same number.
+        SprintStatus::Backoff if s.interrupted => "Re-dispatch after an interruption",
         SprintStatus::Backoff => {
             s.attempt += 1;
             "Retry"
@@ -75,7 +78,7 @@ pub(in crate::machine) fn dispatch(
             "Continuation"
         }
     };
-    if from != SprintStatus::Partial {
+    if from != SprintStatus::Partial && !(from == SprintStatus::Backoff && s.interrupted) {
         s.total_attempts += 1;
     }
     s.dispatches += 1;
@@ -99,6 +102,7 @@ pub(in crate::machine) fn agent_started(
     b: &mut Steps<'_>,
     unit: &str,
     pid: Option<u32>,
+    worker: Option<&str>,
 ) -> Result<(), MachineError> {
     b.require_started()?;
     let i = b.unit_index(unit)?;
@@ -113,13 +117,49 @@ pub(in crate::machine) fn agent_started(
     }
     if let Some(agent) = b.state.units[i].sprints[k].agent.as_mut() {
         agent.pid = pid;
+        agent.worker = worker.map(str::to_string);
     }
     let pid = pid.map(|p| format!(" (pid {p})")).unwrap_or_default();
+    let why = match worker {
+        Some(w) => format!("Worker {w} claimed the sprint; its agent process started{pid}."),
+        None => format!("The agent process started{pid}."),
+    };
+    b.sprint_to(i, k, SprintStatus::Running, why);
+    Ok(())
+}
+
+/// The lease of the worker running the unit's sprint expired: the sprint
+/// waits in BACKOFF, interrupted, with its attempt kept. Only the worker
+/// that holds the claim can lose it.
+pub(in crate::machine) fn lease_expired(
+    b: &mut Steps<'_>,
+    unit: &str,
+    worker: &str,
+) -> Result<(), MachineError> {
+    b.require_started()?;
+    let i = b.unit_index(unit)?;
+    let (k, s) = active(&b.state, i, unit)?;
+    let holder = s.agent.as_ref().and_then(|a| a.worker.as_deref());
+    if s.state != SprintStatus::Running || holder != Some(worker) {
+        return Err(MachineError::SprintState {
+            unit: unit.to_string(),
+            sprint: s.id.clone(),
+            state: s.state,
+            needed: "only a RUNNING sprint claimed by that worker loses its lease",
+        });
+    }
+    let s = &mut b.state.units[i].sprints[k];
+    s.agent = None;
+    s.interrupted = true;
+    s.retry_at = None;
+    let (id, attempt) = (s.id.clone(), s.attempt);
     b.sprint_to(
         i,
         k,
-        SprintStatus::Running,
-        format!("The agent process started{pid}."),
+        SprintStatus::Backoff,
+        format!(
+            "Worker {worker} stopped renewing its lease on sprint {id}; attempt {attempt} kept for another worker."
+        ),
     );
     Ok(())
 }

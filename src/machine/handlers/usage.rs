@@ -77,6 +77,7 @@ pub(in crate::machine) fn usage(
         model,
         turns,
         cost,
+        worker: None,
         at: b.at.to_string(),
     };
     b.push(t);

@@ -1,0 +1,106 @@
+//! `git supervisor worker [--remote R] [--agents N] [--once]`: claim and
+//! run a remote run's sprints on this machine (see `engine::worker`).
+
+use std::io::Write;
+use std::time::Duration;
+
+use clap::Args;
+use miette::IntoDiagnostic;
+
+use super::Context;
+use super::Format;
+use crate::engine::worker::WorkerOptions;
+use crate::engine::Engine;
+
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// The git remote the run lives on (default: the one this clone's run
+    /// was started on, else `origin`)
+    #[arg(long, value_name = "REMOTE")]
+    pub remote: Option<String>,
+    /// Agents to run at once
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub agents: u16,
+    /// Leave once nothing is left to claim, instead of staying until the
+    /// run is finished (one CI job, one round of work)
+    #[arg(long)]
+    pub once: bool,
+    /// Time between looks at the remote
+    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
+    pub poll: Duration,
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+pub fn cmd_worker(ctx: &Context, args: &WorkerArgs, out: &mut dyn Write) -> miette::Result<u8> {
+    let store = crate::store::Store::open(&ctx.cwd)?;
+    let runtime = store.runtime_dir();
+    let remote = args
+        .remote
+        .clone()
+        .or_else(|| crate::store::remote::recorded(&runtime))
+        .unwrap_or_else(|| "origin".into());
+    let dir = store.workdir().unwrap_or(&ctx.cwd).to_path_buf();
+    let known = std::process::Command::new("git")
+        .args(["remote", "get-url", &remote])
+        .current_dir(&dir)
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !known {
+        return Err(miette::miette!(
+            code = "worker::no_remote",
+            help = "a worker needs a clone whose remote holds the run: `git remote add {remote} <url>`, or name it with --remote",
+            "there is no git remote named `{remote}`"
+        ));
+    }
+    crate::store::remote::record(&runtime, Some(&remote)).into_diagnostic()?;
+    let engine = Engine::open(&ctx.cwd)?;
+    let options = WorkerOptions {
+        agents: usize::from(args.agents),
+        once: args.once,
+        poll: args.poll,
+        identity: crate::engine::worker::identity(),
+    };
+    let text = args.format == Format::Text;
+    if text {
+        writeln!(
+            out,
+            "Worker {} on `{remote}`, {} agent(s) at once.",
+            options.identity, options.agents
+        )
+        .into_diagnostic()?;
+        out.flush().into_diagnostic()?;
+    }
+    let mut say = |line: &str| {
+        if text {
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }
+    };
+    let summary = engine.work(&options, &mut say)?;
+    match args.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, &summary).into_diagnostic()?;
+            writeln!(out).into_diagnostic()?;
+        }
+        Format::Text => {
+            writeln!(
+                out,
+                "{} claims won, {} lost to other workers, {} pushes refused by the remote; {}.",
+                summary.claimed.len(),
+                summary.lost_claims,
+                summary.refused_pushes,
+                if summary.finished {
+                    "the run is finished"
+                } else if summary.run.is_some() {
+                    "nothing left to claim now"
+                } else {
+                    "there is no run on the remote"
+                }
+            )
+            .into_diagnostic()?;
+        }
+    }
+    Ok(super::EXIT_OK)
+}

@@ -1,0 +1,94 @@
+//! The tick of a run that lives on a remote (`start --remote`).
+//!
+//! Any clone may run it (the one that started the run, every worker): it
+//! fetches, records the sprints whose worker's lease lapsed, and publishes
+//! the dispatches that are due — DISPATCHED, for a worker to claim; nothing
+//! starts here. Agents' verdicts come from the workers that ran them (see
+//! `worker`), so this tick never judges an agent by local files. Each event
+//! is a compare-and-swap push (see `store::remote`), so any number of clones
+//! may tick at once: a lost race decides again on the remote's tip.
+
+use super::Engine;
+use super::EngineError;
+use super::TickReport;
+use crate::machine::EventKind;
+use crate::machine::SprintStatus;
+use crate::store::lease;
+use crate::store::remote::RefPush;
+use crate::store::Tip;
+
+impl Engine {
+    /// Lease expiries, then dispatches, until neither is left.
+    pub(super) fn tick_on_remote(&self) -> Result<TickReport, EngineError> {
+        let mut report = TickReport::default();
+        let mut refused = 0;
+        loop {
+            let Some(tip) = self.store.tip()? else {
+                return Ok(report);
+            };
+            if tip.state.is_finished() {
+                return Ok(report);
+            }
+            if refused <= 3 && self.lapsed_claim(&tip).is_some() {
+                match self.publish_decided(|tip| Ok(self.lapsed_claim(tip))) {
+                    Ok(steps) => report.steps += steps.len(),
+                    Err(EngineError::Refused(_)) => refused += 1,
+                    Err(e) => return Err(e),
+                }
+                continue;
+            }
+            match self.dispatch_next(&tip)? {
+                Some((unit, steps)) => {
+                    report.steps += steps;
+                    report.dispatched.push(unit);
+                }
+                None => return Ok(report),
+            }
+        }
+    }
+
+    /// The first RUNNING sprint whose worker's lease lapsed (or is gone),
+    /// as the event that interrupts it and the push that removes the lease
+    /// — under its own lease, so a renewal that lands first wins.
+    pub(crate) fn lapsed_claim(&self, tip: &Tip) -> Option<(EventKind, Vec<RefPush>)> {
+        let remote = self.store.remote()?;
+        let now = lease::now();
+        for u in &tip.state.units {
+            let Some(sp) = u.active_sprint() else {
+                continue;
+            };
+            let Some(worker) = sp.agent.as_ref().and_then(|a| a.worker.clone()) else {
+                continue;
+            };
+            if sp.state != SprintStatus::Running {
+                continue;
+            }
+            let name = lease::lease_ref(&u.name);
+            let held = remote.tracked(&name);
+            let live = held
+                .as_deref()
+                .and_then(|id| self.store.read_lease(id))
+                .is_some_and(|l| l.worker == worker && !l.expired_at(now));
+            if live {
+                continue;
+            }
+            let also = held
+                .map(|id| {
+                    vec![RefPush {
+                        name,
+                        new: None,
+                        expected: Some(id),
+                    }]
+                })
+                .unwrap_or_default();
+            return Some((
+                EventKind::LeaseExpired {
+                    unit: u.name.clone(),
+                    worker,
+                },
+                also,
+            ));
+        }
+        None
+    }
+}

@@ -1,0 +1,544 @@
+//! `git supervisor worker`: run a remote run's sprints on this machine.
+//!
+//! A worker is any clone with the agent CLI. Each round it ticks the run
+//! (fetch, lapsed leases, dispatches; see `remote`), then claims DISPATCHED
+//! sprints up to its number of agents: the claim is the DISPATCHED →
+//! RUNNING transition (trailer `Supervisor-Worker: <host>/<pid>`) pushed
+//! atomically with the sprint's lease, so of two workers racing for one
+//! sprint the remote takes one push and refuses the other, and the loser
+//! moves on. The agent runs in a local worktree of the unit's branch; the
+//! worker renews the lease while it runs (a renewal the remote refuses
+//! means the claim is gone: the agent is stopped). When the agent is done
+//! the worker verifies its work there and publishes, in one atomic push,
+//! the verdict, the unit's branch, the merge into the integration branch
+//! (the remote's branch is the merge queue's register) and the lease's
+//! removal. An agent ends with its worker: the wrapper watches the worker's
+//! pid, so a worker killed outright leaves no agent behind, and its lease
+//! lapses for another worker to take the sprint.
+
+use std::path::PathBuf;
+use std::time::Duration;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::verify;
+use super::AgentPaths;
+use super::Engine;
+use super::EngineError;
+use super::JobSpec;
+use super::LockMode;
+use crate::dispatch;
+use crate::dispatch::Report;
+use crate::machine;
+use crate::machine::EventKind;
+use crate::machine::Model;
+use crate::machine::SprintStatus;
+use crate::plan::SprintId;
+use crate::store::lease;
+use crate::store::lease::Lease;
+use crate::store::remote::RefPush;
+use crate::store::Tip;
+use crate::workspace::Merge;
+use crate::workspace::Workspaces;
+
+/// How a worker runs.
+#[derive(Debug, Clone)]
+pub struct WorkerOptions {
+    /// Agents at once.
+    pub agents: usize,
+    /// Leave once nothing is left to claim (instead of waiting for the run
+    /// to finish).
+    pub once: bool,
+    /// Time between rounds.
+    pub poll: Duration,
+    /// `<host>/<pid>`.
+    pub identity: String,
+}
+
+/// What a worker did, for its report.
+#[derive(Debug, Default, Serialize)]
+pub struct WorkerSummary {
+    pub worker: String,
+    pub run: Option<String>,
+    /// `<unit>/<sprint>` of every claim it won.
+    pub claimed: Vec<String>,
+    /// `<unit>/<sprint>: <STATE>` of every verdict it published.
+    pub verdicts: Vec<String>,
+    /// Claims another worker won first.
+    pub lost_claims: u32,
+    /// Pushes the remote refused because another machine moved a ref first.
+    pub refused_pushes: u32,
+    /// Sprints whose claim it lost while its agent ran.
+    pub dropped: Vec<String>,
+    /// The run was finished when the worker left.
+    pub finished: bool,
+}
+
+/// The identity a worker's claims carry: `<host>/<pid>`.
+pub fn identity() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer outlives the call and its length is passed.
+    let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
+    let host = if ok {
+        let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
+        String::from_utf8_lossy(&buf[..end]).into_owned()
+    } else {
+        "localhost".into()
+    };
+    format!("{host}/{}", std::process::id())
+}
+
+/// One sprint this worker claimed and runs.
+struct Claimed {
+    unit: String,
+    sprint: SprintId,
+    dispatch: u32,
+    paths: AgentPaths,
+    /// The lease commit the remote holds for it.
+    lease: String,
+    renewed: Instant,
+    /// The unit's tip the agent started from.
+    base: String,
+    /// The unit's worktree, and where in it the plan's root is.
+    worktree: PathBuf,
+    root: PathBuf,
+    /// A renewal was refused: the agent was asked to stop.
+    stopping: bool,
+}
+
+impl Engine {
+    /// Work on the remote's run until it is finished (or, with `once`,
+    /// until nothing is left to claim). `say` gets a line per thing done.
+    pub fn work(
+        &self,
+        options: &WorkerOptions,
+        say: &mut dyn FnMut(&str),
+    ) -> Result<WorkerSummary, EngineError> {
+        let remote = self.store.remote().ok_or_else(|| EngineError::Io {
+            what: "a worker needs the remote the run lives on".into(),
+            source: std::io::Error::other("no remote"),
+        })?;
+        let mut summary = WorkerSummary {
+            worker: options.identity.clone(),
+            ..WorkerSummary::default()
+        };
+        let mut mine: Vec<Claimed> = Vec::new();
+        loop {
+            self.tick(LockMode::Wait(Duration::from_secs(60)))?;
+            let mut i = 0;
+            while i < mine.len() {
+                if self.finish_if_done(&mine[i], options, &mut summary, say)? {
+                    mine.remove(i);
+                } else {
+                    self.renew(&mut mine[i], options, say)?;
+                    i += 1;
+                }
+            }
+            let tip = self.store.tip()?;
+            if let Some(t) = &tip {
+                summary.run = Some(t.state.run_id.clone());
+            }
+            let mut claimed_now = false;
+            while mine.len() < options.agents {
+                let Some(tip) = self.store.tip()? else {
+                    break;
+                };
+                let Some(unit) = self.claimable(&tip, &mine, &options.identity) else {
+                    break;
+                };
+                match self.claim(&tip, &unit, options)? {
+                    Some(c) => {
+                        summary.claimed.push(format!("{}/{}", c.unit, c.sprint));
+                        say(&format!(
+                            "claimed {} sprint {} (dispatch {})",
+                            c.unit, c.sprint, c.dispatch
+                        ));
+                        mine.push(c);
+                        claimed_now = true;
+                    }
+                    None => {
+                        summary.lost_claims += 1;
+                        say(&format!("{unit}: another worker claimed it first"));
+                    }
+                }
+            }
+            summary.refused_pushes = remote.refused();
+            let finished = self.store.tip()?.is_some_and(|t| t.state.is_finished());
+            if mine.is_empty() && (finished || (options.once && !claimed_now)) {
+                summary.finished = finished;
+                return Ok(summary);
+            }
+            std::thread::sleep(options.poll);
+        }
+    }
+
+    /// A unit whose sprint waits DISPATCHED for a worker. Workers start
+    /// looking at different units (by their identity), so that many of
+    /// them do not all race for the first one.
+    fn claimable(&self, tip: &Tip, mine: &[Claimed], me: &str) -> Option<String> {
+        let open: Vec<&str> = tip
+            .state
+            .units
+            .iter()
+            .filter(|u| {
+                u.active_sprint()
+                    .is_some_and(|sp| sp.state == SprintStatus::Dispatched)
+            })
+            .filter(|u| !mine.iter().any(|c| c.unit == u.name))
+            .map(|u| u.name.as_str())
+            .collect();
+        if open.is_empty() {
+            return None;
+        }
+        let spread = me
+            .bytes()
+            .fold(0usize, |h, b| h.wrapping_mul(31) + b as usize);
+        Some(open[spread % open.len()].to_string())
+    }
+
+    /// Claim `unit`'s DISPATCHED sprint: its RUNNING transition and lease
+    /// in one push, then its worktree, job and agent. `None`: another
+    /// worker claimed it first.
+    fn claim(
+        &self,
+        tip: &Tip,
+        unit: &str,
+        options: &WorkerOptions,
+    ) -> Result<Option<Claimed>, EngineError> {
+        let (plan, config) = self.snapshot(tip)?;
+        let remote = self.store.remote().expect("a worker's engine has a remote");
+        let lease_ref = lease::lease_ref(unit);
+        let me = options.identity.clone();
+        let mut written: Option<(String, u32)> = None;
+        let steps = self.publish_decided(|tip| {
+            let Some(sp) = tip
+                .state
+                .unit(unit)
+                .and_then(|u| u.active_sprint())
+                .filter(|sp| sp.state == SprintStatus::Dispatched)
+            else {
+                return Ok(None);
+            };
+            let id = self.store.write_lease(&Lease {
+                worker: me.clone(),
+                subject: unit.to_string(),
+                dispatch: sp.dispatches,
+                expires: lease::now() + config.run.lease.as_secs() as i64,
+            })?;
+            written = Some((id.to_string(), sp.dispatches));
+            Ok(Some((
+                EventKind::AgentStarted {
+                    unit: unit.to_string(),
+                    pid: None,
+                    worker: Some(me.clone()),
+                },
+                vec![RefPush {
+                    name: lease_ref.clone(),
+                    new: Some(id.to_string()),
+                    expected: remote.tracked(&lease_ref),
+                }],
+            )))
+        })?;
+        let Some((lease_id, dispatch_no)) = written.filter(|_| !steps.is_empty()) else {
+            return Ok(None);
+        };
+        crate::store::fault::boundary("sprint claimed, agent not started");
+        let state = &steps.last().expect("a claim has a step").state;
+        let us = state.unit(unit).expect("the claimed unit");
+        let sp = us.active_sprint().expect("the claimed sprint");
+        let ws = Workspaces::new(
+            &self.workdir,
+            config.workspace.dir.as_deref(),
+            &state.run_id,
+        );
+        let branch = format!("refs/heads/{}", ws.unit_branch(unit));
+        let integration = format!("refs/heads/{}", ws.integration_branch());
+        let base = remote
+            .tracked(&branch)
+            .or_else(|| remote.tracked(&integration))
+            .ok_or_else(|| EngineError::Io {
+                what: format!("the remote has no `{}`", ws.integration_branch()),
+                source: std::io::Error::other("missing integration branch"),
+            })?;
+        let worktree = ws.fresh_unit(unit, &base)?;
+        ws.copy_into(unit, &config.workspace.copy)?;
+        let _ = std::fs::remove_file(self.setup_marker(state, unit));
+        let root = if state.root == "." {
+            worktree.clone()
+        } else {
+            worktree.join(&state.root)
+        };
+        let model = match sp.model.unwrap_or(Model::Sonnet) {
+            Model::Haiku => &config.models.haiku,
+            Model::Sonnet => &config.models.sonnet,
+            Model::Opus => &config.models.opus,
+        }
+        .clone();
+        let continuation = sp.agent.as_ref().is_some_and(|a| a.continuation);
+        let paths = self.prepare_job(&JobSpec {
+            state,
+            plan: &plan,
+            config: &config,
+            template: config
+                .agent_command()
+                .ok_or(EngineError::NoAgentCommand)?
+                .to_vec(),
+            unit,
+            root: &root,
+            dispatch_no,
+            attempt: sp.attempt,
+            model,
+            continuation,
+            retry: sp.attempt > 1 && !continuation,
+            parallel: true,
+            setup: true,
+            worker_pid: Some(std::process::id()),
+        })?;
+        self.start_wrapper(&paths)?;
+        Ok(Some(Claimed {
+            unit: unit.to_string(),
+            sprint: sp.id.clone(),
+            dispatch: dispatch_no,
+            paths,
+            lease: lease_id,
+            renewed: Instant::now(),
+            base,
+            worktree,
+            root,
+            stopping: false,
+        }))
+    }
+
+    /// Renew a claim's lease when a third of it has passed. A renewal the
+    /// remote refuses means the claim was taken: the agent is stopped.
+    fn renew(
+        &self,
+        c: &mut Claimed,
+        options: &WorkerOptions,
+        say: &mut dyn FnMut(&str),
+    ) -> Result<(), EngineError> {
+        let Some(tip) = self.store.tip()? else {
+            return Ok(());
+        };
+        let (_, config) = self.snapshot(&tip)?;
+        if c.stopping || c.renewed.elapsed() < config.run.lease / 3 {
+            return Ok(());
+        }
+        let remote = self.store.remote().expect("a worker's engine has a remote");
+        let id = self.store.write_lease(&Lease {
+            worker: options.identity.clone(),
+            subject: c.unit.clone(),
+            dispatch: c.dispatch,
+            expires: lease::now() + config.run.lease.as_secs() as i64,
+        })?;
+        let renewed = remote.push(&[RefPush {
+            name: lease::lease_ref(&c.unit),
+            new: Some(id.to_string()),
+            expected: Some(c.lease.clone()),
+        }])?;
+        if renewed {
+            c.lease = id.to_string();
+            c.renewed = Instant::now();
+            return Ok(());
+        }
+        remote.fetch()?;
+        if remote.tracked(&lease::lease_ref(&c.unit)).as_deref() == Some(c.lease.as_str()) {
+            // Refused for another reason (a push racing ours): again later.
+            return Ok(());
+        }
+        say(&format!(
+            "{} sprint {}: the lease was taken; stopping the agent",
+            c.unit, c.sprint
+        ));
+        if let Some(w) = Report::read(&c.paths.report).and_then(|r| r.wrapper_pid) {
+            if dispatch::alive(w) {
+                crate::dispatch::reap::signal(w, libc::SIGTERM);
+            }
+        }
+        c.stopping = true;
+        Ok(())
+    }
+
+    /// When a claim's agent is done: verify its work in the worktree and
+    /// publish the verdict with the unit's branch, the merge and the
+    /// lease's removal. `true`: the claim is over.
+    fn finish_if_done(
+        &self,
+        c: &Claimed,
+        options: &WorkerOptions,
+        summary: &mut WorkerSummary,
+        say: &mut dyn FnMut(&str),
+    ) -> Result<bool, EngineError> {
+        let report = Report::read(&c.paths.report).unwrap_or_default();
+        let gone = !report.finished
+            && !crate::gate::lock::is_held(&c.paths.lock)
+            && !report.wrapper_pid.is_some_and(dispatch::alive);
+        if !report.finished && !gone {
+            return Ok(false);
+        }
+        let Some(tip) = self.store.tip()? else {
+            return Ok(true);
+        };
+        let (plan, _) = self.snapshot(&tip)?;
+        let remote = self.store.remote().expect("a worker's engine has a remote");
+        let ours = |tip: &Tip| {
+            tip.state
+                .unit(&c.unit)
+                .and_then(|u| u.active_sprint())
+                .filter(|sp| {
+                    sp.id == c.sprint
+                        && sp.dispatches == c.dispatch
+                        && sp.state == SprintStatus::Running
+                        && sp.agent.as_ref().and_then(|a| a.worker.as_deref())
+                            == Some(options.identity.as_str())
+                })
+                .cloned()
+        };
+        let Some(sp) = ours(&tip) else {
+            summary.dropped.push(format!("{}/{}", c.unit, c.sprint));
+            say(&format!(
+                "{} sprint {}: the claim was lost; nothing recorded",
+                c.unit, c.sprint
+            ));
+            return Ok(true);
+        };
+        let unit_dir = tip
+            .state
+            .unit(&c.unit)
+            .map(|u| u.dir.clone())
+            .unwrap_or_default();
+        let Some(sprint) = plan
+            .unit(&c.unit)
+            .and_then(|u| u.sprints.iter().find(|s| s.id == c.sprint))
+        else {
+            return Ok(true);
+        };
+        let killed = if gone {
+            Some("the agent's wrapper is gone without a report")
+        } else {
+            report.killed.as_deref()
+        };
+        let verdict = verify::verify(&verify::VerifyInput {
+            root: &c.root,
+            unit: &c.unit,
+            unit_dir: &unit_dir,
+            sprint,
+            base_commit: Some(&c.base),
+            exit_code: report.exit_code,
+            killed,
+            result_file: Some(c.paths.result.clone()),
+            log_file: Some(c.paths.log.clone()),
+            agent: sp.agent.as_ref(),
+        });
+        let watchdog = !gone && report.killed.is_some();
+        let (outcome, evidence) = match verdict.outcome {
+            machine::Outcome::Partial if watchdog => (
+                machine::Outcome::Failure,
+                format!(
+                    "{} The watchdog killed the agent, so the attempt counts as failed.",
+                    verdict.evidence
+                ),
+            ),
+            other => (other, verdict.evidence.clone()),
+        };
+        let ws = Workspaces::new(
+            &self.workdir,
+            self.snapshot(&tip)?.1.workspace.dir.as_deref(),
+            &tip.state.run_id,
+        );
+        let branch = format!("refs/heads/{}", ws.unit_branch(&c.unit));
+        let integration = format!("refs/heads/{}", ws.integration_branch());
+        let unit_tip = verify::head(&c.worktree).unwrap_or_else(|| c.base.clone());
+        let mut published = None;
+        let steps = self.publish_decided(|tip| {
+            if ours(tip).is_none() {
+                return Ok(None);
+            }
+            let mut also = Vec::new();
+            let theirs = remote.tracked(&branch);
+            if theirs.as_deref() != Some(unit_tip.as_str()) {
+                also.push(RefPush {
+                    name: branch.clone(),
+                    new: Some(unit_tip.clone()),
+                    expected: theirs,
+                });
+            }
+            let (outcome, evidence) = match outcome {
+                machine::Outcome::Completed => {
+                    let tip = remote.tracked(&integration).ok_or_else(|| EngineError::Io {
+                        what: format!("the remote has no `{}`", ws.integration_branch()),
+                        source: std::io::Error::other("missing integration branch"),
+                    })?;
+                    let name = ws.integration_branch();
+                    match ws.merge_commit(&tip, &unit_tip, &c.unit, &c.sprint.to_string())? {
+                        Merge::Already { .. } => (outcome, format!("{evidence} Already on `{name}`.")),
+                        Merge::Merged { commit } => {
+                            let text = format!(
+                                "{evidence} Merged into `{name}` as {}.",
+                                super::short(&commit)
+                            );
+                            also.push(RefPush {
+                                name: integration.clone(),
+                                new: Some(commit),
+                                expected: Some(tip),
+                            });
+                            (outcome, text)
+                        }
+                        Merge::Conflict { files, .. } => (
+                            machine::Outcome::Failure,
+                            format!(
+                                "The sprint's work passed verification but conflicts with `{name}` in {}.",
+                                files.join(", ")
+                            ),
+                        ),
+                    }
+                }
+                other => (other, evidence.clone()),
+            };
+            let lease_ref = lease::lease_ref(&c.unit);
+            if let Some(held) = remote.tracked(&lease_ref) {
+                also.push(RefPush {
+                    name: lease_ref,
+                    new: None,
+                    expected: Some(held),
+                });
+            }
+            published = Some(outcome);
+            Ok(Some((
+                EventKind::Verdict {
+                    unit: c.unit.clone(),
+                    outcome,
+                    evidence,
+                    remaining: verdict.remaining.clone(),
+                    commits: verdict.commits.clone(),
+                    turns: verdict.turns,
+                    cost: verdict.cost_usd,
+                },
+                also,
+            )))
+        })?;
+        let to = steps.iter().find_map(|s| match s.transition.change {
+            machine::Change::Sprint { to, .. } if s.transition.unit.as_deref() == Some(&c.unit) => {
+                Some(to)
+            }
+            _ => None,
+        });
+        match (published, to) {
+            (Some(_), Some(to)) => {
+                summary
+                    .verdicts
+                    .push(format!("{}/{}: {to}", c.unit, c.sprint));
+                say(&format!("{} sprint {}: {to}", c.unit, c.sprint));
+            }
+            _ => {
+                summary.dropped.push(format!("{}/{}", c.unit, c.sprint));
+                say(&format!(
+                    "{} sprint {}: the claim was lost; nothing recorded",
+                    c.unit, c.sprint
+                ));
+            }
+        }
+        Ok(true)
+    }
+}

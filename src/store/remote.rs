@@ -1,0 +1,243 @@
+//! A run that lives on a git remote (`start --remote`, `worker`): the
+//! remote's `refs/supervisor/state` is the single source of truth and the
+//! local ref is a cache of it.
+//!
+//! Every event is decided against the state last fetched and published with
+//! one `git push --porcelain --atomic --force-with-lease=<ref>:<expected>`
+//! per ref it moves — never a `+` refspec, which would disable the lease.
+//! The remote takes the whole push or none of it; a refused push means
+//! another machine published first, so the writer fetches, adopts the
+//! remote's tip and decides its event again (the machine is pure, so deciding
+//! again is safe). Other refs ride in the same atomic push: a worker's claim
+//! carries its lease, a verdict carries the merge into the integration
+//! branch and the unit's branch.
+
+use std::cell::Cell;
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::Command;
+use std::process::Stdio;
+
+use super::StoreError;
+
+/// The null object id: `expected` for a ref that must not exist yet.
+const NULL: &str = "0000000000000000000000000000000000000000";
+
+/// One ref a push moves: to `new` (deleted when `None`), only if the remote
+/// still has it at `expected` (absent when `None`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefPush {
+    pub name: String,
+    pub new: Option<String>,
+    pub expected: Option<String>,
+}
+
+/// The remote a run lives on, as seen from one clone.
+#[derive(Debug)]
+pub struct Remote {
+    pub name: String,
+    dir: PathBuf,
+    /// Pushes the remote refused because another machine moved a ref first.
+    refused: Cell<u32>,
+}
+
+impl Remote {
+    pub fn new(dir: &Path, name: &str) -> Remote {
+        Remote {
+            name: name.to_string(),
+            dir: dir.to_path_buf(),
+            refused: Cell::new(0),
+        }
+    }
+
+    /// How many of this clone's pushes the remote refused (lost races).
+    pub fn refused(&self) -> u32 {
+        self.refused.get()
+    }
+
+    fn git(&self, args: &[&str]) -> Result<std::process::Output, StoreError> {
+        Command::new("git")
+            .args(args)
+            .current_dir(&self.dir)
+            // Our own push must not enter our pre-push hook.
+            .env("GIT_SUPERVISOR_INTERNAL", "1")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| StoreError::Git(format!("cannot run git: {e}")))
+    }
+
+    /// The remote-tracking name of one of our refs
+    /// (`refs/supervisor/x` and `refs/heads/supervisor/x` alike).
+    pub fn tracking(&self, local: &str) -> String {
+        let rest = local
+            .strip_prefix("refs/heads/supervisor/")
+            .or_else(|| local.strip_prefix("refs/supervisor/"))
+            .unwrap_or(local);
+        format!("refs/remotes/{}/supervisor/{rest}", self.name)
+    }
+
+    /// The commit the last fetch saw for one of our refs.
+    pub fn tracked(&self, local: &str) -> Option<String> {
+        let out = self
+            .git(&[
+                "rev-parse",
+                "-q",
+                "--verify",
+                &format!("{}^{{commit}}", self.tracking(local)),
+            ])
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    }
+
+    /// Tracked refs under one of our prefixes (`refs/supervisor/leases/`),
+    /// by their local name.
+    pub fn tracked_under(&self, local_prefix: &str) -> Vec<(String, String)> {
+        let prefix = self.tracking(local_prefix);
+        let Ok(out) = self.git(&["for-each-ref", "--format=%(refname) %(objectname)", &prefix])
+        else {
+            return Vec::new();
+        };
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .filter_map(|(r, o)| {
+                let rest = r.strip_prefix(&prefix)?;
+                Some((format!("{local_prefix}{rest}"), o.to_string()))
+            })
+            .collect()
+    }
+
+    /// Fetch the state namespace (state, leases, archived runs) and the
+    /// runs' branches into `refs/remotes/<remote>/supervisor/*`, then make
+    /// the local state ref the remote's.
+    pub fn fetch(&self) -> Result<(), StoreError> {
+        let remote = &self.name;
+        let out = self.git(&[
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--prune",
+            "--no-write-fetch-head",
+            remote,
+            &format!("+refs/supervisor/*:refs/remotes/{remote}/supervisor/*"),
+            &format!("+refs/heads/supervisor/*:refs/remotes/{remote}/supervisor/*"),
+        ])?;
+        if !out.status.success() {
+            return Err(StoreError::Remote {
+                remote: remote.clone(),
+                detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            });
+        }
+        self.adopt(super::STATE_REF)
+    }
+
+    /// Point a local ref at what the remote has (deleted when it has none):
+    /// in a run on a remote the local copy is only a cache.
+    pub fn adopt(&self, local: &str) -> Result<(), StoreError> {
+        let out = match self.tracked(local) {
+            Some(id) => self.git(&["update-ref", local, &id])?,
+            None => self.git(&["update-ref", "-d", local])?,
+        };
+        if !out.status.success() {
+            return Err(StoreError::Git(format!(
+                "cannot update {local}: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Publish `refs` in one atomic push, each under its own lease. `false`:
+    /// the remote refused (someone moved a ref first); nothing was written.
+    pub fn push(&self, refs: &[RefPush]) -> Result<bool, StoreError> {
+        let mut args: Vec<String> = vec![
+            "push".into(),
+            "--porcelain".into(),
+            "--atomic".into(),
+            "--no-verify".into(),
+        ];
+        for r in refs {
+            args.push(format!(
+                "--force-with-lease={}:{}",
+                r.name,
+                r.expected.as_deref().unwrap_or("")
+            ));
+        }
+        args.push(self.name.clone());
+        for r in refs {
+            args.push(match &r.new {
+                Some(id) => format!("{id}:{}", r.name),
+                None => format!(":{}", r.name),
+            });
+        }
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = self.git(&argv)?;
+        if out.status.success() {
+            // The tracking refs now say what the remote holds.
+            for r in refs {
+                let tracking = self.tracking(&r.name);
+                let _ = match &r.new {
+                    Some(id) => self.git(&["update-ref", &tracking, id]),
+                    None => self.git(&["update-ref", "-d", &tracking]),
+                };
+            }
+            return Ok(true);
+        }
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // `--porcelain` marks each refused ref `!`: a lease that did not
+        // hold (stale info, fetch first, a ref lock another push held, the
+        // rest of an atomic push) is a lost race; a push that never reached
+        // the refs (no such remote, no access) is an error.
+        let lost = stdout
+            .lines()
+            .any(|l| l.starts_with('!') && l.contains("rejected"))
+            || stderr.contains("cannot lock ref")
+            || stderr.contains("failed to lock");
+        if lost {
+            self.refused.set(self.refused.get() + 1);
+            return Ok(false);
+        }
+        Err(StoreError::Remote {
+            remote: self.name.clone(),
+            detail: format!("{}\n{}", stdout.trim(), stderr.trim())
+                .trim()
+                .to_string(),
+        })
+    }
+
+    /// `expected` as a push lease wants it.
+    pub fn lease_value(id: Option<&str>) -> Option<String> {
+        id.filter(|i| *i != NULL).map(str::to_string)
+    }
+}
+
+/// The file under the runtime directory naming the remote a run lives on.
+pub const REMOTE_FILE: &str = "remote";
+
+/// The remote this clone's run lives on, as recorded by `start --remote`
+/// or `worker`.
+pub fn recorded(runtime: &Path) -> Option<String> {
+    std::fs::read_to_string(runtime.join(REMOTE_FILE))
+        .ok()
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
+}
+
+/// Record (or, with `None`, forget) the remote this clone's run lives on.
+pub fn record(runtime: &Path, remote: Option<&str>) -> std::io::Result<()> {
+    let path = runtime.join(REMOTE_FILE);
+    match remote {
+        Some(r) => {
+            std::fs::create_dir_all(runtime)?;
+            std::fs::write(path, format!("{r}\n"))
+        }
+        None => match std::fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        },
+    }
+}
