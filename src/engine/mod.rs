@@ -1225,8 +1225,10 @@ impl Engine {
         let clock = self.store.clock();
         if self.store.remote().is_some() {
             // A run on a remote: the dispatch is published for a worker to
-            // claim; nothing starts here.
-            let steps = self.publish(EventKind::Dispatch {
+            // claim; nothing starts here. Other clones tick too: one that
+            // dispatched this sprint first leaves nothing to do.
+            let (id, from) = (sp.id.clone(), sp.state);
+            let kind = EventKind::Dispatch {
                 unit: unit_name.clone(),
                 model: selection.model,
                 score: selection.score,
@@ -1241,6 +1243,15 @@ impl Engine {
                     continuation: sp.state == SprintStatus::Partial,
                     worker: None,
                 },
+            };
+            let steps = self.publish_decided(|tip| {
+                let still = tip
+                    .state
+                    .unit(unit_name)
+                    .and_then(|u| u.current())
+                    .is_some_and(|s| s.id == id && s.state == from)
+                    && machine::dispatchable(&tip.state).contains(unit_name);
+                Ok(still.then(|| (kind.clone(), Vec::new())))
             })?;
             return Ok(Some((unit_name.clone(), steps.len())));
         }

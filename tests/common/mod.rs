@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod daemon;
 pub mod stub_model;
 
 use std::collections::hash_map::DefaultHasher;

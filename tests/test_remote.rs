@@ -1,0 +1,362 @@
+//! A run that lives on a git remote: `start --remote` and `worker` in
+//! separate clones, through a real git server on 127.0.0.1 (`git daemon`
+//! with pushes enabled), with real worker processes, real agents (the
+//! fake-agent binary) and a real SIGKILL.
+
+use std::path::Path;
+use std::process::Child;
+use std::process::Stdio;
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::common::command;
+use crate::common::daemon::Daemon;
+use crate::common::fixture_repo;
+use crate::common::git;
+use crate::common::run_env;
+use crate::common::scripts;
+
+/// The fixture repository as the run's starting clone, and a git server
+/// holding a bare copy of it as its `origin`.
+struct OnRemote {
+    src: tempfile::TempDir,
+    server: tempfile::TempDir,
+    url: String,
+    _daemon: Daemon,
+}
+
+impl OnRemote {
+    /// `plan`: replaces the fixture's plan (committed) when given.
+    fn new(plan: Option<&str>) -> OnRemote {
+        let src = fixture_repo("remote");
+        if let Some(text) = plan {
+            std::fs::write(src.path().join("EXECUTION_PLAN.md"), text).expect("plan");
+            git(src.path(), &["commit", "-qam", "Another plan"]);
+        }
+        let server = tempfile::tempdir().expect("tempdir");
+        git(
+            server.path(),
+            &[
+                "clone",
+                "-q",
+                "--bare",
+                &src.path().display().to_string(),
+                "plan.git",
+            ],
+        );
+        let daemon = Daemon::start(server.path());
+        let url = daemon.url("plan.git");
+        git(src.path(), &["remote", "add", "origin", &url]);
+        OnRemote {
+            src,
+            server,
+            url,
+            _daemon: daemon,
+        }
+    }
+
+    /// A clone of the remote, as a worker machine has one.
+    fn clone(&self, name: &str) -> std::path::PathBuf {
+        let dir = self.server.path().join("machines").join(name);
+        std::fs::create_dir_all(dir.parent().expect("parent")).expect("mkdir");
+        git(
+            self.server.path(),
+            &["clone", "-q", &self.url, &dir.display().to_string()],
+        );
+        git(&dir, &["config", "user.name", "Worker"]);
+        git(&dir, &["config", "user.email", "worker@example.com"]);
+        dir
+    }
+
+    fn bare(&self) -> std::path::PathBuf {
+        self.server.path().join("plan.git")
+    }
+
+    /// The remote's transition subjects, oldest first.
+    fn subjects(&self) -> Vec<String> {
+        git(
+            &self.bare(),
+            &["log", "--reverse", "--format=%s", "refs/supervisor/state"],
+        )
+        .lines()
+        .map(str::to_string)
+        .collect()
+    }
+}
+
+fn worker(clone: &Path, script: &Path, extra: &[&str]) -> Child {
+    let mut cmd = command(crate::common::bin(), clone);
+    cmd.args(["worker", "--format", "json"])
+        .args(extra)
+        .env("FAKE_AGENT_SCRIPT", script)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd.spawn().expect("the worker starts")
+}
+
+/// Wait for a worker to leave (killing it after `limit`); its JSON summary.
+fn summary(mut child: Child, limit: Duration) -> serde_json::Value {
+    let since = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if since.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("output");
+            panic!(
+                "the worker did not leave within {limit:?}: {}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("output");
+    assert!(
+        out.status.success(),
+        "worker: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("a JSON summary")
+}
+
+/// Processes whose environment carries `needle` (the agents and wrappers
+/// started with one test's scripts).
+fn processes_with(needle: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(env) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if env.split(|b| *b == 0).any(|v| v == needle.as_bytes()) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let since = Instant::now();
+    while !done() {
+        assert!(since.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Four units on a remote, three workers in three clones: one is killed
+/// (SIGKILL) while its agent works; its lease lapses, another worker takes
+/// the sprint with its attempt kept, and the run completes with every
+/// sprint COMPLETED exactly once in the remote's linear history, every
+/// unit's work on the remote integration branch, and no agent left.
+#[test]
+fn a_killed_worker_s_sprint_is_taken_over_after_its_lease() {
+    let remote = OnRemote::new(None);
+    let s = scripts(&[
+        (
+            "default.txt",
+            "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nsleep 300\nresult complete\n",
+        ),
+        // The first agent on alpha's first sprint stays at work (until it
+        // is ended); the one that takes over finishes it.
+        (
+            "alpha-1.txt",
+            "?${FAKE_AGENT_SCRIPT}/alpha.slept write alpha-1.txt done\n?${FAKE_AGENT_SCRIPT}/alpha.slept commit-all alpha: sprint 1\n?${FAKE_AGENT_SCRIPT}/alpha.slept exit 0\nwrite ${FAKE_AGENT_SCRIPT}/alpha.slept yes\nsleep 120000\n",
+        ),
+    ]);
+    let out = run_env(
+        remote.src.path(),
+        &["start", "--remote", "origin"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("Dispatched: alpha, beta, gamma, delta"),
+        "{}",
+        out.stdout
+    );
+    // Published for workers: nothing started on the starting clone.
+    assert!(processes_with(&format!("FAKE_AGENT_SCRIPT={}", s.path().display())).is_empty());
+    assert!(remote
+        .subjects()
+        .iter()
+        .any(|l| l == "alpha: sprint 1 PENDING -> DISPATCHED"));
+
+    let mut workers: Vec<Child> = ["one", "two", "three"]
+        .iter()
+        .map(|name| worker(&remote.clone(name), s.path(), &["--poll", "100ms"]))
+        .collect();
+    wait_until(Duration::from_secs(60), "alpha's first agent", || {
+        s.path().join("alpha.slept").exists()
+    });
+    // The claim names its worker: `Supervisor-Worker: <host>/<pid>`.
+    let claim = git(
+        &remote.bare(),
+        &[
+            "log",
+            "-1",
+            "--format=%B",
+            "--grep=alpha: sprint 1 DISPATCHED -> RUNNING",
+            "refs/supervisor/state",
+        ],
+    );
+    let holder: u32 = claim
+        .lines()
+        .find_map(|l| l.strip_prefix("Supervisor-Worker: "))
+        .and_then(|w| w.rsplit('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("the claim names its worker: {claim}"));
+    let k = workers
+        .iter()
+        .position(|w| w.id() == holder)
+        .expect("one of our workers holds alpha");
+    let mut killed = workers.remove(k);
+    killed.kill().expect("SIGKILL");
+    killed.wait().expect("reaped");
+
+    for w in workers {
+        let summary = summary(w, Duration::from_secs(120));
+        assert_eq!(summary["finished"], true, "{summary}");
+    }
+    let subjects = remote.subjects();
+    assert!(
+        subjects
+            .iter()
+            .any(|l| l == "alpha: sprint 1 RUNNING -> BACKOFF"),
+        "{subjects:#?}"
+    );
+    let why = git(
+        &remote.bare(),
+        &[
+            "log",
+            "-1",
+            "--format=%B",
+            "--grep=alpha: sprint 1 RUNNING -> BACKOFF",
+            "refs/supervisor/state",
+        ],
+    );
+    assert!(why.contains("Supervisor-Event: lease-expired"), "{why}");
+    assert!(why.contains("attempt 1 kept"), "{why}");
+    for u in ["alpha", "beta", "gamma", "delta"] {
+        for n in 1..=2 {
+            let done = format!("{u}: sprint {n} RUNNING -> COMPLETED");
+            assert_eq!(
+                subjects.iter().filter(|l| **l == done).count(),
+                1,
+                "{done} exactly once: {subjects:#?}"
+            );
+        }
+        assert!(subjects
+            .iter()
+            .any(|l| *l == format!("{u}: RUNNING -> COMPLETED")));
+    }
+    // The retaken sprint ran again under the same attempt.
+    let done = git(
+        &remote.bare(),
+        &[
+            "log",
+            "-1",
+            "--format=%B",
+            "--grep=alpha: sprint 1 RUNNING -> COMPLETED",
+            "refs/supervisor/state",
+        ],
+    );
+    assert!(done.contains("Supervisor-Attempt: 1/3"), "{done}");
+    // One line of transitions, never a merge of two.
+    assert_eq!(
+        git(
+            &remote.bare(),
+            &["rev-list", "--min-parents=2", "refs/supervisor/state"]
+        ),
+        ""
+    );
+    let run_branches = git(&remote.bare(), &["for-each-ref", "--format=%(refname)"]);
+    let integration = run_branches
+        .lines()
+        .find(|r| r.ends_with("/integration"))
+        .expect("an integration branch")
+        .to_string();
+    let files = git(&remote.bare(), &["ls-tree", "--name-only", &integration]);
+    for u in ["alpha", "beta", "gamma", "delta"] {
+        for n in 1..=2 {
+            assert!(
+                files.lines().any(|f| f == format!("{u}-{n}.txt")),
+                "{u}-{n}.txt merged: {files}"
+            );
+        }
+    }
+    assert!(
+        !run_branches.contains("refs/supervisor/leases/"),
+        "no lease is left: {run_branches}"
+    );
+    let needle = format!("FAKE_AGENT_SCRIPT={}", s.path().display());
+    wait_until(Duration::from_secs(15), "no agent left", || {
+        processes_with(&needle).is_empty()
+    });
+}
+
+/// Eight workers at once on two sprints: each sprint is claimed exactly
+/// once; the others' claims are refused by the remote and counted.
+#[test]
+fn racing_workers_claim_each_sprint_once() {
+    let remote = OnRemote::new(Some(
+        "---\nfeature_name: Two Sprints\n---\n# Two Sprints\n\n## left\n\n### Sprint 1: Write the left part\n\n- Write `left-1.txt`\n\n## right\n\n### Sprint 1: Write the right part\n\n- Write `right-1.txt`\n",
+    ));
+    let s = scripts(&[(
+        "default.txt",
+        "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nsleep 500\nresult complete\n",
+    )]);
+    let clones: Vec<_> = (0..8).map(|i| remote.clone(&format!("w{i}"))).collect();
+    // Every worker is looking at the remote before the run exists.
+    let workers: Vec<Child> = clones
+        .iter()
+        .map(|c| worker(c, s.path(), &["--poll", "30ms"]))
+        .collect();
+    std::thread::sleep(Duration::from_millis(1500));
+    let out = run_env(
+        remote.src.path(),
+        &["start", "--remote", "origin"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let summaries: Vec<serde_json::Value> = workers
+        .into_iter()
+        .map(|w| summary(w, Duration::from_secs(90)))
+        .collect();
+    let mut claimed: Vec<String> = summaries
+        .iter()
+        .flat_map(|s| s["claimed"].as_array().cloned().unwrap_or_default())
+        .map(|c| c.as_str().unwrap_or_default().to_string())
+        .collect();
+    claimed.sort();
+    assert_eq!(claimed, ["left/1", "right/1"], "{summaries:#?}");
+    let lost: u64 = summaries
+        .iter()
+        .map(|s| s["lost_claims"].as_u64().unwrap_or(0))
+        .sum();
+    let refused: u64 = summaries
+        .iter()
+        .map(|s| s["refused_pushes"].as_u64().unwrap_or(0))
+        .sum();
+    assert!(lost >= 1, "some worker lost a claim: {summaries:#?}");
+    assert!(
+        refused >= lost,
+        "each lost claim was a refused push: {summaries:#?}"
+    );
+    let subjects = remote.subjects();
+    for u in ["left", "right"] {
+        let claims = format!("{u}: sprint 1 DISPATCHED -> RUNNING");
+        assert_eq!(
+            subjects.iter().filter(|l| **l == claims).count(),
+            1,
+            "{subjects:#?}"
+        );
+        let done = format!("{u}: sprint 1 RUNNING -> COMPLETED");
+        assert_eq!(
+            subjects.iter().filter(|l| **l == done).count(),
+            1,
+            "{subjects:#?}"
+        );
+    }
+}
