@@ -28,7 +28,11 @@ struct OnRemote {
 impl OnRemote {
     /// `plan`: replaces the fixture's plan (committed) when given.
     fn new(plan: Option<&str>) -> OnRemote {
-        let src = fixture_repo("remote");
+        OnRemote::of("remote", plan)
+    }
+
+    fn of(fixture: &str, plan: Option<&str>) -> OnRemote {
+        let src = fixture_repo(fixture);
         if let Some(text) = plan {
             std::fs::write(src.path().join("EXECUTION_PLAN.md"), text).expect("plan");
             git(src.path(), &["commit", "-qam", "Another plan"]);
@@ -359,4 +363,91 @@ fn racing_workers_claim_each_sprint_once() {
             "{subjects:#?}"
         );
     }
+}
+
+/// A layered plan with a phase build on a remote: one worker claims each
+/// build with the build lease and runs it on the integrated tip; the
+/// checkpoint is in the remote's state.
+#[test]
+fn a_phase_build_on_a_remote_runs_once_on_the_integrated_tip() {
+    let remote = OnRemote::of("gated", None);
+    let s = scripts(&[(
+        "default.txt",
+        "write ${SUPERVISOR_UNIT_DIR}/${SUPERVISOR_UNIT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n",
+    )]);
+    let builds = s.path().join("builds.log");
+    let out = run_env(
+        remote.src.path(),
+        &["start", "--remote", "origin"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let workers: Vec<Child> = ["one", "two"]
+        .iter()
+        .map(|name| {
+            let clone = remote.clone(name);
+            let mut cmd = command(crate::common::bin(), &clone);
+            cmd.args(["worker", "--poll", "100ms", "--format", "json"])
+                .env("FAKE_AGENT_SCRIPT", s.path())
+                .env("BUILD_LOG", &builds)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            cmd.spawn().expect("the worker starts")
+        })
+        .collect();
+    for w in workers {
+        let summary = summary(w, Duration::from_secs(120));
+        assert_eq!(summary["finished"], true, "{summary}");
+    }
+    let events = git(
+        &remote.bare(),
+        &[
+            "log",
+            "--format=%(trailers:key=Supervisor-Event,valueonly,separator=)",
+            "refs/supervisor/state",
+        ],
+    );
+    let build_started = events.lines().filter(|l| *l == "build-started").count();
+    assert!(build_started >= 1, "a phase build ran: {events}");
+    assert!(
+        !events.lines().any(|l| l == "build-failed"),
+        "every build passed: {events}"
+    );
+    let ran = std::fs::read_to_string(&builds).unwrap_or_default();
+    assert_eq!(
+        ran.lines().count(),
+        build_started,
+        "each build ran once, on one worker: {ran}"
+    );
+    let checkpoints = git(
+        &remote.bare(),
+        &[
+            "ls-tree",
+            "--name-only",
+            "refs/supervisor/state",
+            "checkpoints/",
+        ],
+    );
+    assert!(
+        checkpoints.contains("CHECKPOINT-001.md"),
+        "the checkpoint is in the remote's state: {checkpoints}"
+    );
+    let checkpoint = git(
+        &remote.bare(),
+        &[
+            "show",
+            "refs/supervisor/state:checkpoints/CHECKPOINT-001.md",
+        ],
+    );
+    // The build's checkout held lib's merged work (a worker's own clone
+    // has none of it): it ran on the integrated tip.
+    assert!(
+        checkpoint.contains("- [x] lib sprint 1: `lib/lib.txt` exists")
+            && checkpoint.contains("Verdict: pass"),
+        "{checkpoint}"
+    );
+    assert!(
+        !git(&remote.bare(), &["for-each-ref", "refs/supervisor/leases/"]).contains("leases"),
+        "no lease is left"
+    );
 }

@@ -17,6 +17,10 @@ use crate::store::lease;
 use crate::store::remote::RefPush;
 use crate::store::Tip;
 
+/// The lease of the run's phase build, `refs/supervisor/leases/build`
+/// (units' leases carry a hash suffix, so no unit's lease takes this name).
+const BUILD_LEASE: &str = "build";
+
 impl Engine {
     /// Lease expiries, then dispatches, until neither is left.
     pub(super) fn tick_on_remote(&self) -> Result<TickReport, EngineError> {
@@ -37,6 +41,15 @@ impl Engine {
                 }
                 continue;
             }
+            if let Some(units) = self.build_to_run(&tip.state) {
+                if let Some(lease) = self.claim_build(&tip)? {
+                    let ran = self.run_gate(&tip, &units);
+                    self.release_build(&lease);
+                    if ran? {
+                        continue;
+                    }
+                }
+            }
             match self.dispatch_next(&tip)? {
                 Some((unit, steps)) => {
                     report.steps += steps;
@@ -44,6 +57,56 @@ impl Engine {
                 }
                 None => return Ok(report),
             }
+        }
+    }
+
+    /// Claim the run's phase build: its lease pushed where none is held (or
+    /// the holder's lapsed), then the remote's integration branch taken as
+    /// the build's tip. `None`: another clone builds.
+    fn claim_build(&self, tip: &Tip) -> Result<Option<String>, EngineError> {
+        let remote = self.store.remote().expect("a remote run");
+        let (_, config) = self.snapshot(tip)?;
+        let name = format!("{}{BUILD_LEASE}", lease::LEASES_PREFIX);
+        let held = remote.tracked(&name);
+        let now = lease::now();
+        if held
+            .as_deref()
+            .and_then(|id| self.store.read_lease(id))
+            .is_some_and(|l| !l.expired_at(now))
+        {
+            return Ok(None);
+        }
+        // No renewal while it builds: the lease outlasts the build's timeout.
+        let id = self.store.write_lease(&lease::Lease {
+            worker: super::worker::identity(),
+            subject: BUILD_LEASE.into(),
+            dispatch: 0,
+            expires: now + (config.build.timeout + config.run.lease).as_secs() as i64,
+        })?;
+        let pushed = remote.push(&[RefPush {
+            name,
+            new: Some(id.to_string()),
+            expected: held,
+        }])?;
+        if !pushed {
+            remote.fetch()?;
+            return Ok(None);
+        }
+        if let Some(ws) = self.workspaces(&tip.state, &config) {
+            remote.adopt(&format!("refs/heads/{}", ws.integration_branch()))?;
+        }
+        Ok(Some(id.to_string()))
+    }
+
+    /// Let go of the build's lease (a refusal means it lapsed and was
+    /// taken: nothing of ours to remove).
+    fn release_build(&self, id: &str) {
+        if let Some(remote) = self.store.remote() {
+            let _ = remote.push(&[RefPush {
+                name: format!("{}{BUILD_LEASE}", lease::LEASES_PREFIX),
+                new: None,
+                expected: Some(id.to_string()),
+            }]);
         }
     }
 

@@ -235,8 +235,12 @@ pub fn sync(dir: &Path, remote: &str) -> Result<SyncReport, SyncError> {
         .collect();
     for (r, _) in git.refs(&format!("refs/remotes/{remote}/supervisor/"))? {
         let rest = &r[format!("refs/remotes/{remote}/supervisor/").len()..];
-        // The state namespace holds `state` and `runs/…`; run ids never
-        // take those names, so everything else is a run's branch.
+        // The state namespace holds `state`, `runs/…` and `leases/…`; run
+        // ids never take those names, so everything else is a run's branch.
+        if rest.starts_with("leases/") {
+            // Leases live on the remote only (see `store::lease`).
+            continue;
+        }
         let local = if rest == "state" || rest.starts_with("runs/") {
             format!("refs/supervisor/{rest}")
         } else {
