@@ -298,6 +298,17 @@ fn a_killed_worker_s_sprint_is_taken_over_after_its_lease() {
     wait_until(Duration::from_secs(15), "no agent left", || {
         processes_with(&needle).is_empty()
     });
+    // The starting clone lands the remote's integrated work on its branch.
+    let landed = crate::common::run(remote.src.path(), &["land"]);
+    assert_eq!(landed.status, 0, "{}\n{}", landed.stdout, landed.stderr);
+    let files = git(remote.src.path(), &["ls-tree", "--name-only", "HEAD"]);
+    assert!(files.lines().any(|f| f == "delta-2.txt"), "{files}");
+    let status = crate::common::run(remote.src.path(), &["status"]);
+    assert!(
+        status.stdout.contains("overall: completed"),
+        "{}",
+        status.stdout
+    );
 }
 
 /// Eight workers at once on two sprints: each sprint is claimed exactly

@@ -24,7 +24,13 @@ pub struct LandArgs {
 }
 
 pub fn cmd_land(ctx: &Context, args: &LandArgs, out: &mut dyn Write) -> miette::Result<u8> {
-    let store = Store::open(&ctx.cwd)?;
+    let mut store = Store::open(&ctx.cwd)?;
+    let remote = crate::store::remote::recorded(&store.runtime_dir());
+    if let Some(r) = &remote {
+        // A run on a remote: its state and integration branch are there.
+        store = store.with_remote(r);
+        store.remote().expect("just set").fetch()?;
+    }
     let tip = store.tip()?.ok_or_else(|| {
         miette::miette!(
             code = "land::no_run",
@@ -39,6 +45,9 @@ pub fn cmd_land(ctx: &Context, args: &LandArgs, out: &mut dyn Write) -> miette::
             "the run did not use worktrees (`[run] workspace = \"worktree\"`)"
         )
     })?;
+    if let Some(remote) = store.remote() {
+        remote.adopt(&format!("refs/heads/{}", ws.integration_branch()))?;
+    }
     let overall = tip.state.overall();
     if overall != Overall::Completed {
         return Err(miette::miette!(

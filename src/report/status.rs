@@ -50,6 +50,10 @@ pub struct StatusJson<'a> {
     /// How the state stood against each remote at the last `sync`.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub remotes: std::collections::BTreeMap<String, crate::store::sync::Relation>,
+    /// On a run that lives on a remote: the worker each claimed sprint's
+    /// agent runs on, by unit.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub workers: std::collections::BTreeMap<String, String>,
     /// With `[run] land`: what landing the completed run did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub landed: Option<String>,
@@ -292,6 +296,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             workspaces: Default::default(),
             landed: None,
             remotes: Default::default(),
+            workers: Default::default(),
         };
     };
     StatusJson {
@@ -336,6 +341,10 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             })
             .collect(),
         active_agents: s.active_agents(),
+        workers: claims(s)
+            .into_iter()
+            .map(|(u, _, w)| (u.to_string(), w.to_string()))
+            .collect(),
         blocked: blocked_notices(s),
         waiting_on_blocked: s
             .waiting_on_blocked()
@@ -462,6 +471,9 @@ fn text_into(s: Option<&State>, timestamp: &str, color: bool, o: &mut String) ->
     }
     writeln!(o)?;
     writeln!(o, "Active agents: {}", s.active_agents())?;
+    for (unit, sprint, worker) in claims(s) {
+        writeln!(o, "  {unit} sprint {sprint}: worker {worker}")?;
+    }
     let blocked = s
         .units
         .iter()
@@ -493,4 +505,17 @@ fn text_into(s: Option<&State>, timestamp: &str, color: bool, o: &mut String) ->
         }
     }
     Ok(())
+}
+
+/// The active sprints a remote run's workers claimed: (unit, sprint,
+/// `<host>/<pid>`), in plan order.
+fn claims(s: &State) -> Vec<(&str, String, &str)> {
+    s.units
+        .iter()
+        .filter_map(|u| {
+            let sp = u.active_sprint()?;
+            let worker = sp.agent.as_ref()?.worker.as_deref()?;
+            Some((u.name.as_str(), sp.id.to_string(), worker))
+        })
+        .collect()
 }

@@ -134,11 +134,20 @@ impl Workspaces {
                     one_line(unit),
                     one_line(sprint)
                 );
-                let commit = git_ok(
-                    &self.repo,
-                    what,
-                    &["commit-tree", tree, "-p", tip, "-p", ours, "-m", &message],
-                )?;
+                // A worker on a CI runner may have no git identity: the
+                // merge is then signed as git supervisor's own.
+                let anonymous = git(&self.repo, &["var", "GIT_COMMITTER_IDENT"])?.code != 0;
+                let mut args: Vec<&str> = Vec::new();
+                if anonymous {
+                    args.extend([
+                        "-c",
+                        "user.name=git-supervisor",
+                        "-c",
+                        "user.email=supervisor@localhost",
+                    ]);
+                }
+                args.extend(["commit-tree", tree, "-p", tip, "-p", ours, "-m", &message]);
+                let commit = git_ok(&self.repo, what, &args)?;
                 Ok(Merge::Merged { commit })
             }
             1 => {
