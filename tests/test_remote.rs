@@ -462,3 +462,52 @@ fn a_phase_build_on_a_remote_runs_once_on_the_integrated_tip() {
         "no lease is left"
     );
 }
+
+/// A remote that does not exist is refused before anything is recorded,
+/// with a hint; a worker is refused the same way.
+#[test]
+fn an_unknown_remote_is_refused_and_records_nothing() {
+    let remote = OnRemote::new(None);
+    let out = crate::common::run(remote.src.path(), &["start", "--remote", "nowhere"]);
+    assert_eq!(out.status, 1, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("no git remote named `nowhere`"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("git remote add nowhere"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        git(remote.src.path(), &["for-each-ref", "refs/supervisor/"]),
+        "",
+        "no run recorded"
+    );
+    // A remote that is configured but unreachable: the same, no run.
+    git(
+        remote.src.path(),
+        &["remote", "add", "gone", "git://127.0.0.1:1/none.git"],
+    );
+    let out = crate::common::run(remote.src.path(), &["start", "--remote", "gone"]);
+    assert_eq!(out.status, 1, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("cannot reach the run on remote `gone`"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        git(remote.src.path(), &["for-each-ref", "refs/supervisor/"]),
+        ""
+    );
+    assert!(!remote.src.path().join(".git/supervisor/remote").exists());
+    let clone = remote.clone("w");
+    let out = crate::common::run(&clone, &["worker", "--remote", "nowhere"]);
+    assert_eq!(out.status, 1, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("no git remote named `nowhere`"),
+        "{}",
+        out.stderr
+    );
+}

@@ -125,7 +125,8 @@ impl Engine {
         };
         let mut mine: Vec<Claimed> = Vec::new();
         loop {
-            self.tick(LockMode::Wait(Duration::from_secs(60)))?;
+            // Verdicts first: the tick then dispatches what they opened,
+            // and this round may claim it.
             let mut i = 0;
             while i < mine.len() {
                 if self.finish_if_done(&mine[i], options, &mut summary, say)? {
@@ -135,6 +136,7 @@ impl Engine {
                     i += 1;
                 }
             }
+            self.tick(LockMode::Wait(Duration::from_secs(60)))?;
             let tip = self.store.tip()?;
             if let Some(t) = &tip {
                 summary.run = Some(t.state.run_id.clone());
@@ -396,11 +398,7 @@ impl Engine {
                 .cloned()
         };
         let Some(sp) = ours(&tip) else {
-            summary.dropped.push(format!("{}/{}", c.unit, c.sprint));
-            say(&format!(
-                "{} sprint {}: the claim was lost; nothing recorded",
-                c.unit, c.sprint
-            ));
+            self.drop_claim(c, summary, say);
             return Ok(true);
         };
         let unit_dir = tip
@@ -531,14 +529,26 @@ impl Engine {
                     .push(format!("{}/{}: {to}", c.unit, c.sprint));
                 say(&format!("{} sprint {}: {to}", c.unit, c.sprint));
             }
-            _ => {
-                summary.dropped.push(format!("{}/{}", c.unit, c.sprint));
-                say(&format!(
-                    "{} sprint {}: the claim was lost; nothing recorded",
-                    c.unit, c.sprint
-                ));
-            }
+            _ => self.drop_claim(c, summary, say),
         }
         Ok(true)
+    }
+
+    /// A claim the run no longer holds (its lease lapsed and was taken, or
+    /// the run was stopped or killed): nothing is recorded for it, and its
+    /// lease goes if it is still the one this worker wrote.
+    fn drop_claim(&self, c: &Claimed, summary: &mut WorkerSummary, say: &mut dyn FnMut(&str)) {
+        if let Some(remote) = self.store.remote() {
+            let _ = remote.push(&[RefPush {
+                name: lease::lease_ref(&c.unit),
+                new: None,
+                expected: Some(c.lease.clone()),
+            }]);
+        }
+        summary.dropped.push(format!("{}/{}", c.unit, c.sprint));
+        say(&format!(
+            "{} sprint {}: the claim was lost; nothing recorded",
+            c.unit, c.sprint
+        ));
     }
 }
