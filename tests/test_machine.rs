@@ -126,6 +126,54 @@ fn start_runs_units_without_dependencies() {
     );
 }
 
+/// A worker's claim carries its name; when its lease lapses the sprint is
+/// interrupted, not failed: BACKOFF at once, and its next dispatch runs the
+/// same attempt. Only the claim's own worker can lose it.
+#[test]
+fn a_lapsed_lease_interrupts_the_claim_and_keeps_the_attempt() {
+    let s = started();
+    let claim = |w: &str| {
+        ev(EventKind::AgentStarted {
+            unit: "b".into(),
+            pid: None,
+            worker: Some(w.into()),
+        })
+    };
+    let lapsed = |w: &str| {
+        ev(EventKind::LeaseExpired {
+            unit: "b".into(),
+            worker: w.into(),
+        })
+    };
+    let (s, ts) = run(&s, &[dispatch("b"), claim("host/1")]);
+    assert_eq!(ts.last().and_then(|t| t.worker.as_deref()), Some("host/1"));
+    // Another worker's lease on it is not this claim's.
+    assert!(matches!(
+        apply(&s, &lapsed("host/2")),
+        Err(MachineError::SprintState { .. })
+    ));
+    let (s, ts) = run(&s, &[lapsed("host/1")]);
+    assert_eq!(subjects(&ts), ["b: sprint 1 RUNNING -> BACKOFF"]);
+    let sp = s.unit("b").and_then(|u| u.current()).expect("sprint");
+    assert!(sp.interrupted && sp.retry_at.is_none() && sp.agent.is_none());
+    assert!(dispatchable_at(&s, "2026-01-01T00:00:00Z").contains(&"b".to_string()));
+    let (s, ts) = run(&s, &[dispatch("b"), claim("host/2")]);
+    assert_eq!(ts[0].attempt, Some((1, 3)), "{ts:?}");
+    let sp = s.unit("b").and_then(|u| u.current()).expect("sprint");
+    assert_eq!((sp.attempt, sp.total_attempts, sp.dispatches), (1, 1, 2));
+    // A lapse is not a failure: three of them never block the unit.
+    let (s, _) = run(
+        &s,
+        &[
+            lapsed("host/2"),
+            dispatch("b"),
+            claim("host/3"),
+            lapsed("host/3"),
+        ],
+    );
+    assert_eq!(s.unit("b").map(|u| u.state), Some(UnitStatus::Running));
+}
+
 #[test]
 fn the_last_failed_attempt_is_backoff_then_fatal_then_blocked() {
     let s = started();

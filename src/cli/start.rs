@@ -169,7 +169,8 @@ fn check_remote(root: &std::path::Path, remote: &str) -> miette::Result<()> {
     }
     Err(miette::miette!(
         code = "run::no_remote",
-        help = "add it with `git remote add {remote} <url>`, or name another with --remote",
+        help =
+            format!("add it with `git remote add {remote} <url>`, or name another with --remote"),
         "there is no git remote named `{remote}`"
     ))
 }

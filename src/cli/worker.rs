@@ -50,7 +50,7 @@ pub fn cmd_worker(ctx: &Context, args: &WorkerArgs, out: &mut dyn Write) -> miet
     if !known {
         return Err(miette::miette!(
             code = "worker::no_remote",
-            help = "a worker needs a clone whose remote holds the run: `git remote add {remote} <url>`, or name it with --remote",
+            help = format!("a worker needs a clone whose remote holds the run: `git remote add {remote} <url>`, or name it with --remote"),
             "there is no git remote named `{remote}`"
         ));
     }
