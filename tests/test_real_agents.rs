@@ -345,7 +345,12 @@ impl Project {
     /// Processes whose working directory is inside the project: the agents
     /// and everything they started, however detached.
     fn processes_inside(&self) -> Vec<String> {
-        let root = self.dir().canonicalize().expect("canonical");
+        self.processes_under(self.dir())
+    }
+
+    /// Processes whose working directory is inside `root`.
+    fn processes_under(&self, root: &Path) -> Vec<String> {
+        let root = root.canonicalize().expect("canonical");
         let mut found = Vec::new();
         for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
             let Some(pid) = entry
@@ -788,11 +793,100 @@ fn nothing_survives_killall(cli: Cli) -> Result<(), String> {
     nothing_survives(cli, "killall")
 }
 
+/// The 2x2 plan started on a git remote and worked by two workers, each in
+/// a clone of its own with the real CLI: every sprint completes once, the
+/// remote's integration branch holds the work, no agent is left.
+fn a_plan_on_a_remote_completes_with_two_workers(cli: Cli) -> Result<(), String> {
+    let p = Project::new(cli, PLAN_2X2, StubModel::start(work(cli, "")));
+    let bare = p.home.path().join("remote.git");
+    let bare_s = bare.display().to_string();
+    p.git(&["clone", "-q", "--bare", ".", &bare_s]);
+    p.git(&["remote", "add", "origin", &bare_s]);
+    let (code, out, err) = p.sv(&["start", "--remote", "origin"]);
+    check(code == 0, &format!("start --remote: {out}{err}"), &p)?;
+    let mut workers = Vec::new();
+    for i in 0..2 {
+        let clone = p.home.path().join(format!("machine{i}"));
+        let clone_s = clone.display().to_string();
+        p.git(&["clone", "-q", &bare_s, &clone_s]);
+        crate::common::git(&clone, &["config", "user.name", "Worker"]);
+        crate::common::git(&clone, &["config", "user.email", "worker@example.com"]);
+        let mut cmd = p.command(crate::common::bin());
+        cmd.current_dir(&clone)
+            .args(["worker", "--poll", "200ms", "--format", "json"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        workers.push(cmd.spawn().expect("the worker starts"));
+    }
+    let until = Instant::now() + Duration::from_secs(300);
+    let mut said = String::new();
+    for mut w in workers {
+        while w.try_wait().expect("wait").is_none() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let _ = w.kill();
+        let out = w.wait_with_output().expect("output");
+        said.push_str(&String::from_utf8_lossy(&out.stdout));
+        said.push_str(&String::from_utf8_lossy(&out.stderr));
+    }
+    check(
+        p.status()["overall"] == "completed",
+        &format!("the remote run did not complete; the workers said: {said}"),
+        &p,
+    )?;
+    let subjects = crate::common::git(&bare, &["log", "--format=%s", "refs/supervisor/state"]);
+    for u in ["alpha", "beta"] {
+        for n in ["1", "2"] {
+            let done = format!("{u}: sprint {n} RUNNING -> COMPLETED");
+            check(
+                subjects.lines().filter(|l| *l == done).count() == 1,
+                &format!("{done} is not in the remote's history once: {subjects}"),
+                &p,
+            )?;
+            let f = format!("{u}/{n}.txt");
+            let on = crate::common::git(
+                &bare,
+                &[
+                    "ls-tree",
+                    "-r",
+                    "--name-only",
+                    &integration_of(&bare),
+                    "--",
+                    &f,
+                ],
+            );
+            check(
+                !on.trim().is_empty(),
+                &format!("{f} is not on the remote's integration branch"),
+                &p,
+            )?;
+        }
+    }
+    let left = p.processes_under(p.home.path());
+    check(left.is_empty(), &format!("processes left: {left:?}"), &p)?;
+    Ok(())
+}
+
+/// The run's integration branch in the repository at `dir`.
+fn integration_of(dir: &Path) -> String {
+    crate::common::git(
+        dir,
+        &[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/heads/supervisor/*/integration",
+        ],
+    )
+    .trim()
+    .to_string()
+}
+
 type Scenario = (&'static str, fn(Cli) -> Result<(), String>);
 
 /// Every scenario of issue 14's "Must show", by name.
 const SCENARIOS: &[Scenario] = &[
     ("plan", a_two_unit_two_sprint_plan_completes),
+    ("remote", a_plan_on_a_remote_completes_with_two_workers),
     ("report", cost_and_turns_appear_in_the_report),
     ("api-error", an_api_error_backs_off_waits_and_then_completes),
     ("silent-90s", a_tool_silent_for_90_seconds_is_not_killed),

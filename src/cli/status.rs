@@ -216,6 +216,16 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
     if args.watch {
         return watch(ctx, &store, out);
     }
+    // A run on a remote is shown as the remote holds it: this clone's
+    // copy is only as new as its last fetch.
+    if let (Some(r), Some(dir)) = (
+        crate::store::remote::recorded(&store.runtime_dir()),
+        store.workdir(),
+    ) {
+        if let Err(e) = crate::store::remote::Remote::new(dir, &r).fetch() {
+            eprintln!("warning: {e}; showing the run as this clone last fetched it");
+        }
+    }
     let tip = store.tip()?;
     let state = tip.as_ref().map(|t| &t.state);
     let drift = match &tip {
