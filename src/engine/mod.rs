@@ -1094,19 +1094,7 @@ impl Engine {
                     log_file: Some(paths.log.clone()),
                     agent: sp.agent.as_ref(),
                 });
-                // The watchdog killed an agent that stopped producing
-                // output: whatever it left, that attempt failed and counts.
-                let watchdog = !gone && report.killed.is_some();
-                let (outcome, evidence) = match verdict.outcome {
-                    machine::Outcome::Partial if watchdog => (
-                        machine::Outcome::Failure,
-                        format!(
-                            "{} The watchdog killed the agent, so the attempt counts as failed.",
-                            verdict.evidence
-                        ),
-                    ),
-                    other => (other, verdict.evidence),
-                };
+                let (outcome, evidence) = verdict.after_watchdog(!gone && report.killed.is_some());
                 let Some((outcome, evidence)) =
                     self.through_queue(tip, &u.name, &sp.id, outcome, evidence)?
                 else {
@@ -1184,19 +1172,7 @@ impl Engine {
         let sp = us
             .current()
             .expect("a dispatchable unit has a current sprint");
-        let plan_unit = plan.unit(unit_name).ok_or_else(|| {
-            EngineError::Snapshot(format!("unit {unit_name} is not in the plan snapshot"))
-        })?;
-        let sprint = plan_unit
-            .sprints
-            .iter()
-            .find(|s| s.id == sp.id)
-            .ok_or_else(|| {
-                EngineError::Snapshot(format!(
-                    "sprint {} of {unit_name} is not in the plan snapshot",
-                    sp.id
-                ))
-            })?;
+        let (_, sprint) = planned(&plan, unit_name, &sp.id)?;
         let selection = machine::model_select::select(&plan, unit_name, sprint, sp);
         let model_name = match selection.model {
             Model::Haiku => &config.models.haiku,
@@ -1363,19 +1339,7 @@ impl Engine {
         let sp = us
             .current()
             .ok_or_else(|| EngineError::Snapshot(format!("unit {unit_name} has no sprint left")))?;
-        let plan_unit = plan.unit(unit_name).ok_or_else(|| {
-            EngineError::Snapshot(format!("unit {unit_name} is not in the plan snapshot"))
-        })?;
-        let sprint = plan_unit
-            .sprints
-            .iter()
-            .find(|s| s.id == sp.id)
-            .ok_or_else(|| {
-                EngineError::Snapshot(format!(
-                    "sprint {} of {unit_name} is not in the plan snapshot",
-                    sp.id
-                ))
-            })?;
+        let (plan_unit, sprint) = planned(plan, unit_name, &sp.id)?;
         let paths = self.agent_paths(unit_name, &sp.id, dispatch_no);
         let previous = self.agent_paths(unit_name, &sp.id, dispatch_no.saturating_sub(1));
         let existing: Vec<String> = plan
@@ -1622,6 +1586,25 @@ pub(crate) struct AgentPaths {
     pub(crate) lock: PathBuf,
     pub(crate) job: PathBuf,
     pub(crate) prompt: PathBuf,
+}
+
+/// A sprint of the run's plan snapshot, with its unit.
+fn planned<'p>(
+    plan: &'p Plan,
+    unit: &str,
+    id: &SprintId,
+) -> Result<(&'p crate::plan::Unit, &'p crate::plan::Sprint), EngineError> {
+    let plan_unit = plan
+        .unit(unit)
+        .ok_or_else(|| EngineError::Snapshot(format!("unit {unit} is not in the plan snapshot")))?;
+    let sprint = plan_unit
+        .sprints
+        .iter()
+        .find(|s| &s.id == id)
+        .ok_or_else(|| {
+            EngineError::Snapshot(format!("sprint {id} of {unit} is not in the plan snapshot"))
+        })?;
+    Ok((plan_unit, sprint))
 }
 
 fn short(id: &str) -> &str {

@@ -53,6 +53,24 @@ pub struct Verdict {
     pub cost_usd: Option<crate::machine::Usd>,
 }
 
+impl Verdict {
+    /// The outcome and evidence once the watchdog is taken into account: an
+    /// agent it killed for producing nothing failed its attempt, whatever
+    /// it left (`watchdog`: the wrapper ended the agent itself).
+    pub fn after_watchdog(&self, watchdog: bool) -> (Outcome, String) {
+        match self.outcome {
+            Outcome::Partial if watchdog => (
+                Outcome::Failure,
+                format!(
+                    "{} The watchdog killed the agent, so the attempt counts as failed.",
+                    self.evidence
+                ),
+            ),
+            other => (other, self.evidence.clone()),
+        }
+    }
+}
+
 /// Run `git` for reading, marked internal so our own hooks stay out.
 pub fn git(root: &Path, args: &[&str]) -> Option<String> {
     let out = Command::new("git")

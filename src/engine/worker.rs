@@ -429,17 +429,7 @@ impl Engine {
             log_file: Some(c.paths.log.clone()),
             agent: sp.agent.as_ref(),
         });
-        let watchdog = !gone && report.killed.is_some();
-        let (outcome, evidence) = match verdict.outcome {
-            machine::Outcome::Partial if watchdog => (
-                machine::Outcome::Failure,
-                format!(
-                    "{} The watchdog killed the agent, so the attempt counts as failed.",
-                    verdict.evidence
-                ),
-            ),
-            other => (other, verdict.evidence.clone()),
-        };
+        let (outcome, evidence) = verdict.after_watchdog(!gone && report.killed.is_some());
         let ws = Workspaces::new(
             &self.workdir,
             self.snapshot(&tip)?.1.workspace.dir.as_deref(),

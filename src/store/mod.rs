@@ -630,23 +630,7 @@ impl Store {
             .last()
             .map(|s| s.transition.subject())
             .unwrap_or_default();
-        let expected = match previous {
-            Some(p) => PreviousValue::MustExistAndMatch(Target::Object(p)),
-            None => PreviousValue::MustNotExist,
-        };
-        let edit = RefEdit {
-            change: Change::Update {
-                log: LogChange {
-                    mode: RefLog::AndReference,
-                    force_create_reflog: true,
-                    message: format!("git-supervisor: {subject}").into(),
-                },
-                expected,
-                new: Target::Object(new),
-            },
-            name: STATE_REF.try_into().expect("a valid ref name"),
-            deref: false,
-        };
+        let edit = state_edit(previous, new, format!("git-supervisor: {subject}"));
         let sig = self.signature(update.steps.last().map(|s| s.state.seq).unwrap_or(0));
         let mut buf = gix::date::parse::TimeBuf::default();
         match self
@@ -708,23 +692,11 @@ impl Store {
 
     /// Move the local state ref from `previous` to `new` (compare-and-swap).
     fn set_local(&self, previous: Option<ObjectId>, new: ObjectId) -> Result<(), StoreError> {
-        let expected = match previous {
-            Some(p) => PreviousValue::MustExistAndMatch(Target::Object(p)),
-            None => PreviousValue::MustNotExist,
-        };
-        let edit = RefEdit {
-            change: Change::Update {
-                log: LogChange {
-                    mode: RefLog::AndReference,
-                    force_create_reflog: false,
-                    message: "git-supervisor: published to the remote".into(),
-                },
-                expected,
-                new: Target::Object(new),
-            },
-            name: STATE_REF.try_into().expect("a valid ref name"),
-            deref: false,
-        };
+        let edit = state_edit(
+            previous,
+            new,
+            "git-supervisor: published to the remote".into(),
+        );
         self.repo.edit_reference(edit).map_err(git_err)?;
         Ok(())
     }
@@ -820,6 +792,28 @@ impl Store {
             next = commit.parent_ids().next().map(|p| p.detach());
         }
         Ok(out)
+    }
+}
+
+/// The compare-and-swap edit moving the state ref from `previous` (absent
+/// when `None`) to `new`, with its reflog entry.
+fn state_edit(previous: Option<ObjectId>, new: ObjectId, message: String) -> RefEdit {
+    let expected = match previous {
+        Some(p) => PreviousValue::MustExistAndMatch(Target::Object(p)),
+        None => PreviousValue::MustNotExist,
+    };
+    RefEdit {
+        change: Change::Update {
+            log: LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: true,
+                message: message.into(),
+            },
+            expected,
+            new: Target::Object(new),
+        },
+        name: STATE_REF.try_into().expect("a valid ref name"),
+        deref: false,
     }
 }
 
