@@ -510,4 +510,12 @@ fn an_unknown_remote_is_refused_and_records_nothing() {
         "{}",
         out.stderr
     );
+    // A worker for one round on a remote with no run leaves at once.
+    let out = crate::common::run(&clone, &["worker", "--once"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("0 claims won") && out.stdout.contains("there is no run on the remote"),
+        "{}",
+        out.stdout
+    );
 }

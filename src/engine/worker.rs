@@ -175,7 +175,7 @@ impl Engine {
         }
     }
 
-    /// A unit whose sprint waits DISPATCHED for a worker. Workers start
+    /// A RUNNING unit whose sprint waits DISPATCHED for a worker. Workers start
     /// looking at different units (by their identity), so that many of
     /// them do not all race for the first one.
     fn claimable(&self, tip: &Tip, mine: &[Claimed], me: &str) -> Option<String> {
@@ -183,6 +183,7 @@ impl Engine {
             .state
             .units
             .iter()
+            .filter(|u| u.state == crate::machine::UnitStatus::Running)
             .filter(|u| {
                 u.active_sprint()
                     .is_some_and(|sp| sp.state == SprintStatus::Dispatched)
@@ -214,9 +215,11 @@ impl Engine {
         let me = options.identity.clone();
         let mut written: Option<(String, u32)> = None;
         let steps = self.publish_decided(|tip| {
+            // A stopping unit starts no new agent.
             let Some(sp) = tip
                 .state
                 .unit(unit)
+                .filter(|u| u.state == crate::machine::UnitStatus::Running)
                 .and_then(|u| u.active_sprint())
                 .filter(|sp| sp.state == SprintStatus::Dispatched)
             else {
