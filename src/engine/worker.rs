@@ -42,6 +42,10 @@ use crate::store::Tip;
 use crate::workspace::Merge;
 use crate::workspace::Workspaces;
 
+/// Rounds in a row a worker rides out a busy or unreachable remote before
+/// it gives up.
+const MAX_TRANSIENT_ROUNDS: u32 = 30;
+
 /// How a worker runs.
 #[derive(Debug, Clone)]
 pub struct WorkerOptions {
@@ -73,6 +77,21 @@ pub struct WorkerSummary {
     pub dropped: Vec<String>,
     /// The run was finished when the worker left.
     pub finished: bool,
+}
+
+/// A busy or unreachable remote while a claim is judged or renewed: said,
+/// and tried again next round (a lease outlasts many rounds). Anything else
+/// is the worker's error.
+fn transient(e: EngineError, say: &mut dyn FnMut(&str)) -> Result<(), EngineError> {
+    match e {
+        EngineError::Store(
+            e @ (crate::store::StoreError::Contention | crate::store::StoreError::Remote { .. }),
+        ) => {
+            say(&format!("{e}; trying again"));
+            Ok(())
+        }
+        e => Err(e),
+    }
 }
 
 /// The identity a worker's claims carry: `<host>/<pid>`.
@@ -124,19 +143,38 @@ impl Engine {
             ..WorkerSummary::default()
         };
         let mut mine: Vec<Claimed> = Vec::new();
+        let mut unreachable_rounds = 0;
         loop {
             // Verdicts first: the tick then dispatches what they opened,
             // and this round may claim it.
             let mut i = 0;
             while i < mine.len() {
-                if self.finish_if_done(&mine[i], options, &mut summary, say)? {
+                let done = self
+                    .finish_if_done(&mine[i], options, &mut summary, say)
+                    .or_else(|e| transient(e, say).map(|()| false))?;
+                if done {
                     mine.remove(i);
                 } else {
-                    self.renew(&mut mine[i], options, say)?;
+                    self.renew(&mut mine[i], options, say)
+                        .or_else(|e| transient(e, say))?;
                     i += 1;
                 }
             }
-            self.tick(LockMode::Wait(Duration::from_secs(60)))?;
+            // A remote that is busy (a long run of lost races) or briefly
+            // unreachable costs a round, not the worker; its agents go on.
+            match self.tick(LockMode::Wait(Duration::from_secs(60))) {
+                Ok(_) => unreachable_rounds = 0,
+                Err(EngineError::Store(
+                    e @ (crate::store::StoreError::Contention
+                    | crate::store::StoreError::Remote { .. }),
+                )) if unreachable_rounds < MAX_TRANSIENT_ROUNDS => {
+                    unreachable_rounds += 1;
+                    say(&format!("{e}; trying again"));
+                    std::thread::sleep(options.poll.max(Duration::from_secs(1)));
+                    continue;
+                }
+                Err(e) => return Err(e),
+            }
             let tip = self.store.tip()?;
             if let Some(t) = &tip {
                 summary.run = Some(t.state.run_id.clone());
@@ -149,7 +187,14 @@ impl Engine {
                 let Some(unit) = self.claimable(&tip, &mine, &options.identity) else {
                     break;
                 };
-                match self.claim(&tip, &unit, options)? {
+                let claimed = match self.claim(&tip, &unit, options) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        transient(e, say)?;
+                        break;
+                    }
+                };
+                match claimed {
                     Some(c) => {
                         summary.claimed.push(format!("{}/{}", c.unit, c.sprint));
                         say(&format!(
