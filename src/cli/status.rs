@@ -280,7 +280,15 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                     let line = report::escape::visible(&line);
                     writeln!(out, "{line}").map_err(super::io_err)?;
                 }
-                if let Some(dir) = store.workdir() {
+                let lives_on = crate::store::remote::recorded(&store.runtime_dir());
+                if let Some(r) = &lives_on {
+                    writeln!(
+                        out,
+                        "The run lives on `{r}`: its workers' worktrees are on their machines; the integration branch is on `{r}`."
+                    )
+                    .map_err(super::io_err)?;
+                }
+                if let Some(dir) = store.workdir().filter(|_| lives_on.is_none()) {
                     for remote in crate::store::sync::synced_remotes(dir) {
                         if let Some(r) = crate::store::sync::last_known(dir, &remote) {
                             writeln!(
@@ -292,7 +300,8 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                         }
                     }
                 }
-                if let Some(ws) = Workspaces::of_run(&store, t) {
+                let here = Workspaces::of_run(&store, t).filter(|_| lives_on.is_none());
+                if let Some(ws) = here {
                     write!(out, "{}", workspaces_text(&ws, &t.state)).map_err(super::io_err)?;
                     if let Some(note) = ws.land_note(&store.runtime_dir()) {
                         writeln!(out, "{}", report::escape::visible(&note))
