@@ -611,7 +611,12 @@ fn a_progress_marker_and_passing_criteria_complete_a_failed_sprint() {
 fn cross_unit_needs_from_progress_files_are_registered() {
     let repo = fixture_repo("five");
     let dir = repo.path();
-    let needy = format!("{SUCCEED}append ${{SUPERVISOR_UNIT_DIR}}/PROGRESS.md \\n## Cross-Package Needs\\n- a Token type from parser\n");
+    // The need is noted before the sprint's commit, as an agent does: a
+    // note written after it may come after the run's last look.
+    let needy = SUCCEED.replace(
+        "commit ",
+        "append ${SUPERVISOR_UNIT_DIR}/PROGRESS.md \\n## Cross-Package Needs\\n- a Token type from parser\ncommit ",
+    );
     let s = scripts(&[("default.txt", SUCCEED), ("profiles.txt", &needy)]);
     assert_eq!(sv(dir, s.path(), &["start", "--wait"]).status, 0);
     let st = status_json(dir);
