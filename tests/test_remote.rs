@@ -519,3 +519,93 @@ fn an_unknown_remote_is_refused_and_records_nothing() {
         out.stdout
     );
 }
+
+/// A worker cut off from the remote (frozen with SIGSTOP past its lease)
+/// loses its claim: another worker takes the sprint; when the first comes
+/// back, its renewal is refused, it stops its agent and records nothing;
+/// the sprint is COMPLETED once, by the other.
+#[test]
+fn a_worker_whose_lease_was_taken_stops_its_agent_and_records_nothing() {
+    let remote = OnRemote::new(None);
+    let s = scripts(&[
+        (
+            "default.txt",
+            "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n",
+        ),
+        (
+            "alpha-1.txt",
+            "?${FAKE_AGENT_SCRIPT}/alpha.slept write alpha-1.txt done\n?${FAKE_AGENT_SCRIPT}/alpha.slept commit-all alpha: sprint 1\n?${FAKE_AGENT_SCRIPT}/alpha.slept exit 0\nwrite ${FAKE_AGENT_SCRIPT}/alpha.slept yes\nsleep 120000\n",
+        ),
+    ]);
+    let out = run_env(
+        remote.src.path(),
+        &["start", "--remote", "origin"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let mut workers: Vec<Child> = ["one", "two"]
+        .iter()
+        .map(|name| worker(&remote.clone(name), s.path(), &["--poll", "100ms"]))
+        .collect();
+    wait_until(Duration::from_secs(60), "alpha's first agent", || {
+        s.path().join("alpha.slept").exists()
+    });
+    let claim = git(
+        &remote.bare(),
+        &[
+            "log",
+            "-1",
+            "--format=%B",
+            "--grep=alpha: sprint 1 DISPATCHED -> RUNNING",
+            "refs/supervisor/state",
+        ],
+    );
+    let holder: i32 = claim
+        .lines()
+        .find_map(|l| l.strip_prefix("Supervisor-Worker: "))
+        .and_then(|w| w.rsplit('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("the claim names its worker: {claim}"));
+    // SAFETY: signalling a child process of this test by its pid.
+    unsafe { libc::kill(holder, libc::SIGSTOP) };
+    wait_until(Duration::from_secs(60), "the sprint taken over", || {
+        remote
+            .subjects()
+            .iter()
+            .any(|l| l == "alpha: sprint 1 RUNNING -> COMPLETED")
+    });
+    // SAFETY: as above.
+    unsafe { libc::kill(holder, libc::SIGCONT) };
+    let k = workers
+        .iter()
+        .position(|w| w.id() == holder as u32)
+        .expect("one of our workers held alpha");
+    let cut_off = summary(workers.remove(k), Duration::from_secs(120));
+    let other = summary(workers.remove(0), Duration::from_secs(120));
+    assert_eq!(
+        cut_off["dropped"],
+        serde_json::json!(["alpha/1"]),
+        "{cut_off}"
+    );
+    assert!(
+        other["verdicts"]
+            .as_array()
+            .is_some_and(|v| v.iter().any(|x| x == "alpha/1: COMPLETED")),
+        "{other}"
+    );
+    let subjects = remote.subjects();
+    for u in ["alpha", "beta", "gamma", "delta"] {
+        for n in 1..=2 {
+            let done = format!("{u}: sprint {n} RUNNING -> COMPLETED");
+            assert_eq!(
+                subjects.iter().filter(|l| **l == done).count(),
+                1,
+                "{done} exactly once: {subjects:#?}"
+            );
+        }
+    }
+    let needle = format!("FAKE_AGENT_SCRIPT={}", s.path().display());
+    wait_until(Duration::from_secs(15), "no agent left", || {
+        processes_with(&needle).is_empty()
+    });
+}

@@ -222,7 +222,7 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
         crate::store::remote::recorded(&store.runtime_dir()),
         store.workdir(),
     ) {
-        if let Err(e) = crate::store::remote::Remote::new(dir, &r).fetch() {
+        if let Err(e) = crate::store::remote::Remote::new(dir, &store.runtime_dir(), &r).fetch() {
             eprintln!("warning: {e}; showing the run as this clone last fetched it");
         }
     }

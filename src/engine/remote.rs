@@ -41,9 +41,15 @@ impl Engine {
                 }
                 continue;
             }
-            if let Some(units) = self.build_to_run(&tip.state) {
+            if self.build_to_run(&tip.state).is_some() {
                 if let Some(lease) = self.claim_build(&tip)? {
-                    let ran = self.run_gate(&tip, &units);
+                    // The claim fetched the run again: the build another
+                    // clone just finished is not run twice.
+                    let fresh = self.store.tip()?.ok_or(EngineError::NoRun)?;
+                    let ran = match self.build_to_run(&fresh.state) {
+                        Some(units) => self.run_gate(&fresh, &units),
+                        None => Ok(true),
+                    };
                     self.release_build(&lease);
                     if ran? {
                         continue;
@@ -88,8 +94,8 @@ impl Engine {
             new: Some(id.to_string()),
             expected: held,
         }])?;
+        remote.fetch()?;
         if !pushed {
-            remote.fetch()?;
             return Ok(None);
         }
         if let Some(ws) = self.workspaces(&tip.state, &config) {

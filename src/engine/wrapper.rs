@@ -61,6 +61,11 @@ impl dispatch::WrapperHost for Host<'_> {
     }
 
     fn wake(&mut self) {
+        // A worker's agent: the worker that claimed it is the one that
+        // judges it and ticks the run.
+        if self.job.worker_pid.is_some() {
+            return;
+        }
         let _ = self.engine.tick(LockMode::MarkerOnly);
     }
 

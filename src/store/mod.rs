@@ -171,7 +171,7 @@ impl Store {
             .workdir()
             .unwrap_or_else(|| self.repo.git_dir())
             .to_path_buf();
-        self.remote = Some(remote::Remote::new(&dir, remote));
+        self.remote = Some(remote::Remote::new(&dir, &self.runtime_dir(), remote));
         self
     }
 

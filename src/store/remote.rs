@@ -37,15 +37,20 @@ pub struct RefPush {
 pub struct Remote {
     pub name: String,
     dir: PathBuf,
+    /// Held around each fetch and push: a worker and its agents' wrappers
+    /// share the clone's tracking refs.
+    lock: PathBuf,
     /// Pushes the remote refused because another machine moved a ref first.
     refused: Cell<u32>,
 }
 
 impl Remote {
-    pub fn new(dir: &Path, name: &str) -> Remote {
+    /// `runtime`: the clone's runtime directory (for the lock).
+    pub fn new(dir: &Path, runtime: &Path, name: &str) -> Remote {
         Remote {
             name: name.to_string(),
             dir: dir.to_path_buf(),
+            lock: runtime.join("remote.lock"),
             refused: Cell::new(0),
         }
     }
@@ -53,6 +58,23 @@ impl Remote {
     /// How many of this clone's pushes the remote refused (lost races).
     pub fn refused(&self) -> u32 {
         self.refused.get()
+    }
+
+    /// Run `f` holding the clone's remote lock (waiting for it): two
+    /// processes of one clone never update its tracking refs at once.
+    fn serialized<T>(&self, f: impl FnOnce() -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let _ = std::fs::create_dir_all(self.lock.parent().unwrap_or(Path::new(".")));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&self.lock)
+            .map_err(|e| StoreError::Git(format!("cannot open {}: {e}", self.lock.display())))?;
+        let mut lock = fd_lock::RwLock::new(file);
+        let _held = lock
+            .write()
+            .map_err(|e| StoreError::Git(format!("cannot lock {}: {e}", self.lock.display())))?;
+        f()
     }
 
     fn git(&self, args: &[&str]) -> Result<std::process::Output, StoreError> {
@@ -114,6 +136,10 @@ impl Remote {
     /// runs' branches into `refs/remotes/<remote>/supervisor/*`, then make
     /// the local state ref the remote's.
     pub fn fetch(&self) -> Result<(), StoreError> {
+        self.serialized(|| self.fetch_locked())
+    }
+
+    fn fetch_locked(&self) -> Result<(), StoreError> {
         let remote = &self.name;
         let out = self.git(&[
             "fetch",
@@ -131,12 +157,16 @@ impl Remote {
                 detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),
             });
         }
-        self.adopt(super::STATE_REF)
+        self.adopt_locked(super::STATE_REF)
     }
 
     /// Point a local ref at what the remote has (deleted when it has none):
     /// in a run on a remote the local copy is only a cache.
     pub fn adopt(&self, local: &str) -> Result<(), StoreError> {
+        self.serialized(|| self.adopt_locked(local))
+    }
+
+    fn adopt_locked(&self, local: &str) -> Result<(), StoreError> {
         let out = match self.tracked(local) {
             Some(id) => self.git(&["update-ref", local, &id])?,
             None => self.git(&["update-ref", "-d", local])?,
@@ -153,6 +183,10 @@ impl Remote {
     /// Publish `refs` in one atomic push, each under its own lease. `false`:
     /// the remote refused (someone moved a ref first); nothing was written.
     pub fn push(&self, refs: &[RefPush]) -> Result<bool, StoreError> {
+        self.serialized(|| self.push_locked(refs))
+    }
+
+    fn push_locked(&self, refs: &[RefPush]) -> Result<bool, StoreError> {
         let mut args: Vec<String> = vec![
             "push".into(),
             "--porcelain".into(),
