@@ -88,6 +88,36 @@ impl OnRemote {
     }
 }
 
+/// alpha's first sprint: the first agent on it stays at work (until it is
+/// ended); the one that takes over finishes it.
+const ALPHA_STAYS_THEN_FINISHES: &str = "?${FAKE_AGENT_SCRIPT}/alpha.slept write alpha-1.txt done
+?${FAKE_AGENT_SCRIPT}/alpha.slept commit-all alpha: sprint 1
+?${FAKE_AGENT_SCRIPT}/alpha.slept exit 0
+write ${FAKE_AGENT_SCRIPT}/alpha.slept yes
+sleep 120000
+";
+
+/// The worker whose claim on alpha's first sprint the remote recorded: the
+/// claim names it, `Supervisor-Worker: <host>/<pid>`.
+fn holder_of_alpha(remote: &OnRemote) -> u32 {
+    let claim = git(
+        &remote.bare(),
+        &[
+            "log",
+            "-1",
+            "--format=%B",
+            "--grep=alpha: sprint 1 DISPATCHED -> RUNNING",
+            "refs/supervisor/state",
+        ],
+    );
+    claim
+        .lines()
+        .find_map(|l| l.strip_prefix("Supervisor-Worker: "))
+        .and_then(|w| w.rsplit('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("the claim names its worker: {claim}"))
+}
+
 fn worker(clone: &Path, script: &Path, extra: &[&str]) -> Child {
     let mut cmd = command(crate::common::bin(), clone);
     cmd.args(["worker", "--format", "json"])
@@ -162,12 +192,7 @@ fn a_killed_worker_s_sprint_is_taken_over_after_its_lease() {
             "default.txt",
             "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nsleep 300\nresult complete\n",
         ),
-        // The first agent on alpha's first sprint stays at work (until it
-        // is ended); the one that takes over finishes it.
-        (
-            "alpha-1.txt",
-            "?${FAKE_AGENT_SCRIPT}/alpha.slept write alpha-1.txt done\n?${FAKE_AGENT_SCRIPT}/alpha.slept commit-all alpha: sprint 1\n?${FAKE_AGENT_SCRIPT}/alpha.slept exit 0\nwrite ${FAKE_AGENT_SCRIPT}/alpha.slept yes\nsleep 120000\n",
-        ),
+        ("alpha-1.txt", ALPHA_STAYS_THEN_FINISHES),
     ]);
     let out = run_env(
         remote.src.path(),
@@ -194,23 +219,7 @@ fn a_killed_worker_s_sprint_is_taken_over_after_its_lease() {
     wait_until(Duration::from_secs(60), "alpha's first agent", || {
         s.path().join("alpha.slept").exists()
     });
-    // The claim names its worker: `Supervisor-Worker: <host>/<pid>`.
-    let claim = git(
-        &remote.bare(),
-        &[
-            "log",
-            "-1",
-            "--format=%B",
-            "--grep=alpha: sprint 1 DISPATCHED -> RUNNING",
-            "refs/supervisor/state",
-        ],
-    );
-    let holder: u32 = claim
-        .lines()
-        .find_map(|l| l.strip_prefix("Supervisor-Worker: "))
-        .and_then(|w| w.rsplit('/').next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("the claim names its worker: {claim}"));
+    let holder = holder_of_alpha(&remote);
     let k = workers
         .iter()
         .position(|w| w.id() == holder)
@@ -532,10 +541,7 @@ fn a_worker_whose_lease_was_taken_stops_its_agent_and_records_nothing() {
             "default.txt",
             "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n",
         ),
-        (
-            "alpha-1.txt",
-            "?${FAKE_AGENT_SCRIPT}/alpha.slept write alpha-1.txt done\n?${FAKE_AGENT_SCRIPT}/alpha.slept commit-all alpha: sprint 1\n?${FAKE_AGENT_SCRIPT}/alpha.slept exit 0\nwrite ${FAKE_AGENT_SCRIPT}/alpha.slept yes\nsleep 120000\n",
-        ),
+        ("alpha-1.txt", ALPHA_STAYS_THEN_FINISHES),
     ]);
     let out = run_env(
         remote.src.path(),
@@ -550,22 +556,7 @@ fn a_worker_whose_lease_was_taken_stops_its_agent_and_records_nothing() {
     wait_until(Duration::from_secs(60), "alpha's first agent", || {
         s.path().join("alpha.slept").exists()
     });
-    let claim = git(
-        &remote.bare(),
-        &[
-            "log",
-            "-1",
-            "--format=%B",
-            "--grep=alpha: sprint 1 DISPATCHED -> RUNNING",
-            "refs/supervisor/state",
-        ],
-    );
-    let holder: i32 = claim
-        .lines()
-        .find_map(|l| l.strip_prefix("Supervisor-Worker: "))
-        .and_then(|w| w.rsplit('/').next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("the claim names its worker: {claim}"));
+    let holder = holder_of_alpha(&remote) as i32;
     // SAFETY: signalling a child process of this test by its pid.
     unsafe { libc::kill(holder, libc::SIGSTOP) };
     wait_until(Duration::from_secs(60), "the sprint taken over", || {
