@@ -105,8 +105,10 @@ pub fn cmd_hook(ctx: &Context, args: &HookArgs, _out: &mut dyn Write) -> miette:
         return Ok(EXIT_OK);
     }
     match args.name.as_str() {
-        // A commit on another branch in a linked worktree is not the run's.
-        "post-commit" | "post-merge" if !hooks::acts_here(&ctx.cwd) => {}
+        // A commit on another branch in a linked worktree is not the run's,
+        // nor one in a clone whose run lives on a remote.
+        "post-commit" | "post-merge"
+            if !hooks::acts_here(&ctx.cwd) || hooks::run_lives_on_remote(&ctx.cwd) => {}
         "post-commit" | "post-merge" => {
             use std::os::unix::process::CommandExt;
             // A tick already running picks up a wake-up marker before it lets

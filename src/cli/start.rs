@@ -52,8 +52,15 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
     // The clone remembers where its run lives, so every later command
     // (status, wait, resume, hooks) publishes there too.
     let remote = args.remote.clone().or_else(|| config.run.remote.clone());
-    if let Some(r) = &remote {
-        check_remote(&loaded.root, r)?;
+    if let Some(r) = remote
+        .as_deref()
+        .filter(|r| !crate::store::remote::known(&loaded.root, r))
+    {
+        return Err(miette::miette!(
+            code = "run::no_remote",
+            help = format!("add it with `git remote add {r} <url>`, or name another with --remote"),
+            "there is no git remote named `{r}`"
+        ));
     }
     let store = crate::store::Store::open(&loaded.root)?;
     let recorded = crate::store::remote::recorded(&store.runtime_dir());
@@ -153,24 +160,4 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
         return super::wait::wait_and_report(ctx, &engine, None, out);
     }
     Ok(super::EXIT_OK)
-}
-
-/// A remote the run can live on: one `git remote` knows.
-fn check_remote(root: &std::path::Path, remote: &str) -> miette::Result<()> {
-    let known = std::process::Command::new("git")
-        .args(["remote", "get-url", remote])
-        .current_dir(root)
-        .env("GIT_SUPERVISOR_INTERNAL", "1")
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if known {
-        return Ok(());
-    }
-    Err(miette::miette!(
-        code = "run::no_remote",
-        help =
-            format!("add it with `git remote add {remote} <url>`, or name another with --remote"),
-        "there is no git remote named `{remote}`"
-    ))
 }

@@ -41,13 +41,7 @@ pub fn cmd_worker(ctx: &Context, args: &WorkerArgs, out: &mut dyn Write) -> miet
         .or_else(|| crate::store::remote::recorded(&runtime))
         .unwrap_or_else(|| "origin".into());
     let dir = store.workdir().unwrap_or(&ctx.cwd).to_path_buf();
-    let known = std::process::Command::new("git")
-        .args(["remote", "get-url", &remote])
-        .current_dir(&dir)
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !known {
+    if !crate::store::remote::known(&dir, &remote) {
         return Err(miette::miette!(
             code = "worker::no_remote",
             help = format!("a worker needs a clone whose remote holds the run: `git remote add {remote} <url>`, or name it with --remote"),

@@ -263,6 +263,17 @@ pub fn run_exists_fast(cwd: &Path) -> bool {
         .is_ok_and(|t| t.lines().any(|l| l.ends_with(" refs/supervisor/state")))
 }
 
+/// Whether this clone's run lives on a remote (`start --remote`, `worker`):
+/// then a commit here is not the run's business (workers publish what their
+/// agents did), and a tick would fetch over the network on every commit.
+pub fn run_lives_on_remote(cwd: &Path) -> bool {
+    common_dir(cwd).is_some_and(|c| {
+        c.join("supervisor")
+            .join(crate::store::remote::REMOTE_FILE)
+            .is_file()
+    })
+}
+
 /// Whether a hook firing in the worktree at `cwd` is the run's business:
 /// the run's own working tree, or a worktree on one of the run's
 /// `supervisor/` branches. A commit on another branch in a linked worktree

@@ -92,11 +92,7 @@ impl Remote {
     /// The remote-tracking name of one of our refs
     /// (`refs/supervisor/x` and `refs/heads/supervisor/x` alike).
     pub fn tracking(&self, local: &str) -> String {
-        let rest = local
-            .strip_prefix("refs/heads/supervisor/")
-            .or_else(|| local.strip_prefix("refs/supervisor/"))
-            .unwrap_or(local);
-        format!("refs/remotes/{}/supervisor/{rest}", self.name)
+        tracking(&self.name, local)
     }
 
     /// The commit the last fetch saw for one of our refs.
@@ -148,8 +144,8 @@ impl Remote {
             "--prune",
             "--no-write-fetch-head",
             remote,
-            &format!("+refs/supervisor/*:refs/remotes/{remote}/supervisor/*"),
-            &format!("+refs/heads/supervisor/*:refs/remotes/{remote}/supervisor/*"),
+            &fetch_refspecs(remote)[0],
+            &fetch_refspecs(remote)[1],
         ])?;
         if !out.status.success() {
             return Err(StoreError::Remote {
@@ -247,6 +243,36 @@ impl Remote {
     pub fn lease_value(id: Option<&str>) -> Option<String> {
         id.filter(|i| *i != NULL).map(str::to_string)
     }
+}
+
+/// The remote-tracking name of one of our refs (`refs/supervisor/x` and
+/// `refs/heads/supervisor/x` alike): `refs/remotes/<remote>/supervisor/x`.
+pub fn tracking(remote: &str, local: &str) -> String {
+    let rest = local
+        .strip_prefix("refs/heads/supervisor/")
+        .or_else(|| local.strip_prefix("refs/supervisor/"))
+        .unwrap_or(local);
+    format!("refs/remotes/{remote}/supervisor/{rest}")
+}
+
+/// What a fetch takes: the state namespace and the runs' branches, into
+/// tracking refs (forced: they only mirror the remote).
+pub fn fetch_refspecs(remote: &str) -> [String; 2] {
+    [
+        format!("+refs/supervisor/*:refs/remotes/{remote}/supervisor/*"),
+        format!("+refs/heads/supervisor/*:refs/remotes/{remote}/supervisor/*"),
+    ]
+}
+
+/// Whether `name` is a git remote of the repository at `dir`.
+pub fn known(dir: &Path, name: &str) -> bool {
+    Command::new("git")
+        .args(["remote", "get-url", name])
+        .current_dir(dir)
+        .env("GIT_SUPERVISOR_INTERNAL", "1")
+        .stdin(Stdio::null())
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// The file under the runtime directory naming the remote a run lives on.

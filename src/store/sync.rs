@@ -29,6 +29,9 @@ use std::process::Stdio;
 
 use serde::Serialize;
 
+use super::remote::fetch_refspecs;
+use super::remote::tracking;
+
 /// The state ref every run's transitions are committed to.
 const STATE_REF: &str = "refs/supervisor/state";
 
@@ -148,15 +151,6 @@ impl Git<'_> {
     }
 }
 
-/// The remote-tracking name of one of our refs.
-fn tracking(remote: &str, local: &str) -> String {
-    let rest = local
-        .strip_prefix("refs/heads/supervisor/")
-        .or_else(|| local.strip_prefix("refs/supervisor/"))
-        .unwrap_or(local);
-    format!("refs/remotes/{remote}/supervisor/{rest}")
-}
-
 fn relation_of(
     git: &Git<'_>,
     local: Option<&str>,
@@ -207,8 +201,8 @@ fn fetch(git: &Git<'_>, remote: &str) -> Result<String, SyncError> {
         "--quiet",
         "--no-tags",
         remote,
-        &format!("+refs/supervisor/*:refs/remotes/{remote}/supervisor/*"),
-        &format!("+refs/heads/supervisor/*:refs/remotes/{remote}/supervisor/*"),
+        &fetch_refspecs(remote)[0],
+        &fetch_refspecs(remote)[1],
     ])
 }
 
