@@ -708,3 +708,36 @@ fn a_failed_sprint_waits_its_retry_delay_held_by_its_wrapper() {
     let l = run_unpinned(dir, &["log"]).stdout;
     assert!(l.contains("it will be retried at"), "{l}");
 }
+
+#[test]
+fn a_retry_starts_when_the_directory_its_engine_ran_from_is_gone() {
+    // The engine that holds a failed attempt's retry delay may have been
+    // started from a directory removed since (a hook in a worktree the run
+    // already integrated and removed): the retry's agent still starts.
+    let r = repo(
+        &plan(&["alpha"], 1),
+        "",
+        "",
+        "max_retries = 2\nretry_delay = \"1s\"\n",
+    );
+    let dir = r.path();
+    let doomed = dir.join("sub");
+    std::fs::create_dir_all(&doomed).expect("sub");
+    let agent = format!(
+        "if [ \"$SUPERVISOR_ATTEMPT\" = 1 ]; then rm -rf '{}'; echo no luck; exit 1; fi\n{WORK}",
+        doomed.display()
+    );
+    std::fs::write(r._scripts.path().join("agent.sh"), agent).expect("agent script");
+    assert_eq!(run_unpinned(&doomed, &["start"]).status, 0);
+    wait_until("the retry to complete the sprint", 40, || {
+        let st: serde_json::Value =
+            serde_json::from_str(&run_unpinned(dir, &["status", "--format", "json"]).stdout)
+                .expect("status");
+        st["overall"] == "completed" || unit(&st, "alpha")["state"] == "BLOCKED"
+    });
+    assert!(!doomed.exists(), "the first attempt removed the directory");
+    let l = run_unpinned(dir, &["log"]).stdout;
+    assert!(l.contains("Attempt 1/2 failed"), "{l}");
+    assert!(l.contains("sprint 1  RUNNING → COMPLETED"), "{l}");
+    assert!(!l.contains("Attempt 2/2 failed"), "{l}");
+}

@@ -323,7 +323,13 @@ impl Project {
             self.stub
                 .seen()
                 .iter()
-                .map(|r| format!("{} {:?} {}", r.path, r.model, r.status))
+                .map(|r| match &r.tool_output {
+                    Some(o) => format!(
+                        "{} {:?} {} (tool printed: {o:?})",
+                        r.path, r.model, r.status
+                    ),
+                    None => format!("{} {:?} {}", r.path, r.model, r.status),
+                })
                 .collect::<Vec<_>>()
         ));
         s

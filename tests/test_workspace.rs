@@ -663,3 +663,58 @@ fn a_relative_agent_program_runs_from_the_working_tree_in_worktrees() {
     let branch = integration(dir);
     assert_eq!(git(dir, &["show", &format!("{branch}:german.txt")]), "ok\n");
 }
+
+/// `status` looks into every unit's worktree while agents commit there:
+/// it must never hold the index lock an agent's `git add` needs, so none of
+/// the agents' many quick commits fails.
+#[test]
+fn status_never_takes_the_index_lock_from_a_committing_agent() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = fixture_repo("workspace");
+    let dir = repo.path();
+    let _cleanup = beside(dir);
+    let agent = dir.join(".workflow/agent.sh");
+    std::fs::write(
+        &agent,
+        r#"#!/bin/sh
+u=$SUPERVISOR_UNIT
+for i in $(seq 1 30); do
+  echo "$i" > "$u-$i.txt"
+  git add "$u-$i.txt" || { echo "git add failed at $i" >&2; exit 3; }
+  git commit -qm "$u: step $i" || { echo "git commit failed at $i" >&2; exit 3; }
+done
+echo done > "$u.txt"
+git add "$u.txt" || exit 3
+git commit -qm "$u: done" -m "Supervisor-Sprint: $u/1
+Supervisor-Status: complete" || exit 3
+"#,
+    )
+    .expect("agent");
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::write(dir.join(".git/info/exclude"), ".workflow/agent.sh\n").expect("exclude");
+    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
+    let config = config.replace(
+        "command = [\"fake-agent\"]",
+        "command = [\".workflow/agent.sh\"]",
+    );
+    std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
+    git(dir, &["commit", "-qam", "a committing agent"]);
+    let out = sv(dir, &[], &["start"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let st = sv(dir, &[], &["status", "--format", "json"]);
+        let st: serde_json::Value = serde_json::from_str(&st.stdout).expect("status JSON");
+        if st["overall"] != "running" || std::time::Instant::now() > until {
+            break;
+        }
+    }
+    for unit in ["french", "german"] {
+        assert_eq!(
+            sprint_path(dir, unit),
+            ["DISPATCHED", "RUNNING", "COMPLETED"],
+            "{unit}: {}",
+            crate::common::run(dir, &["log"]).stdout
+        );
+    }
+}

@@ -217,6 +217,7 @@ fn guard_uncommitted(path: &std::path::Path) -> miette::Result<()> {
         .arg(dir)
         .args(["status", "--porcelain", "--"])
         .arg(name)
+        .env("GIT_OPTIONAL_LOCKS", "0")
         .output();
     let Ok(out) = out else { return Ok(()) };
     if !out.status.success() || out.stdout.is_empty() {

@@ -202,9 +202,15 @@ pub fn spawn_wrapper(exe: &Path, job_file: &Path, log: &Path) -> std::io::Result
         .create(true)
         .append(true)
         .open(log)?;
+    // The wrapper outlives whoever started it, and that may be a hook in a
+    // worktree removed once its unit is integrated: it starts in the
+    // runtime directory, which lives as long as the run.
+    let job_file = std::path::absolute(job_file)?;
+    let home = job_file.parent().unwrap_or(Path::new("/"));
     let child = Command::new(exe)
         .arg("agent-run")
-        .arg(job_file)
+        .arg(&job_file)
+        .current_dir(home)
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log)

@@ -13,6 +13,9 @@ fn git(dir: &Path, args: &[&str]) -> std::io::Result<std::process::Output> {
         .args(args)
         .current_dir(dir)
         .env("GIT_SUPERVISOR_INTERNAL", "1")
+        // A status of ours must never take the index lock an agent's
+        // `git add` in the same worktree needs at that moment.
+        .env("GIT_OPTIONAL_LOCKS", "0")
         .stdin(Stdio::null())
         .output()
 }

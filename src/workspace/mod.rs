@@ -49,6 +49,9 @@ pub(crate) fn git(cwd: &Path, args: &[&str]) -> Result<Ran, WorkspaceError> {
         .args(args)
         .current_dir(cwd)
         .env("GIT_SUPERVISOR_INTERNAL", "1")
+        // A status of ours must never take the index lock an agent's
+        // `git add` in the same worktree needs at that moment.
+        .env("GIT_OPTIONAL_LOCKS", "0")
         .stdin(Stdio::null())
         .output()
         .map_err(|e| WorkspaceError {

@@ -94,6 +94,9 @@ pub struct Seen {
     /// An agent request (as opposed to a side request).
     pub main: bool,
     pub status: u16,
+    /// What the agent's last tool call printed, as sent back in this
+    /// request: the first thing to read when a scripted command failed.
+    pub tool_output: Option<String>,
 }
 
 pub struct StubModel {
@@ -268,6 +271,7 @@ fn serve(stream: TcpStream, shared: &Shared, stop: &AtomicBool) -> std::io::Resu
             model: model.clone(),
             main,
             status,
+            tool_output: kind.and_then(|k| k.last_tool_output(&body)),
         });
     };
     let Some(kind) = kind else {
@@ -431,32 +435,87 @@ impl Protocol {
         }
     }
 
-    /// Tool results already in the conversation: which scripted step is next.
+    /// The text of the last tool result in the conversation.
+    fn last_tool_output(self, body: &Value) -> Option<String> {
+        let text = |v: &Value| match v {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            other => other.to_string(),
+        };
+        match self {
+            Protocol::Anthropic => body
+                .get("messages")?
+                .as_array()?
+                .iter()
+                .filter_map(|m| m.get("content").and_then(Value::as_array))
+                .flatten()
+                .rfind(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                .and_then(|b| b.get("content"))
+                .map(text),
+            Protocol::Responses => body
+                .get("input")?
+                .as_array()?
+                .iter()
+                .rfind(|i| {
+                    i.get("type")
+                        .and_then(Value::as_str)
+                        .is_some_and(|t| t.ends_with("call_output"))
+                })
+                .and_then(|i| i.get("output"))
+                .map(text),
+            Protocol::Chat => None,
+        }
+    }
+
+    /// Tool results since the conversation's latest prompt: which scripted
+    /// step is next. A resumed conversation (a continuation) starts the
+    /// script again with its new prompt, as a model given new instructions
+    /// would.
     fn step(self, body: &Value) -> usize {
         match self {
             Protocol::Anthropic => body
                 .get("messages")
                 .and_then(Value::as_array)
                 .map(|ms| {
-                    ms.iter()
-                        .filter_map(|m| m.get("content").and_then(Value::as_array))
-                        .flatten()
-                        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
-                        .count()
+                    ms.iter().fold(0, |n, m| {
+                        let blocks: Vec<&Value> = m
+                            .get("content")
+                            .and_then(Value::as_array)
+                            .map(|c| c.iter().collect())
+                            .unwrap_or_default();
+                        let results = blocks
+                            .iter()
+                            .filter(|b| {
+                                b.get("type").and_then(Value::as_str) == Some("tool_result")
+                            })
+                            .count();
+                        let user = m.get("role").and_then(Value::as_str) == Some("user");
+                        match (user, results) {
+                            (true, 0) => 0,
+                            _ => n + results,
+                        }
+                    })
                 })
                 .unwrap_or(0),
             Protocol::Responses => body
                 .get("input")
                 .and_then(Value::as_array)
                 .map(|items| {
-                    items
-                        .iter()
-                        .filter(|i| {
-                            i.get("type")
-                                .and_then(Value::as_str)
-                                .is_some_and(|t| t.ends_with("call_output"))
-                        })
-                        .count()
+                    items.iter().fold(0, |n, i| {
+                        let kind = i.get("type").and_then(Value::as_str).unwrap_or("");
+                        let role = i.get("role").and_then(Value::as_str).unwrap_or("");
+                        if kind.ends_with("call_output") {
+                            n + 1
+                        } else if role == "user" {
+                            0
+                        } else {
+                            n
+                        }
+                    })
                 })
                 .unwrap_or(0),
             Protocol::Chat => body
