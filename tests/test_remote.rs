@@ -600,3 +600,76 @@ fn a_worker_whose_lease_was_taken_stops_its_agent_and_records_nothing() {
         processes_with(&needle).is_empty()
     });
 }
+
+/// A worker that claims a sprint and then cannot start its agent (here its
+/// worktrees' directory cannot be made) gives the claim back at once as a
+/// failed attempt, lease removed, without waiting for the lease to lapse;
+/// a healthy worker then does the sprint.
+#[test]
+fn a_claim_whose_agent_cannot_start_is_given_back_as_a_failed_attempt() {
+    let remote = OnRemote::new(Some(
+        "---\nfeature_name: Two Sprints\n---\n# Two Sprints\n\n## left\n\n### Sprint 1: Write the left part\n\n- Write `left-1.txt`\n\n## right\n\n### Sprint 1: Write the right part\n\n- Write `right-1.txt`\n",
+    ));
+    let s = scripts(&[(
+        "default.txt",
+        "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n",
+    )]);
+    let out = run_env(
+        remote.src.path(),
+        &["start", "--remote", "origin"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let broken = remote.clone("broken");
+    // Where its worktrees would go is a file.
+    let beside = broken.with_file_name("broken.supervisor");
+    std::fs::write(&beside, "not a directory\n").expect("blocker");
+    let out = worker(&broken, s.path(), &["--once", "--poll", "100ms"])
+        .wait_with_output()
+        .expect("the broken worker leaves");
+    assert!(
+        !out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let subjects = remote.subjects();
+    let given_back = subjects
+        .iter()
+        .find(|l| l.ends_with(": sprint 1 RUNNING -> BACKOFF"))
+        .unwrap_or_else(|| panic!("{subjects:#?}"))
+        .clone();
+    let failed = git(
+        &remote.bare(),
+        &[
+            "log",
+            "-1",
+            "--format=%B",
+            &format!("--grep={given_back}"),
+            "refs/supervisor/state",
+        ],
+    );
+    assert!(
+        failed.contains("could not start the sprint's agent") && failed.contains("Attempt 1/"),
+        "{failed}"
+    );
+    let leases = git(
+        &remote.bare(),
+        &[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/supervisor/leases/",
+        ],
+    );
+    assert!(leases.trim().is_empty(), "{leases}");
+    let healthy = summary(
+        worker(&remote.clone("healthy"), s.path(), &["--poll", "100ms"]),
+        Duration::from_secs(90),
+    );
+    assert_eq!(healthy["finished"], true, "{healthy}");
+    let subjects = remote.subjects();
+    for u in ["left", "right"] {
+        let done = format!("{u}: sprint 1 RUNNING -> COMPLETED");
+        assert!(subjects.contains(&done), "{subjects:#?}");
+    }
+}

@@ -109,6 +109,14 @@ pub fn identity() -> String {
 }
 
 /// One sprint this worker claimed and runs.
+/// What `start_claimed` set up for a claim.
+struct Started {
+    paths: AgentPaths,
+    base: String,
+    worktree: PathBuf,
+    root: PathBuf,
+}
+
 struct Claimed {
     unit: String,
     sprint: SprintId,
@@ -295,6 +303,45 @@ impl Engine {
         };
         crate::store::fault::boundary("sprint claimed, agent not started");
         let state = &steps.last().expect("a claim has a step").state;
+        let sprint = state
+            .unit(unit)
+            .and_then(|u| u.active_sprint())
+            .map(|sp| sp.id.clone())
+            .expect("the claimed sprint");
+        match self.start_claimed(state, &plan, &config, unit, dispatch_no) {
+            Ok(started) => Ok(Some(Claimed {
+                unit: unit.to_string(),
+                sprint,
+                dispatch: dispatch_no,
+                paths: started.paths,
+                lease: lease_id,
+                renewed: Instant::now(),
+                base: started.base,
+                worktree: started.worktree,
+                root: started.root,
+                stopping: false,
+            })),
+            Err(e) => {
+                // Nothing runs for the claim: it is given back at once as a
+                // failed attempt (the cause may be this machine's, or lasting)
+                // rather than held until its lease lapses.
+                self.fail_claim(unit, dispatch_no, &options.identity, &e);
+                Err(e)
+            }
+        }
+    }
+
+    /// The claimed sprint's worktree (from the remote's unit branch), job
+    /// and agent wrapper.
+    fn start_claimed(
+        &self,
+        state: &crate::machine::State,
+        plan: &crate::plan::Plan,
+        config: &crate::config::Config,
+        unit: &str,
+        dispatch_no: u32,
+    ) -> Result<Started, EngineError> {
+        let remote = self.store.remote().expect("a worker's engine has a remote");
         let us = state.unit(unit).expect("the claimed unit");
         let sp = us.active_sprint().expect("the claimed sprint");
         let ws = Workspaces::new(
@@ -328,8 +375,8 @@ impl Engine {
         let continuation = sp.agent.as_ref().is_some_and(|a| a.continuation);
         let paths = self.prepare_job(&JobSpec {
             state,
-            plan: &plan,
-            config: &config,
+            plan,
+            config,
             template: config
                 .agent_command()
                 .ok_or(EngineError::NoAgentCommand)?
@@ -346,18 +393,58 @@ impl Engine {
             worker_pid: Some(std::process::id()),
         })?;
         self.start_wrapper(&paths)?;
-        Ok(Some(Claimed {
-            unit: unit.to_string(),
-            sprint: sp.id.clone(),
-            dispatch: dispatch_no,
+        Ok(Started {
             paths,
-            lease: lease_id,
-            renewed: Instant::now(),
             base,
             worktree,
             root,
-            stopping: false,
-        }))
+        })
+    }
+
+    /// Record a claim whose agent could not be started as a failed attempt,
+    /// and give its lease back, in one push. Best effort: when even that
+    /// fails, the lease lapses as usual.
+    fn fail_claim(&self, unit: &str, dispatch_no: u32, me: &str, e: &EngineError) {
+        let Some(remote) = self.store.remote() else {
+            return;
+        };
+        let lease_ref = lease::lease_ref(unit);
+        let why = format!("The worker {me} could not start the sprint's agent: {e}.");
+        let _ = self.publish_decided(|tip| {
+            let held = tip
+                .state
+                .unit(unit)
+                .and_then(|u| u.active_sprint())
+                .is_some_and(|sp| {
+                    sp.dispatches == dispatch_no
+                        && sp.state == SprintStatus::Running
+                        && sp.agent.as_ref().and_then(|a| a.worker.as_deref()) == Some(me)
+                });
+            if !held {
+                return Ok(None);
+            }
+            let also = remote
+                .tracked(&lease_ref)
+                .map(|held| RefPush {
+                    name: lease_ref.clone(),
+                    new: None,
+                    expected: Some(held),
+                })
+                .into_iter()
+                .collect();
+            Ok(Some((
+                EventKind::Verdict {
+                    unit: unit.to_string(),
+                    outcome: machine::Outcome::Failure,
+                    evidence: why.clone(),
+                    remaining: Vec::new(),
+                    commits: Vec::new(),
+                    turns: None,
+                    cost: None,
+                },
+                also,
+            )))
+        });
     }
 
     /// Renew a claim's lease when a third of it has passed. A renewal the
