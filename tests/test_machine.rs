@@ -340,7 +340,12 @@ fn partial_continuations_are_capped() {
 #[test]
 fn stop_drains_then_force_stop_kills_and_resume_requeues() {
     let s = started();
-    let (s, _) = run(&s, &[dispatch("b")]);
+    let agent = ev(EventKind::AgentStarted {
+        unit: "b".into(),
+        pid: Some(1),
+        worker: None,
+    });
+    let (s, _) = run(&s, &[dispatch("b"), agent]);
     let (stopping, ts) = run(&s, &[ev(EventKind::Stop)]);
     assert_eq!(
         subjects(&ts),
@@ -360,7 +365,7 @@ fn stop_drains_then_force_stop_kills_and_resume_requeues() {
     );
     assert_eq!(
         subjects(&ts),
-        ["b: sprint 1 DISPATCHED -> BACKOFF", "b: STOPPING -> KILLED"]
+        ["b: sprint 1 RUNNING -> BACKOFF", "b: STOPPING -> KILLED"]
     );
     let (resumed, ts) = run(&killed, &[ev(EventKind::Resume)]);
     assert_eq!(
@@ -1052,4 +1057,44 @@ proptest! {
         let back: State = toml::from_str(&text).expect("parses back");
         prop_assert_eq!(back, state);
     }
+}
+
+/// Stopped before any agent started on it (no worker claimed it): the
+/// sprint waits in BACKOFF with its attempt kept and the unit is STOPPED,
+/// not KILLED; one whose agent ran is KILLED as before.
+#[test]
+fn a_force_stop_before_any_agent_started_stops_the_unit() {
+    let s = started();
+    let (s, _) = run(&s, &[dispatch("b"), ev(EventKind::Stop)]);
+    assert_eq!(s.unit("b").map(|u| u.state), Some(UnitStatus::Stopping));
+    let force = |u: &str| {
+        ev(EventKind::ForceStop {
+            unit: u.into(),
+            uncommitted: Vec::new(),
+        })
+    };
+    let (s, ts) = run(&s, &[force("b")]);
+    assert_eq!(
+        subjects(&ts),
+        [
+            "b: sprint 1 DISPATCHED -> BACKOFF",
+            "b: STOPPING -> STOPPED"
+        ]
+    );
+    let sp = s.unit("b").and_then(|u| u.current()).expect("sprint");
+    assert!(sp.interrupted && sp.agent.is_none());
+    assert_eq!(sp.attempt, 1);
+    let (s, ts) = run(&s, &[ev(EventKind::Resume), dispatch("b")]);
+    assert!(ts.iter().any(|t| t.attempt == Some((1, 3))), "{ts:?}");
+    assert_eq!(s.unit("b").map(|u| u.state), Some(UnitStatus::Running));
+
+    // A claimed sprint whose agent ran is force-terminated: KILLED.
+    let s = started();
+    let claim = ev(EventKind::AgentStarted {
+        unit: "b".into(),
+        pid: None,
+        worker: Some("host/1".into()),
+    });
+    let (s, _) = run(&s, &[dispatch("b"), claim, ev(EventKind::Stop), force("b")]);
+    assert_eq!(s.unit("b").map(|u| u.state), Some(UnitStatus::Killed));
 }

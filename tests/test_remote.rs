@@ -673,3 +673,57 @@ fn a_claim_whose_agent_cannot_start_is_given_back_as_a_failed_attempt() {
         assert!(subjects.contains(&done), "{subjects:#?}");
     }
 }
+
+/// `stop` on a run whose dispatched sprints no worker has claimed stops
+/// their units at once (STOPPED, attempts kept), without waiting for the
+/// stop timeout; after `resume` a worker does the whole run.
+#[test]
+fn stop_ends_unclaimed_sprints_at_once_and_resume_continues() {
+    let remote = OnRemote::new(None);
+    let s = scripts(&[(
+        "default.txt",
+        "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n",
+    )]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let since = Instant::now();
+    let out = run_env(remote.src.path(), &["stop", "--timeout", "120s"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        since.elapsed() < Duration::from_secs(60),
+        "stop waited for its timeout: {:?}",
+        since.elapsed()
+    );
+    let subjects = remote.subjects();
+    for u in ["alpha", "beta", "gamma", "delta"] {
+        assert!(
+            subjects.contains(&format!("{u}: STOPPING -> STOPPED")),
+            "{subjects:#?}"
+        );
+    }
+    assert!(
+        !subjects.iter().any(|l| l.ends_with("-> KILLED")),
+        "{subjects:#?}"
+    );
+    let out = run_env(remote.src.path(), &["resume"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let done = summary(
+        worker(
+            &remote.clone("one"),
+            s.path(),
+            &["--agents", "4", "--poll", "100ms"],
+        ),
+        Duration::from_secs(120),
+    );
+    assert_eq!(done["finished"], true, "{done}");
+    let subjects = remote.subjects();
+    for u in ["alpha", "beta", "gamma", "delta"] {
+        let first = format!("{u}: sprint 1 RUNNING -> COMPLETED");
+        assert_eq!(
+            subjects.iter().filter(|l| **l == first).count(),
+            1,
+            "{subjects:#?}"
+        );
+    }
+}

@@ -41,6 +41,14 @@ impl Engine {
                 }
                 continue;
             }
+            if refused <= 3 && unclaimed_stopping(&tip).is_some() {
+                match self.publish_decided(|tip| Ok(unclaimed_stopping(tip).map(|e| (e, vec![])))) {
+                    Ok(steps) => report.steps += steps.len(),
+                    Err(EngineError::Refused(_)) => refused += 1,
+                    Err(e) => return Err(e),
+                }
+                continue;
+            }
             if self.build_to_run(&tip.state).is_some() {
                 if let Some(lease) = self.claim_build(&tip)? {
                     // The claim fetched the run again: the build another
@@ -160,4 +168,20 @@ impl Engine {
         }
         None
     }
+}
+
+/// A stopping unit whose sprint no worker has claimed: nothing runs for it
+/// and no worker will take it (they claim only RUNNING units), so it stops
+/// now rather than at `stop`'s timeout.
+fn unclaimed_stopping(tip: &Tip) -> Option<EventKind> {
+    tip.state.units.iter().find_map(|u| {
+        let sp = u.active_sprint()?;
+        let unclaimed = u.state == crate::machine::UnitStatus::Stopping
+            && sp.state == SprintStatus::Dispatched
+            && sp.agent.as_ref().is_none_or(|a| a.worker.is_none());
+        unclaimed.then(|| EventKind::ForceStop {
+            unit: u.name.clone(),
+            uncommitted: Vec::new(),
+        })
+    })
 }

@@ -49,20 +49,35 @@ pub(in crate::machine) fn force_stop(
             needed: "only STOPPING units are force-stopped",
         });
     }
+    let mut never_started = false;
     if let Some(k) = u.sprints.iter().position(|s| s.state.is_active()) {
         let s = &mut b.state.units[i].sprints[k];
+        // Published but never started: no worker claimed it (a run on a
+        // remote), or its wrapper never came up.
+        never_started = s.state == SprintStatus::Dispatched
+            && s.agent
+                .as_ref()
+                .is_none_or(|a| a.pid.is_none() && a.worker.is_none());
         s.agent = None;
         s.interrupted = true;
         let id = s.id.clone();
         let attempt = s.attempt;
-        b.sprint_to(
-            i,
-            k,
-            SprintStatus::Backoff,
+        let why = if never_started {
+            format!("Sprint {id} stopped before any agent started on it; attempt {attempt} kept.")
+        } else {
             format!(
                 "Sprint {id} force-terminated during graceful shutdown; attempt {attempt} kept."
-            ),
+            )
+        };
+        b.sprint_to(i, k, SprintStatus::Backoff, why);
+    }
+    if never_started {
+        b.unit_to(
+            i,
+            UnitStatus::Stopped,
+            "No agent had started on its sprint; stopped.".into(),
         );
+        return Ok(());
     }
     b.state.units[i].uncommitted = uncommitted.to_vec();
     let mut why =
