@@ -55,6 +55,7 @@ fn agent() -> Agent {
         dirty: vec![],
         files: vec![],
         continuation: false,
+        retry_of: None,
         worker: None,
     }
 }

@@ -48,6 +48,7 @@ fn a_due_phase_gate_keeps_the_run_running() {
                 dirty: vec![],
                 files: vec![],
                 continuation: false,
+                retry_of: None,
                 worker: None,
             },
         }),

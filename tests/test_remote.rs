@@ -727,3 +727,116 @@ fn stop_ends_unclaimed_sprints_at_once_and_resume_continues() {
         );
     }
 }
+
+/// Two units edit the same line on a remote: the second's verified work
+/// conflicts with the integration branch, so its attempt fails; its retry,
+/// in a fresh worktree, starts with the remote's integration branch merged
+/// in and the conflict in its prompt, resolves it, and both changes reach
+/// the remote's integration branch.
+#[test]
+fn a_conflict_on_a_remote_is_carried_into_the_retry() {
+    let remote = OnRemote::of("workspace", None);
+    let saved = tempfile::tempdir().expect("tempdir");
+    let s = scripts(&[
+        (
+            "french-1-1.txt",
+            "write greeting.txt bonjour\ncommit-all french: greet\nresult complete\n",
+        ),
+        (
+            "german-1-1.txt",
+            "write greeting.txt hallo\nsleep 1500\ncommit-all german: greet\nresult complete\n",
+        ),
+        (
+            "german-1-2.txt",
+            "save-prompt ${SAVED}/retry.md\nwrite greeting.txt bonjour hallo\ncommit-all german: resolve\nresult complete\n",
+        ),
+    ]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path()), ("SAVED", saved.path())];
+    let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let mut cmd = command(crate::common::bin(), &remote.clone("one"));
+    cmd.args([
+        "worker", "--format", "json", "--agents", "2", "--poll", "100ms",
+    ])
+    .envs(env)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let done = summary(cmd.spawn().expect("worker"), Duration::from_secs(120));
+    assert_eq!(done["finished"], true, "{done}");
+    let subjects = remote.subjects();
+    assert!(
+        subjects.contains(&"german: sprint 1 RUNNING -> BACKOFF".to_string())
+            && subjects.contains(&"german: sprint 1 RUNNING -> COMPLETED".to_string())
+            && subjects.contains(&"french: sprint 1 RUNNING -> COMPLETED".to_string()),
+        "{subjects:#?}"
+    );
+    let prompt = std::fs::read_to_string(saved.path().join("retry.md")).expect("retry prompt");
+    // Written after the claim, the prompt still speaks of the failed attempt.
+    assert!(
+        prompt.contains("RETRY:\nSprint 1 failed on attempt 1."),
+        "{prompt}"
+    );
+    assert!(prompt.contains("Conflicting files"), "{prompt}");
+    assert!(prompt.contains("- greeting.txt"), "{prompt}");
+    assert!(prompt.contains("french: greet"), "{prompt}");
+    let branch = git(
+        &remote.bare(),
+        &[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/heads/supervisor/",
+        ],
+    )
+    .lines()
+    .find(|l| l.ends_with("/integration"))
+    .expect("an integration branch on the remote")
+    .to_string();
+    assert_eq!(
+        git(&remote.bare(), &["show", &format!("{branch}:greeting.txt")]),
+        "bonjour hallo\n"
+    );
+}
+
+/// A PARTIAL sprint's continuation on a remote gets the continuation
+/// prompt, though the worker writes it after its claim.
+#[test]
+fn a_continuation_on_a_remote_is_asked_to_finish_what_remains() {
+    let remote = OnRemote::new(Some(
+        "---\nfeature_name: Two Sprints\n---\n# Two Sprints\n\n## left\n\n### Sprint 1: Write the left part\n\n- Write `left-1.txt`\n\n## right\n\n### Sprint 1: Write the right part\n\n- Write `right-1.txt`\n",
+    ));
+    let saved = tempfile::tempdir().expect("tempdir");
+    let s = scripts(&[
+        (
+            "default.txt",
+            "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n",
+        ),
+        (
+            // The first dispatch does half and says so; the continuation
+            // does the rest.
+            "left-1-1.txt",
+            "?${SAVED}/half save-prompt ${SAVED}/continuation.md\n?${SAVED}/half write left-1.txt done\n?${SAVED}/half commit-all left: the rest\n?${SAVED}/half result complete\n?${SAVED}/half exit 0\nwrite ${SAVED}/half yes\nwrite left-draft.txt half\ncommit-all left: half of it\nresult partial\n",
+        ),
+    ]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path()), ("SAVED", saved.path())];
+    let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let mut cmd = command(crate::common::bin(), &remote.clone("one"));
+    cmd.args(["worker", "--format", "json", "--poll", "100ms"])
+        .envs(env)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let done = summary(cmd.spawn().expect("worker"), Duration::from_secs(120));
+    assert_eq!(done["finished"], true, "{done}");
+    let subjects = remote.subjects();
+    assert!(
+        subjects.contains(&"left: sprint 1 RUNNING -> PARTIAL".to_string())
+            && subjects.contains(&"left: sprint 1 RUNNING -> COMPLETED".to_string()),
+        "{subjects:#?}"
+    );
+    let prompt =
+        std::fs::read_to_string(saved.path().join("continuation.md")).expect("continuation prompt");
+    assert!(
+        prompt.contains("CONTINUATION:") && !prompt.contains("RETRY:"),
+        "{prompt}"
+    );
+}

@@ -1217,6 +1217,7 @@ impl Engine {
                     dirty: Vec::new(),
                     files: sprint.files.clone(),
                     continuation: sp.state == SprintStatus::Partial,
+                    retry_of: (sp.state == SprintStatus::Backoff).then_some(sp.attempt),
                     worker: None,
                 },
             };
@@ -1297,6 +1298,7 @@ impl Engine {
                 dirty: verify::dirty_files(&root, &us.dir),
                 files: sprint.files.clone(),
                 continuation: sp.state == SprintStatus::Partial,
+                retry_of: (sp.state == SprintStatus::Backoff).then_some(sp.attempt),
                 worker: None,
             },
         })?;
@@ -1376,11 +1378,26 @@ impl Engine {
         } else {
             String::new()
         };
+        // The prompt speaks of the sprint as it was dispatched from: a
+        // worker writes it after its claim, when the sprint is RUNNING.
+        let mut asked = sp.clone();
+        if let Some(a) = sp
+            .agent
+            .as_ref()
+            .filter(|_| matches!(sp.state, SprintStatus::Dispatched | SprintStatus::Running))
+        {
+            if a.continuation {
+                asked.state = SprintStatus::Partial;
+            } else if let Some(n) = a.retry_of {
+                asked.state = SprintStatus::Backoff;
+                asked.attempt = n;
+            }
+        }
         let prompt_text = prompt::build(&prompt::PromptInput {
             plan,
             unit: plan_unit,
             sprint,
-            state: sp,
+            state: &asked,
             root: &root.display().to_string(),
             parallel: spec.parallel,
             previous_output: &previous_output,

@@ -361,6 +361,20 @@ impl Engine {
         let worktree = ws.fresh_unit(unit, &base)?;
         ws.copy_into(unit, &config.workspace.copy)?;
         let _ = std::fs::remove_file(self.setup_marker(state, unit));
+        let continuation = sp.agent.as_ref().is_some_and(|a| a.continuation);
+        let retry = sp.agent.as_ref().is_some_and(|a| a.retry_of.is_some());
+        let note = self.conflict_note(state, unit);
+        let _ = std::fs::remove_file(&note);
+        if let Some(tip) = remote.tracked(&integration).filter(|_| retry) {
+            let merge = ws.carry_conflict(unit, &sp.id.to_string(), &tip, &base)?;
+            if matches!(merge, Merge::Conflict { .. }) {
+                if let Some(dir) = note.parent() {
+                    let _ = std::fs::create_dir_all(dir);
+                }
+                std::fs::write(&note, merge.retry_note(&ws.integration_branch()))
+                    .map_err(super::io("cannot record the merge conflict"))?;
+            }
+        }
         let root = if state.root == "." {
             worktree.clone()
         } else {
@@ -372,7 +386,6 @@ impl Engine {
             Model::Opus => &config.models.opus,
         }
         .clone();
-        let continuation = sp.agent.as_ref().is_some_and(|a| a.continuation);
         let paths = self.prepare_job(&JobSpec {
             state,
             plan,
@@ -387,7 +400,7 @@ impl Engine {
             attempt: sp.attempt,
             model,
             continuation,
-            retry: sp.attempt > 1 && !continuation,
+            retry,
             parallel: true,
             setup: true,
             worker_pid: Some(std::process::id()),
@@ -611,7 +624,7 @@ impl Engine {
                         Merge::Conflict { files, .. } => (
                             machine::Outcome::Failure,
                             format!(
-                                "The sprint's work passed verification but conflicts with `{name}` in {}.",
+                                "The sprint's work passed verification but conflicts with `{name}` in {}; its retry starts with that branch merged in, conflicts to resolve.",
                                 files.join(", ")
                             ),
                         ),

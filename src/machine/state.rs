@@ -171,6 +171,10 @@ pub struct Agent {
     /// from timing).
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub continuation: bool,
+    /// The attempt this dispatch retries (failed, or interrupted and kept):
+    /// the retry's prompt names it, on whichever machine it is written.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub retry_of: Option<u32>,
     /// The worker that claimed the sprint (`<host>/<pid>`), on a run that
     /// lives on a remote.
     #[serde(skip_serializing_if = "Option::is_none", default)]

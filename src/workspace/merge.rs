@@ -82,17 +82,39 @@ impl Workspaces {
                 )?;
                 crate::store::fault::boundary("integration branch moved, verdict not recorded");
             }
-            Merge::Conflict { .. } => {
-                // Bring the unit branch up to the integration tip: the
-                // conflict waits in its worktree for the next attempt.
-                let wt = self.unit_path(unit);
-                if wt.join(".git").exists() {
-                    let _ = git(&wt, &["merge", "--no-ff", "--no-edit", &tip]);
-                }
-            }
+            // Bring the unit branch up to the integration tip: the conflict
+            // waits in its worktree for the next attempt.
+            Merge::Conflict { .. } => self.merge_into_worktree(unit, &tip),
             Merge::Already { .. } => {}
         }
         Ok(merge)
+    }
+
+    /// A retry in a fresh worktree (a worker's, on any machine): when the
+    /// unit's tip `ours` conflicts with the integration tip, that tip is
+    /// merged into the worktree with the conflict markers left for the
+    /// agent, as `integrate` leaves them in a worktree that stays.
+    pub fn carry_conflict(
+        &self,
+        unit: &str,
+        sprint: &str,
+        tip: &str,
+        ours: &str,
+    ) -> Result<Merge, WorkspaceError> {
+        let merge = self.merge_commit(tip, ours, unit, sprint)?;
+        if matches!(merge, Merge::Conflict { .. }) {
+            self.merge_into_worktree(unit, tip);
+        }
+        Ok(merge)
+    }
+
+    /// Start merging `tip` into the unit's worktree; a conflict leaves the
+    /// merge in progress (`git commit` concludes it).
+    fn merge_into_worktree(&self, unit: &str, tip: &str) {
+        let wt = self.unit_path(unit);
+        if wt.join(".git").exists() {
+            let _ = git(&wt, &["merge", "--no-ff", "--no-edit", tip]);
+        }
     }
 
     /// The merge of `ours` (a unit's tip) into `tip` (the integration

@@ -297,6 +297,7 @@ pub mod seed {
                     dirty: vec![],
                     files: vec![],
                     continuation: false,
+                    retry_of: None,
                     worker: None,
                 },
             },
