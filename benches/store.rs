@@ -73,6 +73,7 @@ fn start(dir: &Path) -> Store {
                 }),
                 checkpoints: vec![],
                 also: Vec::new(),
+                event: None,
             }))
         })
         .expect("started");
@@ -103,6 +104,7 @@ fn notes(store: &Store, n: usize) {
                 snapshot: None,
                 checkpoints: vec![],
                 also: Vec::new(),
+                event: None,
             }))
         })
         .expect("notes written");

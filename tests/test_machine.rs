@@ -1099,3 +1099,154 @@ fn a_force_stop_before_any_agent_started_stops_the_unit() {
     let (s, _) = run(&s, &[dispatch("b"), claim, ev(EventKind::Stop), force("b")]);
     assert_eq!(s.unit("b").map(|u| u.state), Some(UnitStatus::Killed));
 }
+
+/// Every event a clone may have to decide again elsewhere survives its
+/// record (`event.toml`) unchanged: `sync` replays what it reads back.
+#[test]
+fn every_recorded_event_reads_back_as_written() {
+    let s1: SprintId = "1".parse().expect("id");
+    let usd = Usd::from_dollars(1.25);
+    let mut busy = agent();
+    busy.pid = Some(42);
+    busy.base_commit = Some("abc".into());
+    busy.dirty = vec![DirtyFile {
+        path: "a/x".into(),
+        hash: "123".into(),
+    }];
+    busy.files = vec!["a/x".into()];
+    busy.continuation = true;
+    busy.retry_of = Some(2);
+    busy.worker = Some("host/1".into());
+    let kinds = vec![
+        EventKind::Start,
+        EventKind::Dispatch {
+            unit: "a".into(),
+            model: Model::Opus,
+            score: -3,
+            rationale: "why \"quoted\"\nand more".into(),
+            agent: busy,
+        },
+        EventKind::Dispatch {
+            unit: "a".into(),
+            model: Model::Haiku,
+            score: 0,
+            rationale: String::new(),
+            agent: agent(),
+        },
+        EventKind::AgentStarted {
+            unit: "a".into(),
+            pid: Some(7),
+            worker: None,
+        },
+        EventKind::AgentStarted {
+            unit: "a".into(),
+            pid: None,
+            worker: Some("h/2".into()),
+        },
+        EventKind::LeaseExpired {
+            unit: "a".into(),
+            worker: "h/2".into(),
+        },
+        EventKind::Verdict {
+            unit: "a".into(),
+            outcome: Outcome::Partial,
+            evidence: "e".into(),
+            remaining: vec!["r".into()],
+            commits: vec!["c1".into(), "c2".into()],
+            turns: Some(12),
+            cost: usd,
+        },
+        EventKind::Verdict {
+            unit: "a".into(),
+            outcome: Outcome::Failure,
+            evidence: String::new(),
+            remaining: vec![],
+            commits: vec![],
+            turns: None,
+            cost: None,
+        },
+        EventKind::BudgetReached {
+            spent: usd.expect("usd"),
+            budget: usd.expect("usd"),
+        },
+        EventKind::Stop,
+        EventKind::ForceStop {
+            unit: "b".into(),
+            uncommitted: vec!["b/y".into()],
+        },
+        EventKind::BuildStarted {
+            phase: 1,
+            units: vec!["a".into()],
+        },
+        EventKind::GatePassed {
+            phase: 1,
+            summary: "s".into(),
+            head: "h".into(),
+            covers: vec!["a".into()],
+            warned: vec![],
+        },
+        EventKind::BuildFailed {
+            phase: 2,
+            summary: "s".into(),
+            head: "h".into(),
+            units: vec!["a".into()],
+            blamed: "b".into(),
+        },
+        EventKind::Killall {
+            reason: "r".into(),
+            assessments: vec![KillAssessment {
+                unit: "a".into(),
+                completed: true,
+                progress: false,
+                uncommitted: vec!["f".into()],
+            }],
+        },
+        EventKind::Resume,
+        EventKind::Confirm {
+            unit: "a".into(),
+            sprint: "2".parse().expect("id"),
+        },
+        EventKind::Observed {
+            unit: "a".into(),
+            sprint: s1.clone(),
+            evidence: "e".into(),
+            commits: vec!["c".into()],
+            head: "h".into(),
+        },
+        EventKind::GateFailed {
+            unit: "a".into(),
+            sprint: s1.clone(),
+            detail: "d".into(),
+        },
+        EventKind::Needs {
+            needs: vec![Need {
+                unit: "a".into(),
+                text: "t".into(),
+            }],
+        },
+        EventKind::Usage {
+            unit: "a".into(),
+            sprint: s1.clone(),
+            dispatch: 3,
+            turns: None,
+            cost: usd,
+            session: Some("sess".into()),
+        },
+        EventKind::Notice {
+            unit: None,
+            sprint: Some(s1),
+            text: "n".into(),
+        },
+    ];
+    for kind in kinds {
+        let record = git_supervisor::store::RecordedEvent {
+            name: kind.name().into(),
+            at: "2026-01-01T00:00:00Z".into(),
+            kind: Some(kind),
+        };
+        let text = toml::to_string(&record).unwrap_or_else(|e| panic!("{record:?}: {e}"));
+        let back: git_supervisor::store::RecordedEvent =
+            toml::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(back, record, "{text}");
+    }
+}

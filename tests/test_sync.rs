@@ -127,34 +127,46 @@ fn sync_shares_a_run_and_never_overwrites_the_other_side() {
     let a_state = git(a, &["rev-parse", "refs/supervisor/state"])
         .trim()
         .to_string();
-    let b_state = git(&b, &["rev-parse", "refs/supervisor/state"])
-        .trim()
-        .to_string();
-    let out = run(&b, &["sync", "origin"]);
-    assert_ne!(out.status, 0, "{}", out.stdout);
-    assert!(
-        out.stderr.contains("refs/supervisor/state"),
-        "{}",
-        out.stderr
+    // B's note is decided again on the remote's state, on top of A's.
+    let out = run(&b, &["sync", "origin", "--format", "json"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(report["relation"], "diverged", "{report}");
+    assert_eq!(
+        report["reapplied"],
+        serde_json::json!(["notice"]),
+        "{report}"
     );
-    assert!(out.stdout.contains("diverged"), "{}", out.stdout);
-    // Nothing overwritten on either side.
-    assert_eq!(remote_ref(&url, "refs/supervisor/state", a), a_state);
+    let remote_state = remote_ref(&url, "refs/supervisor/state", a);
     assert_eq!(
         git(&b, &["rev-parse", "refs/supervisor/state"]).trim(),
-        b_state
+        remote_state
+    );
+    assert_eq!(
+        git(&b, &["rev-parse", &format!("{remote_state}^")]).trim(),
+        a_state,
+        "A's transition is kept, B's goes on top of it"
+    );
+    let notes = git(&b, &["log", "--format=%B", "refs/supervisor/state"]);
+    assert!(
+        notes.contains("from A") && notes.contains("from B"),
+        "{notes}"
     );
     let status = run(&b, &["status"]).stdout;
-    assert!(status.contains("origin: diverged"), "{status}");
-    let json: serde_json::Value =
-        serde_json::from_str(&run(&b, &["status", "--format", "json"]).stdout).expect("json");
-    assert_eq!(json["remotes"]["origin"]["relation"], "diverged", "{json}");
+    assert!(status.contains("origin: up to date"), "{status}");
+    // A takes it.
+    let out = run(a, &["sync", "origin"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        git(a, &["rev-parse", "refs/supervisor/state"]).trim(),
+        remote_state
+    );
 }
 
 /// The remote's state moved on by another machine's push while this clone
-/// made a transition of its own: the sync leaves both as they are, so the
-/// other machine's transition survives (and the push, had it been tried,
-/// carries a lease on what was fetched, never a `+` refspec).
+/// made a transition of its own: the sync decides ours again on top of the
+/// other machine's, which survives. A transition that does not record its
+/// event cannot be decided again: then both sides are left as they are.
 #[test]
 fn a_remote_that_moved_on_is_never_overwritten() {
     let served = Served::new();
@@ -189,13 +201,90 @@ fn a_remote_that_moved_on_is_never_overwritten() {
         ],
     );
     assert_eq!(run(a, &["note", "made here"]).status, 0);
-    let ours = git(a, &["rev-parse", "refs/supervisor/state"]);
+    let out = run(a, &["sync", "origin"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let now = git(&bare, &["rev-parse", "refs/supervisor/state"]);
+    assert_eq!(
+        git(&bare, &["rev-parse", &format!("{}^", now.trim())]).trim(),
+        other.trim(),
+        "the other machine's transition survives, ours on top of it"
+    );
+    assert_eq!(git(a, &["rev-parse", "refs/supervisor/state"]), now);
+
+    // A transition that does not record its event (written by hand here)
+    // cannot be decided again: nothing is overwritten on either side.
+    let pushed = now.trim().to_string();
+    let listing: String = git(a, &["ls-tree", tree.trim()])
+        .lines()
+        .filter(|l| !l.ends_with("\tevent.toml"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut mktree = std::process::Command::new("git")
+        .arg("mktree")
+        .current_dir(a)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("git mktree");
+    std::io::Write::write_all(&mut mktree.stdin.take().expect("stdin"), listing.as_bytes())
+        .expect("listing");
+    let tree = String::from_utf8(mktree.wait_with_output().expect("mktree").stdout).expect("utf-8");
+    let elsewhere = git(
+        &bare,
+        &[
+            "-c",
+            "user.name=Other",
+            "-c",
+            "user.email=other@example.com",
+            "commit-tree",
+            tree.trim(),
+            "-p",
+            &pushed,
+            "-m",
+            "run: another transition made elsewhere",
+        ],
+    );
+    git(
+        &bare,
+        &[
+            "update-ref",
+            "refs/supervisor/state",
+            elsewhere.trim(),
+            &pushed,
+        ],
+    );
+    let here = git(
+        a,
+        &[
+            "-c",
+            "user.name=Here",
+            "-c",
+            "user.email=here@example.com",
+            "commit-tree",
+            tree.trim(),
+            "-p",
+            &pushed,
+            "-m",
+            "run: a transition made by hand",
+        ],
+    );
+    git(
+        a,
+        &["update-ref", "refs/supervisor/state", here.trim(), &pushed],
+    );
     let out = run(a, &["sync", "origin"]);
     assert_ne!(out.status, 0, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("do not record their events"),
+        "{}",
+        out.stderr
+    );
     assert_eq!(
         git(&bare, &["rev-parse", "refs/supervisor/state"]).trim(),
-        other.trim(),
-        "the other machine's transition survives"
+        elsewhere.trim()
     );
-    assert_eq!(git(a, &["rev-parse", "refs/supervisor/state"]), ours);
+    assert_eq!(
+        git(a, &["rev-parse", "refs/supervisor/state"]).trim(),
+        here.trim()
+    );
 }

@@ -49,6 +49,7 @@ pub fn cmd_note(ctx: &Context, args: &NoteArgs, out: &mut dyn Write) -> miette::
             snapshot: None,
             checkpoints: Vec::new(),
             also: Vec::new(),
+            event: Some(event),
         }))
     });
     match published {

@@ -10,6 +10,9 @@ use super::Context;
 use super::Format;
 use crate::store::sync::Relation;
 
+/// The ref every run's transitions are committed to.
+const STATE_REF: &str = "refs/supervisor/state";
+
 #[derive(Debug, Args)]
 pub struct SyncArgs {
     /// The git remote to sync with
@@ -38,7 +41,25 @@ pub fn cmd_sync(ctx: &Context, args: &SyncArgs, out: &mut dyn Write) -> miette::
     // The repository's top level, wherever in it the command runs.
     let store = crate::store::Store::open(&ctx.cwd)?;
     let dir = store.workdir().unwrap_or(&ctx.cwd).to_path_buf();
-    let report = crate::store::sync::sync(&dir, &args.remote)?;
+    let mut report = crate::store::sync::sync(&dir, &args.remote)?;
+    let mut unreplayed = None;
+    if matches!(report.relation, Relation::Diverged { .. })
+        && report.left.iter().any(|r| r == STATE_REF)
+    {
+        // Both sides moved on: this clone's events are decided again on
+        // the remote's state, never over it.
+        let engine = crate::engine::Engine::open(&dir)?;
+        let replayed = engine.replay_onto_remote(&args.remote)?;
+        report.reapplied = replayed.reapplied;
+        report.dropped = replayed.dropped;
+        match replayed.left {
+            None => {
+                report.left.retain(|r| r != STATE_REF);
+                report.pushed.push(STATE_REF.to_string());
+            }
+            Some(why) => unreplayed = Some(why),
+        }
+    }
     match args.format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, &report).into_diagnostic()?;
@@ -57,6 +78,13 @@ pub fn cmd_sync(ctx: &Context, args: &SyncArgs, out: &mut dyn Write) -> miette::
             for r in &report.pushed {
                 writeln!(out, "Pushed {r} to {}", report.remote).into_diagnostic()?;
             }
+            for e in &report.reapplied {
+                writeln!(out, "Decided again on the remote's state: {e}").into_diagnostic()?;
+            }
+            for e in &report.dropped {
+                writeln!(out, "No longer applies on the remote's state, dropped: {e}")
+                    .into_diagnostic()?;
+            }
             if report.taken.is_empty() && report.pushed.is_empty() && report.clean() {
                 writeln!(out, "Nothing to sync.").into_diagnostic()?;
             }
@@ -65,10 +93,13 @@ pub fn cmd_sync(ctx: &Context, args: &SyncArgs, out: &mut dyn Write) -> miette::
     if report.clean() {
         return Ok(super::EXIT_OK);
     }
+    let why = unreplayed
+        .map(|w| format!(" (this clone's transitions were not decided again: {w})"))
+        .unwrap_or_default();
     Err(miette::miette!(
         code = "sync::diverged",
-        help = "nothing was overwritten on either side. Transitions are decided against the state they saw, so two histories are not merged: keep one side's run (on the other clone, `git update-ref <ref> refs/remotes/<remote>/supervisor/...` takes the remote's) and sync again",
-        "left as they are, diverged from {} or refused by it: {}",
+        help = "nothing was overwritten on either side: keep one side's (on the other clone, `git update-ref <ref> refs/remotes/<remote>/supervisor/...` takes the remote's) and sync again",
+        "left as they are, diverged from {} or refused by it: {}{why}",
         report.remote,
         report.left.join(", ")
     ))

@@ -369,11 +369,15 @@ impl Engine {
                     });
                 }
             }
+            let mut first = None;
             for kind in kinds {
                 let event = Event {
                     at: clock.iso_at_seq(state.seq + 1),
                     kind,
                 };
+                if first.is_none() {
+                    first = Some(event.clone());
+                }
                 // Every event lands or changes nothing: a blame the machine
                 // refuses (the state moved meanwhile) is recorded as such,
                 // never retried and never fails the command.
@@ -401,6 +405,7 @@ impl Engine {
                 snapshot: None,
                 checkpoints: vec![(name.clone(), report.clone())],
                 also: Vec::new(),
+                event: first,
             }))
         });
         match published {

@@ -14,6 +14,7 @@ mod gate;
 pub mod naming;
 mod plan_done;
 mod remote;
+pub mod resync;
 pub mod verify;
 pub mod worker;
 pub mod wrapper;
@@ -482,6 +483,17 @@ impl Engine {
         self.publish_decided(|_| Ok(Some((kind.clone(), Vec::new()))))
     }
 
+    /// The tip's state as events are decided on it: the retry policy comes
+    /// from the run's config snapshot.
+    pub(crate) fn deciding(&self, tip: &Tip) -> State {
+        let mut state = tip.state.clone();
+        state.retry_delay_ms = self
+            .snapshot(tip)
+            .map(|(_, c)| c.run.retry_delay.as_millis().min(u64::MAX as u128) as u64)
+            .unwrap_or(0);
+        state
+    }
+
     /// Publish the event `decide` picks on the tip it sees (asked again on
     /// the new tip after a lost race), with the other refs its atomic push
     /// moves on a remote. `None`: nothing to publish any more.
@@ -499,18 +511,13 @@ impl Engine {
                 at: clock.iso_at_seq(tip.state.seq + 1),
                 kind,
             };
-            // The retry policy comes from the run's config snapshot.
-            let mut state = tip.state.clone();
-            state.retry_delay_ms = self
-                .snapshot(tip)
-                .map(|(_, c)| c.run.retry_delay.as_millis().min(u64::MAX as u128) as u64)
-                .unwrap_or(0);
-            let steps = machine::apply(&state, &event)?;
+            let steps = machine::apply(&self.deciding(tip), &event)?;
             Ok(Some(Update {
                 steps,
                 snapshot: None,
                 checkpoints: Vec::new(),
                 also,
+                event: Some(event),
             }))
         });
         match published {
@@ -628,6 +635,7 @@ impl Engine {
                 snapshot: Some(snapshot.clone()),
                 checkpoints: Vec::new(),
                 also: integration.clone(),
+                event: Some(event),
             }))
         });
         let state = match published {
@@ -670,6 +678,7 @@ impl Engine {
                 snapshot: Some(snapshot.clone()),
                 checkpoints: Vec::new(),
                 also: Vec::new(),
+                event: Some(event),
             }))
         });
         match published {

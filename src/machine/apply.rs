@@ -11,6 +11,7 @@
 //! routes: each event's rule is its own handler in [`super::handlers`].
 
 use super::cost::Usd;
+use serde::Deserialize;
 use serde::Serialize;
 
 use super::handlers::agent;
@@ -30,7 +31,7 @@ use crate::plan::SprintId;
 use crate::plan::TaskType;
 
 /// What verification concluded about an agent's work (design §6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     Completed,
@@ -39,7 +40,7 @@ pub enum Outcome {
 }
 
 /// killall's verdict on one unit (spec §Q step 3).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KillAssessment {
     pub unit: String,
     /// Verification says the interrupted sprint is done.
@@ -49,7 +50,11 @@ pub struct KillAssessment {
     pub uncommitted: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Recorded with its transitions (`event.toml` in the first commit of an
+/// event), so that `sync` can decide a diverged clone's events again on the
+/// remote's state. A replan is not recorded: it carries the plan snapshot.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
 pub enum EventKind {
     /// The run begins: units without dependencies become RUNNING.
     Start,
@@ -148,6 +153,7 @@ pub enum EventKind {
     /// The plan was edited and re-planned: the new plan's units and sprints
     /// (in plan order). Added sprints are PENDING, added units NOT_STARTED;
     /// removing or renumbering a sprint an agent is working on is refused.
+    #[serde(skip)]
     Replan { plan: Box<crate::plan::Plan> },
     /// The progress files' cross-unit needs changed: the new registry.
     Needs { needs: Vec<super::state::Need> },
@@ -174,7 +180,7 @@ pub enum EventKind {
 }
 
 /// An event with the time it happened (ISO 8601).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {
     pub at: String,
     pub kind: EventKind,

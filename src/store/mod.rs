@@ -106,6 +106,22 @@ pub struct Tip {
     pub state: State,
 }
 
+/// Where a state commit records the event its steps come from.
+const EVENT_FILE: &str = "event.toml";
+
+/// The event a chain of state commits comes from, as its first commit
+/// records it (`event.toml`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RecordedEvent {
+    /// The `Supervisor-Event` name.
+    pub name: String,
+    pub at: String,
+    /// The whole event, when it can be decided again on another state
+    /// (not for one that brought a plan snapshot or checkpoints).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<crate::machine::EventKind>,
+}
+
 /// What a writer wants to publish for one event.
 pub struct Update {
     pub steps: Vec<Step>,
@@ -116,6 +132,9 @@ pub struct Update {
     /// Other refs the same atomic push moves, in a run on a remote (a
     /// claim's lease, a verdict's merge). Ignored by a local run.
     pub also: Vec<remote::RefPush>,
+    /// The event the steps come from, recorded as `event.toml` in the first
+    /// step's commit (a replan's is not: it carries the plan).
+    pub event: Option<crate::machine::Event>,
 }
 
 pub struct Store {
@@ -311,6 +330,81 @@ impl Store {
         })
     }
 
+    /// The event recorded in `commit`: the first commit of each event's
+    /// steps has one; `None` for the others (and older runs').
+    pub fn event_at(&self, commit: ObjectId) -> Result<Option<RecordedEvent>, StoreError> {
+        let Some(text) = self.file_at(commit, EVENT_FILE)? else {
+            return Ok(None);
+        };
+        toml::from_str(&text)
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt {
+                commit: commit.to_string(),
+                reason: format!("{EVENT_FILE}: {}", e.message()),
+            })
+    }
+
+    /// The commit a ref names, when it exists (a remote-tracking one, say).
+    pub fn ref_id(&self, name: &str) -> Result<Option<ObjectId>, StoreError> {
+        match self.repo.try_find_reference(name).map_err(git_err)? {
+            None => Ok(None),
+            Some(mut r) => Ok(Some(r.peel_to_id().map_err(git_err)?.detach())),
+        }
+    }
+
+    /// Where two state histories part: the last commit on `ours` that
+    /// `theirs` also has, and the commits of `ours` after it, oldest first
+    /// (`None`: no common history). State histories are first-parent
+    /// chains.
+    pub fn parting(
+        &self,
+        ours: ObjectId,
+        theirs: ObjectId,
+    ) -> Result<Option<(ObjectId, Vec<ObjectId>)>, StoreError> {
+        let first_parent = |id: ObjectId| -> Result<Option<ObjectId>, StoreError> {
+            let commit = self.repo.find_commit(id).map_err(git_err)?;
+            let parent = commit.parent_ids().next().map(|p| p.detach());
+            Ok(parent)
+        };
+        let mut shared = std::collections::HashSet::new();
+        let mut at = Some(theirs);
+        while let Some(id) = at {
+            shared.insert(id);
+            at = first_parent(id)?;
+        }
+        let mut only_ours = Vec::new();
+        let mut at = Some(ours);
+        while let Some(id) = at {
+            if shared.contains(&id) {
+                only_ours.reverse();
+                return Ok(Some((id, only_ours)));
+            }
+            only_ours.push(id);
+            at = first_parent(id)?;
+        }
+        Ok(None)
+    }
+
+    /// Move the local state ref from `previous` to `new` (compare-and-swap;
+    /// fails when another writer moved it first).
+    pub fn move_state(
+        &self,
+        previous: ObjectId,
+        new: ObjectId,
+        why: &str,
+    ) -> Result<(), StoreError> {
+        let edit = state_edit(Some(previous), new, format!("git-supervisor: {why}"));
+        self.repo.edit_reference(edit).map_err(git_err)?;
+        *self.last.borrow_mut() = None;
+        Ok(())
+    }
+
+    /// Write `update`'s steps as commits chained onto `previous` without
+    /// moving any ref: `sync` publishes them itself.
+    pub fn write_onto(&self, previous: ObjectId, update: &Update) -> Result<ObjectId, StoreError> {
+        self.write_chain(Some(previous), update)
+    }
+
     /// The plan and config snapshot at `commit`.
     pub fn snapshot_at(&self, commit: ObjectId) -> Result<Snapshot, StoreError> {
         Ok(Snapshot {
@@ -473,8 +567,28 @@ impl Store {
             self.checkpoint_tree(previous, &update.checkpoints)?
         };
         self.last_subtrees.set((Some(plan_tree), checkpoints));
+        let recorded = match &update.event {
+            Some(e) => {
+                // An event that brings files along (a plan snapshot,
+                // checkpoints) is named but not kept: it cannot be decided
+                // again elsewhere without them.
+                let replayable = update.snapshot.is_none()
+                    && update.checkpoints.is_empty()
+                    && !matches!(e.kind, crate::machine::EventKind::Replan { .. });
+                let record = RecordedEvent {
+                    name: e.kind.name().to_string(),
+                    at: e.at.clone(),
+                    kind: replayable.then(|| e.kind.clone()),
+                };
+                Some(
+                    toml::to_string(&record)
+                        .map_err(|e| StoreError::Git(format!("cannot serialize the event: {e}")))?,
+                )
+            }
+            None => None,
+        };
         let mut parent = previous;
-        for step in &update.steps {
+        for (n, step) in update.steps.iter().enumerate() {
             let state_toml = toml::to_string(&step.state)
                 .map_err(|e| StoreError::Git(format!("cannot serialize the state: {e}")))?;
             let rendered = crate::report::state_md::render(&step.state);
@@ -493,6 +607,9 @@ impl Store {
             ];
             if let Some(c) = checkpoints {
                 entries.push(("checkpoints".to_string(), c, EntryKind::Tree));
+            }
+            if let Some(text) = recorded.as_ref().filter(|_| n == 0) {
+                entries.push((EVENT_FILE.to_string(), self.blob(text)?, EntryKind::Blob));
             }
             let tree = self.write_tree(entries)?;
             let signature = self.signature(step.state.seq);

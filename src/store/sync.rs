@@ -12,9 +12,9 @@
 //!   `git push --porcelain --atomic --force-with-lease=<ref>:<expected>`,
 //!   never a `+` refspec, so transitions someone else pushed since the
 //!   fetch are never overwritten — the remote refuses the push instead;
-//! - both moved on: nothing is written and the sync reports how far each
-//!   side went (transitions are decided against the state they saw; two
-//!   histories are not merged).
+//! - both moved on: left here, and reported with how far each side went;
+//!   `engine::resync` then decides this clone's events again on the
+//!   remote's state and pushes them under the same kind of lease.
 //!
 //! The runs' branches (`supervisor/<run>/integration`, unit branches) and
 //! archived runs (`refs/supervisor/runs/*`) go along the same way: pushed
@@ -88,6 +88,13 @@ pub struct SyncReport {
     /// Refs that diverged, or whose push the remote refused: left as they
     /// are on both sides.
     pub left: Vec<String>,
+    /// This clone's events decided again on the remote's diverged state and
+    /// pushed on top of it (see `engine::resync`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reapplied: Vec<String>,
+    /// This clone's events that no longer apply on the remote's state.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<String>,
 }
 
 impl SyncReport {
@@ -219,6 +226,8 @@ pub fn sync(dir: &Path, remote: &str) -> Result<SyncReport, SyncError> {
         taken: Vec::new(),
         pushed: Vec::new(),
         left: Vec::new(),
+        reapplied: Vec::new(),
+        dropped: Vec::new(),
     };
     // Every ref of ours, and every one the remote has that we lack.
     let mut names: Vec<String> = git

@@ -255,6 +255,7 @@ pub mod seed {
                     }),
                     checkpoints: Vec::new(),
                     also: Vec::new(),
+                    event: None,
                 }))
             })
             .expect("run started");
@@ -276,6 +277,7 @@ pub mod seed {
                     snapshot: None,
                     checkpoints: Vec::new(),
                     also: Vec::new(),
+                    event: Some(event),
                 }))
             })
             .expect("event applies");
