@@ -388,6 +388,29 @@ impl Engine {
         ))
     }
 
+    /// Keep `text` (a merge conflict's description, empty for none) for
+    /// the unit's retry prompt, or forget the last one.
+    fn record_conflict(
+        &self,
+        state: &State,
+        unit: &str,
+        text: Option<&str>,
+    ) -> Result<(), EngineError> {
+        let note = self.conflict_note(state, unit);
+        match text.filter(|t| !t.is_empty()) {
+            Some(text) => {
+                if let Some(dir) = note.parent() {
+                    let _ = std::fs::create_dir_all(dir);
+                }
+                std::fs::write(&note, text).map_err(io("cannot record the merge conflict"))
+            }
+            None => {
+                let _ = std::fs::remove_file(&note);
+                Ok(())
+            }
+        }
+    }
+
     /// A sprint that passed verification enters the integration branch
     /// through the merge queue: one merge at a time (this tick holds the
     /// engine lock; the build lock keeps a phase build from seeing the
@@ -417,17 +440,16 @@ impl Engine {
         let Some(merged) = merged else {
             return Ok(None);
         };
-        let note = self.conflict_note(&tip.state, unit);
-        Ok(Some(match merged? {
+        let merged = merged?;
+        self.record_conflict(&tip.state, unit, Some(&merged.retry_note(&integration)))?;
+        Ok(Some(match merged {
             Merge::Already { tip } => {
-                let _ = std::fs::remove_file(&note);
                 (
                     outcome,
                     format!("{evidence} Already on `{integration}` ({}).", short(&tip)),
                 )
             }
             Merge::Merged { commit } => {
-                let _ = std::fs::remove_file(&note);
                 (
                     outcome,
                     format!(
@@ -436,15 +458,7 @@ impl Engine {
                     ),
                 )
             }
-            conflict @ Merge::Conflict { .. } => {
-                let text = conflict.retry_note(&integration);
-                if let Some(dir) = note.parent() {
-                    let _ = std::fs::create_dir_all(dir);
-                }
-                std::fs::write(&note, &text).map_err(io("cannot record the merge conflict"))?;
-                let Merge::Conflict { files, .. } = &conflict else {
-                    unreachable!()
-                };
+            Merge::Conflict { files, .. } => {
                 (
                     machine::Outcome::Failure,
                     format!(

@@ -108,7 +108,6 @@ pub fn identity() -> String {
     format!("{host}/{}", std::process::id())
 }
 
-/// One sprint this worker claimed and runs.
 /// What `start_claimed` set up for a claim.
 struct Started {
     paths: AgentPaths,
@@ -117,6 +116,7 @@ struct Started {
     root: PathBuf,
 }
 
+/// One sprint this worker claimed and runs.
 struct Claimed {
     unit: String,
     sprint: SprintId,
@@ -363,18 +363,12 @@ impl Engine {
         let _ = std::fs::remove_file(self.setup_marker(state, unit));
         let continuation = sp.agent.as_ref().is_some_and(|a| a.continuation);
         let retry = sp.agent.as_ref().is_some_and(|a| a.retry_of.is_some());
-        let note = self.conflict_note(state, unit);
-        let _ = std::fs::remove_file(&note);
+        let mut conflict = None;
         if let Some(tip) = remote.tracked(&integration).filter(|_| retry) {
             let merge = ws.carry_conflict(unit, &sp.id.to_string(), &tip, &base)?;
-            if matches!(merge, Merge::Conflict { .. }) {
-                if let Some(dir) = note.parent() {
-                    let _ = std::fs::create_dir_all(dir);
-                }
-                std::fs::write(&note, merge.retry_note(&ws.integration_branch()))
-                    .map_err(super::io("cannot record the merge conflict"))?;
-            }
+            conflict = Some(merge.retry_note(&ws.integration_branch()));
         }
+        self.record_conflict(state, unit, conflict.as_deref())?;
         let root = if state.root == "." {
             worktree.clone()
         } else {
