@@ -86,6 +86,7 @@ fn notes(store: &Store, n: usize) {
         .update(|tip| -> Result<Option<Update>, String> {
             let mut state = tip.expect("run").state.clone();
             let mut steps = Vec::with_capacity(n);
+            let mut first = None;
             for i in 0..n {
                 let e = Event {
                     at: "t".into(),
@@ -98,13 +99,15 @@ fn notes(store: &Store, n: usize) {
                 let mut s = apply(&state, &e).map_err(|e| e.to_string())?;
                 state = s.last().expect("one step").state.clone();
                 steps.append(&mut s);
+                first.get_or_insert(e);
             }
+            // Recorded as a real event is (`event.toml`).
             Ok(Some(Update {
                 steps,
                 snapshot: None,
                 checkpoints: vec![],
                 also: Vec::new(),
-                event: None,
+                event: first,
             }))
         })
         .expect("notes written");

@@ -840,3 +840,59 @@ fn a_continuation_on_a_remote_is_asked_to_finish_what_remains() {
         "{prompt}"
     );
 }
+
+/// A commit in a clone whose run lives on a remote is not the run's: its
+/// hook does not tick (which would fetch over the network on every commit).
+/// The remote moved on meanwhile, and only `status` fetches it.
+#[test]
+fn a_commit_in_a_clone_whose_run_lives_on_a_remote_does_not_tick() {
+    let remote = OnRemote::new(None);
+    let s = scripts(&[("default.txt", "sleep 60000\n")]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    let a = remote.src.path();
+    let out = run_env(a, &["hooks", "install"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let out = run_env(a, &["start", "--remote", "origin"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    // Another machine's transition reaches the remote.
+    let bare = remote.bare();
+    let tip = git(&bare, &["rev-parse", "refs/supervisor/state"]);
+    let tree = git(&bare, &["rev-parse", "refs/supervisor/state^{tree}"]);
+    let other = git(
+        &bare,
+        &[
+            "-c",
+            "user.name=Other",
+            "-c",
+            "user.email=other@example.com",
+            "commit-tree",
+            tree.trim(),
+            "-p",
+            tip.trim(),
+            "-m",
+            "run: a transition made elsewhere",
+        ],
+    );
+    git(
+        &bare,
+        &[
+            "update-ref",
+            "refs/supervisor/state",
+            other.trim(),
+            tip.trim(),
+        ],
+    );
+    let tracking = "refs/remotes/origin/supervisor/state";
+    assert_eq!(git(a, &["rev-parse", tracking]), tip);
+    std::fs::write(a.join("notes.txt"), "mine\n").expect("file");
+    git(a, &["add", "notes.txt"]);
+    git(a, &["commit", "-qm", "a commit of the user's own"]);
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(
+        git(a, &["rev-parse", tracking]),
+        tip,
+        "the commit's hook fetched"
+    );
+    let _ = run_env(a, &["status"], &env);
+    assert_eq!(git(a, &["rev-parse", tracking]).trim(), other.trim());
+}
