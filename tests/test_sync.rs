@@ -288,3 +288,79 @@ fn a_remote_that_moved_on_is_never_overwritten() {
         here.trim()
     );
 }
+
+/// Two clones both dispatched the same sprint and one also noted
+/// something: the second to sync (a clone with no git identity) has its
+/// note decided again on top of the first one's transitions, and its
+/// dispatch, which no longer applies there (the sprint is taken), dropped
+/// and named.
+#[test]
+fn an_event_that_no_longer_applies_on_the_remote_is_dropped_and_named() {
+    use crate::common::seed;
+    use git_supervisor::machine::EventKind;
+    use git_supervisor::machine::Model;
+    let repo = fixture_repo("workspace");
+    let a = repo.path();
+    seed::start(a);
+    let server = tempfile::tempdir().expect("tempdir");
+    let bare = server.path().join("plan.git");
+    git(server.path(), &["init", "-q", "--bare", "plan.git"]);
+    git(a, &["remote", "add", "origin", &bare.display().to_string()]);
+    assert_eq!(run(a, &["sync"]).status, 0);
+    git(
+        server.path(),
+        &["clone", "-q", &bare.display().to_string(), "b"],
+    );
+    let b = server.path().join("b");
+    let out = run(&b, &["sync"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+
+    seed::dispatch(&seed::store(a), "french", Model::Sonnet);
+    let store_b = seed::store(&b);
+    seed::dispatch(&store_b, "french", Model::Opus);
+    seed::event(
+        &store_b,
+        EventKind::Notice {
+            unit: None,
+            sprint: None,
+            text: "noted on B".into(),
+        },
+    );
+    assert_eq!(run(a, &["sync"]).status, 0);
+    let a_state = git(a, &["rev-parse", "refs/supervisor/state"]);
+    let out = run(&b, &["sync", "--format", "json"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(
+        report["reapplied"],
+        serde_json::json!(["notice"]),
+        "{report}"
+    );
+    // B's dispatch and its agent's start.
+    let dropped: Vec<&str> = report["dropped"]
+        .as_array()
+        .expect("dropped")
+        .iter()
+        .filter_map(|d| d.as_str())
+        .collect();
+    assert_eq!(dropped.len(), 2, "{report}");
+    assert!(dropped[0].starts_with("dispatch: "), "{report}");
+    assert!(dropped[1].starts_with("agent-started: "), "{report}");
+    let tip = git(&bare, &["rev-parse", "refs/supervisor/state"]);
+    assert_eq!(git(&b, &["rev-parse", "refs/supervisor/state"]), tip);
+    assert_eq!(
+        git(&bare, &["rev-parse", &format!("{}^", tip.trim())]),
+        a_state,
+        "the note went on top of A's dispatch"
+    );
+    let status: serde_json::Value =
+        serde_json::from_str(&run(&b, &["status", "--format", "json"]).stdout).expect("json");
+    let french = status["units"]
+        .as_array()
+        .and_then(|u| u.iter().find(|u| u["name"] == "french"))
+        .expect("french");
+    assert_eq!(
+        french["current"]["model"], "sonnet",
+        "A's dispatch: {french}"
+    );
+}

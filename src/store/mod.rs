@@ -393,9 +393,25 @@ impl Store {
         new: ObjectId,
         why: &str,
     ) -> Result<(), StoreError> {
-        let edit = state_edit(Some(previous), new, format!("git-supervisor: {why}"));
-        self.repo.edit_reference(edit).map_err(git_err)?;
+        self.edit_state(Some(previous), new, why)?;
         *self.last.borrow_mut() = None;
+        Ok(())
+    }
+
+    /// The compare-and-swap of the local state ref, its reflog entry signed
+    /// with the store's identity (a clone without a git identity too).
+    fn edit_state(
+        &self,
+        previous: Option<ObjectId>,
+        new: ObjectId,
+        why: &str,
+    ) -> Result<(), StoreError> {
+        let edit = state_edit(previous, new, format!("git-supervisor: {why}"));
+        let sig = self.signature(0);
+        let mut buf = gix::date::parse::TimeBuf::default();
+        self.repo
+            .edit_references_as(Some(edit), Some(sig.to_ref(&mut buf)))
+            .map_err(git_err)?;
         Ok(())
     }
 
@@ -809,13 +825,7 @@ impl Store {
 
     /// Move the local state ref from `previous` to `new` (compare-and-swap).
     fn set_local(&self, previous: Option<ObjectId>, new: ObjectId) -> Result<(), StoreError> {
-        let edit = state_edit(
-            previous,
-            new,
-            "git-supervisor: published to the remote".into(),
-        );
-        self.repo.edit_reference(edit).map_err(git_err)?;
-        Ok(())
+        self.edit_state(previous, new, "published to the remote")
     }
 
     /// `<common>/supervisor/active` exists while a run exists, so that hook
