@@ -119,10 +119,15 @@ fn holder_of_alpha(remote: &OnRemote) -> u32 {
 }
 
 fn worker(clone: &Path, script: &Path, extra: &[&str]) -> Child {
+    worker_with(clone, &[("FAKE_AGENT_SCRIPT", script)], extra)
+}
+
+/// A worker whose agents get `env`.
+fn worker_with(clone: &Path, env: &[(&str, &Path)], extra: &[&str]) -> Child {
     let mut cmd = command(crate::common::bin(), clone);
     cmd.args(["worker", "--format", "json"])
         .args(extra)
-        .env("FAKE_AGENT_SCRIPT", script)
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     cmd.spawn().expect("the worker starts")
@@ -754,14 +759,14 @@ fn a_conflict_on_a_remote_is_carried_into_the_retry() {
     let env = [("FAKE_AGENT_SCRIPT", s.path()), ("SAVED", saved.path())];
     let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
-    let mut cmd = command(crate::common::bin(), &remote.clone("one"));
-    cmd.args([
-        "worker", "--format", "json", "--agents", "2", "--poll", "100ms",
-    ])
-    .envs(env)
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    let done = summary(cmd.spawn().expect("worker"), Duration::from_secs(120));
+    let done = summary(
+        worker_with(
+            &remote.clone("one"),
+            &env,
+            &["--agents", "2", "--poll", "100ms"],
+        ),
+        Duration::from_secs(120),
+    );
     assert_eq!(done["finished"], true, "{done}");
     let subjects = remote.subjects();
     assert!(
@@ -820,12 +825,10 @@ fn a_continuation_on_a_remote_is_asked_to_finish_what_remains() {
     let env = [("FAKE_AGENT_SCRIPT", s.path()), ("SAVED", saved.path())];
     let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
-    let mut cmd = command(crate::common::bin(), &remote.clone("one"));
-    cmd.args(["worker", "--format", "json", "--poll", "100ms"])
-        .envs(env)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let done = summary(cmd.spawn().expect("worker"), Duration::from_secs(120));
+    let done = summary(
+        worker_with(&remote.clone("one"), &env, &["--poll", "100ms"]),
+        Duration::from_secs(120),
+    );
     assert_eq!(done["finished"], true, "{done}");
     let subjects = remote.subjects();
     assert!(
@@ -858,30 +861,8 @@ fn a_commit_in_a_clone_whose_run_lives_on_a_remote_does_not_tick() {
     let bare = remote.bare();
     let tip = git(&bare, &["rev-parse", "refs/supervisor/state"]);
     let tree = git(&bare, &["rev-parse", "refs/supervisor/state^{tree}"]);
-    let other = git(
-        &bare,
-        &[
-            "-c",
-            "user.name=Other",
-            "-c",
-            "user.email=other@example.com",
-            "commit-tree",
-            tree.trim(),
-            "-p",
-            tip.trim(),
-            "-m",
-            "run: a transition made elsewhere",
-        ],
-    );
-    git(
-        &bare,
-        &[
-            "update-ref",
-            "refs/supervisor/state",
-            other.trim(),
-            tip.trim(),
-        ],
-    );
+    let other =
+        crate::common::transition_elsewhere(&bare, &tree, &tip, "run: a transition made elsewhere");
     let tracking = "refs/remotes/origin/supervisor/state";
     assert_eq!(git(a, &["rev-parse", tracking]), tip);
     std::fs::write(a.join("notes.txt"), "mine\n").expect("file");

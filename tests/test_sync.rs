@@ -176,29 +176,11 @@ fn a_remote_that_moved_on_is_never_overwritten() {
     let bare = served.server.path().join("plan.git");
     let pushed = git(&bare, &["rev-parse", "refs/supervisor/state"]);
     let tree = git(&bare, &["rev-parse", "refs/supervisor/state^{tree}"]);
-    let other = git(
+    let other = crate::common::transition_elsewhere(
         &bare,
-        &[
-            "-c",
-            "user.name=Other",
-            "-c",
-            "user.email=other@example.com",
-            "commit-tree",
-            tree.trim(),
-            "-p",
-            pushed.trim(),
-            "-m",
-            "run: a transition made elsewhere",
-        ],
-    );
-    git(
-        &bare,
-        &[
-            "update-ref",
-            "refs/supervisor/state",
-            other.trim(),
-            pushed.trim(),
-        ],
+        &tree,
+        &pushed,
+        "run: a transition made elsewhere",
     );
     assert_eq!(run(a, &["note", "made here"]).status, 0);
     let out = run(a, &["sync", "origin"]);
@@ -229,49 +211,14 @@ fn a_remote_that_moved_on_is_never_overwritten() {
     std::io::Write::write_all(&mut mktree.stdin.take().expect("stdin"), listing.as_bytes())
         .expect("listing");
     let tree = String::from_utf8(mktree.wait_with_output().expect("mktree").stdout).expect("utf-8");
-    let elsewhere = git(
+    let elsewhere = crate::common::transition_elsewhere(
         &bare,
-        &[
-            "-c",
-            "user.name=Other",
-            "-c",
-            "user.email=other@example.com",
-            "commit-tree",
-            tree.trim(),
-            "-p",
-            &pushed,
-            "-m",
-            "run: another transition made elsewhere",
-        ],
+        &tree,
+        &pushed,
+        "run: another transition made elsewhere",
     );
-    git(
-        &bare,
-        &[
-            "update-ref",
-            "refs/supervisor/state",
-            elsewhere.trim(),
-            &pushed,
-        ],
-    );
-    let here = git(
-        a,
-        &[
-            "-c",
-            "user.name=Here",
-            "-c",
-            "user.email=here@example.com",
-            "commit-tree",
-            tree.trim(),
-            "-p",
-            &pushed,
-            "-m",
-            "run: a transition made by hand",
-        ],
-    );
-    git(
-        a,
-        &["update-ref", "refs/supervisor/state", here.trim(), &pushed],
-    );
+    let here =
+        crate::common::transition_elsewhere(a, &tree, &pushed, "run: a transition made by hand");
     let out = run(a, &["sync", "origin"]);
     assert_ne!(out.status, 0, "{}", out.stdout);
     assert!(

@@ -632,20 +632,12 @@ fn a_copy_entry_outside_the_repository_is_refused_at_start() {
 /// is).
 #[test]
 fn a_relative_agent_program_runs_from_the_working_tree_in_worktrees() {
-    use std::os::unix::fs::PermissionsExt;
     let repo = fixture_repo("workspace");
     let dir = repo.path();
     let _cleanup = beside(dir);
     let agent = dir.join(".workflow/agent.sh");
     std::fs::write(&agent, "#!/bin/sh\nexec fake-agent\n").expect("agent");
-    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    std::fs::write(dir.join(".git/info/exclude"), ".workflow/agent.sh\n").expect("exclude");
-    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
-    let config = config.replace(
-        "command = [\"fake-agent\"]",
-        "command = [\".workflow/agent.sh\"]",
-    );
-    std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
+    use_uncommitted_agent(dir, &agent);
     git(
         dir,
         &["commit", "-qam", "a script of our own, not committed"],
@@ -664,12 +656,25 @@ fn a_relative_agent_program_runs_from_the_working_tree_in_worktrees() {
     assert_eq!(git(dir, &["show", &format!("{branch}:german.txt")]), "ok\n");
 }
 
+/// The run's agent becomes the executable `agent`, a script of the
+/// repository left uncommitted (excluded).
+fn use_uncommitted_agent(dir: &Path, agent: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::write(dir.join(".git/info/exclude"), ".workflow/agent.sh\n").expect("exclude");
+    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
+    let config = config.replace(
+        "command = [\"fake-agent\"]",
+        "command = [\".workflow/agent.sh\"]",
+    );
+    std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
+}
+
 /// `status` looks into every unit's worktree while agents commit there:
 /// it must never hold the index lock an agent's `git add` needs, so none of
 /// the agents' many quick commits fails.
 #[test]
 fn status_never_takes_the_index_lock_from_a_committing_agent() {
-    use std::os::unix::fs::PermissionsExt;
     let repo = fixture_repo("workspace");
     let dir = repo.path();
     let _cleanup = beside(dir);
@@ -690,14 +695,7 @@ Supervisor-Status: complete" || exit 3
 "#,
     )
     .expect("agent");
-    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    std::fs::write(dir.join(".git/info/exclude"), ".workflow/agent.sh\n").expect("exclude");
-    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
-    let config = config.replace(
-        "command = [\"fake-agent\"]",
-        "command = [\".workflow/agent.sh\"]",
-    );
-    std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
+    use_uncommitted_agent(dir, &agent);
     git(dir, &["commit", "-qam", "a committing agent"]);
     let out = sv(dir, &[], &["start"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);

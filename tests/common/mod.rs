@@ -189,6 +189,33 @@ pub fn git(cwd: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Another machine's transition, made by hand: a commit of `tree` on
+/// `parent` that `refs/supervisor/state` in `repo` moves to (compare-and-
+/// swap from `parent`). Returns its id.
+pub fn transition_elsewhere(repo: &Path, tree: &str, parent: &str, subject: &str) -> String {
+    let id = git(
+        repo,
+        &[
+            "-c",
+            "user.name=Other",
+            "-c",
+            "user.email=other@example.com",
+            "commit-tree",
+            tree.trim(),
+            "-p",
+            parent.trim(),
+            "-m",
+            subject,
+        ],
+    );
+    let id = id.trim().to_string();
+    git(
+        repo,
+        &["update-ref", "refs/supervisor/state", &id, parent.trim()],
+    );
+    id
+}
+
 /// Helpers that drive the library directly, for tests of the store and the
 /// reports before any command writes a run.
 pub mod seed {
