@@ -55,7 +55,12 @@ pub fn cmd_sync(ctx: &Context, args: &SyncArgs, out: &mut dyn Write) -> miette::
         match replayed.left {
             None => {
                 report.left.retain(|r| r != STATE_REF);
-                report.pushed.push(STATE_REF.to_string());
+                // Every event dropped: this clone took the remote's state.
+                if report.reapplied.is_empty() {
+                    report.taken.push(STATE_REF.to_string());
+                } else {
+                    report.pushed.push(STATE_REF.to_string());
+                }
             }
             Some(why) => unreplayed = Some(why),
         }
