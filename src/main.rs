@@ -8,6 +8,10 @@ use std::process::ExitCode;
 use git_supervisor::cli;
 
 fn main() -> ExitCode {
+    // Before anything else, while this is the only thread.
+    if std::env::args_os().nth(1).is_some_and(|c| c == "hook") {
+        git_supervisor::hooks::leave_hook_context();
+    }
     let args = cli::parse();
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         && std::io::stderr().is_terminal();

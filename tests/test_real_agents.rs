@@ -153,8 +153,16 @@ struct Project {
 
 impl Project {
     fn new(cli: Cli, plan: &str, stub: StubModel) -> Project {
-        let repo = tempfile::tempdir().expect("tempdir");
-        let home = tempfile::tempdir().expect("tempdir");
+        // GIT_SUPERVISOR_KEEP_PROJECTS=1 leaves each project behind to look at.
+        let keep = std::env::var_os("GIT_SUPERVISOR_KEEP_PROJECTS").is_some();
+        let repo = tempfile::Builder::new()
+            .disable_cleanup(keep)
+            .tempdir()
+            .expect("tempdir");
+        let home = tempfile::Builder::new()
+            .disable_cleanup(keep)
+            .tempdir()
+            .expect("tempdir");
         let p = Project {
             cli,
             repo,
@@ -303,6 +311,31 @@ impl Project {
             }
             s.push('\n');
         }
+        // What the model was asked and what the agent's tools printed
+        // (repeats collapsed), before the logs: the first thing to read.
+        let mut saw: Vec<(String, usize)> = Vec::new();
+        for r in self.stub.seen() {
+            let line = match &r.tool_output {
+                Some(o) => format!(
+                    "{} {:?} {} (tool printed: {o:?})",
+                    r.path, r.model, r.status
+                ),
+                None => format!("{} {:?} {}", r.path, r.model, r.status),
+            };
+            match saw.last_mut() {
+                Some((last, n)) if *last == line => *n += 1,
+                _ => saw.push((line, 1)),
+            }
+        }
+        s.push_str("--- stub saw:\n");
+        for (line, n) in saw {
+            let times = if n > 1 {
+                format!(" x{n}")
+            } else {
+                String::new()
+            };
+            s.push_str(&format!("{line}{times}\n"));
+        }
         let agents = crate::common::git(self.dir(), &["rev-parse", "--git-common-dir"]);
         let agents = self.dir().join(agents.trim()).join("supervisor/agents");
         let mut logs: Vec<PathBuf> = std::fs::read_dir(&agents)
@@ -318,20 +351,6 @@ impl Project {
             s.push_str(&git_supervisor::dispatch::tail(&log, 15));
             s.push('\n');
         }
-        s.push_str(&format!(
-            "--- stub saw: {:?}\n",
-            self.stub
-                .seen()
-                .iter()
-                .map(|r| match &r.tool_output {
-                    Some(o) => format!(
-                        "{} {:?} {} (tool printed: {o:?})",
-                        r.path, r.model, r.status
-                    ),
-                    None => format!("{} {:?} {}", r.path, r.model, r.status),
-                })
-                .collect::<Vec<_>>()
-        ));
         s
     }
 
@@ -960,6 +979,33 @@ fn the_stub_model_answers_each_protocol_as_scripted() {
         {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}]});
     assert!(post("/v1/messages", second).1.contains("finished"));
+    // A continuation: the conversation so far, a reminder the CLI adds,
+    // then a new prompt starts the script again; after its tool result, a
+    // reminder between turns does not.
+    let done = serde_json::json!([
+        {"role": "user", "content": prompt},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "finished"}]},
+        {"role": "user", "content": [{"type": "text", "text": "<system-reminder>a file changed</system-reminder>"}]},
+        {"role": "user", "content": [{"type": "text", "text": format!("CONTINUATION: {prompt}")}]}]);
+    let continued =
+        serde_json::json!({"model": "m", "stream": true, "tools": tools, "messages": done});
+    assert!(post("/v1/messages", continued)
+        .1
+        .contains(r#"\"command\":\"touch alpha/2a.txt\""#));
+    let mut after = done.as_array().expect("messages").clone();
+    after.extend(serde_json::json!([
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "u", "name": "Bash", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "u", "content": "ok"}]},
+        {"role": "user", "content": [{"type": "text", "text": "<system-reminder>a file changed</system-reminder>"}]}])
+        .as_array()
+        .expect("messages")
+        .iter()
+        .cloned());
+    let after =
+        serde_json::json!({"model": "m", "stream": true, "tools": tools, "messages": after});
+    assert!(post("/v1/messages", after).1.contains("finished"));
 
     let codex = serde_json::json!({"model": "gpt", "stream": true, "input": [
         {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]}]});
@@ -984,5 +1030,5 @@ fn the_stub_model_answers_each_protocol_as_scripted() {
         .1
         .contains("alpha: sprint 2a"));
     let seen = stub.seen();
-    assert_eq!(seen.iter().filter(|r| r.main).count(), 5, "{seen:?}");
+    assert_eq!(seen.iter().filter(|r| r.main).count(), 7, "{seen:?}");
 }

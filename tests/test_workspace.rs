@@ -716,3 +716,128 @@ Supervisor-Status: complete" || exit 3
         );
     }
 }
+
+/// A commit the user makes in their own checkout wakes the engine from
+/// git's post-commit hook, whose environment names that checkout's index
+/// (`GIT_INDEX_FILE=.git/index`, relative) and the commit's dates. The
+/// agent the woken tick starts must still work in, and commit to, its own
+/// worktree: here the user finishes a blocked first unit by hand and the
+/// hook's tick starts the unit that depends on it.
+#[test]
+fn an_agent_started_from_the_users_commit_hook_works_in_its_own_worktree() {
+    let repo = fixture_repo("workspace");
+    let dir = repo.path();
+    let _cleanup = beside(dir);
+    std::fs::write(
+        dir.join("EXECUTION_PLAN.md"),
+        "# Hand Over
+
+| Package | Directory | Depends on |
+|---------|-----------|------------|
+| french | french | — |
+| german | german | french |
+
+## french
+
+### Sprint 1: Translate to French
+
+**Exit Criteria**:
+- [ ] `french/french.txt` exists
+
+## german
+
+### Sprint 1: Translate to German
+
+**Exit Criteria**:
+- [ ] `german/german.txt` exists
+",
+    )
+    .expect("plan");
+    for unit in ["french", "german"] {
+        std::fs::create_dir_all(dir.join(unit)).expect("unit dir");
+        std::fs::write(dir.join(unit).join("PROGRESS.md"), "# progress\n").expect("progress");
+    }
+    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
+    std::fs::write(
+        dir.join(".workflow/config.toml"),
+        config.replace("max_retries = 3", "max_retries = 0"),
+    )
+    .expect("config");
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "french, then german"]);
+    let s = scripts(&[
+        ("french-1-1.txt", "print giving up\nexit 1\n"),
+        (
+            "german-1-1.txt",
+            "write german/german.txt hallo\ncommit german: translate\nresult complete\n",
+        ),
+    ]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    let out = sv(dir, &env, &["hooks", "install"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let out = sv(dir, &env, &["start", "--wait"]);
+    assert_ne!(out.status, 0, "french blocks the run: {}", out.stdout);
+    assert_eq!(
+        sprint_path(dir, "french").last().map(String::as_str),
+        Some("FATAL")
+    );
+    assert!(sprint_path(dir, "german").is_empty());
+    // Only the hook may wake the engine now: french's wrapper is gone.
+    let since = std::time::Instant::now();
+    while processes_mentioning(&dir.display().to_string()) > 0 {
+        assert!(since.elapsed().as_secs() < 30, "french's wrapper stays");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+
+    // The user does french's work and commits it: git runs the hook.
+    std::fs::write(dir.join("french/french.txt"), "bonjour\n").expect("write");
+    git(dir, &["add", "french/french.txt"]);
+    let out = crate::common::command("git", dir)
+        .env("FAKE_AGENT_SCRIPT", s.path())
+        .args([
+            "commit",
+            "-qm",
+            "french: translated by hand",
+            "--trailer",
+            "Supervisor-Sprint: french/1",
+            "--trailer",
+            "Supervisor-Status: complete",
+        ])
+        .output()
+        .expect("git commit");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let users = git(dir, &["rev-parse", "HEAD"]);
+    // Nothing else ticks: the hook's tick starts german, whose wrapper
+    // judges it.
+    let since = std::time::Instant::now();
+    while !sprint_path(dir, "german")
+        .last()
+        .is_some_and(|s| ["COMPLETED", "FATAL"].contains(&s.as_str()))
+    {
+        assert!(
+            since.elapsed().as_secs() < 60,
+            "german never ended: {}",
+            crate::common::run(dir, &["log"]).stdout
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let log = crate::common::run(dir, &["log"]).stdout;
+    assert_eq!(
+        sprint_path(dir, "german"),
+        ["DISPATCHED", "RUNNING", "COMPLETED"],
+        "{log}"
+    );
+    // German's commit is on its unit's branch and integrated; the user's
+    // branch and index hold only what the user did.
+    assert_eq!(git(dir, &["rev-parse", "HEAD"]), users);
+    assert_eq!(git(dir, &["status", "--porcelain"]), "");
+    let branch = integration(dir);
+    assert_eq!(
+        git(dir, &["show", &format!("{branch}:german/german.txt")]),
+        "hallo\n"
+    );
+}

@@ -207,7 +207,13 @@ pub fn spawn_wrapper(exe: &Path, job_file: &Path, log: &Path) -> std::io::Result
     // runtime directory, which lives as long as the run.
     let job_file = std::path::absolute(job_file)?;
     let home = job_file.parent().unwrap_or(Path::new("/"));
-    let child = Command::new(exe)
+    let mut cmd = Command::new(exe);
+    // The agent works in its own worktree, and so do the wrapper's checks
+    // and the ticks it wakes: nothing may point them at another one.
+    for var in crate::hooks::REPOSITORY_LOCATION {
+        cmd.env_remove(var);
+    }
+    let child = cmd
         .arg("agent-run")
         .arg(&job_file)
         .current_dir(home)

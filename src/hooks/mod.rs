@@ -16,6 +16,42 @@ use std::process::Command;
 use serde::Serialize;
 
 pub const HOOKS: [&str; 3] = ["post-commit", "post-merge", "pre-push"];
+
+/// Where git finds the repository, index and objects it works on. Git sets
+/// some of these for a hook (`GIT_INDEX_FILE` for a commit's hooks, even as
+/// a relative `.git/index`; `GIT_DIR` in a linked worktree). Whatever
+/// inherits them works on the hook's worktree, whichever directory it runs
+/// in: an agent, or the engine's git commands in a unit's worktree.
+pub const REPOSITORY_LOCATION: [&str; 7] = [
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_PREFIX",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+];
+
+/// The rest of what git sets for a hook about the operation at hand: the
+/// commit's dates would pin every commit an agent started from the hook
+/// makes to the user's commit time.
+const HOOK_OPERATION: [&str; 4] = [
+    "GIT_QUARANTINE_PATH",
+    "GIT_AUTHOR_DATE",
+    "GIT_COMMITTER_DATE",
+    "GIT_REFLOG_ACTION",
+];
+
+/// Forget the hook's repository and operation, so the engine a hook wakes
+/// behaves as one started from the user's shell in that directory (hooks
+/// run at the top of the worktree, where discovery finds the same
+/// repository). Call before any thread starts: it edits the process
+/// environment.
+pub fn leave_hook_context() {
+    for var in REPOSITORY_LOCATION.iter().chain(HOOK_OPERATION.iter()) {
+        std::env::remove_var(var);
+    }
+}
 pub const START: &str = "# START git-supervisor";
 pub const END: &str = "# END git-supervisor";
 const CHAINED_SUFFIX: &str = ".pre-git-supervisor";

@@ -471,33 +471,52 @@ impl Protocol {
         }
     }
 
-    /// Tool results since the conversation's latest prompt: which scripted
-    /// step is next. A resumed conversation (a continuation) starts the
-    /// script again with its new prompt, as a model given new instructions
-    /// would.
+    /// Tool results since the conversation's latest prompt (a user
+    /// message carrying the sprint's `Supervisor-Sprint:` trailer): which
+    /// scripted step is next. A resumed conversation (a continuation)
+    /// starts the script again with its new prompt, as a model given new
+    /// instructions would; other user messages a CLI adds between turns
+    /// (reminders, context) do not.
     fn step(self, body: &Value) -> usize {
+        let prompt = |m: &Value| {
+            m.get("role").and_then(Value::as_str) == Some("user")
+                && m.get("content").is_some_and(|c| match c {
+                    Value::String(s) => s.contains(PROMPT_MARK),
+                    Value::Array(parts) => {
+                        parts.iter().all(|p| {
+                            !p.get("type")
+                                .and_then(Value::as_str)
+                                .is_some_and(|t| t.contains("tool_result"))
+                        }) && parts.iter().any(|p| {
+                            p.get("text")
+                                .and_then(Value::as_str)
+                                .is_some_and(|t| t.contains(PROMPT_MARK))
+                        })
+                    }
+                    _ => false,
+                })
+        };
         match self {
             Protocol::Anthropic => body
                 .get("messages")
                 .and_then(Value::as_array)
                 .map(|ms| {
                     ms.iter().fold(0, |n, m| {
-                        let blocks: Vec<&Value> = m
+                        if prompt(m) {
+                            return 0;
+                        }
+                        let results = m
                             .get("content")
                             .and_then(Value::as_array)
-                            .map(|c| c.iter().collect())
-                            .unwrap_or_default();
-                        let results = blocks
-                            .iter()
-                            .filter(|b| {
-                                b.get("type").and_then(Value::as_str) == Some("tool_result")
+                            .map(|c| {
+                                c.iter()
+                                    .filter(|b| {
+                                        b.get("type").and_then(Value::as_str) == Some("tool_result")
+                                    })
+                                    .count()
                             })
-                            .count();
-                        let user = m.get("role").and_then(Value::as_str) == Some("user");
-                        match (user, results) {
-                            (true, 0) => 0,
-                            _ => n + results,
-                        }
+                            .unwrap_or(0);
+                        n + results
                     })
                 })
                 .unwrap_or(0),
@@ -507,10 +526,9 @@ impl Protocol {
                 .map(|items| {
                     items.iter().fold(0, |n, i| {
                         let kind = i.get("type").and_then(Value::as_str).unwrap_or("");
-                        let role = i.get("role").and_then(Value::as_str).unwrap_or("");
                         if kind.ends_with("call_output") {
                             n + 1
-                        } else if role == "user" {
+                        } else if prompt(i) {
                             0
                         } else {
                             n
@@ -552,13 +570,16 @@ impl Protocol {
     }
 }
 
+/// What every sprint prompt carries (the trailer it asks commits for).
+const PROMPT_MARK: &str = "Supervisor-Sprint: ";
+
 /// `(unit, sprint)` from the first `Supervisor-Sprint: <unit>/<sprint>` in
 /// the request.
 fn trailer_target(raw: &str) -> (String, String) {
-    let Some(at) = raw.find("Supervisor-Sprint: ") else {
+    let Some(at) = raw.find(PROMPT_MARK) else {
         return ("unit".into(), "0".into());
     };
-    let rest = &raw[at + "Supervisor-Sprint: ".len()..];
+    let rest = &raw[at + PROMPT_MARK.len()..];
     let token: String = rest
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
