@@ -311,3 +311,132 @@ fn an_event_that_no_longer_applies_on_the_remote_is_dropped_and_named() {
         "A's dispatch: {french}"
     );
 }
+
+/// A clone that archives the shared (finished) run and starts a new one
+/// pushes it over the archived one; the other clone, whose run the remote
+/// now holds archived, takes the new run. Runs share no transition, so
+/// neither sync may call that a divergence. Two new runs started apart are
+/// still left alone, in one JSON document.
+#[test]
+fn a_new_run_replaces_the_one_archived_on_the_other_side() {
+    let served = Served::new();
+    let (a, url) = (served.repo.path(), served.url.clone());
+    assert_eq!(run(a, &["sync", "origin"]).status, 0);
+    let first = git(a, &["rev-parse", "refs/supervisor/state"])
+        .trim()
+        .to_string();
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    git(elsewhere.path(), &["clone", "-q", &url, "b"]);
+    let b = elsewhere.path().join("b");
+    git(&b, &["config", "user.name", "B"]);
+    git(&b, &["config", "user.email", "b@example.com"]);
+    assert_eq!(run(&b, &["sync", "origin"]).status, 0);
+
+    // A starts the plan again: its finished run is archived here.
+    let s = scripts(&[(
+        "default.txt",
+        "write ${SUPERVISOR_UNIT}-again.txt ok\ncommit-all ${SUPERVISOR_UNIT}: again\nresult complete\n",
+    )]);
+    let out = run_env(a, &["start", "--wait"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let second = git(a, &["rev-parse", "refs/supervisor/state"])
+        .trim()
+        .to_string();
+    let out = run(a, &["sync", "origin", "--format", "json"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("one JSON document");
+    assert_eq!(report["relation"], "newer_run_here", "{report}");
+    assert_eq!(report["ok"], true, "{report}");
+    let pushed = report["pushed"].to_string();
+    assert!(
+        pushed.contains("\"refs/supervisor/state\"") && pushed.contains("refs/supervisor/runs/"),
+        "{report}"
+    );
+    assert_eq!(remote_ref(&url, "refs/supervisor/state", a), second);
+    let archived = git(
+        a,
+        &[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/supervisor/runs/",
+        ],
+    );
+    let archived = archived.trim();
+    assert_eq!(remote_ref(&url, archived, a), first);
+
+    // B still has the first run: the remote holds it archived, whole.
+    let status = run(&b, &["status"]).stdout;
+    assert!(!status.contains("diverged"), "{status}");
+    let out = run(&b, &["sync", "origin"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("a newer run on the remote"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("Took refs/supervisor/state"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        git(&b, &["rev-parse", "refs/supervisor/state"]).trim(),
+        second
+    );
+    assert_eq!(git(&b, &["rev-parse", archived]).trim(), first);
+    let out = run(&b, &["sync", "origin"]);
+    assert!(out.stdout.contains("up to date"), "{}", out.stdout);
+
+    // Both start yet another run, each archiving the second: two new runs,
+    // neither archived on the other side. Left alone, and said in one
+    // JSON document.
+    for (dir, name) in [(a, "a"), (b.as_path(), "b")] {
+        let s = scripts(&[(
+            "default.txt",
+            &format!("write ${{SUPERVISOR_UNIT}}-{name}.txt ok\ncommit-all ${{SUPERVISOR_UNIT}}: {name}\nresult complete\n"),
+        )]);
+        let out = run_env(
+            dir,
+            &["start", "--wait"],
+            &[("FAKE_AGENT_SCRIPT", s.path())],
+        );
+        assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    }
+    assert_eq!(run(a, &["sync", "origin"]).status, 0);
+    let remote_before = remote_ref(&url, "refs/supervisor/state", a);
+    let b_before = git(&b, &["rev-parse", "refs/supervisor/state"]);
+    let out = run(&b, &["sync", "origin", "--format", "json"]);
+    assert_ne!(out.status, 0, "{}", out.stdout);
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).expect("one JSON document");
+    assert_eq!(report["ok"], false, "{report}");
+    assert_eq!(report["error"]["code"], "sync::diverged", "{report}");
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+    assert_eq!(remote_ref(&url, "refs/supervisor/state", a), remote_before);
+    assert_eq!(git(&b, &["rev-parse", "refs/supervisor/state"]), b_before);
+}
+
+/// An unknown remote, or none at all: a clear error naming the clone's
+/// remotes, and nothing written.
+#[test]
+fn sync_with_a_remote_that_does_not_exist_says_which_there_are() {
+    let served = Served::new();
+    let a = served.repo.path();
+    let state = git(a, &["rev-parse", "refs/supervisor/state"]);
+    let out = run(a, &["sync", "nosuch"]);
+    assert_ne!(out.status, 0);
+    assert!(
+        out.stderr.contains("no git remote named `nosuch`") && out.stderr.contains("origin"),
+        "{}",
+        out.stderr
+    );
+    git(a, &["remote", "remove", "origin"]);
+    let out = run(a, &["sync"]);
+    assert_ne!(out.status, 0);
+    assert!(
+        out.stderr.contains("git remote add origin"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(git(a, &["rev-parse", "refs/supervisor/state"]), state);
+    let _ = &served.server;
+}

@@ -34,6 +34,12 @@ pub fn relation_text(remote: &str, r: Relation) -> String {
         Relation::Diverged { ahead, behind } => format!(
             "{remote}: diverged ({ahead} transitions only here, {behind} only on the remote)"
         ),
+        Relation::NewerRunHere => {
+            format!("{remote}: a newer run here; the remote's run is archived here")
+        }
+        Relation::NewerRunThere => {
+            format!("{remote}: a newer run on the remote; this clone's run is archived there")
+        }
     }
 }
 
@@ -41,6 +47,28 @@ pub fn cmd_sync(ctx: &Context, args: &SyncArgs, out: &mut dyn Write) -> miette::
     // The repository's top level, wherever in it the command runs.
     let store = crate::store::Store::open(&ctx.cwd)?;
     let dir = store.workdir().unwrap_or(&ctx.cwd).to_path_buf();
+    if !crate::store::remote::known(&dir, &args.remote) {
+        let remotes = crate::store::remote::names(&dir);
+        let help = if remotes.is_empty() {
+            format!(
+                "this clone has no remote: `git remote add {} <url>`, then sync again",
+                args.remote
+            )
+        } else {
+            format!(
+                "this clone's remotes: {}; name one (`git supervisor sync {}`) or add it with `git remote add {} <url>`",
+                remotes.join(", "),
+                remotes[0],
+                args.remote
+            )
+        };
+        return Err(miette::miette!(
+            code = "sync::no_remote",
+            help = help,
+            "there is no git remote named `{}`",
+            args.remote
+        ));
+    }
     let mut report = crate::store::sync::sync(&dir, &args.remote)?;
     let mut unreplayed = None;
     if matches!(report.relation, Relation::Diverged { .. })
@@ -65,10 +93,37 @@ pub fn cmd_sync(ctx: &Context, args: &SyncArgs, out: &mut dyn Write) -> miette::
             Some(why) => unreplayed = Some(why),
         }
     }
+    let why = unreplayed
+        .map(|w| format!(" (this clone's transitions were not decided again: {w})"))
+        .unwrap_or_default();
+    let failure = (!report.clean()).then(|| {
+        format!(
+            "left as they are, diverged from {} or refused by it: {}{why}",
+            report.remote,
+            report.left.join(", ")
+        )
+    });
+    const HELP: &str = "nothing was overwritten on either side: keep one side's (on the other clone, `git update-ref <ref> refs/remotes/<remote>/supervisor/...` takes the remote's) and sync again";
     match args.format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &report).into_diagnostic()?;
+            // One document, also when something was left: the report with
+            // the error beside it.
+            let mut doc = serde_json::to_value(&report).into_diagnostic()?;
+            doc["ok"] = serde_json::Value::Bool(failure.is_none());
+            if let Some(message) = &failure {
+                doc["error"] = serde_json::json!({
+                    "code": "sync::diverged",
+                    "message": message,
+                    "help": HELP,
+                });
+            }
+            serde_json::to_writer_pretty(&mut *out, &doc).into_diagnostic()?;
             writeln!(out).into_diagnostic()?;
+            return Ok(if failure.is_none() {
+                super::EXIT_OK
+            } else {
+                super::EXIT_ERROR
+            });
         }
         Format::Text => {
             writeln!(
@@ -95,17 +150,12 @@ pub fn cmd_sync(ctx: &Context, args: &SyncArgs, out: &mut dyn Write) -> miette::
             }
         }
     }
-    if report.clean() {
-        return Ok(super::EXIT_OK);
+    match failure {
+        None => Ok(super::EXIT_OK),
+        Some(message) => Err(miette::miette!(
+            code = "sync::diverged",
+            help = HELP,
+            "{message}"
+        )),
     }
-    let why = unreplayed
-        .map(|w| format!(" (this clone's transitions were not decided again: {w})"))
-        .unwrap_or_default();
-    Err(miette::miette!(
-        code = "sync::diverged",
-        help = "nothing was overwritten on either side: keep one side's (on the other clone, `git update-ref <ref> refs/remotes/<remote>/supervisor/...` takes the remote's) and sync again",
-        "left as they are, diverged from {} or refused by it: {}{why}",
-        report.remote,
-        report.left.join(", ")
-    ))
 }

@@ -541,6 +541,18 @@ impl Engine {
         }
     }
 
+    /// Whether a run with this id was archived here or on the run's remote.
+    fn run_id_taken(&self, run_id: &str) -> Result<bool, EngineError> {
+        let archive = format!("{}{run_id}", crate::store::RUNS_PREFIX);
+        if self.store.ref_id(&archive)?.is_some() {
+            return Ok(true);
+        }
+        Ok(match self.store.remote() {
+            Some(remote) => remote.tracked(&archive).is_some(),
+            None => false,
+        })
+    }
+
     /// Start a new run of `plan` (its text and the config text are
     /// snapshotted into the run). A finished run is archived first.
     pub fn start(
@@ -578,7 +590,16 @@ impl Engine {
             .feature_name
             .clone()
             .unwrap_or_else(|| naming::operation_name(plan));
-        let run_id = naming::run_id(&clock.at_seq(0), plan_text);
+        // Two runs of one plan started in the same second (a pinned clock,
+        // a script) would share an id, and with it the archive's name and
+        // the run's branches: the later one takes the next free suffix.
+        let base_id = naming::run_id(&clock.at_seq(0), plan_text);
+        let mut run_id = base_id.clone();
+        let mut n = 1;
+        while self.run_id_taken(&run_id)? {
+            n += 1;
+            run_id = format!("{base_id}-{n}");
+        }
         let mut state = State::new(
             plan,
             &run_id,

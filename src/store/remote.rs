@@ -264,6 +264,23 @@ pub fn fetch_refspecs(remote: &str) -> [String; 2] {
     ]
 }
 
+/// The git remotes of the repository at `dir`.
+pub fn names(dir: &Path) -> Vec<String> {
+    Command::new("git")
+        .arg("remote")
+        .current_dir(dir)
+        .env("GIT_SUPERVISOR_INTERNAL", "1")
+        .stdin(Stdio::null())
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Whether `name` is a git remote of the repository at `dir`.
 pub fn known(dir: &Path, name: &str) -> bool {
     Command::new("git")

@@ -14,7 +14,11 @@
 //!   fetch are never overwritten — the remote refuses the push instead;
 //! - both moved on: left here, and reported with how far each side went;
 //!   `engine::resync` then decides this clone's events again on the
-//!   remote's state and pushes them under the same kind of lease.
+//!   remote's state and pushes them under the same kind of lease;
+//! - two runs (runs share no transition): when one side archived the
+//!   other's run whole (`refs/supervisor/runs/<id>` holds its tip) and
+//!   started a new one, the new run is pushed over the archived one (under
+//!   the lease) or taken; otherwise they are left, as diverged.
 //!
 //! The runs' branches (`supervisor/<run>/integration`, unit branches) and
 //! archived runs (`refs/supervisor/runs/*`) go along the same way: pushed
@@ -72,6 +76,12 @@ pub enum Relation {
         ahead: usize,
         behind: usize,
     },
+    /// This clone started a new run after archiving the remote's (with
+    /// every transition the remote has): the new run replaces it there.
+    NewerRunHere,
+    /// The remote started a new run after archiving this clone's (with
+    /// every transition this clone has): this clone takes it.
+    NewerRunThere,
 }
 
 /// What one sync did.
@@ -176,6 +186,40 @@ fn relation_of(
     })
 }
 
+/// The state refs' relation, where a diverged pair may be two runs: one
+/// side's run archived on the other (`refs/supervisor/runs/*` holding the
+/// whole of it) before that side started a new one. Runs share no
+/// transition, so their histories always look diverged.
+fn state_relation(
+    git: &Git<'_>,
+    remote: &str,
+    ours: Option<&str>,
+    theirs: Option<&str>,
+) -> Result<Relation, SyncError> {
+    let relation = relation_of(git, ours, theirs)?;
+    let (Relation::Diverged { .. }, Some(ours), Some(theirs)) = (relation, ours, theirs) else {
+        return Ok(relation);
+    };
+    let holds = |archives: Vec<(String, String)>, tip: &str| {
+        archives.iter().any(|(_, archived)| {
+            archived == tip
+                || git
+                    .run(&["merge-base", "--is-ancestor", tip, archived])
+                    .is_ok_and(|o| o.status.success())
+        })
+    };
+    if holds(git.refs("refs/supervisor/runs/")?, theirs) {
+        return Ok(Relation::NewerRunHere);
+    }
+    if holds(
+        git.refs(&format!("refs/remotes/{remote}/supervisor/runs/"))?,
+        ours,
+    ) {
+        return Ok(Relation::NewerRunThere);
+    }
+    Ok(relation)
+}
+
 /// How this clone's state stood against `remote` at the last sync (no
 /// network: the remote-tracking ref the last fetch left). `None` when no
 /// sync with `remote` ever happened.
@@ -183,7 +227,7 @@ pub fn last_known(dir: &Path, remote: &str) -> Option<Relation> {
     let git = Git { dir };
     let theirs = git.rev(&tracking(remote, STATE_REF))?;
     let ours = git.rev(STATE_REF);
-    relation_of(&git, ours.as_deref(), Some(&theirs)).ok()
+    state_relation(&git, remote, ours.as_deref(), Some(&theirs)).ok()
 }
 
 /// The remotes this clone ever synced with (they have a tracked state ref).
@@ -203,10 +247,14 @@ pub fn synced_remotes(dir: &Path) -> Vec<String> {
 /// Fetch the remote's state namespace and runs' branches into
 /// `refs/remotes/<remote>/supervisor/*` (tracking refs: forced is right).
 fn fetch(git: &Git<'_>, remote: &str) -> Result<String, SyncError> {
+    // Pruned: a state ref the remote archived is gone from its tracking
+    // ref too.
     git.ok(&[
         "fetch",
         "--quiet",
         "--no-tags",
+        "--prune",
+        "--no-write-fetch-head",
         remote,
         &fetch_refspecs(remote)[0],
         &fetch_refspecs(remote)[1],
@@ -219,7 +267,7 @@ pub fn sync(dir: &Path, remote: &str) -> Result<SyncReport, SyncError> {
     fetch(&git, remote)?;
     let ours = git.rev(STATE_REF);
     let theirs = git.rev(&tracking(remote, STATE_REF));
-    let relation = relation_of(&git, ours.as_deref(), theirs.as_deref())?;
+    let relation = state_relation(&git, remote, ours.as_deref(), theirs.as_deref())?;
     let mut report = SyncReport {
         remote: remote.to_string(),
         relation,
@@ -259,9 +307,14 @@ pub fn sync(dir: &Path, remote: &str) -> Result<SyncReport, SyncError> {
     for name in &names {
         let ours = git.rev(name);
         let theirs = git.rev(&tracking(remote, name));
-        match relation_of(&git, ours.as_deref(), theirs.as_deref())? {
+        let relation = if name == STATE_REF {
+            relation
+        } else {
+            relation_of(&git, ours.as_deref(), theirs.as_deref())?
+        };
+        match relation {
             Relation::Neither | Relation::Same => {}
-            Relation::RemoteOnly | Relation::Behind { .. } => {
+            Relation::RemoteOnly | Relation::Behind { .. } | Relation::NewerRunThere => {
                 let new = theirs.as_deref().unwrap_or_default();
                 let old = ours
                     .as_deref()
@@ -281,7 +334,7 @@ pub fn sync(dir: &Path, remote: &str) -> Result<SyncReport, SyncError> {
                     _ => report.left.push(name.clone()),
                 }
             }
-            Relation::LocalOnly | Relation::Ahead { .. } => {
+            Relation::LocalOnly | Relation::Ahead { .. } | Relation::NewerRunHere => {
                 let expected = theirs.clone().unwrap_or_default();
                 push_args.push(format!("--force-with-lease={name}:{expected}"));
                 to_push.push(name.clone());
