@@ -34,51 +34,60 @@ impl Engine {
         Some((Report::read(&paths.report).unwrap_or_default(), paths.lock))
     }
 
-    /// End one unit's agent and every process of its tree. The wrapper is
-    /// asked (SIGTERM): it is the agent's subreaper, so it alone sees the
-    /// whole tree, and it ends it (SIGTERM, `grace`, SIGKILL) before it
-    /// exits. A wrapper that is gone or does not answer in time is replaced
-    /// by doing the same from here over what `/proc` still shows under it.
-    fn terminate(&self, state: &State, unit: &str, grace: Duration, ended: &mut Ended) {
-        let Some((report, lock)) = self.report_of(state, unit) else {
-            return;
-        };
+    /// End the agents of `units` and every process of their trees. Each
+    /// wrapper is asked (SIGTERM): it is its agent's subreaper, so it alone
+    /// sees the whole tree, and it ends it (SIGTERM, `grace`, SIGKILL)
+    /// before it exits. A wrapper that is gone or does not answer in time
+    /// is replaced by doing the same from here over what `/proc` still
+    /// shows under it. All are asked first and waited for together, so
+    /// several agents that ignore the request take one grace period, not
+    /// one each.
+    fn terminate(&self, state: &State, units: &[String], grace: Duration, ended: &mut Ended) {
         let prune = |pid: u32| reap::is_wrapper(pid);
-        let wrapper = report.wrapper_pid.filter(|w| dispatch::alive(*w));
-        if let Some(w) = wrapper {
+        let targets: Vec<(&String, dispatch::Report, std::path::PathBuf)> = units
+            .iter()
+            .filter_map(|u| self.report_of(state, u).map(|(r, l)| (u, r, l)))
+            .collect();
+        for (_, report, _) in &targets {
             // The wrapper only, not its group: its group may hold another
             // unit's wrapper its tick started.
-            reap::signal(w, libc::SIGTERM);
-            let start = Instant::now();
-            let patience = grace.saturating_add(Duration::from_secs(5));
-            while (crate::gate::lock::is_held(&lock) || dispatch::alive(w))
-                && start.elapsed() < patience
+            if let Some(w) = report.wrapper_pid.filter(|w| dispatch::alive(*w)) {
+                reap::signal(w, libc::SIGTERM);
+            }
+        }
+        let start = Instant::now();
+        let patience = grace.saturating_add(Duration::from_secs(5));
+        for (unit, report, lock) in &targets {
+            if let Some(w) = report.wrapper_pid {
+                while (crate::gate::lock::is_held(lock) || dispatch::alive(w))
+                    && start.elapsed() < patience
+                {
+                    dispatch::reap();
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                if dispatch::alive(w) {
+                    ended.failures.push(format!(
+                        "{unit}: wrapper {w} did not end its agent in time; ended from here"
+                    ));
+                    reap::end_tree(w, true, grace, &prune, None);
+                }
+            }
+            // No wrapper (it crashed): what is left of the agent's own tree.
+            if let Some(pid) = report
+                .pid
+                .filter(|p| dispatch::alive(*p) && Some(*p) != report.wrapper_pid)
             {
-                dispatch::reap();
-                std::thread::sleep(Duration::from_millis(10));
+                let _ = dispatch::signal_group(pid, libc::SIGTERM);
+                let end = reap::end_tree(pid, true, grace, &prune, None);
+                if !end.survivors.is_empty() {
+                    ended.failures.push(format!(
+                        "{unit}: processes {:?} survived SIGKILL",
+                        end.survivors
+                    ));
+                }
             }
-            if dispatch::alive(w) {
-                ended.failures.push(format!(
-                    "{unit}: wrapper {w} did not end its agent in time; ended from here"
-                ));
-                reap::end_tree(w, true, grace, &prune, None);
-            }
+            ended.terminated += 1;
         }
-        // No wrapper (it crashed): what is left of the agent's own tree.
-        if let Some(pid) = report
-            .pid
-            .filter(|p| dispatch::alive(*p) && Some(*p) != report.wrapper_pid)
-        {
-            let _ = dispatch::signal_group(pid, libc::SIGTERM);
-            let end = reap::end_tree(pid, true, grace, &prune, None);
-            if !end.survivors.is_empty() {
-                ended.failures.push(format!(
-                    "{unit}: processes {:?} survived SIGKILL",
-                    end.survivors
-                ));
-            }
-        }
-        ended.terminated += 1;
     }
 
     /// Wait until no agent of this repository is left (every liveness lock
@@ -144,9 +153,14 @@ impl Engine {
             .iter()
             .filter(|u| u.state == UnitStatus::Stopping)
             .count();
-        say(&format!(
-            "Supervisor entering graceful shutdown. Waiting for {waiting} active agents to finish."
-        ));
+        say(&if waiting == 0 {
+            "Supervisor stopped: no agent was at work.".to_string()
+        } else {
+            format!(
+                "Supervisor entering graceful shutdown. Waiting for {waiting} active agent{} to finish.",
+                if waiting == 1 { "" } else { "s" }
+            )
+        });
         let poll = self.poll_interval();
         let mut polls_without_completion = 0;
         let mut last = waiting;
@@ -211,12 +225,14 @@ impl Engine {
         let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
         let config = self.snapshot(&tip)?.1;
         let state = tip.state;
-        for u in state
+        let stopping: Vec<&crate::machine::UnitState> = state
             .units
             .iter()
             .filter(|u| u.state == UnitStatus::Stopping && u.active_sprint().is_some())
-        {
-            self.terminate(&state, &u.name, grace, &mut ended);
+            .collect();
+        let names: Vec<String> = stopping.iter().map(|u| u.name.clone()).collect();
+        self.terminate(&state, &names, grace, &mut ended);
+        for u in stopping {
             let uncommitted = verify::uncommitted(
                 &self.unit_root(&state, &config, &u.name),
                 u,
@@ -287,9 +303,7 @@ impl Engine {
             .filter(|u| u.active_sprint().is_some() && !done.contains(&u.name))
             .map(|u| u.name.clone())
             .collect();
-        for unit in &active {
-            self.terminate(&state, unit, grace, ended);
-        }
+        self.terminate(&state, &active, grace, ended);
         let mut assessments = Vec::new();
         for unit in &active {
             let u = state.unit(unit).expect("listed from the state");
@@ -355,7 +369,11 @@ pub fn render_report(
     for f in &ended.failures {
         o.push_str(&format!("Kill failed (logged, not fatal): {f}\n"));
     }
-    o.push_str("\nWork unit states after kill:\n");
+    o.push_str(if ended.terminated > 0 {
+        "\nWork unit states after the agents were ended:\n"
+    } else {
+        "\nWork unit states:\n"
+    });
     o.push_str(
         "| Work Unit | State | Last Completed Sprint | Uncommitted Work | Action Needed |\n",
     );

@@ -265,10 +265,32 @@ pub fn next_event(s: Option<&State>) -> String {
         Overall::Blocked if active == 0 => {
             "waiting for intervention: fix the cause, then `git supervisor resume`".into()
         }
-        _ if active > 0 => format!(
-            "waiting for {active} active agent{} (an agent's exit wakes the engine)",
-            if active == 1 { "" } else { "s" }
-        ),
+        _ if active > 0 => {
+            let unstarted = s
+                .units
+                .iter()
+                .filter_map(|u| u.active_sprint())
+                .filter(|sp| sp.state == crate::machine::SprintStatus::Dispatched)
+                .count();
+            let plural = |n: usize| if n == 1 { "" } else { "s" };
+            let running = active - unstarted;
+            if unstarted == 0 {
+                format!(
+                    "waiting for {active} active agent{} (an agent's exit wakes the engine)",
+                    plural(active)
+                )
+            } else {
+                let also = if running > 0 {
+                    format!(" and {running} active agent{}", plural(running))
+                } else {
+                    String::new()
+                };
+                format!(
+                    "waiting for {unstarted} dispatched sprint{} to start{also} (in a run on a remote, `git supervisor worker` claims them)",
+                    plural(unstarted)
+                )
+            }
+        }
         _ => "dispatching eligible sprints at the next tick".into(),
     }
 }
