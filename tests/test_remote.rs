@@ -711,6 +711,22 @@ fn stop_ends_unclaimed_sprints_at_once_and_resume_continues() {
         !subjects.iter().any(|l| l.ends_with("-> KILLED")),
         "{subjects:#?}"
     );
+    assert!(
+        out.stderr.contains("no agent was at work"),
+        "{}",
+        out.stderr
+    );
+    // A worker finds the run stopped, and says so.
+    let early = summary(
+        worker(
+            &remote.clone("early"),
+            s.path(),
+            &["--once", "--poll", "100ms"],
+        ),
+        Duration::from_secs(60),
+    );
+    assert_eq!(early["overall"], "stopped", "{early}");
+    assert_eq!(early["claimed"], serde_json::json!([]), "{early}");
     let out = run_env(remote.src.path(), &["resume"], &env);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let done = summary(

@@ -85,12 +85,14 @@ pub fn cmd_worker(ctx: &Context, args: &WorkerArgs, out: &mut dyn Write) -> miet
                 summary.claimed.len(),
                 summary.lost_claims,
                 summary.refused_pushes,
-                if summary.finished {
-                    "the run is finished"
-                } else if summary.run.is_some() {
-                    "nothing left to claim now"
-                } else {
-                    "there is no run on the remote"
+                match (summary.finished, summary.overall.as_deref()) {
+                    (true, Some("completed")) => "the run is completed".to_string(),
+                    (true, Some(overall)) => format!(
+                        "the run is {overall}: once `git supervisor resume` continues it, start workers again"
+                    ),
+                    (true, None) => "the run is finished".to_string(),
+                    (false, _) if summary.run.is_some() => "nothing left to claim now".to_string(),
+                    (false, _) => "there is no run on the remote".to_string(),
                 }
             )
             .into_diagnostic()?;

@@ -146,6 +146,9 @@ impl Engine {
     ) -> Result<(State, Ended), EngineError> {
         let deadline = timeout.map(|t| std::time::Instant::now() + t);
         self.publish(EventKind::Stop)?;
+        // Units with nothing at work stop at the first tick (on a remote,
+        // sprints no worker claimed): count only what is left to wait for.
+        self.tick(LockMode::Wait(Duration::from_millis(500)))?;
         let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
         let waiting = tip
             .state

@@ -77,6 +77,10 @@ pub struct WorkerSummary {
     pub dropped: Vec<String>,
     /// The run was finished when the worker left.
     pub finished: bool,
+    /// The run's overall state when the worker left (`completed`,
+    /// `stopped`, `blocked`, `killed`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overall: Option<String>,
 }
 
 /// A busy or unreachable remote while a claim is judged or renewed: said,
@@ -152,6 +156,7 @@ impl Engine {
         };
         let mut mine: Vec<Claimed> = Vec::new();
         let mut unreachable_rounds = 0;
+        let mut told_no_run = false;
         loop {
             // Verdicts first: the tick then dispatches what they opened,
             // and this round may claim it.
@@ -184,8 +189,16 @@ impl Engine {
                 Err(e) => return Err(e),
             }
             let tip = self.store.tip()?;
-            if let Some(t) = &tip {
-                summary.run = Some(t.state.run_id.clone());
+            match &tip {
+                Some(t) => summary.run = Some(t.state.run_id.clone()),
+                None if !options.once && !told_no_run => {
+                    say(&format!(
+                        "No run on `{}` yet: waiting for one (`git supervisor start --remote {}`).",
+                        remote.name, remote.name
+                    ));
+                    told_no_run = true;
+                }
+                None => {}
             }
             let mut claimed_now = false;
             while mine.len() < options.agents {
@@ -219,9 +232,11 @@ impl Engine {
                 }
             }
             summary.refused_pushes = remote.refused();
-            let finished = self.store.tip()?.is_some_and(|t| t.state.is_finished());
+            let now = self.store.tip()?;
+            let finished = now.as_ref().is_some_and(|t| t.state.is_finished());
             if mine.is_empty() && (finished || (options.once && !claimed_now)) {
                 summary.finished = finished;
+                summary.overall = now.map(|t| t.state.overall().as_str().to_string());
                 return Ok(summary);
             }
             std::thread::sleep(options.poll);
