@@ -602,6 +602,19 @@ fn stop_timeout_cuts_the_graceful_wait_short() {
     let st = status(dir);
     assert_eq!(unit(&st, "parser")["state"], "KILLED");
     assert_eq!(unit(&st, "parser")["current"]["attempt"], 1, "attempt kept");
+    // Starting anew archives the stopped run, and says what would have
+    // continued it.
+    let out = run_env(dir, &["start"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("is archived as refs/supervisor/runs/")
+            && out
+                .stdout
+                .contains("`git supervisor resume` continues such a run"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(run_env(dir, &["killall"], &env).status, 0);
 }
 
 /// Live fake agents working in `dir`, by the unit in their environment.

@@ -8,6 +8,11 @@ fn init_copies_the_template_and_refuses_to_overwrite() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = run(dir.path(), &["init"]);
     assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("write EXECUTION_PLAN.md"),
+        "{}",
+        out.stdout
+    );
     let config = dir.path().join(".workflow/config.toml");
     assert!(config.is_file());
     assert!(dir
@@ -25,8 +30,18 @@ fn init_copies_the_template_and_refuses_to_overwrite() {
         "init overwrote a file"
     );
 
+    // With a plan already written, the next step is to check it.
+    std::fs::write(dir.path().join("EXECUTION_PLAN.md"), "# Mine\n").expect("plan");
     let forced = run(dir.path(), &["init", "--force"]);
     assert_eq!(forced.status, 0, "{}", forced.stderr);
+    assert!(
+        forced
+            .stdout
+            .contains("run `git supervisor plan` to check EXECUTION_PLAN.md")
+            && !forced.stdout.contains("write EXECUTION_PLAN.md"),
+        "{}",
+        forced.stdout
+    );
     assert_ne!(std::fs::read_to_string(&config).expect("read"), "# mine\n");
 }
 

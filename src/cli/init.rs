@@ -159,10 +159,18 @@ pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::
     } else {
         format!("uncomment an agent preset in {CONFIG_DIR}/config.toml, ")
     };
-    writeln!(
-        out,
-        "next: {first}write EXECUTION_PLAN.md (see {CONFIG_DIR}/EXECUTION_PLAN.example.md), then run `git supervisor plan`"
-    )
+    let plan = resolve_plan(Some(&root), &root, "init").ok();
+    match plan {
+        Some(plan) => writeln!(
+            out,
+            "next: {first}run `git supervisor plan` to check {}, then `git supervisor start`",
+            plan.strip_prefix(&root).unwrap_or(&plan).display()
+        ),
+        None => writeln!(
+            out,
+            "next: {first}write EXECUTION_PLAN.md (see {CONFIG_DIR}/EXECUTION_PLAN.example.md), then run `git supervisor plan`"
+        ),
+    }
     .map_err(super::io_err)?;
     Ok(EXIT_OK)
 }

@@ -66,6 +66,15 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
     let recorded = crate::store::remote::recorded(&store.runtime_dir());
     crate::store::remote::record(&store.runtime_dir(), remote.as_deref()).into_diagnostic()?;
     let engine = Engine::open(&loaded.root)?;
+    // A run that ended without completing is archived by a new start: say
+    // so, since `resume` would have continued it.
+    let previous = engine
+        .store
+        .tip()
+        .ok()
+        .flatten()
+        .map(|t| t.state)
+        .filter(|s| s.is_finished() && s.overall() != crate::machine::Overall::Completed);
     let started = engine.start(
         &loaded.plan,
         &loaded.source,
@@ -113,6 +122,18 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
             )
             .into_diagnostic()?;
         }
+    }
+    if let Some(p) = previous.filter(|p| p.run_id != state.run_id) {
+        writeln!(
+            out,
+            "The previous run, {} (run {}), was {} and is archived as {}{}; `git supervisor resume` continues such a run instead of starting anew.",
+            p.operation,
+            p.run_id,
+            p.overall().as_str(),
+            crate::store::RUNS_PREFIX,
+            p.run_id
+        )
+        .into_diagnostic()?;
     }
     writeln!(
         out,

@@ -22,6 +22,10 @@ pub struct SyncArgs {
     pub format: Format,
 }
 
+fn transitions(n: usize) -> String {
+    format!("{n} transition{}", if n == 1 { "" } else { "s" })
+}
+
 /// One line on how the local state stands against a remote.
 pub fn relation_text(remote: &str, r: Relation) -> String {
     match r {
@@ -29,10 +33,11 @@ pub fn relation_text(remote: &str, r: Relation) -> String {
         Relation::LocalOnly => format!("{remote}: the run is only here"),
         Relation::RemoteOnly => format!("{remote}: the run is only on the remote"),
         Relation::Same => format!("{remote}: up to date"),
-        Relation::Ahead { ahead } => format!("{remote}: {ahead} transitions ahead"),
-        Relation::Behind { behind } => format!("{remote}: {behind} transitions behind"),
+        Relation::Ahead { ahead } => format!("{remote}: {} ahead", transitions(ahead)),
+        Relation::Behind { behind } => format!("{remote}: {} behind", transitions(behind)),
         Relation::Diverged { ahead, behind } => format!(
-            "{remote}: diverged ({ahead} transitions only here, {behind} only on the remote)"
+            "{remote}: diverged ({} only here, {behind} only on the remote)",
+            transitions(ahead)
         ),
         Relation::NewerRunHere => {
             format!("{remote}: a newer run here; the remote's run is archived here")

@@ -39,7 +39,13 @@ pub fn cmd_tick(ctx: &Context, args: &TickArgs, out: &mut dyn Write) -> miette::
         } else {
             r.dispatched.join(", ")
         };
-        writeln!(out, "{} transitions; dispatched: {dispatched}", r.steps).into_diagnostic()?;
+        writeln!(
+            out,
+            "{} transition{}; dispatched: {dispatched}",
+            r.steps,
+            if r.steps == 1 { "" } else { "s" }
+        )
+        .into_diagnostic()?;
     }
     Ok(super::EXIT_OK)
 }

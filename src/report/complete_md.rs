@@ -379,8 +379,9 @@ fn final_section(out: &mut String, r: &Report, v: &super::complete::FinalVerific
     let _ = writeln!(out, "- Active work time: {}", duration(c.active_seconds));
     let _ = writeln!(
         out,
-        "- **Parallelism efficiency: {:.0}%**",
-        c.parallelism_efficiency
+        "- **Parallelism efficiency: {:.0}%** ({})",
+        c.parallelism_efficiency,
+        agents_at_work(c.parallelism_efficiency)
     );
     let _ = writeln!(
         out,
@@ -847,8 +848,9 @@ pub fn user_summary(r: &Report, path: &str) -> String {
     );
     let _ = writeln!(
         out,
-        "- Parallelism efficiency: {:.0}%",
-        c.parallelism_efficiency
+        "- Parallelism efficiency: {:.0}% ({})",
+        c.parallelism_efficiency,
+        agents_at_work(c.parallelism_efficiency)
     );
     let _ = writeln!(out, "- Model usage: {}", models_line(r));
     let _ = writeln!(out, "- Total cost: {}× (relative)", r.summary.cost);
@@ -866,4 +868,14 @@ fn plural(n: usize, noun: &str) -> String {
     } else {
         format!("{n} {noun}s")
     }
+}
+
+/// What "parallelism efficiency" (active work time over elapsed time, as a
+/// percentage: over 100% when agents work at once) means in agents.
+fn agents_at_work(efficiency: f64) -> String {
+    let agents = efficiency / 100.0;
+    format!(
+        "active work time over elapsed time: {agents:.1} agent{} at work on average",
+        if (agents - 1.0).abs() < 0.05 { "" } else { "s" }
+    )
 }
