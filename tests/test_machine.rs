@@ -57,6 +57,7 @@ fn agent() -> Agent {
         continuation: false,
         retry_of: None,
         worker: None,
+        host: None,
     }
 }
 

@@ -50,6 +50,7 @@ fn a_due_phase_gate_keeps_the_run_running() {
                 continuation: false,
                 retry_of: None,
                 worker: None,
+                host: None,
             },
         }),
         ev(EventKind::Verdict {

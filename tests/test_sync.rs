@@ -440,3 +440,80 @@ fn sync_with_a_remote_that_does_not_exist_says_which_there_are() {
     assert_eq!(git(a, &["rev-parse", "refs/supervisor/state"]), state);
     let _ = &served.server;
 }
+
+/// A run shared by `sync` is judged where its agents run: a clone that
+/// only holds a copy of the state never calls another clone's agents gone,
+/// and its `stop` says where they run instead of recording them ended.
+#[test]
+fn a_clone_never_judges_or_ends_agents_another_clone_started() {
+    let repo = fixture_repo("workspace");
+    let a = repo.path();
+    let server = tempfile::tempdir().expect("tempdir");
+    git(
+        server.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            &a.display().to_string(),
+            "plan.git",
+        ],
+    );
+    let daemon = Daemon::start(server.path());
+    let url = daemon.url("plan.git");
+    git(a, &["remote", "add", "origin", &url]);
+    // Agents that keep working (and talking) for a minute.
+    let s = scripts(&[("default.txt", &"print working\nsleep 200\n".repeat(300))]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    let out = run_env(a, &["start"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let since = std::time::Instant::now();
+    loop {
+        let st: serde_json::Value =
+            serde_json::from_str(&run(a, &["status", "--format", "json"]).stdout).expect("json");
+        if st["active_agents"] == 2
+            && st["units"]
+                .as_array()
+                .is_some_and(|us| us.iter().all(|u| u["current"]["state"] == "RUNNING"))
+        {
+            break;
+        }
+        assert!(since.elapsed().as_secs() < 30, "the agents never ran: {st}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(run(a, &["sync", "origin"]).status, 0);
+
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    git(elsewhere.path(), &["clone", "-q", &url, "b"]);
+    let b = elsewhere.path().join("b");
+    git(&b, &["config", "user.name", "B"]);
+    git(&b, &["config", "user.email", "b@example.com"]);
+    assert_eq!(run(&b, &["sync", "origin"]).status, 0);
+    let copied = git(&b, &["rev-parse", "refs/supervisor/state"]);
+    // B's engine wakes (a commit hook would do the same): nothing to judge.
+    let out = run_env(&b, &["tick"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        git(&b, &["rev-parse", "refs/supervisor/state"]),
+        copied,
+        "{}",
+        run(&b, &["log"]).stdout
+    );
+    // B's stop ends nothing of A's: it says where the agents run.
+    let out = run_env(&b, &["stop", "--timeout", "1s"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("its agent runs in another clone"),
+        "{}",
+        out.stdout
+    );
+    let log = run(&b, &["log", "--format", "json"]).stdout;
+    let records: Vec<serde_json::Value> = serde_json::from_str(&log).expect("log JSON");
+    assert!(
+        !records
+            .iter()
+            .any(|r| r["to"] == "BACKOFF" || r["to"] == "KILLED" || r["to"] == "FATAL"),
+        "{log}"
+    );
+    assert_eq!(run(a, &["killall"]).status, 0);
+}

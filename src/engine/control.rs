@@ -90,6 +90,38 @@ impl Engine {
         }
     }
 
+    /// STOPPING units whose agents this clone ends or waits for (not those
+    /// another clone started, in a run shared by `sync`).
+    fn stopping_here(&self, state: &State) -> usize {
+        state
+            .units
+            .iter()
+            .filter(|u| u.state == UnitStatus::Stopping)
+            .filter(|u| {
+                !u.active_sprint()
+                    .is_some_and(|sp| self.hosted_elsewhere(sp))
+            })
+            .count()
+    }
+
+    /// The unit's agent was started by another clone: it is not ended from
+    /// here, and the report says where to end it.
+    fn elsewhere(&self, u: &crate::machine::UnitState, ended: &mut Ended) -> bool {
+        let Some(sp) = u.active_sprint().filter(|sp| self.hosted_elsewhere(sp)) else {
+            return false;
+        };
+        let host = sp
+            .agent
+            .as_ref()
+            .and_then(|a| a.host.as_deref())
+            .unwrap_or_default();
+        ended.failures.push(format!(
+            "{}: its agent runs in another clone ({host}); end it there, then `git supervisor sync`",
+            u.name
+        ));
+        true
+    }
+
     /// Wait until no agent of this repository is left (every liveness lock
     /// is free), at most the kill grace and ten seconds: a finished run's
     /// agent that is still being ended (its sprint was completed by its
@@ -150,12 +182,7 @@ impl Engine {
         // sprints no worker claimed): count only what is left to wait for.
         self.tick(LockMode::Wait(Duration::from_millis(500)))?;
         let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
-        let waiting = tip
-            .state
-            .units
-            .iter()
-            .filter(|u| u.state == UnitStatus::Stopping)
-            .count();
+        let waiting = self.stopping_here(&tip.state);
         say(&if waiting == 0 {
             "Supervisor stopped: no agent was at work.".to_string()
         } else {
@@ -170,11 +197,7 @@ impl Engine {
         while polls_without_completion < 10 {
             self.tick(LockMode::Wait(Duration::from_millis(500)))?;
             let state = self.store.tip()?.ok_or(EngineError::NoRun)?.state;
-            let now = state
-                .units
-                .iter()
-                .filter(|u| u.state == UnitStatus::Stopping)
-                .count();
+            let now = self.stopping_here(&state);
             if now == 0 {
                 break;
             }
@@ -232,6 +255,7 @@ impl Engine {
             .units
             .iter()
             .filter(|u| u.state == UnitStatus::Stopping && u.active_sprint().is_some())
+            .filter(|u| !self.elsewhere(u, &mut ended))
             .collect();
         let names: Vec<String> = stopping.iter().map(|u| u.name.clone()).collect();
         self.terminate(&state, &names, grace, &mut ended);
@@ -304,6 +328,7 @@ impl Engine {
             .units
             .iter()
             .filter(|u| u.active_sprint().is_some() && !done.contains(&u.name))
+            .filter(|u| !self.elsewhere(u, ended))
             .map(|u| u.name.clone())
             .collect();
         self.terminate(&state, &active, grace, ended);

@@ -251,6 +251,31 @@ impl Engine {
         Workspaces::for_run(&self.workdir, state, config)
     }
 
+    /// This clone, as an agent's `host` names it: where its agents run and
+    /// are judged.
+    pub fn here(&self) -> String {
+        let dir = self.store.runtime_dir();
+        let git_dir = dir.parent().unwrap_or(&dir);
+        let git_dir = git_dir
+            .canonicalize()
+            .unwrap_or_else(|_| git_dir.to_path_buf());
+        format!(
+            "{}:{}",
+            crate::engine::worker::hostname(),
+            git_dir.display()
+        )
+    }
+
+    /// The agent of this sprint was started by another clone (a run
+    /// shared by `sync`): only that clone judges or ends it.
+    pub fn hosted_elsewhere(&self, sprint: &crate::machine::SprintState) -> bool {
+        sprint
+            .agent
+            .as_ref()
+            .and_then(|a| a.host.as_deref())
+            .is_some_and(|h| h != self.here())
+    }
+
     /// The run's workspaces, read from the config the run was started with.
     pub fn run_workspaces(&self, state: &State) -> Option<Workspaces> {
         let tip = self.store.tip().ok()??;
@@ -1044,6 +1069,9 @@ impl Engine {
             let Some(sp) = u.active_sprint() else {
                 continue;
             };
+            if self.hosted_elsewhere(sp) {
+                continue;
+            }
             let paths = self.agent_paths(&u.name, &sp.id, sp.dispatches);
             let report = Report::read(&paths.report).unwrap_or_default();
             if sp.state == SprintStatus::Dispatched && report.started && !report.finished {
@@ -1263,6 +1291,7 @@ impl Engine {
                     continuation: sp.state == SprintStatus::Partial,
                     retry_of: (sp.state == SprintStatus::Backoff).then_some(sp.attempt),
                     worker: None,
+                    host: None,
                 },
             };
             let steps = self.publish_decided(|tip| {
@@ -1344,6 +1373,7 @@ impl Engine {
                 continuation: sp.state == SprintStatus::Partial,
                 retry_of: (sp.state == SprintStatus::Backoff).then_some(sp.attempt),
                 worker: None,
+                host: Some(self.here()),
             },
         })?;
         // The DISPATCHED commit has landed: now the process may start.

@@ -100,16 +100,20 @@ fn transient(e: EngineError, say: &mut dyn FnMut(&str)) -> Result<(), EngineErro
 
 /// The identity a worker's claims carry: `<host>/<pid>`.
 pub fn identity() -> String {
+    format!("{}/{}", hostname(), std::process::id())
+}
+
+/// This machine's host name (`localhost` when it cannot be read).
+pub fn hostname() -> String {
     let mut buf = [0u8; 256];
     // SAFETY: the buffer outlives the call and its length is passed.
     let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
-    let host = if ok {
+    if ok {
         let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
         String::from_utf8_lossy(&buf[..end]).into_owned()
     } else {
         "localhost".into()
-    };
-    format!("{host}/{}", std::process::id())
+    }
 }
 
 /// What `start_claimed` set up for a claim.

@@ -179,6 +179,12 @@ pub struct Agent {
     /// lives on a remote.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub worker: Option<String>,
+    /// The clone that started the agent (`<hostname>:<git directory>`), on
+    /// a run that lives in a clone: a run shared with others by `sync` is
+    /// judged and ended there only, never as "gone" by a clone that merely
+    /// holds a copy of its state.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub host: Option<String>,
 }
 
 /// An uncommitted path and the blob id of its content (empty when the file

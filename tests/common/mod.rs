@@ -328,6 +328,7 @@ pub mod seed {
                     continuation: false,
                     retry_of: None,
                     worker: None,
+                    host: None,
                 },
             },
         );
