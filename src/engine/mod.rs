@@ -269,11 +269,18 @@ impl Engine {
     /// The agent of this sprint was started by another clone (a run
     /// shared by `sync`): only that clone judges or ends it.
     pub fn hosted_elsewhere(&self, sprint: &crate::machine::SprintState) -> bool {
-        sprint
-            .agent
-            .as_ref()
-            .and_then(|a| a.host.as_deref())
-            .is_some_and(|h| h != self.here())
+        let Some(host) = sprint.agent.as_ref().and_then(|a| a.host.as_deref()) else {
+            return false;
+        };
+        if host == self.here() {
+            return false;
+        }
+        // This machine, a git directory that is no longer there: the
+        // repository was moved, and its agents are still this clone's.
+        let moved = host.split_once(':').is_some_and(|(name, dir)| {
+            name == crate::engine::worker::hostname() && !Path::new(dir).exists()
+        });
+        !moved
     }
 
     /// The run's workspaces, read from the config the run was started with.
