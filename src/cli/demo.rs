@@ -175,7 +175,7 @@ pub fn cmd_demo(ctx: &Context, args: &DemoArgs, out: &mut dyn Write) -> miette::
     super::write_file(&timeline, &crate::report::timeline::html(&report))?;
     writeln!(
         out,
-        "\nCompletion log: {}\nTimeline: {}\n\nInspect it: cd {} && git supervisor status && git supervisor log",
+        "\nCompletion log (written here as `git supervisor report` writes it): {}\nTimeline: {}\n\nInspect it: cd {} && git supervisor status && git supervisor log",
         log_path.display(),
         timeline.display(),
         dir.display()

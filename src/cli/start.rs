@@ -145,16 +145,24 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
     )
     .into_diagnostic()?;
     if let Some(ws) = engine.workspaces(&state, &config) {
-        writeln!(
-            out,
-            "Each unit works in its own worktree under {} and its verified sprints are merged into `{}`; your branch and working tree stay as they are ({}).",
-            ws.dir.display(),
-            ws.integration_branch(),
-            match config.run.land {
-                crate::config::Land::Off => "`git supervisor land` when the run completes",
-                _ => "`[run] land` lands the work on them when the run completes",
-            }
-        )
+        let land = match config.run.land {
+            crate::config::Land::Off => "`git supervisor land` when the run completes",
+            _ => "`[run] land` lands the work on them when the run completes",
+        };
+        match &remote {
+            // The worktrees are the workers', on their machines.
+            Some(r) => writeln!(
+                out,
+                "Each claimed sprint works in a worktree of its unit's branch on the worker that claims it, and its verified work is merged into `{}` on `{r}`; your branch and working tree stay as they are ({land}).",
+                ws.integration_branch(),
+            ),
+            None => writeln!(
+                out,
+                "Each unit works in its own worktree under {} and its verified sprints are merged into `{}`; your branch and working tree stay as they are ({land}).",
+                ws.dir.display(),
+                ws.integration_branch(),
+            ),
+        }
         .into_diagnostic()?;
         // The worktrees start from HEAD: edits not yet committed stay here.
         let dirty =
