@@ -379,6 +379,12 @@ pub fn run_wrapper(job: &Job, host: &mut dyn WrapperHost) -> std::io::Result<i32
     };
     // The liveness lock is released: wake the engine to verify and go on.
     host.wake();
+    // Ended by `stop` or `killall`: they record the outcome, holding the
+    // engine lock while they wait for this process to exit, so there is
+    // no retry to wait for here.
+    if terminating() {
+        return Ok(code);
+    }
     // A failure waits in BACKOFF for its retry time; this process is what
     // wakes the engine then, so no daemon has to stay alive for it.
     if let Some(wait) = host.retry_wait() {
