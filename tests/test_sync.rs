@@ -21,6 +21,19 @@ struct Served {
 
 impl Served {
     fn new() -> Served {
+        let served = Served::serving();
+        let s = scripts(&[(
+            "default.txt",
+            "write ${SUPERVISOR_UNIT}.txt ok\ncommit-all ${SUPERVISOR_UNIT}: work\nresult complete\n",
+        )]);
+        let a = served.repo.path();
+        let out = run_env(a, &["start", "--wait"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+        assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+        served
+    }
+
+    /// The two-unit worktree plan, served before any run.
+    fn serving() -> Served {
         let repo = fixture_repo("workspace");
         let a = repo.path();
         let server = tempfile::tempdir().expect("tempdir");
@@ -37,18 +50,23 @@ impl Served {
         let daemon = Daemon::start(server.path());
         let url = daemon.url("plan.git");
         git(a, &["remote", "add", "origin", &url]);
-        let s = scripts(&[(
-            "default.txt",
-            "write ${SUPERVISOR_UNIT}.txt ok\ncommit-all ${SUPERVISOR_UNIT}: work\nresult complete\n",
-        )]);
-        let out = run_env(a, &["start", "--wait"], &[("FAKE_AGENT_SCRIPT", s.path())]);
-        assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
         Served {
             repo,
             server,
             url,
             _daemon: daemon,
         }
+    }
+
+    /// Another clone of the remote, with its own identity: (its parent
+    /// directory, the clone).
+    fn clone_b(&self) -> (tempfile::TempDir, std::path::PathBuf) {
+        let elsewhere = tempfile::tempdir().expect("tempdir");
+        git(elsewhere.path(), &["clone", "-q", &self.url, "b"]);
+        let b = elsewhere.path().join("b");
+        git(&b, &["config", "user.name", "B"]);
+        git(&b, &["config", "user.email", "b@example.com"]);
+        (elsewhere, b)
     }
 }
 
@@ -100,11 +118,7 @@ fn sync_shares_a_run_and_never_overwrites_the_other_side() {
     assert!(out.stdout.contains("up to date"), "{}", out.stdout);
 
     // B, a clone elsewhere, takes the run and sees it.
-    let elsewhere = tempfile::tempdir().expect("tempdir");
-    git(elsewhere.path(), &["clone", "-q", &url, "b"]);
-    let b = elsewhere.path().join("b");
-    crate::common::git(&b, &["config", "user.name", "B"]);
-    crate::common::git(&b, &["config", "user.email", "b@example.com"]);
+    let (_elsewhere, b) = served.clone_b();
     let out = run(&b, &["sync", "origin"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     assert!(
@@ -325,11 +339,7 @@ fn a_new_run_replaces_the_one_archived_on_the_other_side() {
     let first = git(a, &["rev-parse", "refs/supervisor/state"])
         .trim()
         .to_string();
-    let elsewhere = tempfile::tempdir().expect("tempdir");
-    git(elsewhere.path(), &["clone", "-q", &url, "b"]);
-    let b = elsewhere.path().join("b");
-    git(&b, &["config", "user.name", "B"]);
-    git(&b, &["config", "user.email", "b@example.com"]);
+    let (_elsewhere, b) = served.clone_b();
     assert_eq!(run(&b, &["sync", "origin"]).status, 0);
 
     // A starts the plan again: its finished run is archived here.
@@ -446,22 +456,8 @@ fn sync_with_a_remote_that_does_not_exist_says_which_there_are() {
 /// and its `stop` says where they run instead of recording them ended.
 #[test]
 fn a_clone_never_judges_or_ends_agents_another_clone_started() {
-    let repo = fixture_repo("workspace");
-    let a = repo.path();
-    let server = tempfile::tempdir().expect("tempdir");
-    git(
-        server.path(),
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            &a.display().to_string(),
-            "plan.git",
-        ],
-    );
-    let daemon = Daemon::start(server.path());
-    let url = daemon.url("plan.git");
-    git(a, &["remote", "add", "origin", &url]);
+    let served = Served::serving();
+    let a = served.repo.path();
     // Agents that keep working (and talking) for a minute.
     let s = scripts(&[("default.txt", &"print working\nsleep 200\n".repeat(300))]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
@@ -483,11 +479,7 @@ fn a_clone_never_judges_or_ends_agents_another_clone_started() {
     }
     assert_eq!(run(a, &["sync", "origin"]).status, 0);
 
-    let elsewhere = tempfile::tempdir().expect("tempdir");
-    git(elsewhere.path(), &["clone", "-q", &url, "b"]);
-    let b = elsewhere.path().join("b");
-    git(&b, &["config", "user.name", "B"]);
-    git(&b, &["config", "user.email", "b@example.com"]);
+    let (_elsewhere, b) = served.clone_b();
     assert_eq!(run(&b, &["sync", "origin"]).status, 0);
     let copied = git(&b, &["rev-parse", "refs/supervisor/state"]);
     // B's engine wakes (a commit hook would do the same): nothing to judge.
