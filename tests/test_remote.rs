@@ -893,3 +893,34 @@ fn a_commit_in_a_clone_whose_run_lives_on_a_remote_does_not_tick() {
     let _ = run_env(a, &["status"], &env);
     assert_eq!(git(a, &["rev-parse", tracking]).trim(), other.trim());
 }
+
+/// Workers run the agent program from their own clones: an agent script
+/// that lives only in this working tree is refused at `start --remote`,
+/// before anything is recorded, with the commit to make.
+#[test]
+fn an_uncommitted_agent_script_is_refused_for_a_run_on_a_remote() {
+    let remote = OnRemote::new(None);
+    let dir = remote.src.path();
+    let agent = dir.join(".workflow/agent.sh");
+    std::fs::write(&agent, "#!/bin/sh\nexit 0\n").expect("agent");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
+    std::fs::write(
+        dir.join(".workflow/config.toml"),
+        config.replace(
+            "command = [\"fake-agent\"]",
+            "command = [\".workflow/agent.sh\"]",
+        ),
+    )
+    .expect("config");
+    let out = crate::common::run(dir, &["start", "--remote", "origin"]);
+    assert_eq!(out.status, 1, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("`.workflow/agent.sh` is not committed")
+            && out.stderr.contains("git add .workflow/agent.sh"),
+        "{}",
+        out.stderr
+    );
+    assert!(git(dir, &["for-each-ref", "refs/supervisor/"]).is_empty());
+}

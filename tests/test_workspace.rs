@@ -840,4 +840,10 @@ fn an_agent_started_from_the_users_commit_hook_works_in_its_own_worktree() {
         git(dir, &["show", &format!("{branch}:german/german.txt")]),
         "hallo\n"
     );
+    // `killall` on the completed run has nothing to kill and changes nothing.
+    let state = git(dir, &["rev-parse", "refs/supervisor/state"]);
+    let out = sv(dir, &env, &["killall"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("Nothing to kill"), "{}", out.stdout);
+    assert_eq!(git(dir, &["rev-parse", "refs/supervisor/state"]), state);
 }

@@ -16,7 +16,18 @@ pub struct KillallArgs {}
 
 pub fn cmd_killall(ctx: &Context, _args: &KillallArgs, out: &mut dyn Write) -> miette::Result<u8> {
     let engine = Engine::open(&ctx.cwd)?;
+    let before = engine.store.tip()?.map(|t| t.id);
     let (state, ended) = engine.killall()?;
+    if ended.terminated == 0 && engine.store.tip()?.map(|t| t.id) == before && state.is_finished() {
+        writeln!(
+            out,
+            "Nothing to kill: no agent is running and the run {} is {}; its state is unchanged.",
+            state.operation,
+            state.overall().as_str()
+        )
+        .into_diagnostic()?;
+        return Ok(super::EXIT_OK);
+    }
     let worktrees = engine.run_workspaces(&state);
     write!(
         out,

@@ -62,6 +62,30 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
             "there is no git remote named `{r}`"
         ));
     }
+    // Workers run the agent program from their own clones: one that lives
+    // in this repository must be committed, or every attempt fails there.
+    if let (Some(r), Some(program)) = (
+        remote.as_deref(),
+        config.agent_command().and_then(|c| c.first()),
+    ) {
+        let relative = program.contains('/') && !std::path::Path::new(program).is_absolute();
+        let committed = || {
+            std::process::Command::new("git")
+                .args(["rev-parse", "--verify", "-q", &format!("HEAD:./{program}")])
+                .current_dir(&loaded.root)
+                .env("GIT_SUPERVISOR_INTERNAL", "1")
+                .stdout(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        if relative && !committed() {
+            return Err(miette::miette!(
+                code = "run::agent_not_committed",
+                help = format!("commit it (`git add {program} && git commit`) and push, then start again: workers on `{r}` run it from their own clones"),
+                "the agent program `{program}` is not committed"
+            ));
+        }
+    }
     let store = crate::store::Store::open(&loaded.root)?;
     let recorded = crate::store::remote::recorded(&store.runtime_dir());
     crate::store::remote::record(&store.runtime_dir(), remote.as_deref()).into_diagnostic()?;

@@ -306,6 +306,11 @@ impl Engine {
             assessments.extend(fresh);
             tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
         }
+        // A finished run (completed, stopped, blocked, killed) with no agent
+        // to end is left as it is: a completed run does not become killed.
+        if assessments.is_empty() && tip.state.is_finished() {
+            return Ok((tip.state, ended));
+        }
         self.publish(EventKind::Killall {
             reason: "user invoked killall".into(),
             assessments,
