@@ -276,7 +276,23 @@ pub(crate) fn tick_and_report(
         std::time::Duration::from_secs(5),
     ))?;
     if !report.dispatched.is_empty() {
-        writeln!(out, "Dispatched: {}", report.dispatched.join(", ")).map_err(io_err)?;
+        // A unit whose sprint finished within the tick is dispatched again:
+        // named once, with its count.
+        let mut named: Vec<(&str, usize)> = Vec::new();
+        for unit in &report.dispatched {
+            match named.iter_mut().find(|(n, _)| n == unit) {
+                Some((_, count)) => *count += 1,
+                None => named.push((unit, 1)),
+            }
+        }
+        let list: Vec<String> = named
+            .iter()
+            .map(|(n, c)| match c {
+                1 => n.to_string(),
+                c => format!("{n} ({c} sprints)"),
+            })
+            .collect();
+        writeln!(out, "Dispatched: {}", list.join(", ")).map_err(io_err)?;
     }
     // Builds and blocked units this tick produced say so here too.
     if let Some(tip) = engine.store.tip()? {

@@ -56,9 +56,17 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
         .as_deref()
         .filter(|r| !crate::store::remote::known(&loaded.root, r))
     {
+        let remotes = crate::store::remote::names(&loaded.root);
+        let known = if remotes.is_empty() {
+            "this clone has none".to_string()
+        } else {
+            format!("this clone's remotes: {}", remotes.join(", "))
+        };
         return Err(miette::miette!(
             code = "run::no_remote",
-            help = format!("add it with `git remote add {r} <url>`, or name another with --remote"),
+            help = format!(
+                "add it with `git remote add {r} <url>`, or name another with --remote ({known})"
+            ),
             "there is no git remote named `{r}`"
         ));
     }

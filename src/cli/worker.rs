@@ -44,7 +44,15 @@ pub fn cmd_worker(ctx: &Context, args: &WorkerArgs, out: &mut dyn Write) -> miet
     if !crate::store::remote::known(&dir, &remote) {
         return Err(miette::miette!(
             code = "worker::no_remote",
-            help = format!("a worker needs a clone whose remote holds the run: `git remote add {remote} <url>`, or name it with --remote"),
+            help = {
+                let remotes = crate::store::remote::names(&dir);
+                let known = if remotes.is_empty() {
+                    "this clone has none".to_string()
+                } else {
+                    format!("this clone's remotes: {}", remotes.join(", "))
+                };
+                format!("a worker needs a clone whose remote holds the run: `git remote add {remote} <url>`, or name it with --remote ({known})")
+            },
             "there is no git remote named `{remote}`"
         ));
     }
