@@ -490,8 +490,7 @@ fn an_unknown_remote_is_refused_and_records_nothing() {
         out.stderr
     );
     assert!(
-        out.stderr.contains("git remote add nowhere")
-            && out.stderr.contains("remotes: origin"),
+        out.stderr.contains("git remote add nowhere") && out.stderr.contains("remotes: origin"),
         "{}",
         out.stderr
     );
