@@ -78,13 +78,11 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
     ) {
         let relative = program.contains('/') && !std::path::Path::new(program).is_absolute();
         let committed = || {
-            std::process::Command::new("git")
-                .args(["rev-parse", "--verify", "-q", &format!("HEAD:./{program}")])
-                .current_dir(&loaded.root)
-                .env("GIT_SUPERVISOR_INTERNAL", "1")
-                .stdout(std::process::Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
+            crate::workspace::git(
+                &loaded.root,
+                &["rev-parse", "--verify", "-q", &format!("HEAD:./{program}")],
+            )
+            .is_ok_and(|r| r.code == 0)
         };
         if relative && !committed() {
             return Err(miette::miette!(

@@ -115,10 +115,14 @@ impl Engine {
             .as_ref()
             .and_then(|a| a.host.as_deref())
             .unwrap_or_default();
-        ended.failures.push(format!(
+        let note = format!(
             "{}: its agent runs in another clone ({host}); end it there, then `git supervisor sync`",
             u.name
-        ));
+        );
+        // killall looks again for agents a running tick dispatched meanwhile.
+        if !ended.failures.contains(&note) {
+            ended.failures.push(note);
+        }
         true
     }
 

@@ -125,6 +125,8 @@ pub struct Engine {
     announced: std::cell::Cell<Option<u64>>,
     /// The repository's working tree.
     workdir: PathBuf,
+    /// `here()`, computed once: every tick asks it for each active agent.
+    here: std::cell::OnceCell<String>,
     exe: PathBuf,
 }
 
@@ -212,6 +214,7 @@ impl Engine {
             parsed: std::cell::RefCell::new(None),
             announced: std::cell::Cell::new(None),
             workdir,
+            here: std::cell::OnceCell::new(),
             exe,
         })
     }
@@ -254,16 +257,20 @@ impl Engine {
     /// This clone, as an agent's `host` names it: where its agents run and
     /// are judged.
     pub fn here(&self) -> String {
-        let dir = self.store.runtime_dir();
-        let git_dir = dir.parent().unwrap_or(&dir);
-        let git_dir = git_dir
-            .canonicalize()
-            .unwrap_or_else(|_| git_dir.to_path_buf());
-        format!(
-            "{}:{}",
-            crate::engine::worker::hostname(),
-            git_dir.display()
-        )
+        self.here
+            .get_or_init(|| {
+                let dir = self.store.runtime_dir();
+                let git_dir = dir.parent().unwrap_or(&dir);
+                let git_dir = git_dir
+                    .canonicalize()
+                    .unwrap_or_else(|_| git_dir.to_path_buf());
+                format!(
+                    "{}:{}",
+                    crate::engine::worker::hostname(),
+                    git_dir.display()
+                )
+            })
+            .clone()
     }
 
     /// The agent of this sprint was started by another clone (a run
