@@ -66,6 +66,10 @@ fn start(dir: &Path) -> Store {
             )
             .map_err(|e| e.to_string())?;
             Ok(Some(Update {
+                state_md: steps
+                    .iter()
+                    .map(|s| git_supervisor::report::state_md::render(&s.state))
+                    .collect(),
                 steps,
                 snapshot: Some(Snapshot {
                     plan: text.clone(),
@@ -103,6 +107,10 @@ fn notes(store: &Store, n: usize) {
             }
             // Recorded as a real event is (`event.toml`).
             Ok(Some(Update {
+                state_md: steps
+                    .iter()
+                    .map(|s| git_supervisor::report::state_md::render(&s.state))
+                    .collect(),
                 steps,
                 snapshot: None,
                 checkpoints: vec![],

@@ -14,6 +14,7 @@ mod test_hooks;
 mod test_hostile;
 mod test_hostile_props;
 mod test_init;
+mod test_layers;
 mod test_live;
 mod test_liveness;
 mod test_machine;

@@ -3,9 +3,9 @@
 //! over several directories split; and a generated plan, run to the end by
 //! agents that do the work, passes its own final verification.
 
-use git_supervisor::plan::breakdown::breakdown;
-use git_supervisor::plan::breakdown::not_planned_section;
-use git_supervisor::plan::write;
+use git_supervisor::plan_tools::breakdown::breakdown;
+use git_supervisor::plan_tools::breakdown::not_planned_section;
+use git_supervisor::plan_tools::write;
 
 use crate::common::fixture_repo;
 use crate::common::git;

@@ -256,7 +256,7 @@ fn a_failing_phase_build_is_attributed_fixed_and_rebuilt() {
     // The retry prompt carried the build output.
     let prompt = std::fs::read_to_string(dir.join(format!(
         ".git/supervisor/prompts/{}.md",
-        git_supervisor::dispatch::runtime_name::stem("lib", "1", 2)
+        git_supervisor::base::runtime_name::stem("lib", "1", 2)
     )))
     .expect("retry prompt");
     assert!(prompt.contains("the library has a bug"), "{prompt}");

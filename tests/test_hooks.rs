@@ -283,7 +283,7 @@ fn a_hook_that_finds_a_tick_running_leaves_a_marker_and_starts_nothing() {
     let marker = runtime.join("wake");
     let _ = std::fs::remove_file(&marker);
     // Hold the engine lock the way a running tick does.
-    let held = git_supervisor::gate::lock::with_lock(
+    let held = git_supervisor::base::lock::with_lock(
         &runtime.join("engine.lock"),
         Duration::from_secs(1),
         || {

@@ -6,9 +6,9 @@
 use std::time::Duration;
 use std::time::Instant;
 
+use git_supervisor::base::runtime_name;
 use git_supervisor::config::Config;
 use git_supervisor::config::MAX_DURATION;
-use git_supervisor::dispatch::runtime_name;
 use proptest::prelude::*;
 
 /// Names a plan can give a unit: path-like, shell-like, control characters,

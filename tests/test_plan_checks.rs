@@ -3,11 +3,11 @@
 //! requirements worded differently from their sprints, plan-wide Exit
 //! Checks, final sprints nothing can check, and layers.
 
-use git_supervisor::plan::analysis;
-use git_supervisor::plan::review;
-use git_supervisor::plan::review::Severity;
-use git_supervisor::plan::rewrite;
 use git_supervisor::plan::Plan;
+use git_supervisor::plan_tools::analysis;
+use git_supervisor::plan_tools::review;
+use git_supervisor::plan_tools::review::Severity;
+use git_supervisor::plan_tools::rewrite;
 
 use crate::common::run;
 use crate::test_rewrite::parsed;

@@ -7,13 +7,13 @@
 
 use std::collections::BTreeMap;
 
-use git_supervisor::plan::breakdown;
-use git_supervisor::plan::edit;
 use git_supervisor::plan::parse;
-use git_supervisor::plan::rewrite;
-use git_supervisor::plan::write;
 use git_supervisor::plan::ParseContext;
 use git_supervisor::plan::Plan;
+use git_supervisor::plan_tools::breakdown;
+use git_supervisor::plan_tools::edit;
+use git_supervisor::plan_tools::rewrite;
+use git_supervisor::plan_tools::write;
 
 use crate::common::run;
 use crate::test_rewrite::good_fixtures;

@@ -7,8 +7,8 @@ use std::time::Duration;
 use std::time::Instant;
 
 use git_supervisor::plan::parse;
-use git_supervisor::plan::write;
 use git_supervisor::plan::ParseContext;
+use git_supervisor::plan_tools::write;
 use proptest::prelude::*;
 
 use crate::common::plans_dir;

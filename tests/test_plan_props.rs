@@ -4,11 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use git_supervisor::plan::breakdown;
 use git_supervisor::plan::parse;
-use git_supervisor::plan::rewrite;
-use git_supervisor::plan::write;
 use git_supervisor::plan::ParseContext;
+use git_supervisor::plan_tools::breakdown;
+use git_supervisor::plan_tools::rewrite;
+use git_supervisor::plan_tools::write;
 use proptest::prelude::*;
 
 use crate::test_rewrite::shape;

@@ -80,7 +80,7 @@ fn prompt_for(
 
 thread_local! {
     /// The project commands the next `prompt_for` sees (none by default).
-    static PROJECT: std::cell::RefCell<Option<git_supervisor::plan::project::ProjectCommands>> =
+    static PROJECT: std::cell::RefCell<Option<git_supervisor::plan_tools::project::ProjectCommands>> =
         const { std::cell::RefCell::new(None) };
 }
 
@@ -214,7 +214,7 @@ fn a_template_that_states_the_result_file_is_not_repeated() {
 
 #[test]
 fn syntax_checks_use_the_projects_own_checker() {
-    use git_supervisor::plan::project::detect;
+    use git_supervisor::plan_tools::project::detect;
     let text = "# P\n\n## Sprint 1: Core\n\n- Create `src/core.rs`\n- Create `web/app.ts`\n- Create `native/fast.c`\n\n**Exit Criteria**:\n- [ ] `cargo test` passes\n";
     let p = plan(text);
     let unit = p.units[0].name.clone();

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use git_supervisor::plan::parse;
-use git_supervisor::plan::write;
 use git_supervisor::plan::ParseContext;
 use git_supervisor::plan::Plan;
+use git_supervisor::plan_tools::write;
 
 use crate::common::plans_dir;
 use crate::common::run;
@@ -288,7 +288,7 @@ fn breakdown_turns_requirements_into_a_plan_the_parser_reads() {
             .map(|e| e.expect("entry").path())
             .find(|p| p.is_file() && p.file_name().is_some_and(|n| n != "EXECUTION_PLAN.md"))
             .expect("requirements");
-        let built = git_supervisor::plan::breakdown::breakdown(
+        let built = git_supervisor::plan_tools::breakdown::breakdown(
             &std::fs::read_to_string(source).expect("reqs"),
             "project",
             build,
@@ -327,7 +327,7 @@ fn breakdown_without_a_document_prints_the_exact_error() {
 #[test]
 fn breakdown_of_every_fixture_plan_parses_back_as_built() {
     for (name, text) in good_fixtures() {
-        let b = git_supervisor::plan::breakdown::breakdown(&text, &name, Some("make check"));
+        let b = git_supervisor::plan_tools::breakdown::breakdown(&text, &name, Some("make check"));
         let out = write::render(&b.plan, &write::Extras::default(), &BTreeMap::new());
         let back = parsed(&name, &out);
         assert_eq!(shape(&back), shape(&b.plan), "{name}:\n{out}");
@@ -541,8 +541,8 @@ fn evaluate_replaces_a_vague_criterion_with_the_projects_own_test_command() {
 /// same units, and a second evaluate changes nothing.
 #[test]
 fn edits_of_every_fixture_keep_the_lines_no_fix_targets() {
-    use git_supervisor::plan::edit;
-    use git_supervisor::plan::rewrite;
+    use git_supervisor::plan_tools::edit;
+    use git_supervisor::plan_tools::rewrite;
     let mut in_place = 0;
     for (name, text) in good_fixtures() {
         let ctx = ParseContext {

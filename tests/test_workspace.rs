@@ -276,7 +276,7 @@ result complete
 }
 
 fn encoded(unit: &str) -> String {
-    git_supervisor::dispatch::runtime_name::component(unit)
+    git_supervisor::base::runtime_name::component(unit)
 }
 
 /// Live processes whose command line mentions `needle`.

@@ -12,8 +12,8 @@ use super::plan::load_plan;
 use super::Context;
 use super::Format;
 use super::EXIT_OK;
-use crate::plan::analysis::DEFAULT_BUDGET;
-use crate::plan::review;
+use crate::plan_tools::analysis::DEFAULT_BUDGET;
+use crate::plan_tools::review;
 use crate::report::analysis_md;
 
 pub const REPORT_FILE: &str = "ANALYSIS_REPORT.md";

@@ -12,9 +12,9 @@ use miette::WrapErr;
 use super::Context;
 use super::Format;
 use super::EXIT_OK;
-use crate::plan::breakdown;
 use crate::plan::resolve::PLAN_FILE;
-use crate::plan::write;
+use crate::plan_tools::breakdown;
+use crate::plan_tools::write;
 
 #[derive(Debug, Args)]
 pub struct BreakdownArgs {

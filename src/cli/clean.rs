@@ -97,7 +97,7 @@ pub fn cmd_clean(ctx: &Context, args: &CleanArgs, out: &mut dyn Write) -> miette
         .map(|k| {
             format!(
                 "{} ({}): {}",
-                crate::report::escape::visible(&k.unit),
+                crate::base::escape::visible(&k.unit),
                 k.worktree,
                 k.uncommitted.join(", ")
             )

@@ -103,7 +103,7 @@ pub fn new_commands(
 pub fn render(changes: &[CommandChange]) -> String {
     let mut s = String::from("Commands this replan would run that the run does not run today:\n");
     for c in changes {
-        use crate::report::escape::visible;
+        use crate::base::escape::visible;
         let (place, after) = (visible(&c.place), visible(&c.after));
         match &c.before {
             Some(b) => s.push_str(&format!("  ~ {place}: `{after}` (was `{}`)\n", visible(b))),

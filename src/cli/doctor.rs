@@ -2,6 +2,8 @@
 //! what earlier runs left, and says for each what is wrong and how to fix
 //! it. Reads only; writes nothing. Exit 0 when nothing is a problem.
 
+use crate::base::runtime;
+
 use std::io::Write;
 use std::path::Path;
 
@@ -292,13 +294,13 @@ fn leftovers(cwd: &Path, store: &crate::store::Store) -> Vec<Check> {
         .flatten()
         .is_some_and(|t| !t.state.is_finished());
     let mut out = Vec::new();
-    let agents = store.runtime_dir().join("agents");
+    let agents = store.runtime_dir().join(runtime::AGENTS);
     let mut held = Vec::new();
     if !in_progress {
         for e in std::fs::read_dir(&agents).into_iter().flatten().flatten() {
             let p = e.path();
-            if p.extension().is_some_and(|x| x == "lock") && crate::gate::lock::is_held(&p) {
-                let who = crate::gate::lock::holder(&p)
+            if p.extension().is_some_and(|x| x == "lock") && crate::base::lock::is_held(&p) {
+                let who = crate::base::lock::holder(&p)
                     .map(|pid| format!("pid {pid}"))
                     .unwrap_or_else(|| "a process".into());
                 held.push(format!("{} ({who})", p.display()));

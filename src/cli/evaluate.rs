@@ -15,9 +15,9 @@ use super::Format;
 use super::EXIT_OK;
 use super::EXIT_WOULD_CHANGE;
 use crate::config::Config;
-use crate::plan::analysis::DEFAULT_BUDGET;
-use crate::plan::edit;
-use crate::plan::rewrite;
+use crate::plan_tools::analysis::DEFAULT_BUDGET;
+use crate::plan_tools::edit;
+use crate::plan_tools::rewrite;
 
 #[derive(Debug, Args)]
 pub struct EvaluateArgs {
@@ -280,6 +280,6 @@ fn shown(path: &std::path::Path) -> String {
 /// The project's own build and test commands, read from the files at `root`.
 pub(crate) fn project_commands(
     root: &std::path::Path,
-) -> Option<crate::plan::project::ProjectCommands> {
+) -> Option<crate::plan_tools::project::ProjectCommands> {
     crate::config::project_commands(root)
 }

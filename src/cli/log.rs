@@ -148,12 +148,8 @@ fn render(
     if args.oneline && args.format == Format::Text {
         for r in records {
             let short = r.commit.get(..7).unwrap_or(&r.commit);
-            writeln!(
-                out,
-                "{short} {}",
-                crate::report::escape::visible(&r.subject)
-            )
-            .map_err(super::io_err)?;
+            writeln!(out, "{short} {}", crate::base::escape::visible(&r.subject))
+                .map_err(super::io_err)?;
         }
         return Ok(EXIT_OK);
     }
@@ -181,7 +177,7 @@ fn render(
                         r.time.clone(),
                         r.unit.as_deref().map_or_else(
                             || "run".into(),
-                            |u| crate::report::escape::visible(u).into_owned(),
+                            |u| crate::base::escape::visible(u).into_owned(),
                         ),
                         r.sprint
                             .as_deref()
@@ -198,7 +194,7 @@ fn render(
                 writeln!(
                     out,
                     "{time}  {unit:<w1$}  {sprint:<w2$}  {change:<w3$}  {}",
-                    crate::report::escape::visible(&r.why)
+                    crate::base::escape::visible(&r.why)
                 )
                 .map_err(super::io_err)?;
             }

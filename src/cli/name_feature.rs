@@ -13,8 +13,8 @@ use super::plan::load_plan;
 use super::Context;
 use super::EXIT_OK;
 use crate::engine::naming::operation_name;
-use crate::plan::frontmatter::set_feature_name;
 use crate::plan::Plan;
+use crate::plan_tools::name_feature::set_feature_name;
 
 #[derive(Debug, Args)]
 pub struct NameFeatureArgs {

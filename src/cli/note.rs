@@ -13,7 +13,6 @@ use crate::machine::EventKind;
 use crate::machine::MachineError;
 use crate::plan::SprintId;
 use crate::store::Store;
-use crate::store::Update;
 use crate::store::UpdateError;
 
 #[derive(Debug, Args)]
@@ -44,13 +43,7 @@ pub fn cmd_note(ctx: &Context, args: &NoteArgs, out: &mut dyn Write) -> miette::
             },
         };
         let steps = apply(&tip.state, &event).map_err(Some)?;
-        Ok(Some(Update {
-            steps,
-            snapshot: None,
-            checkpoints: Vec::new(),
-            also: Vec::new(),
-            event: Some(event),
-        }))
+        Ok(Some(crate::engine::publish::update(steps, Some(event))))
     });
     match published {
         Ok(p) => {

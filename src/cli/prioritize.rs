@@ -12,9 +12,9 @@ use super::plan::load_plan;
 use super::Context;
 use super::Format;
 use super::EXIT_OK;
-use crate::plan::analysis::format_score;
-use crate::plan::edit;
-use crate::plan::rewrite;
+use crate::plan_tools::analysis::format_score;
+use crate::plan_tools::edit;
+use crate::plan_tools::rewrite;
 
 #[derive(Debug, Args)]
 pub struct PrioritizeArgs {

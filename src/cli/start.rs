@@ -39,7 +39,8 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
         let name = super::name_feature::name_for(&loaded.plan);
         let clean = crate::store::worktree::is_clean(&loaded.path);
         if clean {
-            loaded.source = crate::plan::frontmatter::set_feature_name(&loaded.source, &name);
+            loaded.source =
+                crate::plan_tools::name_feature::set_feature_name(&loaded.source, &name);
         }
         loaded.plan.feature_name = Some(name.clone());
         Some((name, clean))

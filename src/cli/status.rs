@@ -83,7 +83,7 @@ fn plan_drift(store: &Store, tip: &crate::store::Tip) -> miette::Result<Option<S
     };
     // The ritual writes feature_name into the working plan; that is not an
     // edit the run needs to know about.
-    use crate::plan::frontmatter::without_feature_name;
+    use crate::plan_tools::name_feature::without_feature_name;
     if without_feature_name(&current) == without_feature_name(&snapshot.plan) {
         return Ok(None);
     }
@@ -191,7 +191,7 @@ fn workspaces_text(ws: &Workspaces, state: &crate::machine::State) -> String {
     for (name, w) in ws.describe_all(state) {
         s.push_str(&format!(
             "  {}  {}  {}{}\n",
-            crate::report::escape::visible(&name),
+            crate::base::escape::visible(&name),
             w.branch,
             w.worktree,
             if w.present { "" } else { " (removed)" }
@@ -204,7 +204,7 @@ fn workspaces_text(ws: &Workspaces, state: &crate::machine::State) -> String {
                 .collect();
             s.push_str(&format!(
                 "    uncommitted: {}\n",
-                crate::report::escape::visible(&files.join(", "))
+                crate::base::escape::visible(&files.join(", "))
             ));
         }
     }
@@ -277,7 +277,7 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
             if let Some(t) = &tip {
                 for line in deferred_polls(&store, t) {
                     // Unit names and exit criteria are the plan's free text.
-                    let line = report::escape::visible(&line);
+                    let line = crate::base::escape::visible(&line);
                     writeln!(out, "{line}").map_err(super::io_err)?;
                 }
                 let lives_on = crate::store::remote::recorded(&store.runtime_dir());
@@ -304,7 +304,7 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                 if let Some(ws) = here {
                     write!(out, "{}", workspaces_text(&ws, &t.state)).map_err(super::io_err)?;
                     if let Some(note) = ws.land_note(&store.runtime_dir()) {
-                        writeln!(out, "{}", report::escape::visible(&note))
+                        writeln!(out, "{}", crate::base::escape::visible(&note))
                             .map_err(super::io_err)?;
                     }
                 }

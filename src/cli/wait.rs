@@ -75,7 +75,7 @@ pub fn print_final(
                         ws.integration_branch()
                     )
                 });
-            writeln!(out, "\n{}", report::escape::visible(&note)).into_diagnostic()?;
+            writeln!(out, "\n{}", crate::base::escape::visible(&note)).into_diagnostic()?;
         }
     }
     Ok(())

@@ -243,10 +243,10 @@ pub fn read_regular(path: &Path) -> std::io::Result<String> {
 }
 
 /// The project's own build, test and check commands, detected from the
-/// files at `root` (`plan::project` decides; this reads). A directory such
+/// files at `root` (`plan_tools::project` decides; this reads). A directory such
 /// as `tests/` reads as present with no text; only regular files are read.
-pub fn project_commands(root: &Path) -> Option<crate::plan::project::ProjectCommands> {
-    crate::plan::project::detect(|f| {
+pub fn project_commands(root: &Path) -> Option<crate::plan_tools::project::ProjectCommands> {
+    crate::plan_tools::project::detect(|f| {
         let p = root.join(f);
         if p.is_dir() {
             Some(String::new())

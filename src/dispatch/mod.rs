@@ -20,7 +20,6 @@ pub mod prompt;
 pub mod ratelimit;
 pub mod reap;
 pub mod result;
-pub mod runtime_name;
 mod stale;
 
 use std::io::Write;
@@ -96,7 +95,7 @@ pub struct Setup {
 
 impl Job {
     pub fn stem(unit: &str, sprint: &str, attempt: u32) -> String {
-        runtime_name::stem(unit, sprint, attempt)
+        crate::base::runtime_name::stem(unit, sprint, attempt)
     }
 
     /// The environment contract of design §5.
@@ -210,7 +209,7 @@ pub fn spawn_wrapper(exe: &Path, job_file: &Path, log: &Path) -> std::io::Result
     let mut cmd = Command::new(exe);
     // The agent works in its own worktree, and so do the wrapper's checks
     // and the ticks it wakes: nothing may point them at another one.
-    for var in crate::hooks::REPOSITORY_LOCATION {
+    for var in crate::base::runtime::REPOSITORY_LOCATION {
         cmd.env_remove(var);
     }
     let child = cmd
@@ -362,7 +361,7 @@ pub fn run_wrapper(job: &Job, host: &mut dyn WrapperHost) -> std::io::Result<i32
             .min(Duration::from_secs(3600));
     let outcome = loop {
         let attempt =
-            crate::gate::lock::with_lock_fd(&job.lock_file, Duration::from_millis(200), |fd| {
+            crate::base::lock::with_lock_fd(&job.lock_file, Duration::from_millis(200), |fd| {
                 supervise(job, &mut report, host, subreaper, fd)
             })?;
         match attempt {

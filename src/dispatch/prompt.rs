@@ -33,7 +33,7 @@ pub struct PromptInput<'a> {
     pub result_file: &'a str,
     /// The project's own commands, for the syntax checks of Build
     /// Coordination.
-    pub project: Option<&'a crate::plan::project::ProjectCommands>,
+    pub project: Option<&'a crate::plan_tools::project::ProjectCommands>,
 }
 
 pub fn build(input: &PromptInput) -> String {
@@ -266,7 +266,7 @@ fn contract(input: &PromptInput) -> String {
 /// single-file check; `None` for files no checker is known for.
 fn syntax_check(
     file: &str,
-    project: Option<&crate::plan::project::ProjectCommands>,
+    project: Option<&crate::plan_tools::project::ProjectCommands>,
 ) -> Option<(&'static str, String)> {
     let (lang, single) = single_file_check(file)?;
     match project.and_then(|p| p.syntax_for(lang)) {
@@ -337,7 +337,7 @@ fn includes(file: &str) -> String {
 pub fn build_coordination(
     sprint: &Sprint,
     build_command: &str,
-    project: Option<&crate::plan::project::ProjectCommands>,
+    project: Option<&crate::plan_tools::project::ProjectCommands>,
 ) -> String {
     let mut seen: Vec<&str> = Vec::new();
     let mut checks = String::new();

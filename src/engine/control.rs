@@ -2,6 +2,8 @@
 //! steps): ending agents with signals, assessing what they left, and
 //! recording it.
 
+use crate::base::runtime;
+
 use std::time::Duration;
 use std::time::Instant;
 
@@ -59,7 +61,7 @@ impl Engine {
         let patience = grace.saturating_add(Duration::from_secs(5));
         for (unit, report, lock) in &targets {
             if let Some(w) = report.wrapper_pid {
-                while (crate::gate::lock::is_held(lock) || dispatch::alive(w))
+                while (crate::base::lock::is_held(lock) || dispatch::alive(w))
                     && start.elapsed() < patience
                 {
                     dispatch::reap();
@@ -133,7 +135,7 @@ impl Engine {
     pub fn settle(&self) {
         let limit = self.kill_grace().saturating_add(Duration::from_secs(10));
         let start = Instant::now();
-        let agents = self.runtime("agents");
+        let agents = self.runtime(runtime::AGENTS);
         while start.elapsed() < limit {
             dispatch::reap();
             let busy = std::fs::read_dir(&agents)
@@ -142,7 +144,7 @@ impl Engine {
                 .flatten()
                 .any(|e| {
                     e.path().extension().is_some_and(|x| x == "lock")
-                        && crate::gate::lock::is_held(&e.path())
+                        && crate::base::lock::is_held(&e.path())
                 });
             if !busy {
                 return;
@@ -230,9 +232,9 @@ impl Engine {
         // our signal wakes the engine, and that tick must not record its
         // own verdict (a failure, attempt counted) before ours
         // (force-terminated, attempt kept).
-        let lock = self.runtime("engine.lock");
+        let lock = self.runtime(runtime::ENGINE_LOCK);
         let grace = self.kill_grace();
-        let result = match crate::gate::lock::with_lock(&lock, Duration::from_secs(10), || {
+        let result = match crate::base::lock::with_lock(&lock, Duration::from_secs(10), || {
             self.force_stop(grace)
         }) {
             Ok(Some(result)) => result,
@@ -287,8 +289,8 @@ impl Engine {
         // are dispatched) out while agents are terminated and assessed. A
         // phase build holds the lock for as long as it runs; killall does not
         // wait for it, and catches agents dispatched meanwhile below.
-        let lock = self.runtime("engine.lock");
-        match crate::gate::lock::with_lock(&lock, Duration::from_secs(3), || self.killall_now()) {
+        let lock = self.runtime(runtime::ENGINE_LOCK);
+        match crate::base::lock::with_lock(&lock, Duration::from_secs(3), || self.killall_now()) {
             Ok(Some(result)) => result,
             _ => self.killall_now(),
         }

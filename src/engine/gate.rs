@@ -7,6 +7,8 @@
 //! go back to BACKOFF with the output in their retry prompt. A build that
 //! failed or warned is not run again for the same commits.
 
+use crate::base::runtime;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::Command;
@@ -198,11 +200,13 @@ impl Engine {
         let mut log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
-            .open(self.runtime("gates.log"))
+            .open(self.runtime(runtime::GATES_LOG))
             .map_err(super::io("cannot write the gate log"))?;
         // Exactly one build at a time, whatever else is running.
-        let build =
-            crate::gate::lock::with_lock(&self.runtime("build.lock"), config.build.timeout, || {
+        let build = crate::base::lock::with_lock(
+            &self.runtime(runtime::BUILD_LOCK),
+            config.build.timeout,
+            || {
                 // The phase-boundary line goes into the history (and so
                 // `log` and the waiting commands), with the time `status`
                 // shows: only once the build really starts.
@@ -224,8 +228,9 @@ impl Engine {
                     head = tip;
                 }
                 Ok::<_, EngineError>(run_build(&root, &command, config.build.timeout))
-            })
-            .map_err(super::io("cannot take the build lock"))?;
+            },
+        )
+        .map_err(super::io("cannot take the build lock"))?;
         let Some(build) = build else {
             return Ok(false);
         };
@@ -401,11 +406,8 @@ impl Engine {
                 steps.append(&mut more);
             }
             Ok(Some(Update {
-                steps,
-                snapshot: None,
                 checkpoints: vec![(name.clone(), report.clone())],
-                also: Vec::new(),
-                event: first,
+                ..super::publish::update(steps, first)
             }))
         });
         match published {

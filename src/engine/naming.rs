@@ -59,7 +59,7 @@ const NOUNS: &[&str] = &[
 
 /// A stable 64-bit hash: the name must not change between Rust releases.
 fn fnv(text: &str) -> u64 {
-    crate::machine::hash::fnv1a(text.bytes())
+    crate::base::hash::fnv1a(text.bytes())
 }
 
 /// "Operation <Adjective> <Noun>", chosen from the plan's title and units.

@@ -7,6 +7,8 @@
 //! remembered under the runtime directory (`untrusted-marks/`), so a sprint
 //! that cannot be dispatched at once does not run its criteria on every tick.
 
+use crate::base::runtime;
+
 use super::verify;
 use super::Engine;
 use super::EngineError;
@@ -96,7 +98,7 @@ impl Engine {
         commands: &[&str],
     ) -> std::path::PathBuf {
         let key = format!("{run_id}\0{unit}\0{sprint}\0{}", commands.join("\0"));
-        self.runtime("untrusted-marks")
-            .join(crate::dispatch::runtime_name::component(&key))
+        self.runtime(runtime::UNTRUSTED_MARKS)
+            .join(crate::base::runtime_name::component(&key))
     }
 }

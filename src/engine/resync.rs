@@ -19,7 +19,6 @@ use crate::store::remote::tracking;
 use crate::store::remote::RefPush;
 use crate::store::remote::Remote;
 use crate::store::Tip;
-use crate::store::Update;
 
 const STATE_REF: &str = "refs/supervisor/state";
 
@@ -82,16 +81,8 @@ impl Engine {
                 Ok(steps) if steps.is_empty() => {}
                 Ok(steps) => {
                     let state = steps.last().expect("steps").state.clone();
-                    let id = store.write_onto(
-                        tip.id,
-                        &Update {
-                            steps,
-                            snapshot: None,
-                            checkpoints: Vec::new(),
-                            also: Vec::new(),
-                            event: Some(event),
-                        },
-                    )?;
+                    let id =
+                        store.write_onto(tip.id, &super::publish::update(steps, Some(event)))?;
                     tip = Tip { id, state };
                     done.reapplied.push(name);
                 }

@@ -535,7 +535,7 @@ impl Engine {
     ) -> Result<bool, EngineError> {
         let report = Report::read(&c.paths.report).unwrap_or_default();
         let gone = !report.finished
-            && !crate::gate::lock::is_held(&c.paths.lock)
+            && !crate::base::lock::is_held(&c.paths.lock)
             && !report.wrapper_pid.is_some_and(dispatch::alive);
         if !report.finished && !gone {
             return Ok(false);

@@ -9,28 +9,17 @@
 //! exactly. The hooks directory comes from `git rev-parse --git-path hooks`,
 //! which honours `core.hooksPath`, linked worktrees and submodules.
 
+use crate::base::runtime;
+
 use std::path::Path;
 use std::path::PathBuf;
 use std::process::Command;
 
 use serde::Serialize;
 
-pub const HOOKS: [&str; 3] = ["post-commit", "post-merge", "pre-push"];
+use crate::base::runtime::REPOSITORY_LOCATION;
 
-/// Where git finds the repository, index and objects it works on. Git sets
-/// some of these for a hook (`GIT_INDEX_FILE` for a commit's hooks, even as
-/// a relative `.git/index`; `GIT_DIR` in a linked worktree). Whatever
-/// inherits them works on the hook's worktree, whichever directory it runs
-/// in: an agent, or the engine's git commands in a unit's worktree.
-pub const REPOSITORY_LOCATION: [&str; 7] = [
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_PREFIX",
-    "GIT_COMMON_DIR",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-];
+pub const HOOKS: [&str; 3] = ["post-commit", "post-merge", "pre-push"];
 
 /// The rest of what git sets for a hook about the operation at hand: the
 /// commit's dates would pin every commit an agent started from the hook
@@ -303,11 +292,7 @@ pub fn run_exists_fast(cwd: &Path) -> bool {
 /// then a commit here is not the run's business (workers publish what their
 /// agents did), and a tick would fetch over the network on every commit.
 pub fn run_lives_on_remote(cwd: &Path) -> bool {
-    common_dir(cwd).is_some_and(|c| {
-        c.join("supervisor")
-            .join(crate::store::remote::REMOTE_FILE)
-            .is_file()
-    })
+    common_dir(cwd).is_some_and(|c| c.join(runtime::DIR).join(runtime::REMOTE).is_file())
 }
 
 /// Whether a hook firing in the worktree at `cwd` is the run's business:
@@ -318,11 +303,8 @@ pub fn acts_here(cwd: &Path) -> bool {
     let Some(common) = common_dir(cwd) else {
         return true;
     };
-    let Ok(recorded) = std::fs::read_to_string(
-        common
-            .join("supervisor")
-            .join(crate::engine::RUN_WORKDIR_FILE),
-    ) else {
+    let Ok(recorded) = std::fs::read_to_string(common.join(runtime::DIR).join(runtime::WORKDIR))
+    else {
         return true;
     };
     let run_tree = Path::new(recorded.trim_end_matches('\n'))

@@ -6,7 +6,6 @@
 pub mod apply;
 pub mod cost;
 mod handlers;
-pub mod hash;
 pub mod model_select;
 pub mod retry;
 pub mod state;

@@ -9,12 +9,12 @@
 use super::state::Model;
 use super::state::SprintState;
 use super::state::SprintStatus;
-use crate::plan::analysis;
-use crate::plan::analysis::Risk;
 use crate::plan::CriterionKind;
 use crate::plan::Plan;
 use crate::plan::Sprint;
 use crate::plan::TaskType;
+use crate::plan_tools::analysis;
+use crate::plan_tools::analysis::Risk;
 
 /// Every component of the score, for the Decisions Log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,7 +50,7 @@ impl Selection {
     }
 }
 
-pub use crate::plan::analysis::estimated_turns;
+pub use crate::plan_tools::analysis::estimated_turns;
 
 const OPEN_ENDED: &[&str] = &[
     "improve", "optimize", "optimise", "enhance", "refine", "clean up",

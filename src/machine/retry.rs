@@ -21,7 +21,7 @@ pub fn delay(base: Duration, failures: u32, seed: u64) -> Duration {
 
 /// A stable seed for `unit`'s `failures`-th retry (FNV-1a).
 pub fn seed(unit: &str, failures: u32) -> u64 {
-    super::hash::fnv1a(unit.bytes().chain(failures.to_le_bytes()))
+    crate::base::hash::fnv1a(unit.bytes().chain(failures.to_le_bytes()))
 }
 
 /// `at` (RFC 3339 or Unix seconds) plus `d`, as RFC 3339; `None` when `at` does not parse.

@@ -5,19 +5,12 @@
 //! `diagnostics` turns problems into miette reports. Nothing here touches git
 //! or the process: the caller hands in text and gets a plan or every problem.
 
-pub mod analysis;
-pub mod breakdown;
 pub mod detect;
 pub mod diagnostics;
-pub mod edit;
 pub mod frontmatter;
 pub mod markdown;
 pub mod model;
-pub mod project;
 pub mod resolve;
-pub mod review;
-pub mod rewrite;
-pub mod write;
 
 pub use detect::parse;
 pub use detect::ParseContext;

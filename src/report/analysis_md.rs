@@ -3,10 +3,10 @@
 
 use std::fmt::Write;
 
-use crate::plan::analysis::format_score;
-use crate::plan::review::Finding;
-use crate::plan::review::Review;
-use crate::plan::review::Severity;
+use crate::plan_tools::analysis::format_score;
+use crate::plan_tools::review::Finding;
+use crate::plan_tools::review::Review;
+use crate::plan_tools::review::Severity;
 
 fn counts(findings: &[Finding], pass: u8) -> (usize, usize, usize) {
     let of = |s: Severity| {
@@ -185,9 +185,9 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
     for q in &r.quality {
         total += q.quality.estimated_turns;
         let verdict = match q.quality.fitness {
-            crate::plan::analysis::Fitness::Oversized => "OVERSIZED",
-            crate::plan::analysis::Fitness::Right => "RIGHT-SIZED",
-            crate::plan::analysis::Fitness::Undersized => "UNDERSIZED",
+            crate::plan_tools::analysis::Fitness::Oversized => "OVERSIZED",
+            crate::plan_tools::analysis::Fitness::Right => "RIGHT-SIZED",
+            crate::plan_tools::analysis::Fitness::Undersized => "UNDERSIZED",
         };
         let _ = writeln!(
             o,
@@ -200,12 +200,12 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
     let over = r
         .quality
         .iter()
-        .filter(|q| q.quality.fitness == crate::plan::analysis::Fitness::Oversized)
+        .filter(|q| q.quality.fitness == crate::plan_tools::analysis::Fitness::Oversized)
         .count();
     let under = r
         .quality
         .iter()
-        .filter(|q| q.quality.fitness == crate::plan::analysis::Fitness::Undersized)
+        .filter(|q| q.quality.fitness == crate::plan_tools::analysis::Fitness::Undersized)
         .count();
     let _ = writeln!(o, "\nBudget Summary:");
     let _ = writeln!(o, "- Total estimated turns: {total}");

@@ -13,11 +13,11 @@ use crate::machine::Overall;
 use crate::machine::SprintStatus;
 use crate::machine::State;
 use crate::machine::Usd;
-use crate::plan::analysis;
-use crate::plan::analysis::estimated_turns;
 use crate::plan::CriterionKind;
 use crate::plan::Plan;
 use crate::plan::TaskType;
+use crate::plan_tools::analysis;
+use crate::plan_tools::analysis::estimated_turns;
 use crate::store::message::Record;
 
 /// How one dispatch (or a completion without one) ended.

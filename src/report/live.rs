@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::escape::visible;
+use crate::base::escape::visible;
 use crate::machine::State;
 use crate::machine::UnitStatus;
 

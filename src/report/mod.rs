@@ -5,7 +5,6 @@
 pub mod analysis_md;
 pub mod complete;
 pub mod complete_md;
-pub mod escape;
 pub mod live;
 pub mod state_md;
 pub mod status;

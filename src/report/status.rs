@@ -163,7 +163,10 @@ pub fn fatal_message(s: &State, unit: &str) -> Option<String> {
         .map(|f| f.lines().next().unwrap_or_default().trim().to_string())
         .filter(|f| !f.is_empty())
         .unwrap_or_else(|| "no failure was recorded".into());
-    let (unit, last) = (super::escape::visible(unit), super::escape::visible(&last));
+    let (unit, last) = (
+        crate::base::escape::visible(unit),
+        crate::base::escape::visible(&last),
+    );
     Some(format!(
         "BLOCKED: {unit} Sprint {} failed after {} attempts.\nLast failure: {last}\nTo retry: git supervisor resume\n(resume resets the sprint to PENDING and the work unit to RUNNING)",
         sp.id, s.max_retries
@@ -419,7 +422,7 @@ pub fn text(s: Option<&State>, timestamp: &str, color: bool) -> String {
 /// needs the run's list). Each becomes one line, so no text can pose as a
 /// line of the report.
 fn escaped_names(s: &State) -> State {
-    let one = |t: &mut String| *t = super::escape::visible(t).into_owned();
+    let one = |t: &mut String| *t = crate::base::escape::visible(t).into_owned();
     let mut s = s.clone();
     one(&mut s.operation);
     for u in &mut s.units {

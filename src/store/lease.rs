@@ -23,7 +23,7 @@ pub const LEASES_PREFIX: &str = "refs/supervisor/leases/";
 pub fn lease_ref(name: &str) -> String {
     format!(
         "{LEASES_PREFIX}{}",
-        crate::dispatch::runtime_name::component(name)
+        crate::base::runtime_name::component(name)
     )
 }
 
@@ -67,10 +67,10 @@ impl Store {
         };
         let message = format!(
             "lease: {} for {}\n\nSupervisor-Worker: {}\nSupervisor-Unit: {}\nSupervisor-Dispatch: {}\nSupervisor-Expires: {}\n",
-            crate::report::escape::visible(&lease.subject),
-            crate::report::escape::visible(&lease.worker),
-            crate::report::escape::visible(&lease.worker),
-            crate::report::escape::visible(&lease.subject),
+            crate::base::escape::visible(&lease.subject),
+            crate::base::escape::visible(&lease.worker),
+            crate::base::escape::visible(&lease.worker),
+            crate::base::escape::visible(&lease.subject),
             lease.dispatch,
             lease.expires
         );

@@ -10,7 +10,7 @@ use crate::machine::SCHEMA;
 /// The message of the commit recording `t` as transition number `seq`.
 pub fn format(t: &Transition, seq: u64, run_id: &str) -> String {
     let subject = t.subject();
-    let subject = crate::report::escape::visible(&subject);
+    let subject = crate::base::escape::visible(&subject);
     let mut m = format!("{subject}\n\n{}\n\n", t.why.trim());
     let mut trailer = |k: &str, v: &str| m.push_str(&format!("Supervisor-{k}: {v}\n"));
     trailer("Event", t.event);
@@ -46,7 +46,7 @@ pub fn format(t: &Transition, seq: u64, run_id: &str) -> String {
         trailer("Cost", &cost.exact());
     }
     if let Some(worker) = &t.worker {
-        trailer("Worker", &crate::report::escape::visible(worker));
+        trailer("Worker", &crate::base::escape::visible(worker));
     }
     trailer("Run", run_id);
     trailer("Seq", &seq.to_string());

@@ -8,6 +8,8 @@
 //! or none of it does. A writer that loses the race reloads, re-applies its
 //! event to the new tip and tries again (bounded, with jitter).
 
+use crate::base::runtime;
+
 pub mod clock;
 pub mod lease;
 pub mod message;
@@ -125,6 +127,10 @@ pub struct RecordedEvent {
 /// What a writer wants to publish for one event.
 pub struct Update {
     pub steps: Vec<Step>,
+    /// `SUPERVISOR_STATE.md` after each step, rendered by the caller (the
+    /// engine, through `report::state_md`): the store writes the blobs it is
+    /// given and never renders. One per step.
+    pub state_md: Vec<String>,
     /// A new plan/config snapshot (start, replan); `None` keeps the tip's.
     pub snapshot: Option<Snapshot>,
     /// Checkpoint files to add to the tree (`checkpoints/<name>`).
@@ -260,7 +266,7 @@ impl Store {
 
     /// The git common dir; runtime files live under `<common>/supervisor/`.
     pub fn runtime_dir(&self) -> PathBuf {
-        self.repo.common_dir().join("supervisor")
+        self.repo.common_dir().join(runtime::DIR)
     }
 
     fn tip_id(&self) -> Result<Option<ObjectId>, StoreError> {
@@ -607,11 +613,17 @@ impl Store {
         for (n, step) in update.steps.iter().enumerate() {
             let state_toml = toml::to_string(&step.state)
                 .map_err(|e| StoreError::Git(format!("cannot serialize the state: {e}")))?;
-            let rendered = crate::report::state_md::render(&step.state);
+            let rendered = update.state_md.get(n).ok_or_else(|| {
+                StoreError::Git(format!(
+                    "{} steps but {} renderings of SUPERVISOR_STATE.md",
+                    update.steps.len(),
+                    update.state_md.len()
+                ))
+            })?;
             let mut entries = vec![
                 (
                     "SUPERVISOR_STATE.md".to_string(),
-                    self.blob(&rendered)?,
+                    self.blob(rendered)?,
                     EntryKind::Blob,
                 ),
                 ("plan".to_string(), plan_tree, EntryKind::Tree),
@@ -832,7 +844,7 @@ impl Store {
     /// shims can tell with a shell builtin whether to call us at all (the
     /// state ref may be packed). Disposable: any write recreates it.
     fn mark_active(&self, active: bool) {
-        let path = self.runtime_dir().join("active");
+        let path = self.runtime_dir().join(runtime::ACTIVE);
         if active {
             if !path.exists() {
                 let _ = std::fs::create_dir_all(self.runtime_dir());

@@ -12,6 +12,8 @@
 //! carries its lease, a verdict carries the merge into the integration
 //! branch and the unit's branch.
 
+use crate::base::runtime;
+
 use std::cell::Cell;
 use std::path::Path;
 use std::path::PathBuf;
@@ -50,7 +52,7 @@ impl Remote {
         Remote {
             name: name.to_string(),
             dir: dir.to_path_buf(),
-            lock: runtime.join("remote.lock"),
+            lock: runtime.join(runtime::REMOTE_LOCK),
             refused: Cell::new(0),
         }
     }
@@ -292,13 +294,10 @@ pub fn known(dir: &Path, name: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// The file under the runtime directory naming the remote a run lives on.
-pub const REMOTE_FILE: &str = "remote";
-
 /// The remote this clone's run lives on, as recorded by `start --remote`
 /// or `worker`.
 pub fn recorded(runtime: &Path) -> Option<String> {
-    std::fs::read_to_string(runtime.join(REMOTE_FILE))
+    std::fs::read_to_string(runtime.join(runtime::REMOTE))
         .ok()
         .map(|t| t.trim().to_string())
         .filter(|t| !t.is_empty())
@@ -306,7 +305,7 @@ pub fn recorded(runtime: &Path) -> Option<String> {
 
 /// Record (or, with `None`, forget) the remote this clone's run lives on.
 pub fn record(runtime: &Path, remote: Option<&str>) -> std::io::Result<()> {
-    let path = runtime.join(REMOTE_FILE);
+    let path = runtime.join(runtime::REMOTE);
     match remote {
         Some(r) => {
             std::fs::create_dir_all(runtime)?;

@@ -2,6 +2,8 @@
 //! on, as a fast-forward, or a merge when asked) and `clean` (the units' worktrees removed,
 //! never one with uncommitted work unless forced).
 
+use crate::base::runtime;
+
 use super::git;
 use super::git_ok;
 use super::WorkspaceError;
@@ -54,7 +56,7 @@ pub struct Landed {
 impl Workspaces {
     fn start_branch_file(&self, runtime: &std::path::Path) -> std::path::PathBuf {
         runtime
-            .join("workspaces")
+            .join(runtime::WORKSPACES)
             .join(&self.run)
             .join("start-branch")
     }
@@ -94,7 +96,10 @@ impl Workspaces {
 
     /// Where the engine notes what `[run] land` did (landed, or why not).
     pub fn land_note_file(&self, runtime: &std::path::Path) -> std::path::PathBuf {
-        runtime.join("workspaces").join(&self.run).join("landed")
+        runtime
+            .join(runtime::WORKSPACES)
+            .join(&self.run)
+            .join("landed")
     }
 
     /// What `[run] land` did, when it ran.

@@ -4,13 +4,15 @@
 //!
 //! Names: the integration branch is `supervisor/<run>/integration`, a unit's
 //! branch `supervisor/<run>/units/<unit>` and its worktree
-//! `<dir>/<run>/<unit>`, where `<unit>` is `dispatch::runtime_name`'s safe
+//! `<dir>/<run>/<unit>`, where `<unit>` is `base::runtime_name`'s safe
 //! encoding of the unit's name and `<dir>` is `[workspace] dir` (default
 //! `<repo>/../<repo-dir-name>.supervisor/`). Everything goes through the
 //! `git` CLI (worktrees and `merge-tree` are beyond gix): merges are decided
 //! by `git merge-tree --write-tree` without touching any working tree, and
 //! land on the integration branch by a compare-and-swap `update-ref`, so the
 //! user's branch and working tree are never moved by a run.
+
+use crate::base::runtime;
 
 pub mod finish;
 pub mod merge;
@@ -20,8 +22,8 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::process::Stdio;
 
+use crate::base::runtime_name;
 use crate::config::Config;
-use crate::dispatch::runtime_name;
 
 pub use finish::LandRefused;
 pub use finish::Landed;
@@ -106,10 +108,9 @@ impl Workspaces {
     pub fn of_run(store: &crate::store::Store, tip: &crate::store::Tip) -> Option<Workspaces> {
         let snap = store.snapshot_at(tip.id).ok()?;
         let config = Config::parse(&snap.config, "the run's .workflow/config.toml").ok()?;
-        let recorded =
-            std::fs::read_to_string(store.runtime_dir().join(crate::engine::RUN_WORKDIR_FILE))
-                .ok()
-                .map(|t| PathBuf::from(t.trim_end_matches('\n')));
+        let recorded = std::fs::read_to_string(store.runtime_dir().join(runtime::WORKDIR))
+            .ok()
+            .map(|t| PathBuf::from(t.trim_end_matches('\n')));
         let repo = recorded.or_else(|| store.workdir().map(Path::to_path_buf))?;
         Workspaces::for_run(&repo, &tip.state, &config)
     }

@@ -275,6 +275,10 @@ pub mod seed {
                 )
                 .map_err(|e| e.to_string())?;
                 Ok(Some(Update {
+                    state_md: steps
+                        .iter()
+                        .map(|s| git_supervisor::report::state_md::render(&s.state))
+                        .collect(),
                     steps,
                     snapshot: Some(Snapshot {
                         plan: plan_text.clone(),
@@ -300,6 +304,10 @@ pub mod seed {
                 };
                 let steps = apply(&tip.state, &event).map_err(|e| e.to_string())?;
                 Ok(Some(Update {
+                    state_md: steps
+                        .iter()
+                        .map(|s| git_supervisor::report::state_md::render(&s.state))
+                        .collect(),
                     steps,
                     snapshot: None,
                     checkpoints: Vec::new(),

@@ -1,24 +1,24 @@
 //! `breakdown` (spec §T): a requirements document in any Markdown shape →
 //! requirements (with where they were found and how sure we are) → atomic
 //! tasks → work units → sprints of 3–7 tasks → a [`Plan`] that
-//! `plan::write` renders and the parser reads back. Pure and deterministic.
+//! `plan_tools::write` renders and the parser reads back. Pure and deterministic.
 
 use serde::Serialize;
 
 use super::analysis;
-use super::markdown::blocks;
-use super::markdown::Block;
-use super::model::Criterion;
-use super::model::DependencyStructure;
-use super::model::Detection;
-use super::model::DispatchMode;
-use super::model::Plan;
-use super::model::Sprint;
-use super::model::SprintId;
-use super::model::SprintSource;
-use super::model::TaskType;
-use super::model::Unit;
-use super::model::UnitSource;
+use crate::plan::markdown::blocks;
+use crate::plan::markdown::Block;
+use crate::plan::model::Criterion;
+use crate::plan::model::DependencyStructure;
+use crate::plan::model::Detection;
+use crate::plan::model::DispatchMode;
+use crate::plan::model::Plan;
+use crate::plan::model::Sprint;
+use crate::plan::model::SprintId;
+use crate::plan::model::SprintSource;
+use crate::plan::model::TaskType;
+use crate::plan::model::Unit;
+use crate::plan::model::UnitSource;
 
 /// The documents `breakdown` looks for in the current directory, in order
 /// (spec §B-13).
@@ -338,7 +338,7 @@ fn clean(h: &str) -> String {
         })
         .collect();
     let h = h.split_whitespace().collect::<Vec<_>>().join(" ");
-    super::detect::clean_name(h.trim_matches(|c| c == '`' || c == '*'))
+    crate::plan::detect::clean_name(h.trim_matches(|c| c == '`' || c == '*'))
 }
 
 fn capitalize(s: &str) -> String {
@@ -595,7 +595,7 @@ fn paths(text: &str) -> Vec<String> {
 /// A criterion typed exactly as the parser will type it when it reads the
 /// plan back.
 fn checklist(text: String) -> Criterion {
-    super::detect::classify_criterion(&text, &super::detect::inline_code(&text), false)
+    crate::plan::detect::classify_criterion(&text, &crate::plan::detect::inline_code(&text), false)
 }
 
 /// Group a unit's tasks into sprints of 3–7 (fewer only when the unit has
@@ -662,7 +662,7 @@ fn sprint_name(tasks: &[String]) -> String {
         .filter(|w| !w.is_empty())
         .collect();
     // A heading keeps no outer blanks: cleaning can leave one behind.
-    let name = super::detect::clean_name(&name.join(" "))
+    let name = crate::plan::detect::clean_name(&name.join(" "))
         .trim()
         .to_string();
     if name.is_empty() {
@@ -734,7 +734,7 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
             // The directory as the parser will read it back from the table.
             tops.first()
                 .filter(|d| tops.iter().all(|x| x == *d))
-                .map(|d| super::detect::clean_name(d))
+                .map(|d| crate::plan::detect::clean_name(d))
                 .filter(|d| !matches!(d.as_str(), "" | "-" | "—" | "."))
         };
         let groups = sprints_for(tasks);

@@ -31,7 +31,7 @@ pub fn component(name: &str) -> String {
     }
     let slug = slug.trim_matches('_');
     let slug = if slug.is_empty() { "unit" } else { slug };
-    let h = crate::machine::hash::fnv1a(name.bytes());
+    let h = crate::base::hash::fnv1a(name.bytes());
     format!("{slug}-{:08x}", (h ^ (h >> 32)) as u32)
 }
 

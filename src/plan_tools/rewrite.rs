@@ -1,6 +1,6 @@
 //! The plan rewrites of `evaluate` (spec §V: auto-fixes) and `prioritize`
 //! (spec §U: reorder, renumber, annotate, adjust layers). Pure: a plan in,
-//! a plan and what was done out; `plan::write` turns the result into text.
+//! a plan and what was done out; `plan_tools::write` turns the result into text.
 
 use std::collections::BTreeMap;
 
@@ -10,13 +10,13 @@ use super::analysis;
 use super::analysis::estimated_turns;
 use super::analysis::At;
 use super::analysis::Fitness;
-use super::model::Criterion;
-use super::model::CriterionKind;
-use super::model::DependencyStructure;
-use super::model::Plan;
-use super::model::Sprint;
-use super::model::SprintId;
-use super::model::TaskType;
+use crate::plan::model::Criterion;
+use crate::plan::model::CriterionKind;
+use crate::plan::model::DependencyStructure;
+use crate::plan::model::Plan;
+use crate::plan::model::Sprint;
+use crate::plan::model::SprintId;
+use crate::plan::model::TaskType;
 
 /// Replace `Sprint <old>` references by `Sprint <new>` in one pass (so that
 /// 2→3 and 3→4 do not chain).
@@ -174,14 +174,18 @@ fn created_files(s: &Sprint) -> Vec<String> {
 /// `\`path\` exists`, typed exactly as the parser types it.
 pub(crate) fn exists_criterion(path: &str) -> Criterion {
     let text = format!("`{path}` exists");
-    super::detect::classify_criterion(&text, &super::detect::inline_code(&text), false)
+    crate::plan::detect::classify_criterion(&text, &crate::plan::detect::inline_code(&text), false)
 }
 
 /// `what: \`cmd\`` when the parser reads that back as a command; a bare
 /// command (written as a code block) otherwise.
 pub(crate) fn command_criterion(what: &str, cmd: &str) -> Criterion {
     let text = format!("{what}: `{cmd}`");
-    let c = super::detect::classify_criterion(&text, &super::detect::inline_code(&text), false);
+    let c = crate::plan::detect::classify_criterion(
+        &text,
+        &crate::plan::detect::inline_code(&text),
+        false,
+    );
     if c.kind == CriterionKind::Command && c.command.as_deref() == Some(cmd) {
         return c;
     }

@@ -9,12 +9,12 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use super::analysis::At;
-use super::markdown::blocks;
-use super::markdown::Block;
-use super::model::Criterion;
-use super::model::CriterionKind;
-use super::model::Plan;
-use super::model::Sprint;
+use crate::plan::markdown::blocks;
+use crate::plan::markdown::Block;
+use crate::plan::model::Criterion;
+use crate::plan::model::CriterionKind;
+use crate::plan::model::Plan;
+use crate::plan::model::Sprint;
 
 /// What the canonical form keeps of the original text besides the model.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -42,13 +42,13 @@ fn regenerated(heading: &str, body: &str, plan: &Plan) -> bool {
     });
     // Sprint headings in any of the words the parser reads (Sortie, Phase,
     // Step, …) and headings about a sprint are regenerated too.
-    let sprint_inside = super::detect::is_work_heading(heading.trim_start_matches('#'))
+    let sprint_inside = crate::plan::detect::is_work_heading(heading.trim_start_matches('#'))
         || body.lines().any(|l| {
             let t = l.trim_start_matches('#').trim().to_lowercase();
             l.starts_with('#')
                 && (t.starts_with("sprint ")
                     || t.starts_with("task ")
-                    || super::detect::is_work_heading(l.trim_start_matches('#')))
+                    || crate::plan::detect::is_work_heading(l.trim_start_matches('#')))
         });
     let structural = [
         "work unit",
@@ -108,7 +108,7 @@ pub fn extras(source: &str, plan: &Plan) -> Extras {
 
 /// The frontmatter and the prose under the title.
 fn intro(source: &str) -> Extras {
-    let cut = super::frontmatter::block_end(source).unwrap_or(0);
+    let cut = crate::plan::frontmatter::block_end(source).unwrap_or(0);
     let frontmatter = (cut > 0).then(|| source[..cut].to_string());
     let rest = &source[cut..];
     let mut intro = Vec::new();
@@ -306,7 +306,7 @@ pub(crate) fn sprint(out: &mut String, s: &Sprint, annotation: Option<&String>) 
     if let Some(a) = annotation.or(kept.as_ref()) {
         let _ = writeln!(out, "**Priority**: {a}\n");
     }
-    if s.task_type != super::detect::classify_task_type(&s.name, &s.tasks) {
+    if s.task_type != crate::plan::detect::classify_task_type(&s.name, &s.tasks) {
         let _ = writeln!(out, "Type: {}\n", s.task_type);
     }
     criteria(out, "Entry criteria", &s.entry);
@@ -343,7 +343,7 @@ pub fn render(plan: &Plan, extras: &Extras, annotations: &BTreeMap<At, String>) 
     let layers = plan.units.iter().any(|u| u.layer.is_some());
     // Dependencies are written only where the layers do not already imply
     // them, so that a layered plan stays layered.
-    let implied = |u: &super::model::Unit| -> Vec<String> {
+    let implied = |u: &crate::plan::model::Unit| -> Vec<String> {
         match u.layer {
             Some(l) => plan
                 .units
@@ -354,7 +354,7 @@ pub fn render(plan: &Plan, extras: &Extras, annotations: &BTreeMap<At, String>) 
             None => Vec::new(),
         }
     };
-    let explicit = |u: &super::model::Unit| !u.deps.is_empty() && u.deps != implied(u);
+    let explicit = |u: &crate::plan::model::Unit| !u.deps.is_empty() && u.deps != implied(u);
     let deps = layers || plan.units.iter().any(explicit);
     let _ = writeln!(out, "## Work Units\n");
     let mut header = vec!["Work Unit", "Directory", "Sprints"];

@@ -8,10 +8,10 @@ use serde::Serialize;
 use super::analysis;
 use super::analysis::At;
 use super::analysis::Quality;
-use super::markdown::blocks;
-use super::markdown::Block;
-use super::model::Plan;
 use super::rewrite;
+use crate::plan::markdown::blocks;
+use crate::plan::markdown::Block;
+use crate::plan::model::Plan;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Severity {

@@ -26,9 +26,9 @@ use std::collections::BTreeSet;
 use std::ops::Range;
 
 use super::analysis::At;
-use super::model::Criterion;
-use super::model::Plan;
-use super::model::Sprint;
+use crate::plan::model::Criterion;
+use crate::plan::model::Plan;
+use crate::plan::model::Sprint;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Edited {
@@ -281,7 +281,7 @@ pub fn edit(
     before: &Plan,
     after: &Plan,
     annotations: &BTreeMap<At, String>,
-    ctx: &super::ParseContext,
+    ctx: &crate::plan::ParseContext,
 ) -> Edited {
     // Moving whole units and layer changes are not carried as edits yet:
     // such plans are written in the canonical form.
@@ -308,7 +308,7 @@ pub fn edit(
     if !first.skipped.is_empty() {
         return canonical();
     }
-    let Ok(back) = super::parse(&first.text, ctx) else {
+    let Ok(back) = crate::plan::parse(&first.text, ctx) else {
         return canonical();
     };
     whole.extend(
@@ -336,7 +336,7 @@ pub fn edit(
     let mut second = edit_with(source, before, after, annotations, &whole, &leave);
     second.text = recount(&second.text, before, after);
     second.not_placed = leave.iter().cloned().collect();
-    match super::parse(&second.text, ctx) {
+    match crate::plan::parse(&second.text, ctx) {
         Ok(back)
             if after.units.iter().all(|u| {
                 let want = if leave.contains(&u.name) {

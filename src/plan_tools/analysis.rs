@@ -4,11 +4,11 @@
 
 use serde::Serialize;
 
-use super::model::Criterion;
-use super::model::CriterionKind;
-use super::model::Plan;
-use super::model::Sprint;
-use super::model::TaskType;
+use crate::plan::model::Criterion;
+use crate::plan::model::CriterionKind;
+use crate::plan::model::Plan;
+use crate::plan::model::Sprint;
+use crate::plan::model::TaskType;
 
 /// Default context budget (turns per sprint) of `evaluate` and `analyze`.
 pub const DEFAULT_BUDGET: u32 = 50;

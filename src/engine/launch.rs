@@ -1,0 +1,415 @@
+//! Starting agents: the next dispatchable sprint published DISPATCHED,
+//! its job file and prompt written, and its wrapper started and seen to take
+//! its liveness lock.
+
+use std::path::Path;
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::base::runtime;
+use crate::dispatch;
+use crate::dispatch::prompt;
+use crate::dispatch::Job;
+use crate::dispatch::Report;
+use crate::machine;
+use crate::machine::Agent;
+use crate::machine::EventKind;
+use crate::machine::Model;
+use crate::machine::SprintStatus;
+use crate::plan::SprintId;
+use crate::plan::TaskType;
+use crate::store::Tip;
+
+use super::io;
+use super::planned;
+use super::AgentPaths;
+use super::Engine;
+use super::EngineError;
+use super::JobSpec;
+use super::WRAPPER_STARTUP;
+
+impl Engine {
+    pub(crate) fn agent_paths(
+        &self,
+        unit: &str,
+        sprint: &SprintId,
+        dispatch_no: u32,
+    ) -> AgentPaths {
+        let stem = Job::stem(unit, &sprint.to_string(), dispatch_no);
+        let agents = self.runtime(runtime::AGENTS);
+        AgentPaths {
+            log: agents.join(format!("{stem}.log")),
+            report: agents.join(format!("{stem}.report.toml")),
+            result: agents.join(format!("{stem}.result")),
+            wrapper_log: agents.join(format!("{stem}.wrapper.log")),
+            lock: agents.join(crate::base::runtime_name::lock(unit)),
+            job: self.runtime(runtime::JOBS).join(format!("{stem}.toml")),
+            prompt: self.runtime(runtime::PROMPTS).join(format!("{stem}.md")),
+        }
+    }
+
+    /// Dispatch the first eligible unit's sprint: write its job, publish
+    /// DISPATCHED, then start the wrapper.
+    pub(super) fn dispatch_next(&self, tip: &Tip) -> Result<Option<(String, usize)>, EngineError> {
+        // A failed sprint waits for its retry time by the wall clock (the
+        // commit clock may be pinned).
+        let now = crate::store::clock::iso(time::OffsetDateTime::now_utc());
+        let ready = machine::dispatchable_at(&tip.state, &now);
+        if ready.is_empty() {
+            return Ok(None);
+        }
+        let (plan, config) = self.snapshot(tip)?;
+        // A deferred condition is checked again one poll interval after the
+        // last check ended, not at once (the next tick after that runs it).
+        let paced = |name: &String| {
+            let Some(sp) = tip.state.unit(name).and_then(|u| u.current()) else {
+                return false;
+            };
+            if sp.task_type != TaskType::Deferred || sp.state != SprintStatus::Partial {
+                return false;
+            }
+            let last = self.agent_paths(name, &sp.id, sp.dispatches).report;
+            std::fs::metadata(last)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age < config.run.poll_interval)
+        };
+        let Some(unit_name) = ready.iter().find(|u| !paced(u)) else {
+            return Ok(None);
+        };
+        // The budget is checked before every dispatch (attempts, retries,
+        // continuations): once spent, the run stops until resumed.
+        if let Some(budget) = config.run.budget_usd.and_then(machine::Usd::from_dollars) {
+            let spent = tip.state.cost();
+            if spent >= budget {
+                self.publish(EventKind::BudgetReached { spent, budget })?;
+                return Ok(None);
+            }
+        }
+        let template = config
+            .agent_command()
+            .ok_or(EngineError::NoAgentCommand)?
+            .to_vec();
+        // A replan may have changed the command: refuse it before an attempt
+        // is spent on a program that cannot run.
+        let config_text = self.parsed.borrow().as_ref().map(|p| p.0.config.clone());
+        config
+            .check_agent_program(
+                &config_text.unwrap_or_default(),
+                "the run's .workflow/config.toml",
+                &self.workdir,
+            )
+            .map_err(EngineError::AgentProgram)?;
+        let state = &tip.state;
+        let us = state.unit(unit_name).expect("dispatchable names a unit");
+        let sp = us
+            .current()
+            .expect("a dispatchable unit has a current sprint");
+        let (_, sprint) = planned(&plan, unit_name, &sp.id)?;
+        let selection = machine::model_select::select(&plan, unit_name, sprint, sp);
+        let model_name = match selection.model {
+            Model::Haiku => &config.models.haiku,
+            Model::Sonnet => &config.models.sonnet,
+            Model::Opus => &config.models.opus,
+        }
+        .clone();
+        let dispatch_no = sp.dispatches + 1;
+        let parallel = state
+            .units
+            .iter()
+            .filter(|u| u.name != *unit_name)
+            .any(|u| u.active_sprint().is_some())
+            || ready.len() > 1;
+        let rationale = match (sprint.task_type, parallel) {
+            (TaskType::Code, false) => format!(
+                "{}; single agent: builds allowed during the sprint",
+                selection.rationale()
+            ),
+            (TaskType::Code, true) if config.build.command.is_some() => format!(
+                "{}; parallel: syntax checks only, one coordinated build at the phase boundary",
+                selection.rationale()
+            ),
+            _ => selection.rationale(),
+        };
+        let clock = self.store.clock();
+        if self.store.remote().is_some() {
+            // A run on a remote: the dispatch is published for a worker to
+            // claim; nothing starts here. Other clones tick too: one that
+            // dispatched this sprint first leaves nothing to do.
+            let (id, from) = (sp.id.clone(), sp.state);
+            let kind = EventKind::Dispatch {
+                unit: unit_name.clone(),
+                model: selection.model,
+                score: selection.score,
+                rationale,
+                agent: Agent {
+                    pid: None,
+                    log: String::new(),
+                    dispatched_at: clock.iso_at_seq(state.seq + 1),
+                    base_commit: None,
+                    dirty: Vec::new(),
+                    files: sprint.files.clone(),
+                    continuation: sp.state == SprintStatus::Partial,
+                    retry_of: (sp.state == SprintStatus::Backoff).then_some(sp.attempt),
+                    worker: None,
+                    host: None,
+                },
+            };
+            let steps = self.publish_decided(|tip| {
+                let still = tip
+                    .state
+                    .unit(unit_name)
+                    .and_then(|u| u.current())
+                    .is_some_and(|s| s.id == id && s.state == from)
+                    && machine::dispatchable(&tip.state).contains(unit_name);
+                Ok(still.then(|| (kind.clone(), Vec::new())))
+            })?;
+            return Ok(Some((unit_name.clone(), steps.len())));
+        }
+        let workspaces = self.workspaces(state, &config);
+        let root = match &workspaces {
+            Some(ws) => {
+                let base = state
+                    .reconciled
+                    .clone()
+                    .or_else(|| self.store.head_id())
+                    .unwrap_or_else(|| "HEAD".into());
+                let fresh = !ws.unit_path(unit_name).join(".git").exists();
+                ws.ensure_unit(unit_name, &base)?;
+                if fresh {
+                    // A new worktree: the user's untracked files, and its
+                    // setup again (a recreated worktree has none of it).
+                    let _ = std::fs::remove_file(self.setup_marker(state, unit_name));
+                    ws.copy_into(unit_name, &config.workspace.copy)?;
+                    crate::store::fault::boundary("unit worktree created, sprint not dispatched");
+                }
+                self.unit_root(state, &config, unit_name)
+            }
+            None => self.project_root(state),
+        };
+        let next_attempt = match sp.state {
+            SprintStatus::Backoff if sp.interrupted => sp.attempt,
+            SprintStatus::Backoff => sp.attempt + 1,
+            SprintStatus::Partial => sp.attempt,
+            _ => sp.attempt.max(1),
+        };
+        let paths = self.prepare_job(&JobSpec {
+            state,
+            plan: &plan,
+            config: &config,
+            template,
+            unit: unit_name,
+            root: &root,
+            dispatch_no,
+            attempt: next_attempt,
+            model: model_name,
+            continuation: sp.state == SprintStatus::Partial,
+            retry: sp.state == SprintStatus::Backoff,
+            parallel,
+            setup: workspaces.is_some(),
+            worker_pid: None,
+        })?;
+        let base_commit = if workspaces.is_some() {
+            super::verify::head(&root)
+        } else {
+            self.store.head_id().or_else(|| super::verify::head(&root))
+        };
+        let log_rel = paths
+            .log
+            .strip_prefix(self.store.runtime_dir().parent().unwrap_or(Path::new("/")))
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| paths.log.display().to_string());
+        let steps = self.publish(EventKind::Dispatch {
+            unit: unit_name.clone(),
+            model: selection.model,
+            score: selection.score,
+            rationale,
+            agent: Agent {
+                pid: None,
+                log: log_rel,
+                dispatched_at: clock.iso_at_seq(state.seq + 1),
+                base_commit,
+                dirty: super::verify::dirty_files(&root, &us.dir),
+                files: sprint.files.clone(),
+                continuation: sp.state == SprintStatus::Partial,
+                retry_of: (sp.state == SprintStatus::Backoff).then_some(sp.attempt),
+                worker: None,
+                host: Some(self.here()),
+            },
+        })?;
+        // The DISPATCHED commit has landed: now the process may start.
+        crate::store::fault::boundary("DISPATCHED written, agent not started");
+        self.start_wrapper(&paths)?;
+        Ok(Some((unit_name.clone(), steps.len())))
+    }
+
+    /// Start the wrapper of a prepared job and wait until it holds the
+    /// agent's liveness lock (or has already finished).
+    pub(crate) fn start_wrapper(&self, paths: &AgentPaths) -> Result<(), EngineError> {
+        dispatch::spawn_wrapper(&self.exe, &paths.job, &paths.wrapper_log)
+            .map_err(io("cannot start the agent wrapper"))?;
+        let started = Instant::now();
+        while !crate::base::lock::is_held(&paths.lock) && started.elapsed() < WRAPPER_STARTUP {
+            if Report::read(&paths.report).is_some_and(|r| r.finished) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Ok(())
+    }
+
+    /// Write one dispatch's prompt, job and empty report: everything its
+    /// wrapper needs. The sprint is the unit's current one in `spec.state`.
+    pub(crate) fn prepare_job(&self, spec: &JobSpec<'_>) -> Result<AgentPaths, EngineError> {
+        let JobSpec {
+            state,
+            plan,
+            config,
+            unit: unit_name,
+            root,
+            dispatch_no,
+            ..
+        } = *spec;
+        let us = state
+            .unit(unit_name)
+            .ok_or_else(|| EngineError::Snapshot(format!("unit {unit_name} is not in the run")))?;
+        let sp = us
+            .current()
+            .ok_or_else(|| EngineError::Snapshot(format!("unit {unit_name} has no sprint left")))?;
+        let (plan_unit, sprint) = planned(plan, unit_name, &sp.id)?;
+        let paths = self.agent_paths(unit_name, &sp.id, dispatch_no);
+        let previous = self.agent_paths(unit_name, &sp.id, dispatch_no.saturating_sub(1));
+        let existing: Vec<String> = plan
+            .referenced_files
+            .iter()
+            .filter(|f| root.join(f).is_file())
+            .chain(
+                [
+                    format!("{}/PROGRESS.md", us.dir),
+                    format!("{}/TODO.md", us.dir),
+                ]
+                .iter()
+                .filter(|f| root.join(f).is_file()),
+            )
+            .cloned()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        // A continuation resumes the conversation its previous dispatch
+        // reported, with `agent.resume_command` when one is configured.
+        let session_id = if spec.continuation {
+            dispatch::result::reported_session(&previous.result, &previous.log)
+        } else {
+            None
+        };
+        let template = match (&session_id, config.resume_command()) {
+            (Some(_), Some(resume)) => resume.to_vec(),
+            _ => spec.template.clone(),
+        };
+        let previous_output = if spec.retry {
+            let conflict =
+                std::fs::read_to_string(self.conflict_note(state, unit_name)).unwrap_or_default();
+            format!("{conflict}{}", dispatch::tail(&previous.log, 20))
+        } else {
+            String::new()
+        };
+        // The prompt speaks of the sprint as it was dispatched from: a
+        // worker writes it after its claim, when the sprint is RUNNING.
+        let mut asked = sp.clone();
+        if let Some(a) = sp
+            .agent
+            .as_ref()
+            .filter(|_| matches!(sp.state, SprintStatus::Dispatched | SprintStatus::Running))
+        {
+            if a.continuation {
+                asked.state = SprintStatus::Partial;
+            } else if let Some(n) = a.retry_of {
+                asked.state = SprintStatus::Backoff;
+                asked.attempt = n;
+            }
+        }
+        let prompt_text = prompt::build(&prompt::PromptInput {
+            plan,
+            unit: plan_unit,
+            sprint,
+            state: &asked,
+            root: &root.display().to_string(),
+            parallel: spec.parallel,
+            previous_output: &previous_output,
+            existing_files: &existing,
+            build_command: config.build.command.as_deref(),
+            result_file: &paths.result.display().to_string(),
+            project: crate::config::project_commands(root).as_ref(),
+        });
+        for dir in ["agents", "jobs", "prompts"] {
+            std::fs::create_dir_all(self.runtime(dir))
+                .map_err(io("cannot create the runtime directory"))?;
+        }
+        let deferred_checks = if sprint.task_type == TaskType::Deferred {
+            sprint
+                .exit
+                .iter()
+                .filter_map(|c| c.command.clone())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut job = Job {
+            run_id: state.run_id.clone(),
+            unit: unit_name.to_string(),
+            unit_dir: us.dir.clone(),
+            sprint: sp.id.to_string(),
+            sprint_name: sp.name.clone(),
+            attempt: spec.attempt,
+            max_retries: state.max_retries,
+            model: spec.model.clone(),
+            max_turns: config.agent.max_turns,
+            task_type: sprint.task_type,
+            argv: Vec::new(),
+            prompt: config.agent.prompt,
+            prompt_file: paths.prompt.clone(),
+            result_file: paths.result.clone(),
+            log_file: paths.log.clone(),
+            report_file: paths.report.clone(),
+            lock_file: paths.lock.clone(),
+            workdir: root.to_path_buf(),
+            poll_interval_ms: config.run.poll_interval.as_millis() as u64,
+            timing: dispatch::liveness::Timing::from_config(config),
+            deferred_checks,
+            session_id,
+            setup: config
+                .workspace
+                .setup
+                .as_ref()
+                .filter(|_| spec.setup)
+                .map(|command| dispatch::Setup {
+                    command: command.clone(),
+                    done_marker: self.setup_marker(state, unit_name),
+                }),
+            worker_pid: spec.worker_pid,
+        };
+        job.argv = dispatch::resolve_argv(&template, &job, &prompt_text);
+        // A program named by a relative path (`.workflow/agent.sh`) is the
+        // one in the repository's working tree, wherever the agent works:
+        // a unit's worktree holds only what is committed.
+        if let Some(program) = job.argv.first_mut() {
+            let path = Path::new(program.as_str());
+            if path.is_relative() && path.components().count() > 1 {
+                let here = self.workdir.join(path);
+                if here.is_file() {
+                    *program = here.display().to_string();
+                }
+            }
+        }
+        std::fs::write(&paths.prompt, &prompt_text).map_err(io("cannot write the prompt file"))?;
+        let _ = std::fs::remove_file(&paths.result);
+        let job_text = toml::to_string(&job)
+            .map_err(|e| io("cannot write the job file")(std::io::Error::other(e)))?;
+        std::fs::write(&paths.job, job_text).map_err(io("cannot write the job file"))?;
+        Report::default()
+            .write(&paths.report)
+            .map_err(io("cannot write the agent report"))?;
+        Ok(paths)
+    }
+}

@@ -1,0 +1,331 @@
+//! What the tick notices before it dispatches: agents that reported or
+//! are gone (judged by verification), sprints the plan marks done, and
+//! needs that changed.
+
+use std::path::Path;
+
+use crate::base::runtime;
+use crate::dispatch;
+use crate::dispatch::Report;
+use crate::machine;
+use crate::machine::EventKind;
+use crate::machine::SprintStatus;
+use crate::plan::TaskType;
+use crate::store::Tip;
+
+use super::short;
+use super::Engine;
+use super::EngineError;
+
+impl Engine {
+    /// The cross-unit needs in the units' progress files, when they differ
+    /// from the registry in the state.
+    pub(super) fn needs_changed(&self, tip: &Tip) -> Option<EventKind> {
+        let state = &tip.state;
+        // With worktrees a unit's progress file is in its own worktree.
+        let worktree_config = self
+            .snapshot(tip)
+            .ok()
+            .map(|(_, c)| c)
+            .filter(|c| self.workspaces(state, c).is_some());
+        let mut needs = Vec::new();
+        for u in &state.units {
+            let progress = super::verify::progress_file(&u.dir);
+            let text = match &worktree_config {
+                Some(c) => {
+                    let ws = self.workspaces(state, c).expect("filtered on worktrees");
+                    // A unit whose worktree is gone (integrated and removed)
+                    // left its progress file on the integration branch.
+                    if ws.unit_path(&u.name).join(".git").exists() {
+                        std::fs::read_to_string(self.unit_root(state, c, &u.name).join(&progress))
+                            .ok()
+                    } else {
+                        ws.integrated_file(&Path::new(&state.root).join(&progress))
+                    }
+                }
+                None => std::fs::read_to_string(self.project_root(state).join(&progress)).ok(),
+            };
+            if let Some(text) = text {
+                needs.extend(
+                    super::verify::cross_unit_needs(&text)
+                        .into_iter()
+                        .map(|text| crate::machine::Need {
+                            unit: u.name.clone(),
+                            text,
+                        }),
+                );
+            }
+        }
+        (needs != state.needs).then_some(EventKind::Needs { needs })
+    }
+
+    /// History that reached the branch since the last reconciliation (commits
+    /// made with hooks disabled, by another tool, fetched, or while the engine
+    /// was down): a trailer-marked completion of a unit's current waiting
+    /// sprint whose exit criteria pass completes it without a dispatch.
+    pub(super) fn next_observation(&self, tip: &Tip) -> Result<Option<EventKind>, EngineError> {
+        let state = &tip.state;
+        let Some(head) = self.store.head_id() else {
+            return Ok(None);
+        };
+        let Some(reconciled) = state.reconciled.clone() else {
+            return Ok(None);
+        };
+        // A disposable cache of ranges already scanned without a finding.
+        let cache = self.runtime(runtime::RECONCILED);
+        let scanned = std::fs::read_to_string(&cache).ok().and_then(|t| {
+            let (base, upto) = t.trim().split_once(' ')?;
+            (base == reconciled).then(|| upto.to_string())
+        });
+        let from = scanned.unwrap_or_else(|| reconciled.clone());
+        if from == head {
+            return Ok(None);
+        }
+        let root = self.project_root(state);
+        let mut claims = self
+            .store
+            .completion_claims(&from, &head)
+            .unwrap_or_else(|| super::verify::completion_claims(&root, &from, &head));
+        // Progress markers count as a claim too, for sprints waiting after a
+        // failure or an interruption (a fresh PENDING sprint is about to be
+        // dispatched and is judged then).
+        for u in &state.units {
+            let Some(sp) = u.current() else { continue };
+            let waiting = matches!(
+                sp.state,
+                SprintStatus::Backoff | SprintStatus::Fatal | SprintStatus::Partial
+            ) || (sp.state == SprintStatus::Pending && sp.total_attempts > 0);
+            if waiting && u.state != crate::machine::UnitStatus::NotStarted {
+                let id = sp.id.to_string();
+                let added = super::verify::progress_added(&root, &reconciled, &u.dir);
+                if super::verify::progress_says_complete(&added, &id) {
+                    claims.push((
+                        u.name.clone(),
+                        id,
+                        format!("{} (progress file)", super::verify::progress_file(&u.dir)),
+                    ));
+                }
+            }
+        }
+        if !claims.is_empty() {
+            let (plan, _) = self.snapshot(tip)?;
+            for u in &state.units {
+                if u.state == crate::machine::UnitStatus::NotStarted {
+                    continue;
+                }
+                let Some(sp) = u.current() else { continue };
+                if sp.state.is_active() {
+                    continue;
+                }
+                let id = sp.id.to_string();
+                let marked: Vec<String> = claims
+                    .iter()
+                    .filter(|(cu, cs, _)| *cu == u.name && *cs == id)
+                    .map(|(_, _, c)| c.clone())
+                    .collect();
+                if marked.is_empty() {
+                    continue;
+                }
+                let Some(sprint) = plan
+                    .unit(&u.name)
+                    .and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id))
+                else {
+                    continue;
+                };
+                let verdict = super::verify::verify(&super::verify::VerifyInput {
+                    root: &root,
+                    unit: &u.name,
+                    unit_dir: &u.dir,
+                    sprint,
+                    base_commit: Some(&reconciled),
+                    exit_code: None,
+                    killed: None,
+                    result_file: None,
+                    log_file: None,
+                    agent: None,
+                });
+                let runnable = sprint.exit.iter().any(|c| c.command.is_some());
+                let source = if marked[0].ends_with("(progress file)") {
+                    marked[0].clone()
+                } else {
+                    format!("commit {}", short(&marked[0]))
+                };
+                let evidence = if verdict.outcome == machine::Outcome::Completed {
+                    format!("{source} marks it complete; {}", verdict.evidence)
+                } else if !runnable && sprint.task_type != TaskType::Manual {
+                    format!("{source} marks it complete (no runnable exit criteria).")
+                } else {
+                    continue;
+                };
+                let mut commits = verdict.commits;
+                for c in marked
+                    .into_iter()
+                    .filter(|c| !c.ends_with("(progress file)"))
+                {
+                    if !commits.contains(&c) {
+                        commits.push(c);
+                    }
+                }
+                return Ok(Some(EventKind::Observed {
+                    unit: u.name.clone(),
+                    sprint: sp.id.clone(),
+                    evidence,
+                    commits,
+                    head,
+                }));
+            }
+        }
+        let _ = std::fs::write(&cache, format!("{reconciled} {head}"));
+        Ok(None)
+    }
+
+    /// The first agent report that changes state, in plan order.
+    pub(super) fn next_agent_event(&self, tip: &Tip) -> Result<Option<EventKind>, EngineError> {
+        let state = &tip.state;
+        // The worktree layout, when the run has one (a snapshot that does
+        // not parse is reported where the plan is needed, not here).
+        let worktree_config = self
+            .snapshot(tip)
+            .ok()
+            .map(|(_, c)| c)
+            .filter(|c| self.workspaces(state, c).is_some());
+        let worktrees = worktree_config.is_some();
+        // With worktrees, verdicts feed the merge queue: the agent that
+        // finished first is judged (and merged) first.
+        let mut order: Vec<(Option<std::time::SystemTime>, &crate::machine::UnitState)> = state
+            .units
+            .iter()
+            .map(|u| {
+                let finished_at = u.active_sprint().filter(|_| worktrees).and_then(|sp| {
+                    let report = self.agent_paths(&u.name, &sp.id, sp.dispatches).report;
+                    Report::read(&report)
+                        .filter(|r| r.finished)
+                        .and_then(|_| std::fs::metadata(&report).ok()?.modified().ok())
+                });
+                (finished_at, u)
+            })
+            .collect();
+        // Finished first (earliest first), then the rest in plan order.
+        order.sort_by_key(|(at, _)| (at.is_none(), *at));
+        for u in order.into_iter().map(|(_, u)| u) {
+            let Some(sp) = u.active_sprint() else {
+                continue;
+            };
+            if self.hosted_elsewhere(sp) {
+                continue;
+            }
+            let paths = self.agent_paths(&u.name, &sp.id, sp.dispatches);
+            let report = Report::read(&paths.report).unwrap_or_default();
+            if sp.state == SprintStatus::Dispatched && report.started && !report.finished {
+                return Ok(Some(EventKind::AgentStarted {
+                    unit: u.name.clone(),
+                    pid: report.pid,
+                    worker: None,
+                }));
+            }
+            // The dispatching tick waits for the wrapper to take the liveness
+            // lock before it lets go of the engine lock, so a free lock and no
+            // wrapper process (one may be waiting for the previous agent's
+            // lock) mean the agent is gone: crashed, killed, never started.
+            let gone = !report.finished
+                && !crate::base::lock::is_held(&paths.lock)
+                && !report.wrapper_pid.is_some_and(dispatch::alive);
+            // An agent still at work may already have committed the sprint as
+            // complete (trailers `Supervisor-Sprint: <unit>/<id>` and
+            // `Supervisor-Status: complete`): a post-commit hook's tick
+            // verifies it then, without waiting for the process to exit.
+            let base = sp.agent.as_ref().and_then(|a| a.base_commit.as_deref());
+            // With worktrees a sprint is judged once its agent is done: its
+            // merge may leave conflicts in the tree the agent works in.
+            if !report.finished && !gone && sp.state == SprintStatus::Running && !worktrees {
+                let head = self.store.head_id();
+                if let (Some(base), Some(head)) = (base, head) {
+                    if head != base {
+                        let root = self.project_root(state);
+                        if super::verify::claims_complete(&root, base, &u.name, &sp.id.to_string())
+                        {
+                            let (plan, _) = self.snapshot(tip)?;
+                            if let Some(sprint) = plan
+                                .unit(&u.name)
+                                .and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id))
+                            {
+                                let verdict = super::verify::verify(&super::verify::VerifyInput {
+                                    root: &root,
+                                    unit: &u.name,
+                                    unit_dir: &u.dir,
+                                    sprint,
+                                    base_commit: Some(base),
+                                    exit_code: None,
+                                    killed: None,
+                                    result_file: None,
+                                    log_file: None,
+                                    agent: sp.agent.as_ref(),
+                                });
+                                if verdict.outcome == machine::Outcome::Completed {
+                                    return Ok(Some(EventKind::Verdict {
+                                        unit: u.name.clone(),
+                                        outcome: verdict.outcome,
+                                        evidence: format!(
+                                            "{} (the agent's commit marked it complete)",
+                                            verdict.evidence
+                                        ),
+                                        remaining: verdict.remaining,
+                                        commits: verdict.commits,
+                                        turns: verdict.turns,
+                                        cost: verdict.cost_usd,
+                                    }));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if report.finished || gone {
+                let (plan, _) = self.snapshot(tip)?;
+                let Some(sprint) = plan
+                    .unit(&u.name)
+                    .and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id))
+                else {
+                    continue;
+                };
+                let root = match &worktree_config {
+                    Some(c) => self.unit_root(state, c, &u.name),
+                    None => self.project_root(state),
+                };
+                let killed = if gone {
+                    Some("the agent's wrapper is gone without a report")
+                } else {
+                    report.killed.as_deref()
+                };
+                let verdict = super::verify::verify(&super::verify::VerifyInput {
+                    root: &root,
+                    unit: &u.name,
+                    unit_dir: &u.dir,
+                    sprint,
+                    base_commit: sp.agent.as_ref().and_then(|a| a.base_commit.as_deref()),
+                    exit_code: report.exit_code,
+                    killed,
+                    result_file: Some(paths.result.clone()),
+                    log_file: Some(paths.log.clone()),
+                    agent: sp.agent.as_ref(),
+                });
+                let (outcome, evidence) = verdict.after_watchdog(!gone && report.killed.is_some());
+                let Some((outcome, evidence)) =
+                    self.through_queue(tip, &u.name, &sp.id, outcome, evidence)?
+                else {
+                    continue;
+                };
+                return Ok(Some(EventKind::Verdict {
+                    unit: u.name.clone(),
+                    outcome,
+                    evidence,
+                    remaining: verdict.remaining,
+                    commits: verdict.commits,
+                    turns: verdict.turns,
+                    cost: verdict.cost_usd,
+                }));
+            }
+        }
+        Ok(None)
+    }
+}
