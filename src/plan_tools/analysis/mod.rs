@@ -2,10 +2,27 @@
 //! completion report: the priority dimensions of spec §U and the quality
 //! checks of spec §V. Pure functions of a parsed plan.
 
+#[cfg(test)]
+mod tests;
+
+mod checks;
+
+pub use checks::has_phrase;
+pub use checks::is_test_dir;
+pub use checks::is_vague;
+pub use checks::quality;
+pub use checks::starts_word;
+pub use checks::subsystems;
+pub use checks::tested_name;
+pub use checks::top_dir;
+pub use checks::Fitness;
+pub use checks::Phrases;
+pub use checks::Quality;
+pub use checks::TEST_DIRS;
+pub use checks::VAGUE;
+
 use serde::Serialize;
 
-use crate::plan::model::Criterion;
-use crate::plan::model::CriterionKind;
 use crate::plan::model::Plan;
 use crate::plan::model::Sprint;
 use crate::plan::model::TaskType;
@@ -626,37 +643,6 @@ impl<'a> Scoring<'a> {
 // ---------------------------------------------------------------------------
 // Quality checks (spec §V)
 
-pub const VAGUE: &[&str] = &[
-    "works correctly",
-    "work correctly",
-    "works properly",
-    "work properly",
-    "properly handles",
-    "is complete",
-    "works well",
-    "looks good",
-    "works as expected",
-];
-
-const UNCLEAR_ARTIFACT: &[&str] = &[
-    "make it work",
-    "update things",
-    "fix stuff",
-    "misc",
-    "various",
-    "etc",
-];
-
-const PREVIOUS_WORK: &[&str] = &["previous work", "prior work", "earlier work"];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Fitness {
-    Oversized,
-    Right,
-    Undersized,
-}
-
 impl Fitness {
     pub fn of(turns: u32, budget: u32) -> Fitness {
         let t = f64::from(turns);
@@ -669,20 +655,6 @@ impl Fitness {
             Fitness::Right
         }
     }
-}
-
-/// What `evaluate` (and `analyze`'s second pass) finds in one sprint.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Quality {
-    pub single_concern: bool,
-    pub clear_artifact: bool,
-    pub bounded_scope: bool,
-    pub explicit_io: bool,
-    pub machine_verifiable: bool,
-    pub no_vague_language: bool,
-    pub full_coverage: bool,
-    pub estimated_turns: u32,
-    pub fitness: Fitness,
 }
 
 impl Quality {
@@ -722,90 +694,6 @@ impl Quality {
     }
 }
 
-/// Top-level directories that hold a project's tests, not a concern of
-/// their own: `tests/x` tests `src/x`, `Tests/PortTests` tests
-/// `Sources/Port`.
-pub const TEST_DIRS: &[&str] = &[
-    "tests",
-    "test",
-    "Tests",
-    "Test",
-    "spec",
-    "specs",
-    "__tests__",
-    "testing",
-];
-
-/// The top-level directory of a path (`.` for a file at the root).
-pub fn top_dir(f: &str) -> &str {
-    f.split_once('/').map(|(d, _)| d).unwrap_or(".")
-}
-
-pub fn is_test_dir(d: &str) -> bool {
-    TEST_DIRS.contains(&d)
-}
-
-/// The top-level directories a sprint's files live in (its "subsystems").
-/// Code and its own tests are one concern: test directories count only
-/// when the sprint touches no other directory.
-pub fn subsystems(s: &Sprint) -> Vec<String> {
-    let mut dirs: Vec<String> = s.files.iter().map(|f| top_dir(f).to_string()).collect();
-    dirs.sort();
-    dirs.dedup();
-    if dirs.iter().any(|d| d != "." && !is_test_dir(d)) {
-        dirs.retain(|d| !is_test_dir(d));
-    }
-    dirs
-}
-
-/// The name a test path is about: `tests/parser_test.rs` → `parser`,
-/// `Tests/PortTests/FooTests.swift` → `port` (its first component below
-/// the test directory, less test affixes), lower-cased.
-pub fn tested_name(f: &str) -> String {
-    let below = f.split_once('/').map(|(_, r)| r).unwrap_or(f);
-    let first = below.split('/').next().unwrap_or(below);
-    let stem = first.split('.').next().unwrap_or(first).to_lowercase();
-    let mut s = stem.as_str();
-    for affix in ["_tests", "_test", "tests", "test", "_spec", ".spec", "spec"] {
-        if let Some(x) = s.strip_suffix(affix).filter(|x| !x.is_empty()) {
-            s = x;
-            break;
-        }
-    }
-    for affix in ["test_", "tests_"] {
-        if let Some(x) = s.strip_prefix(affix).filter(|x| !x.is_empty()) {
-            s = x;
-        }
-    }
-    s.trim_matches(|c: char| c == '_' || c == '-').to_string()
-}
-
-/// `prefix` occurs in `text` at the start of a word.
-pub fn starts_word(text: &str, prefix: &str) -> bool {
-    let bytes = text.as_bytes();
-    text.match_indices(prefix)
-        .any(|(i, _)| i == 0 || !bytes[i - 1].is_ascii_alphanumeric())
-}
-
-/// `phrase` occurs in `text` with word boundaries on both sides.
-pub fn has_phrase(text: &str, phrase: &str) -> bool {
-    let bytes = text.as_bytes();
-    text.match_indices(phrase).any(|(i, m)| {
-        let before = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
-        let end = i + m.len();
-        let after = end == bytes.len() || !bytes[end].is_ascii_alphanumeric();
-        before && after
-    })
-}
-
-/// A text indexed by the words it holds, so that asking whether it names
-/// each of many units costs a lookup each, not a scan each.
-pub struct Phrases<'t> {
-    text: &'t str,
-    /// Where each maximal run of ASCII letters and digits starts.
-    words: std::collections::HashMap<&'t str, Vec<usize>>,
-}
-
 impl<'t> Phrases<'t> {
     pub fn new(text: &'t str) -> Phrases<'t> {
         let b = text.as_bytes();
@@ -839,145 +727,5 @@ impl<'t> Phrases<'t> {
                     && (end == b.len() || !b[end].is_ascii_alphanumeric())
             })
         })
-    }
-}
-
-pub fn is_vague(text: &str) -> bool {
-    let l = text.to_lowercase();
-    VAGUE.iter().any(|v| l.contains(v))
-}
-
-/// The quality of one sprint. `plan_checks` are the plan-wide Exit Checks:
-/// they apply to every sprint, so a runnable one makes each sprint
-/// machine-verifiable and covers its tasks as a build or test would.
-pub fn quality(s: &Sprint, budget: u32, plan_checks: &[Criterion]) -> Quality {
-    let turns = estimated_turns(s);
-    let fitness = Fitness::of(turns, budget);
-    let w = words(s);
-    let single_concern = subsystems(s).iter().filter(|d| *d != ".").count() <= 1;
-    let plan_runnable: Vec<&str> = plan_checks
-        .iter()
-        .filter_map(|c| c.command.as_deref())
-        .collect();
-    let clear_artifact = !UNCLEAR_ARTIFACT.iter().any(|k| has_phrase(&w, k));
-    let explicit_io = !s.exit.is_empty()
-        && !s.entry.iter().any(|c| {
-            PREVIOUS_WORK
-                .iter()
-                .any(|p| c.text.to_lowercase().contains(p))
-        });
-    let machine_verifiable = !plan_runnable.is_empty()
-        || s.exit
-            .iter()
-            .any(|c| c.command.is_some() || c.kind == CriterionKind::Command);
-    let no_vague_language = !s.exit.iter().any(|c| is_vague(&c.text));
-    // Every task needs an exit criterion: at least as many criteria as tasks,
-    // or a runnable one that covers the sprint as a whole (a build or test).
-    let full_coverage = s.tasks.is_empty()
-        || s.exit.len() >= s.tasks.len()
-        || s.exit
-            .iter()
-            .filter_map(|c| c.command.as_deref())
-            .chain(plan_runnable.iter().copied())
-            .any(|c| c.contains("test") || c.contains("build") || c.contains("check"));
-    Quality {
-        single_concern,
-        clear_artifact,
-        bounded_scope: fitness != Fitness::Oversized,
-        explicit_io,
-        machine_verifiable: machine_verifiable || s.task_type == TaskType::Manual,
-        no_vague_language,
-        full_coverage,
-        estimated_turns: turns,
-        fitness,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The indexes answer exactly what scanning answers.
-    #[test]
-    fn indexes_agree_with_scanning() {
-        let files: Vec<String> = [
-            "src/a.rs",
-            "a.rs",
-            "src/é.rs",
-            "docs/my file.md",
-            "x",
-            "src/a.rs",
-            "b/c",
-        ]
-        .iter()
-        .map(|f| f.to_string())
-        .collect();
-        let index = FileIndex::new(&files);
-        let texts = [
-            "Create `src/a.rs` and `b/c`",
-            "see docs/my file.md, then src/é.rs.",
-            "xylophone (x) src/a.rsx",
-            "",
-            "a.rs",
-        ];
-        for t in texts {
-            let want: Vec<usize> = (0..files.len())
-                .filter(|i| t.contains(files[*i].as_str()))
-                .filter(|i| files[..*i].iter().all(|f| f != &files[*i]))
-                .collect();
-            assert_eq!(index.mentioned(t), want, "{t:?}");
-        }
-        for text in [
-            "unit-1 uses unit-12 and core",
-            "core-x, the core; 1core",
-            "-lead x",
-        ] {
-            let phrases = Phrases::new(text);
-            for p in [
-                "unit-1", "unit-12", "unit-2", "core", "1core", "-lead", "x", "core-x", "",
-            ] {
-                assert_eq!(phrases.has(p), has_phrase(text, p), "{text:?} / {p:?}");
-            }
-        }
-    }
-
-    /// The one-pass scoring agrees with walking the graph sprint by sprint.
-    #[test]
-    fn scoring_once_agrees_with_the_walk() {
-        let mut text =
-            String::from("# P\n\n| Unit | Directory | Layer | Dependencies |\n|---|---|---|---|\n");
-        for u in 0..12 {
-            let deps = match u {
-                0 | 1 => "—".to_string(),
-                _ => format!("u{}, u{}", u - 1, u / 3),
-            };
-            text.push_str(&format!("| u{u} | u{u} | {} | {deps} |\n", u / 4));
-        }
-        for u in 0..12 {
-            text.push_str(&format!("\n## u{u}\n"));
-            for s in 1..=3 {
-                text.push_str(&format!(
-                    "\n### Sprint {s}: Part {s}\n\n- Create `u{u}/p{s}.rs` using `u0/p1.rs`{}\n\n**Exit Criteria**:\n- [ ] `cargo test` passes\n",
-                    if u % 5 == 0 { " and the shared schema" } else { "" }
-                ));
-            }
-        }
-        let plan = crate::plan::parse(&text, &Default::default()).expect("parses");
-        let scoring = Scoring::new(&plan);
-        for at in all_sprints(&plan) {
-            assert_eq!(
-                scoring.blocked_count(at),
-                blocked_by(&plan, at).len(),
-                "{at:?}"
-            );
-            assert_eq!(
-                scoring.foundation(at),
-                foundation_score_walk(&plan, at),
-                "{at:?}"
-            );
-        }
-        assert!(all_sprints(&plan)
-            .iter()
-            .any(|a| scoring.foundation(*a) == 1));
     }
 }
