@@ -8,18 +8,15 @@
 //! or none of it does. A writer that loses the race reloads, re-applies its
 //! event to the new tip and tries again (bounded, with jitter).
 
-use write::state_edit;
-
-mod write;
-
-use crate::base::runtime;
-
 pub mod clock;
 pub mod lease;
 pub mod message;
 pub mod remote;
 pub mod sync;
 pub mod worktree;
+mod write;
+
+pub use self::clock::Clock;
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -34,10 +31,12 @@ use gix::refs::transaction::RefLog;
 use gix::refs::Target;
 use gix::ObjectId;
 
-pub use self::clock::Clock;
-use self::message::Record;
+use crate::base::runtime;
 use crate::machine::State;
 use crate::machine::Step;
+
+use self::message::Record;
+use write::state_edit;
 
 pub const STATE_REF: &str = "refs/supervisor/state";
 pub const RUNS_PREFIX: &str = "refs/supervisor/runs/";

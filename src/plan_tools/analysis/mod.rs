@@ -2,10 +2,9 @@
 //! completion report: the priority dimensions of spec §U and the quality
 //! checks of spec §V. Pure functions of a parsed plan.
 
+mod checks;
 #[cfg(test)]
 mod tests;
-
-mod checks;
 
 pub use checks::has_phrase;
 pub use checks::is_test_dir;

@@ -3,11 +3,6 @@
 //! tasks → work units → sprints of 3–7 tasks → a [`Plan`] that
 //! `plan_tools::write` renders and the parser reads back. Pure and deterministic.
 
-use requirements::atomic_tasks;
-use requirements::capitalize;
-use requirements::clean;
-use requirements::lower;
-
 mod requirements;
 
 pub use requirements::requirements;
@@ -17,7 +12,6 @@ pub use requirements::Requirement;
 
 use serde::Serialize;
 
-use super::analysis;
 use crate::plan::markdown::blocks;
 use crate::plan::markdown::Block;
 use crate::plan::model::Criterion;
@@ -31,6 +25,12 @@ use crate::plan::model::SprintSource;
 use crate::plan::model::TaskType;
 use crate::plan::model::Unit;
 use crate::plan::model::UnitSource;
+
+use super::analysis;
+use requirements::atomic_tasks;
+use requirements::capitalize;
+use requirements::clean;
+use requirements::lower;
 
 /// The documents `breakdown` looks for in the current directory, in order
 /// (spec §B-13).

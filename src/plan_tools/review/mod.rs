@@ -3,21 +3,21 @@
 //! prioritize scores in diagnostic mode, and the dependency and parallelism
 //! review. Pure: the plan, its text, and a way to ask whether a file exists.
 
-use layers::declared_layers;
-use layers::layer_findings;
-use layers::UnitGraph;
-
 mod layers;
 
 use serde::Serialize;
+
+use crate::plan::markdown::blocks;
+use crate::plan::markdown::Block;
+use crate::plan::model::Plan;
 
 use super::analysis;
 use super::analysis::At;
 use super::analysis::Quality;
 use super::rewrite;
-use crate::plan::markdown::blocks;
-use crate::plan::markdown::Block;
-use crate::plan::model::Plan;
+use layers::declared_layers;
+use layers::layer_findings;
+use layers::UnitGraph;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Severity {

@@ -2,17 +2,10 @@
 //! (spec §U: reorder, renumber, annotate, adjust layers). Pure: a plan in,
 //! a plan and what was done out; `plan_tools::write` turns the result into text.
 
-use split::cut_to_fit;
-use split::fits;
-use split::split_concerns;
-use split::Item;
-
+mod ranking;
 mod split;
-
 #[cfg(test)]
 mod tests;
-
-mod ranking;
 
 pub use ranking::prioritize;
 pub use ranking::LayerChange;
@@ -23,15 +16,20 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::analysis;
-use super::analysis::estimated_turns;
-use super::analysis::Fitness;
 use crate::plan::model::Criterion;
 use crate::plan::model::CriterionKind;
 use crate::plan::model::Plan;
 use crate::plan::model::Sprint;
 use crate::plan::model::SprintId;
 use crate::plan::model::TaskType;
+
+use super::analysis;
+use super::analysis::estimated_turns;
+use super::analysis::Fitness;
+use split::cut_to_fit;
+use split::fits;
+use split::split_concerns;
+use split::Item;
 
 /// Replace `Sprint <old>` references by `Sprint <new>` in one pass (so that
 /// 2→3 and 3→4 do not chain).

@@ -6,7 +6,6 @@
 
 mod timing;
 
-use timing::cadence;
 pub use timing::weight;
 pub use timing::Cadence;
 pub use timing::Estimate;
@@ -29,6 +28,8 @@ use crate::plan::TaskType;
 use crate::plan_tools::analysis;
 use crate::plan_tools::analysis::estimated_turns;
 use crate::store::message::Record;
+
+use timing::cadence;
 
 /// How one dispatch (or a completion without one) ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

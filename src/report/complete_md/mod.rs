@@ -2,15 +2,15 @@
 //! rendered from a [`Report`]. Every metric the spec leaves loose is defined
 //! in the document's own "Definitions" section.
 
-use verification::final_section;
-
 mod verification;
 
 use std::fmt::Write;
 
+use crate::plan::TaskType;
+
 use super::complete::Report;
 use super::complete::SprintEntry;
-use crate::plan::TaskType;
+use verification::final_section;
 
 /// `X.Y minutes`, or `X.Y hours` past sixty minutes (spec §S-100); under a
 /// minute, whole seconds (a scripted run is that quick).
