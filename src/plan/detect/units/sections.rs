@@ -1,0 +1,188 @@
+//! Units read from sections: a heading per unit with its fields
+//! (`**Dependencies**:`, `**Layer**:`…) and its sprints below, or units
+//! separated by dividers.
+
+use super::*;
+
+/// Units are the headings that hold the sprints: each sprint's nearest
+/// enclosing heading below the title. Two or more of them, holding every
+/// sprint, make the plan's units (`## Parser` / `### Sprint 1`, `### Work
+/// Unit 2: Core` / `#### Sortie 2a`, `## Phase 1` / `### Step 1.1`).
+pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
+    let mut holders: Vec<usize> = Vec::new();
+    let mut orphan = false;
+    for i in 0..doc.blocks.len() {
+        let is_sprint = doc.is_sprint(i)
+            || doc
+                .heading(i)
+                .is_some_and(|(_, t, _)| task_heading(t).is_some());
+        if !is_sprint {
+            continue;
+        }
+        let mut up = doc.parent[i];
+        while let Some(p) = up {
+            if doc.is_sprint(p) {
+                up = doc.parent[p];
+            } else {
+                break;
+            }
+        }
+        match up.filter(|&p| doc.heading(p).is_some_and(|(l, _, _)| l >= 2)) {
+            Some(p) => {
+                if !holders.contains(&p) {
+                    holders.push(p);
+                }
+            }
+            None => orphan = true,
+        }
+    }
+    // Old plans: `## Unit` sections holding sprint tables.
+    if holders.is_empty() {
+        for i in 0..doc.blocks.len() {
+            if let Some((2, _, _)) = doc.heading(i) {
+                if !doc.is_sprint(i) && scope_has_sprints(doc, doc.section(i)) {
+                    holders.push(i);
+                }
+            }
+        }
+    }
+    if orphan || holders.len() < 2 {
+        return units_from_dividers(doc);
+    }
+    // A holder inside another holder: keep the outer one only.
+    let holders: Vec<usize> = holders
+        .iter()
+        .copied()
+        .filter(|&h| {
+            let mut up = doc.parent[h];
+            while let Some(p) = up {
+                if holders.contains(&p) {
+                    return false;
+                }
+                up = doc.parent[p];
+            }
+            true
+        })
+        .collect();
+    let mut units = Vec::new();
+    for i in holders {
+        let Some((_, text, span)) = doc.heading(i) else {
+            continue;
+        };
+        let (clean, _) = strip_done_marks(text);
+        let mut unit = RawUnit::new(strip_unit_prefix(&clean), span.clone(), doc.section(i));
+        if let Some((id, _)) = split_id_prefix(&clean_name(&clean)) {
+            unit.aliases.push(id.to_string());
+        }
+        unit.sequential = matches!(
+            parse_heading(&clean),
+            Some(Heading::Sprint(h)) if h.word.is_sequential()
+        ) && !doc.section_text(i).to_lowercase().contains("in parallel");
+        read_unit_fields(doc, i, &mut unit);
+        units.push(unit);
+    }
+    units
+}
+
+/// `Directory: x`, `Layer: N`, `Depends on: a, b` lines before a section
+/// unit's first sprint.
+pub(super) fn read_unit_fields(doc: &Doc, heading: usize, unit: &mut RawUnit) {
+    for j in doc.own_blocks(heading) {
+        let (text, span) = match &doc.blocks[j] {
+            Block::Paragraph { text, span } => (text.as_str(), span),
+            Block::Item { text, span, .. } => (text.as_str(), span),
+            _ => continue,
+        };
+        for line in text.lines() {
+            let Some((key, value)) = line.split_once(':') else {
+                continue;
+            };
+            let key = norm(key);
+            let value = value.trim();
+            match key.as_str() {
+                "directory" | "dir" | "path" | "location" | "folder" => {
+                    let d = clean_name(value);
+                    if !d.is_empty() {
+                        unit.dir = Some(d);
+                    }
+                }
+                "layer" | "tier" => unit.layer = parse_layer(value),
+                "depends on" | "dependencies" | "deps" | "requires" => {
+                    let at = line_span(doc.source, span, line);
+                    let value = strip_parentheticals(value);
+                    unit.deps
+                        .extend(split_names(&value).into_iter().map(|d| (d, at.clone())));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// `### Phase 1: Provider (Sprints 1a.1 - 2b)` written at the same level as
+/// the `### Sprint` headings that follow it: each such divider opens a unit
+/// that runs to the next one. Dividers are headings of another sprint word
+/// or with a unit id (`Work Unit 2`, `Part 3`), two or more, with every
+/// sprint after the first.
+pub(super) fn units_from_dividers(doc: &Doc) -> Vec<RawUnit> {
+    let sprints: Vec<usize> = (0..doc.blocks.len())
+        .filter(|&i| doc.is_sprint(i))
+        .collect();
+    let Some(&first_sprint) = sprints.first() else {
+        return Vec::new();
+    };
+    let Some((level, _, _)) = doc.heading(first_sprint) else {
+        return Vec::new();
+    };
+    let dividers: Vec<usize> = (0..doc.blocks.len())
+        .filter(|&i| {
+            !doc.is_sprint(i)
+                && doc.heading(i).is_some_and(|(l, t, _)| {
+                    l == level
+                        && doc.parent[i] == doc.parent[first_sprint]
+                        && (matches!(parse_heading(t), Some(Heading::Sprint(_)))
+                            || split_id_prefix(&clean_name(t))
+                                .is_some_and(|(_, rest)| !rest.is_empty()))
+                })
+        })
+        .collect();
+    if dividers.len() < 2 || dividers[0] > first_sprint {
+        return Vec::new();
+    }
+    let end_of_parent = doc.parent[first_sprint]
+        .map(|p| doc.section_end[p])
+        .unwrap_or(doc.blocks.len());
+    let mut units = Vec::new();
+    for (k, &d) in dividers.iter().enumerate() {
+        let end = dividers.get(k + 1).copied().unwrap_or(end_of_parent);
+        let Some((_, text, span)) = doc.heading(d) else {
+            continue;
+        };
+        if !(d + 1..end).any(|j| doc.is_sprint(j)) {
+            continue;
+        }
+        let (clean, _) = strip_done_marks(text);
+        // `Provider (Sprints 1a.1 - 2b)`: the range is not part of the name.
+        let mut name = strip_unit_prefix(&clean);
+        if let Some(open) = name.rfind(" (Sprint") {
+            name.truncate(open);
+        }
+        let mut unit = RawUnit::new(name, span.clone(), d + 1..end);
+        if let Some((id, _)) = split_id_prefix(&clean_name(&clean)) {
+            unit.aliases.push(id.to_string());
+        }
+        unit.sequential = matches!(
+            parse_heading(&clean),
+            Some(Heading::Sprint(h)) if h.word.is_sequential()
+        ) && !doc.section_text(d).to_lowercase().contains("in parallel");
+        unit.rule = format!(
+            "divider heading before {} headings at its own level",
+            word_name(doc)
+        );
+        units.push(unit);
+    }
+    if units.len() < 2 {
+        return Vec::new();
+    }
+    units
+}
