@@ -8,6 +8,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::path::PathBuf;
 
+/// No source file over this many lines.
+const MAX_LINES: usize = 800;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -320,6 +323,30 @@ fn no_import_runs_up_a_layer() {
         wrong.is_empty(),
         "imports that run up the layers drawn in ARCHITECTURE.md:\n{}",
         wrong.join("\n")
+    );
+}
+
+#[test]
+fn no_source_file_is_over_the_size_a_reader_takes_in() {
+    let src = root().join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let n = std::fs::read_to_string(f).expect("source").lines().count();
+            (n > MAX_LINES).then(|| {
+                format!(
+                    "{} has {n} lines",
+                    f.strip_prefix(root()).unwrap_or(f).display()
+                )
+            })
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "source files over {MAX_LINES} lines (split them by what they do):\n{}",
+        long.join("\n")
     );
 }
 
