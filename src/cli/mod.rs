@@ -241,13 +241,7 @@ pub(crate) fn io_err(e: std::io::Error) -> miette::Report {
 pub(crate) fn write_file(path: &std::path::Path, text: &str) -> miette::Result<()> {
     use miette::IntoDiagnostic;
     use miette::WrapErr;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, path))
+    crate::store::worktree::write_file(path, text)
         .into_diagnostic()
         .wrap_err_with(|| format!("cannot write {}", path.display()))
 }

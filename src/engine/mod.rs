@@ -9,6 +9,7 @@
 //! before any agent is started**: the DISPATCHED commit lands, then the
 //! wrapper process is spawned.
 
+pub mod begin;
 pub mod control;
 mod gate;
 mod integrate;
@@ -72,6 +73,23 @@ pub enum EngineError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     AgentProgram(Box<crate::config::ConfigError>),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Config(Box<crate::config::LoadError>),
+    #[error("there is no git remote named `{remote}`")]
+    #[diagnostic(
+        code(run::no_remote),
+        help(
+            "add it with `git remote add {remote} <url>`, or name another with --remote ({known})"
+        )
+    )]
+    NoRemote { remote: String, known: String },
+    #[error("the agent program `{program}` is not committed")]
+    #[diagnostic(
+        code(run::agent_not_committed),
+        help("commit it (`git add {program} && git commit`) and push, then start again: workers on `{remote}` run it from their own clones")
+    )]
+    AgentNotCommitted { program: String, remote: String },
     #[error("the run's plan snapshot no longer parses: {0}")]
     #[diagnostic(code(run::snapshot))]
     Snapshot(String),

@@ -68,3 +68,14 @@ pub fn commit_file(file: &Path, message: &str) -> Result<(), String> {
         Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
     }
 }
+
+/// Write `text` to `file` through a temporary file beside it and a rename,
+/// so a crash leaves the old text or the new, never half of it.
+pub fn write_file(file: &Path, text: &str) -> std::io::Result<()> {
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = file.with_file_name(format!(".{name}.tmp"));
+    std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, file))
+}
