@@ -153,3 +153,109 @@ fn breakdown_escapes_what_markdown_would_read_otherwise() {
         "a backslash is written escaped:\n{out}"
     );
 }
+
+/// A plan of numbered phases, each with its steps and maybe some prose.
+fn phased_plan() -> impl Strategy<Value = (String, Vec<Vec<String>>)> {
+    let prose = prop_oneof![
+        Just(String::new()),
+        Just("Goal: get the groundwork right.\n\n".to_string()),
+        Just("Tasks in this phase can run in parallel.\n\n".to_string()),
+    ];
+    (
+        prop_oneof![
+            Just("Phase"),
+            Just("Stage"),
+            Just("Week"),
+            Just("Milestone")
+        ],
+        prop::collection::vec((1usize..4, prose), 2..6),
+    )
+        .prop_map(|(word, phases)| {
+            let mut text = "# Roadmap\n\n".to_string();
+            let mut ids = Vec::new();
+            for (p, (steps, prose)) in phases.iter().enumerate() {
+                let p = p + 1;
+                text.push_str(&format!("## {word} {p}: Area {p}\n\n{prose}"));
+                let mut mine = Vec::new();
+                for s in 1..=*steps {
+                    text.push_str(&format!(
+                        "### Step {p}.{s}: Task {p}.{s}\n\n- Do {p}.{s}\n\n"
+                    ));
+                    mine.push(format!("{p}.{s}"));
+                }
+                ids.push(mine);
+            }
+            (text, ids)
+        })
+}
+
+/// What a reader adds to a plan without meaning to order anything: a
+/// closing table that groups its sprints, or "parallel" in passing.
+fn harmless_addition(ids: &[Vec<String>], which: usize) -> String {
+    let all: Vec<&String> = ids.iter().flatten().collect();
+    match which % 4 {
+        0 => {
+            let mut t = "## Summary\n\n| Group | Sprints | Focus |\n|---|---|---|\n".to_string();
+            for (g, chunk) in all.chunks(2).enumerate() {
+                let list: Vec<&str> = chunk.iter().map(|s| s.as_str()).collect();
+                t.push_str(&format!(
+                    "| Group {} | {} | work |\n",
+                    g + 1,
+                    list.join(", ")
+                ));
+            }
+            t
+        }
+        1 => {
+            let mut t = "## Timeline\n\n| Sprint | Phase | Weeks |\n|---|---|---|\n".to_string();
+            for (n, id) in all.iter().enumerate() {
+                t.push_str(&format!("| {id} | Track {} | {} |\n", n % 3 + 1, n + 1));
+            }
+            t
+        }
+        2 => "## Notes\n\nThe test suite runs in parallel on CI.\n".to_string(),
+        _ => "## Notes\n\nWe use parallel downloads; builds run concurrently on CI.\n".to_string(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Numbered phases are one sequence, and neither a summary table that
+    /// groups their steps nor "parallel" in passing makes any run at once.
+    #[test]
+    fn summaries_and_stray_parallel_never_create_parallelism(
+        (text, ids) in phased_plan(),
+        which in 0usize..4,
+    ) {
+        let plan = parse(&text, &ctx()).expect("a phased plan parses");
+        prop_assert!(!plan.units_can_run_at_once(), "{text}");
+        let more = format!("{text}{}", harmless_addition(&ids, which));
+        if let Ok(after) = parse(&more, &ctx()) {
+            prop_assert!(!after.units_can_run_at_once(), "{more}");
+        }
+    }
+
+    /// For any plan the generic reader accepts as one sequence, the same
+    /// additions keep it one sequence.
+    #[test]
+    fn additions_keep_any_sequential_plan_sequential(
+        parts in prop::collection::vec(fragment(), 0..40),
+        which in 0usize..4,
+    ) {
+        let text = parts.concat();
+        let Ok(plan) = parse(&text, &ctx()) else { return Ok(()); };
+        if plan.units_can_run_at_once() {
+            return Ok(());
+        }
+        let ids: Vec<Vec<String>> = plan
+            .units
+            .iter()
+            .map(|u| u.sprints.iter().map(|s| s.id.to_string()).collect())
+            .collect();
+        let more = format!("{text}\n{}", harmless_addition(&ids, which));
+        if let Ok(after) = parse(&more, &ctx()) {
+            prop_assert!(!after.units_can_run_at_once(), "{more}");
+        }
+    }
+}

@@ -96,6 +96,8 @@ json_snapshots! {
     order_parallel_phases => "order-parallel-phases",
     order_ascii => "order-ascii",
     order_mermaid_ids => "order-mermaid-ids",
+    order_task_parallel_prose => "order-task-parallel-prose",
+    order_partial_graph => "order-partial-graph",
     criteria_forms => "criteria-forms",
     done_marks => "done-marks",
     template_not_template => "template-not-template",
@@ -366,6 +368,17 @@ fn order_of_units() {
     assert_eq!(deps(&v, 2), ["Ship"]);
     let (_, v, _) = json("order-parallel-phases");
     assert_eq!(v["detection"]["dependencies"], "parallel");
+    // Phases whose prose says their own tasks run at once still follow one
+    // another.
+    let (_, v, _) = json("order-task-parallel-prose");
+    assert_eq!(v["detection"]["dependencies"], "sequential");
+    assert_eq!(deps(&v, 1), ["Foundations (Weeks 1-2)"]);
+    assert_eq!(deps(&v, 2), ["Core (Weeks 3-4)"]);
+    // A graph that orders two phases of three says nothing of the third.
+    let (_, v, _) = json("order-partial-graph");
+    assert_eq!(v["detection"]["dependencies"], "sequential");
+    assert_eq!(deps(&v, 1), ["Parser"]);
+    assert_eq!(deps(&v, 2), ["Checker"]);
     let (status, v, _) = json("order-ascii");
     assert_eq!(status, 0);
     assert_eq!(deps(&v, 2), ["parser", "profiles"]);

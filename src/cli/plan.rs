@@ -189,9 +189,16 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
         plan.sprint_total(),
         sprints_by.join(", ")
     )?;
+    // Units run at once only on the plan's word: say when none was found.
+    let why = match d.dependencies {
+        crate::plan::DependencyStructure::Sequential if plan.units.len() > 1 => {
+            " (read as one sequence: nothing says these may run at once)"
+        }
+        _ => "",
+    };
     writeln!(
         out,
-        "Dependency structure: {}",
+        "Dependency structure: {}{why}",
         serde_plain(&d.dependencies)
     )?;
     match &d.template_source {

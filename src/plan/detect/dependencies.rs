@@ -380,13 +380,23 @@ fn shared_prefix(a: &str, b: &str) -> usize {
 
 /// Which structure orders the units. Numbered phases, weeks and milestones
 /// with no dependency information run one after another.
+///
+/// Order information that covers only some of the numbered sections (a
+/// graph naming two phases of three) says nothing about the others: the
+/// sections then stay one sequence, which keeps every stated dependency
+/// as long as each names an earlier section.
 pub(super) fn dependency_structure(units: &mut [RawUnit]) -> DependencyStructure {
     let no_info = units.iter().all(|u| u.layer.is_none() && u.deps.is_empty());
-    if no_info && units.len() > 1 && units.iter().all(|u| u.sequential) {
-        for i in 1..units.len() {
-            let prev = units[i - 1].name.clone();
-            let span = units[i].name_span.clone();
-            units[i].deps.push((prev, span));
+    let numbered = units.len() > 1 && units.iter().all(|u| u.sequential);
+    if numbered && (no_info || partly_ordered(units)) {
+        for i in 0..units.len() {
+            units[i].layer = None;
+            units[i].deps.clear();
+            if i > 0 {
+                let prev = units[i - 1].name.clone();
+                let span = units[i].name_span.clone();
+                units[i].deps.push((prev, span));
+            }
         }
         return DependencyStructure::Sequential;
     }
@@ -399,4 +409,24 @@ pub(super) fn dependency_structure(units: &mut [RawUnit]) -> DependencyStructure
     } else {
         DependencyStructure::Parallel
     }
+}
+
+/// Some section is left out of the stated order (no layer, no dependency,
+/// nothing depends on it) while every stated dependency names an earlier
+/// section, so reading the sections as one sequence loses nothing said.
+fn partly_ordered(units: &[RawUnit]) -> bool {
+    let position = |name: &str| units.iter().position(|u| u.name.eq_ignore_ascii_case(name));
+    let forward_only = units.iter().enumerate().all(|(i, u)| {
+        u.deps
+            .iter()
+            .all(|(d, _)| position(d).is_some_and(|p| p < i))
+    });
+    let left_out = units.iter().any(|u| {
+        u.layer.is_none()
+            && u.deps.is_empty()
+            && !units
+                .iter()
+                .any(|o| o.deps.iter().any(|(d, _)| d.eq_ignore_ascii_case(&u.name)))
+    });
+    forward_only && left_out
 }

@@ -17,6 +17,7 @@ mod criteria;
 mod dependencies;
 mod headings;
 mod locale;
+mod parallel;
 mod references;
 mod sprints;
 mod task_types;

@@ -3,6 +3,7 @@
 //! separated by dividers.
 
 use super::*;
+use crate::plan::detect::parallel::says_sections_run_at_once;
 
 /// Units are the headings that hold the sprints: each sprint's nearest
 /// enclosing heading below the title. Two or more of them, holding every
@@ -65,6 +66,7 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
         })
         .collect();
     let mut units = Vec::new();
+    let mut texts = Vec::new();
     for i in holders {
         let Some((_, text, span)) = doc.heading(i) else {
             continue;
@@ -77,11 +79,30 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
         unit.sequential = matches!(
             parse_heading(&clean),
             Some(Heading::Sprint(h)) if h.word.is_sequential()
-        ) && !doc.section_text(i).to_lowercase().contains("in parallel");
+        );
         read_unit_fields(doc, i, &mut unit);
         units.push(unit);
+        texts.push(doc.section_text(i));
     }
+    parallel_by_word(&mut units, &texts);
     units
+}
+
+/// Numbered sections stay one sequence unless a section's own prose says it
+/// runs at once with its siblings (`parallel.rs`).
+fn parallel_by_word(units: &mut [RawUnit], texts: &[&str]) {
+    let names: Vec<String> = units.iter().map(|u| u.name.clone()).collect();
+    for (k, unit) in units.iter_mut().enumerate() {
+        let others: Vec<String> = names
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != k)
+            .map(|(_, n)| n.clone())
+            .collect();
+        if unit.sequential && says_sections_run_at_once(texts[k], &others) {
+            unit.sequential = false;
+        }
+    }
 }
 
 /// `Directory: x`, `Layer: N`, `Depends on: a, b` lines before a section
@@ -153,6 +174,7 @@ pub(super) fn units_from_dividers(doc: &Doc) -> Vec<RawUnit> {
         .map(|p| doc.section_end[p])
         .unwrap_or(doc.blocks.len());
     let mut units = Vec::new();
+    let mut texts = Vec::new();
     for (k, &d) in dividers.iter().enumerate() {
         let end = dividers.get(k + 1).copied().unwrap_or(end_of_parent);
         let Some((_, text, span)) = doc.heading(d) else {
@@ -174,7 +196,8 @@ pub(super) fn units_from_dividers(doc: &Doc) -> Vec<RawUnit> {
         unit.sequential = matches!(
             parse_heading(&clean),
             Some(Heading::Sprint(h)) if h.word.is_sequential()
-        ) && !doc.section_text(d).to_lowercase().contains("in parallel");
+        );
+        texts.push(doc.section_text(d));
         unit.rule = format!(
             "divider heading before {} headings at its own level",
             word_name(doc)
@@ -184,5 +207,6 @@ pub(super) fn units_from_dividers(doc: &Doc) -> Vec<RawUnit> {
     if units.len() < 2 {
         return Vec::new();
     }
+    parallel_by_word(&mut units, &texts);
     units
 }

@@ -1,0 +1,96 @@
+//! Prose that lets numbered sections (phases, stages, weeks) run at once.
+//!
+//! Phases are read as one sequence unless the plan says the sections
+//! themselves run at the same time: "These stages run in parallel.",
+//! "Runs in parallel with the frontend.". A sentence about what is inside a
+//! section is no such evidence: "Tasks in this phase can run in parallel.",
+//! "Items marked [P] run concurrently." A section run out of order is worse
+//! than one run late, so a doubtful sentence keeps the sequence.
+
+/// Phrases that say two things run at the same time.
+const AT_ONCE: &[&str] = &[
+    "in parallel",
+    "parallel with",
+    "concurrently",
+    "at the same time",
+    "simultaneously",
+];
+
+/// Words that put a sentence about the work inside a section: its tasks,
+/// steps or items run at once, not the section with its siblings.
+const INSIDE: &[&str] = &[
+    "task",
+    "step",
+    "item",
+    "todo",
+    "ticket",
+    "issue",
+    "stor",
+    "[p]",
+    "within",
+    "in this phase",
+    "in this stage",
+    "in this week",
+    "in this milestone",
+    "inside",
+    "of this phase",
+    "of this stage",
+];
+
+/// Nouns that name sections themselves, so a sentence with one is about
+/// sections running at once ("These stages run in parallel").
+const SECTIONS: &[&str] = &[
+    "phase",
+    "stage",
+    "stream",
+    "track",
+    "unit",
+    "milestone",
+    "week",
+    "section",
+    "iteration",
+];
+
+/// Whether `text` (a section's own prose) says the section runs at the same
+/// time as its siblings: a sentence that says two things run at once, is
+/// not about the work inside, and names sections or one of `others` (the
+/// other sections' names). A stray "tests run in parallel" is not.
+pub(crate) fn says_sections_run_at_once(text: &str, others: &[String]) -> bool {
+    let lower = text.to_lowercase();
+    let others: Vec<String> = others
+        .iter()
+        .map(|o| o.to_lowercase())
+        .filter(|o| o.len() >= 3)
+        .collect();
+    lower
+        .split(['.', '\n', ';', '!', '?'])
+        .filter(|s| AT_ONCE.iter().any(|p| s.contains(p)))
+        .filter(|s| !INSIDE.iter().any(|w| s.contains(w)))
+        .any(|s| {
+            SECTIONS.iter().any(|w| s.contains(w)) || others.iter().any(|o| s.contains(o.as_str()))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    fn at_once(text: &str) -> bool {
+        super::says_sections_run_at_once(text, &["Frontend".to_string()])
+    }
+
+    #[test]
+    fn sections_said_to_run_together_are_evidence() {
+        assert!(at_once("These stages run in parallel."));
+        assert!(at_once("Runs in parallel with the frontend."));
+        assert!(at_once("This phase can run concurrently with Phase 2."));
+    }
+
+    #[test]
+    fn work_inside_a_section_running_at_once_is_not() {
+        assert!(!at_once("Tasks in this phase can run in parallel."));
+        assert!(!at_once("All items marked [P] can run in parallel"));
+        assert!(!at_once("Steps 2 and 3 may be done concurrently."));
+        assert!(!at_once("Work within the phase can run in parallel."));
+        assert!(!at_once("Build the parser. Then the checker."));
+        assert!(!at_once("The suite runs in parallel on CI."));
+    }
+}
