@@ -100,6 +100,10 @@ json_snapshots! {
     order_partial_graph => "order-partial-graph",
     criteria_forms => "criteria-forms",
     done_marks => "done-marks",
+    done_frontmatter_state => "done-frontmatter-state",
+    done_frontmatter_todos => "done-frontmatter-todos",
+    done_progress_checklist => "done-progress-checklist",
+    done_roadmap_index => "done-roadmap-index",
     template_not_template => "template-not-template",
     template_sortie => "template-sortie",
     types_first_word => "types-first-word",
@@ -563,4 +567,31 @@ fn unnumbered_sprint_word_headings_are_sprints_in_order() {
         ["Compatibility Fix", "MVP", "Hardening"]
     );
     assert!(sprint(&v, 0, 2)["done"].is_string(), "{out}");
+}
+
+/// Done marks the plan keeps outside a sprint's own section: the whole
+/// plan's frontmatter state, frontmatter todos, a progress checklist or a
+/// roadmap index. An open mark there wins over a ticked inner checklist.
+#[test]
+fn done_marks_kept_elsewhere() {
+    let done = |v: &serde_json::Value, unit: usize| -> Vec<bool> {
+        v["units"][unit]["sprints"]
+            .as_array()
+            .expect("sprints")
+            .iter()
+            .map(|s| s["done"].is_string())
+            .collect()
+    };
+    let (_, v, _) = json("done-frontmatter-state");
+    assert_eq!(done(&v, 0), [true, true]);
+    let (_, v, _) = json("done-frontmatter-todos");
+    assert_eq!(done(&v, 0), [true, true, false]);
+    let (_, v, _) = json("done-progress-checklist");
+    assert_eq!(done(&v, 0), [true, true, false]);
+    let (_, v, _) = json("done-roadmap-index");
+    assert_eq!(done(&v, 0), [true, true, false]);
+    assert!(v["units"][0]["sprints"][0]["done"]
+        .as_str()
+        .expect("done")
+        .contains("ticked in its index"));
 }

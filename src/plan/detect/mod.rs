@@ -15,6 +15,7 @@
 mod completion;
 mod criteria;
 mod dependencies;
+mod done_elsewhere;
 mod headings;
 mod locale;
 mod parallel;
@@ -132,6 +133,7 @@ pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
         }
     }
     attach_loose_criteria(&doc, &mut raw_units);
+    done_elsewhere::marks_elsewhere(&doc, source, &frontmatter, &mut raw_units);
     resolve_table_deps(&mut raw_units);
     detect_graph_edges(&doc, &mut raw_units, &mut problems);
     let dependencies = dependency_structure(&mut raw_units);

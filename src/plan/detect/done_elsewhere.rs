@@ -1,0 +1,242 @@
+//! Done marks kept outside a sprint's own section.
+//!
+//! Shapes recognised: the frontmatter's `state: completed` (or `status:
+//! done`) for the whole plan; Cursor-style frontmatter `todos:` (`- id: …`,
+//! `content: …`, `status: completed`) matched to sprints by id or name; and
+//! a checklist outside every sprint section whose items name sprints by
+//! their heading (`- [x] (2026-02-06) Milestone 1: …` in a `## Progress`
+//! list, `- [x] **Phase 25: …**` in a roadmap index).
+//!
+//! Such a mark is the author's word on the sprint, so it also overrides the
+//! weakest evidence found inside the section: a sprint the index marks open
+//! is not done because its inner checklist happens to be all ticked.
+
+use std::collections::BTreeMap;
+
+use super::*;
+
+/// Apply the done marks kept outside the sprints' sections.
+pub(super) fn marks_elsewhere(
+    doc: &Doc,
+    source: &str,
+    frontmatter: &BTreeMap<String, String>,
+    units: &mut [RawUnit],
+) {
+    for key in ["state", "status"] {
+        if let Some(v) = frontmatter.get(key).filter(|v| status_says_done(v)) {
+            let why = format!("marked complete in the plan (frontmatter `{key}: {v}`)");
+            for sprint in units.iter_mut().flat_map(|u| u.sprints.iter_mut()) {
+                sprint.sprint.done = Some(why.clone());
+            }
+            return;
+        }
+    }
+    for todo in todos(source) {
+        let Some(sprint) = find_by_todo(units, &todo) else {
+            continue;
+        };
+        set(
+            sprint,
+            status_says_done(&todo.status),
+            format!(
+                "marked complete in the plan (frontmatter todo `{}`: {})",
+                todo.id, todo.status
+            ),
+        );
+    }
+    for (checked, id, label) in index_items(doc) {
+        let Some(sprint) = find_by_id(units, &id) else {
+            continue;
+        };
+        set(
+            sprint,
+            checked,
+            format!("marked complete in the plan (`{label}` ticked in its index)"),
+        );
+    }
+}
+
+/// Record the author's word: done with `why`, or open, which clears only
+/// evidence read from the section's inner checklist.
+fn set(sprint: &mut RawSprint, done: bool, why: String) {
+    let weak = sprint
+        .sprint
+        .done
+        .as_deref()
+        .is_none_or(|d| d.contains("items ticked"));
+    if weak {
+        sprint.sprint.done = done.then_some(why);
+    }
+}
+
+struct Todo {
+    id: String,
+    content: String,
+    status: String,
+}
+
+/// The frontmatter's `todos:` list (`- id: x` then `content:` and `status:`
+/// lines of the same item).
+fn todos(source: &str) -> Vec<Todo> {
+    let Some(body) = crate::plan::frontmatter::body_range(source) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Todo> = Vec::new();
+    let mut inside = false;
+    for line in source[body].lines() {
+        if !line.starts_with([' ', '-', '\t']) {
+            inside = line.trim_end() == "todos:";
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let t = line.trim_start();
+        let (t, new_item) = match t.strip_prefix("- ") {
+            Some(rest) => (rest, true),
+            None => (t, false),
+        };
+        if new_item {
+            out.push(Todo {
+                id: String::new(),
+                content: String::new(),
+                status: String::new(),
+            });
+        }
+        let Some(todo) = out.last_mut() else {
+            continue;
+        };
+        let Some((k, v)) = t.split_once(':') else {
+            continue;
+        };
+        let v = v.trim().trim_matches('"').trim_matches('\'').to_string();
+        match k.trim() {
+            "id" => todo.id = v,
+            "content" | "title" | "name" => todo.content = v,
+            "status" | "state" => todo.status = v,
+            _ => {}
+        }
+    }
+    out.retain(|t| !t.status.is_empty());
+    out
+}
+
+/// Words of `s`, lower-cased, for comparing names written a little apart.
+fn words(s: &str) -> String {
+    s.to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The one sprint a todo names: by its id (`1`, `sprint-1`, `phase-2`) or by
+/// its text (the sprint's name, or the todo's text starting with it).
+fn find_by_todo<'u>(units: &'u mut [RawUnit], todo: &Todo) -> Option<&'u mut RawSprint> {
+    let content = words(&todo.content);
+    let id_words = words(&todo.id);
+    let matches = |s: &RawSprint| {
+        let name = words(&s.sprint.name);
+        let id = s.id.to_string().to_lowercase();
+        (!name.is_empty() && (content == name || (name.len() >= 8 && content.starts_with(&name))))
+            || id_words == id
+            || id_words.split(' ').next_back() == Some(id.as_str()) && id_words.contains(' ')
+    };
+    let count = units
+        .iter()
+        .flat_map(|u| u.sprints.iter())
+        .filter(|s| matches(s))
+        .count();
+    if count != 1 {
+        return None;
+    }
+    units
+        .iter_mut()
+        .flat_map(|u| u.sprints.iter_mut())
+        .find(|s| matches(s))
+}
+
+/// The one sprint with this id.
+fn find_by_id<'u>(units: &'u mut [RawUnit], id: &SprintId) -> Option<&'u mut RawSprint> {
+    let count = units
+        .iter()
+        .flat_map(|u| u.sprints.iter())
+        .filter(|s| &s.id == id)
+        .count();
+    if count != 1 {
+        return None;
+    }
+    units
+        .iter_mut()
+        .flat_map(|u| u.sprints.iter_mut())
+        .find(|s| &s.id == id)
+}
+
+/// Checklist items outside every sprint section that read as a sprint
+/// heading (`Milestone 1: …`, `**Phase 25: …**`, after a date in
+/// parentheses): whether ticked, the sprint id, and the item's text.
+fn index_items(doc: &Doc) -> Vec<(bool, SprintId, String)> {
+    let mut out = Vec::new();
+    let mut heading: Option<usize> = None;
+    for (j, b) in doc.blocks.iter().enumerate() {
+        if doc.heading(j).is_some() {
+            heading = Some(j);
+            continue;
+        }
+        let Block::Item {
+            text,
+            checked: Some(checked),
+            ..
+        } = b
+        else {
+            continue;
+        };
+        if in_sprint(doc, heading) {
+            continue;
+        }
+        let first = text.lines().next().unwrap_or_default();
+        let label = strip_date(first.trim()).replace("**", "");
+        let Some(Heading::Sprint(h)) = parse_heading(&label) else {
+            continue;
+        };
+        // The plan's own sprint word only: `Phase 2` in a plan of sprints
+        // is about something else.
+        if doc.word.is_some_and(|w| w != h.word) {
+            continue;
+        }
+        if let Some(id) = model_id(&h.id) {
+            out.push((*checked, id, label.trim().to_string()));
+        }
+    }
+    out
+}
+
+/// Whether the block under `heading` sits in a sprint's section.
+fn in_sprint(doc: &Doc, heading: Option<usize>) -> bool {
+    let mut up = heading;
+    while let Some(h) = up {
+        if doc.is_sprint(h) {
+            return true;
+        }
+        up = doc.parent[h];
+    }
+    false
+}
+
+/// `(2026-02-06) Milestone 1` → `Milestone 1`.
+fn strip_date(text: &str) -> &str {
+    let t = text.trim_start();
+    if let Some(rest) = t.strip_prefix('(') {
+        if let Some(end) = rest.find(')') {
+            let inside = &rest[..end];
+            if inside.chars().any(|c| c.is_ascii_digit())
+                && inside
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || " -/:.TZ".contains(c))
+            {
+                return rest[end + 1..].trim_start();
+            }
+        }
+    }
+    t
+}
