@@ -36,6 +36,7 @@ plan_snapshots! {
     form_order_as_written => "bad-order",
     diag_no_sprints => "bad-no-sprints",
     diag_sprint_count => "bad-count",
+    warn_tolerated_deps => "tolerated-deps",
     diag_malformed_row => "bad-row",
     diag_many_at_once => "bad-many",
     diag_sprint_id => "bad-sprint-id",
@@ -143,4 +144,29 @@ fn every_command_has_help() {
             out.stdout
         );
     }
+}
+
+/// What a plan runs with is a warning; `--strict` refuses it, pointing
+/// into the file.
+#[test]
+fn strict_refuses_what_the_plan_runs_with() {
+    let dir = plans_dir().join("bad-count");
+    let relaxed = run(&dir, &["plan"]);
+    assert_eq!(relaxed.status, 0, "{}", relaxed.stderr);
+    assert!(relaxed.stdout.contains("Warnings: 1"), "{}", relaxed.stdout);
+    let strict = run(&dir, &["plan", "--strict"]);
+    assert_eq!(strict.status, 1, "{}", strict.stdout);
+    assert!(
+        strict.stderr.contains("plan::sprint_count"),
+        "{}",
+        strict.stderr
+    );
+    assert!(
+        strict.stderr.contains("EXECUTION_PLAN.md:5:12"),
+        "{}",
+        strict.stderr
+    );
+    let json = run(&dir, &["plan", "--format", "json", "--strict"]);
+    assert_eq!(json.status, 1);
+    assert!(json.stdout.contains("\"ok\": false"), "{}", json.stdout);
 }

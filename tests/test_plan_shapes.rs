@@ -100,6 +100,7 @@ json_snapshots! {
     order_partial_graph => "order-partial-graph",
     criteria_forms => "criteria-forms",
     done_marks => "done-marks",
+    tolerated_deps => "tolerated-deps",
     done_frontmatter_state => "done-frontmatter-state",
     done_frontmatter_todos => "done-frontmatter-todos",
     done_progress_checklist => "done-progress-checklist",

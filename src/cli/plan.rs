@@ -28,6 +28,10 @@ pub struct PlanArgs {
     pub path: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+    /// Refuse the plan for its warnings too (a count that disagrees with the
+    /// sections, a prerequisite outside the plan, a dependency sentence)
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// A plan read from disk, with where it came from.
@@ -43,6 +47,16 @@ pub fn load_plan(
     ctx: &Context,
     explicit: Option<&Path>,
     command: &str,
+) -> miette::Result<LoadedPlan> {
+    load_plan_with(ctx, explicit, command, false)
+}
+
+/// [`load_plan`], refusing the plan for its warnings too when `strict`.
+pub fn load_plan_with(
+    ctx: &Context,
+    explicit: Option<&Path>,
+    command: &str,
+    strict: bool,
 ) -> miette::Result<LoadedPlan> {
     let path = resolve_plan(explicit, &ctx.cwd, command)?;
     let source = crate::config::read_regular(&path)
@@ -62,7 +76,12 @@ pub fn load_plan(
         .unwrap_or(&path)
         .display()
         .to_string();
-    let plan = crate::plan::parse_named(&source, &shown, &crate::plan::ParseContext { dir_name })?;
+    let plan = crate::plan::parse_named_with(
+        &source,
+        &shown,
+        &crate::plan::ParseContext { dir_name },
+        strict,
+    )?;
     Ok(LoadedPlan {
         path,
         root,
@@ -75,7 +94,7 @@ pub fn cmd_plan(ctx: &Context, args: &PlanArgs, out: &mut dyn Write) -> miette::
     if args.format == Format::Json {
         return plan_json(ctx, args, out);
     }
-    let loaded = load_plan(ctx, args.path.as_deref(), "plan")?;
+    let loaded = load_plan_with(ctx, args.path.as_deref(), "plan", args.strict)?;
     Config::load(&loaded.root)?;
     match args.format {
         Format::Json => unreachable!("handled above"),
@@ -133,7 +152,7 @@ fn plan_json(ctx: &Context, args: &PlanArgs, out: &mut dyn Write) -> miette::Res
             .collect();
         serde_json::json!({ "ok": false, "problems": problems })
     };
-    let loaded = match load_plan(ctx, args.path.as_deref(), "plan") {
+    let loaded = match load_plan_with(ctx, args.path.as_deref(), "plan", args.strict) {
         Ok(l) => l,
         Err(e) => {
             if let Some(pe) = e.downcast_ref::<crate::plan::PlanError>() {
@@ -211,6 +230,19 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
         plan.referenced_files.join(", ")
     };
     writeln!(out, "Referenced files: {files}")?;
+    if !plan.warnings.is_empty() {
+        writeln!(
+            out,
+            "Warnings: {} (the plan runs with them; `--strict` refuses them)",
+            plan.warnings.len()
+        )?;
+        for w in &plan.warnings {
+            writeln!(out, "  line {}: {} [{}]", w.line, w.message, w.code)?;
+            if !w.help.is_empty() {
+                writeln!(out, "    help: {}", w.help)?;
+            }
+        }
+    }
     for (label, checks) in [
         ("Entry checks", &plan.entry_checks),
         ("Exit checks", &plan.exit_checks),

@@ -30,6 +30,11 @@ pub struct StartArgs {
 
 pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette::Result<u8> {
     let loaded = load_plan(ctx, args.path.as_deref(), "start")?;
+    // What the plan runs with although it is not quite right: said before
+    // anything starts (`git supervisor plan` shows where).
+    for w in &loaded.plan.warnings {
+        writeln!(out, "warning: line {}: {} [{}]", w.line, w.message, w.code).into_diagnostic()?;
+    }
     let file = loaded
         .path
         .file_name()

@@ -25,6 +25,8 @@ pub enum ProblemCode {
     MalformedRow,
     BadLayer,
     BadSprintId,
+    OutsidePrerequisite,
+    DependencySentence,
 }
 
 impl ProblemCode {
@@ -40,6 +42,8 @@ impl ProblemCode {
             ProblemCode::MalformedRow => "plan::malformed_row",
             ProblemCode::BadLayer => "plan::bad_layer",
             ProblemCode::BadSprintId => "plan::bad_sprint_id",
+            ProblemCode::OutsidePrerequisite => "plan::outside_prerequisite",
+            ProblemCode::DependencySentence => "plan::dependency_sentence",
         }
     }
 }
@@ -51,6 +55,8 @@ pub struct Problem {
     pub message: String,
     pub help: String,
     pub labels: Vec<(Span, String)>,
+    /// A problem the plan still runs with (a warning); `--strict` refuses it.
+    pub tolerated: bool,
 }
 
 impl Problem {
@@ -60,7 +66,14 @@ impl Problem {
             message: message.into(),
             help: String::new(),
             labels: Vec::new(),
+            tolerated: false,
         }
+    }
+
+    /// Mark the problem as one the plan runs with: a warning, unless strict.
+    pub fn tolerated(mut self) -> Self {
+        self.tolerated = true;
+        self
     }
 
     pub fn help(mut self, help: impl Into<String>) -> Self {
@@ -85,6 +98,10 @@ impl std::error::Error for Problem {}
 impl Diagnostic for Problem {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(self.code.as_str()))
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        self.tolerated.then_some(miette::Severity::Warning)
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {

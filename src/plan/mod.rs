@@ -13,6 +13,7 @@ pub mod model;
 pub mod resolve;
 
 pub use detect::parse;
+pub use detect::parse_with;
 pub use detect::ParseContext;
 pub use diagnostics::PlanError;
 pub use diagnostics::Problem;
@@ -23,4 +24,14 @@ pub use model::*;
 /// report of every problem in it.
 pub fn parse_named(source: &str, path: &str, ctx: &ParseContext) -> Result<Plan, PlanError> {
     parse(source, ctx).map_err(|problems| PlanError::new(path, source, problems))
+}
+
+/// [`parse_named`], refusing the plan for its warnings too when `strict`.
+pub fn parse_named_with(
+    source: &str,
+    path: &str,
+    ctx: &ParseContext,
+    strict: bool,
+) -> Result<Plan, PlanError> {
+    parse_with(source, ctx, strict).map_err(|problems| PlanError::new(path, source, problems))
 }

@@ -341,6 +341,21 @@ pub struct Plan {
     /// Progress/TODO/status files the plan mentions.
     pub referenced_files: Vec<String>,
     pub detection: Detection,
+    /// What the plan runs with although it is not quite right (a count that
+    /// disagrees with the sections, a prerequisite outside the plan): each
+    /// said, with where; `plan --strict` refuses them.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub warnings: Vec<Warning>,
+}
+
+/// One tolerated problem of a plan, span-free: its code, what it says, what
+/// was done about it and the line it is on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    pub code: String,
+    pub message: String,
+    pub help: String,
+    pub line: usize,
 }
 
 impl Plan {

@@ -208,13 +208,41 @@ fn unit_of_sprint(node: &str, holders: &HashMap<SprintId, Option<usize>>) -> Opt
 /// prose (`Verification complete` for "Verification & Documentation").
 /// Parenthetical remarks and `none (…)` are dropped. What cannot be
 /// resolved stays as written, for validation to report with the candidates.
-pub(super) fn resolve_table_deps(units: &mut [RawUnit]) {
+///
+/// A sentence (`WU1 complete for Sortie 6 onwards. Sorties 4 and 5 do not
+/// need WU1`) depends on the units it names, and says so as a warning:
+/// the rest of the sentence is not an order the engine can keep.
+pub(super) fn resolve_table_deps(units: &mut [RawUnit], problems: &mut Vec<Problem>) {
     let index = UnitIndex::new(units);
     for t in 0..units.len() {
         let deps = std::mem::take(&mut units[t].deps);
         let mut out: Vec<(String, Span)> = Vec::new();
         for (text, span) in deps {
-            match resolve_dep(&text, t, &index) {
+            let resolved = resolve_dep(&text, t, &index).or_else(|| {
+                let named = named_in_sentence(&text, t, units);
+                if named.is_empty() {
+                    return None;
+                }
+                let names: Vec<&str> = named.iter().map(|&i| units[i].name.as_str()).collect();
+                problems.push(
+                    Problem::new(
+                        ProblemCode::DependencySentence,
+                        format!(
+                            "`{}` is read as depending on {}",
+                            units[t].name,
+                            names.join(", ")
+                        ),
+                    )
+                    .label(span.clone(), "a sentence, not a list of units")
+                    .help(format!(
+                        "the rest of \"{}\" is not kept: split the sprints into units, or list the units it waits for",
+                        text.trim()
+                    ))
+                    .tolerated(),
+                );
+                Some(named)
+            });
+            match resolved {
                 Some(found) => {
                     for f in found {
                         let name = units[f].name.clone();
@@ -429,4 +457,100 @@ fn partly_ordered(units: &[RawUnit]) -> bool {
                 .any(|o| o.deps.iter().any(|(d, _)| d.eq_ignore_ascii_case(&u.name)))
     });
     forward_only && left_out
+}
+
+/// The other units a dependency sentence names by name or alias, as whole
+/// words, in plan order. Only sentences (four words or more) are read so.
+fn named_in_sentence(text: &str, me: usize, units: &[RawUnit]) -> Vec<usize> {
+    let lower = text.to_lowercase();
+    if lower.split_whitespace().count() < 4 {
+        return Vec::new();
+    }
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let joined = format!(" {} ", words.join(" "));
+    (0..units.len())
+        .filter(|&i| i != me)
+        .filter(|&i| {
+            std::iter::once(&units[i].name)
+                .chain(units[i].aliases.iter())
+                .map(|n| {
+                    n.to_lowercase()
+                        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
+                        .filter(|w| !w.is_empty())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .any(|n| n.len() >= 2 && joined.contains(&format!(" {n} ")))
+        })
+        .collect()
+}
+
+/// Dependencies that name nothing in the plan and nothing close to a unit's
+/// name (`OtherLib >= 2.0 released`) are prerequisites outside it: each
+/// becomes an entry criterion of the unit's first sprint, with a warning.
+/// A name close to a unit's (`Parsr`) stays a dependency, for validation
+/// to report as a likely typo.
+pub(super) fn outside_prerequisites(units: &mut [RawUnit], problems: &mut Vec<Problem>) {
+    let names: Vec<String> = units
+        .iter()
+        .flat_map(|u| std::iter::once(&u.name).chain(u.aliases.iter()))
+        .map(|n| n.to_lowercase())
+        .collect();
+    let known: HashSet<&str> = units.iter().map(|u| u.name.as_str()).collect();
+    let mut moved: Vec<(usize, String, Span)> = Vec::new();
+    for (t, unit) in units.iter().enumerate() {
+        for (dep, span) in &unit.deps {
+            if known.contains(dep.as_str()) || unit.sprints.is_empty() {
+                continue;
+            }
+            let lower = dep.to_lowercase();
+            let close = names.iter().any(|n| {
+                shared_prefix(&lower, n) >= 3 || (n.len() >= 3 && lower.contains(n.as_str()))
+            });
+            if !close && reads_as_prerequisite(dep) {
+                moved.push((t, dep.clone(), span.clone()));
+            }
+        }
+    }
+    for (t, dep, span) in moved {
+        let unit = &mut units[t];
+        unit.deps.retain(|(d, _)| *d != dep);
+        let first = &mut unit.sprints[0].sprint;
+        first.entry.push(Criterion {
+            kind: CriterionKind::Checklist,
+            text: dep.clone(),
+            command: None,
+            expected: None,
+            checked: false,
+        });
+        problems.push(
+            Problem::new(
+                ProblemCode::OutsidePrerequisite,
+                format!(
+                    "`{}` waits for `{dep}`, which is not a unit of this plan: it is an entry criterion of its first sprint",
+                    unit.name
+                ),
+            )
+            .label(span, "not a work unit of this plan")
+            .help("name a unit of the plan here, or move the prerequisite to the sprint's Entry Criteria")
+            .tolerated(),
+        );
+    }
+}
+
+/// Text that describes something to wait for rather than names a unit: a
+/// phrase (`OtherLib released`), or a version (`libfoo >= 2.0`). One bare
+/// word (`ghost`) reads as a unit's name, missing or misspelt.
+fn reads_as_prerequisite(dep: &str) -> bool {
+    let words = dep.split_whitespace().count();
+    let version = dep.contains(['≥', '>', '<', '='])
+        || dep
+            .split(['.', ' '])
+            .filter(|w| w.chars().all(|c| c.is_ascii_digit()) && !w.is_empty())
+            .count()
+            >= 2;
+    words >= 2 || version
 }

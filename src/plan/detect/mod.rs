@@ -35,6 +35,7 @@ pub(crate) use task_types::classify_task_type;
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::collections::HashMap;
+use std::collections::HashSet;
 
 use super::diagnostics::Problem;
 use super::diagnostics::ProblemCode;
@@ -56,6 +57,7 @@ use super::model::SprintSource;
 use super::model::TaskType;
 use super::model::Unit;
 use super::model::UnitSource;
+use super::model::Warning;
 use completion::*;
 use criteria::*;
 use dependencies::*;
@@ -98,8 +100,14 @@ pub struct ParseContext {
     pub dir_name: String,
 }
 
-/// Parse a plan, or return every problem found in it.
+/// Parse a plan, or return every problem found in it. Problems the plan can
+/// run with are the plan's warnings.
 pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
+    parse_with(source, ctx, false)
+}
+
+/// [`parse`], refusing the plan for its warnings too when `strict`.
+pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan, Vec<Problem>> {
     let normalized = lone_cr_to_lf(source);
     let source = normalized.as_deref().unwrap_or(source);
     let (mut masked, frontmatter) = mask_frontmatter(source);
@@ -134,16 +142,27 @@ pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
     }
     attach_loose_criteria(&doc, &mut raw_units);
     done_elsewhere::marks_elsewhere(&doc, source, &frontmatter, &mut raw_units);
-    resolve_table_deps(&mut raw_units);
+    resolve_table_deps(&mut raw_units, &mut problems);
     detect_graph_edges(&doc, &mut raw_units, &mut problems);
     let dependencies = dependency_structure(&mut raw_units);
+    outside_prerequisites(&mut raw_units, &mut problems);
     validate(&doc, &raw_units, &mut problems);
     let (template, template_source) = detect_template(&doc);
     let (entry_checks, exit_checks, rules) = plan_checks(&doc);
 
-    if !problems.is_empty() {
+    if !problems.is_empty() && (strict || problems.iter().any(|p| !p.tolerated)) {
         return Err(problems);
     }
+    problems.sort_by_key(|p| p.labels.first().map_or(0, |(span, _)| span.start));
+    let warnings = problems
+        .iter()
+        .map(|p| Warning {
+            code: p.code.as_str().to_string(),
+            message: p.message.clone(),
+            help: p.help.clone(),
+            line: p.labels.first().map_or(0, |(span, _)| doc.line(span.start)),
+        })
+        .collect();
 
     let units = resolve_units(raw_units);
     Ok(Plan {
@@ -166,6 +185,7 @@ pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
         },
         template,
         referenced_files: referenced_files(source),
+        warnings,
     })
 }
 

@@ -122,9 +122,10 @@ pub(super) fn validate(doc: &Doc, units: &[RawUnit], problems: &mut Vec<Problem>
                     Problem::new(
                         ProblemCode::SprintCount,
                         format!(
-                            "the table says `{}` has {} sprints but {} are defined",
+                            "the table says `{}` has {} sprints but {} are defined; the {} sprint sections are read",
                             unit.name,
                             declared,
+                            unit.sprints.len(),
                             unit.sprints.len()
                         ),
                     )
@@ -132,7 +133,8 @@ pub(super) fn validate(doc: &Doc, units: &[RawUnit], problems: &mut Vec<Problem>
                         span.clone(),
                         format!("found {} sprint definitions", unit.sprints.len()),
                     )
-                    .help("update the Sprints column or the sprint sections so they agree"),
+                    .help("update the Sprints column or the sprint sections so they agree")
+                    .tolerated(),
                 );
             }
         }

@@ -383,6 +383,7 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
                 dispatch_mode: DispatchMode::Dynamic,
                 template_source: None,
             },
+            warnings: Vec::new(),
         },
     }
 }
