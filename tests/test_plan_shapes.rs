@@ -101,6 +101,8 @@ json_snapshots! {
     criteria_forms => "criteria-forms",
     done_marks => "done-marks",
     tolerated_deps => "tolerated-deps",
+    dialect_kiro => "dialect-kiro",
+    dialect_kiro_tasks_heading => "dialect-kiro-tasks-heading",
     done_frontmatter_state => "done-frontmatter-state",
     done_frontmatter_todos => "done-frontmatter-todos",
     done_progress_checklist => "done-progress-checklist",
@@ -595,4 +597,27 @@ fn done_marks_kept_elsewhere() {
         .as_str()
         .expect("done")
         .contains("ticked in its index"));
+}
+
+/// Kiro's `tasks.md`: each top-level `- [ ] N. …` item is a sprint (under
+/// only an H1 or under `## Tasks`), its sub-tasks and bullets its tasks,
+/// `_Requirements: …_` lines left out, a ticked item done.
+#[test]
+fn kiro_task_lists() {
+    let (status, v, _) = json("dialect-kiro");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    assert!(v["units"][0]["sprints"][0]["done"].is_string());
+    assert!(v["units"][0]["sprints"][1]["done"].is_null());
+    let tasks = v["units"][0]["sprints"][1]["tasks"].to_string();
+    assert!(
+        tasks.contains("2.2 Write unit tests for the model"),
+        "{tasks}"
+    );
+    assert!(!tasks.contains("Requirements"), "{tasks}");
+    let (status, v, _) = json("dialect-kiro-tasks-heading");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1", "2"]);
+    assert!(v["units"][0]["sprints"][0]["done"].is_string());
+    assert!(v["units"][0]["sprints"][1]["done"].is_null());
 }

@@ -200,6 +200,7 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
             SprintSource::Table => "sprint table",
             SprintSource::TaskGroups => "Task N.M groups",
             SprintSource::Checklists => "checklist groups",
+            SprintSource::TaskList => "numbered task list (`- [ ] 1. …`)",
         })
         .collect();
     writeln!(

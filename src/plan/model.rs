@@ -288,6 +288,8 @@ pub enum SprintSource {
     Table,
     TaskGroups,
     Checklists,
+    /// Top-level numbered checklist items (`- [ ] 1. …`, Kiro's tasks.md).
+    TaskList,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

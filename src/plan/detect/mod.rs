@@ -21,6 +21,7 @@ mod locale;
 mod parallel;
 mod references;
 mod sprints;
+mod task_list;
 mod task_types;
 mod template;
 #[cfg(test)]

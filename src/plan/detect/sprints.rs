@@ -279,7 +279,14 @@ pub(super) fn detect_sprints(
         return (sprints, Some(SprintSource::TaskGroups));
     }
 
-    // 4. A document titled as one sprint (`# Sprint: crawl-sim v1.5.0`): the
+    // 4. A numbered task list (Kiro's `tasks.md`): each top-level
+    // `- [ ] N. …` item is a sprint.
+    let listed = super::task_list::task_list_sprints(doc, scope.clone());
+    if !listed.is_empty() {
+        return (listed, Some(SprintSource::TaskList));
+    }
+
+    // 4b. A document titled as one sprint (`# Sprint: crawl-sim v1.5.0`): the
     // whole plan is that sprint.
     if let Some(i) = scope
         .clone()

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Grade `git supervisor plan` against readings written down by a person.
+
+    scripts/plan-corpus.py CORPUS_DIR [--binary PATH] [--verbose]
+
+CORPUS_DIR holds pairs `NAME.md` (a real plan, as its author wrote it) and
+`NAME.reading.toml` (how a person reads it: units, their sprints in order,
+which the plan marks done, and the order: sequential, layers, graph or
+parallel), written before the parser ever saw the plan.
+
+Each plan is graded:
+  right   the units, each unit's sprint count and the done marks are as read,
+          and nothing runs at once that the reading orders
+  partly  read, but the structure or the done marks differ (and order is safe)
+  unsafe  work the reading orders (one after another) may run at once
+  refused the parser refused the plan
+Prints one line per plan and a summary; exits 0.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+
+def reachable(deps):
+    """Transitive closure: reach[i] = units i waits for, directly or not."""
+    n = len(deps)
+    reach = [set() for _ in range(n)]
+    for i in range(n):
+        stack = list(deps[i])
+        while stack:
+            j = stack.pop()
+            if j not in reach[i]:
+                reach[i].add(j)
+                stack.extend(deps[j])
+    return reach
+
+
+def concurrent_pairs(deps):
+    reach = reachable(deps)
+    n = len(deps)
+    return {(i, j) for i in range(n) for j in range(i + 1, n) if j not in reach[i] and i not in reach[j]}
+
+
+def reading_deps(reading):
+    units = reading.get("units", [])
+    names = [u.get("name", "") for u in units]
+    order = reading.get("order", "sequential")
+    if order == "sequential":
+        return [[i - 1] if i > 0 else [] for i in range(len(units))]
+    out = []
+    for u in units:
+        ds = []
+        for d in u.get("depends_on", []):
+            for k, n in enumerate(names):
+                if n.lower() == str(d).lower() or str(d).lower() in n.lower():
+                    ds.append(k)
+                    break
+        out.append(ds)
+    return out
+
+
+def parsed_deps(plan):
+    names = [u["name"] for u in plan["units"]]
+    deps = []
+    for u in plan["units"]:
+        deps.append([names.index(d) for d in u.get("deps", []) if d in names])
+    # Layers order units too: a unit waits for every unit of a lower layer.
+    for i, u in enumerate(plan["units"]):
+        if u.get("layer") is not None:
+            for j, v in enumerate(plan["units"]):
+                if v.get("layer") is not None and v["layer"] < u["layer"]:
+                    deps[i].append(j)
+    return deps
+
+
+def grade(binary, md, reading):
+    with tempfile.TemporaryDirectory() as tmp:
+        plan_path = os.path.join(tmp, "EXECUTION_PLAN.md")
+        with open(md, "rb") as f, open(plan_path, "wb") as g:
+            g.write(f.read())
+        env = dict(os.environ, NO_COLOR="1")
+        out = subprocess.run(
+            [binary, "plan", "--format", "json", plan_path],
+            cwd=tmp,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+    try:
+        plan = json.loads(out.stdout)
+    except json.JSONDecodeError:
+        return "refused", "no JSON: " + out.stderr.strip()[:200]
+    if plan.get("ok") is False:
+        first = plan.get("problems", [{}])[0]
+        return "refused", f"{first.get('code')}: {first.get('message', '')[:160]}"
+    units = reading.get("units", [])
+    want_counts = [len(u.get("sprints", [])) for u in units]
+    got_counts = [len(u["sprints"]) for u in plan["units"]]
+    want_done = [bool(s.get("done")) for u in units for s in u.get("sprints", [])]
+    got_done = [s.get("done") is not None for u in plan["units"] for s in u["sprints"]]
+    # Safety: any concurrency where the reading has none, or more pairs at
+    # once than the reading has when the units line up.
+    want_at_once = concurrent_pairs(reading_deps(reading))
+    got_at_once = concurrent_pairs(parsed_deps(plan))
+    if len(units) == len(plan["units"]):
+        unsafe = bool(got_at_once - want_at_once)
+    else:
+        unsafe = bool(got_at_once) and not want_at_once
+    detail = f"units {len(plan['units'])}/{len(units)} sprints {got_counts}/{want_counts} done {sum(got_done)}/{sum(want_done)}"
+    if unsafe:
+        return "unsafe", detail
+    # One sequence read as one sequence: how it is cut into units does not
+    # change what runs, so the sprints are compared end to end.
+    one_sequence = not want_at_once and not got_at_once
+    same_shape = got_counts == want_counts or (one_sequence and sum(got_counts) == sum(want_counts))
+    if same_shape and got_done == want_done:
+        return "right", detail
+    return "partly", detail
+
+
+def main():
+    args = sys.argv[1:]
+    verbose = "--verbose" in args
+    args = [a for a in args if a != "--verbose"]
+    binary = "git-supervisor"
+    if "--binary" in args:
+        k = args.index("--binary")
+        binary = os.path.abspath(args[k + 1])
+        del args[k : k + 2]
+    if not args:
+        print(__doc__)
+        return 2
+    corpus = args[0]
+    tally = {}
+    for name in sorted(os.listdir(corpus)):
+        if not name.endswith(".reading.toml"):
+            continue
+        stem = name[: -len(".reading.toml")]
+        md = os.path.join(corpus, stem + ".md")
+        if not os.path.exists(md):
+            continue
+        with open(os.path.join(corpus, name), "rb") as f:
+            try:
+                reading = tomllib.load(f)
+            except tomllib.TOMLDecodeError as e:
+                print(f"{stem:45} bad reading: {e}")
+                continue
+        verdict, detail = grade(binary, md, reading)
+        tally[verdict] = tally.get(verdict, 0) + 1
+        family = reading.get("family", "?")
+        if verbose or verdict != "right":
+            print(f"{stem:45} {family:18} {verdict:8} {detail}")
+        else:
+            print(f"{stem:45} {family:18} {verdict}")
+    total = sum(tally.values())
+    print()
+    print(f"{total} plans: " + ", ".join(f"{tally.get(k, 0)} {k}" for k in ["right", "partly", "unsafe", "refused"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
