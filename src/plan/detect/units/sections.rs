@@ -67,6 +67,7 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
         .collect();
     let mut units = Vec::new();
     let mut texts = Vec::new();
+    let mut titles: Vec<String> = Vec::new();
     for i in holders {
         let Some((_, text, span)) = doc.heading(i) else {
             continue;
@@ -83,9 +84,78 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
         read_unit_fields(doc, i, &mut unit);
         units.push(unit);
         texts.push(doc.section_text(i));
+        titles.push(clean);
     }
+    // `## Completed` / `## Pending`: the sprints grouped by their state,
+    // not units of work.
+    if titles.iter().all(|t| is_status_group(t)) {
+        return Vec::new();
+    }
+    sequence_by_number(&mut units, &titles);
     parallel_by_word(&mut units, &texts);
     units
+}
+
+/// A heading that groups sprints by their state.
+fn is_status_group(title: &str) -> bool {
+    const STATES: &[&str] = &[
+        "completed",
+        "complete",
+        "done",
+        "finished",
+        "pending",
+        "in progress",
+        "todo",
+        "to do",
+        "remaining",
+        "backlog",
+        "next",
+        "up next",
+        "blocked",
+        "open",
+        "closed",
+        "not started",
+        "planned",
+        "current",
+        "future",
+        "later",
+    ];
+    let t = title
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    let t = t
+        .split(['(', ':', '—', '-'])
+        .next()
+        .unwrap_or_default()
+        .trim();
+    STATES.contains(&t)
+}
+
+/// Sections numbered alike (`Chunk 1`, `Chunk 2`; `Wave 1`, `Wave 2`; `1.
+/// Setup`, `2. Build`) follow one another, whatever the word.
+fn sequence_by_number(units: &mut [RawUnit], titles: &[String]) {
+    let key = |t: &str| -> Option<(String, u32)> {
+        let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
+        let mut words = t.split_whitespace();
+        let first = words.next()?;
+        let number = |w: &str| w.trim_end_matches(['.', ':', ')']).parse::<u32>().ok();
+        match number(first) {
+            Some(n) => Some((String::new(), n)),
+            None => Some((first.to_lowercase(), number(words.next()?)?)),
+        }
+    };
+    let keys: Vec<Option<(String, u32)>> = titles.iter().map(|t| key(t)).collect();
+    let alike = keys.len() > 1
+        && keys.iter().all(Option::is_some)
+        && keys.windows(2).all(|w| match (&w[0], &w[1]) {
+            (Some((a, x)), Some((b, y))) => a == b && x < y,
+            _ => false,
+        });
+    if alike {
+        for u in units.iter_mut() {
+            u.sequential = true;
+        }
+    }
 }
 
 /// Numbered sections stay one sequence unless a section's own prose says it
