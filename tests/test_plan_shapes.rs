@@ -98,6 +98,9 @@ json_snapshots! {
     order_mermaid_ids => "order-mermaid-ids",
     order_task_parallel_prose => "order-task-parallel-prose",
     order_partial_graph => "order-partial-graph",
+    order_status_groups => "order-status-groups",
+    order_numbered_chunks => "order-numbered-chunks",
+    order_versions => "order-versions",
     criteria_forms => "criteria-forms",
     done_marks => "done-marks",
     tolerated_deps => "tolerated-deps",
@@ -381,6 +384,15 @@ fn order_of_units() {
     assert_eq!(v["detection"]["dependencies"], "sequential");
     assert_eq!(deps(&v, 1), ["Foundations (Weeks 1-2)"]);
     assert_eq!(deps(&v, 2), ["Core (Weeks 3-4)"]);
+    // Sections that group sprints by state are not units.
+    let (_, v, _) = json("order-status-groups");
+    assert_eq!(v["units"].as_array().map(Vec::len), Some(1));
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    // Sections numbered alike, by any word or by release, follow one another.
+    for fixture in ["order-numbered-chunks", "order-versions"] {
+        let (_, v, _) = json(fixture);
+        assert_eq!(v["detection"]["dependencies"], "sequential", "{fixture}");
+    }
     // A graph that orders two phases of three says nothing of the third.
     let (_, v, _) = json("order-partial-graph");
     assert_eq!(v["detection"]["dependencies"], "sequential");

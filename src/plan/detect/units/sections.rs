@@ -139,6 +139,17 @@ fn sequence_by_number(units: &mut [RawUnit], titles: &[String]) {
         let mut words = t.split_whitespace();
         let first = words.next()?;
         let number = |w: &str| w.trim_end_matches(['.', ':', ')']).parse::<u32>().ok();
+        // A version (`v1.0`, `v2`): milestones numbered by release.
+        let version = |w: &str| -> Option<u32> {
+            let v = w.strip_prefix(['v', 'V'])?.trim_end_matches([':', ')']);
+            let mut parts = v.split('.');
+            let major: u32 = parts.next()?.parse().ok()?;
+            let minor: u32 = parts.next().map_or(Some(0), |m| m.parse().ok())?;
+            Some(major * 1000 + minor)
+        };
+        if let Some(n) = version(first) {
+            return Some(("v".to_string(), n));
+        }
         match number(first) {
             Some(n) => Some((String::new(), n)),
             None => Some((first.to_lowercase(), number(words.next()?)?)),
