@@ -105,6 +105,7 @@ json_snapshots! {
     done_marks => "done-marks",
     tolerated_deps => "tolerated-deps",
     dialect_kiro => "dialect-kiro",
+    dialect_cursor => "dialect-cursor",
     dialect_kiro_tasks_heading => "dialect-kiro-tasks-heading",
     done_frontmatter_state => "done-frontmatter-state",
     done_frontmatter_todos => "done-frontmatter-todos",
@@ -632,4 +633,20 @@ fn kiro_task_lists() {
     assert_eq!(sprint_ids(&v, 0), ["1", "2"]);
     assert!(v["units"][0]["sprints"][0]["done"].is_string());
     assert!(v["units"][0]["sprints"][1]["done"].is_null());
+}
+
+/// A Cursor plan whose steps live only in its frontmatter `todos:`.
+#[test]
+fn cursor_plans_run_their_todos() {
+    let (status, v, _) = json("dialect-cursor");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    let done: Vec<bool> = v["units"][0]["sprints"]
+        .as_array()
+        .expect("sprints")
+        .iter()
+        .map(|s| s["done"].is_string())
+        .collect();
+    assert_eq!(done, [true, false, false]);
+    assert_eq!(v["detection"]["sprints"][0], "todos");
 }

@@ -201,6 +201,7 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
             SprintSource::TaskGroups => "Task N.M groups",
             SprintSource::Checklists => "checklist groups",
             SprintSource::TaskList => "numbered task list (`- [ ] 1. …`)",
+            SprintSource::Todos => "frontmatter todos",
         })
         .collect();
     writeln!(

@@ -290,6 +290,8 @@ pub enum SprintSource {
     Checklists,
     /// Top-level numbered checklist items (`- [ ] 1. …`, Kiro's tasks.md).
     TaskList,
+    /// The frontmatter's `todos:` (a Cursor plan).
+    Todos,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

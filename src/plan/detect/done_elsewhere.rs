@@ -69,21 +69,27 @@ fn set(sprint: &mut RawSprint, done: bool, why: String) {
     }
 }
 
-struct Todo {
-    id: String,
-    content: String,
-    status: String,
+pub(super) struct Todo {
+    pub(super) id: String,
+    pub(super) content: String,
+    pub(super) status: String,
+    /// Where its `- id:` line starts in the source.
+    pub(super) at: usize,
 }
 
 /// The frontmatter's `todos:` list (`- id: x` then `content:` and `status:`
 /// lines of the same item).
-fn todos(source: &str) -> Vec<Todo> {
+pub(super) fn todos(source: &str) -> Vec<Todo> {
     let Some(body) = crate::plan::frontmatter::body_range(source) else {
         return Vec::new();
     };
     let mut out: Vec<Todo> = Vec::new();
     let mut inside = false;
-    for line in source[body].lines() {
+    let mut at = body.start;
+    for line in source[body].split_inclusive('\n') {
+        let line_start = at;
+        at += line.len();
+        let line = line.trim_end_matches(['\n', '\r']);
         if !line.starts_with([' ', '-', '\t']) {
             inside = line.trim_end() == "todos:";
             continue;
@@ -101,6 +107,7 @@ fn todos(source: &str) -> Vec<Todo> {
                 id: String::new(),
                 content: String::new(),
                 status: String::new(),
+                at: line_start,
             });
         }
         let Some(todo) = out.last_mut() else {

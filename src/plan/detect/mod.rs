@@ -127,12 +127,21 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     let (mut raw_units, unit_source) = detect_units(&doc, title.as_deref(), ctx, &mut problems);
     let mut sprint_sources = Vec::new();
     for unit in &mut raw_units {
-        let (sprints, source) = detect_sprints(
+        let (mut sprints, mut source) = detect_sprints(
             &doc,
             unit.scope.clone(),
             unit.heads.as_deref(),
             &mut problems,
         );
+        // A Cursor plan: its frontmatter `todos:` are its steps when the
+        // body, read as one unit, shows fewer of them.
+        if unit.scope == (0..doc.blocks.len()) {
+            let todos = todo_sprints(&doc);
+            if todos.len() >= 2 && todos.len() > sprints.len() {
+                sprints = todos;
+                source = Some(SprintSource::Todos);
+            }
+        }
         unit.sprints = sprints;
         unit.origin = Origin::new(doc.line(unit.name_span.start), unit.rule.clone());
         if let Some(s) = source {

@@ -513,3 +513,55 @@ pub(super) fn code_paths(text: &str) -> Vec<String> {
     }
     out.into_iter().collect()
 }
+
+/// Sprints from the frontmatter's `todos:` (a Cursor plan): one per todo, in
+/// order, its text the sprint's name and task, its status the done mark.
+pub(super) fn todo_sprints(doc: &Doc) -> Vec<RawSprint> {
+    super::done_elsewhere::todos(doc.source)
+        .into_iter()
+        .enumerate()
+        .map(|(n, todo)| {
+            let id = SprintId {
+                number: n as u32 + 1,
+                suffix: String::new(),
+            };
+            let text = if todo.content.is_empty() {
+                todo.id.clone()
+            } else {
+                todo.content.clone()
+            };
+            // The name is a heading's text when the plan is written out:
+            // no inline code (the task keeps it).
+            let name: String = text
+                .replace('`', "")
+                .split(['.', ';'])
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .take(80)
+                .collect();
+            let span = todo.at..todo.at + 1;
+            let sprint = Sprint {
+                id: id.clone(),
+                name: clean_name(&name),
+                task_type: TaskType::Code,
+                tasks: vec![text.clone()],
+                entry: Vec::new(),
+                exit: Vec::new(),
+                files: code_paths(&text),
+                body: text,
+                done: status_says_done(&todo.status).then(|| {
+                    format!(
+                        "marked complete in the plan (frontmatter todo `{}`: {})",
+                        todo.id, todo.status
+                    )
+                }),
+                origin: Origin::new(
+                    doc.line(todo.at),
+                    "a frontmatter todo (`todos:` in a Cursor plan)",
+                ),
+            };
+            RawSprint { id, span, sprint }
+        })
+        .collect()
+}
