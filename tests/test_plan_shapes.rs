@@ -111,6 +111,7 @@ json_snapshots! {
     done_frontmatter_todos => "done-frontmatter-todos",
     done_progress_checklist => "done-progress-checklist",
     done_roadmap_index => "done-roadmap-index",
+    done_task_statuses => "done-task-statuses",
     template_not_template => "template-not-template",
     template_sortie => "template-sortie",
     types_first_word => "types-first-word",
@@ -610,6 +611,8 @@ fn done_marks_kept_elsewhere() {
         .as_str()
         .expect("done")
         .contains("ticked in its index"));
+    let (_, v, _) = json("done-task-statuses");
+    assert_eq!(done(&v, 0), [true, false]);
 }
 
 /// Kiro's `tasks.md`: each top-level `- [ ] N. …` item is a sprint (under

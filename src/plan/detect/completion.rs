@@ -7,7 +7,8 @@
 //! every row is done (`| Item | Status |` rows all `✅`); a sprint whose
 //! innermost subsections are all marked done (`#### 1.1 Models ✅
 //! Completed`, at least two); and a sprint whose task-list items are all
-//! ticked (`- [x]`, at least one).
+//! ticked (`- [x]`, at least one); a sprint whose tasks' own status lines
+//! all say done (`- **Status**: ✅ Done`, at least two).
 
 use super::*;
 
@@ -152,6 +153,29 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
     if all_marked && leaves >= 2 {
         return Some(format!(
             "marked complete in the plan (all {leaves} subsections marked done)"
+        ));
+    }
+    // Every task's own status line done (`- **Status**: ✅ Done` under each
+    // task of the section, two or more): the sprint is done.
+    let mut statuses = 0;
+    let mut all_done = true;
+    for j in doc.section(i) {
+        let (Block::Paragraph { text, .. } | Block::Item { text, .. }) = &doc.blocks[j] else {
+            continue;
+        };
+        for line in text.lines() {
+            let Some((key, value)) = line.split_once(':') else {
+                continue;
+            };
+            if norm(key) == "status" {
+                statuses += 1;
+                all_done &= status_says_done(value.trim().trim_matches('*').trim());
+            }
+        }
+    }
+    if statuses >= 2 && all_done {
+        return Some(format!(
+            "marked complete in the plan (all {statuses} task statuses done)"
         ));
     }
     let mut boxes = 0;
