@@ -92,6 +92,7 @@ json_snapshots! {
     units_flat_counts => "units-flat-counts",
     units_flat_one_row => "units-flat-one-row",
     units_flat_named => "units-flat-named",
+    units_prefixed_sprints => "units-prefixed-sprints",
     order_phases => "order-phases",
     order_parallel_phases => "order-parallel-phases",
     order_ascii => "order-ascii",
@@ -368,6 +369,10 @@ fn units_from_sections_and_flat_sprints() {
     assert_eq!(deps(&v, 1), ["Verification & Docs"]);
     let (_, v, _) = json("units-flat-one-row");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    let (_, v, _) = json("units-prefixed-sprints");
+    assert_eq!(units(&v), ["Bruja", "Espeak"]);
+    assert_eq!(sprint_ids(&v, 0), ["1"]);
+    assert_eq!(sprint_ids(&v, 1), ["1"]);
     let (_, v, _) = json("units-flat-named");
     assert_eq!(sprint_ids(&v, 0), ["1"]);
     assert_eq!(sprint_ids(&v, 1), ["2", "3"]);

@@ -168,6 +168,19 @@ fn strip_lead(text: &str) -> &str {
             t = rest;
         }
     }
+    // A unit's name before the sprint: `SwiftBruja — Sprint 1: Ship`.
+    for sep in [" — ", " – ", " - ", ": "] {
+        if let Some((unit, rest)) = t.split_once(sep) {
+            let lower = rest.to_lowercase();
+            if unit.split_whitespace().count() <= 4
+                && !unit.is_empty()
+                && matches!(Word::parse(&lower), Some((Word::Sprint | Word::Sortie, _)))
+                && Word::parse(&unit.to_lowercase()).is_none()
+            {
+                return rest;
+            }
+        }
+    }
     t
 }
 
