@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Grade `git supervisor plan` against readings written down by a person.
 
-    scripts/plan-corpus.py CORPUS_DIR [--binary PATH] [--verbose]
+    scripts/plan-corpus.py PLANS_DIR [--readings DIR] [--binary PATH] [--verbose]
 
-CORPUS_DIR holds pairs `NAME.md` (a real plan, as its author wrote it) and
-`NAME.reading.toml` (how a person reads it: units, their sprints in order,
-which the plan marks done, and the order: sequential, layers, graph or
-parallel), written before the parser ever saw the plan.
+PLANS_DIR holds real plans `NAME.md`, as their authors wrote them (kept
+outside the repository: they are their authors' files). The readings
+`NAME.reading.toml` (default: beside the plans; the project's own are in
+docs/plan-corpus/readings) say how a person reads each plan: its repository,
+path and commit, the units and their sprints in order, which the plan marks
+done, and the order (sequential, layers, graph or parallel). They were
+written before the parser ever saw the plan.
 
 Each plan is graded:
   right   the units, each unit's sprint count and the done marks are as read,
@@ -131,19 +134,26 @@ def main():
         k = args.index("--binary")
         binary = os.path.abspath(args[k + 1])
         del args[k : k + 2]
+    readings = None
+    if "--readings" in args:
+        k = args.index("--readings")
+        readings = args[k + 1]
+        del args[k : k + 2]
     if not args:
         print(__doc__)
         return 2
     corpus = args[0]
+    readings = readings or corpus
     tally = {}
-    for name in sorted(os.listdir(corpus)):
+    for name in sorted(os.listdir(readings)):
         if not name.endswith(".reading.toml"):
             continue
         stem = name[: -len(".reading.toml")]
         md = os.path.join(corpus, stem + ".md")
         if not os.path.exists(md):
+            print(f"{stem:45} plan text missing in {corpus}")
             continue
-        with open(os.path.join(corpus, name), "rb") as f:
+        with open(os.path.join(readings, name), "rb") as f:
             try:
                 reading = tomllib.load(f)
             except tomllib.TOMLDecodeError as e:

@@ -250,6 +250,14 @@ pub fn scan(source: &str, project: &str) -> (Vec<Requirement>, Vec<NotPlanned>) 
                 reason,
             })
         };
+        // `Status: ✅ Done`, `State: open`: where the work stands, not work.
+        let key = text
+            .split_once(':')
+            .map(|(k, _)| lower(k.trim().trim_matches('*').trim()));
+        if matches!(key.as_deref(), Some("status" | "state")) {
+            skip("a status line, not a requirement".into());
+            continue;
+        }
         if let Some((_, h)) = path.iter().find(|(_, h)| is_out_of_scope(h)) {
             if is_item || in_requirements {
                 skip(format!("out of scope (under \"{}\")", h.trim()));
