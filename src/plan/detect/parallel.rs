@@ -51,30 +51,35 @@ const SECTIONS: &[&str] = &[
     "iteration",
 ];
 
-/// Whether `text` (a section's own prose) says the section runs at the same
-/// time as its siblings: a sentence that says two things run at once, is
-/// not about the work inside, and names sections or one of `others` (the
-/// other sections' names). A stray "tests run in parallel" is not.
-pub(crate) fn says_sections_run_at_once(text: &str, others: &[String]) -> bool {
+/// Whether `text` (section `me`'s own prose) says the section runs at the
+/// same time as its siblings: a sentence that says two things run at once,
+/// is not about the work inside, and names sections or another of `names`
+/// (the sections' names). A stray "tests run in parallel" is not.
+pub(crate) fn says_sections_run_at_once(text: &str, names: &[String], me: usize) -> bool {
     let lower = text.to_lowercase();
-    let others: Vec<String> = others
-        .iter()
-        .map(|o| o.to_lowercase())
-        .filter(|o| o.len() >= 3)
-        .collect();
-    lower
+    let sentences: Vec<&str> = lower
         .split(['.', '\n', ';', '!', '?'])
         .filter(|s| AT_ONCE.iter().any(|p| s.contains(p)))
         .filter(|s| !INSIDE.iter().any(|w| s.contains(w)))
-        .any(|s| {
-            SECTIONS.iter().any(|w| s.contains(w)) || others.iter().any(|o| s.contains(o.as_str()))
-        })
+        .collect();
+    if sentences.is_empty() {
+        return false;
+    }
+    let others: Vec<String> = names
+        .iter()
+        .enumerate()
+        .filter(|&(j, n)| j != me && n.len() >= 3)
+        .map(|(_, n)| n.to_lowercase())
+        .collect();
+    sentences.iter().any(|s| {
+        SECTIONS.iter().any(|w| s.contains(w)) || others.iter().any(|o| s.contains(o.as_str()))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     fn at_once(text: &str) -> bool {
-        super::says_sections_run_at_once(text, &["Frontend".to_string()])
+        super::says_sections_run_at_once(text, &["Backend".to_string(), "Frontend".to_string()], 0)
     }
 
     #[test]

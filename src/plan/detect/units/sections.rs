@@ -172,15 +172,12 @@ fn sequence_by_number(units: &mut [RawUnit], titles: &[String]) {
 /// Numbered sections stay one sequence unless a section's own prose says it
 /// runs at once with its siblings (`parallel.rs`).
 fn parallel_by_word(units: &mut [RawUnit], texts: &[&str]) {
+    if !units.iter().any(|u| u.sequential) {
+        return;
+    }
     let names: Vec<String> = units.iter().map(|u| u.name.clone()).collect();
     for (k, unit) in units.iter_mut().enumerate() {
-        let others: Vec<String> = names
-            .iter()
-            .enumerate()
-            .filter(|&(j, _)| j != k)
-            .map(|(_, n)| n.clone())
-            .collect();
-        if unit.sequential && says_sections_run_at_once(texts[k], &others) {
+        if unit.sequential && says_sections_run_at_once(texts[k], &names, k) {
             unit.sequential = false;
         }
     }
