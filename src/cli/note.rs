@@ -1,5 +1,5 @@
 //! `git supervisor note`: add an entry to the run's decisions log (a
-//! run-level commit that changes no state).
+//! run-level commit that changes no state; `engine::notes` records it).
 
 use std::io::Write;
 
@@ -7,13 +7,8 @@ use clap::Args;
 
 use super::Context;
 use super::EXIT_OK;
-use crate::machine::apply;
-use crate::machine::Event;
-use crate::machine::EventKind;
-use crate::machine::MachineError;
+use crate::engine::notes::record_note;
 use crate::plan::SprintId;
-use crate::store::Store;
-use crate::store::UpdateError;
 
 #[derive(Debug, Args)]
 pub struct NoteArgs {
@@ -28,39 +23,7 @@ pub struct NoteArgs {
 }
 
 pub fn cmd_note(ctx: &Context, args: &NoteArgs, out: &mut dyn Write) -> miette::Result<u8> {
-    let store = Store::open(&ctx.cwd)?;
-    let clock = store.clock();
-    let published = store.update(|tip| {
-        let Some(tip) = tip else {
-            return Err(None);
-        };
-        let event = Event {
-            at: clock.iso_at_seq(tip.state.seq + 1),
-            kind: EventKind::Notice {
-                unit: args.unit.clone(),
-                sprint: args.sprint.clone(),
-                text: args.text.clone(),
-            },
-        };
-        let steps = apply(&tip.state, &event).map_err(Some)?;
-        Ok(Some(crate::engine::publish::update(steps, Some(event))))
-    });
-    match published {
-        Ok(p) => {
-            let seq = p.steps.last().map(|s| s.state.seq).unwrap_or_default();
-            writeln!(out, "recorded as transition {seq}").map_err(super::io_err)?;
-            Ok(EXIT_OK)
-        }
-        Err(UpdateError::Store(e)) => Err(e.into()),
-        Err(UpdateError::Decide(None)) => Err(miette::miette!(
-            code = "run::none",
-            help = "start a run with `git supervisor start`",
-            "there is no run to add a note to"
-        )),
-        Err(UpdateError::Decide(Some(e))) => Err(refused(e)),
-    }
-}
-
-fn refused(e: MachineError) -> miette::Report {
-    miette::miette!(code = "run::refused", "{e}")
+    let seq = record_note(&ctx.cwd, args.unit.clone(), args.sprint.clone(), &args.text)?;
+    writeln!(out, "recorded as transition {seq}").map_err(super::io_err)?;
+    Ok(EXIT_OK)
 }

@@ -15,6 +15,7 @@ mod gate;
 mod integrate;
 mod launch;
 pub mod naming;
+pub mod notes;
 mod observe;
 mod open;
 mod plan_done;
