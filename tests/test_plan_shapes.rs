@@ -445,17 +445,24 @@ fn criteria_in_every_form() {
     );
 }
 
-#[test]
-fn work_already_done() {
-    let (status, v, _) = json("done-marks");
-    assert_eq!(status, 0);
-    let done: Vec<bool> = v["units"][0]["sprints"]
+/// Which sprints of unit `unit` the plan marks done, in order.
+fn sprints_done(v: &Value, unit: usize) -> Vec<bool> {
+    v["units"][unit]["sprints"]
         .as_array()
         .expect("sprints")
         .iter()
         .map(|s| s["done"].is_string())
-        .collect();
-    assert_eq!(done, [true, true, true, true, true, false, false, true]);
+        .collect()
+}
+
+#[test]
+fn work_already_done() {
+    let (status, v, _) = json("done-marks");
+    assert_eq!(status, 0);
+    assert_eq!(
+        sprints_done(&v, 0),
+        [true, true, true, true, true, false, false, true]
+    );
     assert_eq!(sprint(&v, 0, 6)["name"], "Complete the migration");
 }
 
@@ -596,14 +603,7 @@ fn unnumbered_sprint_word_headings_are_sprints_in_order() {
 /// roadmap index. An open mark there wins over a ticked inner checklist.
 #[test]
 fn done_marks_kept_elsewhere() {
-    let done = |v: &serde_json::Value, unit: usize| -> Vec<bool> {
-        v["units"][unit]["sprints"]
-            .as_array()
-            .expect("sprints")
-            .iter()
-            .map(|s| s["done"].is_string())
-            .collect()
-    };
+    let done = sprints_done;
     let (_, v, _) = json("done-frontmatter-state");
     assert_eq!(done(&v, 0), [true, true]);
     let (_, v, _) = json("done-frontmatter-todos");
@@ -649,12 +649,6 @@ fn cursor_plans_run_their_todos() {
     let (status, v, _) = json("dialect-cursor");
     assert_eq!(status, 0);
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
-    let done: Vec<bool> = v["units"][0]["sprints"]
-        .as_array()
-        .expect("sprints")
-        .iter()
-        .map(|s| s["done"].is_string())
-        .collect();
-    assert_eq!(done, [true, false, false]);
+    assert_eq!(sprints_done(&v, 0), [true, false, false]);
     assert_eq!(v["detection"]["sprints"][0], "todos");
 }

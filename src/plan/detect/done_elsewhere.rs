@@ -149,34 +149,25 @@ fn find_by_todo<'u>(units: &'u mut [RawUnit], todo: &Todo) -> Option<&'u mut Raw
             || id_words == id
             || id_words.split(' ').next_back() == Some(id.as_str()) && id_words.contains(' ')
     };
-    let count = units
-        .iter()
-        .flat_map(|u| u.sprints.iter())
-        .filter(|s| matches(s))
-        .count();
-    if count != 1 {
-        return None;
-    }
-    units
-        .iter_mut()
-        .flat_map(|u| u.sprints.iter_mut())
-        .find(|s| matches(s))
+    the_one(units, matches)
 }
 
 /// The one sprint with this id.
 fn find_by_id<'u>(units: &'u mut [RawUnit], id: &SprintId) -> Option<&'u mut RawSprint> {
-    let count = units
-        .iter()
-        .flat_map(|u| u.sprints.iter())
-        .filter(|s| &s.id == id)
-        .count();
-    if count != 1 {
-        return None;
-    }
-    units
+    the_one(units, |s| &s.id == id)
+}
+
+/// The sprint `matches` picks when it picks exactly one.
+fn the_one<'u>(
+    units: &'u mut [RawUnit],
+    matches: impl Fn(&RawSprint) -> bool,
+) -> Option<&'u mut RawSprint> {
+    let mut found = units
         .iter_mut()
         .flat_map(|u| u.sprints.iter_mut())
-        .find(|s| &s.id == id)
+        .filter(|s| matches(s));
+    let one = found.next()?;
+    found.next().is_none().then_some(one)
 }
 
 /// Checklist items outside every sprint section that read as a sprint

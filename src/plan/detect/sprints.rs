@@ -352,19 +352,24 @@ pub(super) fn detect_sprints(
     }
 }
 
-pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String) -> Sprint {
-    let mut sprint = Sprint {
+/// A sprint with its id, name and text, and nothing read from it yet.
+pub(super) fn blank_sprint(id: SprintId, name: &str, body: String) -> Sprint {
+    Sprint {
         id,
-        name: clean_name(&name),
+        name: clean_name(name),
         task_type: TaskType::Code,
         tasks: Vec::new(),
         entry: Vec::new(),
         exit: Vec::new(),
         files: Vec::new(),
-        body: doc.section_text(heading).to_string(),
+        body,
         done: None,
         origin: Origin::default(),
-    };
+    }
+}
+
+pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String) -> Sprint {
+    let mut sprint = blank_sprint(id, &name, doc.section_text(heading).to_string());
     let mut explicit_type = None;
     let mut label = Label::Tasks;
     let mut unlabelled_code = Vec::new();
@@ -542,14 +547,8 @@ pub(super) fn todo_sprints(doc: &Doc) -> Vec<RawSprint> {
                 .collect();
             let span = todo.at..todo.at + 1;
             let sprint = Sprint {
-                id: id.clone(),
-                name: clean_name(&name),
-                task_type: TaskType::Code,
                 tasks: vec![text.clone()],
-                entry: Vec::new(),
-                exit: Vec::new(),
                 files: code_paths(&text),
-                body: text,
                 done: status_says_done(&todo.status).then(|| {
                     format!(
                         "marked complete in the plan (frontmatter todo `{}`: {})",
@@ -560,6 +559,7 @@ pub(super) fn todo_sprints(doc: &Doc) -> Vec<RawSprint> {
                     doc.line(todo.at),
                     "a frontmatter todo (`todos:` in a Cursor plan)",
                 ),
+                ..blank_sprint(id.clone(), &name, text)
             };
             RawSprint { id, span, sprint }
         })

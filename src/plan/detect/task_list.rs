@@ -84,20 +84,13 @@ pub(super) fn task_list_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec
                     suffix: String::new(),
                 };
                 let sprint = Sprint {
-                    id: id.clone(),
-                    name: clean_name(&name),
-                    task_type: TaskType::Code,
-                    tasks: Vec::new(),
-                    entry: Vec::new(),
-                    exit: Vec::new(),
-                    files: Vec::new(),
-                    body: String::new(),
                     done: (checked == Some(true))
                         .then(|| "marked complete in the plan (its task is ticked)".to_string()),
                     origin: Origin::new(
                         doc.line(span.start),
                         "numbered task list item `- [ ] N. …`",
                     ),
+                    ..blank_sprint(id.clone(), &name, String::new())
                 };
                 sprints.push(RawSprint {
                     id,
