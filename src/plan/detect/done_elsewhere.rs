@@ -158,10 +158,7 @@ fn find_by_id<'u>(units: &'u mut [RawUnit], id: &SprintId) -> Option<&'u mut Raw
 }
 
 /// The sprint `matches` picks when it picks exactly one.
-fn the_one<'u>(
-    units: &'u mut [RawUnit],
-    matches: impl Fn(&RawSprint) -> bool,
-) -> Option<&'u mut RawSprint> {
+fn the_one(units: &mut [RawUnit], matches: impl Fn(&RawSprint) -> bool) -> Option<&mut RawSprint> {
     let mut found = units
         .iter_mut()
         .flat_map(|u| u.sprints.iter_mut())
