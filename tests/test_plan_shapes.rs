@@ -128,6 +128,7 @@ json_snapshots! {
     words_persian => "words-persian",
     words_spanish => "words-spanish",
     tables_sprint_ids => "tables-sprint-ids",
+    tables_stage_rows => "tables-stage-rows",
     words_unnumbered => "words-unnumbered",
     rejected_taken_table => "bad-taken-table",
     rejected_unreadable => "bad-unreadable",
@@ -651,4 +652,15 @@ fn cursor_plans_run_their_todos() {
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
     assert_eq!(sprints_done(&v, 0), [true, false, false]);
     assert_eq!(v["detection"]["sprints"][0], "todos");
+}
+
+/// A stage table (`| # | Status | Stage | Gate summary |`) is the plan's
+/// steps; `### Stage 1 completion notes` headings under it are notes.
+#[test]
+fn stage_tables_are_the_steps() {
+    let (status, v, _) = json("tables-stage-rows");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["0", "1", "2"]);
+    assert_eq!(sprint(&v, 0, 2)["name"], "Checker");
+    assert_eq!(sprints_done(&v, 0), [true, true, false]);
 }

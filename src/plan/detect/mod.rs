@@ -355,6 +355,17 @@ impl<'a> Doc<'a> {
                 if children.len() < 2 {
                     continue;
                 }
+                // A table of the steps under the heading (`| # | Status |
+                // Stage |`): its rows are the sprints, and the subsections
+                // are notes about them.
+                let first_child = children[0];
+                let tabled = blocks[i + 1..first_child].iter().any(|b| {
+                    matches!(b, Block::Table { header, rows, .. }
+                        if rows.len() >= 2 && sprints::is_sprint_table(header))
+                });
+                if tabled {
+                    continue;
+                }
                 for (k, &j) in children.iter().enumerate() {
                     if let Block::Heading { text, .. } = &blocks[j] {
                         let (name, done) = strip_done_marks(text);

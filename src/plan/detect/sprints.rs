@@ -22,11 +22,19 @@ pub(super) fn task_heading(text: &str) -> Option<(u32, String)> {
 }
 
 pub(super) fn is_sprint_table(header: &[Cell]) -> bool {
-    column(header, &["sprint", "sprint id", "id", "#"]).is_some()
-        && column(header, SPRINT_NAME_COLUMNS)
-            .or_else(|| column(header, &["description"]))
-            .is_some()
-        && column(header, UNIT_COLUMNS).is_none()
+    let id = column(header, &["sprint", "sprint id", "id", "#"]);
+    id.is_some() && step_name_column(header, id).is_some() && column(header, UNIT_COLUMNS).is_none()
+}
+
+/// The column naming each row's step: a name column, a description, or the
+/// step's own word (`| # | Status | Stage |`) beside an id column.
+pub(super) fn step_name_column(header: &[Cell], id: Option<usize>) -> Option<usize> {
+    column(header, SPRINT_NAME_COLUMNS)
+        .or_else(|| column(header, &["description"]))
+        .or_else(|| {
+            column(header, &["stage", "step", "phase", "milestone", "task"])
+                .filter(|&c| Some(c) != id)
+        })
 }
 
 /// Column headings that name a sprint in a sprint table.
@@ -164,7 +172,10 @@ pub(super) fn detect_sprints(
         }
         let id_col = column(header, &["sprint", "sprint id", "id", "#"])
             .expect("checked by is_sprint_table");
-        let name_col = column(header, SPRINT_NAME_COLUMNS);
+        let name_col = column(header, SPRINT_NAME_COLUMNS).or_else(|| {
+            column(header, &["stage", "step", "phase", "milestone", "task"])
+                .filter(|&c| c != id_col)
+        });
         let desc_col = column(
             header,
             &[
