@@ -75,6 +75,7 @@ json_snapshots! {
     words_sortie => "words-sortie",
     words_phase_steps => "words-phase-steps",
     words_weeks => "words-weeks",
+    words_weeks_days => "words-weeks-days",
     words_milestones => "words-milestones",
     words_patches => "words-patches",
     words_plural_section => "words-plural-section",
@@ -663,4 +664,14 @@ fn stage_tables_are_the_steps() {
     assert_eq!(sprint_ids(&v, 0), ["0", "1", "2"]);
     assert_eq!(sprint(&v, 0, 2)["name"], "Checker");
     assert_eq!(sprints_done(&v, 0), [true, true, false]);
+}
+
+/// Weeks that only frame their days: the days, each with its own tasks, are
+/// the sprints (the finest heading that carries its own work).
+#[test]
+fn weeks_of_days_run_day_by_day() {
+    let (status, v, _) = json("words-weeks-days");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2", "2.1", "2.2"]);
+    assert_eq!(sprint(&v, 0, 1)["name"], "Day 3: Documentation");
 }

@@ -159,7 +159,7 @@ pub(super) fn detect_sprints(
         }
     }
     if !sprints.is_empty() || heads.is_some() {
-        return (sprints, Some(SprintSource::Headers));
+        return (subdivided(doc, sprints), Some(SprintSource::Headers));
     }
 
     // 2. A sprint table.
@@ -575,4 +575,89 @@ pub(super) fn todo_sprints(doc: &Doc) -> Vec<RawSprint> {
             RawSprint { id, span, sprint }
         })
         .collect()
+}
+
+/// A sub-heading that reads as a step of its own in time: `Days 1-2: …`,
+/// `Day 5: …`, `Part 2 …` (numbered sub-sections such as `1. Context` are a
+/// sprint's own parts, not steps).
+fn step_heading(text: &str) -> bool {
+    let t = text
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    ["days ", "day ", "part "]
+        .iter()
+        .find_map(|w| t.strip_prefix(w))
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// Sprints that are each only a frame for two or more steps of their own
+/// (`## Week 1` holding `### Days 1-2: …`, `### Day 5: …`, each with its own
+/// tasks) run as those steps: the finest heading that carries its own work
+/// is the sprint. Each step's id is its sprint's id and its place
+/// (`1.1`, `1.2`, …).
+fn subdivided(doc: &Doc, sprints: Vec<RawSprint>) -> Vec<RawSprint> {
+    if sprints.len() < 2 {
+        return sprints;
+    }
+    let starts: HashMap<usize, usize> = (0..doc.blocks.len())
+        .filter(|&i| doc.is_sprint(i))
+        .map(|i| (doc.blocks[i].span().start, i))
+        .collect();
+    let steps_of = |i: usize| -> Vec<usize> {
+        let children: Vec<usize> = (i + 1..doc.section_end[i])
+            .filter(|&j| doc.parent[j] == Some(i))
+            .collect();
+        let own_work = |j: usize| {
+            doc.own_blocks(j)
+                .any(|b| matches!(doc.blocks[b], Block::Item { .. } | Block::Code { .. }))
+        };
+        let all_steps = children.len() >= 2
+            && children
+                .iter()
+                .all(|&j| doc.heading(j).is_some_and(|(_, t, _)| step_heading(t)) && own_work(j));
+        if all_steps {
+            children
+        } else {
+            Vec::new()
+        }
+    };
+    let mut framed: Vec<(usize, Vec<usize>)> = Vec::new();
+    for s in &sprints {
+        let Some(&i) = starts.get(&s.span.start) else {
+            return sprints;
+        };
+        let steps = steps_of(i);
+        if steps.is_empty() {
+            return sprints;
+        }
+        framed.push((i, steps));
+    }
+    let mut out = Vec::new();
+    for (parent, (_, steps)) in sprints.iter().zip(&framed) {
+        for (k, &j) in steps.iter().enumerate() {
+            let (Some((_, text, span)), Ok(id)) = (
+                doc.heading(j),
+                format!("{}.{}", parent.id, k + 1).parse::<SprintId>(),
+            ) else {
+                return sprints;
+            };
+            let (name, marked) = strip_done_marks(text);
+            let mut sprint = read_sprint(doc, j, id.clone(), name);
+            sprint.done = done_evidence(doc, j, marked).or_else(|| parent.sprint.done.clone());
+            sprint.origin = Origin::new(
+                doc.line(span.start),
+                format!(
+                    "step {} of sprint {}, the finest heading with its own tasks",
+                    k + 1,
+                    parent.id
+                ),
+            );
+            out.push(RawSprint {
+                id,
+                span: span.clone(),
+                sprint,
+            });
+        }
+    }
+    out
 }
