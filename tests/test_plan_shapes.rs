@@ -103,6 +103,10 @@ json_snapshots! {
     order_status_groups => "order-status-groups",
     order_numbered_chunks => "order-numbered-chunks",
     order_versions => "order-versions",
+    order_waves => "order-waves",
+    done_status_groups => "done-status-groups",
+    done_unit_heading => "done-unit-heading",
+    dialect_kiro_in_progress => "dialect-kiro-in-progress",
     criteria_forms => "criteria-forms",
     done_marks => "done-marks",
     tolerated_deps => "tolerated-deps",
@@ -674,4 +678,29 @@ fn weeks_of_days_run_day_by_day() {
     assert_eq!(status, 0);
     assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2", "2.1", "2.2"]);
     assert_eq!(sprint(&v, 0, 1)["name"], "Day 3: Documentation");
+}
+
+/// A numbered section that says it runs alongside the one before joins its
+/// wave; the next section waits for the whole wave.
+#[test]
+fn sections_alongside_form_waves() {
+    let (_, v, _) = json("order-waves");
+    assert_eq!(v["detection"]["dependencies"], "graph");
+    assert!(deps(&v, 1).is_empty());
+    assert_eq!(deps(&v, 2), ["Backend", "Frontend"]);
+}
+
+/// Done marks on what holds the sprints: a `## ✅ Completed Tasks` group,
+/// a phase heading marked `(COMPLETE)`; Kiro's in-progress `- [-]` task is
+/// a sprint, not done.
+#[test]
+fn done_marks_on_what_holds_the_sprints() {
+    let (_, v, _) = json("done-status-groups");
+    assert_eq!(sprints_done(&v, 0), [true, false]);
+    let (_, v, _) = json("done-unit-heading");
+    assert_eq!(sprints_done(&v, 0), [true]);
+    assert_eq!(sprints_done(&v, 1), [false]);
+    let (_, v, _) = json("dialect-kiro-in-progress");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    assert_eq!(sprints_done(&v, 0), [false, false, false]);
 }

@@ -416,17 +416,30 @@ fn shared_prefix(a: &str, b: &str) -> usize {
 pub(super) fn dependency_structure(units: &mut [RawUnit]) -> DependencyStructure {
     let no_info = units.iter().all(|u| u.layer.is_none() && u.deps.is_empty());
     let numbered = units.len() > 1 && units.iter().all(|u| u.sequential);
-    if numbered && (no_info || partly_ordered(units)) {
+    // "These stages run in parallel" in the first section: all of them.
+    let all_at_once = numbered && units[0].alongside;
+    if numbered && !all_at_once && (no_info || partly_ordered(units)) {
+        // Waves: a section that says it runs alongside the one before joins
+        // its wave; every wave waits for the whole wave before it.
+        let mut previous: Vec<String> = Vec::new();
+        let mut current: Vec<String> = Vec::new();
+        let mut waves = false;
         for i in 0..units.len() {
             units[i].layer = None;
             units[i].deps.clear();
-            if i > 0 {
-                let prev = units[i - 1].name.clone();
-                let span = units[i].name_span.clone();
-                units[i].deps.push((prev, span));
+            if i > 0 && !units[i].alongside {
+                previous = std::mem::take(&mut current);
             }
+            waves |= i > 0 && units[i].alongside;
+            let span = units[i].name_span.clone();
+            units[i].deps = previous.iter().map(|p| (p.clone(), span.clone())).collect();
+            current.push(units[i].name.clone());
         }
-        return DependencyStructure::Sequential;
+        return if waves {
+            DependencyStructure::Graph
+        } else {
+            DependencyStructure::Sequential
+        };
     }
     if units.iter().any(|u| u.layer.is_some()) {
         DependencyStructure::Layers

@@ -31,6 +31,14 @@ pub(super) fn marks_elsewhere(
             return;
         }
     }
+    for unit in units.iter_mut().filter(|u| u.done_mark) {
+        for sprint in &mut unit.sprints {
+            sprint.sprint.done.get_or_insert_with(|| {
+                "marked complete in the plan (on its unit's heading)".to_string()
+            });
+        }
+    }
+    under_done_groups(doc, units);
     for todo in todos(source) {
         let Some(sprint) = find_by_todo(units, &todo) else {
             continue;
@@ -234,4 +242,34 @@ fn strip_date(text: &str) -> &str {
         }
     }
     t
+}
+
+/// Sprints under a heading that groups finished work (`## ✅ Completed`,
+/// `## Done`) are done.
+fn under_done_groups(doc: &Doc, units: &mut [RawUnit]) {
+    let starts: HashMap<usize, usize> = (0..doc.blocks.len())
+        .filter(|&i| doc.heading(i).is_some())
+        .map(|i| (doc.blocks[i].span().start, i))
+        .collect();
+    for sprint in units.iter_mut().flat_map(|u| u.sprints.iter_mut()) {
+        if sprint.sprint.done.is_some() {
+            continue;
+        }
+        let mut up = starts.get(&sprint.span.start).and_then(|&i| doc.parent[i]);
+        while let Some(h) = up {
+            if let Some((_, text, _)) = doc.heading(h) {
+                let (clean, marked) = strip_done_marks(text);
+                let group = super::units::sections::is_status_group(&clean)
+                    || (marked && super::units::sections::is_status_group(text));
+                if group && (status_says_done(&clean) || marked) {
+                    sprint.sprint.done = Some(format!(
+                        "marked complete in the plan (under `{}`)",
+                        text.trim()
+                    ));
+                    break;
+                }
+            }
+            up = doc.parent[h];
+        }
+    }
 }

@@ -506,6 +506,12 @@ pub(super) struct RawUnit {
     heads: Option<Vec<usize>>,
     /// A numbered phase, week or milestone: runs after the previous one.
     sequential: bool,
+    /// Its own prose says it runs at once with the section before it
+    /// ("Runs in parallel with the frontend"): it joins that one's wave.
+    alongside: bool,
+    /// Its heading marks it done (`## Phase 1: Setup (COMPLETE)`): so are
+    /// its sprints.
+    done_mark: bool,
     sprints: Vec<RawSprint>,
 }
 
@@ -524,6 +530,8 @@ impl RawUnit {
             scope,
             heads: None,
             sequential: false,
+            alongside: false,
+            done_mark: false,
             sprints: Vec::new(),
         }
     }

@@ -548,11 +548,15 @@ pub(super) fn todo_sprints(doc: &Doc) -> Vec<RawSprint> {
             };
             // The name is a heading's text when the plan is written out:
             // no inline code (the task keeps it).
-            let name: String = text
-                .replace('`', "")
-                .split(['.', ';'])
+            let plain = text.replace('`', "");
+            let name: String = plain
+                .split(". ")
                 .next()
                 .unwrap_or_default()
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim_end_matches('.')
                 .chars()
                 .take(80)
                 .collect();

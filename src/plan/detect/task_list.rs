@@ -29,11 +29,17 @@ fn sub_task(text: &str) -> Option<(u32, &str)> {
     Some((major.parse().ok()?, t))
 }
 
-/// Kiro's optional task `- [ ]* 2.2 …` is no task-list item to Markdown: its
-/// box is read from the text. Returns (ticked, the text after the box).
+/// Kiro's optional task `- [ ]* 2.2 …` and its task in progress `- [-] 2. …`
+/// are no task-list items to Markdown: their box is read from the text. Returns (ticked, the text after the box).
 fn optional_box(text: &str) -> Option<(bool, &str)> {
     let t = text.trim_start();
-    for (mark, ticked) in [("[ ]*", false), ("[x]*", true), ("[X]*", true)] {
+    for (mark, ticked) in [
+        ("[ ]*", false),
+        ("[x]*", true),
+        ("[X]*", true),
+        ("[-]*", false),
+        ("[-]", false),
+    ] {
         if let Some(rest) = t.strip_prefix(mark) {
             return Some((ticked, rest.trim_start()));
         }

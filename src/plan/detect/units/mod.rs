@@ -9,7 +9,7 @@
 //! `Depends on:` lines under a unit heading; otherwise one unit named after
 //! the title or the directory.
 
-mod sections;
+pub(super) mod sections;
 
 use super::*;
 use sections::read_unit_fields;

@@ -72,8 +72,9 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
         let Some((_, text, span)) = doc.heading(i) else {
             continue;
         };
-        let (clean, _) = strip_done_marks(text);
+        let (clean, marked) = strip_done_marks(text);
         let mut unit = RawUnit::new(strip_unit_prefix(&clean), span.clone(), doc.section(i));
+        unit.done_mark = marked;
         if let Some((id, _)) = split_id_prefix(&clean_name(&clean)) {
             unit.aliases.push(id.to_string());
         }
@@ -97,7 +98,7 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
 }
 
 /// A heading that groups sprints by their state.
-fn is_status_group(title: &str) -> bool {
+pub(in crate::plan::detect) fn is_status_group(title: &str) -> bool {
     const STATES: &[&str] = &[
         "completed",
         "complete",
@@ -127,6 +128,11 @@ fn is_status_group(title: &str) -> bool {
         .split(['(', ':', '—', '-'])
         .next()
         .unwrap_or_default()
+        .trim();
+    let t = ["tasks", "work", "items", "sprints", "phases", "steps"]
+        .iter()
+        .find_map(|w| t.strip_suffix(w))
+        .unwrap_or(t)
         .trim();
     STATES.contains(&t)
 }
@@ -178,7 +184,7 @@ fn parallel_by_word(units: &mut [RawUnit], texts: &[&str]) {
     let names: Vec<String> = units.iter().map(|u| u.name.clone()).collect();
     for (k, unit) in units.iter_mut().enumerate() {
         if unit.sequential && says_sections_run_at_once(texts[k], &names, k) {
-            unit.sequential = false;
+            unit.alongside = true;
         }
     }
 }
@@ -261,13 +267,14 @@ pub(super) fn units_from_dividers(doc: &Doc) -> Vec<RawUnit> {
         if !(d + 1..end).any(|j| doc.is_sprint(j)) {
             continue;
         }
-        let (clean, _) = strip_done_marks(text);
+        let (clean, marked) = strip_done_marks(text);
         // `Provider (Sprints 1a.1 - 2b)`: the range is not part of the name.
         let mut name = strip_unit_prefix(&clean);
         if let Some(open) = name.rfind(" (Sprint") {
             name.truncate(open);
         }
         let mut unit = RawUnit::new(name, span.clone(), d + 1..end);
+        unit.done_mark = marked;
         if let Some((id, _)) = split_id_prefix(&clean_name(&clean)) {
             unit.aliases.push(id.to_string());
         }
