@@ -424,16 +424,15 @@ pub(super) fn dependency_structure(units: &mut [RawUnit]) -> DependencyStructure
         let mut previous: Vec<String> = Vec::new();
         let mut current: Vec<String> = Vec::new();
         let mut waves = false;
-        for i in 0..units.len() {
-            units[i].layer = None;
-            units[i].deps.clear();
-            if i > 0 && !units[i].alongside {
+        for (i, unit) in units.iter_mut().enumerate() {
+            unit.layer = None;
+            if i > 0 && !unit.alongside {
                 previous = std::mem::take(&mut current);
             }
-            waves |= i > 0 && units[i].alongside;
-            let span = units[i].name_span.clone();
-            units[i].deps = previous.iter().map(|p| (p.clone(), span.clone())).collect();
-            current.push(units[i].name.clone());
+            waves |= i > 0 && unit.alongside;
+            let span = unit.name_span.clone();
+            unit.deps = previous.iter().map(|p| (p.clone(), span.clone())).collect();
+            current.push(unit.name.clone());
         }
         return if waves {
             DependencyStructure::Graph
