@@ -597,3 +597,36 @@ pub(super) fn loose_criteria(doc: &Doc) -> Vec<(usize, Option<String>, Vec<Crite
     }
     out
 }
+
+/// Criteria outside any sprint go to the sprint they name, or the final
+/// sprint of the unit they sit in (of the plan, outside every unit).
+pub(super) fn attach_loose_criteria(doc: &Doc, units: &mut [RawUnit]) {
+    for (at, about, criteria) in loose_criteria(doc) {
+        let target = match about {
+            Some(id) => model_id(&id).and_then(|id| {
+                units.iter().enumerate().find_map(|(u, unit)| {
+                    unit.sprints.iter().position(|s| s.id == id).map(|k| (u, k))
+                })
+            }),
+            None => {
+                let unit = units
+                    .iter()
+                    .rposition(|u| {
+                        u.scope.contains(&at)
+                            && u.heads.is_none()
+                            && u.scope.len() < doc.blocks.len()
+                    })
+                    .or_else(|| units.iter().rposition(|u| !u.sprints.is_empty()));
+                unit.and_then(|u| units[u].sprints.len().checked_sub(1).map(|k| (u, k)))
+            }
+        };
+        if let Some((u, k)) = target {
+            let exit = &mut units[u].sprints[k].sprint.exit;
+            for c in criteria {
+                if !exit.contains(&c) {
+                    exit.push(c);
+                }
+            }
+        }
+    }
+}

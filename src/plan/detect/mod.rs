@@ -199,39 +199,6 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     })
 }
 
-/// Criteria outside any sprint go to the sprint they name, or the final
-/// sprint of the unit they sit in (of the plan, outside every unit).
-fn attach_loose_criteria(doc: &Doc, units: &mut [RawUnit]) {
-    for (at, about, criteria) in loose_criteria(doc) {
-        let target = match about {
-            Some(id) => model_id(&id).and_then(|id| {
-                units.iter().enumerate().find_map(|(u, unit)| {
-                    unit.sprints.iter().position(|s| s.id == id).map(|k| (u, k))
-                })
-            }),
-            None => {
-                let unit = units
-                    .iter()
-                    .rposition(|u| {
-                        u.scope.contains(&at)
-                            && u.heads.is_none()
-                            && u.scope.len() < doc.blocks.len()
-                    })
-                    .or_else(|| units.iter().rposition(|u| !u.sprints.is_empty()));
-                unit.and_then(|u| units[u].sprints.len().checked_sub(1).map(|k| (u, k)))
-            }
-        };
-        if let Some((u, k)) = target {
-            let exit = &mut units[u].sprints[k].sprint.exit;
-            for c in criteria {
-                if !exit.contains(&c) {
-                    exit.push(c);
-                }
-            }
-        }
-    }
-}
-
 /// Blank out a leading `---` YAML frontmatter block (keeping byte offsets) and
 /// read its flat `key: value` pairs.
 pub(super) fn mask_frontmatter(source: &str) -> (String, BTreeMap<String, String>) {

@@ -130,7 +130,7 @@ pub(super) fn detect_sprints(
         };
         match model_id(&h.id) {
             Some(id) => {
-                let name = if h.id.parse::<SprintId>().is_ok() {
+                let name = if h.id.parse::<SprintId>().is_ok() && !h.name.is_empty() {
                     h.name.clone()
                 } else if h.name.is_empty() {
                     format!("{} {}", h.word.as_str(), h.id)
