@@ -108,6 +108,7 @@ json_snapshots! {
     done_unit_heading => "done-unit-heading",
     dialect_kiro_in_progress => "dialect-kiro-in-progress",
     criteria_forms => "criteria-forms",
+    criteria_plans_lists => "criteria-plans-lists",
     done_marks => "done-marks",
     tolerated_deps => "tolerated-deps",
     dialect_kiro => "dialect-kiro",
@@ -703,4 +704,15 @@ fn done_marks_on_what_holds_the_sprints() {
     let (_, v, _) = json("dialect-kiro-in-progress");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
     assert_eq!(sprints_done(&v, 0), [false, false, false]);
+}
+
+/// A roadmap phase's `Plans:` list after its success criteria is its work,
+/// not more criteria.
+#[test]
+fn plans_lists_are_tasks_not_criteria() {
+    let (status, v, _) = json("criteria-plans-lists");
+    assert_eq!(status, 0);
+    let first = sprint(&v, 0, 0);
+    assert_eq!(first["exit"].as_array().map(Vec::len), Some(1));
+    assert_eq!(first["tasks"][0], "01-01: Renderer");
 }

@@ -104,7 +104,7 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
         | "المهام" => Label::Tasks,
         "rules" | "constraints" => Label::Rules,
         "expected" | "expected output" | "expected result" => Label::Expected,
-        "tasks" | "deliverables" | "steps" | "scope" | "files" => Label::Tasks,
+        "tasks" | "deliverables" | "steps" | "scope" | "files" | "plans" => Label::Tasks,
         _ => {
             const EXIT_PREFIXES: &[&str] = &[
                 "exit criteria ",
