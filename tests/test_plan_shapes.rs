@@ -113,6 +113,7 @@ json_snapshots! {
     tolerated_deps => "tolerated-deps",
     dialect_kiro => "dialect-kiro",
     dialect_cursor => "dialect-cursor",
+    dialect_superpowers => "dialect-superpowers",
     dialect_kiro_tasks_heading => "dialect-kiro-tasks-heading",
     done_frontmatter_state => "done-frontmatter-state",
     done_frontmatter_todos => "done-frontmatter-todos",
@@ -715,4 +716,17 @@ fn plans_lists_are_tasks_not_criteria() {
     let first = sprint(&v, 0, 0);
     assert_eq!(first["exit"].as_array().map(Vec::len), Some(1));
     assert_eq!(first["tasks"][0], "01-01: Renderer");
+}
+
+/// A TDD step's `Expected: FAIL …` is a note on the step, never an exit
+/// criterion (the sprint would have to fail to pass).
+#[test]
+fn tdd_expectations_are_not_criteria() {
+    let (status, v, _) = json("dialect-superpowers");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1", "2"]);
+    for k in 0..2 {
+        let exit = sprint(&v, 0, k)["exit"].to_string();
+        assert!(!exit.contains("FAIL"), "{exit}");
+    }
 }

@@ -185,6 +185,27 @@ pub(super) fn push_criterion(
     code: &[String],
     checked: bool,
 ) {
+    // `Expected: PASS` annotates the command before it; on its own, or
+    // expecting a failure (a TDD step's `Expected: FAIL`), it is a note on
+    // the step, never a criterion.
+    if label == Label::Expected {
+        let failing = {
+            let l = text.trim_start().to_lowercase();
+            ["fail", "error", "an error", "exception", "panic"]
+                .iter()
+                .any(|w| l.starts_with(w))
+        };
+        let last = sprint
+            .exit
+            .iter_mut()
+            .rev()
+            .find(|c| c.kind == CriterionKind::Command && c.expected.is_none());
+        match last {
+            Some(command) if !failing => command.expected = Some(text.trim().to_string()),
+            _ => sprint.tasks.push(format!("Expected: {}", text.trim())),
+        }
+        return;
+    }
     let c = classify_criterion(text, code, checked);
     match label {
         Label::Entry | Label::Rules => sprint.entry.push(c),
