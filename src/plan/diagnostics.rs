@@ -121,11 +121,23 @@ const SHOWN_PROBLEMS: usize = 100;
 
 /// Every problem found in one plan file.
 #[derive(Debug, thiserror::Error)]
-#[error("{} has {} problem{}", .path, .problems.len(), if .problems.len() == 1 { "" } else { "s" })]
+#[error("{}", headline(.path, .problems))]
 pub struct PlanError {
     pub path: String,
     pub source_code: NamedSource<String>,
     pub problems: Vec<Problem>,
+}
+
+/// "plan.md has 2 problems", or, when the plan is refused only for what it
+/// would run with (`--strict`), "plan.md is refused for 2 warnings".
+fn headline(path: &str, problems: &[Problem]) -> String {
+    let n = problems.len();
+    let s = if n == 1 { "" } else { "s" };
+    if n > 0 && problems.iter().all(|p| p.tolerated) {
+        format!("{path} is refused for {n} warning{s} (--strict)")
+    } else {
+        format!("{path} has {n} problem{s}")
+    }
 }
 
 impl PlanError {
