@@ -113,6 +113,7 @@ json_snapshots! {
     tolerated_deps => "tolerated-deps",
     dialect_kiro => "dialect-kiro",
     dialect_cursor => "dialect-cursor",
+    dialect_execplan_progress => "dialect-execplan-progress",
     dialect_superpowers => "dialect-superpowers",
     dialect_kiro_tasks_heading => "dialect-kiro-tasks-heading",
     done_frontmatter_state => "done-frontmatter-state",
@@ -729,4 +730,14 @@ fn tdd_expectations_are_not_criteria() {
         let exit = sprint(&v, 0, k)["exit"].to_string();
         assert!(!exit.contains("FAIL"), "{exit}");
     }
+}
+
+/// An ExecPlan whose milestones are named only in its `## Progress` list:
+/// one sprint per milestone, done when ticked there.
+#[test]
+fn execplan_milestones_from_the_progress_list() {
+    let (status, v, _) = json("dialect-execplan-progress");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    assert_eq!(sprints_done(&v, 0), [true, true, false]);
 }

@@ -202,6 +202,7 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
             SprintSource::Checklists => "checklist groups",
             SprintSource::TaskList => "numbered task list (`- [ ] 1. …`)",
             SprintSource::Todos => "frontmatter todos",
+            SprintSource::Progress => "milestones named in the progress checklist",
         })
         .collect();
     writeln!(

@@ -292,6 +292,8 @@ pub enum SprintSource {
     TaskList,
     /// The frontmatter's `todos:` (a Cursor plan).
     Todos,
+    /// Milestones named only in a progress checklist (an ExecPlan).
+    Progress,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -273,3 +273,88 @@ fn under_done_groups(doc: &Doc, units: &mut [RawUnit]) {
         }
     }
 }
+
+/// An ExecPlan whose milestones are named only in its progress checklist
+/// (`- [x] (2026-02-15 17:20Z) Milestone 1 completed: …`): one sprint per
+/// milestone, in order, done when every item naming it is ticked.
+pub(super) fn progress_milestones(doc: &Doc) -> Vec<RawSprint> {
+    let mut heading: Option<usize> = None;
+    let mut found: Vec<(u32, String, bool, Span, usize)> = Vec::new();
+    for (j, b) in doc.blocks.iter().enumerate() {
+        if doc.heading(j).is_some() {
+            heading = Some(j);
+            continue;
+        }
+        let Block::Item {
+            text,
+            checked: Some(checked),
+            span,
+            ..
+        } = b
+        else {
+            continue;
+        };
+        if in_sprint(doc, heading) {
+            continue;
+        }
+        let first = strip_date(text.lines().next().unwrap_or_default().trim()).replace("**", "");
+        let lower = first.to_lowercase();
+        let Some(rest) = lower.strip_prefix("milestone ") else {
+            continue;
+        };
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        let Ok(n) = digits.parse::<u32>() else {
+            continue;
+        };
+        let after = first["milestone ".len() + digits.len()..]
+            .trim_start_matches([' ', ':', '—', '-'])
+            .trim();
+        let name = ["completed:", "complete:", "done:", "finished:"]
+            .iter()
+            .find_map(|p| {
+                after
+                    .get(..p.len())
+                    .filter(|h| h.eq_ignore_ascii_case(p))
+                    .map(|_| after[p.len()..].trim())
+            })
+            .unwrap_or(after);
+        match found.iter_mut().find(|(m, ..)| *m == n) {
+            Some(entry) => entry.2 &= *checked,
+            None => found.push((
+                n,
+                name.to_string(),
+                *checked,
+                span.clone(),
+                doc.line(span.start),
+            )),
+        }
+    }
+    if found.len() < 2 {
+        return Vec::new();
+    }
+    found
+        .into_iter()
+        .map(|(n, name, done, span, line)| {
+            let id = SprintId {
+                number: n,
+                suffix: String::new(),
+            };
+            let short: String = name
+                .split(". ")
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .take(80)
+                .collect();
+            let sprint = Sprint {
+                tasks: vec![name.clone()],
+                done: done.then(|| {
+                    "marked complete in the plan (ticked in its progress checklist)".to_string()
+                }),
+                origin: Origin::new(line, "a milestone named in the progress checklist"),
+                ..super::sprints::blank_sprint(id.clone(), short.trim_end_matches('.'), name)
+            };
+            RawSprint { id, span, sprint }
+        })
+        .collect()
+}

@@ -141,6 +141,14 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
                 sprints = todos;
                 source = Some(SprintSource::Todos);
             }
+            // An ExecPlan whose milestones live only in its progress list.
+            if sprints.len() <= 1 {
+                let milestones = done_elsewhere::progress_milestones(&doc);
+                if milestones.len() > sprints.len() {
+                    sprints = milestones;
+                    source = Some(SprintSource::Progress);
+                }
+            }
         }
         unit.sprints = sprints;
         unit.origin = Origin::new(doc.line(unit.name_span.start), unit.rule.clone());
