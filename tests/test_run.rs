@@ -723,3 +723,30 @@ fn replan_lists_new_commands_and_applies_them_only_when_confirmed() {
     assert_eq!(status_json(dir)["config_drift"], false);
     let _ = sv(dir, s.path(), &["killall"]);
 }
+
+/// A plan read with warnings does not start off a terminal unless `--yes`
+/// accepts its reading; refused, it records nothing.
+#[test]
+fn a_plan_with_warnings_starts_only_when_its_reading_is_accepted() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let plan = "# Tidy\n\n| Package | Sprints |\n|---|---|\n| cli | 3 |\n\n## cli\n\n### Sprint 1: One\n\n- Write `one.txt`\n\n### Sprint 2: Two\n\n- Write `two.txt`\n";
+    std::fs::write(dir.join("EXECUTION_PLAN.md"), plan).expect("plan written");
+    git(dir, &["commit", "-qam", "A plan whose table miscounts"]);
+    let s = scripts(&[("default.txt", SUCCEED)]);
+    let refused = sv(dir, s.path(), &["start"]);
+    assert_eq!(refused.status, 1, "{}", refused.stdout);
+    assert!(
+        refused.stderr.contains("run::unconfirmed"),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused.stdout.contains("plan::sprint_count"),
+        "{}",
+        refused.stdout
+    );
+    assert!(git(dir, &["for-each-ref", "refs/supervisor"]).is_empty());
+    let started = sv(dir, s.path(), &["start", "--yes", "--wait"]);
+    assert_eq!(started.status, 0, "{}\n{}", started.stdout, started.stderr);
+}

@@ -153,6 +153,7 @@ pub fn cmd_demo(ctx: &Context, args: &DemoArgs, out: &mut dyn Write) -> miette::
             path: None,
             wait: true,
             remote: None,
+            yes: false,
         },
         out,
     )?;

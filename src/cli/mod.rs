@@ -191,6 +191,7 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
                 path: None,
                 wait: false,
                 remote: None,
+                yes: false,
             }),
         },
     };

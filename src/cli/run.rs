@@ -32,6 +32,7 @@ pub fn cmd_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> miette::Re
                 path: args.path.clone(),
                 wait: false,
                 remote: None,
+                yes: false,
             },
             out,
         )?;

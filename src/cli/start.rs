@@ -26,14 +26,31 @@ pub struct StartArgs {
     /// sprints (default: `[run] remote`)
     #[arg(long, value_name = "REMOTE")]
     pub remote: Option<String>,
+    /// Accept the plan's reading although it has warnings (without a
+    /// terminal to ask at, a plan with warnings does not start without it)
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette::Result<u8> {
     let loaded = load_plan(ctx, args.path.as_deref(), "start")?;
     // What the plan runs with although it is not quite right: said before
-    // anything starts (`git supervisor plan` shows where).
-    for w in &loaded.plan.warnings {
-        writeln!(out, "warning: line {}: {} [{}]", w.line, w.message, w.code).into_diagnostic()?;
+    // anything starts, and confirmed by the user (`git supervisor plan`
+    // shows the whole reading).
+    if !loaded.plan.warnings.is_empty() {
+        for w in &loaded.plan.warnings {
+            writeln!(out, "warning: line {}: {} [{}]", w.line, w.message, w.code)
+                .into_diagnostic()?;
+        }
+        if !args.yes && !confirmed(&loaded.plan, out)? {
+            return Err(miette::miette!(
+                code = "run::unconfirmed",
+                help = "check the reading with `git supervisor plan`, fix the plan or start with --yes to accept it",
+                "not started: the plan is read with {} warning{}",
+                loaded.plan.warnings.len(),
+                if loaded.plan.warnings.len() == 1 { "" } else { "s" }
+            ));
+        }
     }
     let file = loaded
         .path
@@ -127,4 +144,35 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
         return super::wait::wait_and_report(ctx, &started.engine, None, out);
     }
     Ok(super::EXIT_OK)
+}
+
+/// Ask at a terminal whether to start with this reading: its units, their
+/// order and the sprints already done. Off a terminal nobody can answer.
+fn confirmed(plan: &crate::plan::Plan, out: &mut dyn Write) -> miette::Result<bool> {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() {
+        return Ok(false);
+    }
+    writeln!(out, "The plan is read as:").into_diagnostic()?;
+    for unit in &plan.units {
+        let done = unit.sprints.iter().filter(|s| s.done.is_some()).count();
+        let deps = if unit.deps.is_empty() {
+            "starts at once".to_string()
+        } else {
+            format!("after {}", unit.deps.join(", "))
+        };
+        writeln!(
+            out,
+            "  {}: {} sprint{}, {done} done, {deps}",
+            unit.name,
+            unit.sprints.len(),
+            if unit.sprints.len() == 1 { "" } else { "s" }
+        )
+        .into_diagnostic()?;
+    }
+    write!(out, "Start with this reading? [y/N] ").into_diagnostic()?;
+    out.flush().into_diagnostic()?;
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer).into_diagnostic()?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
 }
