@@ -741,3 +741,22 @@ fn execplan_milestones_from_the_progress_list() {
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
     assert_eq!(sprints_done(&v, 0), [true, true, false]);
 }
+
+/// `plan` names the well-known format it read a plan as, and why.
+#[test]
+fn the_dialect_is_named() {
+    for (fixture, dialect) in [
+        ("dialect-kiro", "kiro"),
+        ("dialect-cursor", "cursor"),
+        ("dialect-execplan-progress", "execplan"),
+        ("dialect-superpowers", "superpowers"),
+        ("done-roadmap-index", "gsd-roadmap"),
+        ("five", "sprint-supervisor"),
+        ("order-phases", "generic"),
+    ] {
+        let (status, v, _) = json(fixture);
+        assert_eq!(status, 0, "{fixture}");
+        assert_eq!(v["detection"]["dialect"]["name"], dialect, "{fixture}");
+        assert!(v["detection"]["dialect"]["why"].is_string(), "{fixture}");
+    }
+}

@@ -223,6 +223,7 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
         "Dependency structure: {}{why}",
         serde_plain(&d.dependencies)
     )?;
+    writeln!(out, "Dialect: {} ({})", d.dialect.name, d.dialect.why)?;
     match &d.template_source {
         Some(src) => writeln!(out, "Dispatch mode: template ({src})")?,
         None => writeln!(out, "Dispatch mode: dynamic")?,

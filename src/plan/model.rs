@@ -328,6 +328,17 @@ pub struct Detection {
     /// The heading (or `template:` block) the dispatch template came from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub template_source: Option<String>,
+    /// The well-known format the plan was read as.
+    pub dialect: Dialect,
+}
+
+/// A well-known plan format (`kiro`, `cursor`, `execplan`, `spec-kit`,
+/// `gsd-roadmap`, `superpowers`, `sprint-supervisor`, or `generic`) and the
+/// fingerprint that said so.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Dialect {
+    pub name: String,
+    pub why: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

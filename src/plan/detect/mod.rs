@@ -15,6 +15,7 @@
 mod completion;
 mod criteria;
 mod dependencies;
+mod dialect;
 mod done_elsewhere;
 mod headings;
 mod locale;
@@ -49,6 +50,7 @@ use super::model::Criterion;
 use super::model::CriterionKind;
 use super::model::DependencyStructure;
 use super::model::Detection;
+use super::model::Dialect;
 use super::model::DispatchMode;
 use super::model::Origin;
 use super::model::Plan;
@@ -182,6 +184,7 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         })
         .collect();
 
+    let dialect = dialect::dialect(&doc, &unit_source, &sprint_sources);
     let units = resolve_units(raw_units);
     Ok(Plan {
         title,
@@ -200,6 +203,7 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
                 DispatchMode::Dynamic
             },
             template_source,
+            dialect,
         },
         template,
         referenced_files: referenced_files(source),

@@ -388,6 +388,10 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
                 dependencies,
                 dispatch_mode: DispatchMode::Dynamic,
                 template_source: None,
+                dialect: crate::plan::Dialect {
+                    name: "generic".into(),
+                    why: "written by breakdown".into(),
+                },
             },
             warnings: Vec::new(),
         },
