@@ -605,3 +605,32 @@ fn renumbering_moves_the_heading_and_every_reference_and_nothing_else() {
         .replace("see Sprint 1a)", "see Sprint 2)");
     assert_eq!(after, want);
 }
+
+/// Sprints without a section of their own (Kiro task-list items, Cursor
+/// todos, milestones named in a progress list, stage-table rows) cannot be
+/// edited in place: the plan tools leave them exactly as written and say
+/// so, never regenerate the plan (which would drop the author's text and
+/// done marks).
+#[test]
+fn plan_tools_leave_sectionless_sprints_as_written() {
+    for fixture in [
+        "dialect-kiro",
+        "dialect-kiro-tasks-heading",
+        "dialect-cursor",
+        "dialect-execplan-progress",
+        "tables-stage-rows",
+    ] {
+        for cmd in ["evaluate", "prioritize"] {
+            let dir = scratch(&plans_dir().join(fixture));
+            let before = plan_text(dir.path());
+            let out = run(dir.path(), &[cmd, "--force"]);
+            assert_eq!(out.status, 0, "{fixture} {cmd}: {}", out.stderr);
+            assert_eq!(
+                plan_text(dir.path()),
+                before,
+                "{fixture} {cmd}: {}",
+                out.stdout
+            );
+        }
+    }
+}

@@ -18,8 +18,10 @@
 //!   from another section, headings not numbered as `Sprint N`): the unit is
 //!   left exactly as written and reported in [`Edited::not_placed`].
 //!
-//! Sprints read from table rows have no section of their own: their units
-//! are left as written and reported in [`Edited::skipped`].
+//! Sprints with no section of their own (table rows, Kiro task-list items,
+//! Cursor todos, milestones named in a progress list): their units are left
+//! exactly as written and reported in [`Edited::not_placed`], never
+//! regenerated.
 
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
@@ -33,7 +35,7 @@ use crate::plan::model::Sprint;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Edited {
     pub text: String,
-    /// Units whose changes could not be placed in the text.
+    /// Units whose sprints have no section to place a change in.
     pub skipped: Vec<String>,
     /// The edits could not be carried in place; `text` is the canonical form.
     pub canonical: bool,
@@ -301,56 +303,76 @@ pub fn edit(
     if names(before) != names(after) || layers(before) != layers(after) {
         return canonical();
     }
-    let mut whole = BTreeSet::new();
     let none = BTreeSet::new();
-    let mut first = edit_with(source, before, after, annotations, &whole, &none);
-    first.text = recount(&first.text, before, after);
-    if !first.skipped.is_empty() {
-        return canonical();
-    }
-    let Ok(back) = crate::plan::parse(&first.text, ctx) else {
+    // Units whose sprints have no section of their own (table rows, task
+    // list items, frontmatter todos) cannot be edited in place: they stay
+    // exactly as written and are reported, never regenerated.
+    let sectionless: BTreeSet<String> = edit_with(source, before, after, annotations, &none, &none)
+        .skipped
+        .into_iter()
+        .collect();
+    let Some((first, mismatched)) =
+        placed(source, before, after, annotations, &none, &sectionless, ctx)
+    else {
         return canonical();
     };
-    whole.extend(
-        after
-            .units
-            .iter()
-            .filter(|u| outline(&back, &u.name) != outline(after, &u.name))
-            .map(|u| u.name.clone()),
-    );
-    if whole.is_empty() {
+    if mismatched.is_empty() {
         return first;
     }
     // A unit that keeps its sprints (no split, no merge) is never rewritten
     // to carry a change: its sections are the user's words. It stays as
     // written and is reported. Split or merged units take the canonical
     // form for their sprint sections, as the change itself replaces them.
-    let leave: BTreeSet<String> = whole
-        .iter()
-        .filter(|n| {
-            before.unit(n).map(|u| u.sprints.len()) == after.unit(n).map(|u| u.sprints.len())
-        })
-        .cloned()
-        .collect();
-    whole.retain(|n| !leave.contains(n));
-    let mut second = edit_with(source, before, after, annotations, &whole, &leave);
-    second.text = recount(&second.text, before, after);
-    second.not_placed = leave.iter().cloned().collect();
-    match crate::plan::parse(&second.text, ctx) {
-        Ok(back)
-            if after.units.iter().all(|u| {
-                let want = if leave.contains(&u.name) {
-                    before
-                } else {
-                    after
-                };
-                outline(&back, &u.name) == outline(want, &u.name)
-            }) =>
-        {
-            second
-        }
+    let mut leave = sectionless;
+    leave.extend(
+        mismatched
+            .iter()
+            .filter(|n| {
+                before.unit(n).map(|u| u.sprints.len()) == after.unit(n).map(|u| u.sprints.len())
+            })
+            .cloned(),
+    );
+    let whole: BTreeSet<String> = mismatched.difference(&leave).cloned().collect();
+    match placed(source, before, after, annotations, &whole, &leave, ctx) {
+        Some((second, still)) if still.is_empty() => second,
         _ => canonical(),
     }
+}
+
+/// One attempt at placing `after`'s changes: units in `whole` get their
+/// sprint sections replaced, units in `leave` stay as written (reported in
+/// `not_placed`). The edited text and the units that do not read back as
+/// intended, or `None` when the text does not parse.
+fn placed(
+    source: &str,
+    before: &Plan,
+    after: &Plan,
+    annotations: &BTreeMap<At, String>,
+    whole: &BTreeSet<String>,
+    leave: &BTreeSet<String>,
+    ctx: &crate::plan::ParseContext,
+) -> Option<(Edited, BTreeSet<String>)> {
+    // What the text should read as: `after`, except the units left alone.
+    let mut target = after.clone();
+    for unit in &mut target.units {
+        if let Some(old) = before
+            .unit(&unit.name)
+            .filter(|_| leave.contains(&unit.name))
+        {
+            *unit = old.clone();
+        }
+    }
+    let mut edited = edit_with(source, before, after, annotations, whole, leave);
+    edited.text = recount(&edited.text, before, &target);
+    edited.not_placed = leave.iter().cloned().collect();
+    let back = crate::plan::parse(&edited.text, ctx).ok()?;
+    let mismatched = target
+        .units
+        .iter()
+        .filter(|u| outline(&back, &u.name) != outline(&target, &u.name))
+        .map(|u| u.name.clone())
+        .collect();
+    Some((edited, mismatched))
 }
 
 fn edit_with(
