@@ -86,27 +86,30 @@ pub(crate) fn status_says_done(value: &str) -> bool {
         .any(|w| first == Some(w))
 }
 
+/// The values of the `Status:` lines (`- **Status**: ✅ Done`) in `blocks`.
+fn status_values<'d>(
+    doc: &'d Doc,
+    blocks: impl Iterator<Item = usize> + 'd,
+) -> impl Iterator<Item = &'d str> + 'd {
+    blocks
+        .filter_map(|j| match &doc.blocks[j] {
+            Block::Paragraph { text, .. } | Block::Item { text, .. } => Some(text.lines()),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            (norm(key) == "status").then(|| value.trim().trim_matches('*').trim())
+        })
+}
+
 /// Why sprint heading `i`'s text says it is done, if it does.
 pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<String> {
     if heading_done {
         return Some("marked complete in the plan (on its heading)".into());
     }
-    for j in doc.own_blocks(i) {
-        let (Block::Paragraph { text, .. } | Block::Item { text, .. }) = &doc.blocks[j] else {
-            continue;
-        };
-        for line in text.lines() {
-            let Some((key, value)) = line.split_once(':') else {
-                continue;
-            };
-            if norm(key) != "status" {
-                continue;
-            }
-            let v = value.trim().trim_matches('*').trim();
-            if status_says_done(v) {
-                return Some(format!("marked complete in the plan (Status: {v})"));
-            }
-        }
+    if let Some(v) = status_values(doc, doc.own_blocks(i)).find(|v| status_says_done(v)) {
+        return Some(format!("marked complete in the plan (Status: {v})"));
     }
     // A status table whose every row is done (`| Item | Status |` with ✅).
     for j in doc.own_blocks(i) {
@@ -157,23 +160,9 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
     }
     // Every task's own status line done (`- **Status**: ✅ Done` under each
     // task of the section, two or more): the sprint is done.
-    let mut statuses = 0;
-    let mut all_done = true;
-    for j in doc.section(i) {
-        let (Block::Paragraph { text, .. } | Block::Item { text, .. }) = &doc.blocks[j] else {
-            continue;
-        };
-        for line in text.lines() {
-            let Some((key, value)) = line.split_once(':') else {
-                continue;
-            };
-            if norm(key) == "status" {
-                statuses += 1;
-                all_done &= status_says_done(value.trim().trim_matches('*').trim());
-            }
-        }
-    }
-    if statuses >= 2 && all_done {
+    let statuses: Vec<&str> = status_values(doc, doc.section(i)).collect();
+    if statuses.len() >= 2 && statuses.iter().all(|v| status_says_done(v)) {
+        let statuses = statuses.len();
         return Some(format!(
             "marked complete in the plan (all {statuses} task statuses done)"
         ));

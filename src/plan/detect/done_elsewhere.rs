@@ -175,10 +175,9 @@ fn the_one(units: &mut [RawUnit], matches: impl Fn(&RawSprint) -> bool) -> Optio
     found.next().is_none().then_some(one)
 }
 
-/// Checklist items outside every sprint section that read as a sprint
-/// heading (`Milestone 1: …`, `**Phase 25: …**`, after a date in
-/// parentheses): whether ticked, the sprint id, and the item's text.
-fn index_items(doc: &Doc) -> Vec<(bool, SprintId, String)> {
+/// Checklist items outside every sprint section: whether ticked, the first
+/// line without a leading date in parentheses or bold marks, and where.
+fn outside_checklist(doc: &Doc) -> Vec<(bool, String, Span)> {
     let mut out = Vec::new();
     let mut heading: Option<usize> = None;
     for (j, b) in doc.blocks.iter().enumerate() {
@@ -189,29 +188,39 @@ fn index_items(doc: &Doc) -> Vec<(bool, SprintId, String)> {
         let Block::Item {
             text,
             checked: Some(checked),
+            span,
             ..
         } = b
         else {
             continue;
         };
-        if in_sprint(doc, heading) {
-            continue;
-        }
-        let first = text.lines().next().unwrap_or_default();
-        let label = strip_date(first.trim()).replace("**", "");
-        let Some(Heading::Sprint(h)) = parse_heading(&label) else {
-            continue;
-        };
-        // The plan's own sprint word only: `Phase 2` in a plan of sprints
-        // is about something else.
-        if doc.word.is_some_and(|w| w != h.word) {
-            continue;
-        }
-        if let Some(id) = model_id(&h.id) {
-            out.push((*checked, id, label.trim().to_string()));
+        if !in_sprint(doc, heading) {
+            let first = text.lines().next().unwrap_or_default();
+            let label = strip_date(first.trim()).replace("**", "");
+            out.push((*checked, label.trim().to_string(), span.clone()));
         }
     }
     out
+}
+
+/// Checklist items outside every sprint section that read as a sprint
+/// heading (`Milestone 1: …`, `**Phase 25: …**`, after a date in
+/// parentheses): whether ticked, the sprint id, and the item's text.
+fn index_items(doc: &Doc) -> Vec<(bool, SprintId, String)> {
+    outside_checklist(doc)
+        .into_iter()
+        .filter_map(|(checked, label, _)| {
+            let Some(Heading::Sprint(h)) = parse_heading(&label) else {
+                return None;
+            };
+            // The plan's own sprint word only: `Phase 2` in a plan of
+            // sprints is about something else.
+            if doc.word.is_some_and(|w| w != h.word) {
+                return None;
+            }
+            Some((checked, model_id(&h.id)?, label))
+        })
+        .collect()
 }
 
 /// Whether the block under `heading` sits in a sprint's section.
@@ -278,26 +287,8 @@ fn under_done_groups(doc: &Doc, units: &mut [RawUnit]) {
 /// (`- [x] (2026-02-15 17:20Z) Milestone 1 completed: …`): one sprint per
 /// milestone, in order, done when every item naming it is ticked.
 pub(super) fn progress_milestones(doc: &Doc) -> Vec<RawSprint> {
-    let mut heading: Option<usize> = None;
     let mut found: Vec<(u32, String, bool, Span, usize)> = Vec::new();
-    for (j, b) in doc.blocks.iter().enumerate() {
-        if doc.heading(j).is_some() {
-            heading = Some(j);
-            continue;
-        }
-        let Block::Item {
-            text,
-            checked: Some(checked),
-            span,
-            ..
-        } = b
-        else {
-            continue;
-        };
-        if in_sprint(doc, heading) {
-            continue;
-        }
-        let first = strip_date(text.lines().next().unwrap_or_default().trim()).replace("**", "");
+    for (checked, first, span) in outside_checklist(doc) {
         let lower = first.to_lowercase();
         let Some(rest) = lower.strip_prefix("milestone ") else {
             continue;
@@ -319,11 +310,11 @@ pub(super) fn progress_milestones(doc: &Doc) -> Vec<RawSprint> {
             })
             .unwrap_or(after);
         match found.iter_mut().find(|(m, ..)| *m == n) {
-            Some(entry) => entry.2 &= *checked,
+            Some(entry) => entry.2 &= checked,
             None => found.push((
                 n,
                 name.to_string(),
-                *checked,
+                checked,
                 span.clone(),
                 doc.line(span.start),
             )),

@@ -73,14 +73,12 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
             continue;
         };
         let (clean, marked) = strip_done_marks(text);
-        let mut unit = RawUnit::new(strip_unit_prefix(&clean), span.clone(), doc.section(i));
-        unit.done_mark = marked;
-        if let Some((id, _)) = split_id_prefix(&clean_name(&clean)) {
-            unit.aliases.push(id.to_string());
-        }
-        unit.sequential = matches!(
-            parse_heading(&clean),
-            Some(Heading::Sprint(h)) if h.word.is_sequential()
+        let mut unit = unit_of_heading(
+            &clean,
+            marked,
+            strip_unit_prefix(&clean),
+            span,
+            doc.section(i),
         );
         read_unit_fields(doc, i, &mut unit);
         units.push(unit);
@@ -173,6 +171,28 @@ fn sequence_by_number(units: &mut [RawUnit], titles: &[String]) {
             u.sequential = true;
         }
     }
+}
+
+/// A unit opened by heading text `clean` (done marks stripped, `marked`
+/// when it had one): its id as an alias (`WU2`), and whether it is a
+/// numbered phase, week or milestone.
+fn unit_of_heading(
+    clean: &str,
+    marked: bool,
+    name: String,
+    span: &Span,
+    scope: std::ops::Range<usize>,
+) -> RawUnit {
+    let mut unit = RawUnit::new(name, span.clone(), scope);
+    unit.done_mark = marked;
+    if let Some((id, _)) = split_id_prefix(&clean_name(clean)) {
+        unit.aliases.push(id.to_string());
+    }
+    unit.sequential = matches!(
+        parse_heading(clean),
+        Some(Heading::Sprint(h)) if h.word.is_sequential()
+    );
+    unit
 }
 
 /// Numbered sections stay one sequence unless a section's own prose says it
@@ -273,15 +293,7 @@ pub(super) fn units_from_dividers(doc: &Doc) -> Vec<RawUnit> {
         if let Some(open) = name.rfind(" (Sprint") {
             name.truncate(open);
         }
-        let mut unit = RawUnit::new(name, span.clone(), d + 1..end);
-        unit.done_mark = marked;
-        if let Some((id, _)) = split_id_prefix(&clean_name(&clean)) {
-            unit.aliases.push(id.to_string());
-        }
-        unit.sequential = matches!(
-            parse_heading(&clean),
-            Some(Heading::Sprint(h)) if h.word.is_sequential()
-        );
+        let mut unit = unit_of_heading(&clean, marked, name, span, d + 1..end);
         texts.push(doc.section_text(d));
         unit.rule = format!(
             "divider heading before {} headings at its own level",
