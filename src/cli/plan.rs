@@ -76,7 +76,7 @@ pub fn load_plan_with(
         .unwrap_or(&path)
         .display()
         .to_string();
-    let plan = crate::plan::parse_named_with(
+    let plan = crate::plan::parse_named(
         &source,
         &shown,
         &crate::plan::ParseContext { dir_name },

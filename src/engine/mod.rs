@@ -19,7 +19,7 @@ pub mod notes;
 mod observe;
 mod open;
 mod plan_done;
-pub mod publish;
+mod publish;
 mod remote;
 pub mod resync;
 mod start;

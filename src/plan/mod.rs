@@ -21,13 +21,9 @@ pub use diagnostics::ProblemCode;
 pub use model::*;
 
 /// Parse `source` (read from `path`, used only in messages) into a plan, or a
-/// report of every problem in it.
-pub fn parse_named(source: &str, path: &str, ctx: &ParseContext) -> Result<Plan, PlanError> {
-    parse(source, ctx).map_err(|problems| PlanError::new(path, source, problems))
-}
-
-/// [`parse_named`], refusing the plan for its warnings too when `strict`.
-pub fn parse_named_with(
+/// report of every problem in it; when `strict`, its warnings are problems
+/// too.
+pub fn parse_named(
     source: &str,
     path: &str,
     ctx: &ParseContext,
