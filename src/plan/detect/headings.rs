@@ -329,7 +329,7 @@ pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
 /// "Core DX", `(Planning)` is "Planning", and a trailing `[checkpoint:
 /// f33]` or an aside set off by spaces (`Foundation   *~half a day*`) is
 /// dropped.
-fn tidy_name(name: &str) -> String {
+pub(crate) fn tidy_name(name: &str) -> String {
     let mut t = name.trim();
     if let Some(inner) = t.strip_prefix('(') {
         if let Some(close) = inner.find(')') {

@@ -32,6 +32,7 @@ mod validate;
 
 pub(crate) use criteria::classify_criterion;
 pub(crate) use criteria::inline_code;
+pub(crate) use headings::tidy_name;
 pub(crate) use task_types::classify_task_type;
 
 use std::collections::BTreeMap;
@@ -129,29 +130,12 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     let (mut raw_units, unit_source) = detect_units(&doc, title.as_deref(), ctx, &mut problems);
     let mut sprint_sources = Vec::new();
     for unit in &mut raw_units {
-        let (mut sprints, mut source) = detect_sprints(
+        let (sprints, source) = detect_sprints(
             &doc,
             unit.scope.clone(),
             unit.heads.as_deref(),
             &mut problems,
         );
-        // A Cursor plan: its frontmatter `todos:` are its steps when the
-        // body, read as one unit, shows fewer of them.
-        if unit.scope == (0..doc.blocks.len()) {
-            let todos = todo_sprints(&doc);
-            if todos.len() >= 2 && todos.len() > sprints.len() {
-                sprints = todos;
-                source = Some(SprintSource::Todos);
-            }
-            // An ExecPlan whose milestones live only in its progress list.
-            if sprints.len() <= 1 {
-                let milestones = done_elsewhere::progress_milestones(&doc);
-                if milestones.len() > sprints.len() {
-                    sprints = milestones;
-                    source = Some(SprintSource::Progress);
-                }
-            }
-        }
         unit.sprints = sprints;
         unit.origin = Origin::new(doc.line(unit.name_span.start), unit.rule.clone());
         if let Some(s) = source {

@@ -107,6 +107,34 @@ pub(super) fn detect_sprints(
     heads: Option<&[usize]>,
     problems: &mut Vec<Problem>,
 ) -> (Vec<RawSprint>, Option<SprintSource>) {
+    let whole = scope == (0..doc.blocks.len());
+    let (sprints, source) = in_scope(doc, scope, heads, problems);
+    if !whole {
+        return (sprints, source);
+    }
+    // A plan read as one unit may keep its steps outside its body: a Cursor
+    // plan's frontmatter `todos:` (when the body shows fewer), an
+    // ExecPlan's milestones named only in its progress list.
+    let todos = todo_sprints(doc);
+    if todos.len() >= 2 && todos.len() > sprints.len() {
+        return (todos, Some(SprintSource::Todos));
+    }
+    if sprints.len() <= 1 {
+        let milestones = super::done_elsewhere::progress_milestones(doc);
+        if milestones.len() > sprints.len() {
+            return (milestones, Some(SprintSource::Progress));
+        }
+    }
+    (sprints, source)
+}
+
+/// The sprints in a unit's own blocks, by the first shape that finds any.
+fn in_scope(
+    doc: &Doc,
+    scope: std::ops::Range<usize>,
+    heads: Option<&[usize]>,
+    problems: &mut Vec<Problem>,
+) -> (Vec<RawSprint>, Option<SprintSource>) {
     let id_problem = |span: Span, id: &str, problems: &mut Vec<Problem>| {
         problems.push(
             Problem::new(
@@ -532,7 +560,7 @@ pub(super) fn code_paths(text: &str) -> Vec<String> {
 
 /// Sprints from the frontmatter's `todos:` (a Cursor plan): one per todo, in
 /// order, its text the sprint's name and task, its status the done mark.
-pub(super) fn todo_sprints(doc: &Doc) -> Vec<RawSprint> {
+fn todo_sprints(doc: &Doc) -> Vec<RawSprint> {
     super::done_elsewhere::todos(doc.source)
         .into_iter()
         .enumerate()

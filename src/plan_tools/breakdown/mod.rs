@@ -204,16 +204,9 @@ fn sprint_name(tasks: &[String]) -> String {
         .split(|c: char| c.is_whitespace() || c == '`')
         .filter(|w| !w.is_empty())
         .collect();
-    // A heading keeps no outer blanks: cleaning can leave one behind. A
-    // trailing tag (`[P]`) is one the parser drops from a sprint's name.
-    let mut name = crate::plan::detect::clean_name(&name.join(" "))
-        .trim()
-        .to_string();
-    if name.ends_with(']') && !name.starts_with('[') {
-        if let Some(open) = name.rfind('[') {
-            name = name[..open].trim_end().to_string();
-        }
-    }
+    // The name the parser reads back from the heading (no outer blanks, no
+    // trailing tag such as `[P]`, no aside).
+    let name = crate::plan::detect::tidy_name(&crate::plan::detect::clean_name(&name.join(" ")));
     if name.is_empty() {
         "Work".to_string()
     } else {
