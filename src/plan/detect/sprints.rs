@@ -148,6 +148,8 @@ fn in_scope(
 
     // 1. Sprint headings (in the unit's section, or assigned to it).
     let mut sprints = Vec::new();
+    // Each sprint's heading block, beside it.
+    let mut at: Vec<usize> = Vec::new();
     let listed: Vec<usize> = match heads {
         Some(h) => h.to_vec(),
         None => scope.clone().filter(|&i| doc.is_sprint(i)).collect(),
@@ -182,12 +184,13 @@ fn in_scope(
                     span: span.clone(),
                     sprint,
                 });
+                at.push(i);
             }
             None => id_problem(span.clone(), &h.id, problems),
         }
     }
     if !sprints.is_empty() || heads.is_some() {
-        return (subdivided(doc, sprints), Some(SprintSource::Headers));
+        return (subdivided(doc, sprints, &at), Some(SprintSource::Headers));
     }
 
     // 2. A sprint table.
@@ -627,14 +630,11 @@ fn step_heading(text: &str) -> bool {
 /// tasks) run as those steps: the finest heading that carries its own work
 /// is the sprint. Each step's id is its sprint's id and its place
 /// (`1.1`, `1.2`, …).
-fn subdivided(doc: &Doc, sprints: Vec<RawSprint>) -> Vec<RawSprint> {
+/// `at` holds each sprint's heading block.
+fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Vec<RawSprint> {
     if sprints.len() < 2 {
         return sprints;
     }
-    let starts: HashMap<usize, usize> = (0..doc.blocks.len())
-        .filter(|&i| doc.is_sprint(i))
-        .map(|i| (doc.blocks[i].span().start, i))
-        .collect();
     let steps_of = |i: usize| -> Vec<usize> {
         let children: Vec<usize> = (i + 1..doc.section_end[i])
             .filter(|&j| doc.parent[j] == Some(i))
@@ -654,10 +654,7 @@ fn subdivided(doc: &Doc, sprints: Vec<RawSprint>) -> Vec<RawSprint> {
         }
     };
     let mut framed: Vec<(usize, Vec<usize>)> = Vec::new();
-    for s in &sprints {
-        let Some(&i) = starts.get(&s.span.start) else {
-            return sprints;
-        };
+    for &i in at {
         let steps = steps_of(i);
         if steps.is_empty() {
             return sprints;
