@@ -119,7 +119,13 @@ pub fn start_run(request: StartRequest) -> Result<Started, EngineError> {
     let recorded = remote::recorded(&store.runtime_dir());
     remote::record(&store.runtime_dir(), remote.as_deref())
         .map_err(io("cannot record the run's remote"))?;
-    let engine = Engine::open(&root)?;
+    // A refused start leaves the clone as it was: the remote it recorded
+    // is put back.
+    let put_back = |e: EngineError| {
+        let _ = remote::record(&store.runtime_dir(), recorded.as_deref());
+        e
+    };
+    let engine = Engine::open(&root).map_err(put_back)?;
     // A run that ended without completing is archived by a new start: say
     // so, since `resume` would have continued it.
     let previous = engine
@@ -129,13 +135,9 @@ pub fn start_run(request: StartRequest) -> Result<Started, EngineError> {
         .flatten()
         .map(|t| t.state)
         .filter(|s| s.is_finished() && s.overall() != Overall::Completed);
-    let state = match engine.start(&plan, &source, &config_text, &config, &root) {
-        Ok(state) => state,
-        Err(e) => {
-            let _ = remote::record(&store.runtime_dir(), recorded.as_deref());
-            return Err(e);
-        }
-    };
+    let state = engine
+        .start(&plan, &source, &config_text, &config, &root)
+        .map_err(put_back)?;
     let christened = match unnamed {
         None => None,
         Some((name, false)) => Some(Christening {
