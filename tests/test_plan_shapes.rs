@@ -104,6 +104,10 @@ json_snapshots! {
     order_numbered_chunks => "order-numbered-chunks",
     order_versions => "order-versions",
     order_waves => "order-waves",
+    order_todo_dependencies => "order-todo-dependencies",
+    order_todo_chain => "order-todo-chain",
+    order_scoped_parallel => "order-scoped-parallel",
+    order_phase_dependencies => "order-phase-dependencies",
     done_status_groups => "done-status-groups",
     done_unit_heading => "done-unit-heading",
     dialect_kiro_in_progress => "dialect-kiro-in-progress",
@@ -422,6 +426,50 @@ fn order_of_units() {
     assert_eq!(status, 0);
     assert_eq!(deps(&v, 1), ["parser", "schema"]);
     assert_eq!(deps(&v, 0), ["schema"]);
+}
+
+/// Steps of a one-unit plan run at once only where the plan names them:
+/// todos that list their dependencies, "Tasks 1-3 … can run in parallel",
+/// spec-kit's `Phase Dependencies` list. A chain written out in the body
+/// beats the todos' looser graph.
+#[test]
+fn order_stated_for_named_steps() {
+    let (_, v, _) = json("order-todo-dependencies");
+    assert_eq!(v["detection"]["units"]["kind"], "steps");
+    assert_eq!(v["detection"]["dependencies"], "graph");
+    assert_eq!(units(&v), ["cache", "loader", "charts", "report"]);
+    assert_eq!(deps(&v, 0), Vec::<String>::new());
+    assert_eq!(deps(&v, 1), ["cache"]);
+    assert_eq!(deps(&v, 2), Vec::<String>::new());
+    assert_eq!(deps(&v, 3), ["loader", "charts"]);
+    assert_eq!(sprints_done(&v, 0), [true]);
+    assert_eq!(sprints_done(&v, 3), [false]);
+
+    let (_, v, _) = json("order-todo-chain");
+    assert_eq!(v["detection"]["dependencies"], "sequential");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+
+    let (_, v, _) = json("order-scoped-parallel");
+    assert_eq!(
+        units(&v),
+        ["Task 1", "Task 2", "Task 3", "Task 4", "Task 5"]
+    );
+    assert_eq!(deps(&v, 2), Vec::<String>::new());
+    assert_eq!(deps(&v, 3), ["Task 1", "Task 2", "Task 3"]);
+    assert_eq!(deps(&v, 4), ["Task 4"]);
+    // `### Step N` inside one task of five are that task's parts.
+    assert_eq!(
+        sprint(&v, 3, 0)["name"].as_str(),
+        Some("Move modules into folders")
+    );
+
+    let (_, v, _) = json("order-phase-dependencies");
+    assert_eq!(v["detection"]["dependencies"], "graph");
+    assert_eq!(deps(&v, 1), ["Phase 1"]);
+    assert_eq!(deps(&v, 2), ["Phase 2"]);
+    assert_eq!(deps(&v, 3), ["Phase 2"]);
+    assert_eq!(deps(&v, 4), ["Phase 3", "Phase 4"]);
+    assert_eq!(sprints_done(&v, 0), [true]);
 }
 
 #[test]

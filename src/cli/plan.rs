@@ -170,6 +170,34 @@ fn plan_json(ctx: &Context, args: &PlanArgs, out: &mut dyn Write) -> miette::Res
     Ok(EXIT_OK)
 }
 
+/// The reading a person checks before a plan runs (`start` asks at a
+/// terminal, `import` shows it): each unit's sprints, how many the plan
+/// marks done, what it waits for; with `sprints`, every sprint by name.
+pub(crate) fn write_reading(plan: &Plan, sprints: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    for unit in &plan.units {
+        let done = unit.sprints.iter().filter(|s| s.done.is_some()).count();
+        let deps = if unit.deps.is_empty() {
+            "starts at once".to_string()
+        } else {
+            format!("after {}", unit.deps.join(", "))
+        };
+        writeln!(
+            out,
+            "  {}: {} sprint{}, {done} done, {deps}",
+            unit.name,
+            unit.sprints.len(),
+            if unit.sprints.len() == 1 { "" } else { "s" }
+        )?;
+        if sprints {
+            for s in &unit.sprints {
+                let done = s.done.as_ref().map(|d| format!("  (done: {d})")).unwrap_or_default();
+                writeln!(out, "    Sprint {}: {} [{}]{done}", s.id, s.name, s.task_type)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<()> {
     let d = &plan.detection;
     writeln!(
@@ -186,6 +214,7 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
         UnitSource::Table { column } => format!("table, column \"{column}\""),
         UnitSource::Sections => "## sections".into(),
         UnitSource::Single => "single unit (no unit structure found)".into(),
+        UnitSource::Steps => "one per step (the plan orders its steps as a graph)".into(),
     };
     writeln!(
         out,
@@ -211,18 +240,7 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
         plan.sprint_total(),
         sprints_by.join(", ")
     )?;
-    // Units run at once only on the plan's word: say when none was found.
-    let why = match d.dependencies {
-        crate::plan::DependencyStructure::Sequential if plan.units.len() > 1 => {
-            " (read as one sequence: nothing says these may run at once)"
-        }
-        _ => "",
-    };
-    writeln!(
-        out,
-        "Dependency structure: {}{why}",
-        serde_plain(&d.dependencies)
-    )?;
+    writeln!(out, "{}", structure_line(plan))?;
     writeln!(out, "Dialect: {} ({})", d.dialect.name, d.dialect.why)?;
     match &d.template_source {
         Some(src) => writeln!(out, "Dispatch mode: template ({src})")?,
@@ -310,6 +328,21 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
         }
     }
     Ok(())
+}
+
+/// How the units are ordered, and why when they form one sequence.
+pub(crate) fn structure_line(plan: &Plan) -> String {
+    // Units run at once only on the plan's word: say when none was found.
+    let why = match plan.detection.dependencies {
+        crate::plan::DependencyStructure::Sequential if plan.units.len() > 1 => {
+            " (read as one sequence: nothing says these may run at once)"
+        }
+        _ => "",
+    };
+    format!(
+        "Dependency structure: {}{why}",
+        serde_plain(&plan.detection.dependencies)
+    )
 }
 
 fn criterion(c: &Criterion) -> String {

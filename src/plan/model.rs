@@ -278,6 +278,9 @@ pub enum UnitSource {
     Sections,
     /// No structure: one unit named after the title or directory.
     Single,
+    /// One per step of a plan that orders its steps as a graph (todos
+    /// with `dependencies:`, "Tasks 1-4 can run in parallel").
+    Steps,
 }
 
 /// Which heuristic found the sprints (the first one that found any, per unit).

@@ -81,18 +81,26 @@ pub(super) struct Todo {
     pub(super) id: String,
     pub(super) content: String,
     pub(super) status: String,
+    /// The ids it waits for (`dependencies:` as a list or `[a, b]`).
+    pub(super) dependencies: Vec<String>,
     /// Where its `- id:` line starts in the source.
     pub(super) at: usize,
 }
 
-/// The frontmatter's `todos:` list (`- id: x` then `content:` and `status:`
-/// lines of the same item).
+/// The keys a todo names what it waits for with.
+const DEPENDENCY_KEYS: [&str; 4] = ["dependencies", "depends_on", "dependsOn", "blockedBy"];
+
+/// The frontmatter's `todos:` list (`- id: x` then `content:`, `status:`
+/// and `dependencies:` of the same item). A `- ` line indented deeper than
+/// the items is a value of the key above it, not a new todo.
 pub(super) fn todos(source: &str) -> Vec<Todo> {
     let Some(body) = crate::plan::frontmatter::body_range(source) else {
         return Vec::new();
     };
     let mut out: Vec<Todo> = Vec::new();
     let mut inside = false;
+    let mut item_indent: Option<usize> = None;
+    let mut last_key = String::new();
     let mut at = body.start;
     for line in source[body].split_inclusive('\n') {
         let line_start = at;
@@ -100,21 +108,33 @@ pub(super) fn todos(source: &str) -> Vec<Todo> {
         let line = line.trim_end_matches(['\n', '\r']);
         if !line.starts_with([' ', '-', '\t']) {
             inside = line.trim_end() == "todos:";
+            item_indent = None;
             continue;
         }
         if !inside {
             continue;
         }
         let t = line.trim_start();
-        let (t, new_item) = match t.strip_prefix("- ") {
+        let indent = line.len() - t.len();
+        let (t, dash) = match t.strip_prefix("- ") {
             Some(rest) => (rest, true),
             None => (t, false),
         };
-        if new_item {
+        if dash && item_indent.is_some_and(|i| indent > i) {
+            if let Some(todo) = out.last_mut() {
+                if DEPENDENCY_KEYS.contains(&last_key.as_str()) {
+                    todo.dependencies.push(unquote(t));
+                }
+            }
+            continue;
+        }
+        if dash {
+            item_indent = Some(indent);
             out.push(Todo {
                 id: String::new(),
                 content: String::new(),
                 status: String::new(),
+                dependencies: Vec::new(),
                 at: line_start,
             });
         }
@@ -124,16 +144,27 @@ pub(super) fn todos(source: &str) -> Vec<Todo> {
         let Some((k, v)) = t.split_once(':') else {
             continue;
         };
-        let v = v.trim().trim_matches('"').trim_matches('\'').to_string();
-        match k.trim() {
+        last_key = k.trim().to_string();
+        let v = unquote(v);
+        match last_key.as_str() {
             "id" => todo.id = v,
             "content" | "title" | "name" => todo.content = v,
             "status" | "state" => todo.status = v,
+            k if DEPENDENCY_KEYS.contains(&k) => {
+                if let Some(list) = v.strip_prefix('[').and_then(|v| v.strip_suffix(']')) {
+                    todo.dependencies
+                        .extend(list.split(',').map(unquote).filter(|d| !d.is_empty()));
+                }
+            }
             _ => {}
         }
     }
     out.retain(|t| !t.status.is_empty());
     out
+}
+
+fn unquote(v: &str) -> String {
+    v.trim().trim_matches('"').trim_matches('\'').to_string()
 }
 
 /// Words of `s`, lower-cased, for comparing names written a little apart.

@@ -21,6 +21,7 @@ mod headings;
 mod locale;
 mod parallel;
 mod references;
+mod sprint_graph;
 mod sprints;
 mod task_list;
 mod task_types;
@@ -146,6 +147,11 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     }
     attach_loose_criteria(&doc, &mut raw_units);
     done_elsewhere::marks_elsewhere(&doc, source, &frontmatter, &mut raw_units);
+    let unit_source = if sprint_graph::split_by_stated_order(&doc, &mut raw_units) {
+        UnitSource::Steps
+    } else {
+        unit_source
+    };
     resolve_table_deps(&mut raw_units, &mut problems);
     detect_graph_edges(&doc, &mut raw_units, &mut problems);
     let dependencies = dependency_structure(&mut raw_units);
@@ -634,6 +640,8 @@ fn choose_word(
     }
     // Per word: (min level, count, headings nested in another word's).
     let mut stats: BTreeMap<Word, (u8, usize, usize)> = BTreeMap::new();
+    // Per word: the other word's headings its nested headings sit in.
+    let mut outers: BTreeMap<Word, (Word, BTreeSet<usize>)> = BTreeMap::new();
     for (i, h) in parsed.iter().enumerate() {
         let Some(Heading::Sprint(h)) = h else {
             continue;
@@ -650,6 +658,8 @@ fn choose_word(
             if let Some(Heading::Sprint(o)) = &parsed[p] {
                 if o.word != h.word {
                     nested = true;
+                    let e = outers.entry(h.word).or_insert((o.word, BTreeSet::new()));
+                    e.1.insert(p);
                     break;
                 }
             }
@@ -660,9 +670,16 @@ fn choose_word(
         e.1 += 1;
         e.2 += usize::from(nested);
     }
+    // Steps inside Phases are the sprints only when most phases hold steps:
+    // `### Step N` inside one `## Task 5` of six are that task's parts.
+    let spread = |w: &Word| {
+        outers
+            .get(w)
+            .is_some_and(|(outer, within)| within.len() * 2 >= stats.get(outer).map_or(0, |s| s.1))
+    };
     let inner = stats
         .iter()
-        .filter(|(_, &(_, n, nested))| nested * 2 >= n && n >= 2)
+        .filter(|(w, &(_, n, nested))| nested * 2 >= n && n >= 2 && spread(w))
         .max_by_key(|(w, &(_, n, _))| (n, std::cmp::Reverse(**w)))
         .map(|(w, _)| *w);
     inner.or_else(|| {

@@ -1,0 +1,347 @@
+//! A plan read as one unit whose steps the plan itself orders as a graph
+//! runs each step as a unit of its own, waiting for what the plan says it
+//! waits for. Two kinds of evidence count, each naming the steps it is
+//! about: a Cursor plan's todos that list their `dependencies:`, and a
+//! sentence scoped to numbered steps ("Tasks 1-4 are independent and can
+//! run in parallel"). Everything else stays one sequence: "tasks in this
+//! phase can run in parallel" names nothing, and "Phases 4-6 can proceed
+//! in parallel with Phase 3" orders them against a step, not each other.
+
+use super::done_elsewhere::todos;
+use super::Doc;
+use super::Origin;
+use super::RawSprint;
+use super::RawUnit;
+use super::SprintId;
+
+/// Replace a lone unit by one unit per step when the plan states the
+/// steps' order as a graph; true when it did.
+pub(super) fn split_by_stated_order(doc: &Doc, units: &mut Vec<RawUnit>) -> bool {
+    let [unit] = units.as_slice() else {
+        return false;
+    };
+    if unit.sprints.len() < 2 {
+        return false;
+    }
+    let split = from_todos(doc, unit)
+        .or_else(|| from_phase_dependencies(doc, unit))
+        .or_else(|| from_sentence(doc, unit));
+    let found = split.is_some();
+    if let Some(split) = split {
+        *units = split;
+    }
+    found
+}
+
+/// The todos the unit's sprints were read from, when some name others.
+fn from_todos(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
+    let todos = todos(doc.source);
+    let from_todos = todos.len() == unit.sprints.len()
+        && unit
+            .sprints
+            .iter()
+            .zip(&todos)
+            .all(|(s, t)| s.span.start == t.at);
+    let ids: Vec<&str> = todos.iter().map(|t| t.id.as_str()).collect();
+    let waits: Vec<Vec<usize>> = todos
+        .iter()
+        .enumerate()
+        .map(|(me, t)| {
+            t.dependencies
+                .iter()
+                .filter_map(|d| ids.iter().position(|id| id == d))
+                .filter(|&p| p != me)
+                .collect()
+        })
+        .collect();
+    if !from_todos
+        || waits.iter().all(Vec::is_empty)
+        || ids.iter().any(|i| i.is_empty())
+        || states_a_sequence(doc)
+    {
+        return None;
+    }
+    let names: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+    let why = "a todo of its own: the plan's todos list their `dependencies:`";
+    Some(units_of(doc, unit, &names, &waits, why))
+}
+
+/// spec-kit's `### Phase Dependencies` list: `- **Setup (Phase 1)**: No
+/// dependencies`, `- **User Stories (Phase 3-7)**: All depend on
+/// Foundational phase completion`. Every phase must be covered and every
+/// "depends on" must name another item (by its label or `Phase N`), or the
+/// list is not read.
+fn from_phase_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
+    let numbers: Vec<u32> = unit.sprints.iter().map(|s| s.id.number).collect();
+    let whole_ids = unit.sprints.iter().all(|s| s.id.suffix.is_empty());
+    let last = *numbers.iter().max()?;
+    let mut lines = doc.source.lines().enumerate();
+    let (heading, _) = lines
+        .find(|(_, l)| l.starts_with('#') && l.to_lowercase().contains("phase dependencies"))?;
+    // (label, phases, what it depends on)
+    let mut items: Vec<(String, Vec<u32>, String)> = Vec::new();
+    for (_, line) in lines.take_while(|(_, l)| !l.starts_with('#')) {
+        let Some(item) = line.strip_prefix("- ") else {
+            continue;
+        };
+        let item = item.replace("**", "");
+        let (label, says) = item.split_once(':')?;
+        let (name, phases) = label.split_once('(')?;
+        let phases = phase_range(phases.trim_end_matches(')').trim(), last)?;
+        items.push((name.trim().to_lowercase(), phases, says.to_lowercase()));
+    }
+    // `Phase 3+` runs to the last phase no other item names (`Final Phase`).
+    let claimed: Vec<Vec<u32>> = items.iter().map(|(_, p, _)| p.clone()).collect();
+    for (me, item) in items.iter_mut().enumerate() {
+        if item.1.len() > 1 {
+            item.1.retain(|n| {
+                !claimed.iter().enumerate().any(|(o, theirs)| {
+                    o != me && theirs.len() < claimed[me].len() && theirs.contains(n)
+                })
+            });
+        }
+    }
+    let covered = |n: &u32| items.iter().any(|(_, p, _)| p.contains(n));
+    if !whole_ids || items.len() < 2 || !numbers.iter().all(covered) {
+        return None;
+    }
+    let mut waits: Vec<Vec<usize>> = vec![Vec::new(); numbers.len()];
+    for (me, (_, phases, says)) in items.iter().enumerate() {
+        if says.contains("no dependencies") {
+            continue;
+        }
+        let on = ["depends on", "depend on"]
+            .iter()
+            .find_map(|w| says.split_once(w).map(|(_, rest)| rest))?;
+        // "Depends on Setup completion - BLOCKS all user stories": the
+        // clause ends at the dash.
+        let on = [" - ", " — ", "; ", ". "]
+            .iter()
+            .fold(on, |on, stop| on.split(stop).next().unwrap_or(on));
+        let named: Vec<u32> = items
+            .iter()
+            .enumerate()
+            .filter(|&(other, (label, theirs, _))| {
+                other != me
+                    && (on.contains(label.as_str())
+                        || theirs.iter().any(|n| on.contains(&format!("phase {n}"))))
+            })
+            .flat_map(|(_, (_, theirs, _))| theirs.clone())
+            .collect();
+        if named.is_empty() {
+            return None;
+        }
+        for p in phases {
+            let i = numbers.iter().position(|n| n == p)?;
+            waits[i] = named
+                .iter()
+                .filter_map(|n| numbers.iter().position(|m| m == n))
+                .collect();
+        }
+    }
+    // Only earlier phases: anything else is a list this reading misread.
+    if waits
+        .iter()
+        .enumerate()
+        .any(|(i, w)| w.iter().any(|&d| d >= i))
+    {
+        return None;
+    }
+    let names: Vec<String> = numbers.iter().map(|n| format!("Phase {n}")).collect();
+    let why = format!(
+        "a phase of its own: the `Phase Dependencies` list (line {}) orders the phases",
+        heading + 1
+    );
+    Some(units_of(doc, unit, &names, &waits, &why))
+}
+
+/// `Phase 3-7` → 3..=7, `Phase 3+` → 3..=last, `Final Phase` → last.
+fn phase_range(text: &str, last: u32) -> Option<Vec<u32>> {
+    let t = text.to_lowercase();
+    if t == "final phase" {
+        return Some(vec![last]);
+    }
+    let t = t.strip_prefix("phase ")?.trim();
+    if let Some(from) = t.strip_suffix('+') {
+        let from: u32 = from.trim().parse().ok()?;
+        return Some((from..=last).collect());
+    }
+    match t.split_once(['-', '–']) {
+        Some((a, b)) => {
+            let (a, b): (u32, u32) = (a.trim().parse().ok()?, b.trim().parse().ok()?);
+            (a <= b).then(|| (a..=b).collect())
+        }
+        None => Some(vec![t.parse().ok()?]),
+    }
+}
+
+/// The body writes the order out as one chain ("Implementation order:
+/// TASK-006 → TASK-007 → TASK-008"): that beats the todos' looser graph.
+fn states_a_sequence(doc: &Doc) -> bool {
+    let body = crate::plan::frontmatter::body_range(doc.source).map_or(0, |r| r.end);
+    doc.source[body..].lines().any(|l| {
+        let arrows = l.matches('→').count() + l.matches("->").count();
+        arrows >= 2 && l.to_lowercase().contains("order")
+    })
+}
+
+/// "Tasks 1-4 are independent and can run in parallel": those steps form
+/// one wave, every other step a wave of its own, and each wave waits for
+/// the one before it.
+fn from_sentence(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
+    let numbers: Vec<u32> = unit.sprints.iter().map(|s| s.id.number).collect();
+    let (word, first, last, line) = doc
+        .source
+        .lines()
+        .enumerate()
+        .find_map(|(n, l)| scoped_parallel(l).map(|(w, a, b)| (w, a, b, n + 1)))?;
+    let start = numbers.iter().position(|&n| n == first)?;
+    let end = numbers.iter().position(|&n| n == last)?;
+    let contiguous = end > start
+        && numbers[start..=end]
+            .iter()
+            .zip(first..=last)
+            .all(|(&n, want)| n == want);
+    let whole_ids = unit.sprints.iter().all(|s| s.id.suffix.is_empty());
+    if !contiguous || !whole_ids {
+        return None;
+    }
+    let mut waits: Vec<Vec<usize>> = Vec::new();
+    let mut previous: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < numbers.len() {
+        let wave: Vec<usize> = if i == start {
+            (start..=end).collect()
+        } else {
+            vec![i]
+        };
+        for _ in &wave {
+            waits.push(previous.clone());
+        }
+        i = wave[wave.len() - 1] + 1;
+        previous = wave;
+    }
+    let names: Vec<String> = numbers.iter().map(|n| format!("{word} {n}")).collect();
+    let why =
+        format!("a step of its own: line {line} says {word}s {first}-{last} can run in parallel");
+    Some(units_of(doc, unit, &names, &waits, &why))
+}
+
+/// `(Task, 1, 4)` for a line saying steps 1 to 4 can run in parallel (or
+/// are independent), the range being the sentence's subject.
+fn scoped_parallel(line: &str) -> Option<(String, u32, u32)> {
+    let lower = line.to_lowercase();
+    let plural = [
+        "tasks ",
+        "steps ",
+        "phases ",
+        "sprints ",
+        "chunks ",
+        "milestones ",
+    ];
+    for sentence in lower.split(". ") {
+        let t = sentence.trim_start_matches(|c: char| !c.is_alphanumeric());
+        let Some(word) = plural.iter().find(|w| t.starts_with(**w)) else {
+            continue;
+        };
+        let rest = &t[word.len()..];
+        let digits = |s: &str| -> Option<(u32, usize)> {
+            let n = s.chars().take_while(char::is_ascii_digit).count();
+            s[..n].parse().ok().map(|v| (v, n))
+        };
+        let Some((first, n)) = digits(rest) else {
+            continue;
+        };
+        let after = rest[n..].trim_start();
+        let Some(after) = ["-", "–", "to ", "through "]
+            .iter()
+            .find_map(|sep| after.strip_prefix(sep))
+        else {
+            continue;
+        };
+        let after = after.trim_start();
+        let Some((last, m)) = digits(after) else {
+            continue;
+        };
+        let claim = &after[m..];
+        let parallel = claim.contains("in parallel")
+            || claim.contains("concurrently")
+            || claim.contains("are independent");
+        // "in parallel with Phase 3" orders the range against another step.
+        if !parallel || claim.contains("parallel with") || last <= first {
+            continue;
+        }
+        let singular = word.trim_end().trim_end_matches('s');
+        let mut name = singular.to_string();
+        name[..1].make_ascii_uppercase();
+        return Some((name, first, last));
+    }
+    None
+}
+
+/// One unit per sprint of `unit`, named `names[i]`, waiting for
+/// `waits[i]`; each sprint keeps its text and done mark as sprint 1.
+fn units_of(
+    doc: &Doc,
+    unit: &RawUnit,
+    names: &[String],
+    waits: &[Vec<usize>],
+    why: &str,
+) -> Vec<RawUnit> {
+    unit.sprints
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let mut out = RawUnit::new(names[i].clone(), s.span.clone(), 0..0);
+            out.rule = why.to_string();
+            out.origin = Origin::new(doc.line(s.span.start), why);
+            out.dir = unit.dir.clone();
+            out.deps = waits[i]
+                .iter()
+                .map(|&w| (names[w].clone(), s.span.clone()))
+                .collect();
+            let id = SprintId {
+                number: 1,
+                suffix: String::new(),
+            };
+            let mut sprint = s.sprint.clone();
+            sprint.id = id.clone();
+            out.sprints = vec![RawSprint {
+                id,
+                span: s.span.clone(),
+                sprint,
+            }];
+            out
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scoped_parallel;
+
+    #[test]
+    fn only_a_range_that_is_the_subject_counts() {
+        assert_eq!(
+            scoped_parallel("Tasks 1-4 are independent and can run in parallel. Task 5 after."),
+            Some(("Task".into(), 1, 4))
+        );
+        assert_eq!(
+            scoped_parallel("Steps 2 to 3 run concurrently"),
+            Some(("Step".into(), 2, 3))
+        );
+        assert_eq!(
+            scoped_parallel("- **Flutter**: Phases 4-6 can proceed in parallel with Phase 3"),
+            None
+        );
+        assert_eq!(
+            scoped_parallel("Tasks in this phase can run in parallel."),
+            None
+        );
+        assert_eq!(scoped_parallel("Tasks 1-4 are done."), None);
+        assert_eq!(
+            scoped_parallel("Sprint 1-2 (Parallel tracks): 6-8 days"),
+            None
+        );
+    }
+}
