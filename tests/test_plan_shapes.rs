@@ -108,6 +108,7 @@ json_snapshots! {
     order_todo_chain => "order-todo-chain",
     order_scoped_parallel => "order-scoped-parallel",
     order_phase_dependencies => "order-phase-dependencies",
+    order_suggested_list => "order-suggested-list",
     done_status_groups => "done-status-groups",
     done_unit_heading => "done-unit-heading",
     dialect_kiro_in_progress => "dialect-kiro-in-progress",
@@ -470,6 +471,12 @@ fn order_stated_for_named_steps() {
     assert_eq!(deps(&v, 3), ["Phase 2"]);
     assert_eq!(deps(&v, 4), ["Phase 3", "Phase 4"]);
     assert_eq!(sprints_done(&v, 0), [true]);
+
+    let (_, v, _) = json("order-suggested-list");
+    assert_eq!(deps(&v, 1), ["Phase A"]);
+    assert_eq!(deps(&v, 2), ["Phase A"]);
+    assert_eq!(deps(&v, 3), ["Phase B", "Phase C"]);
+    assert_eq!(deps(&v, 4), ["Phase D"]);
 }
 
 #[test]

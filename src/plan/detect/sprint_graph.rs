@@ -8,6 +8,7 @@
 //! in parallel with Phase 3" orders them against a step, not each other.
 
 use super::done_elsewhere::todos;
+use super::Block;
 use super::Doc;
 use super::Origin;
 use super::RawSprint;
@@ -25,6 +26,7 @@ pub(super) fn split_by_stated_order(doc: &Doc, units: &mut Vec<RawUnit>) -> bool
     }
     let split = from_todos(doc, unit)
         .or_else(|| from_phase_dependencies(doc, unit))
+        .or_else(|| from_order_list(doc, unit))
         .or_else(|| from_sentence(doc, unit));
     let found = split.is_some();
     if let Some(split) = split {
@@ -173,6 +175,115 @@ fn phase_range(text: &str, last: u32) -> Option<Vec<u32>> {
         }
         None => Some(vec![t.parse().ok()?]),
     }
+}
+
+/// A numbered list under an order heading (`## Suggested order`,
+/// `## Execution order`) naming every step once: `1. **A** (extract
+/// hooks)`, `2. **B** + **C**`, `3. Phase D`. Each item waits for the one
+/// before it; steps named in one item run at once. A list that keeps the
+/// plan's own one-by-one order changes nothing.
+fn from_order_list(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
+    let labels: Vec<(String, String)> = unit
+        .sprints
+        .iter()
+        .map(|s| sprint_label(&doc.source[s.span.clone()]))
+        .collect();
+    let heading = (0..doc.blocks.len()).find(|&i| {
+        doc.heading(i).is_some_and(|(_, t, _)| {
+            let t = t.to_lowercase();
+            t.contains("order") && !t.contains("work order")
+        })
+    })?;
+    let mut waves: Vec<Vec<usize>> = Vec::new();
+    for b in doc.section(heading) {
+        let Block::Item { depth: 0, span, .. } = &doc.blocks[b] else {
+            continue;
+        };
+        let raw = doc.source[span.clone()].lines().next().unwrap_or_default();
+        let numbered = raw
+            .trim_start()
+            .split_once(". ")
+            .filter(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        let (_, text) = numbered?;
+        let names = order_item_names(text);
+        let wave: Vec<usize> = names
+            .iter()
+            .map(|n| {
+                labels.iter().position(|(label, id)| {
+                    n.eq_ignore_ascii_case(label) || n.eq_ignore_ascii_case(id)
+                })
+            })
+            .collect::<Option<Vec<usize>>>()?;
+        if wave.is_empty() {
+            return None;
+        }
+        waves.push(wave);
+    }
+    let mut seen: Vec<usize> = waves.iter().flatten().copied().collect();
+    seen.sort_unstable();
+    let every_once = seen == (0..unit.sprints.len()).collect::<Vec<_>>();
+    let as_written = waves.iter().enumerate().all(|(k, w)| *w == [k]);
+    if !every_once || as_written {
+        return None;
+    }
+    let mut waits: Vec<Vec<usize>> = vec![Vec::new(); unit.sprints.len()];
+    for pair in waves.windows(2) {
+        for &s in &pair[1] {
+            waits[s] = pair[0].clone();
+        }
+    }
+    let names: Vec<String> = labels.iter().map(|(label, _)| label.clone()).collect();
+    let why = format!(
+        "a step of its own: the numbered list under `{}` (line {}) orders the steps",
+        doc.heading(heading).map_or("", |h| h.1),
+        doc.line(doc.blocks[heading].span().start)
+    );
+    Some(units_of(doc, unit, &names, &waits, &why))
+}
+
+/// A sprint heading's label and id: `## Phase A — Extract` → (`Phase A`,
+/// `A`).
+fn sprint_label(heading: &str) -> (String, String) {
+    let text = heading.trim_start_matches('#').trim().replace("**", "");
+    let label = text
+        .split([':', '—', '–'])
+        .next()
+        .unwrap_or_default()
+        .split(" - ")
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    let id = label.rsplit(' ').next().unwrap_or_default().to_string();
+    (label, id)
+}
+
+/// The steps an order item names: its bold parts (`**B** + **C** — low
+/// risk`), else its head before a dash or colon split at `+`, `&`, `,`
+/// and " and ".
+fn order_item_names(text: &str) -> Vec<String> {
+    let head = text
+        .split([':', '—', '–', '('])
+        .next()
+        .unwrap_or_default()
+        .split(" - ")
+        .next()
+        .unwrap_or_default();
+    let bold: Vec<String> = head
+        .split("**")
+        .skip(1)
+        .step_by(2)
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if !bold.is_empty() {
+        return bold;
+    }
+    head.replace(" and ", ",")
+        .split(['+', '&', ','])
+        .map(|s| s.trim().trim_matches('`').to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 /// The body writes the order out as one chain ("Implementation order:
