@@ -142,6 +142,8 @@ json_snapshots! {
     words_spanish => "words-spanish",
     tables_sprint_ids => "tables-sprint-ids",
     tables_stage_rows => "tables-stage-rows",
+    tables_task_board => "tables-task-board",
+    tables_coded_slices => "tables-coded-slices",
     words_unnumbered => "words-unnumbered",
     rejected_taken_table => "bad-taken-table",
     rejected_unreadable => "bad-unreadable",
@@ -477,6 +479,33 @@ fn order_stated_for_named_steps() {
     assert_eq!(deps(&v, 2), ["Phase A"]);
     assert_eq!(deps(&v, 3), ["Phase B", "Phase C"]);
     assert_eq!(deps(&v, 4), ["Phase D"]);
+}
+
+/// A task board (a table of coded tasks per area) and a backlog of coded
+/// items per slice: each table's section is a unit, each row a sprint with
+/// its code kept; sections with nothing between them are one sequence.
+#[test]
+fn tables_of_coded_tasks() {
+    let (status, v, _) = json("tables-task-board");
+    assert_eq!(status, 0);
+    assert_eq!(units(&v), ["Security", "Hosting", "Later"]);
+    assert_eq!(
+        sprint_names(&v, 0),
+        [
+            "SEC-01: Deny by default on every route",
+            "SEC-02: Reject oversized uploads"
+        ]
+    );
+    assert_eq!(sprints_done(&v, 0), [true, false]);
+    assert_eq!(sprints_done(&v, 2), [false, false]);
+    assert_eq!(v["detection"]["dependencies"], "sequential");
+    assert_eq!(deps(&v, 1), ["Security"]);
+
+    let (status, v, _) = json("tables-coded-slices");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2"]);
+    assert_eq!(sprint_ids(&v, 1), ["2.1", "2.2"]);
+    assert_eq!(deps(&v, 1), [units(&v)[0].clone()]);
 }
 
 #[test]

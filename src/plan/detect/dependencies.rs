@@ -413,9 +413,18 @@ fn shared_prefix(a: &str, b: &str) -> usize {
 /// graph naming two phases of three) says nothing about the others: the
 /// sections then stay one sequence, which keeps every stated dependency
 /// as long as each names an earlier section.
-pub(super) fn dependency_structure(units: &mut [RawUnit]) -> DependencyStructure {
+///
+/// Units that are rows of a unit table (or steps the plan orders as a
+/// graph) with nothing between them run at once, as the table says; any
+/// other units with no order information are one sequence too: sections
+/// (`## Backend`, `## Frontend`) say nothing about running at once.
+pub(super) fn dependency_structure(
+    units: &mut [RawUnit],
+    independence_stated: bool,
+) -> DependencyStructure {
     let no_info = units.iter().all(|u| u.layer.is_none() && u.deps.is_empty());
-    let numbered = units.len() > 1 && units.iter().all(|u| u.sequential);
+    let numbered = units.len() > 1
+        && (units.iter().all(|u| u.sequential) || (no_info && !independence_stated));
     // "These stages run in parallel" in the first section: all of them.
     let all_at_once = numbered && units[0].alongside;
     if numbered && !all_at_once && (no_info || partly_ordered(units)) {

@@ -154,7 +154,8 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     };
     resolve_table_deps(&mut raw_units, &mut problems);
     detect_graph_edges(&doc, &mut raw_units, &mut problems);
-    let dependencies = dependency_structure(&mut raw_units);
+    let independence_stated = matches!(unit_source, UnitSource::Table { .. } | UnitSource::Steps);
+    let dependencies = dependency_structure(&mut raw_units, independence_stated);
     outside_prerequisites(&mut raw_units, &mut problems);
     validate(&doc, &raw_units, &mut problems);
     let (template, template_source) = detect_template(&doc);
@@ -330,7 +331,7 @@ impl<'a> Doc<'a> {
                 let first_child = children[0];
                 let tabled = blocks[i + 1..first_child].iter().any(|b| {
                     matches!(b, Block::Table { header, rows, .. }
-                        if rows.len() >= 2 && sprints::is_sprint_table(header))
+                        if rows.len() >= 2 && sprints::is_sprint_table(header, rows))
                 });
                 if tabled {
                     continue;

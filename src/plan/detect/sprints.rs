@@ -21,9 +21,46 @@ pub(super) fn task_heading(text: &str) -> Option<(u32, String)> {
     Some((major.parse().ok()?, name.trim().to_string()))
 }
 
-pub(super) fn is_sprint_table(header: &[Cell]) -> bool {
-    let id = column(header, &["sprint", "sprint id", "id", "#"]);
+pub(super) fn is_sprint_table(header: &[Cell], rows: &[Row]) -> bool {
+    let id = id_column(header, rows);
     id.is_some() && step_name_column(header, id).is_some() && column(header, UNIT_COLUMNS).is_none()
+}
+
+/// Columns that hold a step's code rather than its name (`| Task | Title |`
+/// with `[SEC-01](…)` rows): an id column only when every cell is a code.
+const CODE_COLUMNS: &[&str] = &["task", "task id", "item", "ticket", "issue", "key"];
+
+/// A sprint table's id column: `Sprint`, `ID`, `#`, or a column of codes.
+fn id_column(header: &[Cell], rows: &[Row]) -> Option<usize> {
+    column(header, &["sprint", "sprint id", "id", "#"]).or_else(|| {
+        let c = column(header, CODE_COLUMNS)?;
+        (!rows.is_empty()
+            && rows.iter().all(|r| {
+                r.cells
+                    .get(c)
+                    .is_some_and(|cell| step_code(&cell.text).is_some())
+            }))
+        .then_some(c)
+    })
+}
+
+/// A step's code as written in a table cell: `SEC-01`, `AZM-03A`, `1.2`,
+/// `#37`, a link's text (`[SEC-01](security/SEC-01.md)`).
+fn step_code(cell: &str) -> Option<&str> {
+    let t = cell.trim().trim_matches('`');
+    let t = match t.strip_prefix('[').and_then(|r| r.split_once("](")) {
+        Some((text, _)) => text,
+        None => t,
+    };
+    let t = t.trim().trim_matches('`').trim_matches('*');
+    // A code has a number (`SEC-01`, `1.2`) or is an acronym (`SHV`).
+    let has_digit = t.chars().any(|c| c.is_ascii_digit())
+        || (t.len() >= 2 && t.chars().all(|c| c.is_ascii_uppercase() || c == '-'));
+    let shaped = !t.is_empty()
+        && t.len() <= 16
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '#'));
+    (has_digit && shaped).then_some(t)
 }
 
 /// The column naming each row's step: a name column, a description, or the
@@ -51,6 +88,8 @@ const SPRINT_NAME_COLUMNS: &[&str] = &[
     "summary",
     "feature",
     "topic",
+    "backlog item",
+    "work item",
 ];
 
 /// A sprint table's id cell as an id: `3`, `Sprint 3`, `S3`, `` `3` ``.
@@ -198,11 +237,24 @@ fn in_scope(
         let Block::Table { header, rows, .. } = &doc.blocks[i] else {
             continue;
         };
-        if !is_sprint_table(header) {
+        if !is_sprint_table(header, rows) {
             continue;
         }
-        let id_col = column(header, &["sprint", "sprint id", "id", "#"])
-            .expect("checked by is_sprint_table");
+        let id_col = id_column(header, rows).expect("checked by is_sprint_table");
+        // Rows named by codes (`SEC-01`, `1.2`) are numbered in order, the
+        // code kept in front of the name; a `Sprint` column must hold ids.
+        let sprint_column = column(header, &["sprint", "sprint id"]) == Some(id_col);
+        let coded = !sprint_column
+            && rows.iter().any(|r| {
+                r.cells
+                    .get(id_col)
+                    .is_some_and(|c| table_sprint_id(&c.text).parse::<SprintId>().is_err())
+            })
+            && rows.iter().all(|r| {
+                r.cells
+                    .get(id_col)
+                    .is_some_and(|c| step_code(&c.text).is_some())
+            });
         let name_col = column(header, SPRINT_NAME_COLUMNS).or_else(|| {
             column(header, &["stage", "step", "phase", "milestone", "task"])
                 .filter(|&c| c != id_col)
@@ -227,14 +279,23 @@ fn in_scope(
                 || h.contains("acceptance")
         });
         let type_col = column(header, &["type", "task type"]);
-        for row in rows {
+        for (k, row) in rows.iter().enumerate() {
             let Some(id_cell) = row.cells.get(id_col) else {
                 continue;
             };
             let raw_id = table_sprint_id(&id_cell.text);
-            let Ok(id) = raw_id.parse::<SprintId>() else {
-                id_problem(id_cell.span.clone(), raw_id, problems);
-                continue;
+            let (id, code) = if coded {
+                let id = SprintId {
+                    number: k as u32 + 1,
+                    suffix: String::new(),
+                };
+                (id, step_code(&id_cell.text))
+            } else {
+                let Ok(id) = raw_id.parse::<SprintId>() else {
+                    id_problem(id_cell.span.clone(), raw_id, problems);
+                    continue;
+                };
+                (id, None)
             };
             let cell = |c: Option<usize>| {
                 c.and_then(|c| row.cells.get(c))
@@ -249,6 +310,10 @@ fn in_scope(
                 .filter(|d| !d.is_empty() && *d != name)
                 .into_iter()
                 .collect();
+            let name = match code {
+                Some(code) => format!("{code}: {name}"),
+                None => name,
+            };
             let exit: Vec<Criterion> = split_criteria(&cell(exit_col))
                 .iter()
                 .map(|t| classify_criterion(t, &inline_code(t), false))

@@ -401,7 +401,7 @@ pub(super) fn scope_has_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> boo
             || doc
                 .heading(j)
                 .is_some_and(|(_, t, _)| task_heading(t).is_some())
-            || matches!(&doc.blocks[j], Block::Table { header, .. } if is_sprint_table(header))
+            || matches!(&doc.blocks[j], Block::Table { header, rows, .. } if is_sprint_table(header, rows))
     })
 }
 

@@ -37,15 +37,10 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
             None => orphan = true,
         }
     }
-    // Old plans: `## Unit` sections holding sprint tables.
+    // Old plans: `## Unit` sections holding sprint tables; a task board:
+    // one table per `### Area` under a `## Group`, each area a unit.
     if holders.is_empty() {
-        for i in 0..doc.blocks.len() {
-            if let Some((2, _, _)) = doc.heading(i) {
-                if !doc.is_sprint(i) && scope_has_sprints(doc, doc.section(i)) {
-                    holders.push(i);
-                }
-            }
-        }
+        holders = table_holders(doc);
     }
     if orphan || holders.len() < 2 {
         return units_from_dividers(doc);
@@ -93,6 +88,44 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
     sequence_by_number(&mut units, &titles);
     parallel_by_word(&mut units, &texts);
     units
+}
+
+/// The sections that hold sprint tables: a `##` section holding one, else
+/// the heading just above each table.
+fn table_holders(doc: &Doc) -> Vec<usize> {
+    let tables: Vec<usize> = (0..doc.blocks.len())
+        .filter(|&j| {
+            matches!(&doc.blocks[j], Block::Table { header, rows, .. }
+                if is_sprint_table(header, rows))
+        })
+        .collect();
+    let mut holders = Vec::new();
+    for &j in &tables {
+        let Some(inner) = (0..j).rev().find(|&h| doc.heading(h).is_some()) else {
+            continue;
+        };
+        let mut top = inner;
+        while doc.heading(top).is_some_and(|(l, _, _)| l > 2) {
+            match doc.parent[top] {
+                Some(p) => top = p,
+                None => break,
+            }
+        }
+        let level = |h: usize| doc.heading(h).map_or(0, |(l, _, _)| l);
+        let in_top = tables
+            .iter()
+            .filter(|&&t| doc.section(top).contains(&t))
+            .count();
+        let holder = if level(top) == 2 && in_top == 1 {
+            top
+        } else {
+            inner
+        };
+        if level(holder) >= 2 && !doc.is_sprint(holder) && !holders.contains(&holder) {
+            holders.push(holder);
+        }
+    }
+    holders
 }
 
 /// A heading that groups sprints by their state.
@@ -195,15 +228,12 @@ fn unit_of_heading(
     unit
 }
 
-/// Numbered sections stay one sequence unless a section's own prose says it
-/// runs at once with its siblings (`parallel.rs`).
+/// Sections stay one sequence unless a section's own prose says it runs at
+/// once with its siblings (`parallel.rs`).
 fn parallel_by_word(units: &mut [RawUnit], texts: &[&str]) {
-    if !units.iter().any(|u| u.sequential) {
-        return;
-    }
     let names: Vec<String> = units.iter().map(|u| u.name.clone()).collect();
     for (k, unit) in units.iter_mut().enumerate() {
-        if unit.sequential && says_sections_run_at_once(texts[k], &names, k) {
+        if says_sections_run_at_once(texts[k], &names, k) {
             unit.alongside = true;
         }
     }
