@@ -13,6 +13,7 @@ mod test_gating;
 mod test_hooks;
 mod test_hostile;
 mod test_hostile_props;
+mod test_import;
 mod test_init;
 mod test_layers;
 mod test_live;

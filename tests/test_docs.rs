@@ -178,6 +178,7 @@ fn json_commands_print_a_json_error_on_failure() {
         &["status", "--format", "json"][..],
         &["log", "--format=json"][..],
         &["report", "--format", "json"][..],
+        &["import", "plan.md", "--format", "json"][..],
     ] {
         let out = run(dir.path(), args);
         assert_eq!(out.status, 1, "{args:?}");

@@ -906,6 +906,109 @@ fn integration_of(dir: &Path) -> String {
     .to_string()
 }
 
+/// A plan as people jot it down, for `import`.
+const ROADMAP: &str = "Stub roadmap (owner: Sam)
+
+DONE: the first alpha file
+NEXT: the second alpha file
+";
+
+/// The canonical plan the stub has each CLI write for `import`.
+const IMPORTED: &str = "# Stub roadmap
+
+## Work Units
+
+| Work Unit | Directory | Sprints |
+|-----------|-----------|---------|
+| alpha | alpha | 2 |
+
+## alpha
+
+### Sprint 1: First alpha file ✅
+
+**Tasks**:
+
+1. Write `alpha/1.txt`
+
+### Sprint 2: Second alpha file
+
+**Tasks**:
+
+1. Write `alpha/2.txt`
+
+**Exit criteria**:
+
+- [ ] `alpha/2.txt` exists
+";
+
+/// `import` with the CLI's preset: the stub has the agent write the
+/// canonical plan (a shell command for Claude Code and Codex, a file edit
+/// for aider) in its scratch repository; import reads it back, writes it,
+/// and leaves the source and the repository's run alone.
+fn import_rewrites_a_plan(cli: Cli) -> Result<(), String> {
+    let mut script = Script {
+        final_text: "EXECUTION_PLAN.md is written.".into(),
+        ..Script::default()
+    };
+    if cli == Cli::Aider {
+        script.edits = vec![("EXECUTION_PLAN.md".into(), IMPORTED.into())];
+    } else {
+        script.commands = vec![format!(
+            "cat > EXECUTION_PLAN.md <<'PLAN'\n{}PLAN\necho written",
+            IMPORTED
+        )];
+    }
+    let p = Project::new(cli, PLAN_1X1, StubModel::start(script));
+    std::fs::write(p.dir().join("roadmap.md"), ROADMAP).expect("source");
+    let head = p.git(&["rev-parse", "HEAD"]);
+    let (code, out, err) = p.sv(&["import", "roadmap.md", "--output", "imported.md"]);
+    check(code == 0, &format!("import failed: {out}{err}"), &p)?;
+    let written = std::fs::read_to_string(p.dir().join("imported.md")).unwrap_or_default();
+    check(
+        written.trim_end() == IMPORTED.trim_end(),
+        &format!("imported.md is not the agent's plan:\n{written}"),
+        &p,
+    )?;
+    check(
+        out.contains("| Sprints | 2 |") && out.contains("| Marked done | 1 |"),
+        &format!("the summary does not show the plan: {out}"),
+        &p,
+    )?;
+    let (code, plan, err) = p.sv(&["plan", "imported.md", "--format", "json"]);
+    let plan: serde_json::Value = serde_json::from_str(&plan).unwrap_or_default();
+    check(
+        code == 0 && plan["units"][0]["sprints"].as_array().map(Vec::len) == Some(2),
+        &format!("`plan imported.md` does not read two sprints: {plan}{err}"),
+        &p,
+    )?;
+    check(
+        std::fs::read_to_string(p.dir().join("roadmap.md"))
+            .ok()
+            .as_deref()
+            == Some(ROADMAP),
+        "the source changed",
+        &p,
+    )?;
+    check(
+        p.git(&["rev-parse", "HEAD"]) == head
+            && p.git(&["for-each-ref", "refs/supervisor/"]).is_empty()
+            && p.git(&["status", "--porcelain"]) == "?? imported.md\n?? roadmap.md\n",
+        "import committed, recorded a run or left other files",
+        &p,
+    )?;
+    let used = p.models_used();
+    let sonnet = p.preset_models()[1].clone();
+    check(
+        !used.is_empty()
+            && used
+                .iter()
+                .all(|m| m.contains(sonnet.as_str()) || sonnet.contains(m.as_str())),
+        &format!("models asked for {used:?} are not the preset's {sonnet:?}"),
+        &p,
+    )?;
+    Ok(())
+}
+
 type Scenario = (&'static str, fn(Cli) -> Result<(), String>);
 
 /// Every scenario of issue 14's "Must show", by name.
@@ -918,6 +1021,7 @@ const SCENARIOS: &[Scenario] = &[
     ("rate-limit", a_rate_limit_consumes_no_attempt),
     ("stop", nothing_survives_stop),
     ("killall", nothing_survives_killall),
+    ("import", import_rewrites_a_plan),
 ];
 
 /// Every scenario for every installed CLI at once: the test takes as long
@@ -926,8 +1030,17 @@ const SCENARIOS: &[Scenario] = &[
 fn real_agents_end_to_end() {
     let pairs: Vec<(&str, Cli)> = SCENARIOS
         .iter()
+        .filter(|(name, _)| *name != "import")
         .flat_map(|(name, _)| CLIS.into_iter().map(move |cli| (*name, cli)))
         .collect();
+    run_scenarios(&pairs);
+}
+
+/// `import` with every installed CLI at once: no run, so a test of its own
+/// (`cargo test --test main real_agents_import`).
+#[test]
+fn real_agents_import() {
+    let pairs: Vec<(&str, Cli)> = CLIS.into_iter().map(|cli| ("import", cli)).collect();
     run_scenarios(&pairs);
 }
 

@@ -22,6 +22,7 @@ pub mod docs;
 pub mod doctor;
 pub mod evaluate;
 pub mod hooks;
+pub mod import;
 pub mod init;
 pub mod killall;
 pub mod land;
@@ -98,6 +99,16 @@ pub enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Turn a requirements document into EXECUTION_PLAN.md
     Breakdown(breakdown::BreakdownArgs),
+    /// Rewrite a plan in any shape into EXECUTION_PLAN.md with the configured agent
+    ///
+    /// The agent CLI of .workflow/config.toml gets the plan's text and a
+    /// description of the canonical format, and works in a scratch git
+    /// repository under the system's temporary directory. Its rewrite is read
+    /// with the parser `git supervisor plan` uses: one that does not read as a
+    /// plan with sprints is refused with the parser's diagnostics and nothing
+    /// is written; a good one is written atomically, with its reading and a
+    /// summary. The source file and the run's state are never changed.
+    Import(import::ImportArgs),
     /// Check sprint quality and size, auto-fix, rewrite the plan
     Evaluate(evaluate::EvaluateArgs),
     /// Score sprints, reorder within the constraints, rewrite the plan
@@ -218,6 +229,7 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
         Command::Plan(args) => plan::cmd_plan(ctx, &args, out),
         Command::Analyze(args) => analyze::cmd_analyze(ctx, &args, out),
         Command::Breakdown(args) => breakdown::cmd_breakdown(ctx, &args, out),
+        Command::Import(args) => import::cmd_import(ctx, &args, out),
         Command::Evaluate(args) => evaluate::cmd_evaluate(ctx, &args, out),
         Command::Prioritize(args) => prioritize::cmd_prioritize(ctx, &args, out),
         Command::NameFeature(args) => name_feature::cmd_name_feature(ctx, &args, out),

@@ -173,7 +173,11 @@ fn plan_json(ctx: &Context, args: &PlanArgs, out: &mut dyn Write) -> miette::Res
 /// The reading a person checks before a plan runs (`start` asks at a
 /// terminal, `import` shows it): each unit's sprints, how many the plan
 /// marks done, what it waits for; with `sprints`, every sprint by name.
-pub(crate) fn write_reading(plan: &Plan, sprints: bool, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write_reading(
+    plan: &Plan,
+    sprints: bool,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     for unit in &plan.units {
         let done = unit.sprints.iter().filter(|s| s.done.is_some()).count();
         let deps = if unit.deps.is_empty() {
@@ -190,8 +194,16 @@ pub(crate) fn write_reading(plan: &Plan, sprints: bool, out: &mut dyn Write) -> 
         )?;
         if sprints {
             for s in &unit.sprints {
-                let done = s.done.as_ref().map(|d| format!("  (done: {d})")).unwrap_or_default();
-                writeln!(out, "    Sprint {}: {} [{}]{done}", s.id, s.name, s.task_type)?;
+                let done = s
+                    .done
+                    .as_ref()
+                    .map(|d| format!(" — done: {d}"))
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "    Sprint {}: {} [{}]{done}",
+                    s.id, s.name, s.task_type
+                )?;
             }
         }
     }
@@ -215,6 +227,7 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
         UnitSource::Sections => "## sections".into(),
         UnitSource::Single => "single unit (no unit structure found)".into(),
         UnitSource::Steps => "one per step (the plan orders its steps as a graph)".into(),
+        UnitSource::Waves => "one per item of the `Wave N` sections".into(),
     };
     writeln!(
         out,

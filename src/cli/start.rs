@@ -154,22 +154,7 @@ fn confirmed(plan: &crate::plan::Plan, out: &mut dyn Write) -> miette::Result<bo
         return Ok(false);
     }
     writeln!(out, "The plan is read as:").into_diagnostic()?;
-    for unit in &plan.units {
-        let done = unit.sprints.iter().filter(|s| s.done.is_some()).count();
-        let deps = if unit.deps.is_empty() {
-            "starts at once".to_string()
-        } else {
-            format!("after {}", unit.deps.join(", "))
-        };
-        writeln!(
-            out,
-            "  {}: {} sprint{}, {done} done, {deps}",
-            unit.name,
-            unit.sprints.len(),
-            if unit.sprints.len() == 1 { "" } else { "s" }
-        )
-        .into_diagnostic()?;
-    }
+    super::plan::write_reading(plan, false, out).into_diagnostic()?;
     write!(out, "Start with this reading? [y/N] ").into_diagnostic()?;
     out.flush().into_diagnostic()?;
     let mut answer = String::new();

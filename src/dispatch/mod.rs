@@ -25,6 +25,7 @@ mod wrapper;
 
 pub use wrapper::jitter_seed;
 pub use wrapper::run_wrapper;
+pub use wrapper::terminating;
 pub use wrapper::WrapperEvent;
 pub use wrapper::WrapperHost;
 
@@ -189,6 +190,22 @@ pub fn resolve_argv(template: &[String], job: &Job, prompt_text: &str) -> Vec<St
         argv.push(prompt_text.to_string());
     }
     argv
+}
+
+/// A program named by a relative path (`.workflow/agent.sh`) is the one in
+/// the repository's working tree `repo`, wherever the agent works: a unit's
+/// worktree holds only what is committed, and `import` runs the agent in a
+/// scratch directory that holds nothing of the repository.
+pub fn anchor_program(argv: &mut [String], repo: &Path) {
+    if let Some(program) = argv.first_mut() {
+        let path = Path::new(program.as_str());
+        if path.is_relative() && path.components().count() > 1 {
+            let here = repo.join(path);
+            if here.is_file() {
+                *program = here.display().to_string();
+            }
+        }
+    }
 }
 
 static SPAWNED: Mutex<Vec<Child>> = Mutex::new(Vec::new());

@@ -90,7 +90,9 @@ pub(super) fn install_terminate_handler() {
     }
 }
 
-pub(super) fn terminating() -> bool {
+/// Whether SIGTERM, SIGINT or SIGHUP asked this process to end its agent
+/// (after [`run_wrapper`] installed the handler).
+pub fn terminating() -> bool {
     TERMINATE.load(Ordering::SeqCst)
 }
 
@@ -372,6 +374,12 @@ pub(super) fn run_agent(
     };
     use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(program);
+    // The agent works in `job.workdir` and nowhere else: nothing may point
+    // its git at another repository (the detached wrapper has none of these
+    // already; `import` runs this in the command's own process).
+    for var in crate::base::runtime::REPOSITORY_LOCATION {
+        cmd.env_remove(var);
+    }
     cmd.args(args)
         .current_dir(&job.workdir)
         .envs(job.env())

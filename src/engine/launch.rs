@@ -390,18 +390,7 @@ impl Engine {
             worker_pid: spec.worker_pid,
         };
         job.argv = dispatch::resolve_argv(&template, &job, &prompt_text);
-        // A program named by a relative path (`.workflow/agent.sh`) is the
-        // one in the repository's working tree, wherever the agent works:
-        // a unit's worktree holds only what is committed.
-        if let Some(program) = job.argv.first_mut() {
-            let path = Path::new(program.as_str());
-            if path.is_relative() && path.components().count() > 1 {
-                let here = self.workdir.join(path);
-                if here.is_file() {
-                    *program = here.display().to_string();
-                }
-            }
-        }
+        dispatch::anchor_program(&mut job.argv, &self.workdir);
         std::fs::write(&paths.prompt, &prompt_text).map_err(io("cannot write the prompt file"))?;
         let _ = std::fs::remove_file(&paths.result);
         let job_text = toml::to_string(&job)
