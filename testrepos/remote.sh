@@ -6,7 +6,7 @@
 dest=$1
 init_repo "$dest"
 {
-  printf -- '---\nfeature_name: Four Hands\n---\n# Four Hands\n'
+  printf -- '---\nfeature_name: Four Hands\n---\n# Four Hands\n\nThe units below are independent and run in parallel.\n'
   for u in alpha beta gamma delta; do
     printf '\n## %s\n' "$u"
     for n in 1 2; do

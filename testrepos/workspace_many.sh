@@ -6,7 +6,7 @@
 dest=$1
 init_repo "$dest"
 {
-  printf '# Many Hands\n'
+  printf '# Many Hands\n\nThe units below are independent and run in parallel.\n'
   for u in alpha beta gamma delta epsilon zeta eta theta; do
     printf '\n## %s\n' "$u"
     for n in 1 2; do

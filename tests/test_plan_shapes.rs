@@ -76,6 +76,7 @@ json_snapshots! {
     words_phase_steps => "words-phase-steps",
     words_weeks => "words-weeks",
     words_weeks_days => "words-weeks-days",
+    words_bold_steps => "words-bold-steps",
     words_milestones => "words-milestones",
     words_patches => "words-patches",
     words_plural_section => "words-plural-section",
@@ -109,6 +110,7 @@ json_snapshots! {
     order_scoped_parallel => "order-scoped-parallel",
     order_phase_dependencies => "order-phase-dependencies",
     order_suggested_list => "order-suggested-list",
+    order_waves_of_items => "order-waves-of-items",
     done_status_groups => "done-status-groups",
     done_unit_heading => "done-unit-heading",
     dialect_kiro_in_progress => "dialect-kiro-in-progress",
@@ -474,6 +476,18 @@ fn order_stated_for_named_steps() {
     assert_eq!(deps(&v, 4), ["Phase 3", "Phase 4"]);
     assert_eq!(sprints_done(&v, 0), [true]);
 
+    // Items handed out in waves: a wave waits for the one before; items
+    // of a wave that says "parallel" run at once, others one by one, and
+    // prerequisites naming earlier items are kept.
+    let (_, v, _) = json("order-waves-of-items");
+    assert_eq!(v["detection"]["units"]["kind"], "waves");
+    assert_eq!(units(&v), ["#37", "#40", "#42", "#43", "#32", "#33"]);
+    assert_eq!(deps(&v, 1), Vec::<String>::new());
+    assert_eq!(deps(&v, 2), ["#37", "#40"]);
+    assert_eq!(deps(&v, 4), ["#42", "#43"]);
+    assert_eq!(deps(&v, 5), ["#42", "#43", "#32"]);
+    assert_eq!(sprint(&v, 0, 0)["files"][0], ".github/workflows/nav.yml");
+
     let (_, v, _) = json("order-suggested-list");
     assert_eq!(deps(&v, 1), ["Phase A"]);
     assert_eq!(deps(&v, 2), ["Phase A"]);
@@ -506,6 +520,23 @@ fn tables_of_coded_tasks() {
     assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2"]);
     assert_eq!(sprint_ids(&v, 1), ["2.1", "2.2"]);
     assert_eq!(deps(&v, 1), [units(&v)[0].clone()]);
+}
+
+/// Steps numbered after their phase, as `### 2.1` headings or as bold
+/// `**1.1 …**` lines with their own bullets, are the sprints.
+#[test]
+fn steps_numbered_after_their_phase() {
+    let (_, v, _) = json("words-bold-steps");
+    assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2", "2.1", "2.2"]);
+    assert_eq!(
+        sprint_names(&v, 0),
+        [
+            "Create the project",
+            "Database schema",
+            "Checkout session",
+            "Webhook"
+        ]
+    );
 }
 
 #[test]

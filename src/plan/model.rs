@@ -281,6 +281,8 @@ pub enum UnitSource {
     /// One per step of a plan that orders its steps as a graph (todos
     /// with `dependencies:`, "Tasks 1-4 can run in parallel").
     Steps,
+    /// The numbered items of `Wave N` sections, one unit each.
+    Waves,
 }
 
 /// Which heuristic found the sprints (the first one that found any, per unit).

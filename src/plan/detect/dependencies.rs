@@ -215,7 +215,25 @@ fn unit_of_sprint(node: &str, holders: &HashMap<SprintId, Option<usize>>) -> Opt
 pub(super) fn resolve_table_deps(units: &mut [RawUnit], problems: &mut Vec<Problem>) {
     let index = UnitIndex::new(units);
     for t in 0..units.len() {
-        let deps = std::mem::take(&mut units[t].deps);
+        // A name may hold "and" (`Slice 1 — IR and compile`): the whole
+        // text first, then its parts.
+        let deps: Vec<(String, Span)> = std::mem::take(&mut units[t].deps)
+            .into_iter()
+            .flat_map(|(text, span)| {
+                let named = index
+                    .get(&text)
+                    .or_else(|| index.get(&strip_parentheticals(&text)));
+                let parts: Vec<String> = if named.is_some() {
+                    vec![text]
+                } else {
+                    text.split(" and ")
+                        .map(clean_name)
+                        .filter(|p| !p.is_empty())
+                        .collect()
+                };
+                parts.into_iter().map(move |p| (p, span.clone()))
+            })
+            .collect();
         let mut out: Vec<(String, Span)> = Vec::new();
         for (text, span) in deps {
             let resolved = resolve_dep(&text, t, &index).or_else(|| {
@@ -279,7 +297,7 @@ fn resolve_dep(text: &str, me: usize, index: &UnitIndex) -> Option<Vec<usize>> {
     if lower.is_empty() || lower.starts_with("none") || lower == "n/a" || lower == "nothing" {
         return Some(Vec::new());
     }
-    if let Some(u) = index.get(&bare) {
+    if let Some(u) = index.get(text).or_else(|| index.get(&bare)) {
         return Some(vec![u]);
     }
     if [

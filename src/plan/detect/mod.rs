@@ -12,6 +12,7 @@
 //! [`Detection`]. Work happens on spanned "raw" structures so that validation
 //! can point into the file; [`parse`] then returns the span-free [`Plan`].
 
+mod bold_steps;
 mod completion;
 mod criteria;
 mod dependencies;
@@ -30,6 +31,7 @@ mod template;
 mod tests;
 mod units;
 mod validate;
+mod waves;
 
 pub(crate) use criteria::classify_criterion;
 pub(crate) use criteria::inline_code;
@@ -120,7 +122,10 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     if masked.starts_with('\u{feff}') {
         masked.replace_range(..3, "   ");
     }
-    let doc = Doc::new(source, blocks(&masked));
+    let doc = Doc::new(
+        source,
+        bold_steps::promote_bold_steps(&masked, blocks(&masked)),
+    );
     let mut problems = Vec::new();
 
     let title = doc.blocks.iter().find_map(|b| match b {
@@ -147,14 +152,21 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     }
     attach_loose_criteria(&doc, &mut raw_units);
     done_elsewhere::marks_elsewhere(&doc, source, &frontmatter, &mut raw_units);
-    let unit_source = if sprint_graph::split_by_stated_order(&doc, &mut raw_units) {
+    let waves = waves::wave_units(&doc);
+    let unit_source = if let Some(units) = waves {
+        raw_units = units;
+        UnitSource::Waves
+    } else if sprint_graph::split_by_stated_order(&doc, &mut raw_units) {
         UnitSource::Steps
     } else {
         unit_source
     };
     resolve_table_deps(&mut raw_units, &mut problems);
     detect_graph_edges(&doc, &mut raw_units, &mut problems);
-    let independence_stated = matches!(unit_source, UnitSource::Table { .. } | UnitSource::Steps);
+    let independence_stated = matches!(
+        unit_source,
+        UnitSource::Table { .. } | UnitSource::Steps | UnitSource::Waves
+    );
     let dependencies = dependency_structure(&mut raw_units, independence_stated);
     outside_prerequisites(&mut raw_units, &mut problems);
     validate(&doc, &raw_units, &mut problems);
@@ -721,8 +733,13 @@ pub(crate) fn clean_name(s: &str) -> String {
 
 /// Split a dependency cell or line into names; dashes and "none" mean empty.
 pub(super) fn split_names(s: &str) -> Vec<String> {
-    s.replace(" and ", ",")
-        .split([',', ';'])
+    split_dep_names(&s.replace(" and ", ","))
+}
+
+/// The names in a dependency cell or line, split on `,` and `;` only: "and"
+/// may be part of a name, and is split where resolving the names needs it.
+pub(super) fn split_dep_names(s: &str) -> Vec<String> {
+    s.split([',', ';'])
         .map(clean_name)
         .filter(|n| {
             let l = n.to_lowercase();

@@ -310,6 +310,9 @@ fn in_scope(
                 .filter(|d| !d.is_empty() && *d != name)
                 .into_iter()
                 .collect();
+            // A heading's name has no inline code; the same step in a
+            // table reads the same.
+            let name = clean_name(&name.replace('`', ""));
             let name = match code {
                 Some(code) => format!("{code}: {name}"),
                 None => name,
@@ -690,6 +693,14 @@ fn step_heading(text: &str) -> bool {
         .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
 }
 
+/// `1.2 Database schema` under sprint 1: a step numbered after its sprint.
+fn numbered_after(text: &str, number: u32) -> bool {
+    let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    t.split_once('.').is_some_and(|(major, rest)| {
+        major.parse() == Ok(number) && rest.starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
 /// Sprints that are each only a frame for two or more steps of their own
 /// (`## Week 1` holding `### Days 1-2: …`, `### Day 5: …`, each with its own
 /// tasks) run as those steps: the finest heading that carries its own work
@@ -700,7 +711,7 @@ fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Vec<RawSprint
     if sprints.len() < 2 {
         return sprints;
     }
-    let steps_of = |i: usize| -> Vec<usize> {
+    let steps_of = |i: usize, number: u32| -> Vec<usize> {
         let children: Vec<usize> = (i + 1..doc.section_end[i])
             .filter(|&j| doc.parent[j] == Some(i))
             .collect();
@@ -708,19 +719,32 @@ fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Vec<RawSprint
             doc.own_blocks(j)
                 .any(|b| matches!(doc.blocks[b], Block::Item { .. } | Block::Code { .. }))
         };
+        let step = |t: &str| step_heading(t) || numbered_after(t, number);
         let all_steps = children.len() >= 2
             && children
                 .iter()
-                .all(|&j| doc.heading(j).is_some_and(|(_, t, _)| step_heading(t)) && own_work(j));
+                .all(|&j| doc.heading(j).is_some_and(|(_, t, _)| step(t)) && own_work(j));
+        // Steps numbered after their sprint (`1.1`, `1.2`) are its steps
+        // even beside a note of another kind (`### To-dos`).
+        let numbered: Vec<usize> = children
+            .iter()
+            .copied()
+            .filter(|&j| {
+                doc.heading(j)
+                    .is_some_and(|(_, t, _)| numbered_after(t, number))
+            })
+            .collect();
         if all_steps {
             children
+        } else if numbered.len() >= 2 && numbered.iter().all(|&j| own_work(j)) {
+            numbered
         } else {
             Vec::new()
         }
     };
     let mut framed: Vec<(usize, Vec<usize>)> = Vec::new();
-    for &i in at {
-        let steps = steps_of(i);
+    for (&i, sprint) in at.iter().zip(&sprints) {
+        let steps = steps_of(i, sprint.id.number);
         if steps.is_empty() {
             return sprints;
         }
@@ -736,6 +760,15 @@ fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Vec<RawSprint
                 return sprints;
             };
             let (name, marked) = strip_done_marks(text);
+            // `1.2 Database schema`: the id is the sprint's own.
+            let name = if numbered_after(&name, parent.id.number) {
+                name.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+                    .trim_start_matches([':', ')'])
+                    .trim()
+                    .to_string()
+            } else {
+                name
+            };
             let mut sprint = read_sprint(doc, j, id.clone(), name);
             sprint.done = done_evidence(doc, j, marked).or_else(|| parent.sprint.done.clone());
             sprint.origin = Origin::new(

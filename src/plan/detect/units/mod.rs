@@ -298,7 +298,7 @@ pub(super) fn units_from_table(
                 unit.layer = layer_of.get(&unit.name.to_lowercase()).copied();
             }
             if let Some(cell) = deps_col.and_then(|c| row.cells.get(c)) {
-                unit.deps = split_names(&cell.text)
+                unit.deps = split_dep_names(&cell.text)
                     .into_iter()
                     .map(|d| (d, cell.span.clone()))
                     .collect();

@@ -87,7 +87,23 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
     }
     sequence_by_number(&mut units, &titles);
     parallel_by_word(&mut units, &texts);
+    said_at_once_before(doc, &mut units);
     units
+}
+
+/// "The units below are independent and run in parallel." before the first
+/// unit: every unit runs at once.
+fn said_at_once_before(doc: &Doc, units: &mut [RawUnit]) {
+    let Some(first) = units.first() else {
+        return;
+    };
+    let preamble = &doc.source[..first.name_span.start];
+    let names: Vec<String> = units.iter().map(|u| u.name.clone()).collect();
+    if says_sections_run_at_once(preamble, &names, usize::MAX) {
+        for unit in units.iter_mut() {
+            unit.alongside = true;
+        }
+    }
 }
 
 /// The sections that hold sprint tables: a `##` section holding one, else
@@ -266,7 +282,7 @@ pub(super) fn read_unit_fields(doc: &Doc, heading: usize, unit: &mut RawUnit) {
                     let at = line_span(doc.source, span, line);
                     let value = strip_parentheticals(value);
                     unit.deps
-                        .extend(split_names(&value).into_iter().map(|d| (d, at.clone())));
+                        .extend(split_dep_names(&value).into_iter().map(|d| (d, at.clone())));
                 }
                 _ => {}
             }
