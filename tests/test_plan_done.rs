@@ -128,41 +128,52 @@ fn plan_shows_marked_sprints_as_done() {
 /// cannot be dispatched yet does not run its criteria on every tick.
 #[test]
 fn a_failed_mark_is_checked_once_not_every_tick() {
-    // The agent program removes itself on its first run: `b`'s dispatch
-    // then fails at every tick, and its sprint stays fresh in PENDING. When
-    // `b`'s wrapper wins the race to the program, `b` ran an agent and the
-    // repository proves nothing: the scenario is set up again.
-    // On a loaded machine `b` often wins: many tries, each a few seconds.
-    for _ in 0..24 {
-        if let Some(checks) = failed_mark_scenario() {
-            assert_eq!(
-                checks.lines().count(),
-                1,
-                "the mark's criterion ran {checks:?}"
-            );
-            return;
-        }
-    }
-    panic!("b's agent started before the program was removed in every try");
+    let checks = failed_mark_scenario()
+        .expect("b's dispatch failed at every tick and its sprint stayed fresh in PENDING");
+    assert_eq!(
+        checks.lines().count(),
+        1,
+        "the mark's criterion ran {checks:?}"
+    );
 }
 
 /// The mark-check log of one run of the scenario above, or `None` when
-/// `b` was dispatched after all.
+/// `b` was dispatched after all. The agent program removes itself on its
+/// first run (`a`'s, in layer 0); `b` in layer 1 comes due after `a` is
+/// done, its mark's check fails, and its dispatch then fails at every tick
+/// for want of the program.
 fn failed_mark_scenario() -> Option<String> {
     use std::os::unix::fs::PermissionsExt;
     let outer = tempfile::tempdir().expect("tempdir");
     let agent = outer.path().join("agent.sh");
     std::fs::write(&agent, "#!/bin/sh\nrm -f \"$0\"\nexec fake-agent\n").expect("agent");
     std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let plan = "# P\n\n| Package | Directory | Layer |\n|---|---|---|\n| a | d1 | 0 |\n| b | d2 | 0 |\n\n## a\n\n### Sprint 1: W\n\n**Exit Criteria**:\n- [ ] `d1/1.txt` exists\n\n## b\n\n### Sprint 1: Already there ✅\n\n**Exit Criteria**:\n- [ ] `echo check >> .git/mark-checks && false`\n";
+    let plan = "# P\n\n| Package | Directory | Layer |\n|---|---|---|\n| a | d1 | 0 |\n| b | d2 | 1 |\n\n## a\n\n### Sprint 1: W\n\n- Write `d1/1.txt`\n\n## b\n\n### Sprint 1: Already there ✅\n\n**Exit Criteria**:\n- [ ] `echo check >> .git/mark-checks && false`\n";
     let dir = crate::test_hostile::repo_with(
         outer.path(),
         plan,
         Some(&format!("[\"{}\"]", agent.display())),
     );
-    let s = scripts(&[("default.txt", &"print working\nsleep 300\n".repeat(100))]);
+    let s = scripts(&[(
+        "default.txt",
+        "write d1/1.txt done\ncommit a: sprint 1\nresult complete\n",
+    )]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
     let _ = run_env(&dir, &["start"], &env);
+    let a_done = || {
+        let status: serde_json::Value =
+            serde_json::from_str(&run(&dir, &["status", "--format", "json"]).stdout)
+                .expect("status");
+        status["units"][0]["state"] == "COMPLETED"
+    };
+    for _ in 0..200 {
+        if a_done() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let _ = run_env(&dir, &["tick"], &env);
+    }
+    assert!(a_done(), "a never completed");
     for _ in 0..4 {
         let _ = run_env(&dir, &["tick"], &env);
     }

@@ -127,6 +127,7 @@ json_snapshots! {
     done_frontmatter_todos => "done-frontmatter-todos",
     done_progress_checklist => "done-progress-checklist",
     done_roadmap_index => "done-roadmap-index",
+    dialect_gsd_inserted => "dialect-gsd-inserted",
     done_task_statuses => "done-task-statuses",
     template_not_template => "template-not-template",
     template_sortie => "template-sortie",
@@ -537,6 +538,16 @@ fn steps_numbered_after_their_phase() {
             "Webhook"
         ]
     );
+}
+
+/// A roadmap that runs its phases in numeric order runs an inserted phase
+/// written out of place by its number; `Plans: 1/1 plans complete` marks
+/// a phase done, `1/2 plans executed` does not.
+#[test]
+fn roadmaps_in_numeric_order_with_count_lines() {
+    let (_, v, _) = json("dialect-gsd-inserted");
+    assert_eq!(sprint_ids(&v, 0), ["1", "1.1", "2", "2.2"]);
+    assert_eq!(sprints_done(&v, 0), [true, true, false, true]);
 }
 
 #[test]

@@ -103,6 +103,31 @@ fn status_values<'d>(
         })
 }
 
+/// A count line that says all is done (`**Plans:** 3/3 plans complete`,
+/// `Progress: 4/4 done`): the line, when its two numbers are equal and it
+/// says complete or done. `1/2 plans executed` is not.
+fn count_says_done(doc: &Doc, blocks: impl Iterator<Item = usize>) -> Option<String> {
+    blocks
+        .filter_map(|j| match &doc.blocks[j] {
+            Block::Paragraph { text, .. } | Block::Item { text, .. } => Some(text.lines()),
+            _ => None,
+        })
+        .flatten()
+        .find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            if !matches!(norm(key).as_str(), "plans" | "progress" | "tasks") {
+                return None;
+            }
+            let value = value.trim().trim_matches('*').trim();
+            let (count, rest) = value.split_once(' ').unwrap_or((value, ""));
+            let (done, all) = count.split_once('/')?;
+            let (done, all): (u32, u32) = (done.parse().ok()?, all.parse().ok()?);
+            let says = rest.to_lowercase();
+            let complete = says.contains("complete") || says.contains("done");
+            (all > 0 && done == all && complete).then(|| format!("{}: {value}", key.trim()))
+        })
+}
+
 /// Why sprint heading `i`'s text says it is done, if it does.
 pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<String> {
     if heading_done {
@@ -110,6 +135,9 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
     }
     if let Some(v) = status_values(doc, doc.own_blocks(i)).find(|v| status_says_done(v)) {
         return Some(format!("marked complete in the plan (Status: {v})"));
+    }
+    if let Some(line) = count_says_done(doc, doc.own_blocks(i)) {
+        return Some(format!("marked complete in the plan ({line})"));
     }
     // A status table whose every row is done (`| Item | Status |` with ✅).
     for j in doc.own_blocks(i) {

@@ -23,6 +23,7 @@ mod locale;
 mod parallel;
 mod references;
 mod sprint_graph;
+mod sprint_word;
 mod sprints;
 mod task_list;
 mod task_types;
@@ -150,6 +151,13 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
             }
         }
     }
+    // "Phases execute in numeric order" (a GSD roadmap): inserted phases
+    // written out of place (`02.8` before `02.1`) run by their numbers.
+    if says_numeric_order(doc.source) {
+        for unit in &mut raw_units {
+            unit.sprints.sort_by(|a, b| a.id.cmp(&b.id));
+        }
+    }
     attach_loose_criteria(&doc, &mut raw_units);
     done_elsewhere::marks_elsewhere(&doc, source, &frontmatter, &mut raw_units);
     let waves = waves::wave_units(&doc);
@@ -211,6 +219,15 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         template,
         referenced_files: referenced_files(source),
         warnings,
+    })
+}
+
+/// The plan says its phases run by their numbers, not as written.
+fn says_numeric_order(source: &str) -> bool {
+    source.lines().any(|l| {
+        let l = l.to_lowercase();
+        (l.contains("execute in numeric order") || l.contains("run in numeric order"))
+            && !l.contains("not ")
     })
 }
 
@@ -305,7 +322,7 @@ impl<'a> Doc<'a> {
                 }
             }
         }
-        let word = choose_word(&blocks, &parent, &parsed, &seen);
+        let word = sprint_word::choose_word(&blocks, &parent, &parsed, &seen);
         let mut sprint_at = vec![None; blocks.len()];
         let mut about_at = vec![None; blocks.len()];
         for (i, h) in parsed.into_iter().enumerate() {
@@ -632,75 +649,6 @@ fn demote_restated(
         sprint_at[i] = None;
         about_at[i] = Some((about, kind));
     }
-}
-
-/// The plan's sprint word: Sprint, else Sortie (whichever has more
-/// headings); else a word whose headings sit inside another word's (Steps
-/// inside Phases); else the outermost, then the most frequent.
-fn choose_word(
-    blocks: &[Block],
-    parent: &[Option<usize>],
-    parsed: &[Option<Heading>],
-    seen: &BTreeMap<Word, usize>,
-) -> Option<Word> {
-    let count = |w: Word| seen.get(&w).copied().unwrap_or(0);
-    if count(Word::Sprint) > 0 || count(Word::Sortie) > 0 {
-        return Some(if count(Word::Sortie) > count(Word::Sprint) {
-            Word::Sortie
-        } else {
-            Word::Sprint
-        });
-    }
-    // Per word: (min level, count, headings nested in another word's).
-    let mut stats: BTreeMap<Word, (u8, usize, usize)> = BTreeMap::new();
-    // Per word: the other word's headings its nested headings sit in.
-    let mut outers: BTreeMap<Word, (Word, BTreeSet<usize>)> = BTreeMap::new();
-    for (i, h) in parsed.iter().enumerate() {
-        let Some(Heading::Sprint(h)) = h else {
-            continue;
-        };
-        if is_task_group_id(h.word, &h.id) {
-            continue;
-        }
-        let Block::Heading { level, .. } = &blocks[i] else {
-            continue;
-        };
-        let mut nested = false;
-        let mut up = parent[i];
-        while let Some(p) = up {
-            if let Some(Heading::Sprint(o)) = &parsed[p] {
-                if o.word != h.word {
-                    nested = true;
-                    let e = outers.entry(h.word).or_insert((o.word, BTreeSet::new()));
-                    e.1.insert(p);
-                    break;
-                }
-            }
-            up = parent[p];
-        }
-        let e = stats.entry(h.word).or_insert((u8::MAX, 0, 0));
-        e.0 = e.0.min(*level);
-        e.1 += 1;
-        e.2 += usize::from(nested);
-    }
-    // Steps inside Phases are the sprints only when most phases hold steps:
-    // `### Step N` inside one `## Task 5` of six are that task's parts.
-    let spread = |w: &Word| {
-        outers
-            .get(w)
-            .is_some_and(|(outer, within)| within.len() * 2 >= stats.get(outer).map_or(0, |s| s.1))
-    };
-    let inner = stats
-        .iter()
-        .filter(|(w, &(_, n, nested))| nested * 2 >= n && n >= 2 && spread(w))
-        .max_by_key(|(w, &(_, n, _))| (n, std::cmp::Reverse(**w)))
-        .map(|(w, _)| *w);
-    inner.or_else(|| {
-        stats
-            .iter()
-            .min_by_key(|(w, &(level, n, _))| (level, std::cmp::Reverse(n), **w))
-            .map(|(w, _)| *w)
-    })
 }
 
 pub(super) fn norm(s: &str) -> String {

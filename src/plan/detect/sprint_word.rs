@@ -1,0 +1,79 @@
+//! Which word names the plan's sprints (`Sprint`, `Phase`, `Step`, …)
+//! when several are used: the rule that picks one.
+
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
+
+use super::headings::Heading;
+use super::headings::Word;
+use super::is_task_group_id;
+use super::Block;
+
+/// The plan's sprint word: Sprint, else Sortie (whichever has more
+/// headings); else a word whose headings sit inside another word's (Steps
+/// inside Phases); else the outermost, then the most frequent.
+pub(super) fn choose_word(
+    blocks: &[Block],
+    parent: &[Option<usize>],
+    parsed: &[Option<Heading>],
+    seen: &BTreeMap<Word, usize>,
+) -> Option<Word> {
+    let count = |w: Word| seen.get(&w).copied().unwrap_or(0);
+    if count(Word::Sprint) > 0 || count(Word::Sortie) > 0 {
+        return Some(if count(Word::Sortie) > count(Word::Sprint) {
+            Word::Sortie
+        } else {
+            Word::Sprint
+        });
+    }
+    // Per word: (min level, count, headings nested in another word's).
+    let mut stats: BTreeMap<Word, (u8, usize, usize)> = BTreeMap::new();
+    // Per word: the other word's headings its nested headings sit in.
+    let mut outers: BTreeMap<Word, (Word, BTreeSet<usize>)> = BTreeMap::new();
+    for (i, h) in parsed.iter().enumerate() {
+        let Some(Heading::Sprint(h)) = h else {
+            continue;
+        };
+        if is_task_group_id(h.word, &h.id) {
+            continue;
+        }
+        let Block::Heading { level, .. } = &blocks[i] else {
+            continue;
+        };
+        let mut nested = false;
+        let mut up = parent[i];
+        while let Some(p) = up {
+            if let Some(Heading::Sprint(o)) = &parsed[p] {
+                if o.word != h.word {
+                    nested = true;
+                    let e = outers.entry(h.word).or_insert((o.word, BTreeSet::new()));
+                    e.1.insert(p);
+                    break;
+                }
+            }
+            up = parent[p];
+        }
+        let e = stats.entry(h.word).or_insert((u8::MAX, 0, 0));
+        e.0 = e.0.min(*level);
+        e.1 += 1;
+        e.2 += usize::from(nested);
+    }
+    // Steps inside Phases are the sprints only when most phases hold steps:
+    // `### Step N` inside one `## Task 5` of six are that task's parts.
+    let spread = |w: &Word| {
+        outers
+            .get(w)
+            .is_some_and(|(outer, within)| within.len() * 2 >= stats.get(outer).map_or(0, |s| s.1))
+    };
+    let inner = stats
+        .iter()
+        .filter(|(w, &(_, n, nested))| nested * 2 >= n && n >= 2 && spread(w))
+        .max_by_key(|(w, &(_, n, _))| (n, std::cmp::Reverse(**w)))
+        .map(|(w, _)| *w);
+    inner.or_else(|| {
+        stats
+            .iter()
+            .min_by_key(|(w, &(level, n, _))| (level, std::cmp::Reverse(n), **w))
+            .map(|(w, _)| *w)
+    })
+}
