@@ -128,6 +128,7 @@ json_snapshots! {
     done_progress_checklist => "done-progress-checklist",
     done_roadmap_index => "done-roadmap-index",
     dialect_gsd_inserted => "dialect-gsd-inserted",
+    done_index_only => "done-index-only",
     done_task_statuses => "done-task-statuses",
     template_not_template => "template-not-template",
     template_sortie => "template-sortie",
@@ -548,6 +549,13 @@ fn roadmaps_in_numeric_order_with_count_lines() {
     let (_, v, _) = json("dialect-gsd-inserted");
     assert_eq!(sprint_ids(&v, 0), ["1", "1.1", "2", "2.2"]);
     assert_eq!(sprints_done(&v, 0), [true, true, false, true]);
+
+    // Phases the index lists with no section (a shipped milestone folded
+    // into <details>) are sprints in their place, done as ticked.
+    let (_, v, _) = json("done-index-only");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "4"]);
+    assert_eq!(sprint_names(&v, 0)[0], "Foundation");
+    assert_eq!(sprints_done(&v, 0), [true, true, true, false]);
 }
 
 #[test]

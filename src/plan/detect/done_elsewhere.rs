@@ -52,16 +52,54 @@ pub(super) fn marks_elsewhere(
             ),
         );
     }
-    for (checked, id, label) in index_items(doc) {
+    let mut listed_only = Vec::new();
+    let mut matched = 0;
+    for (checked, id, label, span) in index_items(doc) {
         let Some(sprint) = find_by_id(units, &id) else {
+            listed_only.push((checked, id, label, span));
             continue;
         };
+        matched += 1;
         set(
             sprint,
             checked,
             format!("marked complete in the plan (`{label}` ticked in its index)"),
         );
     }
+    // Phases the index lists without a section of their own (a shipped
+    // milestone folded away): sprints too, in their place by number.
+    if let [unit] = units {
+        if matched > 0 {
+            for (checked, id, label, span) in listed_only {
+                let sprint = index_only_sprint(doc, checked, id, &label, span);
+                let at = unit.sprints.iter().position(|s| s.id > sprint.id);
+                unit.sprints
+                    .insert(at.unwrap_or(unit.sprints.len()), sprint);
+            }
+        }
+    }
+}
+
+/// A sprint from an index line: `Phase 1: Foundation (3/3 plans) —
+/// completed 2026-02-24` is sprint 1, "Foundation", done when ticked.
+fn index_only_sprint(doc: &Doc, checked: bool, id: SprintId, label: &str, span: Span) -> RawSprint {
+    let name = label.split_once(':').map_or(label, |(_, n)| n);
+    let name = [" — ", " – ", " - "]
+        .iter()
+        .fold(name, |n, sep| n.split(sep).next().unwrap_or(n));
+    // `Foundation (3/3 plans)`: the count is not part of the name.
+    let name = match name.rfind(" (") {
+        Some(p) if name[p..].contains('/') => &name[..p],
+        _ => name,
+    };
+    let mut sprint = super::sprints::blank_sprint(id.clone(), name.trim(), label.to_string());
+    sprint.done =
+        checked.then(|| format!("marked complete in the plan (`{label}` ticked in its index)"));
+    sprint.origin = Origin::new(
+        doc.line(span.start),
+        "listed only in the plan's index (no section of its own)",
+    );
+    RawSprint { id, span, sprint }
 }
 
 /// Record the author's word: done with `why`, or open, which clears only
@@ -237,10 +275,10 @@ fn outside_checklist(doc: &Doc) -> Vec<(bool, String, Span)> {
 /// Checklist items outside every sprint section that read as a sprint
 /// heading (`Milestone 1: …`, `**Phase 25: …**`, after a date in
 /// parentheses): whether ticked, the sprint id, and the item's text.
-fn index_items(doc: &Doc) -> Vec<(bool, SprintId, String)> {
+fn index_items(doc: &Doc) -> Vec<(bool, SprintId, String, Span)> {
     outside_checklist(doc)
         .into_iter()
-        .filter_map(|(checked, label, _)| {
+        .filter_map(|(checked, label, span)| {
             let Some(Heading::Sprint(h)) = parse_heading(&label) else {
                 return None;
             };
@@ -249,7 +287,7 @@ fn index_items(doc: &Doc) -> Vec<(bool, SprintId, String)> {
             if doc.word.is_some_and(|w| w != h.word) {
                 return None;
             }
-            Some((checked, model_id(&h.id)?, label))
+            Some((checked, model_id(&h.id)?, label, span))
         })
         .collect()
 }
