@@ -77,6 +77,7 @@ json_snapshots! {
     words_weeks => "words-weeks",
     words_weeks_days => "words-weeks-days",
     words_bold_steps => "words-bold-steps",
+    words_priority_groups => "words-priority-groups",
     words_milestones => "words-milestones",
     words_patches => "words-patches",
     words_plural_section => "words-plural-section",
@@ -539,6 +540,11 @@ fn steps_numbered_after_their_phase() {
             "Webhook"
         ]
     );
+    // `Priority N` groups framing `N.M` steps (one or more), while a later
+    // `Week N` schedule only names them: the steps are the sprints.
+    let (_, v, _) = json("words-priority-groups");
+    assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2", "2.1", "3.1"]);
+    assert_eq!(sprint_names(&v, 0)[2], "Limit the API routes");
 }
 
 /// A roadmap that runs its phases in numeric order runs an inserted phase

@@ -36,6 +36,8 @@ pub(crate) enum Word {
     Step,
     Patch,
     Task,
+    /// `Priority 1: Critical issues`: groups worked in order.
+    Priority,
 }
 
 impl Word {
@@ -51,6 +53,7 @@ impl Word {
             Word::Step => "Step",
             Word::Patch => "Patch",
             Word::Task => "Task",
+            Word::Priority => "Priority",
         }
     }
 
@@ -58,7 +61,13 @@ impl Word {
     pub(crate) fn is_sequential(self) -> bool {
         matches!(
             self,
-            Word::Phase | Word::Stage | Word::Milestone | Word::Week | Word::Iteration | Word::Step
+            Word::Phase
+                | Word::Stage
+                | Word::Milestone
+                | Word::Week
+                | Word::Iteration
+                | Word::Step
+                | Word::Priority
         )
     }
 
@@ -74,6 +83,7 @@ impl Word {
             ("step", Word::Step),
             ("patch", Word::Patch),
             ("task", Word::Task),
+            ("priority", Word::Priority),
         ];
         WORDS
             .iter()

@@ -671,12 +671,21 @@ pub(super) fn column_where(header: &[Cell], pred: impl Fn(&str) -> bool) -> Opti
 /// A unit or dependency name as written: backticks, emphasis and trailing
 /// slashes removed.
 pub(crate) fn clean_name(s: &str) -> String {
-    s.trim()
-        .trim_matches(|c: char| c == '`' || c == '*' || c == '"')
-        .trim()
-        .trim_end_matches('/')
-        .trim_end()
-        .to_string()
+    // Until nothing changes: `passes "/` loses the slash, then the quote,
+    // so a written name reads back the same.
+    let mut name = s;
+    loop {
+        let next = name
+            .trim()
+            .trim_matches(|c: char| c == '`' || c == '*' || c == '"')
+            .trim()
+            .trim_end_matches('/')
+            .trim_end();
+        if next == name {
+            return name.to_string();
+        }
+        name = next;
+    }
 }
 
 /// Split a dependency cell or line into names; dashes and "none" mean empty.

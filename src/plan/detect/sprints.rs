@@ -720,6 +720,8 @@ fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Vec<RawSprint
                 .any(|b| matches!(doc.blocks[b], Block::Item { .. } | Block::Code { .. }))
         };
         let step = |t: &str| step_heading(t) || numbered_after(t, number);
+        // A group heading with no work of its own before its one step.
+        let only_a_frame = |i: usize| !own_work(i);
         let all_steps = children.len() >= 2
             && children
                 .iter()
@@ -736,7 +738,9 @@ fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Vec<RawSprint
             .collect();
         if all_steps {
             children
-        } else if numbered.len() >= 2 && numbered.iter().all(|&j| own_work(j)) {
+        } else if (numbered.len() >= 2 || (numbered.len() == 1 && only_a_frame(i)))
+            && numbered.iter().all(|&j| own_work(j))
+        {
             numbered
         } else {
             Vec::new()
@@ -749,6 +753,11 @@ fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Vec<RawSprint
             return sprints;
         }
         framed.push((i, steps));
+    }
+    // One step each says nothing: the sprints frame steps only where some
+    // frames more than one.
+    if framed.iter().all(|(_, steps)| steps.len() < 2) {
+        return sprints;
     }
     let mut out = Vec::new();
     for (parent, (_, steps)) in sprints.iter().zip(&framed) {
