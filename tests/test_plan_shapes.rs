@@ -78,6 +78,7 @@ json_snapshots! {
     words_weeks_days => "words-weeks-days",
     words_bold_steps => "words-bold-steps",
     words_priority_groups => "words-priority-groups",
+    nested_fences => "nested-fences",
     words_milestones => "words-milestones",
     words_patches => "words-patches",
     words_plural_section => "words-plural-section",
@@ -562,6 +563,14 @@ fn roadmaps_in_numeric_order_with_count_lines() {
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "4"]);
     assert_eq!(sprint_names(&v, 0)[0], "Foundation");
     assert_eq!(sprints_done(&v, 0), [true, true, true, false]);
+}
+
+/// A code block inside a prompt bundle's code block does not swallow the
+/// phases after it.
+#[test]
+fn code_blocks_inside_code_blocks() {
+    let (_, v, _) = json("nested-fences");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
 }
 
 #[test]

@@ -18,6 +18,7 @@ mod criteria;
 mod dependencies;
 mod dialect;
 mod done_elsewhere;
+mod fences;
 mod headings;
 mod locale;
 mod parallel;
@@ -119,6 +120,7 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     let normalized = lone_cr_to_lf(source);
     let source = normalized.as_deref().unwrap_or(source);
     let (mut masked, frontmatter) = mask_frontmatter(source);
+    fences::mask_nested_fences(&mut masked);
     // A byte-order mark would hide the first heading; blank it (same length).
     if masked.starts_with('\u{feff}') {
         masked.replace_range(..3, "   ");
