@@ -588,11 +588,24 @@ fn a_worker_whose_lease_was_taken_stops_its_agent_and_records_nothing() {
         .expect("one of our workers held alpha");
     let cut_off = summary(workers.remove(k), Duration::from_secs(120));
     let other = summary(workers.remove(0), Duration::from_secs(120));
-    assert_eq!(
-        cut_off["dropped"],
-        serde_json::json!(["alpha/1"]),
+    // On a loaded machine the frozen worker may have claimed a second
+    // sprint before the stop; it loses that one too. It records no
+    // verdict for a dropped sprint, and each is completed once (below).
+    assert!(
+        cut_off["dropped"]
+            .as_array()
+            .is_some_and(|d| d.iter().any(|x| x == "alpha/1")),
         "{cut_off}"
     );
+    for d in cut_off["dropped"].as_array().into_iter().flatten() {
+        let d = d.as_str().unwrap_or_default();
+        assert!(
+            !cut_off["verdicts"].as_array().is_some_and(|v| v
+                .iter()
+                .any(|x| x.as_str().is_some_and(|x| x.starts_with(d)))),
+            "{cut_off}"
+        );
+    }
     assert!(
         other["verdicts"]
             .as_array()

@@ -71,8 +71,8 @@ pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> 
             writeln!(out).map_err(super::io_err)?;
         }
         Format::Text => {
-            write!(out, "{}", render(&ev, changed, args.check)).map_err(super::io_err)?;
-            write!(out, "{}", not_placed_note(&not_placed)).map_err(super::io_err)?;
+            write!(out, "{}", render(&ev, changed, args.check, &not_placed))
+                .map_err(super::io_err)?;
             write!(out, "{diff}").map_err(super::io_err)?;
         }
     }
@@ -83,7 +83,7 @@ pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> 
     })
 }
 
-fn render(ev: &rewrite::Evaluation, changed: bool, check: bool) -> String {
+fn render(ev: &rewrite::Evaluation, changed: bool, check: bool, not_placed: &[String]) -> String {
     let mut s = String::from("## Evaluation Complete\n\n### Check Results\n\n");
     s.push_str("| Check | Passed | Issues Found | Auto-Fixed |\n");
     s.push_str("|-------|--------|-------------|------------|\n");
@@ -100,8 +100,14 @@ fn render(ev: &rewrite::Evaluation, changed: bool, check: bool) -> String {
     s.push_str("\n### Sprint Changes\n\n| Change | Count |\n|--------|-------|\n");
     s.push_str(&format!("| Sprints before | {} |\n", ev.before));
     s.push_str(&format!("| Sprints after | {} |\n", ev.after));
-    s.push_str(&format!("| Splits | {} |\n", ev.splits));
-    s.push_str(&format!("| Merges | {} |\n", ev.merges));
+    s.push_str(&format!("| Splits proposed | {} |\n", ev.splits));
+    s.push_str(&format!("| Merges proposed | {} |\n", ev.merges));
+    if ev.done_left > 0 {
+        s.push_str(&format!(
+            "| Marked done, left as written | {} |\n",
+            ev.done_left
+        ));
+    }
     if !ev.changes.is_empty() {
         s.push_str("\n### Fixes\n\n");
         for c in &ev.changes {
@@ -114,14 +120,32 @@ fn render(ev: &rewrite::Evaluation, changed: bool, check: bool) -> String {
             s.push_str(&format!("- {c}\n"));
         }
     }
+    for p in &ev.proposals {
+        s.push_str(&format!(
+            "\n### Not placed: {} (its sprint sections are yours; paste to apply)\n\n",
+            p.unit
+        ));
+        for c in &p.changes {
+            s.push_str(&format!("- {c}\n"));
+        }
+        // Four backticks: the sprints may hold fenced blocks of their own.
+        s.push_str("\n````markdown\n");
+        s.push_str(p.text.trim_end());
+        s.push_str("\n````\n");
+    }
+    s.push_str(&not_placed_note(not_placed));
     s.push_str(&format!(
         "\nContext budget: {} turns per sprint\n\n",
         ev.budget
     ));
-    s.push_str(match (changed, check) {
-        (true, true) => "The plan would be rewritten (--check: nothing written).\n\n",
-        (true, false) => "EXECUTION_PLAN.md rewritten.\n\n",
-        (false, _) => "EXECUTION_PLAN.md needs no changes.\n\n",
+    let proposed = !ev.proposals.is_empty() || !not_placed.is_empty();
+    s.push_str(match (changed, check, proposed) {
+        (true, true, _) => "The plan would be edited (--check: nothing written).\n\n",
+        (true, false, _) => "EXECUTION_PLAN.md edited.\n\n",
+        (false, _, true) => {
+            "EXECUTION_PLAN.md left as written: the changes above are not placed.\n\n"
+        }
+        (false, _, false) => "EXECUTION_PLAN.md needs no changes.\n\n",
     });
     s.push_str("Next step: git supervisor start\n");
     s
@@ -134,7 +158,7 @@ pub(super) fn not_placed_note(units: &[String]) -> String {
         return String::new();
     }
     format!(
-        "\nNot placed (left exactly as written: their criteria or headings are where an edit cannot reach without rewriting your text): {}\nMake these changes by hand, or move the unit's criteria under its sprints.\n",
+        "\nNot placed (left exactly as written: a change there would rewrite your text, or it lives in your unit table): {}\nMake these changes by hand: each is listed above.\n",
         units.join(", ")
     )
 }

@@ -79,7 +79,10 @@ pub fn cmd_prioritize(
                     format_score(r.score)
                 ));
             }
-            s.push_str(&format!("\nSprints reordered: {}\n", result.reordered));
+            s.push_str(&format!(
+                "\nSprints ranked out of plan order: {} (the file keeps its order: dependencies and layers order the run)\n",
+                result.reordered
+            ));
             if result.layers.is_empty() {
                 s.push_str("Layer adjustments: none\n");
             } else {

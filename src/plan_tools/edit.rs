@@ -160,6 +160,12 @@ fn insert(text: &mut String, anchor: &mut Option<usize>, c: &Criterion, label: &
     let line = format!("- [{mark}] {}\n", c.text.trim().replace('\n', " "));
     match *anchor {
         Some(at) => {
+            // After a last line with no newline of its own (the file's end).
+            let line = if at > 0 && !text[..at].ends_with('\n') {
+                format!("\n{}", line.trim_end_matches('\n'))
+            } else {
+                line
+            };
             text.insert_str(at, &line);
             *anchor = Some(at + line.len());
         }
@@ -174,13 +180,14 @@ fn insert(text: &mut String, anchor: &mut Option<usize>, c: &Criterion, label: &
     }
 }
 
+/// The tool's own score line. The author's `**Priority**:` line (with
+/// its rationale, model or budget) stays as written; this one sits beside
+/// it and is replaced on the next run.
+const SCORE_LABEL: &str = "**Supervisor priority**:";
+
 fn annotate(text: &mut String, note: &str) {
-    let line = format!("**Priority**: {note}");
-    if let Some(r) = text
-        .lines()
-        .position(|l| l.trim_start().starts_with("**Priority**:"))
-        .and_then(|_| find_line(text, "**Priority**:", 0))
-    {
+    let line = format!("{SCORE_LABEL} {note}");
+    if let Some(r) = find_line(text, SCORE_LABEL, 0) {
         let nl = if text[r.clone()].ends_with('\n') {
             "\n"
         } else {
@@ -285,24 +292,60 @@ pub fn edit(
     annotations: &BTreeMap<At, String>,
     ctx: &crate::plan::ParseContext,
 ) -> Edited {
-    // Moving whole units and layer changes are not carried as edits yet:
-    // such plans are written in the canonical form.
-    let canonical = || Edited {
-        text: super::write::render(after, &super::write::extras(source, before), annotations),
+    let unchanged = |not_placed: Vec<String>| Edited {
+        text: source.to_string(),
         skipped: Vec::new(),
-        canonical: true,
-        not_placed: Vec::new(),
+        canonical: false,
+        not_placed,
     };
-    let names = |p: &Plan| p.units.iter().map(|u| u.name.clone()).collect::<Vec<_>>();
-    let layers = |p: &Plan| {
-        p.units
-            .iter()
-            .map(|u| (u.layer, u.deps.clone()))
-            .collect::<Vec<_>>()
-    };
-    if names(before) != names(after) || layers(before) != layers(after) {
-        return canonical();
+    let mut names: Vec<&str> = before.units.iter().map(|u| u.name.as_str()).collect();
+    let mut after_names: Vec<&str> = after.units.iter().map(|u| u.name.as_str()).collect();
+    names.sort_unstable();
+    after_names.sort_unstable();
+    if names != after_names {
+        // Units added, removed or renamed: nothing to place as an edit.
+        return unchanged(after.units.iter().map(|u| u.name.clone()).collect());
     }
+    // Units keep their places in the file (the run's order comes from
+    // their dependencies and layers, not from where they are written), and
+    // a change of layers or dependencies is reported, not written: the
+    // unit table is the author's.
+    let mut after = after.clone();
+    let mut annotations_here = BTreeMap::new();
+    let mut units = Vec::new();
+    let mut moved_layers = Vec::new();
+    for (ui, old) in before.units.iter().enumerate() {
+        let Some(from) = after.units.iter().position(|u| u.name == old.name) else {
+            continue;
+        };
+        let mut unit = after.units[from].clone();
+        if (unit.layer, &unit.deps) != (old.layer, &old.deps) {
+            moved_layers.push(unit.name.clone());
+            unit.layer = old.layer;
+            unit.deps = old.deps.clone();
+        }
+        for (a, note) in annotations.iter().filter(|(a, _)| a.unit == from) {
+            annotations_here.insert(
+                At {
+                    unit: ui,
+                    sprint: a.sprint,
+                },
+                note.clone(),
+            );
+        }
+        units.push(unit);
+    }
+    after.units = units;
+    let annotations = &annotations_here;
+    let after = &after;
+    let with_layers = |mut e: Edited| {
+        for n in &moved_layers {
+            if !e.not_placed.contains(n) {
+                e.not_placed.push(n.clone());
+            }
+        }
+        e
+    };
     let none = BTreeSet::new();
     // Units whose sprints have no section of their own (table rows, task
     // list items, frontmatter todos) cannot be edited in place: they stay
@@ -311,31 +354,34 @@ pub fn edit(
         .skipped
         .into_iter()
         .collect();
-    let Some((first, mismatched)) =
-        placed(source, before, after, annotations, &none, &sectionless, ctx)
-    else {
-        return canonical();
-    };
-    if mismatched.is_empty() {
-        return first;
-    }
-    // A unit that keeps its sprints (no split, no merge) is never rewritten
-    // to carry a change: its sections are the user's words. It stays as
-    // written and is reported. Split or merged units take the canonical
-    // form for their sprint sections, as the change itself replaces them.
+    let changed: Vec<String> = after
+        .units
+        .iter()
+        .filter(|u| before.unit(&u.name).is_some_and(|b| b.sprints != u.sprints))
+        .map(|u| u.name.clone())
+        .collect();
+    // Split or merged units are never rewritten: the change itself would
+    // replace the author's sections. They stay as written and are reported.
     let mut leave = sectionless;
     leave.extend(
-        mismatched
+        after
+            .units
             .iter()
-            .filter(|n| {
-                before.unit(n).map(|u| u.sprints.len()) == after.unit(n).map(|u| u.sprints.len())
-            })
-            .cloned(),
+            .filter(|u| before.unit(&u.name).map(|b| b.sprints.len()) != Some(u.sprints.len()))
+            .map(|u| u.name.clone()),
     );
-    let whole: BTreeSet<String> = mismatched.difference(&leave).cloned().collect();
-    match placed(source, before, after, annotations, &whole, &leave, ctx) {
-        Some((second, still)) if still.is_empty() => second,
-        _ => canonical(),
+    let Some((first, mismatched)) = placed(source, before, after, annotations, &none, &leave, ctx)
+    else {
+        return with_layers(unchanged(changed));
+    };
+    if mismatched.is_empty() {
+        return with_layers(first);
+    }
+    // A unit whose edits do not read back as intended stays as written.
+    leave.extend(mismatched);
+    match placed(source, before, after, annotations, &none, &leave, ctx) {
+        Some((second, still)) if still.is_empty() => with_layers(second),
+        _ => with_layers(unchanged(changed)),
     }
 }
 

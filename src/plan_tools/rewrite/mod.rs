@@ -160,6 +160,23 @@ pub struct Evaluation {
     pub changes: Vec<String>,
     /// Problems left because no fix applies (e.g. no build command known).
     pub unfixed: Vec<String>,
+    /// Sprints the plan marks done: never fixed, split or merged.
+    pub done_left: usize,
+    /// Splits and merges, proposed and not written: a unit's sprints are
+    /// the author's sections, so reshaping them is left to the author,
+    /// with the text to paste.
+    pub proposals: Vec<Proposal>,
+}
+
+/// A unit's sprints as `evaluate` would reshape them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Proposal {
+    pub unit: String,
+    /// What would change, one line each.
+    pub changes: Vec<String>,
+    /// The reshaped sprints in the plan format, to paste over the unit's
+    /// sprint sections.
+    pub text: String,
 }
 
 /// Files a sprint's tasks say to create, in the order the tasks name them.
@@ -361,9 +378,26 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
     for u in &mut out.units {
         let unit_name = u.name.clone();
         let mut items: Vec<Item> = Vec::new();
+        // Each sprint with its criteria fixed and nothing else: what is
+        // written when the unit's reshaping is only proposed.
+        let mut fixed_only: Vec<Sprint> = Vec::new();
+        let mut reshaping: Vec<String> = Vec::new();
+        // Fix counts before the unit: a reshaping only proposed fixes nothing.
+        let fixed_before = (ev.atomicity.fixed, ev.fitness.fixed);
         for s in std::mem::take(&mut u.sprints) {
             let label = format!("{unit_name}/{}", s.id);
             let old = s.id.to_string();
+            // Done is the author's word: the sprint stays as written.
+            if s.done.is_some() {
+                ev.done_left += 1;
+                fixed_only.push(s.clone());
+                items.push(Item {
+                    sprint: s,
+                    olds: vec![old],
+                    continues: false,
+                });
+                continue;
+            }
             let q = analysis::quality(&s, budget, &plan.exit_checks);
             let mut s = s;
             // Testability first: the fixes add criteria the size estimate
@@ -379,6 +413,7 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
             // Atomicity is judged after the criteria fixes (explicit outputs
             // may have just been added).
             let q = analysis::quality(&s, budget, &plan.exit_checks);
+            fixed_only.push(s.clone());
             let mut parts = vec![s];
             if q.atomic() {
                 ev.atomicity.passed += 1;
@@ -386,7 +421,7 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
                 ev.atomicity.issues += 1;
                 if !q.single_concern {
                     if let Some(split) = split_concerns(&parts[0], cmds) {
-                        ev.changes.push(format!(
+                        reshaping.push(format!(
                             "{label}: split by concern into {} sprints",
                             split.len()
                         ));
@@ -409,7 +444,7 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
                 let cut = cut_to_fit(&p, budget, cmds);
                 match cut {
                     Some(chunks) => {
-                        ev.changes.push(format!(
+                        reshaping.push(format!(
                             "{label}: oversized (est. {} turns), split \"{}\" into {}",
                             estimated_turns(&p),
                             p.name,
@@ -466,9 +501,10 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
             } else {
                 k.checked_sub(1)
             };
-            let Some(t) =
-                target.filter(|t| items[*t].sprint.task_type == items[k].sprint.task_type)
-            else {
+            let done = |i: usize| items[i].sprint.done.is_some();
+            let Some(t) = target.filter(|t| {
+                items[*t].sprint.task_type == items[k].sprint.task_type && !done(*t) && !done(k)
+            }) else {
                 k += 1;
                 continue;
             };
@@ -491,7 +527,7 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
                 k += 1;
                 continue;
             }
-            ev.changes.push(format!(
+            reshaping.push(format!(
                 "{unit_name}/{}: undersized, merged with Sprint {}",
                 items[k].olds.first().cloned().unwrap_or_default(),
                 items[t].olds.first().cloned().unwrap_or_default()
@@ -512,8 +548,10 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
             .iter()
             .filter(|i| Fitness::of(estimated_turns(&i.sprint), budget) == Fitness::Right)
             .count();
-        // Number 1, 2, 3…: old ids follow their sprint; split parts enter on
-        // the part before them.
+        // Ids are the author's: a unit nothing was split in or merged into
+        // keeps them. Otherwise number 1, 2, 3…: old ids follow their
+        // sprint; split parts enter on the part before them.
+        let kept = items.iter().all(|i| i.olds.len() == 1 && !i.continues);
         let mut map = BTreeMap::new();
         for (k, item) in items.iter().enumerate() {
             for o in &item.olds {
@@ -523,15 +561,19 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
         let mut sprints = Vec::new();
         for (k, item) in items.into_iter().enumerate() {
             let mut s = item.sprint;
-            s.id = SprintId {
-                number: k as u32 + 1,
-                suffix: String::new(),
-            };
-            for t in &mut s.tasks {
-                *t = retarget(t, &map);
+            if !kept {
+                s.id = SprintId {
+                    number: k as u32 + 1,
+                    suffix: String::new(),
+                };
             }
-            retarget_criteria(&mut s.entry, &map);
-            retarget_criteria(&mut s.exit, &map);
+            if !kept {
+                for t in &mut s.tasks {
+                    *t = retarget(t, &map);
+                }
+                retarget_criteria(&mut s.entry, &map);
+                retarget_criteria(&mut s.exit, &map);
+            }
             if item.continues {
                 s.entry.insert(
                     0,
@@ -555,7 +597,21 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
             }
             sprints.push(s);
         }
-        u.sprints = sprints;
+        if kept {
+            u.sprints = sprints;
+        } else {
+            let mut text = String::new();
+            for s in &sprints {
+                crate::plan_tools::write::sprint(&mut text, s, None);
+            }
+            (ev.atomicity.fixed, ev.fitness.fixed) = fixed_before;
+            ev.proposals.push(Proposal {
+                unit: unit_name.clone(),
+                changes: reshaping,
+                text,
+            });
+            u.sprints = fixed_only;
+        }
     }
     ev.after = out.sprint_total();
     (out, ev)

@@ -12,7 +12,6 @@ use crate::plan::model::SprintId;
 use super::analysis;
 use super::analysis::At;
 use super::named_units;
-use super::renumber;
 use super::UnitNames;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -98,8 +97,8 @@ pub(super) fn adjust_layers(plan: &mut Plan) -> Vec<LayerChange> {
 }
 
 /// Score, adjust layers, reorder units under the hard constraints (a unit
-/// comes after its dependencies; within a unit the order is kept), renumber
-/// and annotate.
+/// comes after its dependencies; within a unit the order is kept) and
+/// annotate; every sprint keeps its id.
 pub fn prioritize(plan: &Plan) -> (Plan, Prioritization, BTreeMap<At, String>) {
     let mut work = plan.clone();
     let layers = adjust_layers(&mut work);
@@ -182,7 +181,8 @@ pub fn prioritize(plan: &Plan) -> (Plan, Prioritization, BTreeMap<At, String>) {
         .iter()
         .map(|u| u.sprints.iter().map(|s| s.id.clone()).collect())
         .collect();
-    renumber(&mut work);
+    // Ids are the author's: units move, their sprints keep their ids and
+    // order.
     let before_at: std::collections::HashMap<(&str, &SprintId), usize> = before
         .iter()
         .enumerate()
