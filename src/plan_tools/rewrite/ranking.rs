@@ -208,13 +208,16 @@ pub fn prioritize(plan: &Plan) -> (Plan, Prioritization, BTreeMap<At, String>) {
                 score: score_of[ui][si],
                 justification: annotations_by_unit[ui][si].clone(),
             });
-            annotations.insert(
-                At {
-                    unit: ui,
-                    sprint: si,
-                },
-                annotations_by_unit[ui][si].clone(),
-            );
+            // A sprint the plan marks done needs no priority in the file.
+            if s.done.is_none() {
+                annotations.insert(
+                    At {
+                        unit: ui,
+                        sprint: si,
+                    },
+                    annotations_by_unit[ui][si].clone(),
+                );
+            }
         }
     }
     let reordered = ranked.iter().filter(|r| r.was != r.position).count();
