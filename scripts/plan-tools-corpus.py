@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Run `evaluate` and `prioritize` on every plan of a folder, each in a scratch
+git repository, and count what each run did to the author's text: lines
+removed or changed (the diff's `-` lines), ticked boxes before and after,
+and sprint ids before and after (`plan --format json`).
+
+Usage: scripts/plan-tools-corpus.py PLANS_DIR [--binary PATH]
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ENV = dict(
+    os.environ,
+    NO_COLOR="1",
+    GIT_AUTHOR_NAME="a",
+    GIT_AUTHOR_EMAIL="a@example.com",
+    GIT_COMMITTER_NAME="a",
+    GIT_COMMITTER_EMAIL="a@example.com",
+)
+
+
+def ids(binary, cwd):
+    out = subprocess.run([binary, "plan", "--format", "json"], cwd=cwd, capture_output=True, text=True, env=ENV)
+    try:
+        plan = json.loads(out.stdout)
+    except json.JSONDecodeError:
+        return None
+    if plan.get("ok") is False:
+        return None
+    return [(u["name"], s["id"], s.get("done") is not None) for u in plan["units"] for s in u["sprints"]]
+
+
+def main():
+    args = sys.argv[1:]
+    binary = "git-supervisor"
+    if "--binary" in args:
+        k = args.index("--binary")
+        binary = os.path.abspath(args[k + 1])
+        del args[k : k + 2]
+    if not args:
+        print(__doc__)
+        return 2
+    corpus = args[0]
+    runs = removing = removed = tick_losing = id_changing = refused = 0
+    for name in sorted(os.listdir(corpus)):
+        if not name.endswith(".md"):
+            continue
+        src = open(os.path.join(corpus, name), encoding="utf-8").read()
+        for tool in ["evaluate", "prioritize"]:
+            d = tempfile.mkdtemp()
+            try:
+                plan = os.path.join(d, "EXECUTION_PLAN.md")
+                open(plan, "w", encoding="utf-8").write(src)
+                for cmd in (["init", "-q"], ["add", "."], ["commit", "-qm", "plan"]):
+                    subprocess.run(["git", *cmd], cwd=d, env=ENV, check=True)
+                before_ids = ids(binary, d)
+                r = subprocess.run([binary, tool], cwd=d, capture_output=True, text=True, env=ENV, timeout=120)
+                after = open(plan, encoding="utf-8").read()
+                diff = subprocess.run(["git", "diff", "-U0", "--", "EXECUTION_PLAN.md"], cwd=d, capture_output=True, text=True).stdout
+                minus = [l for l in diff.splitlines() if l.startswith("-") and not l.startswith("---")]
+                plus = [l for l in diff.splitlines() if l.startswith("+") and not l.startswith("+++")]
+                ticks = (len(re.findall(r"\[[xX]\]", src)), len(re.findall(r"\[[xX]\]", after)))
+                after_ids = ids(binary, d)
+                status = "refused" if r.returncode == 1 else ("unchanged" if not diff else "changed")
+                runs += 1
+                refused += status == "refused"
+                removing += bool(minus)
+                removed += len(minus)
+                tick_losing += ticks[1] < ticks[0]
+                ids_kept = before_ids == after_ids
+                id_changing += not ids_kept
+                print(f"{name[:44]:44} {tool:10} {status:9} -{len(minus):<5} +{len(plus):<5} ticks {ticks[0]}->{ticks[1]} ids {'kept' if ids_kept else 'CHANGED'}")
+            finally:
+                shutil.rmtree(d)
+    print()
+    print(f"{runs} runs: {removing} removing {removed} lines, {tick_losing} losing ticks, {id_changing} changing ids or done marks, {refused} refused")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
