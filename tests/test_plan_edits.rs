@@ -253,7 +253,22 @@ fn check_diffs_of_each_shape() {
     );
     insta::assert_snapshot!("check_ticked_evaluate", check_diff("evaluate", TICKED));
     insta::assert_snapshot!("check_ticked_prioritize", check_diff("prioritize", TICKED));
+    // Ids from 0, a done sortie that would be split, the author's own
+    // priority and budget lines: all kept; the split only proposed.
+    insta::assert_snapshot!("check_sorties_evaluate", check_diff("evaluate", SORTIES));
+    insta::assert_snapshot!(
+        "check_sorties_prioritize",
+        check_diff("prioritize", SORTIES)
+    );
+    insta::assert_snapshot!("check_phases_evaluate", check_diff("evaluate", PHASES_25));
 }
+
+/// `Sortie 0` onwards, a finished sortie far over the budget, the author's
+/// `**Priority**:` and `**Context budget**:` lines, an oversized open one.
+const SORTIES: &str = "# Flight\n\n## Sortie 0: Recon (COMPLETED)\n\n**Priority**: P0 — assign to opus\n**Context budget**: 30 turns\n\n- [x] Create `a/0.rs`\n- [x] Create `a/1.rs`\n- [x] Create `a/2.rs`\n- [x] Create `b/0.rs`\n- [x] Create `b/1.rs`\n- [x] Create `b/2.rs`\n- [x] Create `c/0.rs`\n- [x] Create `c/1.rs`\n- [x] Create `c/2.rs`\n\n## Sortie 1: Wire\n\n**Priority**: P1\n**Parallel group**: none\n\nSortie 0 complete first.\n\n- Create `d/0.rs`\n- Create `e/0.rs`\n- Create `f/0.rs`\n- Create `g/0.rs`\n- Create `h/0.rs`\n- Create `i/0.rs`\n- Create `j/0.rs`\n- Create `k/0.rs`\n- Create `l/0.rs`\n- Create `m/0.rs`\n- Create `n/0.rs`\n- Create `o/0.rs`\n\n**Exit Criteria**:\n- [ ] It all works correctly\n";
+
+/// Roadmap phases numbered from 25, with a dotted inserted one.
+const PHASES_25: &str = "# Roadmap\n\n## Phase 25: Import\n\n**Depends on**: nothing\n\n- Create `src/import.rs`\n\n**Exit Criteria**:\n- [ ] Import works correctly\n\n## Phase 25.1: Hotfix (INSERTED)\n\nMUST COMPLETE BEFORE 26.\n\n- Create `src/fix.rs`\n\n## Phase 26: Export\n\n**Depends on**: Phase 25\n\n- Create `src/export.rs`\n";
 
 /// An edit of hundreds of sections prints a diff that `patch` applies to
 /// give exactly the plan `evaluate` writes.

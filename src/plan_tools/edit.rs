@@ -172,8 +172,9 @@ fn insert(text: &mut String, anchor: &mut Option<usize>, c: &Criterion, label: &
         None => {
             // No line of this list to follow: a labelled list at the end of
             // the section's own text.
+            // The section's own trailing blank lines follow the new list.
             let end = text.trim_end().len();
-            let block = format!("\n\n**{label}**:\n\n{line}");
+            let block = format!("\n\n**{label}**:\n\n{}", line.trim_end_matches('\n'));
             text.insert_str(end, &block);
             *anchor = Some(end + block.len());
         }
