@@ -67,38 +67,6 @@ fn retarget_criteria(list: &mut [Criterion], map: &BTreeMap<String, String>) {
     }
 }
 
-/// Number every unit's sprints 1, 2, 3… and update `Sprint N` references in
-/// its texts. `origin[u][k]` is the id sprint k had in the input (splits
-/// share it); references to an id point at the first sprint that had it.
-/// Returns how many sprints changed number.
-pub fn renumber(plan: &mut Plan) -> usize {
-    let mut changed = 0;
-    for u in &mut plan.units {
-        let mut map = BTreeMap::new();
-        for (k, s) in u.sprints.iter().enumerate() {
-            let new = (k + 1).to_string();
-            map.entry(s.id.to_string()).or_insert_with(|| new.clone());
-        }
-        for (k, s) in u.sprints.iter_mut().enumerate() {
-            let new = SprintId {
-                number: k as u32 + 1,
-                suffix: String::new(),
-            };
-            if s.id != new {
-                changed += 1;
-            }
-            s.id = new;
-            s.name = retarget(&s.name, &map);
-            for t in &mut s.tasks {
-                *t = retarget(t, &map);
-            }
-            retarget_criteria(&mut s.entry, &map);
-            retarget_criteria(&mut s.exit, &map);
-        }
-    }
-    changed
-}
-
 // ---------------------------------------------------------------------------
 // evaluate
 
