@@ -124,7 +124,7 @@ pub(super) fn cut_to_fit(s: &Sprint, budget: u32, cmds: &Commands) -> Option<Vec
 /// to `Sources/Port`; the first code directory when no name matches).
 pub(super) fn concern_of(f: &str, files: &[String]) -> Option<String> {
     let top = analysis::top_dir(f);
-    if !f.contains('/') {
+    if !f.contains('/') || !looks_like_a_directory(top) {
         return None;
     }
     if !analysis::is_test_dir(top) {
@@ -144,6 +144,16 @@ pub(super) fn concern_of(f: &str, files: &[String]) -> Option<String> {
         .or(code.first())
         .map(|x| analysis::top_dir(x).to_string())
         .or_else(|| Some(top.to_string()))
+}
+
+/// A name a directory has: not a pseudo-path read from prose (`(Sources)`,
+/// `<tag`, ``).
+fn looks_like_a_directory(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '@' | '+'))
+        && name.chars().any(|c| c.is_alphanumeric())
 }
 
 /// Group tasks by the concern of the files they name (code and its own

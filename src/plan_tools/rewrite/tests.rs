@@ -52,3 +52,26 @@ fn references_are_retargeted_in_one_pass() {
     );
     assert_eq!(retarget("Sprint 2abc", &map), "Sprint 3abc");
 }
+
+#[test]
+fn concerns_are_real_directory_names() {
+    let files = vec!["(Sources)/a.swift".to_string(), "core/b.rs".to_string()];
+    assert_eq!(split::concern_of("(Sources)/a.swift", &files), None);
+    assert_eq!(split::concern_of("<tag/x", &files), None);
+    assert_eq!(split::concern_of("core/b.rs", &files), Some("core".into()));
+}
+
+#[test]
+fn a_sprint_the_plan_marks_done_is_never_reshaped() {
+    let mut text = String::from("# P\n\n## Sprint 1: Everything ✅\n\n");
+    for k in 0..400 {
+        text.push_str(&format!("- Create `d{}/f{k}.rs`\n", k % 5));
+    }
+    text.push_str("\n**Exit Criteria**:\n- [ ] It works correctly\n");
+    let plan = crate::plan::parse(&text, &Default::default()).expect("parses");
+    assert!(plan.units[0].sprints[0].done.is_some());
+    let (fixed, ev) = evaluate(&plan, 50, &Commands::default());
+    assert_eq!(fixed, plan);
+    assert_eq!(ev.done_left, 1);
+    assert!(ev.proposals.is_empty() && ev.changes.is_empty());
+}
