@@ -4,7 +4,11 @@ git repository, and count what each run did to the author's text: lines
 removed or changed (the diff's `-` lines), ticked boxes before and after,
 and sprint ids before and after (`plan --format json`).
 
-Usage: scripts/plan-tools-corpus.py PLANS_DIR [--binary PATH]
+With --build CMD, each scratch repository configures `[build] command`, so
+`evaluate` may replace vague criteria; a removed line is then counted as
+unannounced unless the report names it ("replaced vague criterion").
+
+Usage: scripts/plan-tools-corpus.py PLANS_DIR [--binary PATH] [--build CMD]
 """
 import json
 import os
@@ -35,6 +39,12 @@ def ids(binary, cwd):
     return [(u["name"], s["id"], s.get("done") is not None) for u in plan["units"] for s in u["sprints"]]
 
 
+def announced(removed, report):
+    """A removed criterion line the report names as replaced."""
+    text = re.sub(r"^-\s*[-*] \[[ xX]\] ", "", removed).strip()
+    return f'replaced vague criterion "{text}"' in report
+
+
 def main():
     args = sys.argv[1:]
     binary = "git-supervisor"
@@ -42,11 +52,16 @@ def main():
         k = args.index("--binary")
         binary = os.path.abspath(args[k + 1])
         del args[k : k + 2]
+    build = None
+    if "--build" in args:
+        k = args.index("--build")
+        build = args[k + 1]
+        del args[k : k + 2]
     if not args:
         print(__doc__)
         return 2
     corpus = args[0]
-    runs = removing = removed = tick_losing = id_changing = refused = 0
+    runs = removing = removed = tick_losing = id_changing = refused = unannounced = 0
     for name in sorted(os.listdir(corpus)):
         if not name.endswith(".md"):
             continue
@@ -56,6 +71,10 @@ def main():
             try:
                 plan = os.path.join(d, "EXECUTION_PLAN.md")
                 open(plan, "w", encoding="utf-8").write(src)
+                if build:
+                    os.makedirs(os.path.join(d, ".workflow"))
+                    with open(os.path.join(d, ".workflow", "config.toml"), "w") as f:
+                        f.write(f"[build]\ncommand = {json.dumps(build)}\n")
                 for cmd in (["init", "-q"], ["add", "."], ["commit", "-qm", "plan"]):
                     subprocess.run(["git", *cmd], cwd=d, env=ENV, check=True)
                 before_ids = ids(binary, d)
@@ -73,12 +92,14 @@ def main():
                 removed += len(minus)
                 tick_losing += ticks[1] < ticks[0]
                 ids_kept = before_ids == after_ids
+                named = [l for l in minus if not announced(l, r.stdout)]
+                unannounced += len(named)
                 id_changing += not ids_kept
                 print(f"{name[:44]:44} {tool:10} {status:9} -{len(minus):<5} +{len(plus):<5} ticks {ticks[0]}->{ticks[1]} ids {'kept' if ids_kept else 'CHANGED'}")
             finally:
                 shutil.rmtree(d)
     print()
-    print(f"{runs} runs: {removing} removing {removed} lines, {tick_losing} losing ticks, {id_changing} changing ids or done marks, {refused} refused")
+    print(f"{runs} runs: {removing} removing {removed} lines ({unannounced} not named in the report), {tick_losing} losing ticks, {id_changing} changing ids or done marks, {refused} refused")
     return 0
 
 
