@@ -172,12 +172,31 @@ fn insert(text: &mut String, anchor: &mut Option<usize>, c: &Criterion, label: &
         None => {
             // No line of this list to follow: a labelled list at the end of
             // the section's own text.
-            // The section's own trailing blank lines follow the new list.
-            let end = text.trim_end().len();
+            // The section's own trailing blank lines and `---` rule follow
+            // the new list.
+            let end = own_end(text);
             let block = format!("\n\n**{label}**:\n\n{}", line.trim_end_matches('\n'));
             text.insert_str(end, &block);
             *anchor = Some(end + block.len());
         }
+    }
+}
+
+/// Where a section's own text ends: before its trailing blank lines and
+/// a closing rule (`---`, `***`, `___`).
+fn own_end(text: &str) -> usize {
+    let mut end = text.trim_end().len();
+    loop {
+        let start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+        let line = text[start..end].trim();
+        let rule = line.len() >= 3
+            && ["-", "*", "_"]
+                .iter()
+                .any(|c| line.chars().all(|x| x.to_string() == *c));
+        if !rule || start == 0 {
+            return end;
+        }
+        end = text[..start].trim_end().len();
     }
 }
 

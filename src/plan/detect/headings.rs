@@ -357,6 +357,12 @@ pub(crate) fn tidy_name(name: &str) -> String {
     if let Some(k) = t.find(['⏳', '🔄', '🚧', '🟡', '⬜', '❌', '🔲']) {
         if !t[..k].trim().is_empty() {
             t = t[..k].trim_end();
+            // `Editing [Status: 🔄 In Progress]`: the bracket it opened goes.
+            if let Some(open) = t.rfind(['[', '(']) {
+                if !t[open..].contains([']', ')']) && !t[..open].trim().is_empty() {
+                    t = t[..open].trim_end();
+                }
+            }
         }
     }
     loop {
