@@ -178,6 +178,35 @@ pub(super) fn label_line(line: &str) -> Option<(Label, &str)> {
     criteria_label(head).map(|l| (l, rest.trim()))
 }
 
+/// `Expected: PASS`, `exit 0`, `All tests pass (3 tests)`: a verdict, not
+/// text the output must hold.
+pub(super) fn verdict_only(text: &str) -> bool {
+    let l = text.trim().to_lowercase();
+    let first = l.split(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+    [
+        "pass", "passes", "passed", "passing", "success", "succeeds", "ok", "green",
+    ]
+    .contains(&first)
+        || [
+            "exit 0",
+            "exit code 0",
+            "exits 0",
+            "all tests pass",
+            "all checks pass",
+            "tests pass",
+        ]
+        .iter()
+        .any(|p| l.starts_with(p))
+}
+
+/// `Expected: FAIL - …`: a TDD step's expectation that a command fails.
+pub(super) fn expects_failure(text: &str) -> bool {
+    let l = text.trim_start().to_lowercase();
+    ["fail", "error", "an error", "exception", "panic"]
+        .iter()
+        .any(|w| l.starts_with(w))
+}
+
 pub(super) fn push_criterion(
     sprint: &mut Sprint,
     label: Label,
@@ -189,18 +218,15 @@ pub(super) fn push_criterion(
     // expecting a failure (a TDD step's `Expected: FAIL`), it is a note on
     // the step, never a criterion.
     if label == Label::Expected {
-        let failing = {
-            let l = text.trim_start().to_lowercase();
-            ["fail", "error", "an error", "exception", "panic"]
-                .iter()
-                .any(|w| l.starts_with(w))
-        };
+        let failing = expects_failure(text);
         let last = sprint
             .exit
             .iter_mut()
             .rev()
             .find(|c| c.kind == CriterionKind::Command && c.expected.is_none());
         match last {
+            // `Expected: PASS`, `exit 0`: the exit status says it all.
+            Some(_) if !failing && verdict_only(text) => {}
             Some(command) if !failing => command.expected = Some(text.trim().to_string()),
             _ => sprint.tasks.push(format!("Expected: {}", text.trim())),
         }

@@ -496,15 +496,36 @@ pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String)
                 })
             }
             Block::Paragraph { text, .. } => {
+                // `Run: `cmd`` then `Expected: PASS` (a superpowers step):
+                // the command is an exit criterion; expecting a failure, a
+                // TDD step's note.
+                let mut run: Option<String> = None;
                 for line in text.lines() {
                     if let Some((key, value)) = line.split_once(':') {
                         if matches!(norm(key).as_str(), "type" | "task type") {
                             explicit_type = parse_task_type(value).or(explicit_type);
                             continue;
                         }
+                        if norm(key) == "run" {
+                            run = inline_code(value).into_iter().next();
+                            continue;
+                        }
                     }
                     if let Some((l, rest)) = label_line(line) {
-                        label = l;
+                        if let Some(cmd) = run.take().filter(|_| l == Label::Expected) {
+                            let known = sprint
+                                .exit
+                                .iter()
+                                .any(|c| c.command.as_deref() == Some(&cmd));
+                            if !expects_failure(rest) && !known {
+                                sprint.exit.push(command_criterion(cmd));
+                            }
+                        }
+                        // `Expected: PASS` says all it expects; only a bare
+                        // `Expected:` labels the block after it.
+                        if l != Label::Expected || rest.is_empty() {
+                            label = l;
+                        }
                         if !rest.is_empty() {
                             push_criterion(&mut sprint, l, rest, &inline_code(rest), false);
                         }
