@@ -113,6 +113,7 @@ json_snapshots! {
     order_phase_dependencies => "order-phase-dependencies",
     order_suggested_list => "order-suggested-list",
     order_waves_of_items => "order-waves-of-items",
+    order_waves_of_tables => "order-waves-of-tables",
     done_status_groups => "done-status-groups",
     done_unit_heading => "done-unit-heading",
     dialect_kiro_in_progress => "dialect-kiro-in-progress",
@@ -491,6 +492,29 @@ fn order_stated_for_named_steps() {
     assert_eq!(deps(&v, 4), ["#42", "#43"]);
     assert_eq!(deps(&v, 5), ["#42", "#43", "#32"]);
     assert_eq!(sprint(&v, 0, 0)["files"][0], ".github/workflows/nav.yml");
+
+    // Waves of task tables with a Dependencies cell: the cell orders a
+    // row within its wave ("ALL above": every earlier row of the wave),
+    // each wave after the one before; a checklist elsewhere is no sprint.
+    let (_, v, _) = json("order-waves-of-tables");
+    assert_eq!(
+        units(&v),
+        [
+            "CORE-001",
+            "INFRA-001",
+            "DOCS-001",
+            "CORE-002",
+            "DB-001",
+            "CHECK-001"
+        ]
+    );
+    assert_eq!(deps(&v, 1), ["CORE-001"]);
+    assert_eq!(deps(&v, 2), Vec::<String>::new());
+    assert_eq!(deps(&v, 3), ["CORE-001", "INFRA-001", "DOCS-001"]);
+    assert_eq!(
+        deps(&v, 5),
+        ["CORE-001", "INFRA-001", "DOCS-001", "CORE-002", "DB-001"]
+    );
 
     let (_, v, _) = json("order-suggested-list");
     assert_eq!(deps(&v, 1), ["Phase A"]);

@@ -46,7 +46,7 @@ fn id_column(header: &[Cell], rows: &[Row]) -> Option<usize> {
 
 /// A step's code as written in a table cell: `SEC-01`, `AZM-03A`, `1.2`,
 /// `#37`, a link's text (`[SEC-01](security/SEC-01.md)`).
-fn step_code(cell: &str) -> Option<&str> {
+pub(super) fn step_code(cell: &str) -> Option<&str> {
     let t = cell.trim().trim_matches('`');
     let t = match t.strip_prefix('[').and_then(|r| r.split_once("](")) {
         Some((text, _)) => text,
@@ -57,7 +57,7 @@ fn step_code(cell: &str) -> Option<&str> {
     let has_digit = t.chars().any(|c| c.is_ascii_digit())
         || (t.len() >= 2 && t.chars().all(|c| c.is_ascii_uppercase() || c == '-'));
     let shaped = !t.is_empty()
-        && t.len() <= 16
+        && t.len() <= 24
         && t.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '#'));
     (has_digit && shaped).then_some(t)

@@ -7,13 +7,17 @@
 //! and an item's prerequisites naming earlier items are kept.
 
 use super::criteria::classify_criterion;
+use super::norm;
 use super::sprints::blank_sprint;
 use super::sprints::code_paths;
+use super::sprints::step_code;
 use super::Block;
+use super::Cell;
 use super::Doc;
 use super::Origin;
 use super::RawSprint;
 use super::RawUnit;
+use super::Row;
 use super::SprintId;
 
 struct Item {
@@ -22,6 +26,9 @@ struct Item {
     block: usize,
     lines: Vec<String>,
     wave: usize,
+    /// What a table row's Dependencies cell names, when the wave is a
+    /// table with one: the row's own word on what it waits for.
+    stated: Option<Vec<String>>,
 }
 
 /// The units of a plan written in waves of items, if it is one.
@@ -58,17 +65,48 @@ pub(super) fn wave_units(doc: &Doc) -> Option<Vec<RawUnit>> {
     let mut units = Vec::new();
     for (k, item) in items.iter().enumerate() {
         let span = doc.blocks[item.block].span();
+        let span = if item.stated.is_some() || matches!(doc.blocks[item.block], Block::Table { .. })
+        {
+            row_span(doc, item).unwrap_or(span)
+        } else {
+            span
+        };
         let mut deps: Vec<String> = items
             .iter()
             .filter(|o| o.wave + 1 == item.wave)
             .map(|o| o.label.clone())
             .collect();
-        if !parallel[item.wave] {
-            if let Some(before) = k.checked_sub(1).map(|b| &items[b]) {
-                if before.wave == item.wave {
-                    deps.push(before.label.clone());
+        match &item.stated {
+            // A Dependencies cell is the row's own word: its earlier items,
+            // beside the whole wave before.
+            Some(stated) => {
+                let none = |d: &str| {
+                    let d = d.to_lowercase();
+                    d.is_empty()
+                        || d.starts_with("none")
+                        || matches!(d.as_str(), "-" | "—" | "–" | "n/a")
+                };
+                // A cell that names no item (`ALL above`, prose): the row
+                // waits for every earlier row of its wave.
+                let vague = stated
+                    .iter()
+                    .any(|d| !none(d) && !items.iter().any(|o| &o.label == d));
+                for earlier in &items[..k] {
+                    let named =
+                        stated.contains(&earlier.label) || (vague && earlier.wave == item.wave);
+                    if named && !deps.contains(&earlier.label) {
+                        deps.push(earlier.label.clone());
+                    }
                 }
             }
+            None if !parallel[item.wave] => {
+                if let Some(before) = k.checked_sub(1).map(|b| &items[b]) {
+                    if before.wave == item.wave {
+                        deps.push(before.label.clone());
+                    }
+                }
+            }
+            None => {}
         }
         for line in item.lines.iter().filter(|l| prerequisite_line(l)) {
             for earlier in &items[..k] {
@@ -83,7 +121,9 @@ pub(super) fn wave_units(doc: &Doc) -> Option<Vec<RawUnit>> {
         let why = format!(
             "an item of wave {}{}",
             numbers[item.wave],
-            if parallel[item.wave] {
+            if item.stated.is_some() {
+                " (its Dependencies cell orders it within the wave)"
+            } else if parallel[item.wave] {
                 " (the wave runs its items in parallel)"
             } else {
                 ""
@@ -110,11 +150,30 @@ pub(super) fn wave_units(doc: &Doc) -> Option<Vec<RawUnit>> {
                 None => {}
             }
         }
-        sprint.origin = Origin::new(doc.line(span.start), "a numbered item of a wave");
+        let rule = if item.stated.is_some() {
+            "a row of a wave's task table"
+        } else {
+            "a numbered item of a wave"
+        };
+        sprint.origin = Origin::new(doc.line(span.start), rule);
         unit.sprints = vec![RawSprint { id, span, sprint }];
         units.push(unit);
     }
     Some(units)
+}
+
+/// The source line of a table item's row.
+fn row_span(doc: &Doc, item: &Item) -> Option<super::Span> {
+    let Block::Table { rows, .. } = &doc.blocks[item.block] else {
+        return None;
+    };
+    rows.iter()
+        .find(|r| {
+            r.cells
+                .iter()
+                .any(|c| step_code(&c.text) == Some(item.label.as_str()))
+        })
+        .map(|r| r.span.clone())
 }
 
 /// `Wave 2: Enhancement …` → 2.
@@ -147,6 +206,7 @@ fn wave_items(doc: &Doc, heading: usize, wave: usize) -> Vec<Item> {
                         block: b,
                         lines: Vec::new(),
                         wave,
+                        stated: None,
                     });
                 }
             }
@@ -156,10 +216,75 @@ fn wave_items(doc: &Doc, heading: usize, wave: usize) -> Vec<Item> {
                 }
             }
             Block::Heading { .. } => open = false,
+            Block::Table { header, rows, .. } if out.is_empty() => {
+                out.extend(table_items(header, rows, b, wave));
+            }
             _ => {}
         }
     }
     out
+}
+
+/// The rows of a wave's task table (`| Agent | Task | Duration |
+/// Dependencies |` with `CORE-001` codes): an item each, its
+/// Dependencies cell kept.
+fn table_items(header: &[Cell], rows: &[Row], block: usize, wave: usize) -> Vec<Item> {
+    let col = |names: &[&str]| {
+        header
+            .iter()
+            .position(|c| names.contains(&norm(&c.text).as_str()))
+    };
+    let Some(code) = col(&["task", "task id", "id", "ticket", "issue", "story"]) else {
+        return Vec::new();
+    };
+    let coded = !rows.is_empty()
+        && rows.iter().all(|r| {
+            r.cells
+                .get(code)
+                .is_some_and(|c| step_code(&c.text).is_some())
+        });
+    if !coded {
+        return Vec::new();
+    }
+    let title = col(&["title", "name", "description", "summary", "goal"]);
+    let deps = col(&[
+        "dependencies",
+        "depends on",
+        "deps",
+        "blocked by",
+        "after",
+        "needs",
+    ]);
+    rows.iter()
+        .filter_map(|r| {
+            let label = step_code(&r.cells.get(code)?.text)?.to_string();
+            let cell = |c: Option<usize>| c.and_then(|c| r.cells.get(c)).map(|c| c.text.clone());
+            let lines: Vec<String> = header
+                .iter()
+                .zip(&r.cells)
+                .enumerate()
+                .filter(|&(k, (_, c))| k != code && !c.text.trim().is_empty())
+                .map(|(_, (h, c))| format!("{}: {}", h.text.trim(), c.text.trim()))
+                .collect();
+            Some(Item {
+                title: cell(title)
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or_else(|| label.clone()),
+                label,
+                block,
+                lines,
+                wave,
+                stated: deps.map(|_| {
+                    cell(deps)
+                        .unwrap_or_default()
+                        .split([',', ';'])
+                        .map(|d| d.trim().to_string())
+                        .filter(|d| !d.is_empty())
+                        .collect()
+                }),
+            })
+        })
+        .collect()
 }
 
 /// `1. **#37**: CI smoke tests` → (`#37`, `CI smoke tests`).
