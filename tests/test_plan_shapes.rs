@@ -132,6 +132,7 @@ json_snapshots! {
     done_roadmap_index => "done-roadmap-index",
     dialect_gsd_inserted => "dialect-gsd-inserted",
     done_index_only => "done-index-only",
+    done_progress_verbs => "done-progress-verbs",
     done_task_statuses => "done-task-statuses",
     template_not_template => "template-not-template",
     template_sortie => "template-sortie",
@@ -583,6 +584,10 @@ fn roadmaps_in_numeric_order_with_count_lines() {
 
     // Phases the index lists with no section (a shipped milestone folded
     // into <details>) are sprints in their place, done as ticked.
+    // An ExecPlan's progress line `Complete Milestone 1 by …`, ticked.
+    let (_, v, _) = json("done-progress-verbs");
+    assert_eq!(sprints_done(&v, 0), [true, false]);
+
     let (_, v, _) = json("done-index-only");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "4"]);
     assert_eq!(sprint_names(&v, 0)[0], "Foundation");

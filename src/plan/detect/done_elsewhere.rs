@@ -279,7 +279,34 @@ fn index_items(doc: &Doc) -> Vec<(bool, SprintId, String, Span)> {
     outside_checklist(doc)
         .into_iter()
         .filter_map(|(checked, label, span)| {
-            let Some(Heading::Sprint(h)) = parse_heading(&label) else {
+            // `Complete Milestone 1 by adding …` (an ExecPlan's progress
+            // line) is about Milestone 1.
+            let named = [
+                "complete ",
+                "completed ",
+                "finish ",
+                "finished ",
+                "done with ",
+            ]
+            .iter()
+            .find_map(|v| {
+                label
+                    .get(..v.len())
+                    .filter(|h| h.eq_ignore_ascii_case(v))
+                    .map(|_| &label[v.len()..])
+            })
+            // The verb's object is the sprint: its word and id, not
+            // the prose after them (`by adding …`).
+            .map(|rest| {
+                rest.split_whitespace()
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .trim_end_matches([',', '.', ':', ';'])
+                    .to_string()
+            })
+            .unwrap_or_else(|| label.clone());
+            let Some(Heading::Sprint(h)) = parse_heading(&named) else {
                 return None;
             };
             // The plan's own sprint word only: `Phase 2` in a plan of
