@@ -133,6 +133,7 @@ json_snapshots! {
     dialect_gsd_inserted => "dialect-gsd-inserted",
     done_index_only => "done-index-only",
     done_progress_verbs => "done-progress-verbs",
+    done_nothing_to_do => "done-nothing-to-do",
     done_task_statuses => "done-task-statuses",
     template_not_template => "template-not-template",
     template_sortie => "template-sortie",
@@ -587,6 +588,11 @@ fn roadmaps_in_numeric_order_with_count_lines() {
     // An ExecPlan's progress line `Complete Milestone 1 by …`, ticked.
     let (_, v, _) = json("done-progress-verbs");
     assert_eq!(sprints_done(&v, 0), [true, false]);
+
+    // A phase that says it needs nothing and lists nothing is not work;
+    // one that says so in passing but lists a task is.
+    let (_, v, _) = json("done-nothing-to-do");
+    assert_eq!(sprints_done(&v, 0), [true, false, false]);
 
     let (_, v, _) = json("done-index-only");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "4"]);

@@ -103,6 +103,35 @@ fn status_values<'d>(
         })
 }
 
+/// A section with no list, table or code of its own whose prose says it
+/// needs nothing (`No setup tasks required.`, `N/A for this feature`):
+/// there is no work to send an agent.
+fn nothing_to_do(doc: &Doc, i: usize) -> bool {
+    let mut says = false;
+    for j in doc.section(i) {
+        match &doc.blocks[j] {
+            Block::Item { .. }
+            | Block::Code { .. }
+            | Block::Table { .. }
+            | Block::Heading { .. } => return false,
+            Block::Paragraph { text, .. } => {
+                let l = text.to_lowercase();
+                says |= [
+                    "no setup tasks required",
+                    "no tasks required",
+                    "no tasks needed",
+                    "no work required",
+                    "nothing to do",
+                    "n/a for this feature",
+                ]
+                .iter()
+                .any(|p| l.contains(p));
+            }
+        }
+    }
+    says
+}
+
 /// A count line that says all is done (`**Plans:** 3/3 plans complete`,
 /// `Progress: 4/4 done`): the line, when its two numbers are equal and it
 /// says complete or done. `1/2 plans executed` is not.
@@ -135,6 +164,9 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
     }
     if let Some(v) = status_values(doc, doc.own_blocks(i)).find(|v| status_says_done(v)) {
         return Some(format!("marked complete in the plan (Status: {v})"));
+    }
+    if nothing_to_do(doc, i) {
+        return Some("nothing to do: the plan says so and lists no work".into());
     }
     if let Some(line) = count_says_done(doc, doc.own_blocks(i)) {
         return Some(format!("marked complete in the plan ({line})"));
