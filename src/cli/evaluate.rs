@@ -71,8 +71,21 @@ pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> 
             writeln!(out).map_err(super::io_err)?;
         }
         Format::Text => {
-            write!(out, "{}", render(&ev, changed, args.check, &not_placed))
-                .map_err(super::io_err)?;
+            write!(
+                out,
+                "{}",
+                render(
+                    &ev,
+                    changed,
+                    args.check,
+                    &not_placed,
+                    &loaded
+                        .path
+                        .file_name()
+                        .map_or_else(|| "the plan".into(), |n| n.to_string_lossy()),
+                )
+            )
+            .map_err(super::io_err)?;
             write!(out, "{diff}").map_err(super::io_err)?;
         }
     }
@@ -83,7 +96,13 @@ pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> 
     })
 }
 
-fn render(ev: &rewrite::Evaluation, changed: bool, check: bool, not_placed: &[String]) -> String {
+fn render(
+    ev: &rewrite::Evaluation,
+    changed: bool,
+    check: bool,
+    not_placed: &[String],
+    file: &str,
+) -> String {
     let mut s = String::from("## Evaluation Complete\n\n### Check Results\n\n");
     s.push_str("| Check | Passed | Issues Found | Auto-Fixed |\n");
     s.push_str("|-------|--------|-------------|------------|\n");
@@ -139,13 +158,13 @@ fn render(ev: &rewrite::Evaluation, changed: bool, check: bool, not_placed: &[St
         ev.budget
     ));
     let proposed = !ev.proposals.is_empty() || !not_placed.is_empty();
-    s.push_str(match (changed, check, proposed) {
-        (true, true, _) => "The plan would be edited (--check: nothing written).\n\n",
-        (true, false, _) => "EXECUTION_PLAN.md edited.\n\n",
+    s.push_str(&match (changed, check, proposed) {
+        (true, true, _) => "The plan would be edited (--check: nothing written).\n\n".to_string(),
+        (true, false, _) => format!("{file} edited.\n\n"),
         (false, _, true) => {
-            "EXECUTION_PLAN.md left as written: the changes above are not placed.\n\n"
+            format!("{file} left as written: the changes above are not placed.\n\n")
         }
-        (false, _, false) => "EXECUTION_PLAN.md needs no changes.\n\n",
+        (false, _, false) => format!("{file} needs no changes.\n\n"),
     });
     s.push_str("Next step: git supervisor start\n");
     s
