@@ -15,6 +15,7 @@ mod test_hostile;
 mod test_hostile_props;
 mod test_import;
 mod test_init;
+mod test_killall_root;
 mod test_layers;
 mod test_live;
 mod test_liveness;

@@ -154,6 +154,7 @@ pub fn cmd_demo(ctx: &Context, args: &DemoArgs, out: &mut dyn Write) -> miette::
             wait: true,
             remote: None,
             yes: false,
+            format: Default::default(),
         },
         out,
     )?;

@@ -203,6 +203,7 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
                 wait: false,
                 remote: None,
                 yes: false,
+                format: Default::default(),
             }),
         },
     };

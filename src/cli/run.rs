@@ -33,6 +33,7 @@ pub fn cmd_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> miette::Re
                 wait: false,
                 remote: None,
                 yes: false,
+                format: Default::default(),
             },
             out,
         )?;

@@ -30,9 +30,76 @@ pub struct StartArgs {
     /// terminal to ask at, a plan with warnings does not start without it)
     #[arg(long, short = 'y')]
     pub yes: bool,
+    /// `json`: one object on stdout saying what started (the run, the
+    /// naming commit, sprints with no runnable exit criterion, dispatches);
+    /// the text goes to stderr
+    #[arg(long, value_enum, default_value_t, conflicts_with = "wait")]
+    pub format: super::Format,
+}
+
+/// `start --format json`.
+#[derive(serde::Serialize)]
+struct StartJson<'a> {
+    run_id: &'a str,
+    operation: &'a str,
+    work_units: usize,
+    sprints: usize,
+    /// The branch `start` committed the plan's new name on (`HEAD` when
+    /// detached); absent when it committed nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name_committed_on: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    integration_branch: Option<String>,
+    /// Sprints that complete on their agent's word.
+    no_runnable_criterion: &'a [crate::report::criteria::Unchecked],
+    dispatched: Vec<String>,
 }
 
 pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette::Result<u8> {
+    if args.format == super::Format::Json {
+        // The words go to stderr, so stdout holds the object alone.
+        let started = begin(args, &mut std::io::stderr(), ctx)?;
+        let report = started.engine.tick(crate::engine::LockMode::Wait(
+            std::time::Duration::from_secs(5),
+        ))?;
+        let state = &started.state;
+        let v = StartJson {
+            run_id: &state.run_id,
+            operation: &state.operation,
+            work_units: state.units.len(),
+            sprints: state.sprint_total(),
+            name_committed_on: started.christened.as_ref().and_then(|c| match &c.kept {
+                NameKept::Committed { branch } => {
+                    Some(branch.clone().unwrap_or_else(|| "HEAD".into()))
+                }
+                _ => None,
+            }),
+            integration_branch: started
+                .layout
+                .as_ref()
+                .map(|l| l.integration_branch.clone()),
+            no_runnable_criterion: &started.unchecked,
+            dispatched: report.dispatched,
+        };
+        serde_json::to_writer_pretty(&mut *out, &v).into_diagnostic()?;
+        writeln!(out).into_diagnostic()?;
+        return Ok(super::EXIT_OK);
+    }
+    let started = begin(args, out, ctx)?;
+    super::tick_and_report(&started.engine, out)?;
+    if args.wait {
+        return super::wait::wait_and_report(ctx, &started.engine, None, out);
+    }
+    Ok(super::EXIT_OK)
+}
+
+/// Start the run and say in words what the start did: the name and where
+/// it was committed, the layout, the sprints no command can check.
+fn begin(
+    args: &StartArgs,
+    out: &mut dyn Write,
+    ctx: &Context,
+) -> miette::Result<crate::engine::begin::Started> {
     let loaded = load_plan(ctx, args.path.as_deref(), "start")?;
     // What the plan runs with although it is not quite right: said before
     // anything starts, and confirmed by the user (`git supervisor plan`
@@ -67,7 +134,18 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
     if let Some(c) = &started.christened {
         write!(out, "{}", super::name_feature::announcement(&c.name)).into_diagnostic()?;
         match &c.kept {
-            NameKept::Committed => {}
+            // The one commit `start` makes on the user's branch, said so
+            // (with worktrees too: the integration branch starts from it).
+            NameKept::Committed { branch } => writeln!(
+                out,
+                "The name is committed on {} as \"Name the plan: {}\" ({file} only).",
+                match branch {
+                    Some(b) => format!("your branch `{b}`"),
+                    None => "the detached HEAD".to_string(),
+                },
+                c.name
+            )
+            .into_diagnostic()?,
             NameKept::CommitFailed(why) => writeln!(
                 out,
                 "The name is kept in the run only: committing {file} failed ({why})."
@@ -102,6 +180,20 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
         state.sprint_total()
     )
     .into_diagnostic()?;
+    if let Some(line) = crate::report::criteria::notice(&started.unchecked) {
+        writeln!(
+            out,
+            "{line}. Give each a command in its exit criteria, or set `[run] require_criteria = true` to refuse such plans."
+        )
+        .into_diagnostic()?;
+    }
+    // Said plainly: with the naming commit, `start` did move the branch.
+    let stays = match started.christened.as_ref().map(|c| &c.kept) {
+        Some(NameKept::Committed { .. }) => {
+            "apart from the naming commit, which the integration branch starts from, your branch and working tree stay as they are"
+        }
+        _ => "your branch and working tree stay as they are",
+    };
     if let Some(layout) = &started.layout {
         let land = match started.config.run.land {
             crate::config::Land::Off => "`git supervisor land` when the run completes",
@@ -111,12 +203,12 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
             // The worktrees are the workers', on their machines.
             Some(r) => writeln!(
                 out,
-                "Each claimed sprint works in a worktree of its unit's branch on the worker that claims it, and its verified work is merged into `{}` on `{r}`; your branch and working tree stay as they are ({land}).",
+                "Each claimed sprint works in a worktree of its unit's branch on the worker that claims it, and its verified work is merged into `{}` on `{r}`; {stays} ({land}).",
                 layout.integration_branch,
             ),
             None => writeln!(
                 out,
-                "Each unit works in its own worktree under {} and its verified sprints are merged into `{}`; your branch and working tree stay as they are ({land}).",
+                "Each unit works in its own worktree under {} and its verified sprints are merged into `{}`; {stays} ({land}).",
                 layout.dir.display(),
                 layout.integration_branch,
             ),
@@ -139,11 +231,7 @@ pub fn cmd_start(ctx: &Context, args: &StartArgs, out: &mut dyn Write) -> miette
         )
         .into_diagnostic()?;
     }
-    super::tick_and_report(&started.engine, out)?;
-    if args.wait {
-        return super::wait::wait_and_report(ctx, &started.engine, None, out);
-    }
-    Ok(super::EXIT_OK)
+    Ok(started)
 }
 
 /// Ask at a terminal whether to start with this reading: its units, their

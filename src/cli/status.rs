@@ -184,6 +184,18 @@ fn deferred_polls(store: &Store, tip: &crate::store::Tip) -> Vec<String> {
     out
 }
 
+/// The snapshot's sprints no exit-criterion command can check.
+fn unchecked(store: &Store, tip: &crate::store::Tip) -> Vec<report::criteria::Unchecked> {
+    store
+        .snapshot_at(tip.id)
+        .ok()
+        .and_then(|snap| {
+            crate::plan::parse(&snap.plan, &crate::plan::ParseContext::default()).ok()
+        })
+        .map(|plan| report::criteria::unchecked(&plan))
+        .unwrap_or_default()
+}
+
 /// Where each unit works: its branch and worktree (or that the worktree is
 /// gone), under the integration branch.
 fn workspaces_text(ws: &Workspaces, state: &crate::machine::State) -> String {
@@ -241,6 +253,7 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
             let mut v = report::status::json(state);
             if let Some(t) = &tip {
                 v.waiting.extend(deferred_polls(&store, t));
+                v.no_runnable_criterion = unchecked(&store, t);
             }
             if let Some(ws) = tip.as_ref().and_then(|t| Workspaces::of_run(&store, t)) {
                 v.integration_branch = Some(ws.integration_branch());
@@ -279,6 +292,9 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                     // Unit names and exit criteria are the plan's free text.
                     let line = crate::base::escape::visible(&line);
                     writeln!(out, "{line}").map_err(super::io_err)?;
+                }
+                if let Some(line) = report::criteria::notice(&unchecked(&store, t)) {
+                    writeln!(out, "{line}.").map_err(super::io_err)?;
                 }
                 let lives_on = crate::store::remote::recorded(&store.runtime_dir());
                 if let Some(r) = &lives_on {

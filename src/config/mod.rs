@@ -163,6 +163,9 @@ pub struct RunConfig {
     /// sprint whose lease lapsed is interrupted and taken by another worker.
     #[serde(with = "humantime_serde_compat")]
     pub lease: Duration,
+    /// Refuse to start a plan with a sprint no exit-criterion command can
+    /// check: such a sprint completes on its agent's word.
+    pub require_criteria: bool,
 }
 
 impl Default for RunConfig {
@@ -178,6 +181,7 @@ impl Default for RunConfig {
             rate_limit_wait: Duration::from_secs(3600),
             remote: None,
             lease: Duration::from_secs(300),
+            require_criteria: false,
         }
     }
 }

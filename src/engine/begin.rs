@@ -15,6 +15,7 @@ use crate::machine::Overall;
 use crate::machine::State;
 use crate::plan::Plan;
 use crate::plan_tools::name_feature::set_feature_name;
+use crate::report::criteria::Unchecked;
 use crate::store::remote;
 use crate::store::worktree;
 use crate::store::Store;
@@ -51,6 +52,9 @@ pub struct Started {
     pub archived: Option<State>,
     /// With worktrees: where the units work.
     pub layout: Option<Layout>,
+    /// The sprints no exit-criterion command can check: each completes on
+    /// its agent's word.
+    pub unchecked: Vec<Unchecked>,
 }
 
 /// The name a start gave the plan, and where it is kept.
@@ -60,8 +64,10 @@ pub struct Christening {
 }
 
 pub enum NameKept {
-    /// Written into the plan and committed on its own.
-    Committed,
+    /// Written into the plan and committed on its own, on this branch
+    /// (`None`: a detached HEAD). The one commit `start` makes on the
+    /// user's branch, in either workspace mode: the CLI says so.
+    Committed { branch: Option<String> },
     /// The plan has uncommitted edits: the name is in the run only.
     PlanHasEdits,
     /// Committing the named plan failed (why): the plan was put back and
@@ -107,6 +113,14 @@ pub fn start_run(request: StartRequest) -> Result<Started, EngineError> {
         }
     };
     let config = Config::load(&root).map_err(|e| EngineError::Config(Box::new(e)))?;
+    // `[run] require_criteria`: refused before anything is written.
+    let unchecked = crate::report::criteria::unchecked(&plan);
+    if config.run.require_criteria && !unchecked.is_empty() {
+        return Err(EngineError::CriteriaRequired {
+            count: unchecked.len(),
+            list: crate::report::criteria::list(&unchecked),
+        });
+    }
     let config_text =
         crate::config::read_regular(&root.join(CONFIG_DIR).join(CONFIG_FILE)).unwrap_or_default();
     // The clone remembers where its run lives, so every later command
@@ -167,6 +181,7 @@ pub fn start_run(request: StartRequest) -> Result<Started, EngineError> {
         remote,
         christened,
         layout,
+        unchecked,
     })
 }
 
@@ -221,11 +236,25 @@ fn commit_name(
     match worktree::commit_file(path, &format!("Name the plan: {name}")) {
         Ok(()) => {
             engine.integration_follows_head(state, config)?;
-            Ok(NameKept::Committed)
+            let branch =
+                crate::workspace::git(path_dir(path), &["symbolic-ref", "--short", "-q", "HEAD"])
+                    .ok()
+                    .filter(|r| r.code == 0)
+                    .map(|r| r.stdout.trim().to_string())
+                    .filter(|b| !b.is_empty());
+            Ok(NameKept::Committed { branch })
         }
         Err(why) => {
             worktree::write_file(path, &before).map_err(io("cannot restore the plan"))?;
             Ok(NameKept::CommitFailed(why))
         }
+    }
+}
+
+/// The directory a file is in, for running git there.
+fn path_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
     }
 }

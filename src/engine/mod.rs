@@ -92,6 +92,12 @@ pub enum EngineError {
         help("commit it (`git add {program} && git commit`) and push, then start again: workers on `{remote}` run it from their own clones")
     )]
     AgentNotCommitted { program: String, remote: String },
+    #[error("not started: {count} sprint(s) have no runnable exit criterion, and `[run] require_criteria` is on: {list}")]
+    #[diagnostic(
+        code(run::criteria_required),
+        help("give each sprint an exit criterion with a command (such as '- [ ] `cargo test` passes'; `git supervisor evaluate` proposes them), or set `require_criteria = false` under [run] in .workflow/config.toml")
+    )]
+    CriteriaRequired { count: usize, list: String },
     #[error("the run's plan snapshot no longer parses: {0}")]
     #[diagnostic(code(run::snapshot))]
     Snapshot(String),

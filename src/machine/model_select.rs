@@ -148,8 +148,21 @@ pub fn select(plan: &Plan, unit: &str, sprint: &Sprint, state: &SprintState) -> 
 
     let open_questions =
         sprint.body.contains("TBD") || sprint.body.to_lowercase().contains("open question");
-    let (model, forced) = if state.state == SprintStatus::Backoff && state.failures >= 2 {
-        (Model::Opus, Some("forced opus: second failure"))
+    // The attempt this dispatch makes: a retry after a failure is the next
+    // one; a first dispatch, or one after an interruption, keeps its number.
+    let retry = state.state == SprintStatus::Backoff && !state.interrupted;
+    let this_attempt = if retry {
+        state.attempt + 1
+    } else {
+        state.attempt.max(1)
+    };
+    let (model, forced) = if state.failures >= 1 && this_attempt >= 2 {
+        // Spec §J: "If attempt ≥ 2, the override condition forces opus" —
+        // the cheaper model already had its chance and failed.
+        (
+            Model::Opus,
+            Some("forced opus: attempt 2 or later of a failed sprint"),
+        )
     } else if foundation_score == 1 && depth >= 5 {
         (
             Model::Opus,
@@ -174,6 +187,15 @@ pub fn select(plan: &Plan, unit: &str, sprint: &Sprint, state: &SprintState) -> 
         )
     } else {
         (by_score, None)
+    };
+    // "Start cheaper and upgrade on retry": whatever ran the attempt before
+    // (an interrupted one, a round before a resume after FATAL) is the floor.
+    let (model, forced) = match state.model {
+        Some(prior) if prior > model => (
+            prior,
+            Some("never below the model of the attempt before it"),
+        ),
+        _ => (model, forced),
     };
     Selection {
         model,
@@ -231,7 +253,10 @@ mod tests {
         st.attempt = 2;
         let third = select(&p, "P", &p.units[0].sprints[0], &st);
         assert_eq!(third.model, Model::Opus);
-        assert_eq!(third.forced, Some("forced opus: second failure"));
+        assert_eq!(
+            third.forced,
+            Some("forced opus: attempt 2 or later of a failed sprint")
+        );
     }
 
     #[test]

@@ -212,7 +212,7 @@ pub struct SprintState {
     /// (waiting is not failure: they never count attempts).
     #[serde(skip_serializing_if = "is_zero", default)]
     pub checks: u32,
-    /// Failures in the current round (drives the "second failure ⇒ opus" rule).
+    /// Failures in the current round (a retry after one goes to opus, spec §J).
     pub failures: u32,
     /// Commits verification counted for the sprint (for attributing a failed
     /// phase build to the sprints that changed the failing files).

@@ -5,6 +5,7 @@
 pub mod analysis_md;
 pub mod complete;
 pub mod complete_md;
+pub mod criteria;
 pub mod live;
 pub mod state_md;
 pub mod status;

@@ -57,6 +57,10 @@ pub struct StatusJson<'a> {
     /// With `[run] land`: what landing the completed run did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub landed: Option<String>,
+    /// The plan's sprints no exit-criterion command can check: each
+    /// completes on its agent's word.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub no_runnable_criterion: Vec<super::criteria::Unchecked>,
 }
 
 #[derive(Debug, Serialize)]
@@ -322,6 +326,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             landed: None,
             remotes: Default::default(),
             workers: Default::default(),
+            no_runnable_criterion: Vec::new(),
         };
     };
     StatusJson {
@@ -392,6 +397,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
         workspaces: Default::default(),
         landed: None,
         remotes: Default::default(),
+        no_runnable_criterion: Vec::new(),
     }
 }
 
