@@ -189,9 +189,7 @@ fn unchecked(store: &Store, tip: &crate::store::Tip) -> Vec<report::criteria::Un
     store
         .snapshot_at(tip.id)
         .ok()
-        .and_then(|snap| {
-            crate::plan::parse(&snap.plan, &crate::plan::ParseContext::default()).ok()
-        })
+        .and_then(|snap| crate::plan::parse(&snap.plan, &crate::plan::ParseContext::default()).ok())
         .map(|plan| report::criteria::unchecked(&plan))
         .unwrap_or_default()
 }
