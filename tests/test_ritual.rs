@@ -175,3 +175,54 @@ fn a_crlf_plan_keeps_its_one_frontmatter_block_through_start() {
         Some(true)
     );
 }
+
+/// With worktrees, `start` names the one commit it made on the user's
+/// branch instead of saying the branch stays as it is.
+#[test]
+fn start_with_worktrees_says_what_it_commits_where() {
+    let repo = fixture_repo("workspace");
+    let dir = repo.path();
+    let s = scripts(&[(
+        "default.txt",
+        "write $SUPERVISOR_UNIT.txt done\ncommit $SUPERVISOR_UNIT\nresult complete\n",
+    )]);
+    let before = git(dir, &["rev-parse", "HEAD"]);
+    let out = run_env(
+        dir,
+        &["start", "--wait"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let name = operation(dir);
+    let name = name.as_str().expect("a name");
+    // What it says is what it did: one commit on `main`, the plan only.
+    let said = format!(
+        "The name is committed on your branch `main` as \"Name the plan: {name}\" (EXECUTION_PLAN.md only)."
+    );
+    assert!(out.stdout.contains(&said), "{}", out.stdout);
+    assert_eq!(
+        git(dir, &["log", "-1", "--format=%s", "main"]).trim(),
+        format!("Name the plan: {name}")
+    );
+    assert_eq!(
+        git(dir, &["rev-parse", "main~1"]),
+        before,
+        "one commit on the user's branch"
+    );
+    assert_eq!(
+        git(dir, &["diff", "--name-only", "main~1", "main"]).trim(),
+        "EXECUTION_PLAN.md"
+    );
+    assert!(
+        out.stdout
+            .contains("apart from the naming commit, which the integration branch starts from, your branch and working tree stay as they are"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout
+            .contains("`; your branch and working tree stay as they are"),
+        "{}",
+        out.stdout
+    );
+}
