@@ -266,11 +266,8 @@ impl Engine {
         let names: Vec<String> = stopping.iter().map(|u| u.name.clone()).collect();
         self.terminate(&state, &names, grace, &mut ended);
         for u in stopping {
-            let uncommitted = verify::uncommitted(
-                &self.unit_root(&state, &config, &u.name),
-                u,
-                state.worktrees,
-            );
+            let uncommitted =
+                verify::uncommitted(&self.unit_root(&state, &config, &u.name), &state, u);
             match self.publish(EventKind::ForceStop {
                 unit: u.name.clone(),
                 uncommitted,
@@ -348,6 +345,9 @@ impl Engine {
             let u = state.unit(unit).expect("listed from the state");
             let sp = u.active_sprint().expect("listed as active");
             let root = self.unit_root(&state, &config, unit);
+            // What the agent left, before the exit criteria run: files their
+            // commands write (caches, build output) are not the agent's work.
+            let uncommitted = verify::uncommitted(&root, &state, u);
             let sprint = plan
                 .unit(unit)
                 .and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id));
@@ -365,7 +365,6 @@ impl Engine {
                     agent: sp.agent.as_ref(),
                 })
             });
-            let uncommitted = verify::uncommitted(&root, u, state.worktrees);
             assessments.push(KillAssessment {
                 unit: unit.clone(),
                 completed: verdict

@@ -16,6 +16,7 @@ use crate::dispatch::result::Claim;
 use crate::machine::Agent;
 use crate::machine::DirtyFile;
 use crate::machine::Outcome;
+use crate::machine::State;
 use crate::machine::UnitState;
 use crate::plan::CriterionKind;
 use crate::plan::Sprint;
@@ -371,19 +372,28 @@ pub fn left_since(root: &Path, dir: &str, baseline: &[DirtyFile]) -> Vec<String>
 
 /// The unit's uncommitted paths its agent left: those that were not dirty,
 /// with the same content, when the agent was dispatched.
-/// At the project root, where other units' agents work too, only files
-/// the sprint names (and the progress file) are the agent's.
-pub fn uncommitted(root: &Path, unit: &UnitState, own_worktree: bool) -> Vec<String> {
+/// At the project root, paths in another unit's directory are that unit's;
+/// only when another unit works at the root too are the files the sprint
+/// names (and the progress file) all that tells the two agents apart.
+pub fn uncommitted(root: &Path, state: &State, unit: &UnitState) -> Vec<String> {
     let agent = unit.sprints.iter().find_map(|s| s.agent.as_ref());
     let baseline = agent.map(|a| a.dirty.as_slice()).unwrap_or_default();
     // In a worktree of its own everything left is the unit's.
-    if own_worktree {
+    if state.worktrees {
         return left_since(root, ".", baseline);
     }
     let mut left = left_since(root, &unit.dir, baseline);
-    if unit.dir == "." {
+    let others: Vec<String> = state
+        .units
+        .iter()
+        .filter(|o| o.name != unit.name)
+        .map(|o| o.dir.clone())
+        .collect();
+    if unit.dir == "." && others.iter().any(|d| d == ".") {
         let files = agent.map(|a| a.files.as_slice()).unwrap_or_default();
         left.retain(|p| names_path(files, p) || *p == progress_file("."));
+    } else if unit.dir == "." {
+        left.retain(|p| !names_path(&others, p));
     }
     left
 }
