@@ -4,6 +4,7 @@ mod common;
 mod test_agent_output;
 mod test_agent_word;
 mod test_breakdown;
+mod test_build_blame;
 mod test_control;
 mod test_deferred;
 mod test_docs;

@@ -3,9 +3,10 @@
 //! build (or every unit is COMPLETED: the final build), one build runs under
 //! `supervisor/build.lock` and covers all completed work not yet built. Its
 //! checkpoint report goes into the state tree; a failed build is attributed
-//! to the sprints whose changed files appear in its output, and those sprints
-//! go back to BACKOFF with the output in their retry prompt. A build that
-//! failed or warned is not run again for the same commits.
+//! by the files its output names to the units owning them (dependencies
+//! included), and those sprints go back to BACKOFF with the output in their
+//! retry prompt. A build that failed or warned is not run again for the same
+//! commits.
 
 use crate::base::runtime;
 
@@ -92,7 +93,8 @@ fn tail(text: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
-/// Files each completed sprint of `units` changed, from its recorded commits.
+/// Files each completed sprint of `units` changed, from its recorded
+/// commits (relative to the project root, as unit directories are).
 fn changed_files(
     root: &Path,
     state: &State,
@@ -105,7 +107,14 @@ fn changed_files(
             for c in &s.commits {
                 if let Some(list) = verify::git(
                     root,
-                    &["diff-tree", "--no-commit-id", "--name-only", "-r", c],
+                    &[
+                        "diff-tree",
+                        "--no-commit-id",
+                        "--name-only",
+                        "--relative",
+                        "-r",
+                        c,
+                    ],
                 ) {
                     files.extend(list.lines().map(str::to_string));
                 }
@@ -118,40 +127,151 @@ fn changed_files(
     out
 }
 
-/// Sprints whose changed files are named in the build output; when none
-/// are, the last sprint of each unit the build covered (the newest work).
+/// The units a build covering `units` judged: those units and, through
+/// their dependencies, every unit whose work the build compiled too.
+fn in_scope(state: &State, units: &[String]) -> Vec<String> {
+    let mut scope: Vec<String> = units.to_vec();
+    let mut i = 0;
+    while i < scope.len() {
+        if let Some(u) = state.unit(&scope[i]) {
+            for d in &u.deps {
+                if !scope.contains(d) {
+                    scope.push(d.clone());
+                }
+            }
+        }
+        i += 1;
+    }
+    scope
+}
+
+/// Paths the build output names that exist under `root`, relative to it:
+/// `lib/a.c:3:5:`, `--> src/x.rs:10:5`, `lib/a.ts(3,5)`, `"/abs/root/x.py"`.
+fn named_paths(output: &str, root: &Path) -> Vec<String> {
+    let abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut paths: Vec<String> = Vec::new();
+    let words = output.split(|c: char| c.is_whitespace() || "'\"`()[]<>,;=|".contains(c));
+    for word in words {
+        // Line and column suffixes, and the colon after a path.
+        let mut w = word.trim_end_matches(['.', ':']);
+        while let Some((head, tail)) = w.rsplit_once(':') {
+            if tail.is_empty() || tail.chars().all(|c| c.is_ascii_digit()) {
+                w = head;
+            } else {
+                break;
+            }
+        }
+        let w = Path::new(w);
+        let rel = if w.is_absolute() {
+            w.strip_prefix(&abs).or_else(|_| w.strip_prefix(root)).ok()
+        } else {
+            Some(w.strip_prefix("./").unwrap_or(w))
+        };
+        let Some(rel) = rel.filter(|r| !r.as_os_str().is_empty()) else {
+            continue;
+        };
+        if (rel.components().count() > 1 || rel.extension().is_some()) && root.join(rel).exists() {
+            let p = rel.to_string_lossy().into_owned();
+            if !paths.contains(&p) {
+                paths.push(p);
+            }
+        }
+    }
+    paths
+}
+
+/// Sprints to reopen for a failed build covering `units`, one per unit
+/// (the earliest blamed; the unit re-runs from there):
+/// 1. each path the output names, mapped to the unit in scope (covered
+///    units and their dependencies) whose directory holds it, and to that
+///    unit's latest sprint that changed it, else its last sprint — a unit
+///    at the project root only through a file one of its sprints changed;
+/// 2. the covered units' sprints whose changed files the output names;
+/// 3. when nothing is named, the last sprint of each covered unit (the
+///    newest work).
+///
+/// A dependent that already started is never blamed for its dependency's
+/// file: it cannot fix it, and it keeps its state.
+/// Only COMPLETED sprints of COMPLETED units can be reopened.
 fn attribute(
     output: &str,
+    root: &Path,
     changed: &[(String, SprintId, Vec<String>)],
     state: &State,
     units: &[String],
 ) -> Vec<(String, SprintId)> {
-    let mut blamed: Vec<(String, SprintId)> = changed
-        .iter()
-        .filter(|(_, _, files)| {
-            files.iter().any(|f| {
-                let name = f.rsplit('/').next().unwrap_or(f);
-                output.contains(f.as_str()) || (name.len() > 3 && output.contains(name))
-            })
+    let scope = in_scope(state, units);
+    let reopenable = |unit: &str, sprint: &SprintId| {
+        state.unit(unit).is_some_and(|u| {
+            u.state == machine::UnitStatus::Completed
+                && u.sprints
+                    .iter()
+                    .any(|s| s.id == *sprint && s.state == machine::SprintStatus::Completed)
         })
-        .map(|(u, s, _)| (u.clone(), s.clone()))
-        .collect();
-    // One sprint per unit: the earliest; the unit re-runs from there.
-    let mut seen = Vec::new();
-    blamed.retain(|(u, _)| {
-        let first = !seen.contains(u);
-        seen.push(u.clone());
-        first
-    });
-    if blamed.is_empty() {
-        blamed = state
+    };
+    let mut blamed: Vec<(String, SprintId)> = Vec::new();
+    for path in named_paths(output, root) {
+        let owner = state
+            .units
+            .iter()
+            .filter(|u| scope.contains(&u.name))
+            .filter(|u| {
+                let dir = u.dir.trim_end_matches('/');
+                dir == "." || path == dir || path.starts_with(&format!("{dir}/"))
+            })
+            // The deepest directory owns it; the root only what no other does.
+            .max_by_key(|u| if u.dir == "." { 0 } else { u.dir.len() + 1 });
+        let Some(owner) = owner else { continue };
+        let changed_it = changed
+            .iter()
+            .filter(|(u, _, files)| *u == owner.name && files.contains(&path))
+            .map(|(_, s, _)| s.clone())
+            .next_back();
+        let sprint = match changed_it {
+            Some(s) => Some(s),
+            None if owner.dir == "." => None,
+            None => owner.sprints.last().map(|s| s.id.clone()),
+        };
+        if let Some(s) = sprint {
+            blamed.push((owner.name.clone(), s));
+        }
+    }
+    blamed.extend(
+        changed
+            .iter()
+            .filter(|(u, _, _)| units.contains(u))
+            .filter(|(_, _, files)| {
+                files.iter().any(|f| {
+                    let name = f.rsplit('/').next().unwrap_or(f);
+                    output.contains(f.as_str()) || (name.len() > 3 && output.contains(name))
+                })
+            })
+            .map(|(u, s, _)| (u.clone(), s.clone())),
+    );
+    // A named file whose owner is already reopened (a fix is under way)
+    // still names the cause: no other unit is blamed in its place.
+    let named = !blamed.is_empty();
+    blamed.retain(|(u, s)| reopenable(u, s));
+    // One sprint per unit: the earliest, in plan order.
+    let mut one: Vec<(String, SprintId)> = Vec::new();
+    for u in &state.units {
+        if let Some(first) = u
+            .sprints
+            .iter()
+            .find(|s| blamed.iter().any(|(bu, bs)| *bu == u.name && *bs == s.id))
+        {
+            one.push((u.name.clone(), first.id.clone()));
+        }
+    }
+    if one.is_empty() && !named {
+        one = state
             .units
             .iter()
             .filter(|u| units.contains(&u.name))
             .filter_map(|u| u.sprints.last().map(|s| (u.name.clone(), s.id.clone())))
             .collect();
     }
-    blamed
+    one
 }
 
 impl Engine {
@@ -166,6 +286,23 @@ impl Engine {
             }
             _ => Some(wanted),
         }
+    }
+
+    /// Units a failed build still stands against, while the commits a build
+    /// would see are the ones it failed at: the units it covered and their
+    /// dependencies. History at those commits cannot show their work done,
+    /// so it credits none of their sprints (a FATAL sprint would otherwise
+    /// go COMPLETED, fail the same build and go back, round after round).
+    pub(crate) fn held_by_failed_build(&self, state: &State) -> Vec<String> {
+        let Some(mark) = state.build.as_ref().and_then(|b| b.unpassed.as_ref()) else {
+            return Vec::new();
+        };
+        if mark.verdict != machine::BuildVerdict::Block
+            || self.build_head(state).as_deref() != Some(mark.head.as_str())
+        {
+            return Vec::new();
+        }
+        in_scope(state, &mark.units)
     }
 
     /// The commit a build would see: the integration branch's tip with
@@ -271,17 +408,21 @@ impl Engine {
         } else {
             "warn"
         };
-        let changed = changed_files(&root, state, units);
+        let changed = changed_files(&root, state, &in_scope(state, units));
         let blamed = if build.passed {
             Vec::new()
         } else {
-            attribute(&build.output, &changed, state, units)
+            attribute(&build.output, &root, &changed, state, units)
         };
-        let blamed_text = blamed
+        let mut blamed_text = blamed
             .iter()
             .map(|(u, s)| format!("{u} Sprint {s}"))
             .collect::<Vec<_>>()
             .join(", ");
+        if blamed_text.is_empty() {
+            // The files it names belong to sprints already reopened.
+            blamed_text = "no sprint left to reopen".into();
+        }
         if !build.passed {
             let _ = writeln!(
                 log,

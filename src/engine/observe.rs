@@ -107,10 +107,18 @@ impl Engine {
                 }
             }
         }
+        // A claim a failing build stands against is kept for when the commits
+        // change: the range is not marked scanned.
+        let mut held_back = false;
         if !claims.is_empty() {
             let (plan, _) = self.snapshot(tip)?;
+            let held = self.held_by_failed_build(state);
             for u in &state.units {
                 if u.state == crate::machine::UnitStatus::NotStarted {
+                    continue;
+                }
+                if held.contains(&u.name) {
+                    held_back |= claims.iter().any(|(cu, _, _)| *cu == u.name);
                     continue;
                 }
                 let Some(sp) = u.current() else { continue };
@@ -175,7 +183,9 @@ impl Engine {
                 }));
             }
         }
-        let _ = std::fs::write(&cache, format!("{reconciled} {head}"));
+        if !held_back {
+            let _ = std::fs::write(&cache, format!("{reconciled} {head}"));
+        }
         Ok(None)
     }
 
