@@ -26,6 +26,7 @@ mod references;
 mod sprint_graph;
 mod sprint_word;
 mod sprints;
+mod steps;
 mod task_list;
 mod task_types;
 mod template;

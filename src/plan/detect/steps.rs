@@ -1,0 +1,125 @@
+//! Sprints that only frame steps of their own: `## Week 1` holding `###
+//! Days 1-2: …` and `### Day 5: …`, `## Phase 1` holding `### 1.1 …` and
+//! `### 1.2 …` (or bold `**1.1 …**` lines), `### Priority 2` holding one
+//! `#### 2.1 …`. The finest heading that carries its own work is the sprint.
+
+use super::sprints::read_sprint;
+use super::*;
+
+/// A sub-heading that reads as a step of its own in time: `Days 1-2: …`,
+/// `Day 5: …`, `Part 2 …` (numbered sub-sections such as `1. Context` are a
+/// sprint's own parts, not steps).
+fn step_heading(text: &str) -> bool {
+    let t = text
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    ["days ", "day ", "part "]
+        .iter()
+        .find_map(|w| t.strip_prefix(w))
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// `1.2 Database schema` under sprint 1: a step numbered after its sprint.
+fn numbered_after(text: &str, number: u32) -> bool {
+    let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    t.split_once('.').is_some_and(|(major, rest)| {
+        major.parse() == Ok(number) && rest.starts_with(|c: char| c.is_ascii_digit())
+    })
+}
+
+/// Sprints that are each only a frame for two or more steps of their own
+/// (`## Week 1` holding `### Days 1-2: …`, `### Day 5: …`, each with its own
+/// tasks) run as those steps: the finest heading that carries its own work
+/// is the sprint. Each step's id is its sprint's id and its place
+/// (`1.1`, `1.2`, …).
+/// `at` holds each sprint's heading block.
+pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Vec<RawSprint> {
+    if sprints.len() < 2 {
+        return sprints;
+    }
+    let steps_of = |i: usize, number: u32| -> Vec<usize> {
+        let children: Vec<usize> = (i + 1..doc.section_end[i])
+            .filter(|&j| doc.parent[j] == Some(i))
+            .collect();
+        let own_work = |j: usize| {
+            doc.own_blocks(j)
+                .any(|b| matches!(doc.blocks[b], Block::Item { .. } | Block::Code { .. }))
+        };
+        let step = |t: &str| step_heading(t) || numbered_after(t, number);
+        // A group heading with no work of its own before its one step.
+        let only_a_frame = |i: usize| !own_work(i);
+        let all_steps = children.len() >= 2
+            && children
+                .iter()
+                .all(|&j| doc.heading(j).is_some_and(|(_, t, _)| step(t)) && own_work(j));
+        // Steps numbered after their sprint (`1.1`, `1.2`) are its steps
+        // even beside a note of another kind (`### To-dos`).
+        let numbered: Vec<usize> = children
+            .iter()
+            .copied()
+            .filter(|&j| {
+                doc.heading(j)
+                    .is_some_and(|(_, t, _)| numbered_after(t, number))
+            })
+            .collect();
+        if all_steps {
+            children
+        } else if (numbered.len() >= 2 || (numbered.len() == 1 && only_a_frame(i)))
+            && numbered.iter().all(|&j| own_work(j))
+        {
+            numbered
+        } else {
+            Vec::new()
+        }
+    };
+    let mut framed: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (&i, sprint) in at.iter().zip(&sprints) {
+        let steps = steps_of(i, sprint.id.number);
+        if steps.is_empty() {
+            return sprints;
+        }
+        framed.push((i, steps));
+    }
+    // One step each says nothing: the sprints frame steps only where some
+    // frames more than one.
+    if framed.iter().all(|(_, steps)| steps.len() < 2) {
+        return sprints;
+    }
+    let mut out = Vec::new();
+    for (parent, (_, steps)) in sprints.iter().zip(&framed) {
+        for (k, &j) in steps.iter().enumerate() {
+            let (Some((_, text, span)), Ok(id)) = (
+                doc.heading(j),
+                format!("{}.{}", parent.id, k + 1).parse::<SprintId>(),
+            ) else {
+                return sprints;
+            };
+            let (name, marked) = strip_done_marks(text);
+            // `1.2 Database schema`: the id is the sprint's own.
+            let name = if numbered_after(&name, parent.id.number) {
+                name.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+                    .trim_start_matches([':', ')'])
+                    .trim()
+                    .to_string()
+            } else {
+                name
+            };
+            let mut sprint = read_sprint(doc, j, id.clone(), name);
+            sprint.done = done_evidence(doc, j, marked).or_else(|| parent.sprint.done.clone());
+            sprint.origin = Origin::new(
+                doc.line(span.start),
+                format!(
+                    "step {} of sprint {}, the finest heading with its own tasks",
+                    k + 1,
+                    parent.id
+                ),
+            );
+            out.push(RawSprint {
+                id,
+                span: span.clone(),
+                sprint,
+            });
+        }
+    }
+    out
+}
