@@ -251,3 +251,36 @@ fn syntax_checks_use_the_projects_own_checker() {
         "no crate: the file alone: {with}"
     );
 }
+
+/// The plan's Rules / Constraints / must-not lists reach every agent, with
+/// the dynamic prompt and with a template alike.
+#[test]
+fn the_plans_rules_reach_every_agent() {
+    let text = PLAN.replace(
+        "## engine\n",
+        "## Constraints\n\n- Never edit `vendor/`\n- Keep the C API stable\n\n## Must not\n\n- Push to main\n\n## engine\n",
+    );
+    let p = plan(&text);
+    assert_eq!(
+        p.rules,
+        [
+            "Never edit `vendor/`",
+            "Keep the C API stable",
+            "Push to main"
+        ]
+    );
+    for unit in ["engine", "docs"] {
+        let prompt = prompt_for(&p, unit, false, None, |_| {});
+        assert!(
+            prompt.contains("RULES (from the plan; they hold for every sprint):\n- Never edit `vendor/`\n- Keep the C API stable\n- Push to main\n"),
+            "{unit}: {prompt}"
+        );
+    }
+    let templated = format!(
+        "{text}\n## Agent Prompt Template\n\n```\nYou are working on <PACKAGE_NAME> in $PROJECT_ROOT/<PACKAGE_DIR>/.\nExecute Sprint <N>.\n```\n"
+    );
+    let p = plan(&templated);
+    assert!(p.template.is_some());
+    let prompt = prompt_for(&p, "engine", false, None, |_| {});
+    assert!(prompt.contains("- Push to main"), "{prompt}");
+}

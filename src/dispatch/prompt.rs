@@ -41,6 +41,20 @@ pub fn build(input: &PromptInput) -> String {
         Some(t) => fill_template(t, input),
         None => dynamic(input),
     };
+    // The plan's Rules / Constraints hold for every sprint: every agent
+    // reads them, whatever its template says.
+    let rules = &input.plan.rules;
+    let stated_rules = input
+        .plan
+        .template
+        .as_deref()
+        .is_some_and(|t| rules.iter().all(|r| t.contains(r.as_str())));
+    if !rules.is_empty() && !stated_rules {
+        prompt.push_str("\n\nRULES (from the plan; they hold for every sprint):\n");
+        for r in rules {
+            prompt.push_str(&format!("- {r}\n"));
+        }
+    }
     if let Some(build) = input.build_command {
         if input.parallel && input.sprint.task_type == TaskType::Code {
             prompt.push_str("\n\n");

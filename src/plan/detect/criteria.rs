@@ -549,7 +549,14 @@ pub(super) fn plan_checks(doc: &Doc) -> (Vec<Criterion>, Vec<Criterion>, Vec<Str
             1
         } else if l.ends_with("exit checks") {
             2
-        } else if l.ends_with("rules") || l.ends_with("constraints") {
+        } else if l.ends_with("rules")
+            || l.ends_with("constraints")
+            || l.ends_with("guardrails")
+            || l.contains("must not")
+            || l.contains("do not")
+            || l.contains("don'ts")
+            || l.contains("non-negotiable")
+        {
             3
         } else {
             continue;
