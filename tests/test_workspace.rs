@@ -148,7 +148,7 @@ fn parallel_units_work_apart_and_all_their_work_is_integrated() {
         &["commit", "-qam", "worktrees in a directory of their own"],
     );
     let statuses = tempfile::tempdir().expect("tempdir");
-    // Units later in the plan finish their first sprint sooner: 700 ms
+    // Units later in the plan finish their first sprint sooner: 1.2 s
     // apart, far more than a dispatch takes.
     // The agents print while they wait: a silent one is ended after 2 s.
     let script = |delay: usize| {
@@ -170,7 +170,7 @@ result complete
     let names: Vec<(String, String)> = units
         .iter()
         .enumerate()
-        .map(|(i, u)| (format!("{u}-1.txt"), script(300 + 700 * (units.len() - i))))
+        .map(|(i, u)| (format!("{u}-1.txt"), script(300 + 1200 * (units.len() - i))))
         .chain([("default.txt".to_string(), script(100))])
         .collect();
     let files: Vec<(&str, &str)> = names
