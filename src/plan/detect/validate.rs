@@ -8,7 +8,7 @@
 use super::*;
 
 /// The way forward for a plan the parser cannot read at all.
-const WAY_FORWARD: &str = "write the plan in the canonical form (`## <unit>` sections holding `### Sprint 1: <name>` headings, or one `## Sprint 1: <name>` per sprint), or turn a requirements document into a plan with `git supervisor breakdown`";
+const WAY_FORWARD: &str = "write the plan in the canonical form (`## <unit>` sections holding `### Sprint 1: <name>` headings, or one `## Sprint 1: <name>` per sprint), have your agent CLI rewrite it with `git supervisor import FILE`, or turn a requirements document into a plan with `git supervisor breakdown`";
 
 /// What sprint-like headings the plan has, for messages.
 fn seen_words(doc: &Doc) -> String {
@@ -24,9 +24,53 @@ fn seen_words(doc: &Doc) -> String {
         })
         .collect();
     if seen.is_empty() {
-        "no `Sprint N`, `Sortie N`, `Phase N`, `Week N`, `Milestone N`, `Stage N`, `Step N` or `Task N.M` headings, sprint table or `- [ ]` checklist".into()
+        format!(
+            "no `Sprint N`, `Sortie N`, `Phase N`, `Week N`, `Milestone N`, `Stage N`, `Step N` or `Task N.M` headings and no sprint table or checklist it can read{}",
+            found_instead(doc)
+        )
     } else {
         format!("only {}", seen.join(", "))
+    }
+}
+
+/// What the plan holds instead, so a refusal never claims there is nothing
+/// (`; it has 2 tables (| Sprint | Agent | Week |, …) and 12 checklist
+/// items`).
+fn found_instead(doc: &Doc) -> String {
+    let mut tables = Vec::new();
+    let (mut boxes, mut items) = (0, 0);
+    for b in &doc.blocks {
+        match b {
+            Block::Table { header, .. } => tables.push(format!(
+                "`| {} |`",
+                header.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" | ")
+            )),
+            Block::Item { checked: Some(_), .. } => boxes += 1,
+            Block::Item { .. } => items += 1,
+            _ => {}
+        }
+    }
+    let mut parts = Vec::new();
+    if !tables.is_empty() {
+        let shown: Vec<&String> = tables.iter().take(3).collect();
+        let more = if tables.len() > 3 { ", …" } else { "" };
+        parts.push(format!(
+            "{} table{} ({}{more})",
+            tables.len(),
+            if tables.len() == 1 { "" } else { "s" },
+            shown.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if boxes > 0 {
+        parts.push(format!("{boxes} checklist item{}", if boxes == 1 { "" } else { "s" }));
+    }
+    if items > 0 {
+        parts.push(format!("{items} list item{}", if items == 1 { "" } else { "s" }));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("; it has {}", parts.join(" and "))
     }
 }
 
