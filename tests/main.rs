@@ -21,6 +21,7 @@ mod test_layers;
 mod test_live;
 mod test_liveness;
 mod test_machine;
+mod test_model_usage;
 mod test_plan;
 mod test_plan_checks;
 mod test_plan_done;

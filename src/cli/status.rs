@@ -246,9 +246,14 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
         Some(t) => config_drift(&store, t)?,
         None => None,
     };
+    let usage = match state {
+        Some(s) => Some(report::usage::of_run(&store.history(None)?, s)),
+        None => None,
+    };
     match args.format {
         StatusFormat::Json => {
             let mut v = report::status::json(state);
+            v.model_usage = usage;
             if let Some(t) = &tip {
                 v.waiting.extend(deferred_polls(&store, t));
                 v.no_runnable_criterion = unchecked(&store, t);
@@ -284,7 +289,8 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
         StatusFormat::Text => {
             let clock = store.clock();
             let stamp = clock.iso_at_seq(state.map(|s| s.seq).unwrap_or(0));
-            write!(out, "{}", report::status::text(state, &stamp, ctx.color)).map_err(super::io_err)?;
+            let table = report::status::text_with_usage(state, &stamp, ctx.color, usage.as_ref());
+            write!(out, "{table}").map_err(super::io_err)?;
             if let Some(t) = &tip {
                 for line in deferred_polls(&store, t) {
                     // Unit names and exit criteria are the plan's free text.

@@ -46,7 +46,8 @@ pub fn wait_and_report(
 }
 
 /// The final status table of a waiting command, and when the run completed
-/// the final verification's summary (spec §S-104). The completion log itself
+/// the final verification's summary (spec §S-104) with the model usage
+/// table (§R-97). The completion log itself
 /// is written by `git supervisor report`, so a finished run leaves no
 /// untracked file behind unasked.
 pub fn print_final(
@@ -56,13 +57,21 @@ pub fn print_final(
     out: &mut dyn Write,
 ) -> miette::Result<()> {
     let stamp = engine.store.clock().iso_at_seq(state.seq);
+    let completed = state.overall() == Overall::Completed;
+    // A completed run's message below carries the model usage table; a run
+    // that ended otherwise shows it in its status.
+    let usage = if completed {
+        None
+    } else {
+        Some(report::usage::of_run(&engine.store.history(None)?, state))
+    };
     write!(
         out,
         "{}",
-        report::status::text(Some(state), &stamp, ctx.color)
+        report::status::text_with_usage(Some(state), &stamp, ctx.color, usage.as_ref())
     )
     .into_diagnostic()?;
-    if state.overall() == Overall::Completed {
+    if completed {
         let (r, _) = super::report::load(ctx)?;
         let hint = format!("{} (write it with `git supervisor report`)", r.file_name);
         write!(out, "\n{}", report::complete_md::user_summary(&r, &hint)).into_diagnostic()?;

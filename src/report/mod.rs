@@ -1,6 +1,6 @@
 //! Renderings of the state for people and programs: `SUPERVISOR_STATE.md`
-//! (kept in every state commit) and the status table/JSON. Pure functions of
-//! the state; no git.
+//! (kept in every state commit), the status table/JSON and the model usage.
+//! Pure functions of the state and the records their callers read; no git.
 
 pub mod analysis_md;
 pub mod complete;
@@ -10,6 +10,7 @@ pub mod live;
 pub mod state_md;
 pub mod status;
 pub mod timeline;
+pub mod usage;
 
 use crate::machine::SprintState;
 use crate::machine::UnitState;

@@ -61,6 +61,10 @@ pub struct StatusJson<'a> {
     /// completes on its agent's word.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub no_runnable_criterion: Vec<super::criteria::Unchecked>,
+    /// Dispatches, their share and the relative cost per model tier (read
+    /// from the history by the caller; absent without a run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_usage: Option<super::usage::ModelUsage>,
 }
 
 #[derive(Debug, Serialize)]
@@ -327,6 +331,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             remotes: Default::default(),
             workers: Default::default(),
             no_runnable_criterion: Vec::new(),
+            model_usage: None,
         };
     };
     StatusJson {
@@ -398,6 +403,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
         landed: None,
         remotes: Default::default(),
         no_runnable_criterion: Vec::new(),
+        model_usage: None,
     }
 }
 
@@ -417,9 +423,21 @@ fn paint(name: &str, color: bool) -> String {
 
 /// The spec's status table (v2) with its three summary lines.
 pub fn text(s: Option<&State>, timestamp: &str, color: bool) -> String {
+    text_with_usage(s, timestamp, color, None)
+}
+
+/// The same with the model usage block the spec's v2 status carries for
+/// cost tracking. It needs the run's history, which the caller reads: the
+/// live views redraw with [`text`] and do not walk the history each time.
+pub fn text_with_usage(
+    s: Option<&State>,
+    timestamp: &str,
+    color: bool,
+    usage: Option<&super::usage::ModelUsage>,
+) -> String {
     let mut o = String::new();
     let shown = s.map(escaped_names);
-    let _ = text_into(shown.as_ref(), timestamp, color, &mut o);
+    let _ = text_into(shown.as_ref(), timestamp, color, usage, &mut o);
     o
 }
 
@@ -450,7 +468,13 @@ fn escaped_names(s: &State) -> State {
     s
 }
 
-fn text_into(s: Option<&State>, timestamp: &str, color: bool, o: &mut String) -> std::fmt::Result {
+fn text_into(
+    s: Option<&State>,
+    timestamp: &str,
+    color: bool,
+    usage: Option<&super::usage::ModelUsage>,
+    o: &mut String,
+) -> std::fmt::Result {
     writeln!(o, "## Supervisor Status — {timestamp}")?;
     let Some(s) = s else {
         writeln!(o)?;
@@ -526,6 +550,9 @@ fn text_into(s: Option<&State>, timestamp: &str, color: bool, o: &mut String) ->
         writeln!(o, "{w}")?;
     }
     cost_lines(s, o)?;
+    if let Some(u) = usage {
+        super::usage::status_block(u, o);
+    }
     if let Some(k) = &s.kill {
         writeln!(o, "Killed: {} at {}", k.reason, k.at)?;
     }

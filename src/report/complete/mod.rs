@@ -165,7 +165,8 @@ pub struct Summary {
     pub completed: usize,
     /// Completed sprints by the model that completed them.
     pub models: BTreeMap<String, usize>,
-    /// haiku×1 + sonnet×10 + opus×30 over the completed sprints.
+    /// The relative cost: haiku×1 + sonnet×10 + opus×30 over every
+    /// dispatch (the model usage's total).
     pub cost: u32,
     /// The sum of the completed sprints' durations.
     pub seconds: i64,
@@ -252,6 +253,8 @@ pub struct Report {
     pub attempts: Vec<Attempt>,
     pub gates: Vec<GateMark>,
     pub final_verification: Option<FinalVerification>,
+    /// Dispatches, sprints and relative cost per model tier.
+    pub usage: crate::report::usage::ModelUsage,
 }
 
 /// `COMPLETE_<NAME>.md` with the name in upper snake case.
@@ -550,13 +553,15 @@ pub fn build(records: &[Record], state: &State, plan: &Plan, max_turns: u32) -> 
         });
     }
     let mut models: BTreeMap<String, usize> = BTreeMap::new();
-    let mut cost = 0;
     for s in &sprints {
         if let Some(m) = &s.model {
             *models.entry(m.clone()).or_default() += 1;
-            cost += weight(m);
         }
     }
+    // Every dispatch was paid for, the failed ones too: the relative cost
+    // is the model usage's, so the summary and its table agree.
+    let usage = crate::report::usage::of_run(records, state);
+    let cost = usage.relative_cost;
     let planned = state.units.iter().map(|u| u.sprints.len()).sum();
     let summary = Summary {
         planned,
@@ -623,6 +628,7 @@ pub fn build(records: &[Record], state: &State, plan: &Plan, max_turns: u32) -> 
         attempts,
         gates,
         final_verification,
+        usage,
     }
 }
 

@@ -398,6 +398,10 @@ pub fn user_summary(r: &Report, path: &str) -> String {
     if let Some(line) = spent_line(r) {
         let _ = writeln!(out, "- {line}");
     }
+    // The completion message of spec §R-97 carries the whole table, not
+    // only the one-line model counts of §S-104.
+    let _ = writeln!(out, "\n### Model Usage Summary\n");
+    crate::report::usage::table(&r.usage, &mut out);
     let _ = writeln!(out, "\nDetailed analysis available in: {path}");
     out
 }

@@ -472,7 +472,7 @@ pub(super) fn definitions(out: &mut String) {
         "Velocity: completed sprints in completion order, cut into thirds; the trend compares the last third with the first (±20%).",
         "Critical path: the chain of sprints through unit order and unit dependencies with the most attempt time.",
         "Time distribution: a sprint's completing attempt counts as Testing (\"test\" in its name or exit criteria), else Foundation (foundation score 1), else Implementation (code), else Other; earlier attempts count as Retries.",
-        "Cost: each completed sprint costs its completing model's weight (haiku 1, sonnet 10, opus 30).",
+        "Cost: every dispatch costs its model's weight (haiku 1, sonnet 10, opus 30), failed attempts and continuations included; the By Model table and the Cost Breakdown count each completed sprint once, at its completing model's weight.",
     ] {
         let _ = writeln!(out, "- {line}");
     }
