@@ -166,6 +166,13 @@ pub struct RunConfig {
     /// Refuse to start a plan with a sprint no exit-criterion command can
     /// check: such a sprint completes on its agent's word.
     pub require_criteria: bool,
+    /// The wait after a deferred sprint's agent found its condition not met
+    /// yet; it doubles per check up to `deferred_check_max`, because each
+    /// check of a prose condition is a whole agent run.
+    #[serde(with = "humantime_serde_compat")]
+    pub deferred_check_min: Duration,
+    #[serde(with = "humantime_serde_compat")]
+    pub deferred_check_max: Duration,
 }
 
 impl Default for RunConfig {
@@ -182,6 +189,8 @@ impl Default for RunConfig {
             remote: None,
             lease: Duration::from_secs(300),
             require_criteria: false,
+            deferred_check_min: Duration::from_secs(60),
+            deferred_check_max: Duration::from_secs(15 * 60),
         }
     }
 }
@@ -404,6 +413,14 @@ impl Config {
                 ));
             }
         }
+        if config.run.deferred_check_min > config.run.deferred_check_max {
+            return Err(invalid(
+                "run.deferred_check_min is longer than run.deferred_check_max".into(),
+                value_span(text, "deferred_check_min"),
+                "here",
+                Some("the checks back off from the minimum up to the maximum: for example deferred_check_min = \"1m\", deferred_check_max = \"15m\"".into()),
+            ));
+        }
         for entry in &config.workspace.copy {
             let path = std::path::Path::new(entry);
             let escapes = path.is_absolute()
@@ -576,6 +593,26 @@ mod tests {
         assert_eq!(c.agent.timeout, Duration::from_secs(7200));
         assert_eq!(c.run.retry_delay, Duration::from_secs(30));
         assert_eq!(c.run.rate_limit_wait, Duration::from_secs(3600));
+        assert_eq!(c.run.deferred_check_min, Duration::from_secs(60));
+        assert_eq!(c.run.deferred_check_max, Duration::from_secs(900));
+    }
+
+    #[test]
+    fn deferred_checks_back_off_from_a_minimum_up_to_a_maximum() {
+        let c = Config::parse(
+            "[run]\ndeferred_check_min = \"30s\"\ndeferred_check_max = \"1h\"\n",
+            "c.toml",
+        )
+        .expect("valid");
+        assert_eq!(c.run.deferred_check_min, Duration::from_secs(30));
+        assert_eq!(c.run.deferred_check_max, Duration::from_secs(3600));
+        let text = "[run]\ndeferred_check_min = \"2h\"\n";
+        let Err(LoadError::Invalid(e)) = Config::parse(text, "c.toml") else {
+            panic!("a minimum beyond the maximum is refused");
+        };
+        assert!(e.message.contains("deferred_check_min"), "{}", e.message);
+        let span = e.span.expect("labelled");
+        assert_eq!(&text[span.offset()..span.offset() + span.len()], "\"2h\"");
     }
 
     #[test]

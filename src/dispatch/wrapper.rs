@@ -60,8 +60,8 @@ pub trait WrapperHost {
     /// its sprint was recorded otherwise (completed by the agent's commit
     /// while it kept running, stopped, killed): the agent is ended then.
     fn still_wanted(&mut self) -> bool;
-    /// After the agent's verdict: how long until its sprint's retry may be
-    /// dispatched, when it waits for one.
+    /// After the agent's verdict: how long until its sprint's retry (or a
+    /// deferred condition's next check) may be dispatched, when it waits.
     fn retry_wait(&mut self) -> Option<Duration>;
     /// The agent exited after its sprint was recorded without it: record
     /// the usage it reported (turns, dollars, session) for that sprint, when
@@ -152,8 +152,9 @@ pub fn run_wrapper(job: &Job, host: &mut dyn WrapperHost) -> std::io::Result<i32
     if terminating() {
         return Ok(code);
     }
-    // A failure waits in BACKOFF for its retry time; this process is what
-    // wakes the engine then, so no daemon has to stay alive for it.
+    // A failure waits in BACKOFF for its retry time, a deferred condition
+    // not met yet for its next check; this process is what wakes the engine
+    // then, so no daemon has to stay alive for it.
     if let Some(wait) = host.retry_wait() {
         if sleep_unless_terminated(wait) {
             host.wake();

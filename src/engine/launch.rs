@@ -59,21 +59,20 @@ impl Engine {
             return Ok(None);
         }
         let (plan, config) = self.snapshot(tip)?;
-        // A deferred condition is checked again one poll interval after the
-        // last check ended, not at once (the next tick after that runs it).
+        // An agent's check of a deferred condition waits for its next check
+        // time, by the engine's clock: a pinned clock (tests) moves only with
+        // transitions, so time passes there only when the pin does.
+        let clock = self.store.clock();
+        let check_now = clock.iso_at_seq(tip.state.seq + 1);
         let paced = |name: &String| {
-            let Some(sp) = tip.state.unit(name).and_then(|u| u.current()) else {
-                return false;
-            };
-            if sp.task_type != TaskType::Deferred || sp.state != SprintStatus::Partial {
-                return false;
-            }
-            let last = self.agent_paths(name, &sp.id, sp.dispatches).report;
-            std::fs::metadata(last)
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| t.elapsed().ok())
-                .is_some_and(|age| age < config.run.poll_interval)
+            tip.state
+                .unit(name)
+                .and_then(|u| u.current())
+                .filter(|sp| {
+                    sp.task_type == TaskType::Deferred && sp.state == SprintStatus::Partial
+                })
+                .and_then(|sp| sp.next_check_at.as_deref())
+                .is_some_and(|at| !machine::retry::due(at, &check_now))
         };
         let Some(unit_name) = ready.iter().find(|u| !paced(u)) else {
             return Ok(None);
@@ -132,7 +131,6 @@ impl Engine {
             ),
             _ => selection.rationale(),
         };
-        let clock = self.store.clock();
         if self.store.remote().is_some() {
             // A run on a remote: the dispatch is published for a worker to
             // claim; nothing starts here. Other clones tick too: one that

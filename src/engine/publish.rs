@@ -22,14 +22,15 @@ impl Engine {
         self.publish_decided(|_| Ok(Some((kind.clone(), Vec::new()))))
     }
 
-    /// The tip's state as events are decided on it: the retry policy comes
-    /// from the run's config snapshot.
+    /// The tip's state as events are decided on it: the retry policy and the
+    /// deferred checks' backoff come from the run's config snapshot.
     pub(crate) fn deciding(&self, tip: &Tip) -> State {
         let mut state = tip.state.clone();
-        state.retry_delay_ms = self
-            .snapshot(tip)
-            .map(|(_, c)| c.run.retry_delay.as_millis().min(u64::MAX as u128) as u64)
-            .unwrap_or(0);
+        let ms = |d: std::time::Duration| d.as_millis().min(u64::MAX as u128) as u64;
+        if let Ok((_, c)) = self.snapshot(tip) {
+            state.retry_delay_ms = ms(c.run.retry_delay);
+            state.deferred_check_ms = (ms(c.run.deferred_check_min), ms(c.run.deferred_check_max));
+        }
         state
     }
 

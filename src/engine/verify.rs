@@ -636,8 +636,11 @@ pub fn verify(input: &VerifyInput) -> Verdict {
                 remaining.push(sprint.name.clone());
             }
         }
+        // "Deployment errored" is not "not yet": waiting on would never end.
         let (outcome, decided_by) = if done {
             (Outcome::Completed, "the agent reports the condition met")
+        } else if explicit == Some(Claim::Failed) {
+            (Outcome::Failure, "the check reports a failure")
         } else if crashed {
             (Outcome::Failure, "the check itself failed")
         } else {

@@ -75,8 +75,15 @@ impl dispatch::WrapperHost for Host<'_> {
         let start = std::time::Instant::now();
         loop {
             let sp = self.my_sprint()?;
-            if sp.state == crate::machine::SprintStatus::Backoff {
-                let at = sp.retry_at?;
+            // A deferred check that found its condition not met: this
+            // process wakes the engine for the next check, as for a retry.
+            // A pinned clock moves only with transitions: nothing to sleep for.
+            let next_check = (sp.state == crate::machine::SprintStatus::Partial
+                && !self.engine.store.clock().is_pinned())
+            .then_some(sp.next_check_at.clone())
+            .flatten();
+            if sp.state == crate::machine::SprintStatus::Backoff || next_check.is_some() {
+                let at = next_check.or(sp.retry_at)?;
                 let at = time::OffsetDateTime::parse(
                     &at,
                     &time::format_description::well_known::Rfc3339,

@@ -19,6 +19,14 @@ pub fn delay(base: Duration, failures: u32, seed: u64) -> Duration {
     Duration::from_millis((ms + ms * percent / 100).max(0) as u64).min(CAP)
 }
 
+/// The wait after a deferred sprint's `checks`-th check found its
+/// condition not met: `min` doubled per earlier check, capped at `max`. No
+/// jitter: one agent per unit checks, so checks do not pile up together.
+pub fn check_delay(min: Duration, max: Duration, checks: u32) -> Duration {
+    min.saturating_mul(1u32 << checks.saturating_sub(1).min(20))
+        .min(max.max(min))
+}
+
 /// A stable seed for `unit`'s `failures`-th retry (FNV-1a).
 pub fn seed(unit: &str, failures: u32) -> u64 {
     crate::base::hash::fnv1a(unit.bytes().chain(failures.to_le_bytes()))
@@ -66,5 +74,15 @@ mod tests {
         );
         // What cannot be read has come: a retry never waits forever.
         assert!(due("not a time", "2023-11-14T22:15:00Z"));
+    }
+
+    #[test]
+    fn deferred_checks_double_up_to_the_maximum() {
+        let (min, max) = (Duration::from_secs(60), Duration::from_secs(900));
+        let waits: Vec<u64> = (1..=7)
+            .map(|n| check_delay(min, max, n).as_secs())
+            .collect();
+        assert_eq!(waits, [60, 120, 240, 480, 900, 900, 900]);
+        assert_eq!(check_delay(min, max, 10_000), max);
     }
 }

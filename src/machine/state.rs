@@ -232,6 +232,10 @@ pub struct SprintState {
     /// waits in BACKOFF.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub retry_at: Option<String>,
+    /// When a deferred sprint's condition is checked again (RFC 3339), while
+    /// it waits in PARTIAL on an agent's check: checks back off.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub next_check_at: Option<String>,
     /// The BACKOFF came from an interruption (stop, killall), not a failure:
     /// resume re-dispatches it as PENDING with the attempt kept.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
@@ -348,6 +352,10 @@ pub struct State {
     /// each event (policy input, not state; zero retries at once).
     #[serde(skip)]
     pub retry_delay_ms: u64,
+    /// `run.deferred_check_min` and `run.deferred_check_max`, filled in the
+    /// same way (zero: a deferred condition is checked again at once).
+    #[serde(skip)]
+    pub deferred_check_ms: (u64, u64),
     /// How the plan was read: `layers|graph|sequential|parallel`.
     pub dependency_structure: String,
     /// `template|dynamic`.
@@ -472,6 +480,7 @@ impl State {
             max_retries: max_retries.max(1),
             max_continuations,
             retry_delay_ms: 0,
+            deferred_check_ms: (0, 0),
             dependency_structure: serde_json::to_value(plan.detection.dependencies)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
@@ -517,6 +526,7 @@ impl State {
                             score: None,
                             agent: None,
                             retry_at: None,
+                            next_check_at: None,
                             interrupted: false,
                             last_verified: None,
                             last_failure: None,

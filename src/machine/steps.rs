@@ -263,6 +263,7 @@ impl<'a> Steps<'a> {
         let max = self.state.max_retries;
         let s = &mut self.state.units[unit].sprints[sprint];
         s.agent = None;
+        s.next_check_at = None;
         s.failures += 1;
         s.last_failure = Some(why.clone());
         let attempt = s.attempt;

@@ -87,6 +87,7 @@ pub(in crate::machine) fn dispatch(
     s.agent = Some(agent.clone());
     s.interrupted = false;
     s.retry_at = None;
+    s.next_check_at = None;
     let (attempt, max) = (s.attempt, b.state.max_retries);
     b.sprint_to(
         i,
@@ -227,13 +228,34 @@ pub(in crate::machine) fn verdict(
             }
             let (checks, id) = (s.checks, s.id.clone());
             let condition = s.remaining.join("; ");
+            // Each check is an agent run: the next one waits, longer each
+            // time (zero bounds, as in a bare machine, check at once).
+            let (min, max) = b.state.deferred_check_ms;
+            let wait = super::super::retry::check_delay(
+                std::time::Duration::from_millis(min),
+                std::time::Duration::from_millis(max),
+                checks,
+            );
+            let next = (deferred && !wait.is_zero())
+                .then(|| super::super::retry::after(b.at, wait))
+                .flatten();
+            let s = &mut b.state.units[i].sprints[k];
+            s.next_check_at = next.clone();
+            let next = next
+                .map(|at| {
+                    let every = humantime::format_duration(std::time::Duration::from_secs(
+                        wait.as_secs().max(1),
+                    ));
+                    format!(" Next check at {at} (in {every}).")
+                })
+                .unwrap_or_default();
             let why = if manual {
                 format!(
                     "Manual sprint: {evidence} Waiting for `git supervisor confirm {unit} {id}`."
                 )
             } else if deferred {
                 format!(
-                    "Waiting on {condition} (check {checks} of {DEFERRED_NOTICE_CHECKS}): {evidence}"
+                    "Waiting on {condition} (check {checks} of {DEFERRED_NOTICE_CHECKS}): {evidence}{next}"
                 )
             } else {
                 format!("Partial progress: {evidence} A continuation will be dispatched.")

@@ -90,6 +90,7 @@ pub(in crate::machine) fn observed(
     let s = &mut b.state.units[i].sprints[k];
     s.interrupted = false;
     s.retry_at = None;
+    s.next_check_at = None;
     s.remaining.clear();
     s.last_verified = Some(evidence.to_string());
     for c in commits {
