@@ -199,6 +199,19 @@ fn an_agent_checked_condition_is_checked_less_often_each_time() {
                 && log.contains(&format!("Next check at {next} (in {wait}).")),
             "{log}"
         );
+        // `status` says when, in words and in JSON.
+        let status = run(dir, &["status"]).stdout;
+        assert!(
+            status.contains(&format!("Next check at {next}.")),
+            "{status}"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&run(dir, &["status", "--format", "json"]).stdout).expect("JSON");
+        let mirror = json["units"]
+            .as_array()
+            .and_then(|u| u.iter().find(|u| u["name"] == "mirror"))
+            .expect("mirror");
+        assert_eq!(mirror["current"]["next_check_at"], next.as_str());
         // Until the clock reaches it, waiting dispatches no check.
         let out = at(pin, &["wait", "--timeout", "2s"]);
         assert_eq!(out.status, 3, "{}\n{}", out.stdout, out.stderr);

@@ -110,6 +110,9 @@ pub struct CurrentJson<'a> {
     /// When a failed sprint's retry starts (RFC 3339), while it waits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_at: Option<&'a str>,
+    /// When an agent next checks a deferred sprint's condition (RFC 3339).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_check_at: Option<&'a str>,
 }
 
 /// The BLOCKED notice of spec §R-96 for each blocked unit.
@@ -195,7 +198,11 @@ pub fn waits(s: &State) -> Vec<String> {
             UnitStatus::Running | UnitStatus::Stopping => {
                 let Some(sp) = u.current() else { continue };
                 if sp.task_type == crate::plan::TaskType::Deferred && sp.checks > 0 {
-                    out.push(deferred_wait(&u.name, &sp.remaining.join("; "), sp.checks));
+                    let mut line = deferred_wait(&u.name, &sp.remaining.join("; "), sp.checks);
+                    if let Some(at) = sp.next_check_at.as_deref() {
+                        line = format!("{} Next check at {at}.", line);
+                    }
+                    out.push(line);
                     continue;
                 }
                 match sp.state {
@@ -365,6 +372,10 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
                         .retry_at
                         .as_deref()
                         .filter(|_| sp.state == SprintStatus::Backoff),
+                    next_check_at: sp
+                        .next_check_at
+                        .as_deref()
+                        .filter(|_| sp.state == SprintStatus::Partial),
                 }),
                 cost_usd: u.cost(),
                 sprint_costs: u
