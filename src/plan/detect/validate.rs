@@ -43,9 +43,15 @@ fn found_instead(doc: &Doc) -> String {
         match b {
             Block::Table { header, .. } => tables.push(format!(
                 "`| {} |`",
-                header.iter().map(|c| c.text.as_str()).collect::<Vec<_>>().join(" | ")
+                header
+                    .iter()
+                    .map(|c| c.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" | ")
             )),
-            Block::Item { checked: Some(_), .. } => boxes += 1,
+            Block::Item {
+                checked: Some(_), ..
+            } => boxes += 1,
             Block::Item { .. } => items += 1,
             _ => {}
         }
@@ -58,14 +64,24 @@ fn found_instead(doc: &Doc) -> String {
             "{} table{} ({}{more})",
             tables.len(),
             if tables.len() == 1 { "" } else { "s" },
-            shown.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", ")
+            shown
+                .iter()
+                .map(|t| t.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     if boxes > 0 {
-        parts.push(format!("{boxes} checklist item{}", if boxes == 1 { "" } else { "s" }));
+        parts.push(format!(
+            "{boxes} checklist item{}",
+            if boxes == 1 { "" } else { "s" }
+        ));
     }
     if items > 0 {
-        parts.push(format!("{items} list item{}", if items == 1 { "" } else { "s" }));
+        parts.push(format!(
+            "{items} list item{}",
+            if items == 1 { "" } else { "s" }
+        ));
     }
     if parts.is_empty() {
         String::new()
