@@ -86,21 +86,28 @@ pub(crate) fn status_says_done(value: &str) -> bool {
         .any(|w| first == Some(w))
 }
 
-/// The values of the `Status:` lines (`- **Status**: ✅ Done`) in `blocks`.
-fn status_values<'d>(
+/// The `Key: value` pairs of the paragraph and list-item lines in `blocks`.
+fn labelled_lines<'d>(
     doc: &'d Doc,
     blocks: impl Iterator<Item = usize> + 'd,
-) -> impl Iterator<Item = &'d str> + 'd {
+) -> impl Iterator<Item = (&'d str, &'d str)> + 'd {
     blocks
         .filter_map(|j| match &doc.blocks[j] {
             Block::Paragraph { text, .. } | Block::Item { text, .. } => Some(text.lines()),
             _ => None,
         })
         .flatten()
-        .filter_map(|line| {
-            let (key, value) = line.split_once(':')?;
-            (norm(key) == "status").then(|| value.trim().trim_matches('*').trim())
-        })
+        .filter_map(|line| line.split_once(':'))
+}
+
+/// The values of the `Status:` lines (`- **Status**: ✅ Done`) in `blocks`.
+fn status_values<'d>(
+    doc: &'d Doc,
+    blocks: impl Iterator<Item = usize> + 'd,
+) -> impl Iterator<Item = &'d str> + 'd {
+    labelled_lines(doc, blocks).filter_map(|(key, value)| {
+        (norm(key) == "status").then(|| value.trim().trim_matches('*').trim())
+    })
 }
 
 /// A section with no list, table or code of its own whose prose says it
@@ -135,26 +142,19 @@ fn nothing_to_do(doc: &Doc, i: usize) -> bool {
 /// A count line that says all is done (`**Plans:** 3/3 plans complete`,
 /// `Progress: 4/4 done`): the line, when its two numbers are equal and it
 /// says complete or done. `1/2 plans executed` is not.
-fn count_says_done(doc: &Doc, blocks: impl Iterator<Item = usize>) -> Option<String> {
-    blocks
-        .filter_map(|j| match &doc.blocks[j] {
-            Block::Paragraph { text, .. } | Block::Item { text, .. } => Some(text.lines()),
-            _ => None,
-        })
-        .flatten()
-        .find_map(|line| {
-            let (key, value) = line.split_once(':')?;
-            if !matches!(norm(key).as_str(), "plans" | "progress" | "tasks") {
-                return None;
-            }
-            let value = value.trim().trim_matches('*').trim();
-            let (count, rest) = value.split_once(' ').unwrap_or((value, ""));
-            let (done, all) = count.split_once('/')?;
-            let (done, all): (u32, u32) = (done.parse().ok()?, all.parse().ok()?);
-            let says = rest.to_lowercase();
-            let complete = says.contains("complete") || says.contains("done");
-            (all > 0 && done == all && complete).then(|| format!("{}: {value}", key.trim()))
-        })
+fn count_says_done<'d>(doc: &'d Doc, blocks: impl Iterator<Item = usize> + 'd) -> Option<String> {
+    labelled_lines(doc, blocks).find_map(|(key, value)| {
+        if !matches!(norm(key).as_str(), "plans" | "progress" | "tasks") {
+            return None;
+        }
+        let value = value.trim().trim_matches('*').trim();
+        let (count, rest) = value.split_once(' ').unwrap_or((value, ""));
+        let (done, all) = count.split_once('/')?;
+        let (done, all): (u32, u32) = (done.parse().ok()?, all.parse().ok()?);
+        let says = rest.to_lowercase();
+        let complete = says.contains("complete") || says.contains("done");
+        (all > 0 && done == all && complete).then(|| format!("{}: {value}", key.trim()))
+    })
 }
 
 /// Why sprint heading `i`'s text says it is done, if it does.
