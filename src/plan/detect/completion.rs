@@ -105,9 +105,9 @@ fn status_values<'d>(
     doc: &'d Doc,
     blocks: impl Iterator<Item = usize> + 'd,
 ) -> impl Iterator<Item = &'d str> + 'd {
-    labelled_lines(doc, blocks).filter_map(|(key, value)| {
-        (norm(key) == "status").then(|| value.trim().trim_matches('*').trim())
-    })
+    labelled_lines(doc, blocks)
+        .filter(|(key, _)| norm(key) == "status")
+        .map(|(_, value)| value.trim().trim_matches('*').trim())
 }
 
 /// A section with no list, table or code of its own whose prose says it
