@@ -155,7 +155,6 @@ fn evaluate_keeps_every_untargeted_line_in_order_and_is_idempotent() {
             ev.splits + ev.merges > 0,
             "{name}: every reshaping is a proposal"
         );
-        assert!(!e.canonical, "{name}: never the canonical form");
         checked += 1;
         // A sprint evaluate left alone keeps its section.
         let kept = |u: usize, s: usize| {
@@ -187,7 +186,6 @@ fn prioritize_keeps_every_untargeted_line_and_is_idempotent() {
         assert_eq!(sprint_names(&back), sprint_names(&plan), "{name}");
         assert_eq!(tasks(&back), tasks(&plan), "{name}");
         assert_eq!(ids_and_done(&back), ids_and_done(&plan), "{name}");
-        assert!(!e.canonical, "{name}: never the canonical form");
         checked += 1;
         // Prioritize adds its own score lines and nothing else: units stay
         // where they are written, ids stay, every line stays in order.
