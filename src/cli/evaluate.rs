@@ -1,7 +1,7 @@
 //! `git supervisor evaluate [PATH] [--max-turns N] [--check]` (spec §V):
-//! check every sprint's atomicity, testability and size, fix what can be
-//! fixed, renumber, and rewrite the plan. `--check` reports and writes
-//! nothing.
+//! check every sprint's atomicity, testability and size, fix criteria in
+//! place, propose splits and merges with the text to paste. `--check`
+//! reports and writes nothing.
 
 use std::io::Write;
 use std::path::PathBuf;

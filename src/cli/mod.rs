@@ -109,9 +109,9 @@ pub enum Command {
     /// is written; a good one is written atomically, with its reading and a
     /// summary. The source file and the run's state are never changed.
     Import(import::ImportArgs),
-    /// Check sprint quality and size, auto-fix, rewrite the plan
+    /// Check sprint quality and size, fix criteria in place, propose splits
     Evaluate(evaluate::EvaluateArgs),
-    /// Score sprints, reorder within the constraints, rewrite the plan
+    /// Score and rank sprints, add a priority line to each open sprint
     Prioritize(prioritize::PrioritizeArgs),
     /// The ritual: give the plan its operation name (feature_name)
     NameFeature(name_feature::NameFeatureArgs),

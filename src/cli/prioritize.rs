@@ -1,6 +1,6 @@
 //! `git supervisor prioritize [PATH]` (spec §U): score every sprint, adjust
-//! layers, reorder under the hard constraints, renumber, annotate each
-//! sprint with its `**Priority**:` and rewrite the plan.
+//! layers, rank under the hard constraints in the report, and add each open
+//! sprint's `**Supervisor priority**:` line; ids and order stay as written.
 
 use std::io::Write;
 use std::path::PathBuf;
