@@ -11,6 +11,7 @@ use crate::common::git;
 use crate::common::run;
 use crate::common::run_env;
 use crate::common::scripts;
+use crate::common::wait_until;
 use crate::common::SUCCEED;
 
 fn status(dir: &Path) -> serde_json::Value {
@@ -63,17 +64,6 @@ fn processes_working_in(dir: &Path) -> Vec<String> {
         }
     }
     found
-}
-
-fn wait_until(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !f() {
-        assert!(
-            start.elapsed() < Duration::from_secs(secs),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]

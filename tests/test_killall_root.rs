@@ -3,25 +3,13 @@
 //! dirty before the dispatch is not.
 
 use std::path::Path;
-use std::time::Duration;
-use std::time::Instant;
 
 use crate::common::fixture_repo;
 use crate::common::git;
 use crate::common::run;
 use crate::common::run_env;
 use crate::common::scripts;
-
-fn wait_until(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !f() {
-        assert!(
-            start.elapsed() < Duration::from_secs(secs),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
+use crate::common::wait_until;
 
 fn status(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&run(dir, &["status", "--format", "json"]).stdout).expect("status JSON")

@@ -18,6 +18,7 @@ use git_supervisor::dispatch::reap;
 
 use crate::common::git;
 use crate::common::run;
+use crate::common::wait_until;
 
 /// A repository with one plan, and an agent that is `sh AGENT_SCRIPT`.
 struct Repo {
@@ -120,17 +121,6 @@ fn processes_in(dir: &Path) -> Vec<String> {
         })
         .map(|p| format!("{} {}", p.pid, reap::cmdline(p.pid)))
         .collect()
-}
-
-fn wait_until(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !f() {
-        assert!(
-            start.elapsed() < Duration::from_secs(secs),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 fn log(dir: &Path) -> String {

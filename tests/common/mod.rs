@@ -365,3 +365,16 @@ pub mod seed {
         );
     }
 }
+
+/// Poll `f` every 50 ms until it holds; fail after `secs` seconds naming
+/// `what` was awaited.
+pub fn wait_until(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !f() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(secs),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
