@@ -1,0 +1,285 @@
+//! A worker's claim on one sprint: the RUNNING transition pushed with its
+//! lease, the unit's worktree and agent started from the remote's unit
+//! branch, the lease renewed while the agent works, and a claim whose
+//! agent cannot start given back as a failed attempt.
+
+use std::time::Instant;
+
+use super::Claimed;
+use super::WorkerOptions;
+use crate::dispatch;
+use crate::dispatch::Report;
+use crate::engine::AgentPaths;
+use crate::engine::Engine;
+use crate::engine::EngineError;
+use crate::engine::JobSpec;
+use crate::machine;
+use crate::machine::EventKind;
+use crate::machine::Model;
+use crate::machine::SprintStatus;
+use crate::store::lease;
+use crate::store::lease::Lease;
+use crate::store::remote::RefPush;
+use crate::store::Tip;
+use crate::workspace::Workspaces;
+
+/// What `start_claimed` set up for a claim.
+struct Started {
+    paths: AgentPaths,
+    base: String,
+    worktree: std::path::PathBuf,
+    root: std::path::PathBuf,
+}
+
+impl Engine {
+    /// Claim `unit`'s DISPATCHED sprint: its RUNNING transition and lease
+    /// in one push, then its worktree, job and agent. `None`: another
+    /// worker claimed it first.
+    pub(super) fn claim(
+        &self,
+        tip: &Tip,
+        unit: &str,
+        options: &WorkerOptions,
+    ) -> Result<Option<Claimed>, EngineError> {
+        let (plan, config) = self.snapshot(tip)?;
+        let remote = self.store.remote().expect("a worker's engine has a remote");
+        let lease_ref = lease::lease_ref(unit);
+        let me = options.identity.clone();
+        let mut written: Option<(String, u32)> = None;
+        let steps = self.publish_decided(|tip| {
+            // A stopping unit starts no new agent.
+            let Some(sp) = tip
+                .state
+                .unit(unit)
+                .filter(|u| u.state == crate::machine::UnitStatus::Running)
+                .and_then(|u| u.active_sprint())
+                .filter(|sp| sp.state == SprintStatus::Dispatched)
+            else {
+                return Ok(None);
+            };
+            let id = self.store.write_lease(&Lease {
+                worker: me.clone(),
+                subject: unit.to_string(),
+                dispatch: sp.dispatches,
+                expires: lease::now() + config.run.lease.as_secs() as i64,
+            })?;
+            written = Some((id.to_string(), sp.dispatches));
+            Ok(Some((
+                EventKind::AgentStarted {
+                    unit: unit.to_string(),
+                    pid: None,
+                    worker: Some(me.clone()),
+                },
+                vec![RefPush {
+                    name: lease_ref.clone(),
+                    new: Some(id.to_string()),
+                    expected: remote.tracked(&lease_ref),
+                }],
+            )))
+        })?;
+        let Some((lease_id, dispatch_no)) = written.filter(|_| !steps.is_empty()) else {
+            return Ok(None);
+        };
+        crate::store::fault::boundary("sprint claimed, agent not started");
+        let state = &steps.last().expect("a claim has a step").state;
+        let sprint = state
+            .unit(unit)
+            .and_then(|u| u.active_sprint())
+            .map(|sp| sp.id.clone())
+            .expect("the claimed sprint");
+        match self.start_claimed(state, &plan, &config, unit, dispatch_no) {
+            Ok(started) => Ok(Some(Claimed {
+                unit: unit.to_string(),
+                sprint,
+                dispatch: dispatch_no,
+                paths: started.paths,
+                lease: lease_id,
+                renewed: Instant::now(),
+                base: started.base,
+                worktree: started.worktree,
+                root: started.root,
+                stopping: false,
+            })),
+            Err(e) => {
+                // Nothing runs for the claim: it is given back at once as a
+                // failed attempt (the cause may be this machine's, or lasting)
+                // rather than held until its lease lapses.
+                self.fail_claim(unit, dispatch_no, &options.identity, &e);
+                Err(e)
+            }
+        }
+    }
+
+    /// The claimed sprint's worktree (from the remote's unit branch), job
+    /// and agent wrapper.
+    fn start_claimed(
+        &self,
+        state: &crate::machine::State,
+        plan: &crate::plan::Plan,
+        config: &crate::config::Config,
+        unit: &str,
+        dispatch_no: u32,
+    ) -> Result<Started, EngineError> {
+        let remote = self.store.remote().expect("a worker's engine has a remote");
+        let us = state.unit(unit).expect("the claimed unit");
+        let sp = us.active_sprint().expect("the claimed sprint");
+        let ws = Workspaces::new(
+            &self.workdir,
+            config.workspace.dir.as_deref(),
+            &state.run_id,
+        );
+        let branch = format!("refs/heads/{}", ws.unit_branch(unit));
+        let integration = format!("refs/heads/{}", ws.integration_branch());
+        let base = remote
+            .tracked(&branch)
+            .or_else(|| remote.tracked(&integration))
+            .ok_or_else(|| EngineError::Io {
+                what: format!("the remote has no `{}`", ws.integration_branch()),
+                source: std::io::Error::other("missing integration branch"),
+            })?;
+        let worktree = ws.fresh_unit(unit, &base)?;
+        ws.copy_into(unit, &config.workspace.copy)?;
+        let _ = std::fs::remove_file(self.setup_marker(state, unit));
+        let continuation = sp.agent.as_ref().is_some_and(|a| a.continuation);
+        let retry = sp.agent.as_ref().is_some_and(|a| a.retry_of.is_some());
+        let mut conflict = None;
+        if let Some(tip) = remote.tracked(&integration).filter(|_| retry) {
+            let merge = ws.carry_conflict(unit, &sp.id.to_string(), &tip, &base)?;
+            conflict = Some(merge.retry_note(&ws.integration_branch()));
+        }
+        self.record_conflict(state, unit, conflict.as_deref())?;
+        let root = if state.root == "." {
+            worktree.clone()
+        } else {
+            worktree.join(&state.root)
+        };
+        let model = match sp.model.unwrap_or(Model::Sonnet) {
+            Model::Haiku => &config.models.haiku,
+            Model::Sonnet => &config.models.sonnet,
+            Model::Opus => &config.models.opus,
+        }
+        .clone();
+        let paths = self.prepare_job(&JobSpec {
+            state,
+            plan,
+            config,
+            template: config
+                .agent_command()
+                .ok_or(EngineError::NoAgentCommand)?
+                .to_vec(),
+            unit,
+            root: &root,
+            dispatch_no,
+            attempt: sp.attempt,
+            model,
+            continuation,
+            retry,
+            parallel: true,
+            setup: true,
+            worker_pid: Some(std::process::id()),
+        })?;
+        self.start_wrapper(&paths)?;
+        Ok(Started {
+            paths,
+            base,
+            worktree,
+            root,
+        })
+    }
+
+    /// Record a claim whose agent could not be started as a failed attempt,
+    /// and give its lease back, in one push. Best effort: when even that
+    /// fails, the lease lapses as usual.
+    fn fail_claim(&self, unit: &str, dispatch_no: u32, me: &str, e: &EngineError) {
+        let Some(remote) = self.store.remote() else {
+            return;
+        };
+        let lease_ref = lease::lease_ref(unit);
+        let why = format!("The worker {me} could not start the sprint's agent: {e}.");
+        let _ = self.publish_decided(|tip| {
+            let held = tip
+                .state
+                .unit(unit)
+                .and_then(|u| u.active_sprint())
+                .is_some_and(|sp| {
+                    sp.dispatches == dispatch_no
+                        && sp.state == SprintStatus::Running
+                        && sp.agent.as_ref().and_then(|a| a.worker.as_deref()) == Some(me)
+                });
+            if !held {
+                return Ok(None);
+            }
+            let also = remote
+                .tracked(&lease_ref)
+                .map(|held| RefPush {
+                    name: lease_ref.clone(),
+                    new: None,
+                    expected: Some(held),
+                })
+                .into_iter()
+                .collect();
+            Ok(Some((
+                EventKind::Verdict {
+                    unit: unit.to_string(),
+                    outcome: machine::Outcome::Failure,
+                    evidence: why.clone(),
+                    remaining: Vec::new(),
+                    commits: Vec::new(),
+                    turns: None,
+                    cost: None,
+                },
+                also,
+            )))
+        });
+    }
+
+    /// Renew a claim's lease when a third of it has passed. A renewal the
+    /// remote refuses means the claim was taken: the agent is stopped.
+    pub(super) fn renew(
+        &self,
+        c: &mut Claimed,
+        options: &WorkerOptions,
+        say: &mut dyn FnMut(&str),
+    ) -> Result<(), EngineError> {
+        let Some(tip) = self.store.tip()? else {
+            return Ok(());
+        };
+        let (_, config) = self.snapshot(&tip)?;
+        if c.stopping || c.renewed.elapsed() < config.run.lease / 3 {
+            return Ok(());
+        }
+        let remote = self.store.remote().expect("a worker's engine has a remote");
+        let id = self.store.write_lease(&Lease {
+            worker: options.identity.clone(),
+            subject: c.unit.clone(),
+            dispatch: c.dispatch,
+            expires: lease::now() + config.run.lease.as_secs() as i64,
+        })?;
+        let renewed = remote.push(&[RefPush {
+            name: lease::lease_ref(&c.unit),
+            new: Some(id.to_string()),
+            expected: Some(c.lease.clone()),
+        }])?;
+        if renewed {
+            c.lease = id.to_string();
+            c.renewed = Instant::now();
+            return Ok(());
+        }
+        remote.fetch()?;
+        if remote.tracked(&lease::lease_ref(&c.unit)).as_deref() == Some(c.lease.as_str()) {
+            // Refused for another reason (a push racing ours): again later.
+            return Ok(());
+        }
+        say(&format!(
+            "{} sprint {}: the lease was taken; stopping the agent",
+            c.unit, c.sprint
+        ));
+        if let Some(w) = Report::read(&c.paths.report).and_then(|r| r.wrapper_pid) {
+            if dispatch::alive(w) {
+                crate::dispatch::reap::signal(w, libc::SIGTERM);
+            }
+        }
+        c.stopping = true;
+        Ok(())
+    }
+}

@@ -1,0 +1,204 @@
+//! The end of a worker's claim: its agent's work verified in the unit's
+//! worktree and the verdict published with the unit's branch, the merge
+//! into the integration branch and the lease's removal, or, when the run no
+//! longer holds the claim, nothing recorded.
+
+use super::Claimed;
+use super::WorkerOptions;
+use crate::dispatch;
+use crate::dispatch::Report;
+use crate::engine::verify;
+use crate::engine::Engine;
+use crate::engine::EngineError;
+use crate::machine;
+use crate::machine::EventKind;
+use crate::machine::SprintStatus;
+use crate::store::lease;
+use crate::store::remote::RefPush;
+use crate::store::Tip;
+use crate::workspace::Merge;
+use crate::workspace::Workspaces;
+
+use super::WorkerSummary;
+
+impl Engine {
+    /// When a claim's agent is done: verify its work in the worktree and
+    /// publish the verdict with the unit's branch, the merge and the
+    /// lease's removal. `true`: the claim is over.
+    pub(super) fn finish_if_done(
+        &self,
+        c: &Claimed,
+        options: &WorkerOptions,
+        summary: &mut WorkerSummary,
+        say: &mut dyn FnMut(&str),
+    ) -> Result<bool, EngineError> {
+        let report = Report::read(&c.paths.report).unwrap_or_default();
+        let gone = !report.finished
+            && !crate::base::lock::is_held(&c.paths.lock)
+            && !report.wrapper_pid.is_some_and(dispatch::alive);
+        if !report.finished && !gone {
+            return Ok(false);
+        }
+        let Some(tip) = self.store.tip()? else {
+            return Ok(true);
+        };
+        let (plan, _) = self.snapshot(&tip)?;
+        let remote = self.store.remote().expect("a worker's engine has a remote");
+        let ours = |tip: &Tip| {
+            tip.state
+                .unit(&c.unit)
+                .and_then(|u| u.active_sprint())
+                .filter(|sp| {
+                    sp.id == c.sprint
+                        && sp.dispatches == c.dispatch
+                        && sp.state == SprintStatus::Running
+                        && sp.agent.as_ref().and_then(|a| a.worker.as_deref())
+                            == Some(options.identity.as_str())
+                })
+                .cloned()
+        };
+        let Some(sp) = ours(&tip) else {
+            self.drop_claim(c, summary, say);
+            return Ok(true);
+        };
+        let unit_dir = tip
+            .state
+            .unit(&c.unit)
+            .map(|u| u.dir.clone())
+            .unwrap_or_default();
+        let Some(sprint) = plan
+            .unit(&c.unit)
+            .and_then(|u| u.sprints.iter().find(|s| s.id == c.sprint))
+        else {
+            return Ok(true);
+        };
+        let killed = if gone {
+            Some("the agent's wrapper is gone without a report")
+        } else {
+            report.killed.as_deref()
+        };
+        let verdict = verify::verify(&verify::VerifyInput {
+            root: &c.root,
+            unit: &c.unit,
+            unit_dir: &unit_dir,
+            sprint,
+            base_commit: Some(&c.base),
+            exit_code: report.exit_code,
+            killed,
+            result_file: Some(c.paths.result.clone()),
+            log_file: Some(c.paths.log.clone()),
+            agent: sp.agent.as_ref(),
+        });
+        let (outcome, evidence) = verdict.after_watchdog(!gone && report.killed.is_some());
+        let ws = Workspaces::new(
+            &self.workdir,
+            self.snapshot(&tip)?.1.workspace.dir.as_deref(),
+            &tip.state.run_id,
+        );
+        let branch = format!("refs/heads/{}", ws.unit_branch(&c.unit));
+        let integration = format!("refs/heads/{}", ws.integration_branch());
+        let unit_tip = verify::head(&c.worktree).unwrap_or_else(|| c.base.clone());
+        let mut published = None;
+        let steps = self.publish_decided(|tip| {
+            if ours(tip).is_none() {
+                return Ok(None);
+            }
+            let mut also = Vec::new();
+            let theirs = remote.tracked(&branch);
+            if theirs.as_deref() != Some(unit_tip.as_str()) {
+                also.push(RefPush {
+                    name: branch.clone(),
+                    new: Some(unit_tip.clone()),
+                    expected: theirs,
+                });
+            }
+            let (outcome, evidence) = match outcome {
+                machine::Outcome::Completed => {
+                    let tip = remote.tracked(&integration).ok_or_else(|| EngineError::Io {
+                        what: format!("the remote has no `{}`", ws.integration_branch()),
+                        source: std::io::Error::other("missing integration branch"),
+                    })?;
+                    let name = ws.integration_branch();
+                    match ws.merge_commit(&tip, &unit_tip, &c.unit, &c.sprint.to_string())? {
+                        Merge::Already { .. } => (outcome, format!("{evidence} Already on `{name}`.")),
+                        Merge::Merged { commit } => {
+                            let text = format!(
+                                "{evidence} Merged into `{name}` as {}.",
+                                crate::engine::short(&commit)
+                            );
+                            also.push(RefPush {
+                                name: integration.clone(),
+                                new: Some(commit),
+                                expected: Some(tip),
+                            });
+                            (outcome, text)
+                        }
+                        Merge::Conflict { files, .. } => (
+                            machine::Outcome::Failure,
+                            format!(
+                                "The sprint's work passed verification but conflicts with `{name}` in {}; its retry starts with that branch merged in, conflicts to resolve.",
+                                files.join(", ")
+                            ),
+                        ),
+                    }
+                }
+                other => (other, evidence.clone()),
+            };
+            let lease_ref = lease::lease_ref(&c.unit);
+            if let Some(held) = remote.tracked(&lease_ref) {
+                also.push(RefPush {
+                    name: lease_ref,
+                    new: None,
+                    expected: Some(held),
+                });
+            }
+            published = Some(outcome);
+            Ok(Some((
+                EventKind::Verdict {
+                    unit: c.unit.clone(),
+                    outcome,
+                    evidence,
+                    remaining: verdict.remaining.clone(),
+                    commits: verdict.commits.clone(),
+                    turns: verdict.turns,
+                    cost: verdict.cost_usd,
+                },
+                also,
+            )))
+        })?;
+        let to = steps.iter().find_map(|s| match s.transition.change {
+            machine::Change::Sprint { to, .. } if s.transition.unit.as_deref() == Some(&c.unit) => {
+                Some(to)
+            }
+            _ => None,
+        });
+        match (published, to) {
+            (Some(_), Some(to)) => {
+                summary
+                    .verdicts
+                    .push(format!("{}/{}: {to}", c.unit, c.sprint));
+                say(&format!("{} sprint {}: {to}", c.unit, c.sprint));
+            }
+            _ => self.drop_claim(c, summary, say),
+        }
+        Ok(true)
+    }
+
+    /// A claim the run no longer holds (its lease lapsed and was taken, or
+    /// the run was stopped or killed): nothing is recorded for it, and its
+    /// lease goes if it is still the one this worker wrote.
+    fn drop_claim(&self, c: &Claimed, summary: &mut WorkerSummary, say: &mut dyn FnMut(&str)) {
+        if let Some(remote) = self.store.remote() {
+            let _ = remote.push(&[RefPush {
+                name: lease::lease_ref(&c.unit),
+                new: None,
+                expected: Some(c.lease.clone()),
+            }]);
+        }
+        summary.dropped.push(format!("{}/{}", c.unit, c.sprint));
+        say(&format!(
+            "{} sprint {}: the claim was lost; nothing recorded",
+            c.unit, c.sprint
+        ));
+    }
+}

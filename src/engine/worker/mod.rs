@@ -1,0 +1,257 @@
+//! `git supervisor worker`: run a remote run's sprints on this machine.
+//!
+//! A worker is any clone with the agent CLI. Each round it ticks the run
+//! (fetch, lapsed leases, dispatches; see `remote`), then claims DISPATCHED
+//! sprints up to its number of agents: the claim is the DISPATCHED →
+//! RUNNING transition (trailer `Supervisor-Worker: <host>/<pid>`) pushed
+//! atomically with the sprint's lease, so of two workers racing for one
+//! sprint the remote takes one push and refuses the other, and the loser
+//! moves on. The agent runs in a local worktree of the unit's branch; the
+//! worker renews the lease while it runs (a renewal the remote refuses
+//! means the claim is gone: the agent is stopped). When the agent is done
+//! the worker verifies its work there and publishes, in one atomic push,
+//! the verdict, the unit's branch, the merge into the integration branch
+//! (the remote's branch is the merge queue's register) and the lease's
+//! removal. An agent ends with its worker: the wrapper watches the worker's
+//! pid, so a worker killed outright leaves no agent behind, and its lease
+//! lapses for another worker to take the sprint.
+
+mod claim;
+mod finish;
+
+use std::path::PathBuf;
+use std::time::Duration;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::AgentPaths;
+use super::Engine;
+use super::EngineError;
+use super::LockMode;
+use crate::machine::SprintStatus;
+use crate::plan::SprintId;
+use crate::store::Tip;
+
+/// Rounds in a row a worker rides out a busy or unreachable remote before
+/// it gives up.
+const MAX_TRANSIENT_ROUNDS: u32 = 30;
+
+/// How a worker runs.
+#[derive(Debug, Clone)]
+pub struct WorkerOptions {
+    /// Agents at once.
+    pub agents: usize,
+    /// Leave once nothing is left to claim (instead of waiting for the run
+    /// to finish).
+    pub once: bool,
+    /// Time between rounds.
+    pub poll: Duration,
+    /// `<host>/<pid>`.
+    pub identity: String,
+}
+
+/// What a worker did, for its report.
+#[derive(Debug, Default, Serialize)]
+pub struct WorkerSummary {
+    pub worker: String,
+    pub run: Option<String>,
+    /// `<unit>/<sprint>` of every claim it won.
+    pub claimed: Vec<String>,
+    /// `<unit>/<sprint>: <STATE>` of every verdict it published.
+    pub verdicts: Vec<String>,
+    /// Claims another worker won first.
+    pub lost_claims: u32,
+    /// Pushes the remote refused because another machine moved a ref first.
+    pub refused_pushes: u32,
+    /// Sprints whose claim it lost while its agent ran.
+    pub dropped: Vec<String>,
+    /// The run was finished when the worker left.
+    pub finished: bool,
+    /// The run's overall state when the worker left (`completed`,
+    /// `stopped`, `blocked`, `killed`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overall: Option<String>,
+}
+
+/// A busy or unreachable remote while a claim is judged or renewed: said,
+/// and tried again next round (a lease outlasts many rounds). Anything else
+/// is the worker's error.
+pub(super) fn transient(e: EngineError, say: &mut dyn FnMut(&str)) -> Result<(), EngineError> {
+    match e {
+        EngineError::Store(
+            e @ (crate::store::StoreError::Contention | crate::store::StoreError::Remote { .. }),
+        ) => {
+            say(&format!("{e}; trying again"));
+            Ok(())
+        }
+        e => Err(e),
+    }
+}
+
+/// The identity a worker's claims carry: `<host>/<pid>`.
+pub fn identity() -> String {
+    format!("{}/{}", hostname(), std::process::id())
+}
+
+/// This machine's host name (`localhost` when it cannot be read).
+pub fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer outlives the call and its length is passed.
+    let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
+    if ok {
+        let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
+        String::from_utf8_lossy(&buf[..end]).into_owned()
+    } else {
+        "localhost".into()
+    }
+}
+
+/// One sprint this worker claimed and runs.
+pub(super) struct Claimed {
+    pub(super) unit: String,
+    pub(super) sprint: SprintId,
+    pub(super) dispatch: u32,
+    pub(super) paths: AgentPaths,
+    /// The lease commit the remote holds for it.
+    pub(super) lease: String,
+    pub(super) renewed: Instant,
+    /// The unit's tip the agent started from.
+    pub(super) base: String,
+    /// The unit's worktree, and where in it the plan's root is.
+    pub(super) worktree: PathBuf,
+    pub(super) root: PathBuf,
+    /// A renewal was refused: the agent was asked to stop.
+    pub(super) stopping: bool,
+}
+
+impl Engine {
+    /// Work on the remote's run until it is finished (or, with `once`,
+    /// until nothing is left to claim). `say` gets a line per thing done.
+    pub fn work(
+        &self,
+        options: &WorkerOptions,
+        say: &mut dyn FnMut(&str),
+    ) -> Result<WorkerSummary, EngineError> {
+        let remote = self.store.remote().ok_or_else(|| EngineError::Io {
+            what: "a worker needs the remote the run lives on".into(),
+            source: std::io::Error::other("no remote"),
+        })?;
+        let mut summary = WorkerSummary {
+            worker: options.identity.clone(),
+            ..WorkerSummary::default()
+        };
+        let mut mine: Vec<Claimed> = Vec::new();
+        let mut unreachable_rounds = 0;
+        let mut told_no_run = false;
+        loop {
+            // Verdicts first: the tick then dispatches what they opened,
+            // and this round may claim it.
+            let mut i = 0;
+            while i < mine.len() {
+                let done = self
+                    .finish_if_done(&mine[i], options, &mut summary, say)
+                    .or_else(|e| transient(e, say).map(|()| false))?;
+                if done {
+                    mine.remove(i);
+                } else {
+                    self.renew(&mut mine[i], options, say)
+                        .or_else(|e| transient(e, say))?;
+                    i += 1;
+                }
+            }
+            // A remote that is busy (a long run of lost races) or briefly
+            // unreachable costs a round, not the worker; its agents go on.
+            match self.tick(LockMode::Wait(Duration::from_secs(60))) {
+                Ok(_) => unreachable_rounds = 0,
+                Err(EngineError::Store(
+                    e @ (crate::store::StoreError::Contention
+                    | crate::store::StoreError::Remote { .. }),
+                )) if unreachable_rounds < MAX_TRANSIENT_ROUNDS => {
+                    unreachable_rounds += 1;
+                    say(&format!("{e}; trying again"));
+                    std::thread::sleep(options.poll.max(Duration::from_secs(1)));
+                    continue;
+                }
+                Err(e) => return Err(e),
+            }
+            let tip = self.store.tip()?;
+            match &tip {
+                Some(t) => summary.run = Some(t.state.run_id.clone()),
+                None if !options.once && !told_no_run => {
+                    say(&format!(
+                        "No run on `{}` yet: waiting for one (`git supervisor start --remote {}`).",
+                        remote.name, remote.name
+                    ));
+                    told_no_run = true;
+                }
+                None => {}
+            }
+            let mut claimed_now = false;
+            while mine.len() < options.agents {
+                let Some(tip) = self.store.tip()? else {
+                    break;
+                };
+                let Some(unit) = self.claimable(&tip, &mine, &options.identity) else {
+                    break;
+                };
+                let claimed = match self.claim(&tip, &unit, options) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        transient(e, say)?;
+                        break;
+                    }
+                };
+                match claimed {
+                    Some(c) => {
+                        summary.claimed.push(format!("{}/{}", c.unit, c.sprint));
+                        say(&format!(
+                            "claimed {} sprint {} (dispatch {})",
+                            c.unit, c.sprint, c.dispatch
+                        ));
+                        mine.push(c);
+                        claimed_now = true;
+                    }
+                    None => {
+                        summary.lost_claims += 1;
+                        say(&format!("{unit}: another worker claimed it first"));
+                    }
+                }
+            }
+            summary.refused_pushes = remote.refused();
+            let now = self.store.tip()?;
+            let finished = now.as_ref().is_some_and(|t| t.state.is_finished());
+            if mine.is_empty() && (finished || (options.once && !claimed_now)) {
+                summary.finished = finished;
+                summary.overall = now.map(|t| t.state.overall().as_str().to_string());
+                return Ok(summary);
+            }
+            std::thread::sleep(options.poll);
+        }
+    }
+
+    /// A RUNNING unit whose sprint waits DISPATCHED for a worker. Workers start
+    /// looking at different units (by their identity), so that many of
+    /// them do not all race for the first one.
+    fn claimable(&self, tip: &Tip, mine: &[Claimed], me: &str) -> Option<String> {
+        let open: Vec<&str> = tip
+            .state
+            .units
+            .iter()
+            .filter(|u| u.state == crate::machine::UnitStatus::Running)
+            .filter(|u| {
+                u.active_sprint()
+                    .is_some_and(|sp| sp.state == SprintStatus::Dispatched)
+            })
+            .filter(|u| !mine.iter().any(|c| c.unit == u.name))
+            .map(|u| u.name.as_str())
+            .collect();
+        if open.is_empty() {
+            return None;
+        }
+        let spread = me
+            .bytes()
+            .fold(0usize, |h, b| h.wrapping_mul(31) + b as usize);
+        Some(open[spread % open.len()].to_string())
+    }
+}
