@@ -42,6 +42,7 @@ mod test_run;
 mod test_store;
 mod test_sync;
 mod test_waits;
+mod test_worker_life;
 mod test_workspace;
 
 /// A test file that is not listed above would silently never run.

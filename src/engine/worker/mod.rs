@@ -145,6 +145,10 @@ impl Engine {
         let mut unreachable_rounds = 0;
         let mut told_no_run = false;
         loop {
+            // The wrappers this worker started are its children: each one
+            // that ended is waited for, or it stays a zombie as long as the
+            // worker runs.
+            crate::dispatch::reap();
             // Verdicts first: the tick then dispatches what they opened,
             // and this round may claim it.
             let mut i = 0;
