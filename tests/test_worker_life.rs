@@ -193,3 +193,100 @@ fn a_worker_leaves_no_zombie_behind_its_sprints() {
     assert_eq!(done, 5, "{:#?}", remote.subjects());
     let _ = &remote.daemon;
 }
+/// Wait for a worker to leave (killing it after `limit`): its exit code,
+/// stdout and stderr.
+fn leave(mut child: Child, limit: Duration) -> (i32, String, String) {
+    let since = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if since.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("output");
+            panic!(
+                "the worker did not leave within {limit:?}: {}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("output");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A remote that can never serve the run (no such repository on the git
+/// server, a path that is no repository) fails a worker at once, with and
+/// without `--once`, naming the remote and the fix; `start --remote` says
+/// the same. Nothing is retried.
+#[test]
+fn a_remote_that_cannot_hold_the_run_fails_at_once() {
+    let remote = OnRemote::with_plan(&plan(&["left", "right"], 1));
+    let s = scripts(&[("default.txt", WRITES_AND_COMMITS)]);
+    let clone = remote.clone("one");
+    let nowhere = remote.server.path().join("nowhere.git");
+    git(
+        &clone,
+        &[
+            "remote",
+            "add",
+            "missing",
+            &remote.daemon.url("missing.git"),
+        ],
+    );
+    git(
+        &clone,
+        &["remote", "add", "nowhere", &nowhere.display().to_string()],
+    );
+    for name in ["missing", "nowhere"] {
+        for extra in [&["--once"][..], &[]] {
+            let since = Instant::now();
+            let mut args = vec!["--remote", name, "--poll", "100ms"];
+            args.extend_from_slice(extra);
+            let (code, stdout, stderr) =
+                leave(worker(&clone, s.path(), &args), Duration::from_secs(20));
+            assert_eq!(code, 1, "{name} {extra:?}: {stdout}\n{stderr}");
+            assert!(
+                since.elapsed() < Duration::from_secs(5),
+                "{name} {extra:?} failed at once, not after {:?}: {stdout}",
+                since.elapsed()
+            );
+            assert!(
+                !stdout.contains("trying again") && stdout.lines().count() <= 2,
+                "{name} {extra:?}: {stdout}"
+            );
+            assert!(
+                stderr.contains(&format!("remote `{name}` cannot hold the run"))
+                    && stderr.contains(&format!("git remote set-url {name}")),
+                "{name} {extra:?}: {stderr}"
+            );
+        }
+        let out = crate::common::run(remote.src.path(), &["start", "--remote", name]);
+        // The starting clone has no such remote yet.
+        assert_eq!(out.status, 1, "{}", out.stdout);
+    }
+    git(
+        remote.src.path(),
+        &[
+            "remote",
+            "add",
+            "missing",
+            &remote.daemon.url("missing.git"),
+        ],
+    );
+    let out = crate::common::run(remote.src.path(), &["start", "--remote", "missing"]);
+    assert_eq!(out.status, 1, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("remote `missing` cannot hold the run")
+            && out.stderr.contains("git remote set-url missing"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        git(remote.src.path(), &["for-each-ref", "refs/supervisor/"]),
+        "",
+        "no run recorded"
+    );
+}

@@ -87,6 +87,13 @@ pub enum StoreError {
         help("check `git remote -v` and that `git fetch {remote}` works from this clone")
     )]
     Remote { remote: String, detail: String },
+    #[error("remote `{remote}` cannot hold the run: {detail}")]
+    #[diagnostic(code(store::remote_unusable), help("{hint}"))]
+    RemoteUnusable {
+        remote: String,
+        detail: String,
+        hint: String,
+    },
 }
 
 fn git_err(e: impl std::fmt::Display) -> StoreError {

@@ -150,10 +150,7 @@ impl Remote {
             &fetch_refspecs(remote)[1],
         ])?;
         if !out.status.success() {
-            return Err(StoreError::Remote {
-                remote: remote.clone(),
-                detail: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-            });
+            return Err(self.failure(String::from_utf8_lossy(&out.stderr).trim().to_string()));
         }
         self.adopt_locked(super::STATE_REF)
     }
@@ -233,18 +230,69 @@ impl Remote {
             self.refused.set(self.refused.get() + 1);
             return Ok(false);
         }
-        Err(StoreError::Remote {
-            remote: self.name.clone(),
-            detail: format!("{}\n{}", stdout.trim(), stderr.trim())
+        Err(self.failure(
+            format!("{}\n{}", stdout.trim(), stderr.trim())
                 .trim()
                 .to_string(),
-        })
+        ))
+    }
+
+    /// A fetch or push that did not reach the refs: an error that trying
+    /// again cannot mend (see `permanent`) with the fix, or an outage.
+    fn failure(&self, detail: String) -> StoreError {
+        if !permanent(&detail) {
+            return StoreError::Remote {
+                remote: self.name.clone(),
+                detail,
+            };
+        }
+        let url = self
+            .git(&["remote", "get-url", &self.name])
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default();
+        StoreError::RemoteUnusable {
+            hint: format!(
+                "trying again will not help: `{name}` points at `{url}`; check that the repository exists there and is shared (a `git daemon` serves only repositories exported with --export-all or `git-daemon-export-ok`), that this machine may read and push it, or point the remote elsewhere: `git remote set-url {name} <url>` (`git fetch {name}` shows the same error)",
+                name = self.name,
+            ),
+            remote: self.name.clone(),
+            detail,
+        }
     }
 
     /// `expected` as a push lease wants it.
     pub fn lease_value(id: Option<&str>) -> Option<String> {
         id.filter(|i| *i != NULL).map(str::to_string)
     }
+}
+
+/// Whether git's message says the remote can never serve this clone as it
+/// is configured (no such repository, not exported, no access, bad
+/// credentials), as opposed to an outage (refused or dropped connections,
+/// timeouts, a busy server), which is worth trying again.
+pub fn permanent(detail: &str) -> bool {
+    const PERMANENT: &[&str] = &[
+        "does not appear to be a git repository",
+        "repository not found",
+        "not found",
+        "not exported",
+        "access denied",
+        "permission denied",
+        "authentication failed",
+        "could not read username",
+        "could not read password",
+        "invalid username or password",
+        "host key verification failed",
+        "returned error: 401",
+        "returned error: 403",
+        "returned error: 404",
+        "unable to find remote helper",
+        "not a valid repository name",
+    ];
+    let detail = detail.to_lowercase();
+    PERMANENT.iter().any(|p| detail.contains(p))
 }
 
 /// The remote-tracking name of one of our refs (`refs/supervisor/x` and
