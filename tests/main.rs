@@ -11,6 +11,7 @@ mod test_docs;
 mod test_evidence;
 mod test_fake_agent;
 mod test_gating;
+mod test_handoff;
 mod test_hooks;
 mod test_hostile;
 mod test_hostile_props;

@@ -1224,6 +1224,7 @@ fn every_recorded_event_reads_back_as_written() {
                 unit: "a".into(),
                 text: "t".into(),
             }],
+            rulings: Vec::new(),
         },
         EventKind::Usage {
             unit: "a".into(),

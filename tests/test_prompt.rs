@@ -69,6 +69,8 @@ fn prompt_for(
         sprint: &u.sprints[0],
         state: &sprint_state,
         root: "/repo",
+        project_root: "/repo",
+        needs: &[],
         parallel,
         previous_output: "",
         existing_files: &[],
@@ -283,4 +285,163 @@ fn the_plans_rules_reach_every_agent() {
     assert!(p.template.is_some());
     let prompt = prompt_for(&p, "engine", false, None, |_| {});
     assert!(prompt.contains("- Push to main"), "{prompt}");
+}
+
+/// A v1 plan: packages in Section 2, who may import whom in 2.2, each
+/// package's sprints in a numbered section, and an Appendix D template
+/// written with the author's own absolute paths.
+const V1: &str = "\
+# Verifier
+
+## 2. Packages
+
+| Package | Directory | Layer |
+|---------|-----------|-------|
+| parser | parser | 0 |
+| profiles | profiles | 0 |
+| validation | validation | 1 |
+
+### 2.2 Allowed Imports
+
+| Package | May Import |
+|---------|------------|
+| parser | none (Foundation only) |
+| profiles | none |
+| validation | `profiles` |
+
+## 8. parser Sprints
+
+### Sprint 1: Lexer
+
+- Write `parser/lexer.txt`
+
+## 9. profiles Sprints
+
+### Sprint 1: Profiles
+
+- Write `profiles/profiles.txt`
+
+## 10. validation Sprints
+
+### Sprint 1: Rules
+
+- Write `validation/rules.txt`
+
+## Appendix D: Sprint Prompt Template
+
+```
+You are working on package <PACKAGE_NAME> located at /Users/author/Projects/Verifier/<PACKAGE_DIR>/.
+
+FIRST, read these files in order:
+1. /Users/author/Projects/Verifier/EXECUTION_PLAN.md (the master execution plan)
+2. ~/Projects/Verifier/<PACKAGE_DIR>/PROGRESS.md (if it exists)
+3. $PROJECT_ROOT/<PACKAGE_DIR>/TODO.md (detailed type mappings)
+Build with `cd /Users/author/Projects/Verifier && make`, using /usr/bin/env and https://example.com/docs.
+
+You are executing Sprint <N>: <SPRINT_NAME>.
+Create all types and tests listed for Sprint <N> in Section <8|9|10> of EXECUTION_PLAN.md.
+Do NOT start the next sprint.
+```
+";
+
+/// The v1 template's `<8|9|10>` is the section holding the unit's sprints,
+/// and its hard-coded absolute paths name the tree the agent works in.
+#[test]
+fn a_v1_template_is_filled_per_unit_and_project_relative() {
+    let p = plan(V1);
+    assert!(p.template.is_some(), "{:#?}", p.detection);
+    let names: Vec<&str> = p.units.iter().map(|u| u.name.as_str()).collect();
+    assert_eq!(names, ["parser", "profiles", "validation"]);
+    for (unit, section) in [("parser", "8"), ("profiles", "9"), ("validation", "10")] {
+        let text = prompt_for(&p, unit, false, None, |_| {});
+        assert!(
+            text.contains(&format!(
+                "listed for Sprint 1 in Section {section} of EXECUTION_PLAN.md."
+            )),
+            "{unit}:\n{text}"
+        );
+        assert!(
+            text.starts_with(&format!(
+                "You are working on package {unit} located at /repo/{unit}/.\n"
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "1. /repo/EXECUTION_PLAN.md (the master execution plan)\n2. /repo/{unit}/PROGRESS.md (if it exists)\n3. /repo/{unit}/TODO.md"
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains("`cd /repo && make`, using /usr/bin/env and https://example.com/docs."),
+            "{text}"
+        );
+        assert!(!text.contains("/Users/author"), "{text}");
+        assert!(!text.contains('|'), "no alternation is left:\n{text}");
+    }
+}
+
+/// Each agent is told what its unit may import; its registered needs come
+/// back as hand-offs to its next sprint.
+#[test]
+fn allowed_imports_and_hand_offs_reach_the_agent() {
+    let p = plan(V1);
+    let validation = prompt_for(&p, "validation", false, None, |_| {});
+    assert!(
+        validation.contains("ALLOWED IMPORTS (from the plan):\n- validation may import from: profiles.\n- Do NOT import from parser. When you need something one of them has, define it locally and list it under `## Cross-Package Needs` in validation/PROGRESS.md"),
+        "{validation}"
+    );
+    let parser = prompt_for(&p, "parser", false, None, |_| {});
+    assert!(
+        parser.contains("- parser may import from no other unit of this plan.\n- Do NOT import from profiles, validation."),
+        "{parser}"
+    );
+    // Without a table nothing is said.
+    let plain = prompt_for(&plan(PLAN), "engine", false, None, |_| {});
+    assert!(!plain.contains("ALLOWED IMPORTS"), "{plain}");
+
+    use git_supervisor::machine::Need;
+    let needs = [
+        Need {
+            unit: "validation".into(),
+            text: "`Profile` from profiles".into(),
+        },
+        Need {
+            unit: "validation".into(),
+            text: "`Token` from parser".into(),
+        },
+        Need {
+            unit: "parser".into(),
+            text: "`Rule` from validation".into(),
+        },
+    ];
+    let state = State::new(&p, "run-1", "v", 3, 5);
+    let u = p.unit("validation").expect("unit");
+    let text = prompt::build(&prompt::PromptInput {
+        plan: &p,
+        unit: u,
+        sprint: &u.sprints[0],
+        state: &state.unit("validation").expect("unit").sprints[0],
+        root: "/work/validation-tree",
+        project_root: "/repo",
+        needs: &needs,
+        parallel: false,
+        previous_output: "",
+        existing_files: &[],
+        build_command: None,
+        result_file: "/r",
+        project: None,
+    });
+    assert!(
+        text.contains("HAND-OFF (the run's Cross-Package Needs Registry):\n- Import `Profile` from profiles (your earlier sprint listed it as a need; the plan allows the import): use it instead of a local stand-in.\n- Keep your local definition of `Token`: the plan does not let validation import from parser.\n"),
+        "{text}"
+    );
+    assert!(!text.contains("`Rule`"), "another unit's need:\n{text}");
+    // The agent's own tree, not the checkout the run started in.
+    assert!(
+        text.starts_with(
+            "You are working on package validation located at /work/validation-tree/validation/."
+        ),
+        "{text}"
+    );
 }

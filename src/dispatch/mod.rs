@@ -21,6 +21,7 @@ pub mod ratelimit;
 pub mod reap;
 pub mod result;
 mod stale;
+pub mod template_vars;
 mod wrapper;
 
 pub use wrapper::jitter_seed;

@@ -12,14 +12,23 @@ use crate::plan::Sprint;
 use crate::plan::TaskType;
 use crate::plan::Unit;
 
+use super::template_vars;
+
 /// Everything a prompt is built from.
 pub struct PromptInput<'a> {
     pub plan: &'a Plan,
     pub unit: &'a Unit,
     pub sprint: &'a Sprint,
     pub state: &'a SprintState,
-    /// Absolute project root.
+    /// Absolute root of the tree the agent works in (its worktree, or the
+    /// project root).
     pub root: &'a str,
+    /// Absolute project root of the checkout the run was started in: a
+    /// template's paths under it are made relative to `root`.
+    pub project_root: &'a str,
+    /// The run's Cross-Package Needs Registry: this unit's entries become
+    /// hand-offs (spec §M).
+    pub needs: &'a [crate::machine::Need],
     /// Other units have agents working at the same time.
     pub parallel: bool,
     /// The last lines of the previous attempt's output, for a retry.
@@ -55,6 +64,7 @@ pub fn build(input: &PromptInput) -> String {
             prompt.push_str(&format!("- {r}\n"));
         }
     }
+    prompt.push_str(&imports_section(input));
     if let Some(build) = input.build_command {
         if input.parallel && input.sprint.task_type == TaskType::Code {
             prompt.push_str("\n\n");
@@ -110,11 +120,86 @@ pub fn build(input: &PromptInput) -> String {
     prompt
 }
 
+/// What the unit may import (the plan's Allowed Imports table) and the
+/// hand-offs of its cross-package needs (spec §M): empty when the plan has
+/// no such table.
+fn imports_section(input: &PromptInput) -> String {
+    use crate::plan::imports;
+    let (plan, unit) = (input.plan, input.unit);
+    let rows: Vec<&imports::AllowedImport> = plan
+        .allowed_imports
+        .iter()
+        .filter(|r| r.unit == unit.name)
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let any = rows.iter().any(|r| r.any);
+    let allowed: Vec<&str> = plan
+        .units
+        .iter()
+        .filter(|u| u.name != unit.name)
+        .filter(|u| any || rows.iter().any(|r| r.may_import.contains(&u.name)))
+        .map(|u| u.name.as_str())
+        .collect();
+    let others: Vec<&str> = plan
+        .units
+        .iter()
+        .filter(|u| u.name != unit.name && !allowed.contains(&u.name.as_str()))
+        .map(|u| u.name.as_str())
+        .collect();
+    let mut p = String::from("\n\nALLOWED IMPORTS (from the plan):\n");
+    if allowed.is_empty() {
+        p.push_str(&format!(
+            "- {} may import from no other unit of this plan.\n",
+            unit.name
+        ));
+    } else {
+        p.push_str(&format!(
+            "- {} may import from: {}.\n",
+            unit.name,
+            allowed.join(", ")
+        ));
+    }
+    if !others.is_empty() {
+        let progress = match unit.dir_or_root() {
+            "." => "PROGRESS.md".to_string(),
+            d => format!("{d}/PROGRESS.md"),
+        };
+        p.push_str(&format!(
+            "- Do NOT import from {}. When you need something one of them has, define it locally and list it under `## Cross-Package Needs` in {progress}, as `- Name from <unit>`.\n",
+            others.join(", ")
+        ));
+    }
+    let mut handoffs = String::new();
+    for need in input.needs.iter().filter(|n| n.unit == unit.name) {
+        let reading =
+            imports::read_need(&need.text, &unit.name, &plan.units, &plan.allowed_imports);
+        match reading.ruling {
+            imports::Ruling::Import { from } => handoffs.push_str(&format!(
+                "- Import {} from {from} (your earlier sprint listed it as a need; the plan allows the import): use it instead of a local stand-in.\n",
+                reading.subject
+            )),
+            imports::Ruling::Forbidden { from } => handoffs.push_str(&format!(
+                "- Keep your local definition of {}: the plan does not let {} import from {from}.\n",
+                reading.subject, unit.name
+            )),
+            imports::Ruling::Open => {}
+        }
+    }
+    if !handoffs.is_empty() {
+        p.push_str("\nHAND-OFF (the run's Cross-Package Needs Registry):\n");
+        p.push_str(&handoffs);
+    }
+    p
+}
+
 /// Approach A: the template verbatim with its variables filled in. Both the
 /// spec's `<PACKAGE_NAME>` style and `{unit}` style are understood.
 fn fill_template(template: &str, input: &PromptInput) -> String {
     let dir = input.unit.dir_or_root();
-    let pairs: [(&str, String); 14] = [
+    let template = template_vars::fill_sections(template, input.plan, input.unit);
+    let pairs: [(&str, String); 12] = [
         ("<PACKAGE_NAME>", input.unit.name.clone()),
         ("<WORK_UNIT>", input.unit.name.clone()),
         ("<WORK_UNIT_NAME>", input.unit.name.clone()),
@@ -127,14 +212,18 @@ fn fill_template(template: &str, input: &PromptInput) -> String {
         ("{unit_dir}", dir.to_string()),
         ("{sprint}", input.sprint.id.to_string()),
         ("{sprint_name}", input.sprint.name.clone()),
-        ("$PROJECT_ROOT", input.root.to_string()),
-        ("{project_root}", input.root.to_string()),
     ];
-    let mut out = template.to_string();
+    let mut out = template;
     for (k, v) in pairs {
         out = out.replace(k, &v);
     }
-    out
+    // With the unit's directory filled in, a hard-coded path shows where it
+    // points into the project.
+    let out = template_vars::relative_paths(&out, input.plan, input.project_root);
+    let root = input.root;
+    out.replace("${PROJECT_ROOT}", root)
+        .replace("$PROJECT_ROOT", root)
+        .replace("{project_root}", root)
 }
 
 /// Approach B: context, assignment, checks, boundaries.

@@ -333,6 +333,8 @@ impl Engine {
             sprint,
             state: &asked,
             root: &root.display().to_string(),
+            project_root: &self.project_root(state).display().to_string(),
+            needs: &state.needs,
             parallel: spec.parallel,
             previous_output: &previous_output,
             existing_files: &existing,

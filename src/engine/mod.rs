@@ -12,6 +12,7 @@
 pub mod begin;
 pub mod control;
 mod gate;
+mod handoff;
 pub mod import;
 mod integrate;
 mod launch;

@@ -56,7 +56,10 @@ impl Engine {
                 );
             }
         }
-        (needs != state.needs).then_some(EventKind::Needs { needs })
+        (needs != state.needs).then(|| {
+            let rulings = self.need_rulings(tip, &needs);
+            EventKind::Needs { needs, rulings }
+        })
     }
 
     /// History that reached the branch since the last reconciliation (commits

@@ -155,8 +155,14 @@ pub enum EventKind {
     /// removing or renumbering a sprint an agent is working on is refused.
     #[serde(skip)]
     Replan { plan: Box<crate::plan::Plan> },
-    /// The progress files' cross-unit needs changed: the new registry.
-    Needs { needs: Vec<super::state::Need> },
+    /// The progress files' cross-unit needs changed: the new registry, and
+    /// what its new entries come to under the plan's Allowed Imports
+    /// (hand-offs and conflicts, for the decisions log).
+    Needs {
+        needs: Vec<super::state::Need>,
+        #[serde(skip_serializing_if = "Vec::is_empty", default)]
+        rulings: Vec<String>,
+    },
     /// The agent of a sprint its trailer commit had already completed
     /// exited and reported what it used (turns, dollars, session): only the
     /// sprint's usage changes. Legal for a COMPLETED sprint's latest
@@ -442,7 +448,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             head,
         } => completion::observed(&mut b, unit, sprint, evidence, commits, head)?,
         EventKind::Replan { plan } => plan::replan(&mut b, plan)?,
-        EventKind::Needs { needs } => plan::needs(&mut b, needs)?,
+        EventKind::Needs { needs, rulings } => plan::needs(&mut b, needs, rulings)?,
     }
     Ok(b.steps)
 }

@@ -8,9 +8,11 @@
 pub mod detect;
 pub mod diagnostics;
 pub mod frontmatter;
+pub mod imports;
 pub mod markdown;
 pub mod model;
 pub mod resolve;
+pub mod sections;
 
 pub use detect::parse;
 pub use detect::parse_with;

@@ -362,6 +362,13 @@ pub struct Plan {
     pub template: Option<String>,
     /// Progress/TODO/status files the plan mentions.
     pub referenced_files: Vec<String>,
+    /// The Allowed Imports table: which unit may import from which.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub allowed_imports: Vec<super::imports::AllowedImport>,
+    /// The numbers of the plan sections holding each unit's sprints,
+    /// innermost first (a v1 template's `<8|9|10|11|12>`).
+    #[serde(skip)]
+    pub unit_sections: std::collections::BTreeMap<String, Vec<String>>,
     pub detection: Detection,
     /// What the plan runs with although it is not quite right (a count that
     /// disagrees with the sections, a prerequisite outside the plan): each

@@ -9,7 +9,11 @@ use super::super::steps::Steps;
 use crate::plan::Plan;
 
 /// The cross-unit needs in the progress files changed.
-pub(in crate::machine) fn needs(b: &mut Steps<'_>, needs: &[Need]) -> Result<(), MachineError> {
+pub(in crate::machine) fn needs(
+    b: &mut Steps<'_>,
+    needs: &[Need],
+    rulings: &[String],
+) -> Result<(), MachineError> {
     b.require_started()?;
     let added: Vec<String> = needs
         .iter()
@@ -24,6 +28,10 @@ pub(in crate::machine) fn needs(b: &mut Steps<'_>, needs: &[Need]) -> Result<(),
     }
     if resolved > 0 {
         why.push_str(&format!(" {resolved} no longer listed."));
+    }
+    for r in rulings {
+        why.push(' ');
+        why.push_str(r);
     }
     b.run_note(why);
     Ok(())

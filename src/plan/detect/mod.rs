@@ -200,6 +200,8 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
 
     let dialect = dialect::dialect(&doc, &unit_source, &sprint_sources);
     let units = resolve_units(raw_units);
+    let allowed_imports = super::imports::allowed_imports(&doc.blocks, &units);
+    let unit_sections = super::sections::unit_sections(&doc.blocks, source, &units);
     Ok(Plan {
         title,
         feature_name: frontmatter.get("feature_name").cloned(),
@@ -221,6 +223,8 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         },
         template,
         referenced_files: referenced_files(source),
+        allowed_imports,
+        unit_sections,
         warnings,
     })
 }

@@ -373,6 +373,8 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
             rules: Vec::new(),
             template: None,
             referenced_files: Vec::new(),
+            allowed_imports: Vec::new(),
+            unit_sections: Default::default(),
             detection: Detection {
                 units: UnitSource::Table {
                     column: "Work Unit".into(),
