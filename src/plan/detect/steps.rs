@@ -19,11 +19,29 @@ fn step_heading(text: &str) -> bool {
         .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
 }
 
-/// `1.2 Database schema` under sprint 1: a step numbered after its sprint.
-fn numbered_after(text: &str, number: u32) -> bool {
+/// `1.2 Database schema` under sprint 1, `Task 2B.1: …` under `Phase 2B`:
+/// a step numbered after its sprint.
+fn numbered_after(text: &str, id: &SprintId) -> bool {
+    numbered_part(text, id).is_some()
+}
+
+/// The text after a step's number (`Database schema` for `1.2 Database
+/// schema`), when the step is numbered after sprint `id`; a step word
+/// before the number (`Task`, `Step`) is part of the number.
+fn numbered_part<'t>(text: &'t str, id: &SprintId) -> Option<&'t str> {
     let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
-    t.split_once('.').is_some_and(|(major, rest)| {
-        major.parse() == Ok(number) && rest.starts_with(|c: char| c.is_ascii_digit())
+    let t = ["task ", "step "]
+        .iter()
+        .find(|w| t.get(..w.len()).is_some_and(|h| h.eq_ignore_ascii_case(w)))
+        .map_or(t, |w| t[w.len()..].trim_start());
+    let (major, rest) = t.split_once('.')?;
+    let minor = rest.chars().take_while(char::is_ascii_digit).count();
+    (major.eq_ignore_ascii_case(&id.to_string()) && minor > 0).then(|| {
+        rest[minor..]
+            .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+            .trim_start()
+            .trim_start_matches([':', ')', '—', '–', '-'])
+            .trim()
     })
 }
 
@@ -37,7 +55,7 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
     if sprints.len() < 2 {
         return sprints;
     }
-    let steps_of = |i: usize, number: u32| -> Vec<usize> {
+    let steps_of = |i: usize, number: &SprintId| -> Vec<usize> {
         let children: Vec<usize> = (i + 1..doc.section_end[i])
             .filter(|&j| doc.parent[j] == Some(i))
             .collect();
@@ -74,7 +92,7 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
     };
     let mut framed: Vec<(usize, Vec<usize>)> = Vec::new();
     for (&i, sprint) in at.iter().zip(&sprints) {
-        let steps = steps_of(i, sprint.id.number);
+        let steps = steps_of(i, &sprint.id);
         if steps.is_empty() {
             return sprints;
         }
@@ -96,14 +114,7 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
             };
             let (name, marked) = strip_done_marks(text);
             // `1.2 Database schema`: the id is the sprint's own.
-            let name = if numbered_after(&name, parent.id.number) {
-                name.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
-                    .trim_start_matches([':', ')'])
-                    .trim()
-                    .to_string()
-            } else {
-                name
-            };
+            let name = numbered_part(&name, &parent.id).map_or(name.clone(), str::to_string);
             let mut sprint = read_sprint(doc, j, id.clone(), name);
             sprint.done = done_evidence(doc, j, marked).or_else(|| parent.sprint.done.clone());
             sprint.origin = Origin::new(
