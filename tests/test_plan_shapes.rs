@@ -77,6 +77,7 @@ json_snapshots! {
     words_weeks => "words-weeks",
     words_weeks_days => "words-weeks-days",
     words_bold_steps => "words-bold-steps",
+    words_phase_tasks => "words-phase-tasks",
     words_priority_groups => "words-priority-groups",
     nested_fences => "nested-fences",
     words_milestones => "words-milestones",
@@ -103,6 +104,10 @@ json_snapshots! {
     order_mermaid_ids => "order-mermaid-ids",
     order_task_parallel_prose => "order-task-parallel-prose",
     order_partial_graph => "order-partial-graph",
+    order_phase_graph => "order-phase-graph",
+    order_phase_graph_flowchart => "order-phase-graph-flowchart",
+    order_phase_graph_open_before => "order-phase-graph-open-before",
+    order_phase_graph_partial => "order-phase-graph-partial",
     order_status_groups => "order-status-groups",
     order_numbered_chunks => "order-numbered-chunks",
     order_versions => "order-versions",
@@ -440,6 +445,64 @@ fn order_of_units() {
     assert_eq!(deps(&v, 0), ["schema"]);
 }
 
+/// A mermaid graph over the plan's phases orders them when it names every
+/// phase the plan details: each phase a unit, its `Task N.M` steps its
+/// sprints; phases the graph ticks and never details are done units, the
+/// ones after the detailed phases are left out with a warning.
+#[test]
+fn phases_ordered_by_a_mermaid_graph() {
+    let (status, v, _) = json("order-phase-graph");
+    assert_eq!(status, 0);
+    assert_eq!(v["detection"]["dependencies"], "graph");
+    assert_eq!(
+        units(&v),
+        [
+            "Phase 0: Setup",
+            "Phase 1: Schema",
+            "Phase 2: Backend Authorization",
+            "Phase 2B: Frontend Permission Shell (Parallel Track)",
+            "Phase 3: Sync Filtering",
+            "Phase 4: Integration & Testing",
+        ]
+    );
+    assert_eq!(sprints_done(&v, 0), [true]);
+    assert_eq!(sprints_done(&v, 1), [true]);
+    assert_eq!(sprint_ids(&v, 2), ["2.1", "2.2"]);
+    assert_eq!(sprint_ids(&v, 3), ["2b.1", "2b.2"]);
+    assert_eq!(sprints_done(&v, 2), [false, false]);
+    assert_eq!(deps(&v, 2), ["Phase 1: Schema"]);
+    assert_eq!(deps(&v, 3), ["Phase 1: Schema"]);
+    assert_eq!(deps(&v, 4), ["Phase 2: Backend Authorization"]);
+    let mut last = deps(&v, 5);
+    last.sort();
+    assert_eq!(
+        last,
+        [
+            "Phase 2B: Frontend Permission Shell (Parallel Track)",
+            "Phase 3: Sync Filtering"
+        ]
+    );
+    let warnings = v["warnings"].to_string();
+    assert!(warnings.contains("plan::left_out"), "{warnings}");
+    assert!(warnings.contains("Phase 5: Admin UI"), "{warnings}");
+    assert!(!warnings.contains("Start"), "{warnings}");
+
+    // `P2 & P3 --> P4` waits for both; edge labels are not nodes.
+    let (_, v, _) = json("order-phase-graph-flowchart");
+    let mut report = deps(&v, 3);
+    report.sort();
+    assert_eq!(report, ["Phase 2: Clean", "Phase 3: Index"]);
+    assert_eq!(deps(&v, 2), ["Phase 1: Ingest"]);
+
+    // An open phase the plan never details before the detailed ones, or a
+    // graph over two phases of three: not read, one sequence.
+    for fixture in ["order-phase-graph-open-before", "order-phase-graph-partial"] {
+        let (_, v, _) = json(fixture);
+        assert_eq!(v["detection"]["dependencies"], "sequential", "{fixture}");
+        assert_eq!(v["units"].as_array().map(Vec::len), Some(1), "{fixture}");
+    }
+}
+
 /// Steps of a one-unit plan run at once only where the plan names them:
 /// todos that list their dependencies, "Tasks 1-3 … can run in parallel",
 /// spec-kit's `Phase Dependencies` list. A chain written out in the body
@@ -572,6 +635,19 @@ fn steps_numbered_after_their_phase() {
     let (_, v, _) = json("words-priority-groups");
     assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2", "2.1", "3.1"]);
     assert_eq!(sprint_names(&v, 0)[2], "Limit the API routes");
+    // `### Task 2A.1 — …` under `## Phase 2A`: a step word before the
+    // number, a lettered phase, an emoji before both.
+    let (_, v, _) = json("words-phase-tasks");
+    assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2", "2a.1", "2a.2"]);
+    assert_eq!(
+        sprint_names(&v, 0),
+        [
+            "Project skeleton",
+            "Database schema",
+            "Checkout session",
+            "Webhook"
+        ]
+    );
 }
 
 /// A roadmap that runs its phases in numeric order runs an inserted phase

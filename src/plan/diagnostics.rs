@@ -27,6 +27,7 @@ pub enum ProblemCode {
     BadSprintId,
     OutsidePrerequisite,
     DependencySentence,
+    LeftOut,
 }
 
 impl ProblemCode {
@@ -44,6 +45,7 @@ impl ProblemCode {
             ProblemCode::BadSprintId => "plan::bad_sprint_id",
             ProblemCode::OutsidePrerequisite => "plan::outside_prerequisite",
             ProblemCode::DependencySentence => "plan::dependency_sentence",
+            ProblemCode::LeftOut => "plan::left_out",
         }
     }
 }

@@ -138,8 +138,9 @@ pub(super) fn arrow_edges(text: &str) -> Vec<(String, String)> {
         {
             normalized = normalized.replace(arrow, "\u{1}");
         }
-        // Drop mermaid edge labels: A -->|label| B.
-        let parts: Vec<String> = normalized
+        // Drop mermaid edge labels: A -->|label| B; `A & B --> C` is an
+        // edge from each of A and B.
+        let parts: Vec<Vec<String>> = normalized
             .split('\u{1}')
             .map(|p| {
                 let p = p.trim();
@@ -151,22 +152,29 @@ pub(super) fn arrow_edges(text: &str) -> Vec<(String, String)> {
                 } else {
                     p
                 };
-                let p = p.trim_matches(art);
-                let (id, label) = node_name(p);
-                match label {
-                    Some(l) => {
-                        labels.insert(id, l.clone());
-                        l
-                    }
-                    None => labels.get(&id).cloned().unwrap_or(id),
-                }
+                p.split(" & ")
+                    .map(|p| {
+                        let (id, label) = node_name(p.trim_matches(art));
+                        match label {
+                            Some(l) => {
+                                labels.insert(id, l.clone());
+                                l
+                            }
+                            None => labels.get(&id).cloned().unwrap_or(id),
+                        }
+                    })
+                    .collect()
             })
             .collect();
-        if parts.len() < 2 || parts.iter().any(|p| p.is_empty()) {
+        if parts.len() < 2 || parts.iter().flatten().any(|p| p.is_empty()) {
             continue;
         }
         for w in parts.windows(2) {
-            edges.push((w[0].clone(), w[1].clone()));
+            for from in &w[0] {
+                for to in &w[1] {
+                    edges.push((from.clone(), to.clone()));
+                }
+            }
         }
     }
     edges

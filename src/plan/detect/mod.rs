@@ -22,6 +22,7 @@ mod fences;
 mod headings;
 mod locale;
 mod parallel;
+mod phase_graph;
 mod references;
 mod sprint_graph;
 mod sprint_word;
@@ -164,16 +165,24 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     attach_loose_criteria(&doc, &mut raw_units);
     done_elsewhere::marks_elsewhere(&doc, source, &frontmatter, &mut raw_units);
     let waves = waves::wave_units(&doc);
+    let mut ordered_by_graph = false;
     let unit_source = if let Some(units) = waves {
         raw_units = units;
         UnitSource::Waves
+    } else if let Some(units) = phase_graph::units_by_graph(&doc, &raw_units, &mut problems) {
+        raw_units = units;
+        ordered_by_graph = true;
+        UnitSource::Steps
     } else if sprint_graph::split_by_stated_order(&doc, &mut raw_units) {
         UnitSource::Steps
     } else {
         unit_source
     };
     resolve_table_deps(&mut raw_units, &mut problems);
-    detect_graph_edges(&doc, &mut raw_units, &mut problems);
+    // The phase graph is already the units' order.
+    if !ordered_by_graph {
+        detect_graph_edges(&doc, &mut raw_units, &mut problems);
+    }
     let independence_stated = matches!(
         unit_source,
         UnitSource::Table { .. } | UnitSource::Steps | UnitSource::Waves
@@ -757,7 +766,7 @@ pub(super) fn line_span(source: &str, block: &Span, line: &str) -> Span {
         .unwrap_or_else(|| block.clone())
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct RawSprint {
     id: SprintId,
     span: Span,

@@ -1,0 +1,236 @@
+//! A one-unit plan whose phases a mermaid graph orders (`P1 --> P2`, `P1
+//! --> P2B`, `P2B --> P4`, labels `Phase 2: Backend Auth`) runs each phase
+//! as a unit of its own, waiting for what the graph says it waits for; the
+//! phase's own steps (`### Task 2.1`) stay its sprints. The graph counts as
+//! evidence only when it names every phase the plan details. Phases the
+//! graph marks done (`Phase 1: Schema V2 ✅`) and the plan never details
+//! become done units; phases it names after them with no section are left
+//! out, with a warning.
+
+use super::headings::parse_heading;
+use super::headings::Heading;
+use super::*;
+
+/// Units read from the plan's mermaid graph, when it orders every phase of
+/// a lone unit.
+pub(super) fn units_by_graph(
+    doc: &Doc,
+    units: &[RawUnit],
+    problems: &mut Vec<Problem>,
+) -> Option<Vec<RawUnit>> {
+    let [unit] = units else {
+        return None;
+    };
+    let (edges, graph_span) = mermaid_graph(doc)?;
+    let mut labels: Vec<String> = Vec::new();
+    for (a, b) in &edges {
+        for l in [a, b] {
+            if !labels.contains(l) {
+                labels.push(l.clone());
+            }
+        }
+    }
+    // Each node that names a step: (word, id, name, marked done).
+    let steps: Vec<Option<(String, String, String, bool)>> = labels
+        .iter()
+        .map(|l| match parse_heading(l)? {
+            Heading::Sprint(h) => {
+                Some((format!("{:?}", h.word), h.id.to_lowercase(), h.name, h.done))
+            }
+            Heading::About { .. } => None,
+        })
+        .collect();
+    // The lone unit's sprints grouped by the phase heading they sit in,
+    // each phase matched to its node.
+    let mut phases: Vec<(usize, usize, Vec<RawSprint>)> = Vec::new(); // (node, heading block, sprints)
+    for s in &unit.sprints {
+        let (node, block) = phase_of(doc, s, &steps)?;
+        match phases.iter_mut().find(|(n, _, _)| *n == node) {
+            Some((_, b, sprints)) if *b == block => sprints.push(s.clone()),
+            Some(_) => return None,
+            None => phases.push((node, block, vec![s.clone()])),
+        }
+    }
+    if phases.len() < 2 {
+        return None;
+    }
+    let parents = |n: usize| -> Vec<usize> {
+        edges
+            .iter()
+            .filter(|(_, b)| *b == labels[n])
+            .filter_map(|(a, _)| labels.iter().position(|l| l == a))
+            .collect()
+    };
+    let ancestors = |n: usize| -> Vec<usize> {
+        let mut seen = Vec::new();
+        let mut stack = parents(n);
+        while let Some(p) = stack.pop() {
+            if !seen.contains(&p) && p != n {
+                seen.push(p);
+                stack.extend(parents(p));
+            }
+        }
+        seen
+    };
+    let detailed: Vec<usize> = phases.iter().map(|(n, _, _)| *n).collect();
+    let before_detailed: Vec<usize> = detailed.iter().flat_map(|&n| ancestors(n)).collect();
+    // Undetailed steps before detailed ones: done ones are units; an open
+    // one is work the plan does not describe, so the graph is not read.
+    let mut done_nodes = Vec::new();
+    for (n, step) in steps.iter().enumerate() {
+        let Some((_, _, _, done)) = step else {
+            continue;
+        };
+        if detailed.contains(&n) {
+            continue;
+        }
+        if before_detailed.contains(&n) {
+            if !done {
+                return None;
+            }
+            done_nodes.push(n);
+        }
+    }
+    let left_out: Vec<&str> = steps
+        .iter()
+        .enumerate()
+        .filter(|(n, s)| s.is_some() && !detailed.contains(n) && !done_nodes.contains(n))
+        .map(|(n, _)| labels[n].as_str())
+        .collect();
+    if detailed.iter().any(|n| ancestors(*n).contains(n)) {
+        return None;
+    }
+    let is_unit = |n: usize| detailed.contains(&n) || done_nodes.contains(&n);
+    // The nearest units above `n`, through nodes that are not units.
+    let waits_for = |n: usize| -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut seen = Vec::new();
+        let mut stack = parents(n);
+        while let Some(p) = stack.pop() {
+            if seen.contains(&p) {
+                continue;
+            }
+            seen.push(p);
+            if is_unit(p) {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            } else {
+                stack.extend(parents(p));
+            }
+        }
+        out
+    };
+    let line = doc.line(graph_span.start);
+    let why = format!("a phase of its own: the mermaid graph (line {line}) orders the phases");
+    let name_of = |n: usize| -> String {
+        match phases.iter().find(|(p, _, _)| *p == n) {
+            Some((_, block, _)) => doc
+                .heading(*block)
+                .map(|(_, t, _)| clean_heading(t))
+                .unwrap_or_default(),
+            None => clean_heading(&labels[n]),
+        }
+    };
+    // Units in the graph's order: done phases first, then as written.
+    let order: Vec<usize> = done_nodes.iter().chain(&detailed).copied().collect();
+    let mut out = Vec::new();
+    for &n in &order {
+        let name = name_of(n);
+        let (span, sprints) = match phases.iter().find(|(p, _, _)| *p == n) {
+            Some((_, block, sprints)) => (doc.blocks[*block].span(), sprints.clone()),
+            None => {
+                let (_, id, step_name, _) = steps[n].clone()?;
+                let id: SprintId = id.parse().ok()?;
+                let mut sprint =
+                    super::sprints::blank_sprint(id.clone(), &step_name, labels[n].clone());
+                sprint.done = Some(format!(
+                    "marked done in the plan's mermaid graph (`{}`, line {line})",
+                    labels[n]
+                ));
+                sprint.origin = Origin::new(line, "named only in the plan's mermaid graph");
+                let span = graph_span.clone();
+                (span.clone(), vec![RawSprint { id, span, sprint }])
+            }
+        };
+        let mut u = RawUnit::new(name, span.clone(), 0..0);
+        u.rule = why.clone();
+        u.origin = Origin::new(doc.line(span.start), why.clone());
+        u.dir = unit.dir.clone();
+        u.deps = waits_for(n)
+            .into_iter()
+            .map(|d| (name_of(d), graph_span.clone()))
+            .collect();
+        u.sprints = sprints;
+        out.push(u);
+    }
+    if !left_out.is_empty() {
+        problems.push(
+            Problem::new(
+                ProblemCode::LeftOut,
+                format!(
+                    "the mermaid graph names {} that the plan does not detail: left out of the run",
+                    left_out.join(", ")
+                ),
+            )
+            .label(graph_span, "the graph")
+            .help("add a section for each, or run them in a later plan")
+            .tolerated(),
+        );
+    }
+    Some(out)
+}
+
+/// The edges (by label) of the plan's first mermaid `graph`/`flowchart`
+/// block, and where it is.
+fn mermaid_graph(doc: &Doc) -> Option<(Vec<(String, String)>, Span)> {
+    doc.blocks.iter().find_map(|b| match b {
+        Block::Code { info, text, span }
+            if info.trim() == "mermaid"
+                && ["graph", "flowchart"]
+                    .iter()
+                    .any(|w| text.trim_start().starts_with(w)) =>
+        {
+            let edges = super::dependencies::arrow_edges(text);
+            (!edges.is_empty()).then(|| (edges, span.clone()))
+        }
+        _ => None,
+    })
+}
+
+/// The phase heading `s` sits in (its own heading or one above it) that a
+/// graph node names: (node, heading block).
+fn phase_of(
+    doc: &Doc,
+    s: &RawSprint,
+    steps: &[Option<(String, String, String, bool)>],
+) -> Option<(usize, usize)> {
+    let mut at = (0..doc.blocks.len()).find(|&i| {
+        matches!(doc.blocks[i], Block::Heading { .. }) && doc.blocks[i].span().start == s.span.start
+    });
+    while let Some(i) = at {
+        if let Some((_, text, _)) = doc.heading(i) {
+            if let Some(Heading::Sprint(h)) = parse_heading(text) {
+                let word = format!("{:?}", h.word);
+                let id = h.id.to_lowercase();
+                if let Some(n) = steps.iter().position(|st| {
+                    st.as_ref()
+                        .is_some_and(|(w, d, _, _)| *w == word && *d == id)
+                }) {
+                    return Some((n, i));
+                }
+            }
+        }
+        at = doc.parent[i];
+    }
+    None
+}
+
+/// `🟣 Phase 2: Backend Authorization` → `Phase 2: Backend Authorization`;
+/// a graph label's done mark goes too.
+fn clean_heading(text: &str) -> String {
+    let t = text
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .trim_end_matches(|c: char| !c.is_alphanumeric() && !")]".contains(c));
+    clean_name(t)
+}
