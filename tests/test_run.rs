@@ -751,6 +751,43 @@ fn a_plan_with_warnings_starts_only_when_its_reading_is_accepted() {
     assert_eq!(started.status, 0, "{}\n{}", started.stdout, started.stderr);
 }
 
+/// A reading that guesses (done marks kept in a progress list, away from
+/// the milestones they tick) is shown and confirmed before the first run:
+/// off a terminal `start` prints the reading, refuses and records nothing;
+/// `--yes` accepts it and the ticked milestone is never dispatched.
+#[test]
+fn a_reading_that_guesses_starts_only_when_accepted() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let plan = "# Store\n\n## Progress\n\n- [x] (2026-01-02) Milestone 1: Local store in place.\n- [ ] Milestone 2: Sync.\n\n## Milestones\n\n### Milestone 1: Local store\n\n- Write `one.txt`\n\n### Milestone 2: Sync\n\n- Write `two.txt`\n";
+    std::fs::write(dir.join("EXECUTION_PLAN.md"), plan).expect("plan written");
+    git(
+        dir,
+        &[
+            "commit",
+            "-qam",
+            "A plan whose progress list ticks a milestone",
+        ],
+    );
+    let s = scripts(&[("default.txt", SUCCEED)]);
+    let refused = sv(dir, s.path(), &["start"]);
+    assert_eq!(refused.status, 1, "{}", refused.stdout);
+    assert!(refused.stderr.contains("1 guess"), "{}", refused.stderr);
+    for said in [
+        "reading::done_elsewhere",
+        "The plan is read as:",
+        "2 sprints, 1 done",
+    ] {
+        assert!(refused.stdout.contains(said), "{said}: {}", refused.stdout);
+    }
+    assert!(git(dir, &["for-each-ref", "refs/supervisor"]).is_empty());
+    let started = sv(dir, s.path(), &["start", "--yes", "--wait"]);
+    assert_eq!(started.status, 0, "{}\n{}", started.stdout, started.stderr);
+    let log = git(dir, &["log", "--format=%s", "refs/supervisor/state"]);
+    assert!(!log.contains("sprint 1 PENDING -> DISPATCHED"), "{log}");
+    assert!(log.contains("sprint 2 PENDING -> DISPATCHED"), "{log}");
+}
+
 /// Spec §J: attempt 2 or later of a failed sprint goes to the strongest
 /// model, and no retry drops below the model of the attempt before it.
 #[test]

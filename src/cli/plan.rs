@@ -278,6 +278,16 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
             }
         }
     }
+    if !plan.guesses.is_empty() {
+        writeln!(
+            out,
+            "Guesses: {} (`start` shows this reading and asks before the first run)",
+            plan.guesses.len()
+        )?;
+        for g in &plan.guesses {
+            writeln!(out, "  line {}: {} [{}]", g.line, g.message, g.code)?;
+        }
+    }
     for (label, checks) in [
         ("Entry checks", &plan.entry_checks),
         ("Exit checks", &plan.exit_checks),

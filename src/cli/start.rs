@@ -26,8 +26,8 @@ pub struct StartArgs {
     /// sprints (default: `[run] remote`)
     #[arg(long, value_name = "REMOTE")]
     pub remote: Option<String>,
-    /// Accept the plan's reading although it has warnings (without a
-    /// terminal to ask at, a plan with warnings does not start without it)
+    /// Accept the plan's reading although it has warnings or guesses
+    /// (without a terminal to ask at, such a plan does not start without it)
     #[arg(long, short = 'y')]
     pub yes: bool,
     /// `json`: one object on stdout saying what started (the run, the
@@ -101,21 +101,38 @@ fn begin(
     ctx: &Context,
 ) -> miette::Result<crate::engine::begin::Started> {
     let loaded = load_plan(ctx, args.path.as_deref(), "start")?;
-    // What the plan runs with although it is not quite right: said before
-    // anything starts, and confirmed by the user (`git supervisor plan`
-    // shows the whole reading).
-    if !loaded.plan.warnings.is_empty() {
-        for w in &loaded.plan.warnings {
+    // What the plan runs with although it is not quite right, and where
+    // its reading guessed: said before anything starts, and confirmed by
+    // the user (`git supervisor plan` shows the whole reading).
+    let plan = &loaded.plan;
+    if !plan.warnings.is_empty() || !plan.guesses.is_empty() {
+        for w in &plan.warnings {
             writeln!(out, "warning: line {}: {} [{}]", w.line, w.message, w.code)
                 .into_diagnostic()?;
         }
-        if !args.yes && !confirmed(&loaded.plan, out)? {
+        for g in &plan.guesses {
+            writeln!(out, "guess: line {}: {} [{}]", g.line, g.message, g.code)
+                .into_diagnostic()?;
+        }
+        if !args.yes && !confirmed(plan, out)? {
+            let count = |n: usize, what: &str| match n {
+                0 => None,
+                1 => Some(format!("1 {what}")),
+                n => Some(format!("{n} {what}s")),
+            };
+            let why: Vec<String> = [
+                count(plan.warnings.len(), "warning"),
+                count(plan.guesses.len(), "guess"),
+            ]
+            .into_iter()
+            .flatten()
+            .map(|w| w.replace("guesss", "guesses"))
+            .collect();
             return Err(miette::miette!(
                 code = "run::unconfirmed",
                 help = "check the reading with `git supervisor plan`, fix the plan or start with --yes to accept it",
-                "not started: the plan is read with {} warning{}",
-                loaded.plan.warnings.len(),
-                if loaded.plan.warnings.len() == 1 { "" } else { "s" }
+                "not started: the plan is read with {}",
+                why.join(" and ")
             ));
         }
     }
@@ -234,15 +251,16 @@ fn begin(
     Ok(started)
 }
 
-/// Ask at a terminal whether to start with this reading: its units, their
-/// order and the sprints already done. Off a terminal nobody can answer.
+/// Show the reading (its units, their order and the sprints already done)
+/// and ask at a terminal whether to start with it. Off a terminal nobody
+/// can answer: the reading is shown and the answer is no.
 fn confirmed(plan: &crate::plan::Plan, out: &mut dyn Write) -> miette::Result<bool> {
     use std::io::IsTerminal;
+    writeln!(out, "The plan is read as:").into_diagnostic()?;
+    super::plan::write_reading(plan, false, out).into_diagnostic()?;
     if !std::io::stdin().is_terminal() {
         return Ok(false);
     }
-    writeln!(out, "The plan is read as:").into_diagnostic()?;
-    super::plan::write_reading(plan, false, out).into_diagnostic()?;
     write!(out, "Start with this reading? [y/N] ").into_diagnostic()?;
     out.flush().into_diagnostic()?;
     let mut answer = String::new();

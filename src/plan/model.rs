@@ -375,6 +375,11 @@ pub struct Plan {
     /// said, with where; `plan --strict` refuses them.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub warnings: Vec<Warning>,
+    /// Where the reading guessed at the author's meaning (done marks kept
+    /// away from the sprint, units run at once on a graph's or a
+    /// sentence's word): `start` shows the reading and asks first.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub guesses: Vec<Warning>,
 }
 
 /// One tolerated problem of a plan, span-free: its code, what it says, what

@@ -15,7 +15,21 @@ use std::collections::BTreeMap;
 
 use super::*;
 
-/// Apply the done marks kept outside the sprints' sections.
+/// Apply the done marks on a heading the sprint sits under: its unit's
+/// (`## ✅ Parser`) or a group's (`## Completed`).
+pub(super) fn marks_above(doc: &Doc, units: &mut [RawUnit]) {
+    for unit in units.iter_mut().filter(|u| u.done_mark) {
+        for sprint in &mut unit.sprints {
+            sprint.sprint.done.get_or_insert_with(|| {
+                "marked complete in the plan (on its unit's heading)".to_string()
+            });
+        }
+    }
+    under_done_groups(doc, units);
+}
+
+/// Apply the done marks kept away from the sprints: frontmatter, todos,
+/// a roadmap index, a progress checklist.
 pub(super) fn marks_elsewhere(
     doc: &Doc,
     source: &str,
@@ -31,14 +45,6 @@ pub(super) fn marks_elsewhere(
             return;
         }
     }
-    for unit in units.iter_mut().filter(|u| u.done_mark) {
-        for sprint in &mut unit.sprints {
-            sprint.sprint.done.get_or_insert_with(|| {
-                "marked complete in the plan (on its unit's heading)".to_string()
-            });
-        }
-    }
-    under_done_groups(doc, units);
     for todo in todos(source) {
         let Some(sprint) = find_by_todo(units, &todo) else {
             continue;

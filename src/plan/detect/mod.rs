@@ -19,6 +19,7 @@ mod dependencies;
 mod dialect;
 mod done_elsewhere;
 mod fences;
+mod guesses;
 mod headings;
 mod locale;
 mod parallel;
@@ -163,6 +164,8 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         }
     }
     attach_loose_criteria(&doc, &mut raw_units);
+    done_elsewhere::marks_above(&doc, &mut raw_units);
+    let done_in_place = guesses::done_in_place(&raw_units);
     done_elsewhere::marks_elsewhere(&doc, source, &frontmatter, &mut raw_units);
     let waves = waves::wave_units(&doc);
     let mut ordered_by_graph = false;
@@ -188,6 +191,7 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         UnitSource::Table { .. } | UnitSource::Steps | UnitSource::Waves
     );
     let dependencies = dependency_structure(&mut raw_units, independence_stated);
+    let guesses = guesses::guesses(&doc, &raw_units, &done_in_place, &unit_source, dependencies);
     outside_prerequisites(&mut raw_units, &mut problems);
     validate(&doc, &raw_units, &mut problems);
     let (template, template_source) = detect_template(&doc);
@@ -235,6 +239,7 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         allowed_imports,
         unit_sections,
         warnings,
+        guesses,
     })
 }
 

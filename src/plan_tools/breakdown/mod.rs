@@ -389,6 +389,7 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
                 },
             },
             warnings: Vec::new(),
+            guesses: Vec::new(),
         },
     }
 }

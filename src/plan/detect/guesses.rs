@@ -1,0 +1,69 @@
+//! Readings that rest on a guess at what the author meant, said so that
+//! `start` asks before the first run: done marks kept away from the sprint
+//! itself (a progress list, a roadmap index, frontmatter, a graph's node),
+//! which skip work, and units run at once because a graph, a wave list or
+//! a sentence says so, which a misreading would run out of order. Rules
+//! that read the sprint's own heading or a unit table guess nothing.
+
+use std::collections::HashSet;
+
+use super::*;
+
+/// The sprints (by where they start) that their own text marks done.
+pub(super) fn done_in_place(units: &[RawUnit]) -> HashSet<usize> {
+    units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .filter(|s| s.sprint.done.is_some())
+        .map(|s| s.span.start)
+        .collect()
+}
+
+/// What the reading guessed, each with the line it rests on.
+pub(super) fn guesses(
+    doc: &Doc,
+    units: &[RawUnit],
+    in_place: &HashSet<usize>,
+    unit_source: &UnitSource,
+    dependencies: DependencyStructure,
+) -> Vec<Warning> {
+    let mut out = Vec::new();
+    let elsewhere: Vec<&RawSprint> = units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .filter(|s| s.sprint.done.is_some() && !in_place.contains(&s.span.start))
+        .collect();
+    if let Some(first) = elsewhere.first() {
+        let n = elsewhere.len();
+        out.push(Warning {
+            code: "reading::done_elsewhere".into(),
+            message: format!(
+                "{n} sprint{} count{} as done from marks outside {} own section{} (first: {}): {} not run",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "s" } else { "" },
+                if n == 1 { "its" } else { "their" },
+                if n == 1 { "" } else { "s" },
+                first.sprint.done.as_deref().unwrap_or_default(),
+                if n == 1 { "it is" } else { "they are" },
+            ),
+            help: "check the done marks with `git supervisor plan`".into(),
+            line: doc.line(first.span.start),
+        });
+    }
+    let stated_order = matches!(unit_source, UnitSource::Steps | UnitSource::Waves);
+    if stated_order && dependencies != DependencyStructure::Sequential {
+        if let Some(first) = units.first() {
+            out.push(Warning {
+                code: "reading::order_stated".into(),
+                message: format!(
+                    "{} units, some at once, in the order the plan's own words give: each is {}",
+                    units.len(),
+                    first.rule
+                ),
+                help: "check the order with `git supervisor plan`".into(),
+                line: first.origin.line,
+            });
+        }
+    }
+    out
+}
