@@ -190,10 +190,21 @@ fn phased_plan() -> impl Strategy<Value = (String, Vec<Vec<String>>)> {
 }
 
 /// What a reader adds to a plan without meaning to order anything: a
-/// closing table that groups its sprints, or "parallel" in passing.
+/// closing table that groups its sprints, "parallel" in passing, or a
+/// graph that branches over some phases and leaves the last one out.
 fn harmless_addition(ids: &[Vec<String>], which: usize) -> String {
     let all: Vec<&String> = ids.iter().flatten().collect();
-    match which % 4 {
+    match which % 5 {
+        4 => {
+            let mut t = "## Graph\n\n```mermaid\ngraph TD\n".to_string();
+            for p in 2..ids.len() {
+                t.push_str(&format!(
+                    "    P1[Phase 1: Area 1] --> P{p}[Phase {p}: Area {p}]\n"
+                ));
+            }
+            t.push_str("```\n");
+            t
+        }
         0 => {
             let mut t = "## Summary\n\n| Group | Sprints | Focus |\n|---|---|---|\n".to_string();
             for (g, chunk) in all.chunks(2).enumerate() {
@@ -226,7 +237,7 @@ proptest! {
     #[test]
     fn summaries_and_stray_parallel_never_create_parallelism(
         (text, ids) in phased_plan(),
-        which in 0usize..4,
+        which in 0usize..5,
     ) {
         let plan = parse(&text, &ctx()).expect("a phased plan parses");
         prop_assert!(!plan.units_can_run_at_once(), "{text}");
@@ -241,7 +252,7 @@ proptest! {
     #[test]
     fn additions_keep_any_sequential_plan_sequential(
         parts in prop::collection::vec(fragment(), 0..40),
-        which in 0usize..4,
+        which in 0usize..5,
     ) {
         let text = parts.concat();
         let Ok(plan) = parse(&text, &ctx()) else { return Ok(()); };
