@@ -290,3 +290,200 @@ fn a_remote_that_cannot_hold_the_run_fails_at_once() {
         "no run recorded"
     );
 }
+fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
+    let since = Instant::now();
+    while !done() {
+        assert!(since.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// alpha's first sprint: the first agent on it stays at work (until it is
+/// ended); the one that takes over finishes it.
+const ALPHA_STAYS_THEN_FINISHES: &str = "?${FAKE_AGENT_SCRIPT}/alpha.slept write alpha-1.txt done
+?${FAKE_AGENT_SCRIPT}/alpha.slept commit-all alpha: sprint 1
+?${FAKE_AGENT_SCRIPT}/alpha.slept exit 0
+write ${FAKE_AGENT_SCRIPT}/alpha.slept yes
+sleep 120000
+";
+
+/// The pid of the worker whose claim on alpha's first sprint the remote
+/// recorded (`Supervisor-Worker: <host>/<pid>`).
+fn holder_of_alpha(remote: &OnRemote) -> u32 {
+    let claim = git(
+        &remote.bare(),
+        &[
+            "log",
+            "-1",
+            "--format=%B",
+            "--grep=alpha: sprint 1 DISPATCHED -> RUNNING",
+            "refs/supervisor/state",
+        ],
+    );
+    claim
+        .lines()
+        .find_map(|l| l.strip_prefix("Supervisor-Worker: "))
+        .and_then(|w| w.rsplit('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("the claim names its worker: {claim}"))
+}
+
+/// The git server is out of reach for a few seconds as a worker starts: it
+/// says so once, with how long it will try, and once that the remote is
+/// back, with the count; then it does the work.
+#[test]
+fn an_outage_is_one_line_with_its_limit_and_one_when_it_ends() {
+    let remote = OnRemote::with_plan(&plan(&["left", "right"], 1));
+    let s = scripts(&[("default.txt", WRITES_AND_COMMITS)]);
+    remote.start(s.path());
+    let clone = remote.clone("one");
+    // Down, as the worker sees it: its remote points at a port nothing
+    // listens on, until it is pointed back.
+    git(
+        &clone,
+        &["remote", "set-url", "origin", "git://127.0.0.1:1/plan.git"],
+    );
+    let mut w = worker(&clone, s.path(), &["--once", "--poll", "100ms"]);
+    // The worker's lines as they come.
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let reader = {
+        let seen = seen.clone();
+        let out = w.stdout.take().expect("stdout");
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                let mut text = seen.lock().expect("lock");
+                text.push_str(&line);
+                text.push('\n');
+            }
+        })
+    };
+    wait_until(
+        Duration::from_secs(30),
+        "the worker to meet the outage",
+        || seen.lock().expect("lock").contains("cannot reach"),
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    git(&clone, &["remote", "set-url", "origin", &remote.url]);
+    let (code, _, stderr) = leave(w, Duration::from_secs(60));
+    reader.join().expect("reader");
+    let stdout = seen.lock().expect("lock").clone();
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let down: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("cannot reach"))
+        .collect();
+    assert_eq!(down.len(), 1, "one line for the outage: {stdout}");
+    assert!(
+        down[0].contains("trying again every 1s for up to 30s (30 tries)"),
+        "{stdout}"
+    );
+    let back: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("remote `origin` answers again, after"))
+        .collect();
+    assert_eq!(back.len(), 1, "{stdout}");
+    assert!(back[0].contains("failed tries"), "{stdout}");
+    assert!(stdout.contains("2 claims won"), "{stdout}");
+}
+
+/// A worker frozen past its lease loses its claim and says why; the worker
+/// that takes the sprint over says what its second dispatch is; counts of
+/// one are singular.
+#[test]
+fn a_lost_claim_says_why_and_a_second_dispatch_says_what_it_is() {
+    let remote = OnRemote::with_plan(&plan(&["alpha", "beta"], 1));
+    let s = scripts(&[
+        ("default.txt", WRITES_AND_COMMITS),
+        ("alpha-1.txt", ALPHA_STAYS_THEN_FINISHES),
+    ]);
+    remote.start(s.path());
+    let mut workers: Vec<Child> = ["one", "two"]
+        .iter()
+        .map(|name| worker(&remote.clone(name), s.path(), &["--poll", "100ms"]))
+        .collect();
+    wait_until(Duration::from_secs(60), "alpha's first agent", || {
+        s.path().join("alpha.slept").exists()
+    });
+    let holder = holder_of_alpha(&remote);
+    // SAFETY: signalling a child process of this test by its pid.
+    unsafe { libc::kill(holder as i32, libc::SIGSTOP) };
+    wait_until(Duration::from_secs(60), "the sprint taken over", || {
+        remote
+            .subjects()
+            .iter()
+            .any(|l| l == "alpha: sprint 1 RUNNING -> COMPLETED")
+    });
+    // SAFETY: as above.
+    unsafe { libc::kill(holder as i32, libc::SIGCONT) };
+    let k = workers
+        .iter()
+        .position(|w| w.id() == holder)
+        .expect("one of our workers held alpha");
+    let (code, cut_off, err) = leave(workers.remove(k), Duration::from_secs(60));
+    assert_eq!(code, 0, "{cut_off}\n{err}");
+    let (code, other, err) = leave(workers.remove(0), Duration::from_secs(60));
+    assert_eq!(code, 0, "{other}\n{err}");
+    assert!(
+        cut_off.contains(
+            "alpha sprint 1: the claim was lost (its lease lapsed before this worker renewed it"
+        ),
+        "{cut_off}"
+    );
+    assert!(
+        other.contains(
+            "claimed alpha sprint 1 (dispatch 2: the sprint goes to an agent for the 2nd time"
+        ),
+        "{other}"
+    );
+    for out in [&cut_off, &other] {
+        assert!(
+            !out.contains(" 1 claims")
+                && !out.contains(" 1 pushes")
+                && !out.starts_with("1 claims"),
+            "{out}"
+        );
+        assert!(!out.contains("(dispatch 1"), "{out}");
+    }
+}
+
+/// The remote's state ref deleted under a working worker: it stops and
+/// says the run is gone, that starting again would redo the work, and how
+/// to put it back; it does not wait for a new run.
+#[test]
+fn a_run_deleted_from_the_remote_is_named_as_such() {
+    let remote = OnRemote::with_plan(&plan(&["alpha"], 2));
+    let s = scripts(&[
+        ("default.txt", WRITES_AND_COMMITS),
+        (
+            "Long Haul-1.txt",
+            "write ${FAKE_AGENT_SCRIPT}/alpha.slept yes\nsleep 120000\n",
+        ),
+    ]);
+    remote.start(s.path());
+    let clone = remote.clone("one");
+    let w = worker(&clone, s.path(), &["--poll", "100ms"]);
+    wait_until(Duration::from_secs(60), "the agent", || {
+        s.path().join("alpha.slept").exists()
+    });
+    let last = git(&remote.bare(), &["rev-parse", "refs/supervisor/state"]);
+    git(
+        &remote.bare(),
+        &["update-ref", "-d", "refs/supervisor/state"],
+    );
+    let (code, stdout, stderr) = leave(w, Duration::from_secs(30));
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("is gone from remote `origin`")
+            && stderr.contains("would redo all of its work"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "`git push origin {}:refs/supervisor/state`",
+            last.trim()
+        )),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("waiting for one"), "{stdout}");
+}

@@ -89,10 +89,10 @@ pub fn cmd_worker(ctx: &Context, args: &WorkerArgs, out: &mut dyn Write) -> miet
         Format::Text => {
             writeln!(
                 out,
-                "{} claims won, {} lost to other workers, {} pushes refused by the remote; {}.",
-                summary.claimed.len(),
+                "{} won, {} lost to other workers, {} refused by the remote; {}.",
+                count(summary.claimed.len(), "claim", "claims"),
                 summary.lost_claims,
-                summary.refused_pushes,
+                count(summary.refused_pushes as usize, "push", "pushes"),
                 match (summary.finished, summary.overall.as_deref()) {
                     (true, Some("completed")) => "the run is completed".to_string(),
                     (true, Some(overall)) => format!(
@@ -107,4 +107,9 @@ pub fn cmd_worker(ctx: &Context, args: &WorkerArgs, out: &mut dyn Write) -> miet
         }
     }
     Ok(super::EXIT_OK)
+}
+
+/// `1 claim`, `2 claims`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

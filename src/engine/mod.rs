@@ -57,6 +57,16 @@ pub enum EngineError {
     #[error("there is no run in this repository")]
     #[diagnostic(code(run::none), help("start one with `git supervisor start`"))]
     NoRun,
+    #[error("the run's `refs/supervisor/state` is gone from remote `{remote}` (this clone last saw it at {short}); starting a new run would redo all of its work")]
+    #[diagnostic(
+        code(run::gone_from_remote),
+        help("if it was deleted by mistake, put it back from this clone, which still has the commit: `git push {remote} {last}:refs/supervisor/state`, then start the workers again; to start over on purpose: `git supervisor start --remote {remote}`")
+    )]
+    RunGoneFromRemote {
+        remote: String,
+        last: String,
+        short: String,
+    },
     #[error("a run is already in progress: {operation} ({run_id}, {overall})")]
     #[diagnostic(
         code(run::in_progress),

@@ -39,8 +39,10 @@ impl Engine {
         if !report.finished && !gone {
             return Ok(false);
         }
+        // A run gone from the remote is the round's to report (see `work`),
+        // not a claim to drop.
         let Some(tip) = self.store.tip()? else {
-            return Ok(true);
+            return Ok(false);
         };
         let (plan, _) = self.snapshot(&tip)?;
         let remote = self.store.remote().expect("a worker's engine has a remote");
@@ -196,9 +198,41 @@ impl Engine {
             }]);
         }
         summary.dropped.push(format!("{}/{}", c.unit, c.sprint));
+        let why = lost_because(self.store.tip().ok().flatten().as_ref(), c);
         say(&format!(
-            "{} sprint {}: the claim was lost; nothing recorded",
+            "{} sprint {}: the claim was lost ({why}); nothing recorded for this worker's agent",
             c.unit, c.sprint
         ));
     }
+}
+
+/// Why the run no longer holds claim `c`, as its tip says.
+fn lost_because(tip: Option<&Tip>, c: &Claimed) -> String {
+    use crate::machine::UnitStatus;
+    let Some(unit) = tip.and_then(|t| t.state.unit(&c.unit)) else {
+        return "the unit is no longer in the run".into();
+    };
+    match unit.state {
+        UnitStatus::Stopping | UnitStatus::Stopped => {
+            return "the unit was stopped (`git supervisor stop`)".into()
+        }
+        UnitStatus::Killed => return "the unit was killed (`git supervisor killall`)".into(),
+        _ => {}
+    }
+    let Some(sp) = unit.sprints.iter().find(|s| s.id == c.sprint) else {
+        return format!("sprint {} is no longer in the plan", c.sprint);
+    };
+    let lapsed = "its lease lapsed before this worker renewed it (the remote heard nothing from it for longer than `[run] lease`)";
+    if sp.dispatches == c.dispatch {
+        return format!("{lapsed}; the sprint is {}", sp.state.as_str());
+    }
+    let by = match sp.agent.as_ref().and_then(|a| a.worker.as_deref()) {
+        Some(w) => format!("worker {w}"),
+        None => "another worker".into(),
+    };
+    format!(
+        "{lapsed}; the sprint went to {by} as dispatch {} and is {}",
+        sp.dispatches,
+        sp.state.as_str()
+    )
 }

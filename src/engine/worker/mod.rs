@@ -18,6 +18,7 @@
 
 mod claim;
 mod finish;
+mod outage;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -33,9 +34,7 @@ use crate::machine::SprintStatus;
 use crate::plan::SprintId;
 use crate::store::Tip;
 
-/// Rounds in a row a worker rides out a busy or unreachable remote before
-/// it gives up.
-const MAX_TRANSIENT_ROUNDS: u32 = 30;
+const STATE_REF: &str = "refs/supervisor/state";
 
 /// How a worker runs.
 #[derive(Debug, Clone)]
@@ -74,19 +73,30 @@ pub struct WorkerSummary {
     pub overall: Option<String>,
 }
 
-/// A busy or unreachable remote while a claim is judged or renewed: said,
-/// and tried again next round (a lease outlasts many rounds). Anything else
-/// is the worker's error.
-pub(super) fn transient(e: EngineError, say: &mut dyn FnMut(&str)) -> Result<(), EngineError> {
-    match e {
-        EngineError::Store(
-            e @ (crate::store::StoreError::Contention | crate::store::StoreError::Remote { .. }),
-        ) => {
-            say(&format!("{e}; trying again"));
-            Ok(())
-        }
-        e => Err(e),
+/// What a claim is, for a person: a dispatch after the first is the same
+/// sprint handed to an agent again.
+fn claimed_line(c: &Claimed) -> String {
+    match c.dispatch {
+        0 | 1 => format!("claimed {} sprint {}", c.unit, c.sprint),
+        n => format!(
+            "claimed {} sprint {} (dispatch {n}: the sprint goes to an agent for the {} time, after an earlier one failed, was interrupted, lost its lease or left work to finish)",
+            c.unit,
+            c.sprint,
+            ordinal(n)
+        ),
     }
+}
+
+/// `2nd`, `3rd`, `11th`, `21st`.
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 /// The identity a worker's claims carry: `<host>/<pid>`.
@@ -137,12 +147,35 @@ impl Engine {
             what: "a worker needs the remote the run lives on".into(),
             source: std::io::Error::other("no remote"),
         })?;
+        // The run this clone last saw: a remote that no longer has it lost
+        // it (a deleted ref), which a worker must not take for "no run yet".
+        let mut seen = remote.tracked(STATE_REF);
+        self.rounds(options, &mut seen, say)
+            .map_err(|e| match (e, seen) {
+                (EngineError::NoRun, Some(last)) => EngineError::RunGoneFromRemote {
+                    remote: remote.name.clone(),
+                    short: super::short(&last).to_string(),
+                    last,
+                },
+                (e, _) => e,
+            })
+    }
+
+    /// `work`'s rounds; `seen` follows the run's tip.
+    fn rounds(
+        &self,
+        options: &WorkerOptions,
+        seen: &mut Option<String>,
+        say: &mut dyn FnMut(&str),
+    ) -> Result<WorkerSummary, EngineError> {
+        let remote = self.store.remote().expect("checked by work");
         let mut summary = WorkerSummary {
             worker: options.identity.clone(),
             ..WorkerSummary::default()
         };
         let mut mine: Vec<Claimed> = Vec::new();
-        let mut unreachable_rounds = 0;
+        let mut outage = outage::Outage::default();
+        let pause = options.poll.max(Duration::from_secs(1));
         let mut told_no_run = false;
         loop {
             // The wrappers this worker started are its children: each one
@@ -155,33 +188,34 @@ impl Engine {
             while i < mine.len() {
                 let done = self
                     .finish_if_done(&mine[i], options, &mut summary, say)
-                    .or_else(|e| transient(e, say).map(|()| false))?;
+                    .or_else(|e| outage.other_failed(e, pause, say).map(|()| false))?;
                 if done {
                     mine.remove(i);
                 } else {
                     self.renew(&mut mine[i], options, say)
-                        .or_else(|e| transient(e, say))?;
+                        .or_else(|e| outage.other_failed(e, pause, say))?;
                     i += 1;
                 }
             }
             // A remote that is busy (a long run of lost races) or briefly
             // unreachable costs a round, not the worker; its agents go on.
             match self.tick(LockMode::Wait(Duration::from_secs(60))) {
-                Ok(_) => unreachable_rounds = 0,
-                Err(EngineError::Store(
-                    e @ (crate::store::StoreError::Contention
-                    | crate::store::StoreError::Remote { .. }),
-                )) if unreachable_rounds < MAX_TRANSIENT_ROUNDS => {
-                    unreachable_rounds += 1;
-                    say(&format!("{e}; trying again"));
-                    std::thread::sleep(options.poll.max(Duration::from_secs(1)));
+                Ok(_) => outage.answered(&remote.name, say),
+                Err(e) => {
+                    outage.tick_failed(e, pause, say)?;
+                    std::thread::sleep(pause);
                     continue;
                 }
-                Err(e) => return Err(e),
             }
             let tip = self.store.tip()?;
+            if tip.is_none() && seen.is_some() {
+                return Err(EngineError::NoRun);
+            }
             match &tip {
-                Some(t) => summary.run = Some(t.state.run_id.clone()),
+                Some(t) => {
+                    summary.run = Some(t.state.run_id.clone());
+                    *seen = Some(t.id.to_string());
+                }
                 None if !options.once && !told_no_run => {
                     say(&format!(
                         "No run on `{}` yet: waiting for one (`git supervisor start --remote {}`).",
@@ -202,17 +236,14 @@ impl Engine {
                 let claimed = match self.claim(&tip, &unit, options) {
                     Ok(c) => c,
                     Err(e) => {
-                        transient(e, say)?;
+                        outage.other_failed(e, pause, say)?;
                         break;
                     }
                 };
                 match claimed {
                     Some(c) => {
                         summary.claimed.push(format!("{}/{}", c.unit, c.sprint));
-                        say(&format!(
-                            "claimed {} sprint {} (dispatch {})",
-                            c.unit, c.sprint, c.dispatch
-                        ));
+                        say(&claimed_line(&c));
                         mine.push(c);
                         claimed_now = true;
                     }
@@ -224,6 +255,9 @@ impl Engine {
             }
             summary.refused_pushes = remote.refused();
             let now = self.store.tip()?;
+            if let Some(t) = &now {
+                *seen = Some(t.id.to_string());
+            }
             let finished = now.as_ref().is_some_and(|t| t.state.is_finished());
             if mine.is_empty() && (finished || (options.once && !claimed_now)) {
                 summary.finished = finished;
