@@ -19,6 +19,7 @@ mod launch;
 pub mod naming;
 pub mod notes;
 mod observe;
+mod observed_queue;
 mod open;
 mod plan_done;
 mod publish;

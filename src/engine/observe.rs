@@ -13,6 +13,8 @@ use crate::machine::SprintStatus;
 use crate::plan::TaskType;
 use crate::store::Tip;
 
+use super::observed_queue::Claim;
+use super::observed_queue::Queued;
 use super::short;
 use super::Engine;
 use super::EngineError;
@@ -65,7 +67,10 @@ impl Engine {
     /// History that reached the branch since the last reconciliation (commits
     /// made with hooks disabled, by another tool, fetched, or while the engine
     /// was down): a trailer-marked completion of a unit's current waiting
-    /// sprint whose exit criteria pass completes it without a dispatch.
+    /// sprint whose exit criteria pass completes it without a dispatch. With
+    /// worktrees every worktree's checked-out branch is looked at, and the
+    /// work goes through the merge queue before it is credited
+    /// (`observed_queue.rs`).
     pub(super) fn next_observation(&self, tip: &Tip) -> Result<Option<EventKind>, EngineError> {
         let state = &tip.state;
         let Some(head) = self.store.head_id() else {
@@ -74,21 +79,60 @@ impl Engine {
         let Some(reconciled) = state.reconciled.clone() else {
             return Ok(None);
         };
-        // A disposable cache of ranges already scanned without a finding.
-        let cache = self.runtime(runtime::RECONCILED);
-        let scanned = std::fs::read_to_string(&cache).ok().and_then(|t| {
-            let (base, upto) = t.trim().split_once(' ')?;
-            (base == reconciled).then(|| upto.to_string())
+        // Only a started unit's waiting sprint can be credited from history.
+        let creditable = state.units.iter().any(|u| {
+            u.state != crate::machine::UnitStatus::NotStarted
+                && u.current().is_some_and(|sp| !sp.state.is_active())
         });
-        let from = scanned.unwrap_or_else(|| reconciled.clone());
-        if from == head {
+        if !creditable {
             return Ok(None);
         }
+        let workspaces = if state.worktrees {
+            let (_, config) = self.snapshot(tip)?;
+            self.workspaces(state, &config)
+        } else {
+            None
+        };
+        // A disposable cache of what was already scanned without a finding.
+        let cache = self.runtime(runtime::RECONCILED);
+        let cached = std::fs::read_to_string(&cache).unwrap_or_default();
         let root = self.project_root(state);
-        let mut claims = self
-            .store
-            .completion_claims(&from, &head)
-            .unwrap_or_else(|| super::verify::completion_claims(&root, &from, &head));
+        let mut claims: Vec<Claim> = Vec::new();
+        let scanned = match &workspaces {
+            None => {
+                let from = cached
+                    .trim()
+                    .split_once(' ')
+                    .filter(|(base, _)| *base == reconciled)
+                    .map_or_else(|| reconciled.clone(), |(_, upto)| upto.to_string());
+                if from == head {
+                    return Ok(None);
+                }
+                claims.extend(self.claims_between(&root, &from, &head));
+                format!("{reconciled} {head}")
+            }
+            Some(_) => {
+                let tips = self.observation_tips(state);
+                let scanned = std::iter::once(reconciled.clone())
+                    .chain(tips.iter().map(|(_, h)| h.clone()))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if cached.trim() == scanned {
+                    return Ok(None);
+                }
+                for (tree, tip_head) in &tips {
+                    for c in self.claims_between(tree, &reconciled, tip_head) {
+                        let known = claims.iter().any(|k| {
+                            k.source == c.source && k.unit == c.unit && k.sprint == c.sprint
+                        });
+                        if !known {
+                            claims.push(c);
+                        }
+                    }
+                }
+                scanned
+            }
+        };
         // Progress markers count as a claim too, for sprints waiting after a
         // failure or an interruption (a fresh PENDING sprint is about to be
         // dispatched and is judged then).
@@ -102,11 +146,13 @@ impl Engine {
                 let id = sp.id.to_string();
                 let added = super::verify::progress_added(&root, &reconciled, &u.dir);
                 if super::verify::progress_says_complete(&added, &id) {
-                    claims.push((
-                        u.name.clone(),
-                        id,
-                        format!("{} (progress file)", super::verify::progress_file(&u.dir)),
-                    ));
+                    claims.push(Claim {
+                        unit: u.name.clone(),
+                        sprint: id,
+                        source: format!("{} (progress file)", super::verify::progress_file(&u.dir)),
+                        root: root.clone(),
+                        tip: head.clone(),
+                    });
                 }
             }
         }
@@ -121,7 +167,7 @@ impl Engine {
                     continue;
                 }
                 if held.contains(&u.name) {
-                    held_back |= claims.iter().any(|(cu, _, _)| *cu == u.name);
+                    held_back |= claims.iter().any(|c| c.unit == u.name);
                     continue;
                 }
                 let Some(sp) = u.current() else { continue };
@@ -129,10 +175,9 @@ impl Engine {
                     continue;
                 }
                 let id = sp.id.to_string();
-                let marked: Vec<String> = claims
+                let marked: Vec<&Claim> = claims
                     .iter()
-                    .filter(|(cu, cs, _)| *cu == u.name && *cs == id)
-                    .map(|(_, _, c)| c.clone())
+                    .filter(|c| c.unit == u.name && c.sprint == id)
                     .collect();
                 if marked.is_empty() {
                     continue;
@@ -144,7 +189,7 @@ impl Engine {
                     continue;
                 };
                 let verdict = super::verify::verify(&super::verify::VerifyInput {
-                    root: &root,
+                    root: &marked[0].root,
                     unit: &u.name,
                     unit_dir: &u.dir,
                     sprint,
@@ -156,25 +201,39 @@ impl Engine {
                     agent: None,
                 });
                 let runnable = sprint.exit.iter().any(|c| c.command.is_some());
-                let source = if marked[0].ends_with("(progress file)") {
-                    marked[0].clone()
+                let source = if marked[0].is_progress_file() {
+                    marked[0].source.clone()
                 } else {
-                    format!("commit {}", short(&marked[0]))
+                    format!("commit {}", short(&marked[0].source))
                 };
-                let evidence = if verdict.outcome == machine::Outcome::Completed {
+                let mut evidence = if verdict.outcome == machine::Outcome::Completed {
                     format!("{source} marks it complete; {}", verdict.evidence)
                 } else if !runnable && sprint.task_type != TaskType::Manual {
                     format!("{source} marks it complete (no runnable exit criteria).")
                 } else {
                     continue;
                 };
+                if let Some(ws) = &workspaces {
+                    match self.observed_through_queue(tip, ws, &u.name, &sp.id, &marked)? {
+                        Queued::Integrated(said) => evidence = format!("{evidence} {said}"),
+                        Queued::Refused(text) => {
+                            return Ok(Some(EventKind::Notice {
+                                unit: Some(u.name.clone()),
+                                sprint: Some(sp.id.clone()),
+                                text,
+                            }))
+                        }
+                        Queued::RefusedBefore => continue,
+                        Queued::Busy => {
+                            held_back = true;
+                            continue;
+                        }
+                    }
+                }
                 let mut commits = verdict.commits;
-                for c in marked
-                    .into_iter()
-                    .filter(|c| !c.ends_with("(progress file)"))
-                {
-                    if !commits.contains(&c) {
-                        commits.push(c);
+                for c in marked.iter().filter(|c| !c.is_progress_file()) {
+                    if !commits.contains(&c.source) {
+                        commits.push(c.source.clone());
                     }
                 }
                 return Ok(Some(EventKind::Observed {
@@ -187,9 +246,29 @@ impl Engine {
             }
         }
         if !held_back {
-            let _ = std::fs::write(&cache, format!("{reconciled} {head}"));
+            let _ = std::fs::write(&cache, scanned);
         }
         Ok(None)
+    }
+
+    /// Trailer-marked completions in `from..head`, found in the tree at
+    /// `root` (which has `head` checked out).
+    fn claims_between(&self, root: &Path, from: &str, head: &str) -> Vec<Claim> {
+        if from == head {
+            return Vec::new();
+        }
+        self.store
+            .completion_claims(from, head)
+            .unwrap_or_else(|| super::verify::completion_claims(root, from, head))
+            .into_iter()
+            .map(|(unit, sprint, commit)| Claim {
+                unit,
+                sprint,
+                source: commit,
+                root: root.to_path_buf(),
+                tip: head.to_string(),
+            })
+            .collect()
     }
 
     /// The first agent report that changes state, in plan order.

@@ -224,6 +224,11 @@ impl Engine {
                 {
                     lines.push(r.why.lines().next().unwrap_or_default().to_string());
                 }
+                // Observed work the merge queue refused, and where to
+                // commit it instead (`observed_queue.rs`).
+                Some("notice") if r.why.starts_with("Not credited:") => {
+                    lines.push(r.why.clone());
+                }
                 Some("gate-passed") => {
                     if let Some(i) = r.why.find('✅').or_else(|| r.why.find('⚠')) {
                         lines.push(r.why[i..].lines().next().unwrap_or_default().to_string());

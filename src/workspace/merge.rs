@@ -90,6 +90,60 @@ impl Workspaces {
         Ok(merge)
     }
 
+    /// Merge commits observed in history (made by hand, on any branch or
+    /// worktree, marked with the sprint's trailers) into the integration
+    /// branch, one after another, all or nothing: a conflict writes nothing
+    /// and touches no worktree. Commits already contained are skipped, so a
+    /// repeat merges nothing.
+    pub fn integrate_commits(
+        &self,
+        commits: &[String],
+        unit: &str,
+        sprint: &str,
+    ) -> Result<Merge, WorkspaceError> {
+        let integration = format!("refs/heads/{}", self.integration_branch());
+        let what = "cannot merge into the integration branch";
+        let start = git_ok(&self.repo, what, &["rev-parse", "--verify", &integration])?;
+        let mut tip = start.clone();
+        for commit in commits {
+            match self.merge_commit(&tip, commit, unit, sprint)? {
+                Merge::Already { .. } => {}
+                Merge::Merged { commit } => tip = commit,
+                conflict @ Merge::Conflict { .. } => return Ok(conflict),
+            }
+        }
+        if tip == start {
+            return Ok(Merge::Already { tip });
+        }
+        crate::store::fault::boundary("merge commit written, integration branch not moved");
+        git_ok(
+            &self.repo,
+            what,
+            &["update-ref", &integration, &tip, &start],
+        )?;
+        crate::store::fault::boundary("integration branch moved, verdict not recorded");
+        Ok(Merge::Merged { commit: tip })
+    }
+
+    /// Bring the unit's worktree up to `commit` (observed work merged into
+    /// the integration branch), so the unit's next sprint starts from it.
+    /// Only a clean worktree is touched; a merge that does not go through
+    /// is undone. Whether it went through.
+    pub fn catch_up_unit(&self, unit: &str, commit: &str) -> bool {
+        let wt = self.unit_path(unit);
+        if !wt.join(".git").exists() || !self.uncommitted(unit).is_empty() {
+            return false;
+        }
+        if git(&wt, &["merge-base", "--is-ancestor", commit, "HEAD"]).is_ok_and(|r| r.code == 0) {
+            return true;
+        }
+        let merged = git(&wt, &["merge", "-q", "--no-edit", commit]).is_ok_and(|r| r.code == 0);
+        if !merged {
+            let _ = git(&wt, &["merge", "--abort"]);
+        }
+        merged
+    }
+
     /// A retry in a fresh worktree (a worker's, on any machine): when the
     /// unit's tip `ours` conflicts with the integration tip, that tip is
     /// merged into the worktree with the conflict markers left for the
