@@ -23,6 +23,7 @@ mod test_live;
 mod test_liveness;
 mod test_machine;
 mod test_model_usage;
+mod test_observed_merge;
 mod test_plan;
 mod test_plan_checks;
 mod test_plan_done;

@@ -1,0 +1,295 @@
+//! Work a person commits by hand, marked with the sprint's trailers, goes
+//! through the merge queue into the integration branch before its sprint
+//! is credited — or is refused, with where to commit instead. Real
+//! repositories, the real binary, fake agents and git hooks as real
+//! processes.
+
+use std::path::Path;
+use std::path::PathBuf;
+
+use crate::common::fixture_repo;
+use crate::common::git;
+use crate::common::run_env;
+use crate::common::scripts;
+use crate::common::Output;
+
+pub(crate) fn sv(repo: &Path, env: &[(&str, &Path)], args: &[&str]) -> Output {
+    run_env(repo, args, env)
+}
+
+/// Removes the default worktree directory beside a test repository.
+pub(crate) struct Beside(PathBuf);
+
+impl Drop for Beside {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub(crate) fn beside(repo: &Path) -> Beside {
+    let name = repo.file_name().expect("name").to_string_lossy();
+    Beside(repo.join("..").join(format!("{name}.supervisor")))
+}
+
+/// The run's integration branch.
+pub(crate) fn integration(repo: &Path) -> String {
+    let refs = git(
+        repo,
+        &[
+            "for-each-ref",
+            "--format=%(refname:short)",
+            "refs/heads/supervisor/",
+        ],
+    );
+    refs.lines()
+        .find(|l| l.ends_with("/integration"))
+        .unwrap_or_else(|| panic!("no integration branch among {refs:?}"))
+        .to_string()
+}
+
+pub(crate) fn sprint_path(repo: &Path, unit: &str) -> Vec<String> {
+    let out = crate::common::run(repo, &["log", "--format", "json"]);
+    let records: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).expect("log JSON");
+    records
+        .iter()
+        .rev()
+        .filter(|r| r["unit"] == unit && r["sprint"].is_string())
+        .filter_map(|r| r["to"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Three units, two of them ready at once (so the default workspace gives
+/// each a worktree); docs needs api's fix, and a phase build checks the
+/// integrated result.
+pub(crate) const PLAN: &str = "# Hand Fix
+
+| Package | Directory | Depends on |
+|---------|-----------|------------|
+| api | api | — |
+| web | web | — |
+| docs | docs | api |
+
+## api
+
+### Sprint 1: Serve the API
+
+**Exit Criteria**:
+- [ ] `grep -q fixed api/api.txt` passes
+
+## web
+
+### Sprint 1: Serve the pages
+
+**Exit Criteria**:
+- [ ] `web/web.txt` exists
+
+## docs
+
+### Sprint 1: Document the API
+
+**Exit Criteria**:
+- [ ] `docs/docs.txt` exists
+- [ ] `grep -q fixed api/api.txt` passes
+";
+
+/// A repository holding [`PLAN`] with the default workspace, no retries
+/// and a phase build.
+pub(crate) fn hand_fix_repo() -> tempfile::TempDir {
+    let repo = fixture_repo("workspace");
+    let dir = repo.path();
+    std::fs::write(dir.join("EXECUTION_PLAN.md"), PLAN).expect("plan");
+    for unit in ["api", "web", "docs"] {
+        std::fs::create_dir_all(dir.join(unit)).expect("unit dir");
+        std::fs::write(dir.join(unit).join("PROGRESS.md"), "# progress\n").expect("progress");
+    }
+    std::fs::write(
+        dir.join(".workflow/config.toml"),
+        "[agent]\ncommand = [\"fake-agent\"]\nprompt = \"stdin\"\nsilence_notice = \"1s\"\nsilence_kill = \"2s\"\nkill_grace = \"2s\"\n\n[run]\nmax_retries = 0\npoll_interval = \"100ms\"\n\n[build]\ncommand = \"true\"\ntimeout = \"1m\"\n",
+    )
+    .expect("config");
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "api, web, then docs"]);
+    repo
+}
+
+/// The agents: api gives up, web and docs do their part.
+pub(crate) fn agents() -> tempfile::TempDir {
+    scripts(&[
+        ("api-1-1.txt", "print giving up\nexit 1\n"),
+        (
+            "web-1-1.txt",
+            "write web/web.txt pages\ncommit web: pages\nresult complete\n",
+        ),
+        (
+            "docs-1-1.txt",
+            "write docs/docs.txt documented\ncommit docs: document\nresult complete\n",
+        ),
+    ])
+}
+
+/// `git commit` in `cwd` with the sprint's trailers, through the hooks
+/// when installed.
+pub(crate) fn commit_by_hand(cwd: &Path, env: &[(&str, &Path)], message: &str, marker: &str) {
+    git(cwd, &["add", "-A"]);
+    let mut cmd = crate::common::command("git", cwd);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd
+        .args([
+            "commit",
+            "-qm",
+            message,
+            "--trailer",
+            &format!("Supervisor-Sprint: {marker}"),
+            "--trailer",
+            "Supervisor-Status: complete",
+        ])
+        .output()
+        .expect("git commit");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// api blocks; the person fixes it on their own branch and resumes: the
+/// fix is merged into the integration branch once, api/1 is credited, and
+/// docs builds and passes on top of it.
+fn a_hand_fix_reaches_the_integration_branch(hooks: bool) {
+    let repo = hand_fix_repo();
+    let dir = repo.path();
+    let _cleanup = beside(dir);
+    let s = agents();
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    if hooks {
+        let out = sv(dir, &env, &["hooks", "install"]);
+        assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    }
+    let out = sv(dir, &env, &["start", "--wait"]);
+    assert_ne!(out.status, 0, "api blocks the run: {}", out.stdout);
+    assert_eq!(
+        sprint_path(dir, "api").last().map(String::as_str),
+        Some("FATAL")
+    );
+
+    std::fs::write(dir.join("api/api.txt"), "fixed\n").expect("fix");
+    commit_by_hand(dir, &env, "api: fixed by hand", "api/1");
+    let fix = git(dir, &["rev-parse", "HEAD"]).trim().to_string();
+
+    let out = sv(dir, &env, &["resume", "--wait"]);
+    let log = crate::common::run(dir, &["log"]).stdout;
+    assert_eq!(out.status, 0, "{}\n{}\n{log}", out.stdout, out.stderr);
+    assert_eq!(
+        sprint_path(dir, "api").last().map(String::as_str),
+        Some("COMPLETED"),
+        "{log}"
+    );
+    assert_eq!(
+        sprint_path(dir, "docs").last().map(String::as_str),
+        Some("COMPLETED"),
+        "{log}"
+    );
+    let branch = integration(dir);
+    assert_eq!(
+        git(dir, &["show", &format!("{branch}:api/api.txt")]),
+        "fixed\n"
+    );
+    assert_eq!(
+        git(dir, &["merge-base", "--is-ancestor", &fix, &branch]),
+        "",
+        "the hand-made commit itself is on the integration branch"
+    );
+    // Merged once, by a merge-queue commit naming the sprint.
+    let merges = git(
+        dir,
+        &[
+            "log",
+            "--merges",
+            "--format=%(trailers:key=Supervisor-Sprint,valueonly)",
+            &branch,
+        ],
+    );
+    let api: Vec<&str> = merges.lines().filter(|l| *l == "api/1").collect();
+    assert_eq!(api.len(), 1, "{merges}");
+    assert_eq!(
+        sprint_path(dir, "api")
+            .iter()
+            .filter(|s| *s == "COMPLETED")
+            .count(),
+        1,
+        "{log}"
+    );
+}
+
+#[test]
+fn a_hand_fix_without_hooks_is_integrated_before_it_is_credited() {
+    a_hand_fix_reaches_the_integration_branch(false);
+}
+
+#[test]
+fn a_hand_fix_through_the_commit_hook_is_integrated_before_it_is_credited() {
+    a_hand_fix_reaches_the_integration_branch(true);
+}
+
+/// A hand-made fix that conflicts with the integration branch is not
+/// credited: the sprint stays as it was and the person is told where to
+/// commit instead (the unit's worktree and branch).
+#[test]
+fn a_conflicting_hand_fix_is_refused_with_where_to_commit() {
+    let repo = hand_fix_repo();
+    let dir = repo.path();
+    let _cleanup = beside(dir);
+    let s = scripts(&[
+        ("api-1-1.txt", "print giving up\nexit 1\n"),
+        (
+            "web-1-1.txt",
+            "write web/web.txt pages\ncommit web: pages\nresult complete\n",
+        ),
+    ]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    let out = sv(dir, &env, &["start", "--wait"]);
+    assert_ne!(out.status, 0, "api blocks the run: {}", out.stdout);
+    let branch = integration(dir);
+    let before = git(dir, &["rev-parse", &branch]);
+    // The person's fix also rewrites web's file differently.
+    std::fs::create_dir_all(dir.join("web")).expect("web");
+    std::fs::write(dir.join("web/web.txt"), "other pages\n").expect("clash");
+    std::fs::write(dir.join("api/api.txt"), "fixed\n").expect("fix");
+    commit_by_hand(dir, &env, "api: fixed by hand", "api/1");
+    let state = git(dir, &["rev-parse", "refs/supervisor/state"]);
+
+    let out = sv(dir, &env, &["resume", "--wait"]);
+    assert_ne!(out.status, 0, "{}", out.stdout);
+    let log = crate::common::run(dir, &["log"]).stdout;
+    assert_ne!(
+        sprint_path(dir, "api").last().map(String::as_str),
+        Some("COMPLETED"),
+        "{log}"
+    );
+    assert_eq!(git(dir, &["rev-parse", &branch]), before, "nothing merged");
+    let worktree = dir
+        .parent()
+        .expect("parent")
+        .join(format!(
+            "{}.supervisor",
+            dir.file_name().expect("name").to_string_lossy()
+        ))
+        .display()
+        .to_string();
+    let told = format!("{}\n{}", out.stdout, log);
+    assert!(told.contains("web/web.txt"), "{told}");
+    assert!(told.contains(&worktree), "{told}");
+    assert!(told.contains("/units/api"), "{told}");
+    assert_ne!(
+        git(dir, &["rev-parse", "refs/supervisor/state"]),
+        state,
+        "the refusal is recorded"
+    );
+    // Refused once: another tick says nothing new.
+    let seq = git(dir, &["rev-parse", "refs/supervisor/state"]);
+    let out = sv(dir, &env, &["tick"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert_eq!(git(dir, &["rev-parse", "refs/supervisor/state"]), seq);
+}
