@@ -487,3 +487,46 @@ fn a_run_deleted_from_the_remote_is_named_as_such() {
     );
     assert!(!stdout.contains("waiting for one"), "{stdout}");
 }
+
+/// The worktrees `git worktree list` shows in `clone`, besides the clone.
+fn worktrees(clone: &Path) -> Vec<String> {
+    let me = clone.canonicalize().expect("clone");
+    git(clone, &["worktree", "list", "--porcelain"])
+        .lines()
+        .filter_map(|l| l.strip_prefix("worktree "))
+        .filter(|p| Path::new(p).canonicalize().ok().as_deref() != Some(me.as_path()))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A worker clone holds a worktree only for the unit its agent works on:
+/// a finished unit's and a finished claim's worktrees go, and none is left
+/// when the run is completed.
+#[test]
+fn a_worker_clone_keeps_only_the_worktree_its_agent_works_in() {
+    let mut text = plan(&["quick"], 1);
+    let slow = plan(&["slow"], 2);
+    text.push_str(slow.split_once("# Long Haul\n").expect("title").1);
+    let remote = OnRemote::with_plan(&text);
+    let s = scripts(&[
+        ("default.txt", WRITES_AND_COMMITS),
+        (
+            "slow-2.txt",
+            "write ${FAKE_AGENT_SCRIPT}/slow.started yes\nprint working\nsleep 700\nprint working\nsleep 700\nprint working\nsleep 700\nprint working\nwrite slow-2.txt done\ncommit-all slow: sprint 2\nresult complete\n",
+        ),
+    ]);
+    remote.start(s.path());
+    let clone = remote.clone("one");
+    let w = worker(&clone, s.path(), &["--poll", "100ms"]);
+    wait_until(Duration::from_secs(60), "slow's second sprint", || {
+        s.path().join("slow.started").exists()
+    });
+    let during = worktrees(&clone);
+    let (code, stdout, stderr) = leave(w, Duration::from_secs(60));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("the run is completed"), "{stdout}");
+    assert_eq!(during.len(), 1, "only slow's worktree: {during:?}");
+    assert!(during[0].contains("/slow-"), "{during:?}");
+    let after = worktrees(&clone);
+    assert!(after.is_empty(), "no worktree left: {after:?}");
+}

@@ -19,6 +19,7 @@
 mod claim;
 mod finish;
 mod outage;
+mod tidy;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -190,7 +191,7 @@ impl Engine {
                     .finish_if_done(&mine[i], options, &mut summary, say)
                     .or_else(|e| outage.other_failed(e, pause, say).map(|()| false))?;
                 if done {
-                    mine.remove(i);
+                    self.drop_worktree(&mine.remove(i));
                 } else {
                     self.renew(&mut mine[i], options, say)
                         .or_else(|e| outage.other_failed(e, pause, say))?;
@@ -257,6 +258,7 @@ impl Engine {
             let now = self.store.tip()?;
             if let Some(t) = &now {
                 *seen = Some(t.id.to_string());
+                self.tidy_worktrees(t, &mine);
             }
             let finished = now.as_ref().is_some_and(|t| t.state.is_finished());
             if mine.is_empty() && (finished || (options.once && !claimed_now)) {
