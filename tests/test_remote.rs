@@ -947,3 +947,80 @@ fn an_uncommitted_agent_script_is_refused_for_a_run_on_a_remote() {
     );
     assert!(git(dir, &["for-each-ref", "refs/supervisor/"]).is_empty());
 }
+
+/// Someone moves the remote's refs/supervisor/state back to an older
+/// commit: a worker and `sync` that saw the newer tip stop and name both
+/// tips, changing nothing (a second `sync` finds it again instead of
+/// pushing over it); `--accept-rewind` takes the remote's state and keeps
+/// the dropped history under refs/supervisor/archive/.
+#[test]
+fn a_rewound_state_stops_workers_and_sync_until_accepted() {
+    let remote = OnRemote::new(None);
+    let s = scripts(&[(
+        "default.txt",
+        "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n",
+    )]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let machine = remote.clone("one");
+    let done = summary(
+        worker(&machine, s.path(), &["--agents", "4", "--poll", "100ms"]),
+        Duration::from_secs(120),
+    );
+    assert_eq!(done["finished"], true, "{done}");
+    let watcher = remote.clone("watcher");
+    let out = run_env(&watcher, &["sync", "origin"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let state = |dir: &Path| {
+        git(dir, &["rev-parse", "refs/supervisor/state"])
+            .trim()
+            .to_string()
+    };
+    let tip = state(&remote.bare());
+    assert_eq!(state(&watcher), tip);
+    let older = git(&remote.bare(), &["rev-parse", "refs/supervisor/state~6"])
+        .trim()
+        .to_string();
+    git(
+        &remote.bare(),
+        &["update-ref", "refs/supervisor/state", &older],
+    );
+
+    let out = run_env(&machine, &["worker", "--once", "--poll", "100ms"], &env);
+    assert_ne!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    for said in ["moved back", &tip[..12], &older[..12], "--accept-rewind"] {
+        assert!(out.stderr.contains(said), "{said}: {}", out.stderr);
+    }
+    assert_eq!(state(&machine), tip, "the worker's clone keeps what it saw");
+    for _ in 0..2 {
+        let out = run_env(&watcher, &["sync", "origin"], &env);
+        assert_ne!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+        assert!(
+            out.stderr.contains("sync --accept-rewind"),
+            "{}",
+            out.stderr
+        );
+        assert_eq!(state(&watcher), tip);
+        assert_eq!(state(&remote.bare()), older, "nothing was pushed over it");
+    }
+
+    let out = run_env(&watcher, &["sync", "origin", "--accept-rewind"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(state(&watcher), older);
+    assert_eq!(state(&remote.bare()), older);
+    let kept = format!("refs/supervisor/archive/rewound-{tip}");
+    assert_eq!(git(&watcher, &["rev-parse", &kept]).trim(), tip);
+    assert_eq!(git(&remote.bare(), &["rev-parse", &kept]).trim(), tip);
+
+    let again = summary(
+        worker(
+            &machine,
+            s.path(),
+            &["--accept-rewind", "--agents", "4", "--poll", "100ms"],
+        ),
+        Duration::from_secs(120),
+    );
+    assert_eq!(again["finished"], true, "{again}");
+    assert_eq!(git(&machine, &["rev-parse", &kept]).trim(), tip);
+}

@@ -18,6 +18,11 @@ pub struct SyncArgs {
     /// The git remote to sync with
     #[arg(default_value = "origin")]
     pub remote: String,
+    /// Take the remote's refs/supervisor/state although it moved back to a
+    /// commit that drops transitions this clone saw (this clone's history
+    /// is kept under refs/supervisor/archive/); without it the sync stops
+    #[arg(long)]
+    pub accept_rewind: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -74,7 +79,7 @@ pub fn cmd_sync(ctx: &Context, args: &SyncArgs, out: &mut dyn Write) -> miette::
             args.remote
         ));
     }
-    let mut report = crate::store::sync::sync(&dir, &args.remote)?;
+    let mut report = crate::store::sync::sync(&dir, &args.remote, args.accept_rewind)?;
     let mut unreplayed = None;
     if matches!(report.relation, Relation::Diverged { .. })
         && report.left.iter().any(|r| r == STATE_REF)

@@ -28,6 +28,11 @@ pub struct WorkerArgs {
     /// Time between looks at the remote
     #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
     pub poll: Duration,
+    /// Take the remote's refs/supervisor/state although it moved back to a
+    /// commit that drops transitions this clone saw (the dropped history
+    /// is kept under refs/supervisor/archive/); without it the worker stops
+    #[arg(long)]
+    pub accept_rewind: bool,
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
@@ -58,6 +63,11 @@ pub fn cmd_worker(ctx: &Context, args: &WorkerArgs, out: &mut dyn Write) -> miet
     }
     crate::store::remote::record(&runtime, Some(&remote)).into_diagnostic()?;
     let engine = Engine::open(&ctx.cwd)?;
+    if args.accept_rewind {
+        if let Some(r) = engine.store.remote() {
+            r.accept_rewind();
+        }
+    }
     let options = WorkerOptions {
         agents: usize::from(args.agents),
         once: args.once,

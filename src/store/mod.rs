@@ -12,6 +12,7 @@ pub mod clock;
 pub mod lease;
 pub mod message;
 pub mod remote;
+pub mod rewind;
 pub mod sync;
 pub mod worktree;
 mod write;
@@ -87,6 +88,9 @@ pub enum StoreError {
         help("check `git remote -v` and that `git fetch {remote}` works from this clone")
     )]
     Remote { remote: String, detail: String },
+    #[error("{message}")]
+    #[diagnostic(code(store::rewound), help("{hint}"))]
+    Rewound { message: String, hint: String },
     #[error("remote `{remote}` cannot hold the run: {detail}")]
     #[diagnostic(code(store::remote_unusable), help("{hint}"))]
     RemoteUnusable {

@@ -44,6 +44,9 @@ pub struct Remote {
     lock: PathBuf,
     /// Pushes the remote refused because another machine moved a ref first.
     refused: Cell<u32>,
+    /// Take a state the remote moved back (`--accept-rewind`), keeping
+    /// the dropped history under `refs/supervisor/archive/`.
+    accept_rewind: Cell<bool>,
 }
 
 impl Remote {
@@ -54,7 +57,14 @@ impl Remote {
             dir: dir.to_path_buf(),
             lock: runtime.join(runtime::REMOTE_LOCK),
             refused: Cell::new(0),
+            accept_rewind: Cell::new(false),
         }
+    }
+
+    /// Take the remote's state even when it moved back (see
+    /// `store::rewind`).
+    pub fn accept_rewind(&self) {
+        self.accept_rewind.set(true);
     }
 
     /// How many of this clone's pushes the remote refused (lost races).
@@ -139,6 +149,10 @@ impl Remote {
 
     fn fetch_locked(&self) -> Result<(), StoreError> {
         let remote = &self.name;
+        // What this clone holds of the run: its cache, else what it saw.
+        let held = self
+            .local(super::STATE_REF)
+            .or_else(|| self.tracked(super::STATE_REF));
         let out = self.git(&[
             "fetch",
             "--quiet",
@@ -152,7 +166,27 @@ impl Remote {
         if !out.status.success() {
             return Err(self.failure(String::from_utf8_lossy(&out.stderr).trim().to_string()));
         }
+        let found = self.tracked(super::STATE_REF);
+        if let Some(rewind) =
+            super::rewind::rewound(&self.dir, remote, held.as_deref(), found.as_deref())
+        {
+            if !self.accept_rewind.get() {
+                let (message, hint) = super::rewind::explain(remote, &rewind, "worker");
+                return Err(StoreError::Rewound { message, hint });
+            }
+            super::rewind::archive(&self.dir, &rewind).map_err(StoreError::Git)?;
+        }
         self.adopt_locked(super::STATE_REF)
+    }
+
+    /// A local ref's commit.
+    fn local(&self, name: &str) -> Option<String> {
+        let out = self
+            .git(&["rev-parse", "-q", "--verify", &format!("{name}^{{commit}}")])
+            .ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
     }
 
     /// Point a local ref at what the remote has (deleted when it has none):

@@ -50,6 +50,9 @@ pub enum SyncError {
         help("check the remote's name and that it can be reached: `git remote -v`, `git ls-remote <remote>`")
     )]
     Git { command: String, stderr: String },
+    #[error("{message}")]
+    #[diagnostic(code(sync::rewound), help("{hint}"))]
+    Rewound { message: String, hint: String },
 }
 
 /// How the local state ref stands against the remote's.
@@ -262,11 +265,39 @@ fn fetch(git: &Git<'_>, remote: &str) -> Result<String, SyncError> {
 }
 
 /// Sync with `remote` (see the module header).
-pub fn sync(dir: &Path, remote: &str) -> Result<SyncReport, SyncError> {
+/// A remote whose state moved back (see `store::rewind`) stops the sync
+/// unless `accept_rewind`.
+pub fn sync(dir: &Path, remote: &str, accept_rewind: bool) -> Result<SyncReport, SyncError> {
     let git = Git { dir };
+    let seen = git.rev(&tracking(remote, STATE_REF));
     fetch(&git, remote)?;
-    let ours = git.rev(STATE_REF);
+    let mut ours = git.rev(STATE_REF);
     let theirs = git.rev(&tracking(remote, STATE_REF));
+    if let Some(mut rewind) =
+        super::rewind::rewound(dir, remote, seen.as_deref(), theirs.as_deref())
+    {
+        if !accept_rewind {
+            // The tracking ref goes back to what was seen, so that the
+            // next sync finds the rewind again instead of pushing over it.
+            git.ok(&["update-ref", &tracking(remote, STATE_REF), &rewind.held])?;
+            let (message, hint) = super::rewind::explain(remote, &rewind, "sync");
+            return Err(SyncError::Rewound { message, hint });
+        }
+        // Keep the newest this clone had: its own transitions not yet
+        // pushed are in its state ref.
+        if let Some(o) = ours.as_deref().filter(|o| {
+            git.run(&["merge-base", "--is-ancestor", &rewind.held, o])
+                .is_ok_and(|out| out.status.success())
+        }) {
+            rewind.held = o.to_string();
+        }
+        super::rewind::archive(dir, &rewind).map_err(|stderr| SyncError::Git {
+            command: "update-ref".into(),
+            stderr,
+        })?;
+        git.ok(&["update-ref", STATE_REF, &rewind.found])?;
+        ours = Some(rewind.found.clone());
+    }
     let relation = state_relation(&git, remote, ours.as_deref(), theirs.as_deref())?;
     let mut report = SyncReport {
         remote: remote.to_string(),
@@ -292,7 +323,8 @@ pub fn sync(dir: &Path, remote: &str) -> Result<SyncReport, SyncError> {
             // Leases live on the remote only (see `store::lease`).
             continue;
         }
-        let local = if rest == "state" || rest.starts_with("runs/") {
+        let local = if rest == "state" || rest.starts_with("runs/") || rest.starts_with("archive/")
+        {
             format!("refs/supervisor/{rest}")
         } else {
             format!("refs/heads/supervisor/{rest}")
