@@ -530,3 +530,66 @@ fn a_worker_clone_keeps_only_the_worktree_its_agent_works_in() {
     let after = worktrees(&clone);
     assert!(after.is_empty(), "no worktree left: {after:?}");
 }
+
+/// An agent commits alpha's first sprint marked complete, then goes silent
+/// and is ended: its failed attempt puts the commit on the remote's unit
+/// branch. The next tick counts that work (the exit criteria are read, not
+/// run) instead of sending the sprint to an agent again, merges it, and
+/// the run goes on.
+#[test]
+fn work_already_on_a_unit_branch_completes_its_sprint_without_an_agent() {
+    let remote = OnRemote::with_plan(&plan(&["alpha", "beta"], 2));
+    let s = scripts(&[
+        ("default.txt", WRITES_AND_COMMITS),
+        (
+            "alpha-1-1.txt",
+            "write alpha-1.txt done\ntrailer Supervisor-Status: complete\ncommit-all alpha: sprint 1\nhang\n",
+        ),
+        // Another agent on it finds nothing to do.
+        ("alpha-1-2.txt", "exit 3\n"),
+        ("alpha-1-3.txt", "exit 3\n"),
+    ]);
+    remote.start(s.path());
+    let clone = remote.clone("one");
+    let (code, stdout, stderr) = leave(
+        worker(&clone, s.path(), &["--poll", "100ms"]),
+        Duration::from_secs(90),
+    );
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("the run is completed"), "{stdout}");
+    let subjects = remote.subjects();
+    let claims = subjects
+        .iter()
+        .filter(|l| *l == "alpha: sprint 1 DISPATCHED -> RUNNING")
+        .count();
+    assert_eq!(
+        claims, 1,
+        "one agent for alpha's first sprint: {subjects:#?}"
+    );
+    assert!(
+        subjects
+            .iter()
+            .any(|l| l == "alpha: sprint 1 BACKOFF -> COMPLETED"),
+        "{subjects:#?}"
+    );
+    let why = git(
+        &remote.bare(),
+        &[
+            "log",
+            "-1",
+            "--format=%B",
+            "--grep=alpha: sprint 1 BACKOFF -> COMPLETED",
+            "refs/supervisor/state",
+        ],
+    );
+    assert!(why.contains("on the remote's `"), "{why}");
+    let refs = git(&remote.bare(), &["for-each-ref", "--format=%(refname)"]);
+    let integration = refs
+        .lines()
+        .find(|r| r.ends_with("/integration"))
+        .expect("an integration branch");
+    let files = git(&remote.bare(), &["ls-tree", "--name-only", integration]);
+    for f in ["alpha-1.txt", "alpha-2.txt", "beta-1.txt", "beta-2.txt"] {
+        assert!(files.lines().any(|l| l == f), "{f} merged: {files}");
+    }
+}

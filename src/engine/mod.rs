@@ -10,6 +10,7 @@
 //! wrapper process is spawned.
 
 pub mod begin;
+mod branch_history;
 pub mod control;
 mod gate;
 mod handoff;

@@ -64,6 +64,19 @@ impl Engine {
                     }
                 }
             }
+            // Work already on a unit's branch completes its waiting sprint
+            // before the sprint goes to an agent again.
+            if refused <= 3 && self.completed_on_unit_branch(&tip)?.is_some() {
+                match self.publish_decided(|tip| self.completed_on_unit_branch(tip)) {
+                    // Judged otherwise on the remote's newer tip: bounded
+                    // like a lost race.
+                    Ok(steps) if steps.is_empty() => refused += 1,
+                    Ok(steps) => report.steps += steps.len(),
+                    Err(EngineError::Refused(_)) => refused += 1,
+                    Err(e) => return Err(e),
+                }
+                continue;
+            }
             match self.dispatch_next(&tip)? {
                 Some((unit, steps)) => {
                     report.steps += steps;
