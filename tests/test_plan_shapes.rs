@@ -78,6 +78,7 @@ json_snapshots! {
     words_weeks_days => "words-weeks-days",
     words_bold_steps => "words-bold-steps",
     words_phase_tasks => "words-phase-tasks",
+    tables_agent_columns => "tables-agent-columns",
     words_priority_groups => "words-priority-groups",
     nested_fences => "nested-fences",
     words_milestones => "words-milestones",
@@ -443,6 +444,24 @@ fn order_of_units() {
     assert_eq!(status, 0);
     assert_eq!(deps(&v, 1), ["parser", "schema"]);
     assert_eq!(deps(&v, 0), ["schema"]);
+}
+
+/// A sprint table with a column per agent: each filled cell a sprint, row
+/// by row in one sequence (the gates between rows are kept by running
+/// them in order); a completion log marks the cells it lists done, said as
+/// a guess.
+#[test]
+fn sprint_tables_with_a_column_per_agent() {
+    let (status, v, _) = json("tables-agent-columns");
+    assert_eq!(status, 0);
+    assert_eq!(v["detection"]["dependencies"], "sequential");
+    assert_eq!(sprint_ids(&v, 0), ["36a", "36b", "37a", "37b", "38a"]);
+    assert_eq!(sprints_done(&v, 0), [true, true, true, false, false]);
+    assert_eq!(
+        sprint_names(&v, 0)[1],
+        "Agent B (Frontend/Types): ContentBlock types, src/types/block.ts"
+    );
+    assert_eq!(v["guesses"][0]["code"], "reading::done_elsewhere");
 }
 
 /// A mermaid graph over the plan's phases orders them when it names every

@@ -29,13 +29,14 @@ pub(super) fn marks_above(doc: &Doc, units: &mut [RawUnit]) {
 }
 
 /// Apply the done marks kept away from the sprints: frontmatter, todos,
-/// a roadmap index, a progress checklist.
+/// a roadmap index, a progress checklist, a completion log.
 pub(super) fn marks_elsewhere(
     doc: &Doc,
     source: &str,
     frontmatter: &BTreeMap<String, String>,
     units: &mut [RawUnit],
 ) {
+    super::agent_columns::completion_log(doc, units);
     for key in ["state", "status"] {
         if let Some(v) = frontmatter.get(key).filter(|v| status_says_done(v)) {
             let why = format!("marked complete in the plan (frontmatter `{key}: {v}`)");

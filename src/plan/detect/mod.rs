@@ -12,6 +12,7 @@
 //! [`Detection`]. Work happens on spanned "raw" structures so that validation
 //! can point into the file; [`parse`] then returns the span-free [`Plan`].
 
+mod agent_columns;
 mod bold_steps;
 mod completion;
 mod criteria;

@@ -349,6 +349,11 @@ fn in_scope(
         }
     }
 
+    // 2b. A sprint table with one column per agent.
+    if let Some(sprints) = super::agent_columns::sprints(doc, scope.clone()) {
+        return (sprints, Some(SprintSource::Table));
+    }
+
     // 3. `### Task N.M:` groups.
     let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for i in scope.clone() {
