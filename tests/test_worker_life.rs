@@ -593,3 +593,40 @@ fn work_already_on_a_unit_branch_completes_its_sprint_without_an_agent() {
         assert!(files.lines().any(|l| l == f), "{f} merged: {files}");
     }
 }
+
+/// A server that declines the run's pushes (a pre-receive hook, as hosting
+/// services protect refs) fails `start --remote` at once with the hook's
+/// word, not as a race lost again and again; nothing is recorded.
+#[test]
+fn a_push_the_server_declines_is_not_taken_for_a_lost_race() {
+    let remote = OnRemote::with_plan(&plan(&["left", "right"], 1));
+    let hook = remote.bare().join("hooks/pre-receive");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\necho 'refs/supervisor/* are protected here' >&2\nexit 1\n",
+    )
+    .expect("hook");
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let since = Instant::now();
+    let out = crate::common::run(remote.src.path(), &["start", "--remote", "origin"]);
+    assert_eq!(out.status, 1, "{}\n{}", out.stdout, out.stderr);
+    assert!(since.elapsed() < Duration::from_secs(10), "at once");
+    assert!(
+        out.stderr.contains("remote `origin` cannot hold the run")
+            && out.stderr.contains("pre-receive hook declined")
+            && out.stderr.contains("are protected here"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        git(&remote.bare(), &["for-each-ref", "refs/supervisor/"]),
+        "",
+        "nothing recorded on the remote"
+    );
+    assert_eq!(
+        git(remote.src.path(), &["for-each-ref", "refs/supervisor/"]),
+        "",
+        "nor here"
+    );
+}

@@ -255,6 +255,18 @@ impl Remote {
         // hold (stale info, fetch first, a ref lock another push held, the
         // rest of an atomic push) is a lost race; a push that never reached
         // the refs (no such remote, no access) is an error.
+        // A hook or a rule of the server's that declines the push is no
+        // race: deciding again would be declined again.
+        let declined = stdout
+            .lines()
+            .any(|l| l.starts_with('!') && l.contains("[remote rejected]") && declined_reason(l));
+        if declined {
+            return Err(self.failure(format!(
+                "the remote declined the push: {}\n{}",
+                stdout.trim(),
+                stderr.trim()
+            )));
+        }
         let lost = stdout
             .lines()
             .any(|l| l.starts_with('!') && l.contains("rejected"))
@@ -324,9 +336,25 @@ pub fn permanent(detail: &str) -> bool {
         "returned error: 404",
         "unable to find remote helper",
         "not a valid repository name",
+        "the remote declined the push",
     ];
     let detail = detail.to_lowercase();
     PERMANENT.iter().any(|p| detail.contains(p))
+}
+
+/// Whether a `--porcelain` line's `[remote rejected] (reason)` is the
+/// server's policy (a hook, a protected ref) rather than a lost race.
+fn declined_reason(line: &str) -> bool {
+    let reason = line.rsplit_once('(').map_or("", |(_, r)| r).to_lowercase();
+    [
+        "hook declined",
+        "protected",
+        "denied",
+        "deny",
+        "not allowed",
+    ]
+    .iter()
+    .any(|p| reason.contains(p))
 }
 
 /// The remote-tracking name of one of our refs (`refs/supervisor/x` and
@@ -397,5 +425,60 @@ pub fn record(runtime: &Path, remote: Option<&str>) -> std::io::Result<()> {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_git_says_of_a_remote_that_cannot_serve_is_permanent() {
+        for detail in [
+            "fatal: '/srv/x.git' does not appear to be a git repository\nfatal: Could not read from remote repository.",
+            "fatal: remote error: access denied or repository not exported: /x.git",
+            "remote: Repository not found.\nfatal: repository 'https://example.com/x.git/' not found",
+            "fatal: Authentication failed for 'https://example.com/x.git/'",
+            "fatal: could not read Username for 'https://example.com': terminal prompts disabled",
+            "git@example.com: Permission denied (publickey).\nfatal: Could not read from remote repository.",
+            "fatal: unable to access 'https://example.com/x.git/': The requested URL returned error: 403",
+            "Host key verification failed.\nfatal: Could not read from remote repository.",
+            "the remote declined the push: ! refs/supervisor/state [remote rejected] (pre-receive hook declined)",
+        ] {
+            assert!(permanent(detail), "{detail}");
+        }
+    }
+
+    #[test]
+    fn an_outage_is_not_permanent() {
+        for detail in [
+            "fatal: unable to connect to 127.0.0.1:\n127.0.0.1[0: 127.0.0.1]: errno=Connection refused",
+            "ssh: connect to host example.com port 22: Connection refused\nfatal: Could not read from remote repository.",
+            "fatal: unable to access 'https://example.com/x.git/': Failed to connect to example.com port 443 after 0 ms: Couldn't connect to server",
+            "fatal: unable to access 'https://example.com/x.git/': Operation timed out after 30000 milliseconds",
+            "fatal: unable to access 'https://example.com/x.git/': The requested URL returned error: 503",
+            "ssh: connect to host example.com port 22: Connection timed out",
+        ] {
+            assert!(!permanent(detail), "{detail}");
+        }
+    }
+
+    #[test]
+    fn a_declined_push_is_told_from_a_lost_race() {
+        assert!(declined_reason(
+            "!\tHEAD:refs/heads/a\t[remote rejected] (pre-receive hook declined)"
+        ));
+        assert!(declined_reason(
+            "!\tx:refs/heads/main\t[remote rejected] (protected branch hook declined)"
+        ));
+        assert!(!declined_reason(
+            "!\tx:refs/supervisor/state\t[remote rejected] (failed to update ref)"
+        ));
+        assert!(!declined_reason(
+            "!\tx:refs/supervisor/state\t[remote rejected] (atomic push failed)"
+        ));
+        assert!(!declined_reason(
+            "!\tx:refs/supervisor/state\t[rejected] (stale info)"
+        ));
     }
 }
