@@ -1,12 +1,14 @@
 //! A real git server for tests: `git daemon` on 127.0.0.1 with pushes
 //! enabled.
 
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Child;
 use std::time::Duration;
 use std::time::Instant;
 
-/// A `git daemon` serving `base` (push enabled), ended when dropped.
+/// A `git daemon` serving `base` (push enabled), ended with its children
+/// when dropped.
 pub struct Daemon {
     child: Child,
     port: u16,
@@ -31,6 +33,9 @@ impl Daemon {
             ])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
+            // `git daemon` runs `git-daemon` as its child: a group of their
+            // own lets the drop end both.
+            .process_group(0)
             .spawn()
             .expect("git daemon starts");
         let since = Instant::now();
@@ -51,7 +56,8 @@ impl Daemon {
 
 impl Drop for Daemon {
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        // SAFETY: signalling the process group this value started.
+        unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
         let _ = self.child.wait();
     }
 }
