@@ -24,6 +24,7 @@ mod test_liveness;
 mod test_machine;
 mod test_model_usage;
 mod test_observed_merge;
+mod test_observed_props;
 mod test_plan;
 mod test_plan_checks;
 mod test_plan_done;
