@@ -112,16 +112,21 @@ impl Engine {
                 format!("{reconciled} {head}")
             }
             Some(_) => {
+                // Incremental per worktree: what any worktree's HEAD held
+                // when last scanned without a finding was judged then.
                 let tips = self.observation_tips(state);
-                let scanned = std::iter::once(reconciled.clone())
-                    .chain(tips.iter().map(|(_, h)| h.clone()))
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                if cached.trim() == scanned {
+                let before: Vec<&str> = match cached.split_whitespace().collect::<Vec<_>>() {
+                    scanned if scanned.first() == Some(&reconciled.as_str()) => scanned,
+                    _ => vec![reconciled.as_str()],
+                };
+                let mut heads: Vec<String> = tips.iter().map(|(_, h)| h.clone()).collect();
+                heads.sort();
+                heads.dedup();
+                if heads.iter().all(|h| before.contains(&h.as_str())) {
                     return Ok(None);
                 }
                 for (tree, tip_head) in &tips {
-                    for c in self.claims_between(tree, &reconciled, tip_head) {
+                    for c in self.claims_hiding(tree, &before, tip_head) {
                         let known = claims.iter().any(|k| {
                             k.source == c.source && k.unit == c.unit && k.sprint == c.sprint
                         });
@@ -130,7 +135,10 @@ impl Engine {
                         }
                     }
                 }
-                scanned
+                std::iter::once(reconciled.clone())
+                    .chain(heads)
+                    .collect::<Vec<_>>()
+                    .join(" ")
             }
         };
         // Progress markers count as a claim too, for sprints waiting after a
@@ -236,6 +244,14 @@ impl Engine {
                         commits.push(c.source.clone());
                     }
                 }
+                // With worktrees the reconciled commit stays: the user's
+                // branch may hold other units' claims not judged yet, and
+                // the cache scans each worktree incrementally instead.
+                let head = if workspaces.is_some() {
+                    reconciled.clone()
+                } else {
+                    head
+                };
                 return Ok(Some(EventKind::Observed {
                     unit: u.name.clone(),
                     sprint: sp.id.clone(),
@@ -254,12 +270,17 @@ impl Engine {
     /// Trailer-marked completions in `from..head`, found in the tree at
     /// `root` (which has `head` checked out).
     fn claims_between(&self, root: &Path, from: &str, head: &str) -> Vec<Claim> {
-        if from == head {
+        self.claims_hiding(root, &[from], head)
+    }
+
+    /// Trailer-marked completions of `head` that none of `hidden` holds.
+    fn claims_hiding(&self, root: &Path, hidden: &[&str], head: &str) -> Vec<Claim> {
+        if hidden.contains(&head) {
             return Vec::new();
         }
         self.store
-            .completion_claims(from, head)
-            .unwrap_or_else(|| super::verify::completion_claims(root, from, head))
+            .completion_claims_hiding(hidden, head)
+            .unwrap_or_else(|| super::observed_queue::claims_by_git(root, hidden, head))
             .into_iter()
             .map(|(unit, sprint, commit)| Claim {
                 unit,

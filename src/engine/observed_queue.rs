@@ -3,9 +3,9 @@
 //! A sprint a person finishes by hand — a commit with the sprint's trailers
 //! on any branch checked out in any worktree of the repository — is
 //! credited only once that work is on the integration branch, where the
-//! phase builds and the dependents' worktrees take it from: the tip of each
-//! worktree holding a claim is merged by the same step an agent's verified
-//! sprint takes. A merge that conflicts credits nothing: the sprint stays
+//! phase builds and the dependents' worktrees take it from: each marked
+//! commit (a committed progress file: its worktree's HEAD) is merged by the
+//! same step an agent's verified sprint takes. A merge that conflicts credits nothing: the sprint stays
 //! as it was and one notice names the conflicting files and the unit's
 //! worktree and branch to commit in instead.
 
@@ -33,7 +33,7 @@ pub(super) struct Claim {
     pub source: String,
     /// The project root in the worktree whose checked-out history holds it.
     pub root: PathBuf,
-    /// That worktree's HEAD, which holds the claim (what gets merged).
+    /// That worktree's HEAD, which holds the claim.
     pub tip: String,
 }
 
@@ -144,8 +144,15 @@ impl Engine {
                     where_to_commit(ws, unit, &marker)
                 )));
             }
-            if !tips.contains(&c.tip) {
-                tips.push(c.tip.clone());
+            // The marked commit with the history before it: what came
+            // after it on that branch is not this sprint's to bring along.
+            let commit = if c.is_progress_file() {
+                &c.tip
+            } else {
+                &c.source
+            };
+            if !tips.contains(commit) {
+                tips.push(commit.clone());
             }
         }
         tips.sort();
@@ -250,4 +257,25 @@ fn merging(workdir: &Path) -> bool {
 fn committed(root: &Path, source: &str) -> bool {
     let file = source.trim_end_matches(" (progress file)");
     super::verify::git(root, &["status", "--porcelain", "--", file]).is_some_and(|s| s.is_empty())
+}
+
+/// Trailer-marked completions of `head` that none of `hidden` holds, by
+/// `git log` (when the in-process walk cannot be done), oldest first.
+pub(super) fn claims_by_git(
+    root: &Path,
+    hidden: &[&str],
+    head: &str,
+) -> Vec<(String, String, String)> {
+    let Some((first, others)) = hidden.split_first() else {
+        return Vec::new();
+    };
+    let mut claims = super::verify::completion_claims(root, first, head);
+    if !others.is_empty() {
+        let mut args = vec!["rev-list".to_string(), head.to_string()];
+        args.extend(others.iter().map(|h| format!("^{h}")));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let new = super::verify::git(root, &args).unwrap_or_default();
+        claims.retain(|(_, _, commit)| new.lines().any(|l| l == commit));
+    }
+    claims
 }

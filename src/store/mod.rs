@@ -246,9 +246,28 @@ impl Store {
         from: &str,
         head: &str,
     ) -> Option<Vec<(String, String, String)>> {
-        let from = ObjectId::from_hex(from.as_bytes()).ok()?;
+        self.completion_claims_hiding(&[from], head)
+    }
+
+    /// [`Store::completion_claims`] for the commits of `head` that none of
+    /// `hidden` holds (several branches scanned before).
+    pub fn completion_claims_hiding(
+        &self,
+        hidden: &[&str],
+        head: &str,
+    ) -> Option<Vec<(String, String, String)>> {
+        let hidden = hidden
+            .iter()
+            .map(|h| ObjectId::from_hex(h.as_bytes()).ok())
+            .collect::<Option<Vec<_>>>()?;
+        // A branch scanned before may have been rewritten and its commits
+        // pruned since: what is gone hides nothing.
+        let hidden: Vec<ObjectId> = hidden
+            .into_iter()
+            .filter(|id| self.repo.has_object(id))
+            .collect();
         let head = ObjectId::from_hex(head.as_bytes()).ok()?;
-        let walk = self.repo.rev_walk([head]).with_hidden([from]).all().ok()?;
+        let walk = self.repo.rev_walk([head]).with_hidden(hidden).all().ok()?;
         let mut claims = Vec::new();
         for info in walk {
             let info = info.ok()?;
