@@ -157,7 +157,7 @@ pub(crate) fn commit_by_hand(cwd: &Path, env: &[(&str, &Path)], message: &str, m
 /// api blocks; the person fixes it on their own branch and resumes: the
 /// fix is merged into the integration branch once, api/1 is credited, and
 /// docs builds and passes on top of it.
-fn a_hand_fix_reaches_the_integration_branch(hooks: bool) {
+fn a_hand_fix_reaches_the_integration_branch(hooks: bool, in_unit_worktree: bool) {
     let repo = hand_fix_repo();
     let dir = repo.path();
     let _cleanup = beside(dir);
@@ -174,9 +174,20 @@ fn a_hand_fix_reaches_the_integration_branch(hooks: bool) {
         Some("FATAL")
     );
 
-    std::fs::write(dir.join("api/api.txt"), "fixed\n").expect("fix");
-    commit_by_hand(dir, &env, "api: fixed by hand", "api/1");
-    let fix = git(dir, &["rev-parse", "HEAD"]).trim().to_string();
+    let place = if in_unit_worktree {
+        let st = sv(dir, &env, &["status", "--format", "json"]);
+        let st: serde_json::Value = serde_json::from_str(&st.stdout).expect("status JSON");
+        PathBuf::from(
+            st["workspaces"]["api"]["worktree"]
+                .as_str()
+                .expect("api's worktree"),
+        )
+    } else {
+        dir.to_path_buf()
+    };
+    std::fs::write(place.join("api/api.txt"), "fixed\n").expect("fix");
+    commit_by_hand(&place, &env, "api: fixed by hand", "api/1");
+    let fix = git(&place, &["rev-parse", "HEAD"]).trim().to_string();
 
     let out = sv(dir, &env, &["resume", "--wait"]);
     let log = crate::common::run(dir, &["log"]).stdout;
@@ -221,16 +232,43 @@ fn a_hand_fix_reaches_the_integration_branch(hooks: bool) {
         1,
         "{log}"
     );
+    // Every worktree of the run was made where the run keeps them, none
+    // beside the unit worktree the fix was committed in.
+    let run_dir = dir
+        .with_file_name(format!(
+            "{}.supervisor",
+            dir.file_name().expect("name").to_string_lossy()
+        ))
+        .join(branch.split('/').nth(1).expect("run id"));
+    let made: Vec<String> = std::fs::read_dir(&run_dir)
+        .expect("the run's worktree directory")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(made.iter().all(|m| !m.ends_with(".supervisor")), "{made:?}");
 }
 
 #[test]
 fn a_hand_fix_without_hooks_is_integrated_before_it_is_credited() {
-    a_hand_fix_reaches_the_integration_branch(false);
+    a_hand_fix_reaches_the_integration_branch(false, false);
 }
 
 #[test]
 fn a_hand_fix_through_the_commit_hook_is_integrated_before_it_is_credited() {
-    a_hand_fix_reaches_the_integration_branch(true);
+    a_hand_fix_reaches_the_integration_branch(true, false);
+}
+
+/// The place a refused fix is sent to: the blocked unit's worktree. Its
+/// commit hook wakes an engine that must still work on the run's tree and
+/// put the dependent's worktree beside the others.
+#[test]
+fn a_hand_fix_in_the_units_worktree_through_its_hook_is_integrated() {
+    a_hand_fix_reaches_the_integration_branch(true, true);
+}
+
+#[test]
+fn a_hand_fix_in_the_units_worktree_without_hooks_is_integrated() {
+    a_hand_fix_reaches_the_integration_branch(false, true);
 }
 
 /// A hand-made fix that conflicts with the integration branch is not

@@ -177,6 +177,11 @@ fn fix_by_hand(
             own
         }
     };
+    assert!(
+        root.join(".git").exists(),
+        "{unit}/{sprint} at {place:?}: no worktree at {}",
+        root.display()
+    );
     std::fs::create_dir_all(root.join(unit)).expect("unit dir");
     std::fs::write(root.join(unit).join(format!("s{sprint}.txt")), "by hand\n").expect("fix");
     let own = format!("{unit}/hand-{n}.txt");
@@ -244,6 +249,9 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
             for place in std::iter::once(first).chain(second) {
                 n += 1;
                 let (commit, own) = fix_by_hand(dir, &env, place, &unit, &sprint, n);
+                told.push_str(&format!(
+                    "hand-made {commit} for {unit}/{sprint} at {place:?}\n"
+                ));
                 hand.push((unit.clone(), sprint.clone(), commit, own));
             }
         }
@@ -271,7 +279,7 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
             .expect("git");
         prop_assert!(
             contained.success(),
-            "{unit}/{sprint}: {commit} not integrated\n{log}"
+            "{unit}/{sprint}: {commit} not integrated\n{told}\n{log}"
         );
         prop_assert_eq!(
             git(dir, &["show", &format!("{branch}:{own}")]),

@@ -34,8 +34,13 @@ fn follow_the_run(store: Store) -> Result<Store, EngineError> {
     if there.is_none() || here == there {
         return Ok(store);
     }
-    let in_progress = store.tip()?.is_some_and(|t| !t.state.is_finished());
-    if !in_progress {
+    // A blocked, stopped or killed run is still the run: a commit that
+    // fixes it in a unit's worktree wakes an engine that must work on the
+    // run's tree. Only a completed run leaves the caller's tree alone.
+    let resumable = store
+        .tip()?
+        .is_some_and(|t| t.state.overall() != crate::machine::Overall::Completed);
+    if !resumable {
         return Ok(store);
     }
     let other = Store::open(&recorded)?;
