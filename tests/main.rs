@@ -15,6 +15,7 @@ mod test_handoff;
 mod test_hooks;
 mod test_hostile;
 mod test_hostile_props;
+mod test_hosts;
 mod test_import;
 mod test_init;
 mod test_killall_root;

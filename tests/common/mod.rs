@@ -4,6 +4,10 @@
 #![allow(dead_code)]
 
 pub mod daemon;
+pub mod http_host;
+pub mod on_remote;
+pub mod remote_scenarios;
+pub mod ssh_host;
 pub mod stub_model;
 
 use std::collections::hash_map::DefaultHasher;
@@ -377,4 +381,28 @@ pub fn wait_until(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
+}
+
+/// A port on 127.0.0.1 that was free a moment ago.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// Run a system tool in `cwd`; its stdout, or a failure naming it.
+pub fn tool(cwd: &Path, program: &str, args: &[&str]) -> String {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{program} runs: {e}"));
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }

@@ -1,0 +1,314 @@
+//! A run that lives on a git remote, for tests: a fixture repository as the
+//! run's starting clone, a bare copy of it served on 127.0.0.1 by a real
+//! host (`git daemon`, lighttpd with `git http-backend` over HTTPS with
+//! basic authentication, or `sshd`), worker clones of it, and worker
+//! processes with their JSON summaries.
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::process::Child;
+use std::process::Stdio;
+use std::time::Duration;
+use std::time::Instant;
+
+use super::command;
+use super::daemon::Daemon;
+use super::fixture_repo;
+use super::git;
+use super::http_host::HttpHost;
+use super::ssh_host::SshHost;
+
+/// Which kind of server holds the remote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Host {
+    /// `git daemon` with pushes enabled, no authentication.
+    Daemon,
+    /// lighttpd + `git http-backend` over HTTPS, basic authentication.
+    Https,
+    /// `sshd` with a key.
+    Ssh,
+}
+
+enum Server {
+    Daemon(Daemon),
+    Https(HttpHost),
+    Ssh(SshHost),
+}
+
+/// A hosting service's branch protection: a push to `main` is declined.
+const PROTECT_MAIN: &str = "#!/bin/sh
+while read old new ref; do
+  if [ \"$ref\" = refs/heads/main ]; then
+    echo \"refs/heads/main is protected: push a branch and open a pull request\" >&2
+    exit 1
+  fi
+done
+";
+
+/// The fixture repository as the run's starting clone, and a git server
+/// holding a bare copy of it as its `origin`.
+pub struct OnRemote {
+    pub src: tempfile::TempDir,
+    pub server: tempfile::TempDir,
+    pub url: String,
+    host: Server,
+}
+
+impl OnRemote {
+    /// The `remote` fixture on `git daemon`; `plan` replaces the fixture's
+    /// plan (committed) when given.
+    pub fn new(plan: Option<&str>) -> OnRemote {
+        OnRemote::on(Host::Daemon, "remote", plan)
+    }
+
+    pub fn of(fixture: &str, plan: Option<&str>) -> OnRemote {
+        OnRemote::on(Host::Daemon, fixture, plan)
+    }
+
+    /// `fixture` (with `plan` in place of its own) served by `host`. Real
+    /// hosts protect `main` with a pre-receive hook.
+    pub fn on(host: Host, fixture: &str, plan: Option<&str>) -> OnRemote {
+        let src = fixture_repo(fixture);
+        if let Some(text) = plan {
+            std::fs::write(src.path().join("EXECUTION_PLAN.md"), text).expect("plan");
+            git(src.path(), &["commit", "-qam", "Another plan"]);
+        }
+        let server = tempfile::tempdir().expect("tempdir");
+        git(
+            server.path(),
+            &[
+                "clone",
+                "-q",
+                "--bare",
+                &src.path().display().to_string(),
+                "plan.git",
+            ],
+        );
+        let bare = server.path().join("plan.git");
+        let (host, url) = match host {
+            Host::Daemon => {
+                let daemon = Daemon::start(server.path());
+                let url = daemon.url("plan.git");
+                (Server::Daemon(daemon), url)
+            }
+            Host::Https => {
+                let http = HttpHost::start(server.path());
+                let url = http.url("plan.git");
+                (Server::Https(http), url)
+            }
+            Host::Ssh => {
+                let ssh = SshHost::start();
+                let url = ssh.url(&bare);
+                (Server::Ssh(ssh), url)
+            }
+        };
+        if !matches!(host, Server::Daemon(_)) {
+            let hook = bare.join("hooks/pre-receive");
+            std::fs::write(&hook, PROTECT_MAIN).expect("hook");
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        let remote = OnRemote {
+            src,
+            server,
+            url,
+            host,
+        };
+        remote.configure(remote.src.path(), &remote.client_config());
+        git(remote.src.path(), &["remote", "add", "origin", &remote.url]);
+        remote
+    }
+
+    /// What a clone sets to reach the host as the authorized user.
+    pub fn client_config(&self) -> Vec<(String, String)> {
+        match &self.host {
+            Server::Daemon(_) => Vec::new(),
+            Server::Https(h) => h.client_config(super::http_host::PASSWORD),
+            Server::Ssh(h) => h.client_config(),
+        }
+    }
+
+    /// What a clone sets to reach the host with a wrong password (or a key
+    /// the host does not know).
+    pub fn impostor_config(&self) -> Vec<(String, String)> {
+        match &self.host {
+            Server::Daemon(_) => Vec::new(),
+            Server::Https(h) => h.client_config("a-wrong-password"),
+            Server::Ssh(h) => h.stranger_config(),
+        }
+    }
+
+    pub fn configure(&self, repo: &Path, config: &[(String, String)]) {
+        for (k, v) in config {
+            git(repo, &["config", k, v]);
+        }
+    }
+
+    /// A clone of the remote, as a worker machine has one.
+    pub fn clone(&self, name: &str) -> PathBuf {
+        let dir = self.server.path().join("machines").join(name);
+        std::fs::create_dir_all(dir.parent().expect("parent")).expect("mkdir");
+        let mut args: Vec<String> = Vec::new();
+        for (k, v) in self.client_config() {
+            args.push("-c".into());
+            args.push(format!("{k}={v}"));
+        }
+        args.extend(["clone", "-q", &self.url, &dir.display().to_string()].map(String::from));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        git(self.server.path(), &args);
+        self.configure(&dir, &self.client_config());
+        git(&dir, &["config", "user.name", "Worker"]);
+        git(&dir, &["config", "user.email", "worker@example.com"]);
+        dir
+    }
+
+    pub fn bare(&self) -> PathBuf {
+        self.server.path().join("plan.git")
+    }
+
+    /// The remote's transition subjects, oldest first.
+    pub fn subjects(&self) -> Vec<String> {
+        git(
+            &self.bare(),
+            &["log", "--reverse", "--format=%s", "refs/supervisor/state"],
+        )
+        .lines()
+        .map(str::to_string)
+        .collect()
+    }
+
+    /// The full message of the newest transition whose subject matches.
+    pub fn transition(&self, subject: &str) -> String {
+        git(
+            &self.bare(),
+            &[
+                "log",
+                "-1",
+                "--format=%B",
+                &format!("--grep={subject}"),
+                "refs/supervisor/state",
+            ],
+        )
+    }
+
+    /// Every sprint of `units` (with `sprints` each) COMPLETED exactly
+    /// once, in one line of transitions.
+    pub fn assert_each_completed_once(&self, units: &[&str], sprints: u32) {
+        let subjects = self.subjects();
+        for u in units {
+            for n in 1..=sprints {
+                let done = format!("{u}: sprint {n} RUNNING -> COMPLETED");
+                assert_eq!(
+                    subjects.iter().filter(|l| **l == done).count(),
+                    1,
+                    "{done} exactly once: {subjects:#?}"
+                );
+            }
+        }
+        assert_eq!(
+            git(
+                &self.bare(),
+                &["rev-list", "--min-parents=2", "refs/supervisor/state"]
+            ),
+            "",
+            "one line of transitions, never a merge of two"
+        );
+    }
+
+    /// `git fsck` of the remote finds nothing wrong.
+    pub fn assert_fsck_clean(&self) {
+        let out = command("git", &self.bare())
+            .args(["fsck", "--full", "--strict"])
+            .output()
+            .expect("git fsck runs");
+        assert!(
+            out.status.success(),
+            "git fsck: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// alpha's first sprint: the first agent on it stays at work (until it is
+/// ended); the one that takes over finishes it.
+pub const ALPHA_STAYS_THEN_FINISHES: &str =
+    "?${FAKE_AGENT_SCRIPT}/alpha.slept write alpha-1.txt done
+?${FAKE_AGENT_SCRIPT}/alpha.slept commit-all alpha: sprint 1
+?${FAKE_AGENT_SCRIPT}/alpha.slept exit 0
+write ${FAKE_AGENT_SCRIPT}/alpha.slept yes
+sleep 120000
+";
+
+/// Each sprint writes and commits its file, then reports complete.
+pub const WRITES_AND_COMMITS: &str = "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n";
+
+/// The worker whose claim on alpha's first sprint the remote recorded: the
+/// claim names it, `Supervisor-Worker: <host>/<pid>`.
+pub fn holder_of_alpha(remote: &OnRemote) -> u32 {
+    let claim = remote.transition("alpha: sprint 1 DISPATCHED -> RUNNING");
+    claim
+        .lines()
+        .find_map(|l| l.strip_prefix("Supervisor-Worker: "))
+        .and_then(|w| w.rsplit('/').next())
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("the claim names its worker: {claim}"))
+}
+
+pub fn worker(clone: &Path, script: &Path, extra: &[&str]) -> Child {
+    worker_with(clone, &[("FAKE_AGENT_SCRIPT", script)], extra)
+}
+
+/// A worker whose agents get `env`.
+pub fn worker_with(clone: &Path, env: &[(&str, &Path)], extra: &[&str]) -> Child {
+    let mut cmd = command(super::bin(), clone);
+    cmd.args(["worker", "--format", "json"])
+        .args(extra)
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd.spawn().expect("the worker starts")
+}
+
+/// Wait for a worker to leave (killing it after `limit`); its JSON summary.
+pub fn summary(mut child: Child, limit: Duration) -> serde_json::Value {
+    let since = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if since.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("output");
+            panic!(
+                "the worker did not leave within {limit:?}: {}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("output");
+    assert!(
+        out.status.success(),
+        "worker: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("a JSON summary")
+}
+
+/// Processes whose environment carries `needle` (the agents and wrappers
+/// started with one test's scripts).
+pub fn processes_with(needle: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(env) = std::fs::read(entry.path().join("environ")) else {
+            continue;
+        };
+        if env.split(|b| *b == 0).any(|v| v == needle.as_bytes()) {
+            found.push(pid);
+        }
+    }
+    found
+}
