@@ -3,6 +3,7 @@
 mod common;
 mod test_agent_output;
 mod test_agent_word;
+mod test_background;
 mod test_breakdown;
 mod test_build_blame;
 mod test_control;

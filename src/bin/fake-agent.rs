@@ -21,6 +21,9 @@
 //!   save-status PATH    write `git status --porcelain` of the workdir to PATH
 //!   print TEXT / eprint TEXT
 //!   sleep MILLISECONDS / hang / exit CODE
+//!   spawn PATH COMMAND  start `sh -c COMMAND` without waiting for it (a
+//!                       server left running) and write its pid to PATH
+//!   await PATH          wait until PATH exists
 //!
 //! A line starting `?PATH ` runs only if PATH exists, `!PATH ` only if it
 //! does not (checked when the line is reached).
@@ -241,6 +244,22 @@ fn run() -> Result<u8, String> {
                     .parse()
                     .map_err(|_| format!("sleep takes milliseconds, not {rest:?}"))?;
                 std::thread::sleep(std::time::Duration::from_millis(ms));
+            }
+            "spawn" => {
+                let (path, command) = rest.split_once(' ').unwrap_or((rest.as_str(), ""));
+                let child = Command::new("sh")
+                    .arg("-c")
+                    .arg(command)
+                    .stdin(std::process::Stdio::null())
+                    .spawn()
+                    .map_err(|e| format!("cannot start {command:?}: {e}"))?;
+                std::fs::write(path, child.id().to_string())
+                    .map_err(|e| format!("cannot write {path}: {e}"))?;
+            }
+            "await" => {
+                while !Path::new(&rest).exists() {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
             }
             "hang" => loop {
                 std::thread::sleep(std::time::Duration::from_secs(3600));
