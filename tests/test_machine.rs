@@ -28,6 +28,8 @@ Type: manual
 
 ### Sprint 1: Create b
 
+Type: background
+
 ## c
 
 ### Sprint 1: Create c
@@ -473,6 +475,8 @@ const OWN_DEPS: &str = "# P
 
 ### Sprint 1: Create b
 
+Type: background
+
 ## c
 
 Dependencies: b
@@ -769,6 +773,9 @@ enum Op {
     BuildPassed(bool),
     /// The wanted build fails and blames the last sprint of its first unit.
     BuildFailed,
+    /// The unit's agent left a process running (legal for b's background
+    /// sprint only).
+    Background(usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -776,6 +783,7 @@ fn op() -> impl Strategy<Value = Op> {
         6 => (0..3usize, 0..3u8).prop_map(|(u, m)| Op::Dispatch(u, m)),
         4 => (0..3usize).prop_map(Op::Started),
         6 => (0..3usize, 0..3u8).prop_map(|(u, o)| Op::Verdict(u, o)),
+        3 => (0..3usize).prop_map(Op::Background),
         1 => Just(Op::Stop),
         1 => (0..3usize).prop_map(Op::ForceStop),
         1 => prop::collection::vec((any::<bool>(), any::<bool>()), 3).prop_map(Op::Killall),
@@ -829,6 +837,23 @@ fn to_events(op: &Op, state: &State) -> Vec<Event> {
             }
             events
         }
+        Op::Background(u) => {
+            let sprint = state
+                .unit(UNITS[*u])
+                .and_then(|u| u.active_sprint().or(u.current()))
+                .map(|s| s.id.clone())
+                .unwrap_or_else(|| "1".parse().expect("id"));
+            vec![ev(EventKind::Background {
+                unit: UNITS[*u].into(),
+                sprint,
+                processes: vec![BackgroundProcess {
+                    pid: 100 + *u as u32,
+                    start: state.seq,
+                    command: "server".into(),
+                    host: None,
+                }],
+            })]
+        }
         other => vec![to_event(other)],
     }
 }
@@ -836,7 +861,9 @@ fn to_events(op: &Op, state: &State) -> Vec<Event> {
 fn to_event(op: &Op) -> Event {
     let id = |s: usize| -> SprintId { (s + 1).to_string().parse().expect("id") };
     ev(match op {
-        Op::BuildPassed(_) | Op::BuildFailed => unreachable!("built by to_events"),
+        Op::BuildPassed(_) | Op::BuildFailed | Op::Background(_) => {
+            unreachable!("built by to_events")
+        }
         Op::Dispatch(u, m) => EventKind::Dispatch {
             unit: UNITS[*u].into(),
             model: [Model::Haiku, Model::Sonnet, Model::Opus][*m as usize],
@@ -947,6 +974,41 @@ fn check_state(s: &State, reopened: &[String]) -> Result<(), TestCaseError> {
             "one agent per unit"
         );
     }
+    check_background(s)
+}
+
+/// A background process outlives its agent and never its run: recorded
+/// only for a background sprint, it stays recorded once its sprint is
+/// COMPLETED (the agent gone) and is not to be ended while the run goes
+/// on; it is to be ended as soon as its sprint is neither at work nor
+/// COMPLETED, and every one of them once the run has ended — unless
+/// `keep_background`, which keeps a completed sprint's.
+fn check_background(s: &State) -> Result<(), TestCaseError> {
+    let ended = s.run_ended();
+    let to_end = s.background_to_end(false);
+    let kept = s.background_to_end(true);
+    for b in s.background() {
+        let sp = s
+            .unit(b.unit)
+            .and_then(|u| u.sprints.iter().find(|x| &x.id == b.sprint))
+            .expect("recorded on a sprint of the plan");
+        prop_assert_eq!(sp.task_type, git_supervisor::plan::TaskType::Background);
+        let listed = to_end.contains(&b);
+        match sp.state {
+            SprintStatus::Completed => {
+                prop_assert!(sp.agent.is_none(), "a COMPLETED sprint has no agent");
+                prop_assert_eq!(listed, ended, "completed: to end iff the run ended");
+                prop_assert!(!kept.contains(&b), "keep_background keeps it");
+            }
+            st if st.is_active() => {
+                prop_assert!(!listed && !kept.contains(&b), "its agent is at work");
+            }
+            _ => prop_assert!(listed && kept.contains(&b), "its sprint did not complete"),
+        }
+    }
+    if ended {
+        prop_assert_eq!(to_end.len(), s.background().len(), "never its run");
+    }
     Ok(())
 }
 
@@ -1035,6 +1097,15 @@ proptest! {
                 // the state anyone can observe, so that is where the
                 // invariants hold.
                 check_state(&state, &reopened)?;
+                // What a background sprint's agent left running stays
+                // recorded through the verdict that completes the sprint.
+                for (u, v) in before.units.iter().zip(&state.units) {
+                    for (a, b) in u.sprints.iter().zip(&v.sprints) {
+                        if (a.state.is_active() && !a.background.is_empty()) && b.state == SprintStatus::Completed {
+                            prop_assert_eq!(&a.background, &b.background, "the record outlives the agent");
+                        }
+                    }
+                }
                 prop_assert_eq!(state.cost().micros(), verdicts * VERDICT_COST.micros());
                 // A blocked (or otherwise unfinished) unit never keeps a unit
                 // that does not depend on it from starting.
@@ -1251,4 +1322,44 @@ fn every_recorded_event_reads_back_as_written() {
             toml::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
         assert_eq!(back, record, "{text}");
     }
+}
+
+/// b's background sprint: the process its agent left is recorded before
+/// the verdict, stays recorded after it, is not to be ended while the run
+/// goes on, and is once the run is stopped (unless kept). A code sprint
+/// records none.
+#[test]
+fn a_background_record_outlives_its_agent_and_ends_with_the_run() {
+    let server = BackgroundProcess {
+        pid: 4242,
+        start: 99,
+        command: "sleep 300".into(),
+        host: None,
+    };
+    let record = |unit: &str| {
+        ev(EventKind::Background {
+            unit: unit.into(),
+            sprint: "1".parse().expect("id"),
+            processes: vec![server.clone()],
+        })
+    };
+    let s = started();
+    let (s, ts) = run(&s, &[dispatch("b"), record("b")]);
+    assert_eq!(
+        ts.last().map(|t| t.why.as_str()),
+        Some("Its agent exited and left a process running: pid 4242 (`sleep 300`).")
+    );
+    let (s, _) = run(&s, &[verdict("b", Outcome::Completed)]);
+    let sp = s.unit("b").map(|u| &u.sprints[0]).expect("b");
+    assert_eq!(sp.state, SprintStatus::Completed);
+    assert_eq!(sp.background, std::slice::from_ref(&server));
+    assert!(!s.run_ended() && s.background_to_end(false).is_empty());
+    let (s, _) = run(&s, &[ev(EventKind::Stop)]);
+    assert!(s.run_ended());
+    assert_eq!(s.background_to_end(false).len(), 1);
+    assert!(s.background_to_end(true).is_empty());
+    // Only a background sprint's agent leaves processes to keep.
+    let s = started();
+    let (s, _) = run(&s, &[dispatch("a")]);
+    assert!(apply(&s, &record("a")).is_err());
 }

@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde::Serialize;
 
 use super::handlers::agent;
+use super::handlers::background;
 use super::handlers::budget;
 use super::handlers::completion;
 use super::handlers::gate;
@@ -176,6 +177,14 @@ pub enum EventKind {
         cost: Option<Usd>,
         session: Option<String>,
     },
+    /// The agent of a background sprint exited and left these processes
+    /// running (recorded before its verdict, which needs one of them to be
+    /// running for COMPLETED).
+    Background {
+        unit: String,
+        sprint: SprintId,
+        processes: Vec<super::background::BackgroundProcess>,
+    },
     /// Something worth recording that changes no state (unresponsive agent,
     /// deferred check still failing, a gate that passed).
     Notice {
@@ -213,6 +222,7 @@ impl EventKind {
             EventKind::BuildFailed { .. } => "build-failed",
             EventKind::Notice { .. } => "notice",
             EventKind::Usage { .. } => "usage",
+            EventKind::Background { .. } => "background",
             EventKind::Replan { .. } => "replan",
             EventKind::Needs { .. } => "needs",
             EventKind::BudgetReached { .. } => "budget",
@@ -394,6 +404,11 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             *cost,
             session.as_deref(),
         )?,
+        EventKind::Background {
+            unit,
+            sprint,
+            processes,
+        } => background::background(&mut b, unit, sprint, processes)?,
         EventKind::Dispatch {
             unit,
             model,

@@ -4,6 +4,7 @@
 //! turns the world into [`Event`]s and writes the [`Step`]s `apply` returns.
 
 pub mod apply;
+pub mod background;
 pub mod cost;
 mod handlers;
 pub mod model_select;
@@ -24,6 +25,8 @@ pub use apply::MachineError;
 pub use apply::Outcome;
 pub use apply::Step;
 pub use apply::Transition;
+pub use background::BackgroundEntry;
+pub use background::BackgroundProcess;
 pub use cost::Usd;
 pub use state::*;
 pub use tables::legal_sprint;

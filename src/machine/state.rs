@@ -250,6 +250,10 @@ pub struct SprintState {
     /// Dollars its agents reported spending, over every dispatch.
     #[serde(rename = "cost_usd", skip_serializing_if = "Usd::is_zero", default)]
     pub cost: Usd,
+    /// The processes a background sprint's agent left running (recorded
+    /// before its verdict; see `machine::background`).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub background: Vec<super::background::BackgroundProcess>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -532,6 +536,7 @@ impl State {
                             last_failure: None,
                             remaining: Vec::new(),
                             cost: Usd::ZERO,
+                            background: Vec::new(),
                         })
                         .collect(),
                 })

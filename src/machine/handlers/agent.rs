@@ -85,6 +85,9 @@ pub(in crate::machine) fn dispatch(
     s.model = Some(model);
     s.score = Some(score);
     s.agent = Some(agent.clone());
+    // What an earlier attempt left running was ended when it did not
+    // complete (`State::background_to_end`); this dispatch records its own.
+    s.background.clear();
     s.interrupted = false;
     s.retry_at = None;
     s.next_check_at = None;

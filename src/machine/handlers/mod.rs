@@ -7,6 +7,7 @@
 //! [`Steps`]: super::steps::Steps
 
 pub(super) mod agent;
+pub(super) mod background;
 pub(super) mod budget;
 pub(super) mod completion;
 pub(super) mod gate;
