@@ -255,6 +255,8 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
             let mut v = report::status::json(state);
             v.model_usage = usage;
             if let Some(t) = &tip {
+                v.background =
+                    report::status::background(&t.state, &crate::dispatch::background::running);
                 v.waiting.extend(deferred_polls(&store, t));
                 v.no_runnable_criterion = unchecked(&store, t);
             }
@@ -292,6 +294,13 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
             let table = report::status::text_with_usage(state, &stamp, ctx.color, usage.as_ref());
             write!(out, "{table}").map_err(super::io_err)?;
             if let Some(t) = &tip {
+                let background =
+                    report::status::background(&t.state, &crate::dispatch::background::running);
+                for line in report::status::background_lines(&background) {
+                    // Unit names and command lines are free text.
+                    let line = crate::base::escape::visible(&line);
+                    writeln!(out, "{line}").map_err(super::io_err)?;
+                }
                 for line in deferred_polls(&store, t) {
                     // Unit names and exit criteria are the plan's free text.
                     let line = crate::base::escape::visible(&line);

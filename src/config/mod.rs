@@ -173,6 +173,9 @@ pub struct RunConfig {
     pub deferred_check_min: Duration,
     #[serde(with = "humantime_serde_compat")]
     pub deferred_check_max: Duration,
+    /// Leave the processes background sprints started running when the
+    /// run ends, is stopped or killed (by default they are ended then).
+    pub keep_background: bool,
 }
 
 impl Default for RunConfig {
@@ -191,6 +194,7 @@ impl Default for RunConfig {
             require_criteria: false,
             deferred_check_min: Duration::from_secs(60),
             deferred_check_max: Duration::from_secs(15 * 60),
+            keep_background: false,
         }
     }
 }

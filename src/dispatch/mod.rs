@@ -14,6 +14,7 @@
 //! wrapper is its own small process, so threads and blocking waits are all
 //! it needs.
 
+pub mod background;
 pub mod liveness;
 pub mod placeholders;
 pub mod prompt;
@@ -149,6 +150,10 @@ pub struct Report {
     /// Unresponsive notices already recorded (so each is recorded once).
     #[serde(default)]
     pub notices: Vec<String>,
+    /// A background sprint's agent exited and left these running: they
+    /// were kept out of the tree the wrapper ended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub background: Vec<crate::machine::BackgroundProcess>,
 }
 
 impl Report {

@@ -51,7 +51,7 @@ pub struct Proc {
     pub start: u64,
 }
 
-fn parse_stat(text: &str) -> Option<Proc> {
+pub fn parse_stat(text: &str) -> Option<Proc> {
     // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so
     // the fields are read after the last `)`.
     let (head, rest) = text.rsplit_once(')')?;

@@ -520,8 +520,30 @@ pub(super) fn run_agent(
             }
         }
     };
-    // Whatever ended the agent, nothing of its tree outlives it: a tool it
-    // left running could still commit after the verdict.
+    // A background sprint's agent that exited by itself leaves its
+    // processes running: that is its work (spec §2g). They are recorded
+    // and kept out of the tree ended below.
+    if status.is_some() && report.killed.is_none() && job.task_type == TaskType::Background {
+        report.background = super::background::survivors(me, agent_pid);
+        report.write(&job.report_file)?;
+        if !report.background.is_empty() {
+            writeln!(
+                log,
+                "git-supervisor: the agent left {} process(es) running for its background sprint: {}",
+                report.background.len(),
+                report
+                    .background
+                    .iter()
+                    .map(|p| format!("{} ({})", p.pid, p.command))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )?;
+        }
+    }
+    let kept: Vec<u32> = report.background.iter().map(|p| p.pid).collect();
+    let prune = |pid: u32| reap::is_wrapper(pid) || kept.contains(&pid);
+    // Whatever ended the agent, nothing else of its tree outlives it: a tool
+    // it left running could still commit after the verdict.
     let ended = reap::end_tree(me, false, grace, &prune, None);
     if ended.termed > 0 {
         writeln!(

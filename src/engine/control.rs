@@ -24,6 +24,8 @@ use crate::machine::UnitStatus;
 #[derive(Debug, Default)]
 pub struct Ended {
     pub terminated: usize,
+    /// Background processes ended, in words (see `engine::background`).
+    pub background: Vec<String>,
     /// Kills that failed (already gone, no permission): logged, never fatal.
     pub failures: Vec<String>,
 }
@@ -240,7 +242,9 @@ impl Engine {
             Ok(Some(result)) => result,
             _ => self.force_stop(grace),
         };
-        let ended = result?;
+        let mut ended = result?;
+        let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
+        ended.background = self.end_background(&tip, true)?;
         // Wake-ups left while we held the lock.
         self.tick(LockMode::Wait(Duration::from_millis(500)))?;
         let state = self.store.tip()?.ok_or(EngineError::NoRun)?.state;
@@ -312,12 +316,15 @@ impl Engine {
         // A finished run (completed, stopped, blocked, killed) with no agent
         // to end is left as it is: a completed run does not become killed.
         if assessments.is_empty() && tip.state.is_finished() {
+            ended.background = self.end_background(&tip, true)?;
             return Ok((tip.state, ended));
         }
         self.publish(EventKind::Killall {
             reason: "user invoked killall".into(),
             assessments,
         })?;
+        let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
+        ended.background = self.end_background(&tip, true)?;
         let state = self.store.tip()?.ok_or(EngineError::NoRun)?.state;
         Ok((state, ended))
     }
@@ -406,6 +413,9 @@ pub fn render_report(
     ));
     for f in &ended.failures {
         o.push_str(&format!("Kill failed (logged, not fatal): {f}\n"));
+    }
+    for b in &ended.background {
+        o.push_str(&format!("Background process ended: {b}\n"));
     }
     o.push_str(if ended.terminated > 0 {
         "\nWork unit states after the agents were ended:\n"

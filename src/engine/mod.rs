@@ -9,6 +9,7 @@
 //! before any agent is started**: the DISPATCHED commit lands, then the
 //! wrapper process is spawned.
 
+mod background;
 pub mod begin;
 mod branch_history;
 pub mod control;

@@ -350,7 +350,14 @@ impl Engine {
             let base = sp.agent.as_ref().and_then(|a| a.base_commit.as_deref());
             // With worktrees a sprint is judged once its agent is done: its
             // merge may leave conflicts in the tree the agent works in.
-            if !report.finished && !gone && sp.state == SprintStatus::Running && !worktrees {
+            // A background sprint is judged once its agent has exited and
+            // left its process running.
+            if !report.finished
+                && !gone
+                && sp.state == SprintStatus::Running
+                && !worktrees
+                && sp.task_type != TaskType::Background
+            {
                 let head = self.store.head_id();
                 if let (Some(base), Some(head)) = (base, head) {
                     if head != base {
@@ -394,6 +401,9 @@ impl Engine {
                 }
             }
             if report.finished || gone {
+                if let Some(kind) = self.background_to_record(&u.name, sp, &report) {
+                    return Ok(Some(kind));
+                }
                 let (plan, _) = self.snapshot(tip)?;
                 let Some(sprint) = plan
                     .unit(&u.name)
@@ -423,6 +433,7 @@ impl Engine {
                     agent: sp.agent.as_ref(),
                 });
                 let (outcome, evidence) = verdict.after_watchdog(!gone && report.killed.is_some());
+                let (outcome, evidence) = self.background_verdict(sp, outcome, evidence);
                 let Some((outcome, evidence)) =
                     self.through_queue(tip, &u.name, &sp.id, outcome, evidence)?
                 else {

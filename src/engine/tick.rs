@@ -110,6 +110,11 @@ impl Engine {
                 }
                 continue;
             }
+            // Before any dispatch: a failed background sprint's process
+            // is gone before its retry starts another.
+            if !self.end_background(&tip, false)?.is_empty() {
+                continue;
+            }
             self.remove_integrated_worktrees(&tip)?;
             self.land_when_configured(&tip)?;
             if let Some(units) = self.build_to_run(&tip.state) {

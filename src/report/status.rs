@@ -65,6 +65,59 @@ pub struct StatusJson<'a> {
     /// from the history by the caller; absent without a run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_usage: Option<super::usage::ModelUsage>,
+    /// The processes background sprints left running, with whether each
+    /// still runs (looked up by the caller).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub background: Vec<BackgroundJson>,
+}
+
+/// One process a background sprint's agent left running.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BackgroundJson {
+    pub unit: String,
+    pub sprint: String,
+    pub pid: u32,
+    pub command: String,
+    pub running: bool,
+}
+
+/// The run's background processes; `running` says whether one still runs.
+pub fn background(
+    s: &State,
+    running: &dyn Fn(&crate::machine::BackgroundProcess) -> bool,
+) -> Vec<BackgroundJson> {
+    s.background()
+        .into_iter()
+        .map(|b| BackgroundJson {
+            unit: b.unit.to_string(),
+            sprint: b.sprint.to_string(),
+            pid: b.process.pid,
+            command: b.process.command.clone(),
+            running: running(b.process),
+        })
+        .collect()
+}
+
+/// One line per background process: `server: sprint 1's background
+/// process 4242 (`sleep 300`) is running.`
+pub fn background_lines(entries: &[BackgroundJson]) -> Vec<String> {
+    entries
+        .iter()
+        .map(|b| {
+            format!(
+                "{}: sprint {}'s background process {} (`{}`) {}.",
+                b.unit,
+                b.sprint,
+                b.pid,
+                b.command,
+                if b.running {
+                    "is running"
+                } else {
+                    "is no longer running"
+                }
+            )
+        })
+        .collect()
 }
 
 #[derive(Debug, Serialize)]
@@ -339,6 +392,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             workers: Default::default(),
             no_runnable_criterion: Vec::new(),
             model_usage: None,
+            background: Vec::new(),
         };
     };
     StatusJson {
@@ -415,6 +469,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
         remotes: Default::default(),
         no_runnable_criterion: Vec::new(),
         model_usage: None,
+        background: Vec::new(),
     }
 }
 
