@@ -14,8 +14,10 @@
 //! zombie has exited.
 //!
 //! Ended: every recorded process still running and every descendant it has
-//! now, plus any process still carrying the sprint's `SUPERVISOR_RUN_ID`,
-//! `SUPERVISOR_UNIT` and `SUPERVISOR_SPRINT` in its environment (a child the
+//! now, plus any process whose environment still carries the dispatch's
+//! `SUPERVISOR_RESULT_FILE` (an absolute path under this repository's git
+//! directory, named after unit, sprint and dispatch, so no other run's or
+//! repository's process matches it) (a child the
 //! server started that outlived its parent) outside a live agent wrapper's
 //! tree — never a running agent: SIGTERM, the grace, SIGKILL.
 
@@ -56,12 +58,10 @@ pub fn running(p: &BackgroundProcess) -> bool {
     reap::parse_stat(&text).is_some_and(|s| s.start == p.start && s.state != 'Z')
 }
 
-/// Which sprint's processes to end: its recorded processes, and the run,
-/// unit and sprint its environment names.
+/// Which sprint's processes to end: its recorded processes, and the
+/// result file its dispatch's environment names.
 pub struct Sprint<'a> {
-    pub run_id: &'a str,
-    pub unit: &'a str,
-    pub sprint: &'a str,
+    pub result_file: &'a std::path::Path,
     pub processes: &'a [BackgroundProcess],
 }
 
@@ -179,11 +179,6 @@ fn carries(pid: u32, s: &Sprint) -> bool {
     let Ok(env) = std::fs::read(format!("/proc/{pid}/environ")) else {
         return false;
     };
-    let wanted = [
-        format!("SUPERVISOR_RUN_ID={}", s.run_id),
-        format!("SUPERVISOR_UNIT={}", s.unit),
-        format!("SUPERVISOR_SPRINT={}", s.sprint),
-    ];
-    let vars: Vec<&[u8]> = env.split(|b| *b == 0).collect();
-    wanted.iter().all(|w| vars.contains(&w.as_bytes()))
+    let wanted = format!("SUPERVISOR_RESULT_FILE={}", s.result_file.display());
+    env.split(|b| *b == 0).any(|v| v == wanted.as_bytes())
 }

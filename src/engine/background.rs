@@ -121,20 +121,23 @@ impl Engine {
             if running.is_empty() {
                 continue;
             }
+            let Some(sp) = tip
+                .state
+                .unit(&unit)
+                .and_then(|u| u.sprints.iter().find(|s| s.id.to_string() == sprint))
+            else {
+                continue;
+            };
+            // The dispatch that recorded them is the sprint's latest.
+            let result_file = self.agent_paths(&unit, &sp.id, sp.dispatches).result;
             let ended = background::end(
                 &[background::Sprint {
-                    run_id: &tip.state.run_id,
-                    unit: &unit,
-                    sprint: &sprint,
+                    result_file: &result_file,
                     processes: &processes,
                 }],
                 config.agent.kill_grace,
             );
-            let completed = tip
-                .state
-                .unit(&unit)
-                .and_then(|u| u.sprints.iter().find(|s| s.id.to_string() == sprint))
-                .is_some_and(|s| s.state == crate::machine::SprintStatus::Completed);
+            let completed = sp.state == crate::machine::SprintStatus::Completed;
             let why = match (completed, tip.state.run_ended()) {
                 (false, _) => "its sprint did not complete",
                 (true, true) => "the run ended",
