@@ -46,6 +46,7 @@ mod test_ritual;
 mod test_run;
 mod test_store;
 mod test_sync;
+mod test_ui;
 mod test_waits;
 mod test_worker_life;
 mod test_workspace;

@@ -41,6 +41,7 @@ pub mod status;
 pub mod stop;
 pub mod sync;
 pub mod tick;
+pub mod ui;
 pub mod wait;
 pub mod worker;
 
@@ -127,6 +128,8 @@ pub enum Command {
     Worker(worker::WorkerArgs),
     /// Show the transition history, newest first
     Log(log::LogArgs),
+    /// Serve a live page of the run on 127.0.0.1 (overview, sprints, history, actions)
+    Ui(ui::UiArgs),
     /// Add an entry to the run's decisions log
     Note(note::NoteArgs),
     /// Write the completion log and final verification (COMPLETE_<NAME>.md)
@@ -240,6 +243,7 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
         Command::Sync(args) => sync::cmd_sync(ctx, &args, out),
         Command::Worker(args) => worker::cmd_worker(ctx, &args, out),
         Command::Log(args) => log::cmd_log(ctx, &args, out),
+        Command::Ui(args) => ui::cmd_ui(ctx, &args, out),
         Command::Note(args) => note::cmd_note(ctx, &args, out),
         Command::Report(args) => report::cmd_report(ctx, &args, out),
     }

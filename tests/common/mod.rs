@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod daemon;
 pub mod http_host;
 pub mod on_remote;

@@ -1,0 +1,214 @@
+"use strict";
+// The page of `git supervisor ui`: every read is a command's JSON, every
+// action the command itself; the server says when the state ref moves.
+const token = new URLSearchParams(location.search).get("token") || "";
+const view = document.getElementById("view");
+let statusJson = null, stateJson = null, clockSkew = 0;
+let logSource = null;
+window.uiUpdates = 0;
+
+const esc = (s) => String(s == null ? "" : s).replace(/[&<>"']/g, (c) =>
+  ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+const enc = encodeURIComponent;
+
+async function get(path) {
+  const r = await fetch(path, { headers: { "x-supervisor-token": token } });
+  const body = await r.json();
+  if (!r.ok) throw new Error(body.error || r.statusText);
+  return body;
+}
+
+function route() {
+  const h = location.hash.replace(/^#\/?/, "");
+  const [name, ...rest] = h.split("/");
+  return { name: name || "overview", args: rest.map(decodeURIComponent) };
+}
+
+function since(iso) {
+  const t = Date.parse(iso);
+  if (isNaN(t)) return "";
+  let s = Math.max(0, Math.floor((Date.now() + clockSkew - t) / 1000));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
+  s = s % 60;
+  return (h ? h + ":" + String(m).padStart(2, "0") : m) + ":" + String(s).padStart(2, "0");
+}
+
+function tickClocks() {
+  for (const el of document.querySelectorAll(".clock[data-since]")) el.textContent = since(el.dataset.since);
+}
+setInterval(tickClocks, 1000);
+
+function header() {
+  const st = statusJson;
+  document.getElementById("operation").textContent = st && st.operation ? st.operation : "No run in this repository";
+  const o = document.getElementById("overall");
+  o.textContent = st ? st.overall : "";
+  o.dataset.overall = st ? st.overall : "";
+  document.getElementById("cost").textContent = st && st.cost_usd ? "$" + st.cost_usd.toFixed(4) + " so far" : "";
+}
+
+function waitsHtml(st, state) {
+  const lines = [];
+  for (const w of st.waiting || []) lines.push(w);
+  for (const b of st.blocked || []) lines.push(typeof b === "string" ? b : JSON.stringify(b));
+  if (st.next_event) lines.push("Next: " + st.next_event);
+  let html = '<h3>What the run waits for</h3><ul class="waits" data-testid="waits">' +
+    lines.map((l) => "<li>" + esc(l) + "</li>").join("") + "</ul>";
+  const b = state && state.build;
+  if (b) {
+    html += '<h3>Phase builds</h3><p data-testid="build">' + esc(b.runs) + " build(s) run" +
+      (b.running_since ? ', one running for <span class="clock" style="display:inline" data-since="' + esc(b.running_since) + '"></span>' : "") +
+      (b.unpassed ? "; last " + esc(b.unpassed.verdict) + " at " + esc(String(b.unpassed.head).slice(0, 12)) + " (" + esc((b.unpassed.units || []).join(", ")) + ")" : "") + "</p>";
+  }
+  const where = [];
+  if (stateJson && stateJson.lives_on) where.push("The run lives on the remote `" + stateJson.lives_on + "`; this page follows it.");
+  for (const [r, rel] of Object.entries(st.remotes || {})) where.push("Remote " + r + ": " + (typeof rel === "string" ? rel : JSON.stringify(rel)));
+  if (where.length) html += '<p data-testid="where">' + where.map(esc).join("<br>") + "</p>";
+  return html;
+}
+
+function overview() {
+  const st = statusJson, state = stateJson && stateJson.state;
+  if (!st || !state) { view.innerHTML = "<p>No run in this repository. Start one with <code>git supervisor start</code>.</p>"; return; }
+  const width = Math.max(1, ...state.units.map((u) => u.sprints.length));
+  const rows = [];
+  let layer;
+  state.units.forEach((u, i) => {
+    const su = st.units[i] || {};
+    if (u.layer !== layer) {
+      layer = u.layer;
+      rows.push('<tr class="layer"><th colspan="' + (width + 3) + '">Layer ' + esc(layer == null ? "–" : layer) + "</th></tr>");
+    }
+    const cells = [];
+    for (let k = 0; k < width; k++) {
+      const sp = u.sprints[k];
+      if (!sp) { cells.push("<td></td>"); continue; }
+      const a = sp.agent;
+      const clock = a && (sp.state === "RUNNING" || sp.state === "DISPATCHED") ? '<span class="clock" data-since="' + esc(a.dispatched_at) + '"></span>' : "";
+      const host = a && (a.worker || a.host) ? ' title="' + esc(a.worker ? "worker " + a.worker : a.host) + '"' : "";
+      cells.push('<td class="cell s-' + esc(sp.state) + '" data-unit="' + esc(u.name) + '" data-sprint="' + esc(sp.id) + '" data-state="' + esc(sp.state) + '"' + host +
+        '><a href="#/sprint/' + enc(u.name) + "/" + enc(sp.id) + '">' + esc(sp.id) + (sp.attempt > 1 ? " ×" + esc(sp.attempt) : "") + clock + "</a></td>");
+    }
+    rows.push('<tr data-unit-row="' + esc(u.name) + '"><th><a href="#/history/' + enc(u.name) + '">' + esc(u.name) + "</a></th>" +
+      '<td class="u-' + esc(u.state) + '" data-unit-state="' + esc(u.state) + '">' + esc(u.state) + (u.built ? " ✓built" : "") + "</td>" +
+      "<td>" + esc(su.sprint_completed) + "/" + esc(su.sprint_total) + (su.cost_usd ? " $" + su.cost_usd.toFixed(4) : "") + "</td>" + cells.join("") + "</tr>");
+  });
+  view.innerHTML = waitsHtml(st, state) + '<h3>Units × sprints</h3><table class="grid" data-testid="grid">' + rows.join("") + "</table>" +
+    '<p class="muted">' + esc(st.active_agents) + " agent(s) running · run " + esc(st.run_id) + " · state " + esc(String(stateJson.tip).slice(0, 12)) + "</p>";
+}
+
+async function sprintPage(unit, sprint) {
+  const d = await get("/api/sprint?unit=" + enc(unit) + "&sprint=" + enc(sprint));
+  if (d.error) { view.innerHTML = '<p class="error">' + esc(d.error) + "</p>"; return; }
+  const sp = d.sprint, sum = d.summary || {};
+  let html = '<h2 data-testid="sprint-title">' + esc(unit) + " · sprint " + esc(sp.id) + ": " + esc(sp.name) + "</h2>" +
+    '<p>State <span class="badge s-' + esc(sp.state) + '" data-testid="sprint-state">' + esc(sp.state) + "</span> · attempt " + esc(sp.attempt) +
+    " · " + esc(sp.dispatches) + " dispatch(es)" + (sp.model ? " · model " + esc(sp.model) : "") + (sp.last_failure ? ' · <span class="error">' + esc(sp.last_failure) + "</span>" : "") + "</p>";
+  if (sp.state === "PARTIAL") html += '<p><button data-action="confirm" data-unit="' + esc(unit) + '" data-sprint="' + esc(sp.id) + '">Confirm this sprint</button></p>';
+  html += '<h3>Exit criteria</h3><ul data-testid="criteria">' + (sum.criteria || []).map((c) =>
+    "<li>" + (c.verified ? "✔ " : "✘ ") + esc(c.text) + ' <span class="muted">— ' + esc(c.how) + "</span></li>").join("") + "</ul>";
+  html += '<h3>Commits in scope</h3><p data-testid="commits">' + ((sum.commits || sp.commits || []).map((c) => "<code>" + esc(c) + "</code>").join(" ") || '<span class="muted">none</span>') + "</p>";
+  html += '<h3>Attempts</h3><table data-testid="attempts"><tr><th>#</th><th>model</th><th>outcome</th><th>seconds</th><th>turns</th></tr>' +
+    d.attempts.map((a) => "<tr><td>" + esc(a.attempt) + "</td><td>" + esc(a.model) + "</td><td>" + esc(a.outcome) + "</td><td>" + esc(a.seconds) + "</td><td>" + esc(a.turns) + "</td></tr>").join("") + "</table>";
+  html += '<h3>Verdicts and transitions</h3><table class="history" data-testid="evidence">' + d.transitions.map(entryRow).join("") + "</table>";
+  for (const p of d.dispatches) {
+    html += "<details" + (p.n === d.dispatches.length ? " open" : "") + "><summary>Dispatch " + esc(p.n) + ": prompt, agent's result</summary>" +
+      "<h4>Prompt</h4><pre>" + esc(p.prompt || "(not kept)") + "</pre>" +
+      (p.result ? "<h4>Agent's result</h4><pre>" + esc(p.result) + "</pre>" : "") +
+      (p.report ? "<h4>Wrapper's report</h4><pre>" + esc(p.report) + "</pre>" : "") + "</details>";
+  }
+  html += '<h3>Agent output <span class="muted">(follows live)</span></h3><pre id="agent-log" data-testid="agent-log"></pre>';
+  view.innerHTML = html;
+  const pre = document.getElementById("agent-log");
+  if (logSource) logSource.close();
+  logSource = new EventSource("/api/agent-log?unit=" + enc(unit) + "&sprint=" + enc(sp.id) + "&token=" + enc(token));
+  logSource.addEventListener("log", (e) => {
+    const follow = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+    pre.textContent += e.data + "\n";
+    if (follow) pre.scrollTop = pre.scrollHeight;
+  });
+}
+
+function entryRow(e) {
+  return '<tr data-commit="' + esc(e.commit) + '"><td><code title="' + esc(e.commit) + '">' + esc(String(e.commit).slice(0, 10)) + "</code></td><td>" + esc(e.time) +
+    "</td><td>" + esc(e.subject) + '</td><td class="muted">' + esc(e.why) + "</td></tr>";
+}
+
+async function history(unit, sprint) {
+  unit = unit || ""; sprint = sprint || "";
+  const entries = await get("/api/log?unit=" + enc(unit) + "&sprint=" + enc(sprint));
+  const units = stateJson && stateJson.state ? stateJson.state.units.map((u) => u.name) : [];
+  view.innerHTML = '<h2>History</h2><p>Unit <select id="f-unit"><option value="">all</option>' +
+    units.map((u) => "<option" + (u === unit ? " selected" : "") + ' value="' + esc(u) + '">' + esc(u) + "</option>").join("") +
+    '</select> Sprint <input id="f-sprint" size="6" value="' + esc(sprint) + '"> <span class="muted">' + entries.length +
+    ' transitions, newest first; each is a commit of refs/supervisor/state</span></p><table class="history" data-testid="history">' +
+    entries.map(entryRow).join("") + "</table>";
+  const go = () => { location.hash = "#/history/" + enc(document.getElementById("f-unit").value) + "/" + enc(document.getElementById("f-sprint").value); };
+  document.getElementById("f-unit").onchange = go;
+  document.getElementById("f-sprint").onchange = go;
+}
+
+function timeline() {
+  view.innerHTML = '<h2>Timeline</h2><img alt="timeline" src="/api/timeline.svg?token=' + enc(token) + "&t=" + Date.now() + '">';
+}
+
+let busy = false, again = false;
+async function refresh() {
+  if (busy) { again = true; return; }
+  busy = true;
+  try {
+    const r = route();
+    [statusJson, stateJson] = await Promise.all([get("/api/status"), get("/api/state")]);
+    if (stateJson.now) clockSkew = stateJson.now * 1000 - Date.now();
+    header();
+    if (r.name !== "sprint" && logSource) { logSource.close(); logSource = null; }
+    if (r.name === "sprint") await sprintPage(r.args[0], r.args[1]);
+    else if (r.name === "history") await history(r.args[0], r.args[1]);
+    else if (r.name === "timeline") timeline();
+    else overview();
+    tickClocks();
+    document.body.dataset.tip = stateJson.tip || "";
+    window.uiUpdates++;
+  } catch (e) {
+    view.innerHTML = '<p class="error">' + esc(e.message) + "</p>";
+  } finally {
+    busy = false;
+    if (again) { again = false; refresh(); }
+  }
+}
+
+// Actions: each asks first, then runs the command and shows what it printed.
+const dialog = document.getElementById("confirm");
+let pending = null;
+document.addEventListener("click", (e) => {
+  const b = e.target.closest("button[data-action]");
+  if (!b) return;
+  pending = b.dataset;
+  const what = b.dataset.action === "confirm" ? "confirm " + b.dataset.unit + " " + b.dataset.sprint : b.dataset.action;
+  document.getElementById("confirm-text").textContent = "Run `git supervisor " + what + "` on this run?";
+  dialog.showModal();
+});
+dialog.addEventListener("close", async () => {
+  if (dialog.returnValue !== "ok" || !pending) return;
+  const p = pending; pending = null;
+  const q = p.action === "confirm" ? "?unit=" + enc(p.unit) + "&sprint=" + enc(p.sprint) : "";
+  show("git supervisor " + p.action + " …");
+  try {
+    const r = await fetch("/api/action/" + p.action + q, { method: "POST", headers: { "x-supervisor-token": token } });
+    const body = await r.json();
+    show(body.error ? "error: " + body.error : body.output || "(done, exit " + body.exit + ")");
+  } catch (err) { show("error: " + err.message); }
+  refresh();
+});
+function show(text) {
+  document.getElementById("result").hidden = false;
+  document.getElementById("result-text").textContent = text;
+}
+document.getElementById("result-close").onclick = () => { document.getElementById("result").hidden = true; };
+
+const live = document.getElementById("live");
+const events = new EventSource("/api/events?token=" + enc(token));
+events.addEventListener("state", () => { live.classList.remove("off"); refresh(); });
+events.onerror = () => live.classList.add("off");
+window.addEventListener("hashchange", refresh);
+refresh();

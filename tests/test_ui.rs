@@ -1,0 +1,318 @@
+//! `git supervisor ui`: the live page in a real headless Chromium during a
+//! run of the scripted agent (the grid is `status --format json`, it moves
+//! without a reload, a sprint's evidence and its agent's live output, stop
+//! from the page), and the token every request needs, over plain HTTP.
+
+use std::io::BufRead;
+use std::io::Read;
+use std::io::Write;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::browser::chromium;
+use crate::common::browser::Browser;
+use crate::common::*;
+
+/// A running `git supervisor ui`, ended when dropped.
+struct Ui {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Ui {
+    fn start(dir: &Path, scripts: &Path) -> Ui {
+        let mut cmd = command(bin(), dir);
+        cmd.args(["ui", "--format", "json"])
+            .env("FAKE_AGENT_SCRIPT", scripts)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        let mut child = cmd.spawn().expect("ui starts");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("ui prints its address");
+        let v: Value = serde_json::from_str(&line).expect("one JSON line");
+        Ui {
+            child,
+            url: v["url"].as_str().expect("url").to_string(),
+        }
+    }
+
+    fn addr(&self) -> String {
+        self.url
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .expect("host:port")
+            .to_string()
+    }
+
+    fn token(&self) -> String {
+        self.url.split("token=").nth(1).expect("token").to_string()
+    }
+}
+
+impl Drop for Ui {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The status code of one raw HTTP/1.1 request.
+fn http(addr: &str, request: &str) -> u16 {
+    let mut s = std::net::TcpStream::connect(addr).expect("connect");
+    s.write_all(request.as_bytes()).expect("send");
+    let mut reply = String::new();
+    let _ = s.read_to_string(&mut reply);
+    reply
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {reply:?}"))
+}
+
+#[test]
+fn ui_refuses_every_request_without_its_token() {
+    let repo = fixture_repo("five");
+    let s = scripts(&[("default.txt", SUCCEED)]);
+    let ui = Ui::start(repo.path(), s.path());
+    assert!(ui.url.starts_with("http://127.0.0.1:"), "{}", ui.url);
+    let (addr, token) = (ui.addr(), ui.token());
+    assert_eq!(token.len(), 32, "128 random bits");
+    let get = |path: &str, extra: &str| {
+        http(
+            &addr,
+            &format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n{extra}Connection: close\r\n\r\n"),
+        )
+    };
+    let post = |path: &str, extra: &str| {
+        http(
+            &addr,
+            &format!("POST {path} HTTP/1.1\r\nHost: {addr}\r\n{extra}Content-Length: 0\r\nConnection: close\r\n\r\n"),
+        )
+    };
+    assert_eq!(get("/", ""), 403);
+    assert_eq!(get("/api/status", ""), 403);
+    assert_eq!(get("/api/events", ""), 403);
+    assert_eq!(get("/?token=0123456789abcdef0123456789abcdef", ""), 403);
+    assert_eq!(post("/api/action/killall", ""), 403);
+    // An action's token is only taken from its header, never from an
+    // address another page could link to.
+    assert_eq!(post(&format!("/api/action/killall?token={token}"), ""), 403);
+    assert_eq!(get(&format!("/?token={token}"), ""), 200);
+    assert_eq!(
+        get("/api/status", &format!("x-supervisor-token: {token}\r\n")),
+        200
+    );
+    assert_eq!(
+        post(
+            "/api/action/nonsense",
+            &format!("x-supervisor-token: {token}\r\n")
+        ),
+        404
+    );
+}
+
+fn status(dir: &Path) -> Value {
+    let out = run(dir, &["status", "--format", "json"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    serde_json::from_str(&out.stdout).expect("status json")
+}
+
+fn tip(dir: &Path) -> String {
+    git(dir, &["rev-parse", "refs/supervisor/state"])
+        .trim()
+        .to_string()
+}
+
+fn unit<'a>(st: &'a Value, name: &str) -> &'a Value {
+    st["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .find(|u| u["name"] == name)
+        .unwrap_or_else(|| panic!("no unit {name}"))
+}
+
+/// The page's grid at a state the status JSON was read at: each unit's
+/// state and its current sprint's state, as the page shows them and as
+/// `status --format json` says.
+fn grid_matches_status(page: &mut Browser, dir: &Path) {
+    for _ in 0..50 {
+        let before = tip(dir);
+        let st = status(dir);
+        if tip(dir) != before {
+            continue;
+        }
+        page.wait_for(
+            "the page to show the latest state",
+            10,
+            "document.body.dataset.tip",
+        );
+        let shown = page.eval("document.body.dataset.tip");
+        if shown != before.as_str() {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            continue;
+        }
+        let cells = page.eval(
+            "JSON.stringify(Object.fromEntries([...document.querySelectorAll('[data-unit-row]')].map(r => [r.dataset.unitRow, {state: r.querySelector('[data-unit-state]').dataset.unitState, sprints: Object.fromEntries([...r.querySelectorAll('td.cell')].map(c => [c.dataset.sprint, c.dataset.state]))}])))",
+        );
+        let cells: Value = serde_json::from_str(cells.as_str().expect("json")).expect("grid");
+        let units = st["units"].as_array().expect("units");
+        assert_eq!(cells.as_object().expect("rows").len(), units.len());
+        for u in units {
+            let name = u["name"].as_str().expect("name");
+            let row = &cells[name];
+            assert_eq!(row["state"], u["state"], "{name}: {row} vs {u}");
+            let completed = row["sprints"]
+                .as_object()
+                .expect("cells")
+                .values()
+                .filter(|s| *s == "COMPLETED")
+                .count();
+            assert_eq!(u["sprint_completed"], completed, "{name}: {row} vs {u}");
+            assert_eq!(
+                row["sprints"].as_object().expect("cells").len(),
+                u["sprint_total"].as_u64().expect("total") as usize
+            );
+            if let Some(current) = u["current"].as_object() {
+                let id = current["id"].as_str().expect("sprint id");
+                assert_eq!(row["sprints"][id], current["state"], "{name}: {row} vs {u}");
+            }
+        }
+        return;
+    }
+    panic!("the run never held still long enough to compare");
+}
+
+#[test]
+fn ui_follows_a_run_live_and_stops_it_in_a_headless_browser() {
+    let Some(program) = chromium() else {
+        return;
+    };
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let waiting =
+        "!${FAKE_AGENT_SCRIPT}/go print still working\n!${FAKE_AGENT_SCRIPT}/go sleep 300\n"
+            .repeat(200);
+    let forever = "print sprint two at work\nsleep 300\n".repeat(400);
+    let s = scripts(&[
+        ("default.txt", SUCCEED),
+        ("parser-1.txt", &format!("{waiting}{SUCCEED}")),
+        ("parser-2.txt", &forever),
+    ]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    let ui = Ui::start(dir, s.path());
+    let mut page = Browser::open(&program, &ui.url, 1200, 800);
+    page.wait_for(
+        "the grid",
+        20,
+        "document.querySelector('[data-testid=grid]')",
+    );
+    wait_until("parser's agent to run and the others to finish", 30, || {
+        let st = status(dir);
+        unit(&st, "parser")["current"]["state"] == "RUNNING"
+            && unit(&st, "algs")["state"] == "COMPLETED"
+            && unit(&st, "profiles")["state"] == "COMPLETED"
+    });
+    grid_matches_status(&mut page, dir);
+    page.wait_for(
+        "a running agent's clock",
+        10,
+        "/\\d+:\\d\\d/.test(document.querySelector('[data-unit=parser][data-sprint=\"1\"] .clock').textContent)",
+    );
+
+    // Nothing below reloads the page: the marker would be gone.
+    page.eval("window.noReload = 42");
+    page.eval("location.hash = '#/sprint/parser/1'");
+    page.wait_for(
+        "the agent's output on the sprint page",
+        20,
+        "(document.querySelector('[data-testid=agent-log]') || {}).textContent?.includes('still working')",
+    );
+    let lines = page
+        .eval("document.querySelector('[data-testid=agent-log]').textContent.split('\\n').length")
+        .as_u64()
+        .expect("count");
+    page.wait_for(
+        "a new line of output while the page is open",
+        20,
+        &format!("document.querySelector('[data-testid=agent-log]').textContent.split('\\n').length > {lines}"),
+    );
+    let prompt = page.eval("document.querySelector('details pre').textContent");
+    assert!(
+        prompt.as_str().expect("prompt").contains("parser"),
+        "the prompt is shown: {prompt}"
+    );
+
+    page.eval("location.hash = '#/'");
+    page.wait_for(
+        "the overview",
+        10,
+        "document.querySelector('[data-unit=parser][data-sprint=\"1\"]')",
+    );
+    std::fs::write(s.path().join("go"), "").expect("go");
+    page.wait_for(
+        "parser's first sprint shown completed",
+        30,
+        "document.querySelector('[data-unit=parser][data-sprint=\"1\"]')?.dataset.state === 'COMPLETED'",
+    );
+    assert_eq!(page.eval("window.noReload"), 42, "updated without a reload");
+
+    page.eval("location.hash = '#/sprint/parser/1'");
+    page.wait_for(
+        "the verdict's evidence",
+        20,
+        "document.querySelector('[data-testid=evidence]')?.textContent.includes('Verified')",
+    );
+    let criteria = page.eval("document.querySelector('[data-testid=criteria]').textContent");
+    assert!(
+        criteria.as_str().expect("text").contains("parser/1.txt"),
+        "{criteria}"
+    );
+    let commits = page.eval("document.querySelectorAll('[data-testid=commits] code').length");
+    assert!(
+        commits.as_u64().expect("n") >= 1,
+        "commits in scope: {commits}"
+    );
+
+    page.eval("location.hash = '#/'");
+    page.wait_for(
+        "parser's second sprint running",
+        30,
+        "document.querySelector('[data-unit=parser][data-sprint=\"2\"]')?.dataset.state === 'RUNNING'",
+    );
+    page.eval("document.querySelector('button[data-action=stop]').click()");
+    page.wait_for(
+        "the confirmation dialog",
+        5,
+        "document.getElementById('confirm').open",
+    );
+    page.eval("document.getElementById('confirm-ok').click()");
+    wait_until("the run to stop", 60, || {
+        let st = status(dir);
+        st["overall"] != "running" && unit(&st, "parser")["state"] != "RUNNING"
+    });
+    let st = status(dir);
+    assert!(
+        ["KILLED", "STOPPED"].contains(&unit(&st, "parser")["state"].as_str().expect("state")),
+        "{st}"
+    );
+    page.wait_for(
+        "the page to show the stopped run",
+        10,
+        &format!(
+            "document.getElementById('overall').dataset.overall === {}",
+            st["overall"]
+        ),
+    );
+    page.wait_for(
+        "stop's report",
+        20,
+        "document.getElementById('result-text').textContent.includes('Stop Complete')",
+    );
+    assert_eq!(page.eval("window.noReload"), 42);
+}
