@@ -49,6 +49,7 @@ mod test_sync;
 mod test_ui;
 mod test_waits;
 mod test_worker_life;
+mod test_worker_outage;
 mod test_workspace;
 
 /// A test file that is not listed above would silently never run.

@@ -20,18 +20,30 @@ use crate::common::scripts;
 
 /// The fixture repository as the run's starting clone, and a git server
 /// holding a bare copy of it as its `origin`.
-struct OnRemote {
-    src: tempfile::TempDir,
-    server: tempfile::TempDir,
-    url: String,
-    daemon: Daemon,
+pub(crate) struct OnRemote {
+    pub(crate) src: tempfile::TempDir,
+    pub(crate) server: tempfile::TempDir,
+    pub(crate) url: String,
+    pub(crate) daemon: Daemon,
 }
 
 impl OnRemote {
     /// The `remote` fixture with `plan` committed in place of its own.
-    fn with_plan(plan: &str) -> OnRemote {
+    pub(crate) fn with_plan(plan: &str) -> OnRemote {
+        OnRemote::with_plan_and_config(plan, &[])
+    }
+
+    /// The same, with `(from, to)` replaced in its `.workflow/config.toml`.
+    pub(crate) fn with_plan_and_config(plan: &str, edits: &[(&str, &str)]) -> OnRemote {
         let src = fixture_repo("remote");
         std::fs::write(src.path().join("EXECUTION_PLAN.md"), plan).expect("plan");
+        let config = src.path().join(".workflow/config.toml");
+        let mut text = std::fs::read_to_string(&config).expect("config");
+        for (from, to) in edits {
+            assert!(text.contains(from), "{from} in {text}");
+            text = text.replace(from, to);
+        }
+        std::fs::write(&config, text).expect("config");
         git(src.path(), &["commit", "-qam", "Another plan"]);
         let server = tempfile::tempdir().expect("tempdir");
         git(
@@ -56,7 +68,7 @@ impl OnRemote {
     }
 
     /// A clone of the remote, as a worker machine has one.
-    fn clone(&self, name: &str) -> PathBuf {
+    pub(crate) fn clone(&self, name: &str) -> PathBuf {
         let dir = self.server.path().join("machines").join(name);
         std::fs::create_dir_all(dir.parent().expect("parent")).expect("mkdir");
         git(
@@ -68,12 +80,12 @@ impl OnRemote {
         dir
     }
 
-    fn bare(&self) -> PathBuf {
+    pub(crate) fn bare(&self) -> PathBuf {
         self.server.path().join("plan.git")
     }
 
     /// The remote's transition subjects, oldest first.
-    fn subjects(&self) -> Vec<String> {
+    pub(crate) fn subjects(&self) -> Vec<String> {
         git(
             &self.bare(),
             &["log", "--reverse", "--format=%s", "refs/supervisor/state"],
@@ -83,7 +95,7 @@ impl OnRemote {
         .collect()
     }
 
-    fn start(&self, script: &Path) {
+    pub(crate) fn start(&self, script: &Path) {
         let out = run_env(
             self.src.path(),
             &["start", "--remote", "origin"],
@@ -95,7 +107,7 @@ impl OnRemote {
 
 /// A plan of independent units, each with `sprints` sprints whose exit
 /// criteria are read, not run.
-fn plan(units: &[&str], sprints: u32) -> String {
+pub(crate) fn plan(units: &[&str], sprints: u32) -> String {
     let mut text = String::from("---\nfeature_name: Long Haul\n---\n# Long Haul\n");
     for u in units {
         text.push_str(&format!("\n## {u}\n"));
@@ -109,9 +121,9 @@ fn plan(units: &[&str], sprints: u32) -> String {
 }
 
 /// Each sprint writes and commits its file, then reports complete.
-const WRITES_AND_COMMITS: &str = "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n";
+pub(crate) const WRITES_AND_COMMITS: &str = "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n";
 
-fn worker(clone: &Path, script: &Path, extra: &[&str]) -> Child {
+pub(crate) fn worker(clone: &Path, script: &Path, extra: &[&str]) -> Child {
     let mut cmd = command(crate::common::bin(), clone);
     cmd.arg("worker")
         .args(extra)
@@ -195,7 +207,7 @@ fn a_worker_leaves_no_zombie_behind_its_sprints() {
 }
 /// Wait for a worker to leave (killing it after `limit`): its exit code,
 /// stdout and stderr.
-fn leave(mut child: Child, limit: Duration) -> (i32, String, String) {
+pub(crate) fn leave(mut child: Child, limit: Duration) -> (i32, String, String) {
     let since = Instant::now();
     while child.try_wait().expect("wait").is_none() {
         if since.elapsed() > limit {
@@ -290,7 +302,7 @@ fn a_remote_that_cannot_hold_the_run_fails_at_once() {
         "no run recorded"
     );
 }
-fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
+pub(crate) fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
     let since = Instant::now();
     while !done() {
         assert!(since.elapsed() < limit, "timed out waiting for {what}");
@@ -333,7 +345,10 @@ fn holder_of_alpha(remote: &OnRemote) -> u32 {
 /// back, with the count; then it does the work.
 #[test]
 fn an_outage_is_one_line_with_its_limit_and_one_when_it_ends() {
-    let remote = OnRemote::with_plan(&plan(&["left", "right"], 1));
+    let remote = OnRemote::with_plan_and_config(
+        &plan(&["left", "right"], 1),
+        &[("lease = \"3s\"", "lease = \"3s\"\noffline_grace = \"30s\"")],
+    );
     let s = scripts(&[("default.txt", WRITES_AND_COMMITS)]);
     remote.start(s.path());
     let clone = remote.clone("one");
@@ -375,7 +390,9 @@ fn an_outage_is_one_line_with_its_limit_and_one_when_it_ends() {
         .collect();
     assert_eq!(down.len(), 1, "one line for the outage: {stdout}");
     assert!(
-        down[0].contains("trying again every 1s for up to 30s (30 tries)"),
+        down[0].contains(
+            "trying again every 1s, backing off to every 3s, for up to 30s (`[run] offline_grace`) before this worker leaves"
+        ),
         "{stdout}"
     );
     let back: Vec<&str> = stdout

@@ -163,6 +163,11 @@ pub struct RunConfig {
     /// sprint whose lease lapsed is interrupted and taken by another worker.
     #[serde(with = "humantime_serde_compat")]
     pub lease: Duration,
+    /// How long a worker rides out a remote that does not answer, its
+    /// agents working and their verdicts queued, before it leaves; unset:
+    /// `lease` (see [`RunConfig::offline_grace`]).
+    #[serde(deserialize_with = "humantime_serde_compat::deserialize_some")]
+    pub offline_grace: Option<Duration>,
     /// Refuse to start a plan with a sprint no exit-criterion command can
     /// check: such a sprint completes on its agent's word.
     pub require_criteria: bool,
@@ -191,11 +196,20 @@ impl Default for RunConfig {
             rate_limit_wait: Duration::from_secs(3600),
             remote: None,
             lease: Duration::from_secs(300),
+            offline_grace: None,
             require_criteria: false,
             deferred_check_min: Duration::from_secs(60),
             deferred_check_max: Duration::from_secs(15 * 60),
             keep_background: false,
         }
+    }
+}
+
+impl RunConfig {
+    /// How long a worker waits out an outage: `offline_grace`, or as long
+    /// as its leases hold.
+    pub fn offline_grace(&self) -> Duration {
+        self.offline_grace.unwrap_or(self.lease)
     }
 }
 
@@ -289,6 +303,11 @@ mod humantime_serde_compat {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         let s = String::deserialize(d)?;
         parse(&s).map_err(serde::de::Error::custom)
+    }
+
+    /// An optional duration that, when written, follows the same rule.
+    pub fn deserialize_some<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        deserialize(d).map(Some)
     }
 
     /// The one duration rule: humantime syntax, longer than zero, and at most
@@ -617,6 +636,27 @@ mod tests {
         assert!(e.message.contains("deferred_check_min"), "{}", e.message);
         let span = e.span.expect("labelled");
         assert_eq!(&text[span.offset()..span.offset() + span.len()], "\"2h\"");
+    }
+
+    #[test]
+    fn offline_grace_is_the_lease_unless_written_and_a_bad_one_is_pointed_at() {
+        let c = Config::parse("[run]\nlease = \"90s\"\n", "c.toml").expect("valid");
+        assert_eq!(c.run.offline_grace(), Duration::from_secs(90));
+        let c = Config::parse("[run]\noffline_grace = \"10m\"\n", "c.toml").expect("valid");
+        assert_eq!(c.run.offline_grace(), Duration::from_secs(600));
+        for bad in ["\"soon\"", "\"0s\"", "30"] {
+            let text = format!("[run]\nlease = \"2m\"\noffline_grace = {bad}\n");
+            let Err(LoadError::Invalid(e)) = Config::parse(&text, "c.toml") else {
+                panic!("{bad} is refused");
+            };
+            let span = e.span.expect("labelled");
+            assert_eq!(&text[span.offset()..span.offset() + span.len()], bad);
+            let shown = format!("{:?}", miette::Report::new(*e));
+            assert!(
+                shown.contains("offline_grace") && shown.contains("c.toml"),
+                "{shown}"
+            );
+        }
     }
 
     #[test]

@@ -99,6 +99,7 @@ impl Engine {
                 worktree: started.worktree,
                 root: started.root,
                 stopping: false,
+                queued: None,
             })),
             Err(e) => {
                 // Nothing runs for the claim: it is given back at once as a

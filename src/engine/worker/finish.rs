@@ -3,6 +3,7 @@
 //! into the integration branch and the lease's removal, or, when the run no
 //! longer holds the claim, nothing recorded.
 
+use super::queue::Queued;
 use super::Claimed;
 use super::WorkerOptions;
 use crate::dispatch;
@@ -12,6 +13,7 @@ use crate::engine::Engine;
 use crate::engine::EngineError;
 use crate::machine;
 use crate::machine::EventKind;
+use crate::machine::SprintState;
 use crate::machine::SprintStatus;
 use crate::store::lease;
 use crate::store::remote::RefPush;
@@ -22,46 +24,71 @@ use crate::workspace::Workspaces;
 use super::WorkerSummary;
 
 impl Engine {
-    /// When a claim's agent is done: verify its work in the worktree and
-    /// publish the verdict with the unit's branch, the merge and the
-    /// lease's removal. `true`: the claim is over.
+    /// When a claim's agent is done: verify its work in the worktree (once;
+    /// the verdict is then queued) and publish the verdict with the unit's
+    /// branch, the merge and the lease's removal. `true`: the claim is
+    /// over. An error leaves the verdict queued for the next round.
     pub(super) fn finish_if_done(
         &self,
-        c: &Claimed,
+        c: &mut Claimed,
         options: &WorkerOptions,
         summary: &mut WorkerSummary,
         say: &mut dyn FnMut(&str),
     ) -> Result<bool, EngineError> {
+        if c.queued.is_none() {
+            match self.judge(c, options)? {
+                Judged::Working => return Ok(false),
+                Judged::Lost => {
+                    self.drop_claim(
+                        &c.unit,
+                        &c.sprint.to_string(),
+                        c.dispatch,
+                        &c.lease,
+                        summary,
+                        say,
+                    );
+                    return Ok(true);
+                }
+                Judged::Gone => return Ok(true),
+                Judged::Queued(q) => {
+                    if let Err(e) = q.save(&self.store.runtime_dir()) {
+                        say(&format!(
+                            "{} sprint {}: cannot keep its verdict on disk ({e}); it is kept in memory only",
+                            c.unit, c.sprint
+                        ));
+                    }
+                    c.queued = Some(*q);
+                }
+            }
+        }
+        let q = c.queued.as_ref().expect("judged above");
+        self.publish_queued(q, summary, say)?;
+        Ok(true)
+    }
+
+    /// Verify a finished agent's work into a verdict to publish.
+    fn judge(&self, c: &Claimed, options: &WorkerOptions) -> Result<Judged, EngineError> {
         let report = Report::read(&c.paths.report).unwrap_or_default();
         let gone = !report.finished
             && !crate::base::lock::is_held(&c.paths.lock)
             && !report.wrapper_pid.is_some_and(dispatch::alive);
         if !report.finished && !gone {
-            return Ok(false);
+            return Ok(Judged::Working);
         }
         // A run gone from the remote is the round's to report (see `work`),
         // not a claim to drop.
         let Some(tip) = self.store.tip()? else {
-            return Ok(false);
+            return Ok(Judged::Working);
         };
         let (plan, _) = self.snapshot(&tip)?;
-        let remote = self.store.remote().expect("a worker's engine has a remote");
-        let ours = |tip: &Tip| {
-            tip.state
-                .unit(&c.unit)
-                .and_then(|u| u.active_sprint())
-                .filter(|sp| {
-                    sp.id == c.sprint
-                        && sp.dispatches == c.dispatch
-                        && sp.state == SprintStatus::Running
-                        && sp.agent.as_ref().and_then(|a| a.worker.as_deref())
-                            == Some(options.identity.as_str())
-                })
-                .cloned()
-        };
-        let Some(sp) = ours(&tip) else {
-            self.drop_claim(c, summary, say);
-            return Ok(true);
+        let Some(sp) = held(
+            &tip,
+            &c.unit,
+            &c.sprint.to_string(),
+            c.dispatch,
+            &options.identity,
+        ) else {
+            return Ok(Judged::Lost);
         };
         let unit_dir = tip
             .state
@@ -72,7 +99,7 @@ impl Engine {
             .unit(&c.unit)
             .and_then(|u| u.sprints.iter().find(|s| s.id == c.sprint))
         else {
-            return Ok(true);
+            return Ok(Judged::Gone);
         };
         let killed = if gone {
             Some("the agent's wrapper is gone without a report")
@@ -92,17 +119,57 @@ impl Engine {
             agent: sp.agent.as_ref(),
         });
         let (outcome, evidence) = verdict.after_watchdog(!gone && report.killed.is_some());
+        Ok(Judged::Queued(Box::new(Queued {
+            worker: options.identity.clone(),
+            unit: c.unit.clone(),
+            sprint: c.sprint.to_string(),
+            dispatch: c.dispatch,
+            lease: c.lease.clone(),
+            unit_tip: verify::head(&c.worktree).unwrap_or_else(|| c.base.clone()),
+            verdict: EventKind::Verdict {
+                unit: c.unit.clone(),
+                outcome,
+                evidence,
+                remaining: verdict.remaining.clone(),
+                commits: verdict.commits.clone(),
+                turns: verdict.turns,
+                cost: verdict.cost_usd,
+            },
+        })))
+    }
+
+    /// Publish a queued verdict with the unit's branch, the merge and the
+    /// lease's removal, while the run still holds its claim; otherwise drop
+    /// it with the reason. Either way it leaves the queue; an error (the
+    /// remote did not answer) keeps it there.
+    pub(super) fn publish_queued(
+        &self,
+        q: &Queued,
+        summary: &mut WorkerSummary,
+        say: &mut dyn FnMut(&str),
+    ) -> Result<(), EngineError> {
+        let EventKind::Verdict {
+            outcome, evidence, ..
+        } = &q.verdict
+        else {
+            q.forget(&self.store.runtime_dir());
+            return Ok(());
+        };
+        let Some(tip) = self.store.tip()? else {
+            return Err(EngineError::NoRun);
+        };
+        let remote = self.store.remote().expect("a worker's engine has a remote");
         let ws = Workspaces::new(
             &self.workdir,
             self.snapshot(&tip)?.1.workspace.dir.as_deref(),
             &tip.state.run_id,
         );
-        let branch = format!("refs/heads/{}", ws.unit_branch(&c.unit));
+        let branch = format!("refs/heads/{}", ws.unit_branch(&q.unit));
         let integration = format!("refs/heads/{}", ws.integration_branch());
-        let unit_tip = verify::head(&c.worktree).unwrap_or_else(|| c.base.clone());
+        let unit_tip = q.unit_tip.clone();
         let mut published = None;
         let steps = self.publish_decided(|tip| {
-            if ours(tip).is_none() {
+            if held(tip, &q.unit, &q.sprint, q.dispatch, &q.worker).is_none() {
                 return Ok(None);
             }
             let mut also = Vec::new();
@@ -121,8 +188,8 @@ impl Engine {
                         source: std::io::Error::other("missing integration branch"),
                     })?;
                     let name = ws.integration_branch();
-                    match ws.merge_commit(&tip, &unit_tip, &c.unit, &c.sprint.to_string())? {
-                        Merge::Already { .. } => (outcome, format!("{evidence} Already on `{name}`.")),
+                    match ws.merge_commit(&tip, &unit_tip, &q.unit, &q.sprint)? {
+                        Merge::Already { .. } => (*outcome, format!("{evidence} Already on `{name}`.")),
                         Merge::Merged { commit } => {
                             let text = format!(
                                 "{evidence} Merged into `{name}` as {}.",
@@ -133,7 +200,7 @@ impl Engine {
                                 new: Some(commit),
                                 expected: Some(tip),
                             });
-                            (outcome, text)
+                            (*outcome, text)
                         }
                         Merge::Conflict { files, .. } => (
                             machine::Outcome::Failure,
@@ -144,9 +211,9 @@ impl Engine {
                         ),
                     }
                 }
-                other => (other, evidence.clone()),
+                other => (*other, evidence.clone()),
             };
-            let lease_ref = lease::lease_ref(&c.unit);
+            let lease_ref = lease::lease_ref(&q.unit);
             if let Some(held) = remote.tracked(&lease_ref) {
                 also.push(RefPush {
                     name: lease_ref,
@@ -155,21 +222,20 @@ impl Engine {
                 });
             }
             published = Some(outcome);
-            Ok(Some((
-                EventKind::Verdict {
-                    unit: c.unit.clone(),
-                    outcome,
-                    evidence,
-                    remaining: verdict.remaining.clone(),
-                    commits: verdict.commits.clone(),
-                    turns: verdict.turns,
-                    cost: verdict.cost_usd,
-                },
-                also,
-            )))
+            let mut kind = q.verdict.clone();
+            if let EventKind::Verdict {
+                outcome: o,
+                evidence: e,
+                ..
+            } = &mut kind
+            {
+                *o = outcome;
+                *e = evidence;
+            }
+            Ok(Some((kind, also)))
         })?;
         let to = steps.iter().find_map(|s| match s.transition.change {
-            machine::Change::Sprint { to, .. } if s.transition.unit.as_deref() == Some(&c.unit) => {
+            machine::Change::Sprint { to, .. } if s.transition.unit.as_deref() == Some(&q.unit) => {
                 Some(to)
             }
             _ => None,
@@ -178,38 +244,78 @@ impl Engine {
             (Some(_), Some(to)) => {
                 summary
                     .verdicts
-                    .push(format!("{}/{}: {to}", c.unit, c.sprint));
-                say(&format!("{} sprint {}: {to}", c.unit, c.sprint));
+                    .push(format!("{}/{}: {to}", q.unit, q.sprint));
+                say(&format!("{} sprint {}: {to}", q.unit, q.sprint));
             }
-            _ => self.drop_claim(c, summary, say),
+            _ => self.drop_claim(&q.unit, &q.sprint, q.dispatch, &q.lease, summary, say),
         }
-        Ok(true)
+        q.forget(&self.store.runtime_dir());
+        Ok(())
     }
 
     /// A claim the run no longer holds (its lease lapsed and was taken, or
     /// the run was stopped or killed): nothing is recorded for it, and its
     /// lease goes if it is still the one this worker wrote.
-    fn drop_claim(&self, c: &Claimed, summary: &mut WorkerSummary, say: &mut dyn FnMut(&str)) {
+    fn drop_claim(
+        &self,
+        unit: &str,
+        sprint: &str,
+        dispatch: u32,
+        lease_id: &str,
+        summary: &mut WorkerSummary,
+        say: &mut dyn FnMut(&str),
+    ) {
         if let Some(remote) = self.store.remote() {
             let _ = remote.push(&[RefPush {
-                name: lease::lease_ref(&c.unit),
+                name: lease::lease_ref(unit),
                 new: None,
-                expected: Some(c.lease.clone()),
+                expected: Some(lease_id.to_string()),
             }]);
         }
-        summary.dropped.push(format!("{}/{}", c.unit, c.sprint));
-        let why = lost_because(self.store.tip().ok().flatten().as_ref(), c);
+        summary.dropped.push(format!("{unit}/{sprint}"));
+        let why = lost_because(
+            self.store.tip().ok().flatten().as_ref(),
+            unit,
+            sprint,
+            dispatch,
+        );
         say(&format!(
-            "{} sprint {}: the claim was lost ({why}); nothing recorded for this worker's agent",
-            c.unit, c.sprint
+            "{unit} sprint {sprint}: the claim was lost ({why}); nothing recorded for this worker's agent"
         ));
     }
 }
 
-/// Why the run no longer holds claim `c`, as its tip says.
-fn lost_because(tip: Option<&Tip>, c: &Claimed) -> String {
+/// What a finished (or still working) claim's agent came to.
+enum Judged {
+    /// Still at work.
+    Working,
+    /// The run no longer holds the claim.
+    Lost,
+    /// The sprint is no longer in the plan: nothing to record.
+    Gone,
+    Queued(Box<Queued>),
+}
+
+/// The sprint of `unit` the run holds RUNNING for `worker`'s claim
+/// (`sprint`, dispatch `dispatch`), if it still does.
+fn held(tip: &Tip, unit: &str, sprint: &str, dispatch: u32, worker: &str) -> Option<SprintState> {
+    tip.state
+        .unit(unit)
+        .and_then(|u| u.active_sprint())
+        .filter(|sp| {
+            sp.id.to_string() == sprint
+                && sp.dispatches == dispatch
+                && sp.state == SprintStatus::Running
+                && sp.agent.as_ref().and_then(|a| a.worker.as_deref()) == Some(worker)
+        })
+        .cloned()
+}
+
+/// Why the run no longer holds the claim on `unit`'s `sprint`, dispatch
+/// `dispatch`, as its tip says.
+fn lost_because(tip: Option<&Tip>, unit: &str, sprint: &str, dispatch: u32) -> String {
     use crate::machine::UnitStatus;
-    let Some(unit) = tip.and_then(|t| t.state.unit(&c.unit)) else {
+    let Some(unit) = tip.and_then(|t| t.state.unit(unit)) else {
         return "the unit is no longer in the run".into();
     };
     match unit.state {
@@ -219,11 +325,11 @@ fn lost_because(tip: Option<&Tip>, c: &Claimed) -> String {
         UnitStatus::Killed => return "the unit was killed (`git supervisor killall`)".into(),
         _ => {}
     }
-    let Some(sp) = unit.sprints.iter().find(|s| s.id == c.sprint) else {
-        return format!("sprint {} is no longer in the plan", c.sprint);
+    let Some(sp) = unit.sprints.iter().find(|s| s.id.to_string() == sprint) else {
+        return format!("sprint {sprint} is no longer in the plan");
     };
     let lapsed = "its lease lapsed before this worker renewed it (the remote heard nothing from it for longer than `[run] lease`)";
-    if sp.dispatches == c.dispatch {
+    if sp.dispatches == dispatch {
         return format!("{lapsed}; the sprint is {}", sp.state.as_str());
     }
     let by = match sp.agent.as_ref().and_then(|a| a.worker.as_deref()) {

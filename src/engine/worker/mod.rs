@@ -19,6 +19,7 @@
 mod claim;
 mod finish;
 mod outage;
+mod queue;
 mod tidy;
 
 use std::path::PathBuf;
@@ -134,6 +135,8 @@ pub(super) struct Claimed {
     pub(super) root: PathBuf,
     /// A renewal was refused: the agent was asked to stop.
     pub(super) stopping: bool,
+    /// The agent is done: its verdict, judged, waits to be published.
+    queued: Option<queue::Queued>,
 }
 
 impl Engine {
@@ -175,8 +178,11 @@ impl Engine {
             ..WorkerSummary::default()
         };
         let mut mine: Vec<Claimed> = Vec::new();
-        let mut outage = outage::Outage::default();
+        // Verdicts a worker that left this clone queued, once the run is
+        // known (see `queue`).
+        let mut orphans: Option<Vec<queue::Queued>> = None;
         let pause = options.poll.max(Duration::from_secs(1));
+        let mut outage = outage::Outage::new(&remote.name, pause, self.offline_grace());
         let mut told_no_run = false;
         loop {
             // The wrappers this worker started are its children: each one
@@ -188,25 +194,44 @@ impl Engine {
             let mut i = 0;
             while i < mine.len() {
                 let done = self
-                    .finish_if_done(&mine[i], options, &mut summary, say)
-                    .or_else(|e| outage.other_failed(e, pause, say).map(|()| false))?;
+                    .finish_if_done(&mut mine[i], options, &mut summary, say)
+                    .or_else(|e| outage.other_failed(e, say).map(|()| false))?;
                 if done {
                     self.drop_worktree(&mine.remove(i));
                 } else {
                     self.renew(&mut mine[i], options, say)
-                        .or_else(|e| outage.other_failed(e, pause, say))?;
+                        .or_else(|e| outage.other_failed(e, say))?;
                     i += 1;
                 }
             }
             // A remote that is busy (a long run of lost races) or briefly
             // unreachable costs a round, not the worker; its agents go on.
             match self.tick(LockMode::Wait(Duration::from_secs(60))) {
-                Ok(_) => outage.answered(&remote.name, say),
+                Ok(_) => outage.answered(say),
                 Err(e) => {
-                    outage.tick_failed(e, pause, say)?;
-                    std::thread::sleep(pause);
+                    let queued = mine.iter().filter(|c| c.queued.is_some()).count()
+                        + orphans.as_ref().map_or(0, Vec::len);
+                    outage.tick_failed(e, queued, say)?;
+                    std::thread::sleep(outage.wait());
                     continue;
                 }
+            }
+            outage.set_grace(self.offline_grace());
+            if self.store.tip()?.is_some() {
+                let pending = orphans.get_or_insert_with(|| {
+                    queue::load_all(&self.store.runtime_dir())
+                        .into_iter()
+                        .filter(|q| queue::left(&q.worker))
+                        .collect()
+                });
+                let mut kept = Vec::new();
+                for q in pending.drain(..) {
+                    if let Err(e) = self.publish_queued(&q, &mut summary, say) {
+                        outage.other_failed(e, say)?;
+                        kept.push(q);
+                    }
+                }
+                *pending = kept;
             }
             let tip = self.store.tip()?;
             if tip.is_none() && seen.is_some() {
@@ -237,7 +262,7 @@ impl Engine {
                 let claimed = match self.claim(&tip, &unit, options) {
                     Ok(c) => c,
                     Err(e) => {
-                        outage.other_failed(e, pause, say)?;
+                        outage.other_failed(e, say)?;
                         break;
                     }
                 };
@@ -261,13 +286,28 @@ impl Engine {
                 self.tidy_worktrees(t, &mine);
             }
             let finished = now.as_ref().is_some_and(|t| t.state.is_finished());
-            if mine.is_empty() && (finished || (options.once && !claimed_now)) {
+            let unpublished = orphans.as_ref().is_some_and(|o| !o.is_empty());
+            if mine.is_empty() && !unpublished && (finished || (options.once && !claimed_now)) {
                 summary.finished = finished;
                 summary.overall = now.map(|t| t.state.overall().as_str().to_string());
                 return Ok(summary);
             }
             std::thread::sleep(options.poll);
         }
+    }
+
+    /// How long this worker rides out an outage: the run's `[run]
+    /// offline_grace` as this clone last saw it, else the checkout's.
+    fn offline_grace(&self) -> Duration {
+        let config = match self.store.tip() {
+            Ok(Some(tip)) => self.snapshot(&tip).ok().map(|(_, c)| c),
+            _ => None,
+        };
+        config
+            .or_else(|| crate::config::Config::load(&self.workdir).ok())
+            .unwrap_or_default()
+            .run
+            .offline_grace()
     }
 
     /// A RUNNING unit whose sprint waits DISPATCHED for a worker. Workers start
