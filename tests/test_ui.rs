@@ -279,6 +279,22 @@ fn ui_follows_a_run_live_and_stops_it_in_a_headless_browser() {
         "commits in scope: {commits}"
     );
 
+    // The history filtered to one unit: every entry is parser's, each with
+    // its state commit.
+    page.eval("location.hash = '#/history/parser'");
+    page.wait_for(
+        "parser's history",
+        20,
+        "document.querySelectorAll('[data-testid=history] tr').length > 3",
+    );
+    let subjects = page.eval(
+        "[...document.querySelectorAll('[data-testid=history] tr')].map(r => r.dataset.commit.length + ' ' + r.children[2].textContent)",
+    );
+    for s in subjects.as_array().expect("rows") {
+        let s = s.as_str().expect("row");
+        assert!(s.starts_with("40 parser"), "{s}");
+    }
+
     page.eval("location.hash = '#/'");
     page.wait_for(
         "parser's second sprint running",

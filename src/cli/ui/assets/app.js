@@ -156,6 +156,7 @@ let busy = false, again = false;
 async function refresh() {
   if (busy) { again = true; return; }
   busy = true;
+  const began = performance.now();
   try {
     const r = route();
     [statusJson, stateJson] = await Promise.all([get("/api/status"), get("/api/state")]);
@@ -169,6 +170,12 @@ async function refresh() {
     tickClocks();
     document.body.dataset.tip = stateJson.tip || "";
     window.uiUpdates++;
+    // For the benchmark and tests: when each tip was drawn, and how long
+    // the latest drawing took.
+    window.drawn = window.drawn || {};
+    window.drawn[stateJson.tip] = window.drawn[stateJson.tip] || Date.now();
+    window.lastDraw = { view: r.name, ms: performance.now() - began };
+    if (window.firstDraw == null) window.firstDraw = performance.now();
   } catch (e) {
     view.innerHTML = '<p class="error">' + esc(e.message) + "</p>";
   } finally {
