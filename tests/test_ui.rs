@@ -332,3 +332,57 @@ fn ui_follows_a_run_live_and_stops_it_in_a_headless_browser() {
     );
     assert_eq!(page.eval("window.noReload"), 42);
 }
+
+/// Click an action's button and accept its confirmation dialog.
+fn act(page: &mut Browser, selector: &str) {
+    page.wait_for(
+        "the action's button",
+        20,
+        &format!("document.querySelector({selector:?})"),
+    );
+    page.eval(&format!("document.querySelector({selector:?}).click()"));
+    page.wait_for(
+        "the confirmation dialog",
+        5,
+        "document.getElementById('confirm').open",
+    );
+    page.eval("document.getElementById('confirm-ok').click()");
+}
+
+#[test]
+fn ui_confirms_a_manual_sprint_and_kills_the_run_from_the_page() {
+    let Some(program) = chromium() else {
+        return;
+    };
+    let repo = fixture_repo("kinds");
+    let dir = repo.path();
+    let s = scripts(&[("default.txt", SUCCEED)]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    wait_until("the manual sprint to wait for a person", 30, || {
+        unit(&status(dir), "manual")["current"]["state"] == "PARTIAL"
+    });
+    let ui = Ui::start(dir, s.path());
+    let mut page = Browser::open(&program, &format!("{}#/sprint/manual/1", ui.url), 1200, 800);
+    act(&mut page, "button[data-action=confirm]");
+    wait_until("manual to be confirmed", 30, || {
+        unit(&status(dir), "manual")["state"] == "COMPLETED"
+    });
+    let confirmed = git(
+        dir,
+        &["log", "--format=%s", "-n", "20", "refs/supervisor/state"],
+    );
+    assert!(
+        confirmed.contains("manual: sprint 1 PARTIAL -> COMPLETED"),
+        "{confirmed}"
+    );
+    act(&mut page, "button[data-action=killall]");
+    wait_until("the run to be killed", 60, || {
+        status(dir)["overall"] == "killed"
+    });
+    page.wait_for(
+        "killall's report",
+        30,
+        "document.getElementById('result-text').textContent.includes('Kill All Complete')",
+    );
+}
