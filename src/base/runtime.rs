@@ -18,6 +18,8 @@ pub const ACTIVE: &str = "active";
 pub const WORKDIR: &str = "workdir";
 /// The remote this clone's run lives on (`start --remote`, `worker`).
 pub const REMOTE: &str = "remote";
+/// When this clone first saw each lease it judges (its own clock).
+pub const LEASES_SEEN: &str = "leases-seen";
 /// One fetch or push at a time per clone.
 pub const REMOTE_LOCK: &str = "remote.lock";
 /// Liveness locks, logs, reports and results of agents.

@@ -96,11 +96,11 @@ impl Engine {
         let name = format!("{}{BUILD_LEASE}", lease::LEASES_PREFIX);
         let held = remote.tracked(&name);
         let now = lease::now();
-        if held
-            .as_deref()
-            .and_then(|id| self.store.read_lease(id))
-            .is_some_and(|l| !l.expired_at(now))
-        {
+        if held.as_deref().is_some_and(|id| {
+            self.store
+                .read_lease(id)
+                .is_some_and(|l| !self.store.lease_lapsed(id, &l))
+        }) {
             return Ok(None);
         }
         // No renewal while it builds: the lease outlasts the build's timeout.
@@ -142,7 +142,6 @@ impl Engine {
     /// — under its own lease, so a renewal that lands first wins.
     pub(crate) fn lapsed_claim(&self, tip: &Tip) -> Option<(EventKind, Vec<RefPush>)> {
         let remote = self.store.remote()?;
-        let now = lease::now();
         for u in &tip.state.units {
             let Some(sp) = u.active_sprint() else {
                 continue;
@@ -155,10 +154,11 @@ impl Engine {
             }
             let name = lease::lease_ref(&u.name);
             let held = remote.tracked(&name);
-            let live = held
-                .as_deref()
-                .and_then(|id| self.store.read_lease(id))
-                .is_some_and(|l| l.worker == worker && !l.expired_at(now));
+            let live = held.as_deref().is_some_and(|id| {
+                self.store
+                    .read_lease(id)
+                    .is_some_and(|l| l.worker == worker && !self.store.lease_lapsed(id, &l))
+            });
             if live {
                 continue;
             }
