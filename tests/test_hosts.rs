@@ -14,6 +14,7 @@ use crate::common::on_remote::*;
 use crate::common::remote_scenarios;
 use crate::common::run_env;
 use crate::common::scripts;
+use crate::common::wait_until;
 
 #[test]
 fn over_https_a_killed_worker_s_sprint_is_taken_over_after_its_lease() {
@@ -148,6 +149,101 @@ fn patient(remote: &OnRemote) {
     git(remote.src.path(), &["commit", "-qam", "Patient agents"]);
 }
 
+fn running_claims(remote: &OnRemote) -> usize {
+    remote
+        .subjects()
+        .iter()
+        .filter(|l| l.ends_with("DISPATCHED -> RUNNING"))
+        .count()
+}
+
+/// `stop`, `resume` and `killall` typed in a worker's own clone while
+/// workers (two agents each) run: stop ends the agents and the workers
+/// leave saying the run stopped; resume lets new workers continue;
+/// killall ends them again; after a last resume the run completes with
+/// every sprint COMPLETED exactly once and no agent left.
+#[test]
+fn over_ssh_stop_killall_and_resume_from_a_worker_clone_while_workers_run() {
+    let remote = OnRemote::on(Host::Ssh, "remote", None);
+    patient(&remote);
+    let s = scripts(&[("default.txt", &works_for(4))]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let clones = [remote.clone("one"), remote.clone("two")];
+    let needle = format!("FAKE_AGENT_SCRIPT={}", s.path().display());
+    let start_workers = || -> Vec<Child> {
+        clones
+            .iter()
+            .map(|c| worker(c, s.path(), &["--agents", "2", "--poll", "100ms"]))
+            .collect()
+    };
+
+    let workers = start_workers();
+    wait_until("two sprints claimed", 90, || running_claims(&remote) >= 2);
+    let out = run_env(&clones[0], &["stop", "--timeout", "60s"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    for mut w in workers {
+        let since = Instant::now();
+        while w.try_wait().expect("wait").is_none() {
+            if since.elapsed() > Duration::from_secs(90) {
+                let _ = w.kill();
+                let out = w.wait_with_output().expect("output");
+                panic!(
+                    "a worker did not leave after stop: {}\n{:#?}\n{}",
+                    String::from_utf8_lossy(&out.stderr),
+                    remote.subjects(),
+                    git(&remote.bare(), &["for-each-ref", "refs/supervisor/leases/"])
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let left = summary(w, Duration::from_secs(90));
+        assert_eq!(
+            left["overall"],
+            "stopped",
+            "{left}\n{:#?}",
+            remote.subjects()
+        );
+    }
+    wait_until("no agent left after stop", 30, || {
+        processes_with(&needle).is_empty()
+    });
+
+    let out = run_env(&clones[1], &["resume"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let before = running_claims(&remote);
+    let workers = start_workers();
+    wait_until("a sprint claimed after resume", 90, || {
+        running_claims(&remote) > before
+    });
+    let out = run_env(&clones[1], &["killall"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    for w in workers {
+        let left = summary(w, Duration::from_secs(90));
+        assert_eq!(
+            left["overall"],
+            "killed",
+            "{left}\n{:#?}",
+            remote.subjects()
+        );
+    }
+    wait_until("no agent left after killall", 30, || {
+        processes_with(&needle).is_empty()
+    });
+
+    let out = run_env(&clones[0], &["resume"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    for w in start_workers() {
+        let done = summary(w, Duration::from_secs(180));
+        assert_eq!(done["finished"], true, "{done}");
+        assert_eq!(done["overall"], "completed", "{done}");
+    }
+    remote.assert_each_completed_once(&["alpha", "beta", "gamma", "delta"], 2);
+    remote.assert_fsck_clean();
+    wait_until("no agent left", 30, || processes_with(&needle).is_empty());
+}
+
 /// A program name libfaketime is told to fake the clock of: the workers
 /// only, run through a link of that name. The agents' wrappers (the binary
 /// under its own name) and git keep the machine's clock, as the files they
@@ -171,7 +267,7 @@ fn skewed(offset: &str) -> Vec<(&'static str, String)> {
 }
 
 /// Workers whose clocks run three minutes slow and three minutes fast, and
-/// one on time, share a run over ssh whose lease is three seconds. Each
+/// one on time, share a run over ssh whose lease is ten seconds. Each
 /// sprint's agent works longer than a lease: no claim lapses early (which
 /// a lease judged by the writer's clock would: the slow worker's leases
 /// look long expired to the others, and the fast one sees every other
@@ -184,7 +280,14 @@ fn over_ssh_leases_hold_between_workers_whose_clocks_disagree() {
         Some("---\nfeature_name: Three Clocks\n---\n# Three Clocks\n\nThe units below are independent and run in parallel.\n\n## left\n\n### Sprint 1: Write the left part\n\n- Write `left-1.txt`\n\n## middle\n\n### Sprint 1: Write the middle part\n\n- Write `middle-1.txt`\n\n## right\n\n### Sprint 1: Write the right part\n\n- Write `right-1.txt`\n"),
     );
     patient(&remote);
-    let s = scripts(&[("default.txt", &works_for(9))]);
+    // Ten seconds, not the fixture's three: renewals late on a loaded
+    // machine are not what this is about, and three minutes of skew still
+    // dwarf it.
+    let config = remote.src.path().join(".workflow/config.toml");
+    let text = std::fs::read_to_string(&config).expect("config");
+    std::fs::write(&config, text.replace("lease = \"3s\"", "lease = \"10s\"")).expect("config");
+    git(remote.src.path(), &["commit", "-qam", "Ten-second leases"]);
+    let s = scripts(&[("default.txt", &works_for(12))]);
     let out = run_env(
         remote.src.path(),
         &["start", "--remote", "origin"],
