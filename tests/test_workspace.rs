@@ -163,6 +163,7 @@ commit ${{SUPERVISOR_UNIT}}: go on with sprint ${{SUPERVISOR_SPRINT}}
 {wait}
 append ${{SUPERVISOR_UNIT}}-${{SUPERVISOR_SPRINT}}.txt third
 commit ${{SUPERVISOR_UNIT}}: finish sprint ${{SUPERVISOR_SPRINT}}
+append ${{STATUSES}}/finished.txt ${{SUPERVISOR_UNIT}}/${{SUPERVISOR_SPRINT}}
 result complete
 "
         )
@@ -232,8 +233,14 @@ result complete
     let merged: Vec<&str> = merged.lines().filter(|l| !l.is_empty()).collect();
     assert_eq!(merged.len(), 16, "one merge per sprint: {merged:?}");
     let firsts: Vec<&str> = merged.iter().filter_map(|m| m.strip_suffix("/1")).collect();
-    let mut finishing: Vec<&str> = units.to_vec();
-    finishing.reverse();
+    // The order the agents finished in, as they wrote it: on a loaded
+    // machine a later dispatch can start late enough to overtake.
+    let finished = std::fs::read_to_string(statuses.path().join("finished.txt")).expect("finished");
+    let finishing: Vec<&str> = finished
+        .lines()
+        .filter_map(|l| l.strip_suffix("/1"))
+        .collect();
+    assert_eq!(finishing.len(), units.len(), "{finished}");
     assert_eq!(firsts, finishing, "merged in the order agents finished");
     // Each unit's branch is in `status`; integrated worktrees are gone.
     let out = crate::common::run(dir, &["status", "--format", "json"]);
