@@ -44,6 +44,7 @@ mod test_report;
 mod test_rewrite;
 mod test_ritual;
 mod test_run;
+mod test_start_checks;
 mod test_store;
 mod test_sync;
 mod test_ui;
