@@ -82,6 +82,7 @@ fn verdict(unit: &str, outcome: Outcome) -> Event {
         commits: vec![],
         turns: None,
         cost: None,
+        checks: Vec::new(),
     })
 }
 
@@ -731,6 +732,7 @@ fn a_deferred_wait_never_escalates() {
         commits: vec![],
         turns: None,
         cost: None,
+        checks: Vec::new(),
     });
     let mut notices = 0;
     for _ in 0..25 {
@@ -884,6 +886,7 @@ fn to_event(op: &Op) -> Event {
             commits: vec![],
             turns: None,
             cost: Some(VERDICT_COST),
+            checks: Vec::new(),
         },
         Op::Stop => EventKind::Stop,
         Op::ForceStop(u) => EventKind::ForceStop {
@@ -1227,6 +1230,7 @@ fn every_recorded_event_reads_back_as_written() {
             commits: vec!["c1".into(), "c2".into()],
             turns: Some(12),
             cost: usd,
+            checks: Vec::new(),
         },
         EventKind::Verdict {
             unit: "a".into(),
@@ -1236,6 +1240,7 @@ fn every_recorded_event_reads_back_as_written() {
             commits: vec![],
             turns: None,
             cost: None,
+            checks: Vec::new(),
         },
         EventKind::BudgetReached {
             spent: usd.expect("usd"),

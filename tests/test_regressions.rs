@@ -61,6 +61,7 @@ fn a_due_phase_gate_keeps_the_run_running() {
             commits: vec![],
             turns: None,
             cost: None,
+            checks: Vec::new(),
         }),
     ] {
         s = apply(&s, &e).expect("applies").pop().expect("a step").state;

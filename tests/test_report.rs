@@ -48,6 +48,7 @@ fn verdict(store: &Store, unit: &str, outcome: Outcome, commits: &[&str], turns:
             turns,
             // A cent per turn: every reported figure shows in the report.
             cost: turns.and_then(|t| git_supervisor::machine::Usd::from_dollars(t as f64 / 100.0)),
+            checks: Vec::new(),
         },
     );
 }

@@ -13,6 +13,7 @@ mod background;
 pub mod begin;
 mod branch_history;
 pub mod control;
+mod criteria;
 mod gate;
 mod handoff;
 pub mod import;

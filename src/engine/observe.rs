@@ -393,6 +393,7 @@ impl Engine {
                                         commits: verdict.commits,
                                         turns: verdict.turns,
                                         cost: verdict.cost_usd,
+                                        checks: verdict.checks,
                                     }));
                                 }
                             }
@@ -447,6 +448,7 @@ impl Engine {
                     commits: verdict.commits,
                     turns: verdict.turns,
                     cost: verdict.cost_usd,
+                    checks: verdict.checks,
                 }));
             }
         }

@@ -9,7 +9,6 @@
 
 use crate::base::runtime;
 
-use super::verify;
 use super::Engine;
 use super::EngineError;
 use crate::machine::EventKind;
@@ -53,7 +52,7 @@ impl Engine {
             let mut failed = false;
             for c in sprint.exit.iter().filter(|c| c.command.is_some()) {
                 let cmd = c.command.as_deref().unwrap_or_default();
-                match verify::run_criterion(&root, cmd, c.expected.as_deref()) {
+                match super::criteria::run_criterion(&root, cmd, c.expected.as_deref()) {
                     Ok(()) => checked.push(format!("`{cmd}` passes")),
                     Err(_) => failed = true,
                 }

@@ -8,8 +8,6 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::process::Command;
 use std::process::Stdio;
-use std::time::Duration;
-use std::time::Instant;
 
 use crate::dispatch::result;
 use crate::dispatch::result::Claim;
@@ -21,9 +19,6 @@ use crate::machine::UnitState;
 use crate::plan::CriterionKind;
 use crate::plan::Sprint;
 use crate::plan::TaskType;
-
-/// How long one exit-criterion command may run.
-const CRITERION_TIMEOUT: Duration = Duration::from_secs(600);
 
 pub struct VerifyInput<'a> {
     /// Absolute project root (where criteria run).
@@ -52,6 +47,8 @@ pub struct Verdict {
     pub turns: Option<u64>,
     /// Dollars the agent reported spending on this dispatch.
     pub cost_usd: Option<crate::machine::Usd>,
+    /// The exit-criterion commands as they ran, with their output.
+    pub checks: Vec<crate::machine::CriterionCheck>,
 }
 
 impl Verdict {
@@ -434,67 +431,6 @@ pub fn progress_claim(root: &Path, base: &str, dir: &str) -> (bool, Option<Claim
     (true, claim)
 }
 
-/// Run one criterion command; `Ok(())` when it passes. The file-exists
-/// assertions the plan parser generates (`test -e 'path'`) are checked
-/// in-process: same answer, no shell.
-pub(crate) fn run_criterion(
-    root: &Path,
-    command: &str,
-    expected: Option<&str>,
-) -> Result<(), String> {
-    if let Some(path) = command
-        .strip_prefix("test -e '")
-        .and_then(|r| r.strip_suffix('\''))
-        .filter(|p| !p.contains('\''))
-    {
-        if expected.is_none() {
-            return if root.join(path).exists() {
-                Ok(())
-            } else {
-                Err("exit 1".into())
-            };
-        }
-    }
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .current_dir(root)
-        .env("GIT_SUPERVISOR_INTERNAL", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run: {e}"))?;
-    let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break s,
-            Ok(None) if start.elapsed() > CRITERION_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("timed out after {}s", CRITERION_TIMEOUT.as_secs()));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
-            Err(e) => return Err(e.to_string()),
-        }
-    };
-    let out = child.wait_with_output().map_err(|e| e.to_string())?;
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    if !status.success() {
-        return Err(format!("exit {}", status.code().unwrap_or(-1)));
-    }
-    if let Some(e) = expected {
-        if !text.contains(e.trim()) {
-            return Err("output does not match the expected text".into());
-        }
-    }
-    Ok(())
-}
-
 pub fn verify(input: &VerifyInput) -> Verdict {
     let sprint = input.sprint;
     let mut evidence: Vec<String> = Vec::new();
@@ -511,15 +447,18 @@ pub fn verify(input: &VerifyInput) -> Verdict {
                 .map(|cmd| (c.text.as_str(), cmd, c.expected.as_deref()))
         })
         .collect();
+    let mut ran = Vec::new();
     let criteria_ok = if checks.is_empty() {
         None
     } else {
         let mut passed = 0;
         for (text, cmd, expected) in &checks {
-            match run_criterion(input.root, cmd, *expected) {
-                Ok(()) => passed += 1,
-                Err(why) => remaining.push(format!("{text} ({why})")),
+            let check = super::criteria::check(input.root, text, cmd, *expected);
+            match &check.why {
+                None => passed += 1,
+                Some(why) => remaining.push(format!("{text} ({why})")),
             }
+            ran.push(check);
         }
         evidence.push(format!("exit criteria {passed}/{} passed", checks.len()));
         Some(passed == checks.len())
@@ -561,6 +500,7 @@ pub fn verify(input: &VerifyInput) -> Verdict {
                 .as_ref()
                 .and_then(|r| r.cost_usd)
                 .and_then(crate::machine::Usd::from_dollars),
+            checks: ran,
         };
     }
     // Uncommitted work and the progress file, against the tree at dispatch:
@@ -659,6 +599,7 @@ pub fn verify(input: &VerifyInput) -> Verdict {
                 .as_ref()
                 .and_then(|r| r.cost_usd)
                 .and_then(crate::machine::Usd::from_dollars),
+            checks: ran,
         };
     }
     let done = match criteria_ok {
@@ -722,6 +663,7 @@ pub fn verify(input: &VerifyInput) -> Verdict {
             .as_ref()
             .and_then(|r| r.cost_usd)
             .and_then(crate::machine::Usd::from_dollars),
+        checks: ran,
     }
 }
 

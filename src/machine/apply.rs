@@ -40,6 +40,30 @@ pub enum Outcome {
     Failure,
 }
 
+/// One exit-criterion command as verification ran it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CriterionCheck {
+    /// The criterion as the plan words it.
+    pub text: String,
+    pub command: String,
+    pub passed: bool,
+    /// The command's exit status; `None` when it did not run to an exit
+    /// (cannot start, timed out) or was checked without a shell.
+    pub exit: Option<i32>,
+    /// Why it failed, when it did (`exit 1`, `timed out after 600s`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// The end of what it printed (stdout then stderr), at most
+    /// [`CriterionCheck::OUTPUT_KEPT`] bytes.
+    #[serde(default)]
+    pub output: String,
+}
+
+impl CriterionCheck {
+    /// How much of a criterion's output a verdict keeps.
+    pub const OUTPUT_KEPT: usize = 4096;
+}
+
 /// killall's verdict on one unit (spec §Q step 3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KillAssessment {
@@ -92,6 +116,11 @@ pub enum EventKind {
         turns: Option<u64>,
         /// Dollars the agent reported spending on this dispatch.
         cost: Option<Usd>,
+        /// Each exit-criterion command verification ran, with its exit
+        /// status and the end of its output: the attempt's evidence, kept
+        /// with the verdict. Decides nothing.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        checks: Vec<CriterionCheck>,
     },
     /// The agents' reported spending reached `run.budget_usd`: units stop
     /// as on `stop` (running agents finish), and no new dispatch starts
@@ -429,6 +458,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             commits,
             turns,
             cost,
+            checks: _,
         } => {
             // The verdict's steps carry the dollars as they carry the turns.
             b.cost = *cost;

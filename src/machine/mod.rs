@@ -18,6 +18,7 @@ pub use apply::apply;
 pub use apply::dispatchable;
 pub use apply::dispatchable_at;
 pub use apply::Change;
+pub use apply::CriterionCheck;
 pub use apply::Event;
 pub use apply::EventKind;
 pub use apply::KillAssessment;

@@ -366,6 +366,7 @@ pub mod seed {
                 commits: vec![],
                 turns: None,
                 cost: None,
+                checks: Vec::new(),
             },
         );
     }

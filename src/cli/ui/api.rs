@@ -26,7 +26,7 @@ pub struct Reply {
 }
 
 impl Reply {
-    fn json(v: &Value) -> Reply {
+    pub(super) fn json(v: &Value) -> Reply {
         Reply {
             code: StatusCode::OK,
             content_type: "application/json",
@@ -42,7 +42,7 @@ impl Reply {
         }
     }
 
-    fn error(code: StatusCode, e: &miette::Report) -> Reply {
+    pub(super) fn error(code: StatusCode, e: &miette::Report) -> Reply {
         let mut message = e.to_string();
         if let Some(help) = e.help() {
             message.push_str(&format!(" ({help})"));
@@ -235,14 +235,51 @@ pub fn sprint(ctx: &Context, q: &SprintQuery) -> Reply {
             })
         })
         .collect();
+    let verdicts = verdicts(&store, &transitions);
     Reply::json(&json!({
         "unit": q.unit,
         "sprint": sp,
+        "verdicts": verdicts,
         "summary": of_sprint(&report, "sprints", q).into_iter().next(),
         "attempts": of_sprint(&report, "attempts", q),
         "transitions": transitions,
         "dispatches": dispatches,
     }))
+}
+
+/// Each verdict among a sprint's transitions (newest first), oldest first:
+/// its attempt, outcome, evidence and the exit-criterion commands it ran
+/// with their output, as the verdict's commit recorded them.
+fn verdicts(store: &Store, transitions: &Value) -> Vec<Value> {
+    let mut out: Vec<Value> = transitions
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["event"] == "verdict")
+        .filter_map(|e| {
+            let id = gix::ObjectId::from_hex(e["commit"].as_str()?.as_bytes()).ok()?;
+            let recorded = store.event_at(id).ok()??;
+            let Some(crate::machine::EventKind::Verdict {
+                outcome,
+                evidence,
+                checks,
+                ..
+            }) = recorded.kind
+            else {
+                return None;
+            };
+            Some(json!({
+                "commit": e["commit"],
+                "attempt": e["attempt"],
+                "to": e["to"],
+                "outcome": outcome,
+                "evidence": evidence,
+                "checks": checks,
+            }))
+        })
+        .collect();
+    out.reverse();
+    out
 }
 
 /// The output log of one dispatch of a sprint.

@@ -228,6 +228,7 @@ impl Engine {
                     commits: Vec::new(),
                     turns: None,
                     cost: None,
+                    checks: Vec::new(),
                 },
                 also,
             )))

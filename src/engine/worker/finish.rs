@@ -134,6 +134,7 @@ impl Engine {
                 commits: verdict.commits.clone(),
                 turns: verdict.turns,
                 cost: verdict.cost_usd,
+                checks: verdict.checks.clone(),
             },
         })))
     }

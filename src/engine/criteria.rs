@@ -1,0 +1,182 @@
+//! Running one exit-criterion command (design §6's strongest evidence):
+//! in the project root under `sh -c`, bounded in time, its output read as
+//! it is written, and what a verdict keeps of it — the command, its exit
+//! status and the end of its output (`machine::CriterionCheck`).
+
+use std::io::Read;
+use std::path::Path;
+use std::process::Command;
+use std::process::Stdio;
+use std::time::Duration;
+use std::time::Instant;
+
+use crate::machine::CriterionCheck;
+
+/// How long one exit-criterion command may run.
+const CRITERION_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// One run of a criterion's command.
+struct Ran {
+    /// `Err` says why it failed.
+    result: Result<(), String>,
+    exit: Option<i32>,
+    output: String,
+}
+
+/// Run one criterion command; `Ok(())` when it passes.
+pub(crate) fn run_criterion(
+    root: &Path,
+    command: &str,
+    expected: Option<&str>,
+) -> Result<(), String> {
+    run(root, command, expected).result
+}
+
+/// Run one criterion and keep what a verdict records of it.
+pub(crate) fn check(
+    root: &Path,
+    text: &str,
+    command: &str,
+    expected: Option<&str>,
+) -> CriterionCheck {
+    let ran = run(root, command, expected);
+    CriterionCheck {
+        text: text.to_string(),
+        command: command.to_string(),
+        passed: ran.result.is_ok(),
+        exit: ran.exit,
+        why: ran.result.err(),
+        output: tail(&ran.output, CriterionCheck::OUTPUT_KEPT),
+    }
+}
+
+/// The last `max` bytes of `text`, from a character boundary.
+fn tail(text: &str, max: usize) -> String {
+    let mut from = text.len().saturating_sub(max);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    text[from..].to_string()
+}
+
+/// Read a pipe to its end on a thread of its own, so a command that prints
+/// more than a pipe holds never blocks on it.
+fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut p) = pipe {
+            let _ = p.read_to_end(&mut bytes);
+        }
+        bytes
+    })
+}
+
+/// The file-exists assertions the plan parser generates (`test -e 'path'`)
+/// are checked in-process: same answer, no shell.
+fn run(root: &Path, command: &str, expected: Option<&str>) -> Ran {
+    let failed = |why: String, exit: Option<i32>, output: String| Ran {
+        result: Err(why),
+        exit,
+        output,
+    };
+    if let Some(path) = command
+        .strip_prefix("test -e '")
+        .and_then(|r| r.strip_suffix('\''))
+        .filter(|p| !p.contains('\''))
+    {
+        if expected.is_none() {
+            return if root.join(path).exists() {
+                Ran {
+                    result: Ok(()),
+                    exit: Some(0),
+                    output: String::new(),
+                }
+            } else {
+                failed("exit 1".into(), Some(1), String::new())
+            };
+        }
+    }
+    let mut child = match Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(root)
+        .env("GIT_SUPERVISOR_INTERNAL", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => return failed(format!("cannot run: {e}"), None, String::new()),
+    };
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break Ok(s),
+            Ok(None) if start.elapsed() > CRITERION_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break Err(format!("timed out after {}s", CRITERION_TIMEOUT.as_secs()));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(e) => break Err(e.to_string()),
+        }
+    };
+    // A grandchild that keeps a pipe open after a timeout would hold the
+    // reader: only a finished command's output is waited for.
+    let output = if status.is_ok() {
+        let out = stdout.join().unwrap_or_default();
+        let err = stderr.join().unwrap_or_default();
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out),
+            String::from_utf8_lossy(&err)
+        )
+    } else {
+        String::new()
+    };
+    let status = match status {
+        Ok(s) => s,
+        Err(why) => return failed(why, None, output),
+    };
+    if !status.success() {
+        let code = status.code().unwrap_or(-1);
+        return failed(format!("exit {code}"), status.code(), output);
+    }
+    if let Some(e) = expected {
+        if !output.contains(e.trim()) {
+            return failed(
+                "output does not match the expected text".into(),
+                status.code(),
+                output,
+            );
+        }
+    }
+    Ran {
+        result: Ok(()),
+        exit: status.code(),
+        output,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_check_keeps_the_exit_status_and_the_end_of_the_output() {
+        let dir = tempfile::tempdir().expect("dir");
+        let c = check(dir.path(), "prints", "echo hello; exit 3", None);
+        assert!(!c.passed);
+        assert_eq!(c.exit, Some(3));
+        assert_eq!(c.why.as_deref(), Some("exit 3"));
+        assert_eq!(c.output, "hello\n");
+        let long = check(dir.path(), "long", "seq 1 100000", None);
+        assert!(long.passed, "{long:?}");
+        assert!(long.output.len() <= CriterionCheck::OUTPUT_KEPT);
+        assert!(long.output.ends_with("99999\n100000\n"), "{}", long.output);
+        assert_eq!(tail("ééé", 3), "é");
+    }
+}
