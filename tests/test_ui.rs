@@ -386,3 +386,129 @@ fn ui_confirms_a_manual_sprint_and_kills_the_run_from_the_page() {
         "document.getElementById('result-text').textContent.includes('Kill All Complete')",
     );
 }
+
+/// A one-unit plan whose exit criterion prints a known line and passes
+/// only once `lib/ready.txt` exists, on a copy of the `chain` fixture.
+fn criterion_repo() -> tempfile::TempDir {
+    let repo = fixture_repo("chain");
+    let plan = "# Criterion Output\n\n| Package | Directory | Depends on |\n|---|---|---|\n| lib | lib | — |\n\n## lib\n\n### Sprint 1: Create the library\n\n**Exit Criteria**:\n- [ ] `echo criterion-says-hello; test -e lib/ready.txt`\n";
+    std::fs::write(repo.path().join("EXECUTION_PLAN.md"), plan).expect("plan");
+    git(repo.path(), &["commit", "-qam", "One unit"]);
+    repo
+}
+
+/// For [`criterion_repo`]: the first dispatch leaves half the work (the
+/// criterion fails), the continuation the rest.
+const HALF_THEN_REST: &str =
+    "?lib/half.txt write lib/ready.txt ready\nwrite lib/half.txt half\ncommit lib: work\nresult complete\n";
+
+#[test]
+fn ui_shows_each_attempts_exit_criteria_with_their_output() {
+    let Some(program) = chromium() else {
+        return;
+    };
+    let repo = criterion_repo();
+    let dir = repo.path();
+    let s = scripts(&[("default.txt", HALF_THEN_REST)]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    assert_eq!(run_env(dir, &["start", "--yes"], &env).status, 0);
+    wait_until("lib to complete on its second attempt", 60, || {
+        unit(&status(dir), "lib")["state"] == "COMPLETED"
+    });
+    let ui = Ui::start(dir, s.path());
+    let mut page = Browser::open(&program, &format!("{}#/sprint/lib/1", ui.url), 1200, 800);
+    page.wait_for(
+        "both attempts' criteria",
+        20,
+        "document.querySelectorAll('[data-testid=checks] .verdict').length === 2",
+    );
+    let shown = page.eval(
+        "[...document.querySelectorAll('[data-testid=checks] .verdict')].map(v => ({attempt: v.dataset.attempt, outcome: v.dataset.outcome, checks: [...v.querySelectorAll('li.check')].map(c => ({passed: c.dataset.passed, command: c.querySelector('code').textContent, output: c.querySelector('pre')?.textContent}))}))",
+    );
+    let verdicts = shown.as_array().expect("verdicts");
+    assert_eq!(verdicts[0]["outcome"], "partial", "{shown}");
+    assert_eq!(verdicts[1]["outcome"], "completed", "{shown}");
+    for (v, passed) in verdicts.iter().zip(["false", "true"]) {
+        let check = &v["checks"][0];
+        assert_eq!(check["passed"], passed, "{shown}");
+        assert_eq!(
+            check["command"],
+            "echo criterion-says-hello; test -e lib/ready.txt"
+        );
+        assert_eq!(check["output"], "criterion-says-hello\n", "{shown}");
+    }
+    assert_eq!(verdicts[0]["attempt"], "1", "{shown}");
+    assert_eq!(verdicts[1]["attempt"], "2", "{shown}");
+}
+
+#[test]
+fn ui_history_entries_open_their_state_commits() {
+    let Some(program) = chromium() else {
+        return;
+    };
+    let repo = criterion_repo();
+    let dir = repo.path();
+    let s = scripts(&[("default.txt", HALF_THEN_REST)]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    assert_eq!(run_env(dir, &["start", "--yes"], &env).status, 0);
+    wait_until("the run to finish", 60, || {
+        status(dir)["overall"] == "completed"
+    });
+    let ui = Ui::start(dir, s.path());
+    let mut page = Browser::open(&program, &format!("{}#/history", ui.url), 1200, 800);
+    page.wait_for(
+        "the history",
+        20,
+        "document.querySelectorAll('[data-testid=history] tr a[href^=\"#/commit/\"]').length > 3",
+    );
+    // The third newest transition: a commit with a parent and a change.
+    let third = git(dir, &["rev-parse", "refs/supervisor/state~2"]);
+    let third = third.trim();
+    let subject = git(dir, &["log", "-1", "--format=%s", third]);
+    page.eval(&format!(
+        "document.querySelector('[data-testid=history] tr[data-commit=\"{third}\"] a').click()"
+    ));
+    page.wait_for(
+        "the commit's page",
+        20,
+        "document.querySelector('[data-testid=commit-message]')",
+    );
+    assert_eq!(
+        page.eval("location.hash"),
+        format!("#/commit/{third}").as_str()
+    );
+    let message = page.eval("document.querySelector('[data-testid=commit-message]').textContent");
+    assert!(
+        message.as_str().expect("text").starts_with(subject.trim()),
+        "{message} vs {subject}"
+    );
+    let trailers = page.eval("document.querySelector('[data-testid=commit-trailers]').textContent");
+    assert!(
+        trailers.as_str().expect("text").contains("Supervisor-Seq"),
+        "{trailers}"
+    );
+    let files = page.eval("document.querySelector('[data-testid=commit-files]').textContent");
+    assert!(
+        files.as_str().expect("text").contains("M state.toml"),
+        "{files}"
+    );
+    let diff = page.eval("document.querySelector('[data-testid=commit-diff]').textContent");
+    assert!(
+        diff.as_str().expect("text").contains("+++ b/state.toml"),
+        "{diff}"
+    );
+
+    // Only the run's own history: a commit of the user's branch is not
+    // served, nor anything that is not a commit id.
+    let (addr, token) = (ui.addr(), ui.token());
+    let get = |path: &str| {
+        http(
+            &addr,
+            &format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nx-supervisor-token: {token}\r\nConnection: close\r\n\r\n"),
+        )
+    };
+    let head = git(dir, &["rev-parse", "HEAD"]);
+    assert_eq!(get(&format!("/api/commit?id={}", head.trim())), 404);
+    assert_eq!(get("/api/commit?id=--all"), 400);
+    assert_eq!(get(&format!("/api/commit?id={third}")), 200);
+}

@@ -6,9 +6,11 @@
 //! command itself (`stop`, `killall`, `resume`, `confirm`, `land`), so the
 //! page can show and do nothing the CLI could not. `server.rs` owns the HTTP
 //! side (token, routes, server-sent events), `api.rs` the commands behind
-//! each route, `assets/` the page (embedded, nothing from the network).
+//! each route, `commit.rs` one state commit with its diff, `assets/` the
+//! page (embedded, nothing from the network).
 
 mod api;
+mod commit;
 mod server;
 
 use std::io::Write;

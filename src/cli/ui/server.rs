@@ -30,6 +30,7 @@ use futures_util::Stream;
 use miette::IntoDiagnostic;
 
 use super::api;
+use super::commit::CommitQuery;
 use crate::cli::Context;
 
 /// How often the state ref is looked at: well within the page's one-second
@@ -74,6 +75,7 @@ pub fn serve(listener: std::net::TcpListener, ctx: Context, token: String) -> mi
         .route("/api/state", get(state))
         .route("/api/log", get(log))
         .route("/api/sprint", get(sprint))
+        .route("/api/commit", get(commit))
         .route("/api/timeline.svg", get(timeline))
         .route("/api/events", get(events))
         .route("/api/agent-log", get(agent_log))
@@ -234,6 +236,10 @@ async fn log(State(app): State<Shared>, Query(q): Query<api::LogQuery>) -> Respo
 
 async fn sprint(State(app): State<Shared>, Query(q): Query<api::SprintQuery>) -> Response {
     blocking(&app, move |ctx| api::sprint(ctx, &q)).await
+}
+
+async fn commit(State(app): State<Shared>, Query(q): Query<CommitQuery>) -> Response {
+    blocking(&app, move |ctx| super::commit::commit(ctx, &q)).await
 }
 
 async fn timeline(State(app): State<Shared>) -> Response {

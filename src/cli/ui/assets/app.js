@@ -110,6 +110,7 @@ async function sprintPage(unit, sprint) {
   html += '<h3>Commits in scope</h3><p data-testid="commits">' + ((sum.commits || sp.commits || []).map((c) => "<code>" + esc(c) + "</code>").join(" ") || '<span class="muted">none</span>') + "</p>";
   html += '<h3>Attempts</h3><table data-testid="attempts"><tr><th>#</th><th>model</th><th>outcome</th><th>seconds</th><th>turns</th></tr>' +
     d.attempts.map((a) => "<tr><td>" + esc(a.attempt) + "</td><td>" + esc(a.model) + "</td><td>" + esc(a.outcome) + "</td><td>" + esc(a.seconds) + "</td><td>" + esc(a.turns) + "</td></tr>").join("") + "</table>";
+  html += '<h3>Exit criteria per attempt</h3><div data-testid="checks">' + (d.verdicts.length ? d.verdicts.map(verdictHtml).join("") : '<p class="muted">no verdict yet</p>') + "</div>";
   html += '<h3>Verdicts and transitions</h3><table class="history" data-testid="evidence">' + d.transitions.map(entryRow).join("") + "</table>";
   for (const p of d.dispatches) {
     html += "<details" + (p.n === d.dispatches.length ? " open" : "") + "><summary>Dispatch " + esc(p.n) + ": prompt, agent's result</summary>" +
@@ -129,8 +130,19 @@ async function sprintPage(unit, sprint) {
   });
 }
 
+// One verdict: the attempt, what it decided, and each exit-criterion
+// command it ran with its exit status and the end of its output.
+function verdictHtml(v, i) {
+  const checks = v.checks.length ? v.checks.map((c) =>
+    '<li class="check ' + (c.passed ? "pass" : "fail") + '" data-passed="' + c.passed + '">' + (c.passed ? "✔ pass" : "✘ fail") + " <code>" + esc(c.command) + "</code>" +
+    (c.exit == null ? "" : ' <span class="muted">exit ' + esc(c.exit) + "</span>") + (c.why && !c.passed ? ' <span class="error">' + esc(c.why) + "</span>" : "") +
+    (c.output ? "<pre>" + esc(c.output) + "</pre>" : "") + "</li>").join("") : '<li class="muted">no exit-criterion command ran</li>';
+  return '<div class="verdict" data-attempt="' + (i + 1) + '" data-outcome="' + esc(v.outcome) + '"><h4>Dispatch ' + (i + 1) + (v.attempt ? ' <span class="muted">(attempt ' + esc(v.attempt) + ")</span>" : "") + ': <span class="badge s-' + esc(v.to) + '">' + esc(v.outcome) + "</span> " +
+    '<a href="#/commit/' + enc(v.commit) + '"><code>' + esc(String(v.commit).slice(0, 10)) + '</code></a></h4><p class="muted">' + esc(v.evidence) + "</p><ul>" + checks + "</ul></div>";
+}
+
 function entryRow(e) {
-  return '<tr data-commit="' + esc(e.commit) + '"><td><code title="' + esc(e.commit) + '">' + esc(String(e.commit).slice(0, 10)) + "</code></td><td>" + esc(e.time) +
+  return '<tr data-commit="' + esc(e.commit) + '"><td><a href="#/commit/' + enc(e.commit) + '"><code title="' + esc(e.commit) + '">' + esc(String(e.commit).slice(0, 10)) + "</code></a></td><td>" + esc(e.time) +
     "</td><td>" + esc(e.subject) + '</td><td class="muted">' + esc(e.why) + "</td></tr>";
 }
 
@@ -146,6 +158,18 @@ async function history(unit, sprint) {
   const go = () => { location.hash = "#/history/" + enc(document.getElementById("f-unit").value) + "/" + enc(document.getElementById("f-sprint").value); };
   document.getElementById("f-unit").onchange = go;
   document.getElementById("f-sprint").onchange = go;
+}
+
+// One commit of refs/supervisor/state: its message, trailers, the state
+// files it changed and their diff.
+async function commitPage(id) {
+  const c = await get("/api/commit?id=" + enc(id));
+  view.innerHTML = '<h2 data-testid="commit-title">State commit <code>' + esc(c.commit.slice(0, 12)) + "</code></h2>" +
+    '<p class="muted">' + esc(c.time) + " · " + esc(c.author) + (c.parent ? ' · after <a href="#/commit/' + enc(c.parent) + '"><code>' + esc(c.parent.slice(0, 10)) + "</code></a>" : " · the run's first commit") + "</p>" +
+    '<pre data-testid="commit-message">' + esc(c.message) + "</pre>" +
+    '<h3>Trailers</h3><table data-testid="commit-trailers">' + c.trailers.map(([k, v]) => "<tr><th>" + esc(k) + "</th><td>" + esc(v) + "</td></tr>").join("") + "</table>" +
+    '<h3>State files changed</h3><ul data-testid="commit-files">' + c.files.map((f) => "<li><code>" + esc(f.status) + " " + esc(f.path) + "</code></li>").join("") + "</ul>" +
+    '<h3>Diff</h3><pre class="diff" data-testid="commit-diff">' + esc(c.diff) + (c.diff_cut ? "\n… (cut)" : "") + "</pre>";
 }
 
 function timeline() {
@@ -166,6 +190,7 @@ async function refresh() {
     if (r.name === "sprint") await sprintPage(r.args[0], r.args[1]);
     else if (r.name === "history") await history(r.args[0], r.args[1]);
     else if (r.name === "timeline") timeline();
+    else if (r.name === "commit") await commitPage(r.args[0]);
     else overview();
     tickClocks();
     document.body.dataset.tip = stateJson.tip || "";
