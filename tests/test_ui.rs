@@ -402,19 +402,27 @@ fn criterion_repo() -> tempfile::TempDir {
 const HALF_THEN_REST: &str =
     "?lib/half.txt write lib/ready.txt ready\nwrite lib/half.txt half\ncommit lib: work\nresult complete\n";
 
-#[test]
-fn ui_shows_each_attempts_exit_criteria_with_their_output() {
-    let Some(program) = chromium() else {
-        return;
-    };
+/// A finished run of [`criterion_repo`]: lib completed on its second
+/// dispatch. The repository and the agent's scripts.
+fn criterion_run() -> (tempfile::TempDir, tempfile::TempDir) {
     let repo = criterion_repo();
     let dir = repo.path();
     let s = scripts(&[("default.txt", HALF_THEN_REST)]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
     assert_eq!(run_env(dir, &["start", "--yes"], &env).status, 0);
-    wait_until("lib to complete on its second attempt", 60, || {
-        unit(&status(dir), "lib")["state"] == "COMPLETED"
+    wait_until("the run to finish", 60, || {
+        status(dir)["overall"] == "completed"
     });
+    (repo, s)
+}
+
+#[test]
+fn ui_shows_each_attempts_exit_criteria_with_their_output() {
+    let Some(program) = chromium() else {
+        return;
+    };
+    let (repo, s) = criterion_run();
+    let dir = repo.path();
     let ui = Ui::start(dir, s.path());
     let mut page = Browser::open(&program, &format!("{}#/sprint/lib/1", ui.url), 1200, 800);
     page.wait_for(
@@ -446,14 +454,8 @@ fn ui_history_entries_open_their_state_commits() {
     let Some(program) = chromium() else {
         return;
     };
-    let repo = criterion_repo();
+    let (repo, s) = criterion_run();
     let dir = repo.path();
-    let s = scripts(&[("default.txt", HALF_THEN_REST)]);
-    let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    assert_eq!(run_env(dir, &["start", "--yes"], &env).status, 0);
-    wait_until("the run to finish", 60, || {
-        status(dir)["overall"] == "completed"
-    });
     let ui = Ui::start(dir, s.path());
     let mut page = Browser::open(&program, &format!("{}#/history", ui.url), 1200, 800);
     page.wait_for(
