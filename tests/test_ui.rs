@@ -514,3 +514,77 @@ fn ui_history_entries_open_their_state_commits() {
     assert_eq!(get("/api/commit?id=--all"), 400);
     assert_eq!(get(&format!("/api/commit?id={third}")), 200);
 }
+
+#[test]
+fn ui_says_when_the_run_moves_from_another_clone_and_follows_it() {
+    let Some(program) = chromium() else {
+        return;
+    };
+    let (repo, s) = criterion_run();
+    let a = repo.path();
+    let server = tempfile::tempdir().expect("tempdir");
+    let bare = server.path().join("plan.git");
+    git(
+        server.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            &a.display().to_string(),
+            "plan.git",
+        ],
+    );
+    git(a, &["remote", "add", "origin", &bare.display().to_string()]);
+    assert_eq!(run(a, &["sync", "origin"]).status, 0);
+    let ui = Ui::start(a, s.path());
+    let mut page = Browser::open(&program, &ui.url, 1200, 800);
+    page.wait_for(
+        "the overview",
+        20,
+        "document.querySelector('[data-testid=grid]')",
+    );
+    let own = page.eval("document.querySelector('[data-testid=where]')?.textContent || ''");
+    assert!(
+        !own.as_str().expect("text").contains("elsewhere"),
+        "every transition so far is this clone's: {own}"
+    );
+
+    // Another clone takes the run, notes something in it and pushes.
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    git(
+        elsewhere.path(),
+        &["clone", "-q", &bare.display().to_string(), "b"],
+    );
+    let b = elsewhere.path().join("b");
+    git(&b, &["config", "user.name", "B"]);
+    git(&b, &["config", "user.email", "b@example.com"]);
+    assert_eq!(run(&b, &["sync", "origin"]).status, 0);
+    assert_eq!(run(&b, &["note", "from the other clone"]).status, 0);
+    assert_eq!(run(&b, &["sync", "origin"]).status, 0);
+    let theirs = tip(&b);
+
+    // This clone fetches it: the open page follows and says where it
+    // came from.
+    page.eval("window.noReload = 7");
+    assert_eq!(run(a, &["sync", "origin"]).status, 0);
+    assert_eq!(tip(a), theirs);
+    page.wait_for(
+        "the other clone's transition",
+        10,
+        &format!("document.body.dataset.tip === {theirs:?}"),
+    );
+    page.wait_for(
+        "the note that the run moved elsewhere",
+        10,
+        "(document.querySelector('[data-testid=where]')?.textContent || '').includes('Last update from elsewhere')",
+    );
+    let said = page.eval("document.querySelector('[data-testid=where]').textContent");
+    assert!(said.as_str().expect("text").contains("origin"), "{said}");
+    page.eval("location.hash = '#/history'");
+    page.wait_for(
+        "the new transition in the history",
+        10,
+        &format!("document.querySelector('[data-testid=history] tr[data-commit={theirs:?}]')?.textContent.includes('from the other clone')"),
+    );
+    assert_eq!(page.eval("window.noReload"), 7);
+}

@@ -24,6 +24,7 @@ pub mod notes;
 mod observe;
 mod observed_queue;
 mod open;
+pub use open::clone_id;
 mod plan_done;
 mod publish;
 mod remote;

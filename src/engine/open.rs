@@ -114,18 +114,7 @@ impl Engine {
     /// are judged.
     pub fn here(&self) -> String {
         self.here
-            .get_or_init(|| {
-                let dir = self.store.runtime_dir();
-                let git_dir = dir.parent().unwrap_or(&dir);
-                let git_dir = git_dir
-                    .canonicalize()
-                    .unwrap_or_else(|_| git_dir.to_path_buf());
-                format!(
-                    "{}:{}",
-                    crate::engine::worker::hostname(),
-                    git_dir.display()
-                )
-            })
+            .get_or_init(|| clone_id(&self.store.runtime_dir()))
             .clone()
     }
 
@@ -185,4 +174,18 @@ impl Engine {
         *self.parsed.borrow_mut() = Some((snap, plan.clone(), config.clone()));
         Ok((plan, config))
     }
+}
+
+/// This clone as a local dispatch records it (`Agent::host`):
+/// `<hostname>:<git common dir>`, from the runtime directory in it.
+pub fn clone_id(runtime: &std::path::Path) -> String {
+    let git_dir = runtime.parent().unwrap_or(runtime);
+    let git_dir = git_dir
+        .canonicalize()
+        .unwrap_or_else(|_| git_dir.to_path_buf());
+    format!(
+        "{}:{}",
+        crate::engine::worker::hostname(),
+        git_dir.display()
+    )
 }

@@ -366,6 +366,22 @@ impl Store {
         })
     }
 
+    /// How the state ref reached its tip, from its reflog's last entry:
+    /// `Some(true)` when a writer of this clone published it (its entries
+    /// read `git-supervisor: …`), `Some(false)` when it arrived from
+    /// elsewhere (a `sync` fast-forward, a remote's tip adopted after a
+    /// fetch), with the entry's time (Unix seconds); `None` without a
+    /// reflog.
+    pub fn tip_arrival(&self) -> Option<(bool, i64)> {
+        let log =
+            std::fs::read_to_string(self.repo.common_dir().join("logs").join(STATE_REF)).ok()?;
+        let last = log.lines().rfind(|l| !l.trim().is_empty())?;
+        let (who, message) = last.split_once('\t').unwrap_or((last, ""));
+        // `<old> <new> <name> <<email>> <seconds> <zone>`
+        let seconds = who.rsplit(' ').nth(1).and_then(|t| t.parse().ok())?;
+        Some((message.starts_with("git-supervisor: "), seconds))
+    }
+
     /// The event recorded in `commit`: the first commit of each event's
     /// steps has one; `None` for the others (and older runs').
     pub fn event_at(&self, commit: ObjectId) -> Result<Option<RecordedEvent>, StoreError> {

@@ -113,6 +113,7 @@ pub fn state(ctx: &Context) -> Reply {
     match store.tip() {
         Ok(Some(t)) => Reply::json(&json!({
             "tip": t.id.to_string(),
+            "driven": driven(&store, &t),
             "state": t.state,
             "lives_on": lives_on,
             "now": now,
@@ -120,6 +121,50 @@ pub fn state(ctx: &Context) -> Reply {
         Ok(None) => Reply::json(&json!({ "tip": null, "state": null, "now": now })),
         Err(e) => Reply::error(StatusCode::INTERNAL_SERVER_ERROR, &e.into()),
     }
+}
+
+/// Who moves the run besides this clone: the workers that hold its
+/// sprints, the other clones whose agents run them, and whether the tip
+/// itself arrived from elsewhere (by `sync` or a fetch of the remote the
+/// run lives on), with the remote whose state it is.
+fn driven(store: &Store, tip: &crate::store::Tip) -> Value {
+    let here = crate::engine::clone_id(&store.runtime_dir());
+    let mut workers = std::collections::BTreeSet::new();
+    let mut clones = std::collections::BTreeSet::new();
+    for a in tip
+        .state
+        .units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .filter_map(|s| s.agent.as_ref())
+    {
+        if let Some(w) = &a.worker {
+            workers.insert(w.clone());
+        } else if let Some(h) = a.host.as_ref().filter(|h| **h != here) {
+            clones.insert(h.clone());
+        }
+    }
+    let arrival = store.tip_arrival();
+    let from = store.workdir().map_or_else(Vec::new, |dir| {
+        crate::store::sync::synced_remotes(dir)
+            .into_iter()
+            .filter(|r| {
+                store
+                    .ref_id(&format!("refs/remotes/{r}/supervisor/state"))
+                    .ok()
+                    .flatten()
+                    == Some(tip.id)
+            })
+            .collect()
+    });
+    let elsewhere = arrival.is_some_and(|(here, _)| !here);
+    json!({
+        "workers": workers,
+        "clones": clones,
+        "tip_from_elsewhere": elsewhere,
+        "tip_arrived": arrival.map(|(_, at)| at),
+        "tip_remotes": from,
+    })
 }
 
 #[derive(Debug, Deserialize)]

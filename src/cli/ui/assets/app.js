@@ -60,8 +60,13 @@ function waitsHtml(st, state) {
       (b.running_since ? ', one running for <span class="clock" style="display:inline" data-since="' + esc(b.running_since) + '"></span>' : "") +
       (b.unpassed ? "; last " + esc(b.unpassed.verdict) + " at " + esc(String(b.unpassed.head).slice(0, 12)) + " (" + esc((b.unpassed.units || []).join(", ")) + ")" : "") + "</p>";
   }
-  const where = [];
-  if (stateJson && stateJson.lives_on) where.push("The run lives on the remote `" + stateJson.lives_on + "`; this page follows it.");
+  const where = [], dr = (stateJson && stateJson.driven) || {};
+  const workers = (dr.workers || []).length ? " by workers " + dr.workers.join(", ") : "";
+  if (stateJson && stateJson.lives_on) where.push("Driven from the remote `" + stateJson.lives_on + "`" + workers + "; this page fetches it every few seconds and follows it.");
+  else if (workers) where.push("Driven" + workers + ".");
+  if ((dr.clones || []).length) where.push("Agents run in another clone: " + dr.clones.join(", ") + ".");
+  if (dr.tip_from_elsewhere) where.push("Last update from elsewhere" + ((dr.tip_remotes || []).length ? " (the state of `" + dr.tip_remotes.join("`, `") + "`)" : "") +
+    (dr.tip_arrived ? ", arrived " + new Date(dr.tip_arrived * 1000).toISOString().replace("T", " ").slice(0, 19) + " UTC" : "") + ": not written by this clone.");
   for (const [r, rel] of Object.entries(st.remotes || {})) where.push("Remote " + r + ": " + (typeof rel === "string" ? rel : JSON.stringify(rel)));
   if (where.length) html += '<p data-testid="where">' + where.map(esc).join("<br>") + "</p>";
   return html;
