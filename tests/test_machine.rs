@@ -179,6 +179,32 @@ fn a_lapsed_lease_interrupts_the_claim_and_keeps_the_attempt() {
     assert_eq!(s.unit("b").map(|u| u.state), Some(UnitStatus::Running));
 }
 
+/// A claim that lapses while its unit is stopping ends the unit, as a
+/// failed attempt would: STOPPED, the attempt kept for `resume`. Left
+/// STOPPING, no worker would ever claim it and the run would never finish.
+#[test]
+fn a_lapsed_lease_stops_a_stopping_unit() {
+    let claim = ev(EventKind::AgentStarted {
+        unit: "b".into(),
+        pid: None,
+        worker: Some("host/1".into()),
+    });
+    let lapsed = ev(EventKind::LeaseExpired {
+        unit: "b".into(),
+        worker: "host/1".into(),
+    });
+    let (s, _) = run(&started(), &[dispatch("b"), claim, ev(EventKind::Stop)]);
+    assert_eq!(s.unit("b").map(|u| u.state), Some(UnitStatus::Stopping));
+    let (s, ts) = run(&s, &[lapsed]);
+    assert_eq!(
+        subjects(&ts),
+        ["b: sprint 1 RUNNING -> BACKOFF", "b: STOPPING -> STOPPED"]
+    );
+    let sp = s.unit("b").and_then(|u| u.current()).expect("sprint");
+    assert!(sp.interrupted && sp.attempt == 1, "{sp:?}");
+    assert!(!s.units.iter().any(|u| u.state == UnitStatus::Stopping));
+}
+
 #[test]
 fn the_last_failed_attempt_is_backoff_then_fatal_then_blocked() {
     let s = started();

@@ -133,8 +133,8 @@ pub(in crate::machine) fn agent_started(
 }
 
 /// The lease of the worker running the unit's sprint expired: the sprint
-/// waits in BACKOFF, interrupted, with its attempt kept. Only the worker
-/// that holds the claim can lose it.
+/// waits in BACKOFF, interrupted, with its attempt kept (a stopping unit
+/// then stops). Only the worker that holds the claim can lose it.
 pub(in crate::machine) fn lease_expired(
     b: &mut Steps<'_>,
     unit: &str,
@@ -165,6 +165,17 @@ pub(in crate::machine) fn lease_expired(
             "Worker {worker} stopped renewing its lease on sprint {id}; attempt {attempt} kept for another worker."
         ),
     );
+    // A stopping unit dispatches nothing more and no worker claims it: the
+    // interrupted sprint ends it, as a failed one would, or it would stay
+    // STOPPING (and the run unfinished) for good.
+    if b.state.units[i].state == UnitStatus::Stopping {
+        b.unit_to(
+            i,
+            UnitStatus::Stopped,
+            "Stop requested; its worker's lease lapsed on the active sprint, so the unit stops here."
+                .into(),
+        );
+    }
     Ok(())
 }
 
