@@ -143,6 +143,12 @@ pub enum LockMode {
     Wait(Duration),
     /// Don't wait: leave a wake-up marker at once (hooks).
     MarkerOnly,
+    /// Wait up to this long, then leave a wake-up marker; having ticked,
+    /// leave wake-ups that arrived meanwhile for the next tick rather than
+    /// run again: a worker, whose lease renewals wait for its tick, must
+    /// not be kept ticking by another process of its clone that keeps
+    /// waking it (`stop` waiting for the agents).
+    Once(Duration),
 }
 
 pub struct Engine {

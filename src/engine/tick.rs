@@ -37,7 +37,7 @@ impl Engine {
         let lock = self.runtime(runtime::ENGINE_LOCK);
         let marker = self.runtime(runtime::WAKE);
         let wait = match mode {
-            LockMode::Wait(d) => d,
+            LockMode::Wait(d) | LockMode::Once(d) => d,
             LockMode::MarkerOnly => Duration::ZERO,
         };
         let mut total = TickReport::default();
@@ -61,7 +61,7 @@ impl Engine {
                     let r = result?;
                     total.steps += r.steps;
                     total.dispatched.extend(r.dispatched);
-                    if !marker.exists() {
+                    if !marker.exists() || matches!(mode, LockMode::Once(_)) {
                         return Ok(total);
                     }
                 }

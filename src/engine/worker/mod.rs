@@ -206,7 +206,9 @@ impl Engine {
             }
             // A remote that is busy (a long run of lost races) or briefly
             // unreachable costs a round, not the worker; its agents go on.
-            match self.tick(LockMode::Wait(Duration::from_secs(60))) {
+            // Another process ticking this clone (`stop` typed here) costs
+            // at most a short wait: the leases are renewed next round.
+            match self.tick(LockMode::Once(self.tick_wait())) {
                 Ok(_) => outage.answered(say),
                 Err(e) => {
                     let queued = mine.iter().filter(|c| c.queued.is_some()).count()
@@ -308,6 +310,18 @@ impl Engine {
             .unwrap_or_default()
             .run
             .offline_grace()
+    }
+
+    /// How long a round waits for the engine lock another process of this
+    /// clone holds: a quarter of the run's lease, so that its renewals (due
+    /// every third of the lease) are not late for it.
+    fn tick_wait(&self) -> Duration {
+        let lease = match self.store.tip() {
+            Ok(Some(tip)) => self.snapshot(&tip).ok().map(|(_, c)| c.run.lease),
+            _ => None,
+        };
+        (lease.unwrap_or(Duration::from_secs(60)) / 4)
+            .clamp(Duration::from_millis(100), Duration::from_secs(15))
     }
 
     /// A RUNNING unit whose sprint waits DISPATCHED for a worker. Workers start
