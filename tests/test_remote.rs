@@ -39,6 +39,13 @@ fn racing_workers_claim_each_sprint_once() {
     remote_scenarios::racing_workers_claim_each_sprint_once(Host::Daemon, 8, &[]);
 }
 
+/// `stop`, `killall` and `resume` typed in a worker's clone while workers
+/// run: each time the workers leave, and the run completes at last.
+#[test]
+fn stop_killall_and_resume_from_a_worker_clone_while_workers_run() {
+    remote_scenarios::stop_killall_and_resume_from_a_worker_clone_while_workers_run(Host::Daemon);
+}
+
 /// A layered plan with a phase build on a remote: one worker claims each
 /// build with the build lease and runs it on the integrated tip; the
 /// checkpoint is in the remote's state.

@@ -1,10 +1,12 @@
 //! Runs on a remote under race and fault, written once and run against
 //! every kind of host (see `on_remote::Host`): workers racing for claims, a
-//! worker killed mid-sprint whose lease lapses, a phase build.
+//! worker killed mid-sprint whose lease lapses, a phase build, `stop`,
+//! `killall` and `resume` typed in a worker's clone.
 
 use std::process::Child;
 use std::process::Stdio;
 use std::time::Duration;
+use std::time::Instant;
 
 use super::command;
 use super::git;
@@ -337,4 +339,127 @@ pub fn a_phase_build_runs_once_on_the_integrated_tip(host: Host) {
         !git(&remote.bare(), &["for-each-ref", "refs/supervisor/leases/"]).contains("leases"),
         "no lease is left"
     );
+}
+
+/// An agent that works for `seconds` (saying so every half second, as the
+/// fixtures end an agent silent for two seconds), then writes and commits
+/// its sprint's file and reports complete.
+pub fn works_for(seconds: u32) -> String {
+    let mut script = String::new();
+    for _ in 0..seconds * 2 {
+        script.push_str("sleep 500\nprint working\n");
+    }
+    script.push_str("write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n");
+    script
+}
+
+/// Give an agent judged unwanted 30 s before it is ended, rather than the
+/// fixture's 2 s: on a worker clone the wrapper judges an agent that works
+/// longer than that unwanted, though its sprint still waits for it (a fault
+/// of its own, which these tests are not about).
+pub fn patient(remote: &OnRemote) {
+    let config = remote.src.path().join(".workflow/config.toml");
+    let text = std::fs::read_to_string(&config).expect("config");
+    std::fs::write(
+        &config,
+        text.replace("kill_grace = \"2s\"", "kill_grace = \"30s\""),
+    )
+    .expect("config");
+    git(remote.src.path(), &["commit", "-qam", "Patient agents"]);
+}
+
+fn running_claims(remote: &OnRemote) -> usize {
+    remote
+        .subjects()
+        .iter()
+        .filter(|l| l.ends_with("DISPATCHED -> RUNNING"))
+        .count()
+}
+
+/// `stop`, `resume` and `killall` typed in a worker's own clone while
+/// workers (two agents each) run: stop ends the agents and the workers
+/// leave saying the run stopped; resume lets new workers continue;
+/// killall ends them again; after a last resume the run completes with
+/// every sprint COMPLETED exactly once and no agent left. `stop` ticks the
+/// clone a worker ticks too, and keeps doing so while it waits: a lease
+/// that lapses meanwhile stops its unit, and the workers still leave.
+pub fn stop_killall_and_resume_from_a_worker_clone_while_workers_run(host: Host) {
+    let remote = OnRemote::on(host, "remote", None);
+    patient(&remote);
+    let s = scripts(&[("default.txt", &works_for(4))]);
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let clones = [remote.clone("one"), remote.clone("two")];
+    let needle = format!("FAKE_AGENT_SCRIPT={}", s.path().display());
+    let start_workers = || -> Vec<Child> {
+        clones
+            .iter()
+            .map(|c| worker(c, s.path(), &["--agents", "2", "--poll", "100ms"]))
+            .collect()
+    };
+
+    let workers = start_workers();
+    wait_until("two sprints claimed", 90, || running_claims(&remote) >= 2);
+    let out = run_env(&clones[0], &["stop", "--timeout", "60s"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    for mut w in workers {
+        let since = Instant::now();
+        while w.try_wait().expect("wait").is_none() {
+            if since.elapsed() > Duration::from_secs(90) {
+                let _ = w.kill();
+                let out = w.wait_with_output().expect("output");
+                panic!(
+                    "a worker did not leave after stop: {}\n{:#?}\n{}",
+                    String::from_utf8_lossy(&out.stderr),
+                    remote.subjects(),
+                    git(&remote.bare(), &["for-each-ref", "refs/supervisor/leases/"])
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let left = summary(w, Duration::from_secs(90));
+        assert_eq!(
+            left["overall"],
+            "stopped",
+            "{left}\n{:#?}",
+            remote.subjects()
+        );
+    }
+    wait_until("no agent left after stop", 30, || {
+        processes_with(&needle).is_empty()
+    });
+
+    let out = run_env(&clones[1], &["resume"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let before = running_claims(&remote);
+    let workers = start_workers();
+    wait_until("a sprint claimed after resume", 90, || {
+        running_claims(&remote) > before
+    });
+    let out = run_env(&clones[1], &["killall"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    for w in workers {
+        let left = summary(w, Duration::from_secs(90));
+        assert_eq!(
+            left["overall"],
+            "killed",
+            "{left}\n{:#?}",
+            remote.subjects()
+        );
+    }
+    wait_until("no agent left after killall", 30, || {
+        processes_with(&needle).is_empty()
+    });
+
+    let out = run_env(&clones[0], &["resume"], &env);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    for w in start_workers() {
+        let done = summary(w, Duration::from_secs(180));
+        assert_eq!(done["finished"], true, "{done}");
+        assert_eq!(done["overall"], "completed", "{done}");
+    }
+    remote.assert_each_completed_once(&["alpha", "beta", "gamma", "delta"], 2);
+    remote.assert_fsck_clean();
+    wait_until("no agent left", 30, || processes_with(&needle).is_empty());
 }
