@@ -5,155 +5,14 @@
 //! worker processes and the fake-agent binary.
 
 use std::path::Path;
-use std::path::PathBuf;
 use std::process::Child;
-use std::process::Stdio;
 use std::time::Duration;
 use std::time::Instant;
 
-use crate::common::command;
-use crate::common::daemon::Daemon;
-use crate::common::fixture_repo;
 use crate::common::git;
-use crate::common::run_env;
+use crate::common::on_remote::*;
 use crate::common::scripts;
-
-/// The fixture repository as the run's starting clone, and a git server
-/// holding a bare copy of it as its `origin`.
-pub(crate) struct OnRemote {
-    pub(crate) src: tempfile::TempDir,
-    pub(crate) server: tempfile::TempDir,
-    pub(crate) url: String,
-    pub(crate) daemon: Daemon,
-}
-
-impl OnRemote {
-    /// The `remote` fixture with `plan` committed in place of its own.
-    pub(crate) fn with_plan(plan: &str) -> OnRemote {
-        OnRemote::with_plan_and_config(plan, &[])
-    }
-
-    /// The same, with `(from, to)` replaced in its `.workflow/config.toml`.
-    pub(crate) fn with_plan_and_config(plan: &str, edits: &[(&str, &str)]) -> OnRemote {
-        let src = fixture_repo("remote");
-        std::fs::write(src.path().join("EXECUTION_PLAN.md"), plan).expect("plan");
-        let config = src.path().join(".workflow/config.toml");
-        let mut text = std::fs::read_to_string(&config).expect("config");
-        for (from, to) in edits {
-            assert!(text.contains(from), "{from} in {text}");
-            text = text.replace(from, to);
-        }
-        std::fs::write(&config, text).expect("config");
-        git(src.path(), &["commit", "-qam", "Another plan"]);
-        let server = tempfile::tempdir().expect("tempdir");
-        git(
-            server.path(),
-            &[
-                "clone",
-                "-q",
-                "--bare",
-                &src.path().display().to_string(),
-                "plan.git",
-            ],
-        );
-        let daemon = Daemon::start(server.path());
-        let url = daemon.url("plan.git");
-        git(src.path(), &["remote", "add", "origin", &url]);
-        OnRemote {
-            src,
-            server,
-            url,
-            daemon,
-        }
-    }
-
-    /// A clone of the remote, as a worker machine has one.
-    pub(crate) fn clone(&self, name: &str) -> PathBuf {
-        let dir = self.server.path().join("machines").join(name);
-        std::fs::create_dir_all(dir.parent().expect("parent")).expect("mkdir");
-        git(
-            self.server.path(),
-            &["clone", "-q", &self.url, &dir.display().to_string()],
-        );
-        git(&dir, &["config", "user.name", "Worker"]);
-        git(&dir, &["config", "user.email", "worker@example.com"]);
-        dir
-    }
-
-    pub(crate) fn bare(&self) -> PathBuf {
-        self.server.path().join("plan.git")
-    }
-
-    /// The remote's transition subjects, oldest first.
-    pub(crate) fn subjects(&self) -> Vec<String> {
-        git(
-            &self.bare(),
-            &["log", "--reverse", "--format=%s", "refs/supervisor/state"],
-        )
-        .lines()
-        .map(str::to_string)
-        .collect()
-    }
-
-    pub(crate) fn start(&self, script: &Path) {
-        let out = run_env(
-            self.src.path(),
-            &["start", "--remote", "origin"],
-            &[("FAKE_AGENT_SCRIPT", script)],
-        );
-        assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
-    }
-}
-
-/// A plan of independent units, each with `sprints` sprints whose exit
-/// criteria are read, not run.
-pub(crate) fn plan(units: &[&str], sprints: u32) -> String {
-    let mut text = String::from("---\nfeature_name: Long Haul\n---\n# Long Haul\n");
-    for u in units {
-        text.push_str(&format!("\n## {u}\n"));
-        for n in 1..=sprints {
-            text.push_str(&format!(
-                "\n### Sprint {n}: Write {u} part {n}\n\n- Write `{u}-{n}.txt`\n\n**Exit Criteria**:\n- [ ] The {u} part {n} reads well\n"
-            ));
-        }
-    }
-    text
-}
-
-/// Each sprint writes and commits its file, then reports complete.
-pub(crate) const WRITES_AND_COMMITS: &str = "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n";
-
-pub(crate) fn worker(clone: &Path, script: &Path, extra: &[&str]) -> Child {
-    let mut cmd = command(crate::common::bin(), clone);
-    cmd.arg("worker")
-        .args(extra)
-        .env("FAKE_AGENT_SCRIPT", script)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    cmd.spawn().expect("the worker starts")
-}
-
-/// `(pid, state)` of every child of `parent`, from `/proc`.
-fn children_of(parent: u32) -> Vec<(u32, char)> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let Some((_, rest)) = stat.rsplit_once(')') else {
-            continue;
-        };
-        let mut f = rest.split_whitespace();
-        let state = f.next().and_then(|s| s.chars().next()).unwrap_or('?');
-        if f.next().and_then(|p| p.parse::<u32>().ok()) == Some(parent) {
-            found.push((pid, state));
-        }
-    }
-    found
-}
+use crate::common::wait_until;
 
 /// One worker through six sprints of one unit: while the last agent works,
 /// none of the five finished agents' processes is left a zombie child of
@@ -170,7 +29,7 @@ fn a_worker_leaves_no_zombie_behind_its_sprints() {
     ]);
     remote.start(s.path());
     let clone = remote.clone("one");
-    let mut w = worker(&clone, s.path(), &["--poll", "100ms"]);
+    let mut w = text_worker(&clone, s.path(), &["--poll", "100ms"]);
     let pid = w.id();
     let since = Instant::now();
     while !s.path().join("last.started").exists() {
@@ -203,32 +62,7 @@ fn a_worker_leaves_no_zombie_behind_its_sprints() {
         .filter(|l| l.ends_with("RUNNING -> COMPLETED") && l.contains("sprint"))
         .count();
     assert_eq!(done, 5, "{:#?}", remote.subjects());
-    let _ = &remote.daemon;
 }
-/// Wait for a worker to leave (killing it after `limit`): its exit code,
-/// stdout and stderr.
-pub(crate) fn leave(mut child: Child, limit: Duration) -> (i32, String, String) {
-    let since = Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if since.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().expect("output");
-            panic!(
-                "the worker did not leave within {limit:?}: {}\n{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().expect("output");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// A remote that can never serve the run (no such repository on the git
 /// server, a path that is no repository) fails a worker at once, with and
 /// without `--once`, naming the remote and the fix; `start --remote` says
@@ -245,7 +79,7 @@ fn a_remote_that_cannot_hold_the_run_fails_at_once() {
             "remote",
             "add",
             "missing",
-            &remote.daemon.url("missing.git"),
+            &remote.daemon().url("missing.git"),
         ],
     );
     git(
@@ -257,8 +91,10 @@ fn a_remote_that_cannot_hold_the_run_fails_at_once() {
             let since = Instant::now();
             let mut args = vec!["--remote", name, "--poll", "100ms"];
             args.extend_from_slice(extra);
-            let (code, stdout, stderr) =
-                leave(worker(&clone, s.path(), &args), Duration::from_secs(20));
+            let (code, stdout, stderr) = leave(
+                text_worker(&clone, s.path(), &args),
+                Duration::from_secs(20),
+            );
             assert_eq!(code, 1, "{name} {extra:?}: {stdout}\n{stderr}");
             assert!(
                 since.elapsed() < Duration::from_secs(5),
@@ -285,7 +121,7 @@ fn a_remote_that_cannot_hold_the_run_fails_at_once() {
             "remote",
             "add",
             "missing",
-            &remote.daemon.url("missing.git"),
+            &remote.daemon().url("missing.git"),
         ],
     );
     let out = crate::common::run(remote.src.path(), &["start", "--remote", "missing"]);
@@ -302,44 +138,6 @@ fn a_remote_that_cannot_hold_the_run_fails_at_once() {
         "no run recorded"
     );
 }
-pub(crate) fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
-    let since = Instant::now();
-    while !done() {
-        assert!(since.elapsed() < limit, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// alpha's first sprint: the first agent on it stays at work (until it is
-/// ended); the one that takes over finishes it.
-const ALPHA_STAYS_THEN_FINISHES: &str = "?${FAKE_AGENT_SCRIPT}/alpha.slept write alpha-1.txt done
-?${FAKE_AGENT_SCRIPT}/alpha.slept commit-all alpha: sprint 1
-?${FAKE_AGENT_SCRIPT}/alpha.slept exit 0
-write ${FAKE_AGENT_SCRIPT}/alpha.slept yes
-sleep 120000
-";
-
-/// The pid of the worker whose claim on alpha's first sprint the remote
-/// recorded (`Supervisor-Worker: <host>/<pid>`).
-fn holder_of_alpha(remote: &OnRemote) -> u32 {
-    let claim = git(
-        &remote.bare(),
-        &[
-            "log",
-            "-1",
-            "--format=%B",
-            "--grep=alpha: sprint 1 DISPATCHED -> RUNNING",
-            "refs/supervisor/state",
-        ],
-    );
-    claim
-        .lines()
-        .find_map(|l| l.strip_prefix("Supervisor-Worker: "))
-        .and_then(|w| w.rsplit('/').next())
-        .and_then(|p| p.parse().ok())
-        .unwrap_or_else(|| panic!("the claim names its worker: {claim}"))
-}
-
 /// The git server is out of reach for a few seconds as a worker starts: it
 /// says so once, with how long it will try, and once that the remote is
 /// back, with the count; then it does the work.
@@ -358,26 +156,11 @@ fn an_outage_is_one_line_with_its_limit_and_one_when_it_ends() {
         &clone,
         &["remote", "set-url", "origin", "git://127.0.0.1:1/plan.git"],
     );
-    let mut w = worker(&clone, s.path(), &["--once", "--poll", "100ms"]);
-    // The worker's lines as they come.
-    let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-    let reader = {
-        let seen = seen.clone();
-        let out = w.stdout.take().expect("stdout");
-        std::thread::spawn(move || {
-            use std::io::BufRead;
-            for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
-                let mut text = seen.lock().expect("lock");
-                text.push_str(&line);
-                text.push('\n');
-            }
-        })
-    };
-    wait_until(
-        Duration::from_secs(30),
-        "the worker to meet the outage",
-        || seen.lock().expect("lock").contains("cannot reach"),
-    );
+    let mut w = text_worker(&clone, s.path(), &["--once", "--poll", "100ms"]);
+    let (seen, reader) = lines_of(&mut w);
+    wait_until("the worker to meet the outage", 30, || {
+        seen.lock().expect("lock").contains("cannot reach")
+    });
     std::thread::sleep(Duration::from_secs(3));
     git(&clone, &["remote", "set-url", "origin", &remote.url]);
     let (code, _, stderr) = leave(w, Duration::from_secs(60));
@@ -417,15 +200,15 @@ fn a_lost_claim_says_why_and_a_second_dispatch_says_what_it_is() {
     remote.start(s.path());
     let mut workers: Vec<Child> = ["one", "two"]
         .iter()
-        .map(|name| worker(&remote.clone(name), s.path(), &["--poll", "100ms"]))
+        .map(|name| text_worker(&remote.clone(name), s.path(), &["--poll", "100ms"]))
         .collect();
-    wait_until(Duration::from_secs(60), "alpha's first agent", || {
+    wait_until("alpha's first agent", 60, || {
         s.path().join("alpha.slept").exists()
     });
     let holder = holder_of_alpha(&remote);
     // SAFETY: signalling a child process of this test by its pid.
     unsafe { libc::kill(holder as i32, libc::SIGSTOP) };
-    wait_until(Duration::from_secs(60), "the sprint taken over", || {
+    wait_until("the sprint taken over", 60, || {
         remote
             .subjects()
             .iter()
@@ -479,10 +262,8 @@ fn a_run_deleted_from_the_remote_is_named_as_such() {
     ]);
     remote.start(s.path());
     let clone = remote.clone("one");
-    let w = worker(&clone, s.path(), &["--poll", "100ms"]);
-    wait_until(Duration::from_secs(60), "the agent", || {
-        s.path().join("alpha.slept").exists()
-    });
+    let w = text_worker(&clone, s.path(), &["--poll", "100ms"]);
+    wait_until("the agent", 60, || s.path().join("alpha.slept").exists());
     let last = git(&remote.bare(), &["rev-parse", "refs/supervisor/state"]);
     git(
         &remote.bare(),
@@ -534,8 +315,8 @@ fn a_worker_clone_keeps_only_the_worktree_its_agent_works_in() {
     ]);
     remote.start(s.path());
     let clone = remote.clone("one");
-    let w = worker(&clone, s.path(), &["--poll", "100ms"]);
-    wait_until(Duration::from_secs(60), "slow's second sprint", || {
+    let w = text_worker(&clone, s.path(), &["--poll", "100ms"]);
+    wait_until("slow's second sprint", 60, || {
         s.path().join("slow.started").exists()
     });
     let during = worktrees(&clone);
@@ -569,7 +350,7 @@ fn work_already_on_a_unit_branch_completes_its_sprint_without_an_agent() {
     remote.start(s.path());
     let clone = remote.clone("one");
     let (code, stdout, stderr) = leave(
-        worker(&clone, s.path(), &["--poll", "100ms"]),
+        text_worker(&clone, s.path(), &["--poll", "100ms"]),
         Duration::from_secs(90),
     );
     assert_eq!(code, 0, "{stdout}\n{stderr}");

@@ -8,20 +8,13 @@
 //! clone pointed at a port nothing listens on.
 
 use std::path::Path;
-use std::process::Child;
-use std::sync::Arc;
-use std::sync::Mutex;
 use std::time::Duration;
 use std::time::Instant;
 
 use crate::common::git;
+use crate::common::on_remote::*;
 use crate::common::scripts;
-use crate::test_worker_life::leave;
-use crate::test_worker_life::plan;
-use crate::test_worker_life::wait_until;
-use crate::test_worker_life::worker;
-use crate::test_worker_life::OnRemote;
-use crate::test_worker_life::WRITES_AND_COMMITS;
+use crate::common::wait_until;
 
 const DEAD: &str = "git://127.0.0.1:1/plan.git";
 
@@ -34,24 +27,6 @@ commit-all alpha: sprint 1
 result complete
 write ${FAKE_AGENT_SCRIPT}/alpha.finished yes
 ";
-
-/// A worker's stdout as it comes, read by a thread.
-fn lines_of(w: &mut Child) -> (Arc<Mutex<String>>, std::thread::JoinHandle<()>) {
-    let seen = Arc::new(Mutex::new(String::new()));
-    let out = w.stdout.take().expect("stdout");
-    let reader = {
-        let seen = seen.clone();
-        std::thread::spawn(move || {
-            use std::io::BufRead;
-            for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
-                let mut text = seen.lock().expect("lock");
-                text.push_str(&line);
-                text.push('\n');
-            }
-        })
-    };
-    (seen, reader)
-}
 
 fn count(subjects: &[String], line: &str) -> usize {
     subjects.iter().filter(|l| *l == line).count()
@@ -100,18 +75,18 @@ fn an_outage_shorter_than_the_lease_loses_no_work() {
     ]);
     remote.start(s.path());
     let clone = remote.clone("one");
-    let mut w = worker(&clone, s.path(), &["--once", "--poll", "100ms"]);
+    let mut w = text_worker(&clone, s.path(), &["--once", "--poll", "100ms"]);
     let (seen, reader) = lines_of(&mut w);
-    wait_until(Duration::from_secs(60), "alpha's agent", || {
+    wait_until("alpha's agent", 60, || {
         s.path().join("alpha.starts").exists()
     });
     git(&clone, &["remote", "set-url", "origin", DEAD]);
     let down = Instant::now();
-    wait_until(Duration::from_secs(30), "the agent to finish", || {
+    wait_until("the agent to finish", 30, || {
         s.path().join("alpha.finished").exists()
     });
     let queue = clone.join(".git/supervisor/worker-queue");
-    wait_until(Duration::from_secs(30), "the verdict queued", || {
+    wait_until("the verdict queued", 30, || {
         std::fs::read_dir(&queue).is_ok_and(|d| d.count() > 0)
     });
     // Longer than a worker used to ride out (30 tries a second apart).
@@ -201,19 +176,19 @@ fn a_queued_verdict_outlives_its_worker() {
     ]);
     remote.start(s.path());
     let clone = remote.clone("one");
-    let mut w = worker(&clone, s.path(), &["--poll", "100ms"]);
-    wait_until(Duration::from_secs(60), "alpha's agent", || {
+    let mut w = text_worker(&clone, s.path(), &["--poll", "100ms"]);
+    wait_until("alpha's agent", 60, || {
         s.path().join("alpha.starts").exists()
     });
     git(&clone, &["remote", "set-url", "origin", DEAD]);
     let queue = clone.join(".git/supervisor/worker-queue");
-    wait_until(Duration::from_secs(30), "the verdict queued", || {
+    wait_until("the verdict queued", 30, || {
         std::fs::read_dir(&queue).is_ok_and(|d| d.count() > 0)
     });
     w.kill().expect("kill");
     let _ = w.wait();
     git(&clone, &["remote", "set-url", "origin", &remote.url]);
-    let again = worker(&clone, s.path(), &["--once", "--poll", "100ms"]);
+    let again = text_worker(&clone, s.path(), &["--once", "--poll", "100ms"]);
     let (code, stdout, stderr) = leave(again, Duration::from_secs(60));
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(stdout.contains("alpha sprint 1: COMPLETED"), "{stdout}");
@@ -259,8 +234,8 @@ fn an_outage_longer_than_the_grace_ends_the_worker_and_its_agents() {
     ]);
     remote.start(s.path());
     let first = remote.clone("one");
-    let w = worker(&first, s.path(), &["--poll", "100ms"]);
-    wait_until(Duration::from_secs(60), "alpha's first agent", || {
+    let w = text_worker(&first, s.path(), &["--poll", "100ms"]);
+    wait_until("alpha's first agent", 60, || {
         s.path().join("alpha.slept").exists()
     });
     assert!(!agents_of(s.path()).is_empty(), "the agent runs");
@@ -274,12 +249,10 @@ fn an_outage_longer_than_the_grace_ends_the_worker_and_its_agents() {
             ),
         "{stdout}\n{stderr}"
     );
-    wait_until(Duration::from_secs(20), "the agent to end", || {
-        agents_of(s.path()).is_empty()
-    });
+    wait_until("the agent to end", 20, || agents_of(s.path()).is_empty());
     let second = remote.clone("two");
     let (code, stdout, stderr) = leave(
-        worker(&second, s.path(), &["--poll", "100ms"]),
+        text_worker(&second, s.path(), &["--poll", "100ms"]),
         Duration::from_secs(60),
     );
     assert_eq!(code, 0, "{stdout}\n{stderr}");

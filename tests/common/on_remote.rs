@@ -8,6 +8,8 @@ use std::path::Path;
 use std::path::PathBuf;
 use std::process::Child;
 use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::Mutex;
 use std::time::Duration;
 use std::time::Instant;
 
@@ -65,12 +67,40 @@ impl OnRemote {
         OnRemote::on(Host::Daemon, fixture, plan)
     }
 
+    /// The `remote` fixture on `git daemon` with `plan` committed in place
+    /// of its own.
+    pub fn with_plan(plan: &str) -> OnRemote {
+        OnRemote::with_plan_and_config(plan, &[])
+    }
+
+    /// The same, with `(from, to)` replaced in its `.workflow/config.toml`.
+    pub fn with_plan_and_config(plan: &str, edits: &[(&str, &str)]) -> OnRemote {
+        OnRemote::edited(Host::Daemon, "remote", Some(plan), edits)
+    }
+
     /// `fixture` (with `plan` in place of its own) served by `host`. Real
     /// hosts protect `main` with a pre-receive hook.
     pub fn on(host: Host, fixture: &str, plan: Option<&str>) -> OnRemote {
+        OnRemote::edited(host, fixture, plan, &[])
+    }
+
+    /// [`OnRemote::on`], with `(from, to)` replaced in the fixture's
+    /// `.workflow/config.toml` before the remote is made.
+    fn edited(host: Host, fixture: &str, plan: Option<&str>, edits: &[(&str, &str)]) -> OnRemote {
         let src = fixture_repo(fixture);
         if let Some(text) = plan {
             std::fs::write(src.path().join("EXECUTION_PLAN.md"), text).expect("plan");
+        }
+        if !edits.is_empty() {
+            let config = src.path().join(".workflow/config.toml");
+            let mut text = std::fs::read_to_string(&config).expect("config");
+            for (from, to) in edits {
+                assert!(text.contains(from), "{from} in {text}");
+                text = text.replace(from, to);
+            }
+            std::fs::write(&config, text).expect("config");
+        }
+        if plan.is_some() || !edits.is_empty() {
             git(src.path(), &["commit", "-qam", "Another plan"]);
         }
         let server = tempfile::tempdir().expect("tempdir");
@@ -166,6 +196,34 @@ impl OnRemote {
         self.server.path().join("plan.git")
     }
 
+    /// The `git daemon` serving the remote (a remote on another host has
+    /// none).
+    pub fn daemon(&self) -> &Daemon {
+        match &self.host {
+            Server::Daemon(d) => d,
+            _ => panic!("the remote is not served by git daemon"),
+        }
+    }
+
+    /// The `git daemon` serving the remote, to stop and start it again.
+    pub fn daemon_mut(&mut self) -> &mut Daemon {
+        match &mut self.host {
+            Server::Daemon(d) => d,
+            _ => panic!("the remote is not served by git daemon"),
+        }
+    }
+
+    /// `git supervisor start --remote origin` in the starting clone, its
+    /// agents run by the fake agent with `script`.
+    pub fn start(&self, script: &Path) {
+        let out = super::run_env(
+            self.src.path(),
+            &["start", "--remote", "origin"],
+            &[("FAKE_AGENT_SCRIPT", script)],
+        );
+        assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    }
+
     /// The remote's transition subjects, oldest first.
     pub fn subjects(&self) -> Vec<String> {
         git(
@@ -240,6 +298,21 @@ write ${FAKE_AGENT_SCRIPT}/alpha.slept yes
 sleep 120000
 ";
 
+/// A plan of independent units, each with `sprints` sprints whose exit
+/// criteria are read, not run.
+pub fn plan(units: &[&str], sprints: u32) -> String {
+    let mut text = String::from("---\nfeature_name: Long Haul\n---\n# Long Haul\n");
+    for u in units {
+        text.push_str(&format!("\n## {u}\n"));
+        for n in 1..=sprints {
+            text.push_str(&format!(
+                "\n### Sprint {n}: Write {u} part {n}\n\n- Write `{u}-{n}.txt`\n\n**Exit Criteria**:\n- [ ] The {u} part {n} reads well\n"
+            ));
+        }
+    }
+    text
+}
+
 /// Each sprint writes and commits its file, then reports complete.
 pub const WRITES_AND_COMMITS: &str = "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n";
 
@@ -255,14 +328,24 @@ pub fn holder_of_alpha(remote: &OnRemote) -> u32 {
         .unwrap_or_else(|| panic!("the claim names its worker: {claim}"))
 }
 
+/// A worker that reports in JSON when it leaves.
 pub fn worker(clone: &Path, script: &Path, extra: &[&str]) -> Child {
     worker_with(clone, &[("FAKE_AGENT_SCRIPT", script)], extra)
 }
 
-/// A worker whose agents get `env`.
+/// A worker whose agents get `env`, reporting in JSON when it leaves.
 pub fn worker_with(clone: &Path, env: &[(&str, &Path)], extra: &[&str]) -> Child {
+    worker_in("json", clone, env, extra)
+}
+
+/// A worker that says what it does, a line at a time, on stdout.
+pub fn text_worker(clone: &Path, script: &Path, extra: &[&str]) -> Child {
+    worker_in("text", clone, &[("FAKE_AGENT_SCRIPT", script)], extra)
+}
+
+fn worker_in(format: &str, clone: &Path, env: &[(&str, &Path)], extra: &[&str]) -> Child {
     let mut cmd = command(super::bin(), clone);
-    cmd.args(["worker", "--format", "json"])
+    cmd.args(["worker", "--format", format])
         .args(extra)
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
@@ -270,8 +353,9 @@ pub fn worker_with(clone: &Path, env: &[(&str, &Path)], extra: &[&str]) -> Child
     cmd.spawn().expect("the worker starts")
 }
 
-/// Wait for a worker to leave (killing it after `limit`); its JSON summary.
-pub fn summary(mut child: Child, limit: Duration) -> serde_json::Value {
+/// Wait for a worker to leave (killing it after `limit`): its exit code,
+/// stdout and stderr.
+pub fn leave(mut child: Child, limit: Duration) -> (i32, String, String) {
     let since = Instant::now();
     while child.try_wait().expect("wait").is_none() {
         if since.elapsed() > limit {
@@ -286,13 +370,40 @@ pub fn summary(mut child: Child, limit: Duration) -> serde_json::Value {
         std::thread::sleep(Duration::from_millis(50));
     }
     let out = child.wait_with_output().expect("output");
-    assert!(
-        out.status.success(),
-        "worker: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("a JSON summary")
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Wait for a worker to leave (killing it after `limit`); its JSON summary.
+pub fn summary(child: Child, limit: Duration) -> serde_json::Value {
+    let (code, stdout, stderr) = leave(child, limit);
+    assert_eq!(code, 0, "worker: {stdout}\n{stderr}");
+    serde_json::from_str(&stdout).expect("a JSON summary")
+}
+
+/// `(pid, state)` of every child of `parent`, from `/proc`.
+pub fn children_of(parent: u32) -> Vec<(u32, char)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let mut f = rest.split_whitespace();
+        let state = f.next().and_then(|s| s.chars().next()).unwrap_or('?');
+        if f.next().and_then(|p| p.parse::<u32>().ok()) == Some(parent) {
+            found.push((pid, state));
+        }
+    }
+    found
 }
 
 /// Processes whose environment carries `needle` (the agents and wrappers
@@ -311,4 +422,22 @@ pub fn processes_with(needle: &str) -> Vec<u32> {
         }
     }
     found
+}
+
+/// A worker's stdout as it comes, read by a thread.
+pub fn lines_of(w: &mut Child) -> (Arc<Mutex<String>>, std::thread::JoinHandle<()>) {
+    let seen = Arc::new(Mutex::new(String::new()));
+    let out = w.stdout.take().expect("stdout");
+    let reader = {
+        let seen = seen.clone();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                let mut text = seen.lock().expect("lock");
+                text.push_str(&line);
+                text.push('\n');
+            }
+        })
+    };
+    (seen, reader)
 }
