@@ -37,16 +37,7 @@ impl Served {
         let repo = fixture_repo("workspace");
         let a = repo.path();
         let server = tempfile::tempdir().expect("tempdir");
-        git(
-            server.path(),
-            &[
-                "clone",
-                "-q",
-                "--bare",
-                &a.display().to_string(),
-                "plan.git",
-            ],
-        );
+        crate::common::bare_copy(a, server.path());
         let daemon = Daemon::start(server.path());
         let url = daemon.url("plan.git");
         git(a, &["remote", "add", "origin", &url]);
@@ -61,12 +52,7 @@ impl Served {
     /// Another clone of the remote, with its own identity: (its parent
     /// directory, the clone).
     fn clone_b(&self) -> (tempfile::TempDir, std::path::PathBuf) {
-        let elsewhere = tempfile::tempdir().expect("tempdir");
-        git(elsewhere.path(), &["clone", "-q", &self.url, "b"]);
-        let b = elsewhere.path().join("b");
-        git(&b, &["config", "user.name", "B"]);
-        git(&b, &["config", "user.email", "b@example.com"]);
-        (elsewhere, b)
+        crate::common::clone_elsewhere(&self.url)
     }
 }
 

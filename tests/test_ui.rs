@@ -523,18 +523,8 @@ fn ui_says_when_the_run_moves_from_another_clone_and_follows_it() {
     let (repo, s) = criterion_run();
     let a = repo.path();
     let server = tempfile::tempdir().expect("tempdir");
-    let bare = server.path().join("plan.git");
-    git(
-        server.path(),
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            &a.display().to_string(),
-            "plan.git",
-        ],
-    );
-    git(a, &["remote", "add", "origin", &bare.display().to_string()]);
+    let bare = bare_copy(a, server.path()).display().to_string();
+    git(a, &["remote", "add", "origin", &bare]);
     assert_eq!(run(a, &["sync", "origin"]).status, 0);
     let ui = Ui::start(a, s.path());
     let mut page = Browser::open(&program, &ui.url, 1200, 800);
@@ -550,14 +540,7 @@ fn ui_says_when_the_run_moves_from_another_clone_and_follows_it() {
     );
 
     // Another clone takes the run, notes something in it and pushes.
-    let elsewhere = tempfile::tempdir().expect("tempdir");
-    git(
-        elsewhere.path(),
-        &["clone", "-q", &bare.display().to_string(), "b"],
-    );
-    let b = elsewhere.path().join("b");
-    git(&b, &["config", "user.name", "B"]);
-    git(&b, &["config", "user.email", "b@example.com"]);
+    let (_elsewhere, b) = clone_elsewhere(&bare);
     assert_eq!(run(&b, &["sync", "origin"]).status, 0);
     assert_eq!(run(&b, &["note", "from the other clone"]).status, 0);
     assert_eq!(run(&b, &["sync", "origin"]).status, 0);

@@ -194,6 +194,32 @@ pub fn git(cwd: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// A bare copy of `repo` at `<server>/plan.git`; its path.
+pub fn bare_copy(repo: &Path, server: &Path) -> PathBuf {
+    git(
+        server,
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            &repo.display().to_string(),
+            "plan.git",
+        ],
+    );
+    server.join("plan.git")
+}
+
+/// Another clone of `url`, with its own identity: (its parent directory,
+/// the clone).
+pub fn clone_elsewhere(url: &str) -> (tempfile::TempDir, PathBuf) {
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    git(elsewhere.path(), &["clone", "-q", url, "b"]);
+    let b = elsewhere.path().join("b");
+    git(&b, &["config", "user.name", "B"]);
+    git(&b, &["config", "user.email", "b@example.com"]);
+    (elsewhere, b)
+}
+
 /// Another machine's transition, made by hand: a commit of `tree` on
 /// `parent` that `refs/supervisor/state` in `repo` moves to (compare-and-
 /// swap from `parent`). Returns its id.
