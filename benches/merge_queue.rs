@@ -22,6 +22,7 @@ use git_supervisor::workspace::Workspaces;
 const BRANCHES: usize = 200;
 
 #[path = "common/mod.rs"]
+#[allow(dead_code)]
 mod common;
 
 /// `git` that must succeed; its stdout without the trailing newline.

@@ -12,113 +12,23 @@
 //!
 //! Run: `cargo bench --bench store` (prints Markdown tables).
 
-use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 use std::time::Instant;
 
-use git_supervisor::machine::apply;
-use git_supervisor::machine::Event;
-use git_supervisor::machine::EventKind;
-use git_supervisor::machine::State;
-use git_supervisor::plan::parse;
-use git_supervisor::plan::ParseContext;
-use git_supervisor::store::Clock;
-use git_supervisor::store::Snapshot;
-use git_supervisor::store::Store;
-use git_supervisor::store::Update;
-
 #[path = "common/mod.rs"]
+#[allow(dead_code)]
 mod common;
 use common::git;
+use common::notes;
+use common::repo_with_plan;
+use common::start;
 
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
-    let d = dir.path();
-    git(d, &["init", "-q", "-b", "main"]);
-    git(d, &["config", "user.name", "Bench"]);
-    git(d, &["config", "user.email", "bench@example.com"]);
-    let plan = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/plans/layered/EXECUTION_PLAN.md"
-    );
-    std::fs::copy(plan, d.join("EXECUTION_PLAN.md")).expect("plan");
-    git(d, &["add", "-A"]);
-    git(d, &["commit", "-qm", "plan"]);
+    let plan = include_str!("../tests/plans/layered/EXECUTION_PLAN.md");
+    repo_with_plan(dir.path(), plan);
     dir
-}
-
-fn start(dir: &Path) -> Store {
-    let store = Store::open(dir)
-        .expect("repo")
-        .with_clock(Clock::pinned("2026-01-01T00:00:00Z").expect("time"));
-    let text = std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan");
-    let plan = parse(&text, &ParseContext::default()).expect("plan parses");
-    let state = State::new(&plan, "bench", "Operation Bench", 3, 5);
-    store
-        .update(|_| -> Result<Option<Update>, String> {
-            let steps = apply(
-                &state,
-                &Event {
-                    at: "t".into(),
-                    kind: EventKind::Start,
-                },
-            )
-            .map_err(|e| e.to_string())?;
-            Ok(Some(Update {
-                state_md: steps
-                    .iter()
-                    .map(|s| git_supervisor::report::state_md::render(&s.state))
-                    .collect(),
-                steps,
-                snapshot: Some(Snapshot {
-                    plan: text.clone(),
-                    config: String::new(),
-                }),
-                checkpoints: vec![],
-                also: Vec::new(),
-                event: None,
-            }))
-        })
-        .expect("started");
-    store
-}
-
-/// One event of `n` notice transitions.
-fn notes(store: &Store, n: usize) {
-    store
-        .update(|tip| -> Result<Option<Update>, String> {
-            let mut state = tip.expect("run").state.clone();
-            let mut steps = Vec::with_capacity(n);
-            let mut first = None;
-            for i in 0..n {
-                let e = Event {
-                    at: "t".into(),
-                    kind: EventKind::Notice {
-                        unit: None,
-                        sprint: None,
-                        text: format!("note {i}"),
-                    },
-                };
-                let mut s = apply(&state, &e).map_err(|e| e.to_string())?;
-                state = s.last().expect("one step").state.clone();
-                steps.append(&mut s);
-                first.get_or_insert(e);
-            }
-            // Recorded as a real event is (`event.toml`).
-            Ok(Some(Update {
-                state_md: steps
-                    .iter()
-                    .map(|s| git_supervisor::report::state_md::render(&s.state))
-                    .collect(),
-                steps,
-                snapshot: None,
-                checkpoints: vec![],
-                also: Vec::new(),
-                event: first,
-            }))
-        })
-        .expect("notes written");
 }
 
 fn write_throughput() {

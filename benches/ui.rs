@@ -10,25 +10,20 @@
 //!
 //! Run: `cargo bench --bench ui` or `scripts/bench-ui.sh` (prints Markdown).
 
-use std::io::BufRead;
 use std::path::Path;
 use std::time::Duration;
 use std::time::SystemTime;
 
-use git_supervisor::machine::apply;
-use git_supervisor::machine::Event;
-use git_supervisor::machine::EventKind;
-use git_supervisor::machine::State;
-use git_supervisor::plan::parse;
-use git_supervisor::plan::ParseContext;
-use git_supervisor::store::Clock;
-use git_supervisor::store::Snapshot;
 use git_supervisor::store::Store;
-use git_supervisor::store::Update;
 
 #[path = "common/mod.rs"]
+#[allow(dead_code)]
 mod common;
 use common::git;
+use common::notes;
+use common::repo_with_plan;
+use common::start;
+use common::start_ui;
 
 #[path = "../tests/common/browser.rs"]
 #[allow(dead_code)]
@@ -59,94 +54,9 @@ fn plan() -> String {
     s
 }
 
-fn update(
-    store: &Store,
-    steps_of: impl Fn(&State) -> Vec<git_supervisor::machine::Step>,
-    snapshot: Option<Snapshot>,
-) {
-    store
-        .update(|tip| -> Result<Option<Update>, String> {
-            let state = tip.map(|t| t.state.clone());
-            let steps = steps_of(state.as_ref().expect("a state"));
-            Ok(Some(Update {
-                state_md: steps
-                    .iter()
-                    .map(|s| git_supervisor::report::state_md::render(&s.state))
-                    .collect(),
-                steps,
-                snapshot: snapshot.clone(),
-                checkpoints: vec![],
-                also: Vec::new(),
-                event: None,
-            }))
-        })
-        .expect("written");
-}
-
-fn notes(store: &Store, n: usize) {
-    update(
-        store,
-        |state| {
-            let mut state = state.clone();
-            let mut steps = Vec::with_capacity(n);
-            for i in 0..n {
-                let e = Event {
-                    at: "t".into(),
-                    kind: EventKind::Notice {
-                        unit: None,
-                        sprint: None,
-                        text: format!("note {i}"),
-                    },
-                };
-                let mut s = apply(&state, &e).expect("a notice applies");
-                state = s.last().expect("one step").state.clone();
-                steps.append(&mut s);
-            }
-            steps
-        },
-        None,
-    );
-}
-
 fn large_run(dir: &Path) -> Store {
-    git(dir, &["init", "-q", "-b", "main"]);
-    git(dir, &["config", "user.name", "Bench"]);
-    git(dir, &["config", "user.email", "bench@example.com"]);
-    let text = plan();
-    std::fs::write(dir.join("EXECUTION_PLAN.md"), &text).expect("plan");
-    git(dir, &["add", "-A"]);
-    git(dir, &["commit", "-qm", "plan"]);
-    let store = Store::open(dir)
-        .expect("repo")
-        .with_clock(Clock::pinned("2026-01-01T00:00:00Z").expect("time"));
-    let parsed = parse(&text, &ParseContext::default()).expect("plan parses");
-    let initial = State::new(&parsed, "bench", "Operation Bench", 3, 5);
-    store
-        .update(|_| -> Result<Option<Update>, String> {
-            let steps = apply(
-                &initial,
-                &Event {
-                    at: "t".into(),
-                    kind: EventKind::Start,
-                },
-            )
-            .map_err(|e| e.to_string())?;
-            Ok(Some(Update {
-                state_md: steps
-                    .iter()
-                    .map(|s| git_supervisor::report::state_md::render(&s.state))
-                    .collect(),
-                steps,
-                snapshot: Some(Snapshot {
-                    plan: text.clone(),
-                    config: String::new(),
-                }),
-                checkpoints: vec![],
-                also: Vec::new(),
-                event: None,
-            }))
-        })
-        .expect("started");
+    repo_with_plan(dir, &plan());
+    let store = start(dir);
     let mut written = store.tip().expect("tip").expect("run").state.seq as usize;
     while written < TRANSITIONS {
         let n = (TRANSITIONS - written).min(2_000);
@@ -182,21 +92,7 @@ fn main() {
     };
     let dir = tempfile::tempdir().expect("tempdir");
     let store = large_run(dir.path());
-    let mut ui = std::process::Command::new(env!("CARGO_BIN_EXE_git-supervisor"))
-        .current_dir(dir.path())
-        .args(["ui", "--format", "json"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("ui");
-    let mut line = String::new();
-    std::io::BufReader::new(ui.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("address");
-    let url = serde_json::from_str::<serde_json::Value>(&line).expect("json")["url"]
-        .as_str()
-        .expect("url")
-        .to_string();
+    let (mut ui, url) = start_ui(Path::new(env!("CARGO_BIN_EXE_git-supervisor")), dir.path());
 
     let mut first = Vec::new();
     for _ in 0..5 {
