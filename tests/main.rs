@@ -51,6 +51,7 @@ mod test_ui;
 mod test_waits;
 mod test_worker_life;
 mod test_worker_outage;
+mod test_worker_props;
 mod test_workspace;
 
 /// A test file that is not listed above would silently never run.

@@ -3,14 +3,16 @@
 
 use std::os::unix::process::CommandExt;
 use std::path::Path;
+use std::path::PathBuf;
 use std::process::Child;
 use std::time::Duration;
 use std::time::Instant;
 
 /// A `git daemon` serving `base` (push enabled), ended with its children
-/// when dropped.
+/// when dropped; stopped and started again on its port for an outage.
 pub struct Daemon {
-    child: Child,
+    child: Option<Child>,
+    base: PathBuf,
     port: u16,
 }
 
@@ -20,6 +22,20 @@ impl Daemon {
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
+        let mut daemon = Daemon {
+            child: None,
+            base: base.to_path_buf(),
+            port,
+        };
+        daemon.start_again();
+        daemon
+    }
+
+    /// Serve again, on the same port, after [`Daemon::stop`].
+    pub fn start_again(&mut self) {
+        if self.child.is_some() {
+            return;
+        }
         let child = std::process::Command::new("git")
             .args([
                 "daemon",
@@ -27,9 +43,9 @@ impl Daemon {
                 "--export-all",
                 "--enable=receive-pack",
                 "--listen=127.0.0.1",
-                &format!("--port={port}"),
-                &format!("--base-path={}", base.display()),
-                &base.display().to_string(),
+                &format!("--port={}", self.port),
+                &format!("--base-path={}", self.base.display()),
+                &self.base.display().to_string(),
             ])
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
@@ -38,15 +54,24 @@ impl Daemon {
             .process_group(0)
             .spawn()
             .expect("git daemon starts");
+        self.child = Some(child);
         let since = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
             assert!(
                 since.elapsed() < Duration::from_secs(10),
                 "git daemon listens"
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-        Daemon { child, port }
+    }
+
+    /// Stop serving (the daemon and the connections it is serving end).
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            // SAFETY: signalling the process group this value started.
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            let _ = child.wait();
+        }
     }
 
     pub fn url(&self, repo: &str) -> String {
@@ -56,8 +81,6 @@ impl Daemon {
 
 impl Drop for Daemon {
     fn drop(&mut self) {
-        // SAFETY: signalling the process group this value started.
-        unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
-        let _ = self.child.wait();
+        self.stop();
     }
 }
