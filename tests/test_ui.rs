@@ -571,3 +571,75 @@ fn ui_says_when_the_run_moves_from_another_clone_and_follows_it() {
     );
     assert_eq!(page.eval("window.noReload"), 7);
 }
+
+#[test]
+fn ui_names_the_workers_that_drive_a_run_on_a_remote_and_follows_them() {
+    use crate::common::on_remote::*;
+    let Some(program) = chromium() else {
+        return;
+    };
+    // One section: one unit of one sprint.
+    let remote = OnRemote::with_plan(&plan(&["alpha"], 1));
+    let waits =
+        "!${FAKE_AGENT_SCRIPT}/go print still working\n!${FAKE_AGENT_SCRIPT}/go sleep 300\n"
+            .repeat(300);
+    let s = scripts(&[("default.txt", &format!("{waits}{WRITES_AND_COMMITS}"))]);
+    remote.start(s.path());
+    let src = remote.src.path();
+    let ui = Ui::start(src, s.path());
+    let mut page = Browser::open(&program, &ui.url, 1200, 800);
+    let clone = remote.clone("one");
+    let mut w = worker(&clone, s.path(), &["--poll", "100ms"]);
+    page.wait_for(
+        "the worker named on the page",
+        60,
+        "(document.querySelector('[data-testid=where]')?.textContent || '').includes('by workers ')",
+    );
+    let said = page.eval("document.querySelector('[data-testid=where]').textContent");
+    let said = said.as_str().expect("text");
+    assert!(said.contains("Driven from the remote `origin`"), "{said}");
+    let workers = git(
+        &remote.bare(),
+        &[
+            "log",
+            "--format=%(trailers:key=Supervisor-Worker,valueonly)",
+            "refs/supervisor/state",
+        ],
+    );
+    let holder = workers
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_else(|| panic!("a claim names its worker; the page: {said}"))
+        .trim();
+    assert!(said.contains(holder), "{said} names {holder}");
+
+    // The worker's verdict reaches the page by the page's own fetch.
+    page.eval("window.noReload = 9");
+    std::fs::write(s.path().join("go"), "").expect("go");
+    let since = std::time::Instant::now();
+    while !remote
+        .subjects()
+        .iter()
+        .any(|l| l.contains("sprint 1 RUNNING -> COMPLETED"))
+    {
+        assert!(
+            since.elapsed().as_secs() < 60,
+            "the worker's verdict: {:#?}",
+            remote.subjects()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    page.wait_for(
+        "the sprint shown completed",
+        30,
+        "document.querySelector('td.cell')?.dataset.state === 'COMPLETED'",
+    );
+    page.wait_for(
+        "the note that the state came from elsewhere",
+        10,
+        "(document.querySelector('[data-testid=where]')?.textContent || '').includes('Last update from elsewhere')",
+    );
+    assert_eq!(page.eval("window.noReload"), 9);
+    let _ = w.kill();
+    let _ = w.wait();
+}

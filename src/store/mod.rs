@@ -373,8 +373,17 @@ impl Store {
     /// fetch), with the entry's time (Unix seconds); `None` without a
     /// reflog.
     pub fn tip_arrival(&self) -> Option<(bool, i64)> {
-        let log =
-            std::fs::read_to_string(self.repo.common_dir().join("logs").join(STATE_REF)).ok()?;
+        use std::io::Read;
+        use std::io::Seek;
+        // A long run's reflog is long: only its end is read.
+        let path = self.repo.common_dir().join("logs").join(STATE_REF);
+        let mut file = std::fs::File::open(path).ok()?;
+        let len = file.metadata().ok()?.len();
+        file.seek(std::io::SeekFrom::Start(len.saturating_sub(8192)))
+            .ok()?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).ok()?;
+        let log = String::from_utf8_lossy(&bytes);
         let last = log.lines().rfind(|l| !l.trim().is_empty())?;
         let (who, message) = last.split_once('\t').unwrap_or((last, ""));
         // `<old> <new> <name> <<email>> <seconds> <zone>`
