@@ -331,3 +331,60 @@ fn a_conflicting_hand_fix_is_refused_with_where_to_commit() {
     assert_eq!(out.status, 0, "{}", out.stderr);
     assert_eq!(git(dir, &["rev-parse", "refs/supervisor/state"]), seq);
 }
+
+/// A second hand-made commit for a sprint already credited (a tick came
+/// between the person's two commits) is merged too, with a notice, and
+/// the sprint is not credited again.
+#[test]
+fn a_hand_fix_made_after_the_credit_is_merged_too() {
+    let repo = hand_fix_repo();
+    let dir = repo.path();
+    let _cleanup = beside(dir);
+    let s = agents();
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    let out = sv(dir, &env, &["start", "--wait"]);
+    assert_ne!(out.status, 0, "api blocks the run: {}", out.stdout);
+    std::fs::write(dir.join("api/api.txt"), "fixed\n").expect("fix");
+    commit_by_hand(dir, &env, "api: fixed by hand", "api/1");
+    // The engine wakes between the person's commits and credits the first.
+    let out = sv(dir, &env, &["tick"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let log = crate::common::run(dir, &["log"]).stdout;
+    assert_eq!(
+        sprint_path(dir, "api").last().map(String::as_str),
+        Some("COMPLETED"),
+        "{log}"
+    );
+    std::fs::write(dir.join("api/more.txt"), "more\n").expect("more");
+    commit_by_hand(dir, &env, "api: one more thing", "api/1");
+    let late = git(dir, &["rev-parse", "HEAD"]).trim().to_string();
+
+    let out = sv(dir, &env, &["resume", "--wait"]);
+    let log = crate::common::run(dir, &["log"]).stdout;
+    assert_eq!(out.status, 0, "{}\n{}\n{log}", out.stdout, out.stderr);
+    let branch = integration(dir);
+    assert_eq!(
+        git(dir, &["merge-base", "--is-ancestor", &late, &branch]),
+        "",
+        "the late commit is on the integration branch: {log}"
+    );
+    assert_eq!(
+        git(dir, &["show", &format!("{branch}:api/more.txt")]),
+        "more\n"
+    );
+    assert!(
+        log.contains(&format!(
+            "Commit {} marks api/1 complete after it was credited",
+            &late[..12]
+        )),
+        "{log}"
+    );
+    assert_eq!(
+        sprint_path(dir, "api")
+            .iter()
+            .filter(|s| *s == "COMPLETED")
+            .count(),
+        1,
+        "{log}"
+    );
+}

@@ -101,13 +101,10 @@ fn case() -> impl Strategy<Value = Case> {
         .prop_map(|(hooks, agent_gives_up, fixes)| Case {
             hooks,
             agent_gives_up,
-            // With hooks the first commit's tick may credit the sprint
-            // before the second commit exists: a commit for a sprint already
-            // credited is not the sprint's work.
-            fixes: fixes
-                .into_iter()
-                .map(|(first, second)| (first, second.filter(|_| !hooks)))
-                .collect(),
+            // With hooks (or a tick woken by an agent's exit) the first
+            // commit may be credited before the second exists: the second
+            // is merged as a late fix.
+            fixes,
         })
 }
 
@@ -381,7 +378,6 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 6, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
-    #[ignore = "finds an interleaving where a hand commit is credited but not integrated (web/1); run with --ignored until it is fixed"]
     fn observed_work_is_integrated_exactly_once(case in case()) {
         run_case(&case)?;
     }

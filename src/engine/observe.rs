@@ -14,6 +14,7 @@ use crate::plan::TaskType;
 use crate::store::Tip;
 
 use super::observed_queue::Claim;
+use super::observed_queue::Late;
 use super::observed_queue::Queued;
 use super::short;
 use super::Engine;
@@ -80,9 +81,15 @@ impl Engine {
             return Ok(None);
         };
         // Only a started unit's waiting sprint can be credited from history.
+        // With worktrees, a hand commit for a sprint already credited still
+        // has to reach the integration branch (`Engine::late_observation`).
         let creditable = state.units.iter().any(|u| {
             u.state != crate::machine::UnitStatus::NotStarted
                 && u.current().is_some_and(|sp| !sp.state.is_active())
+                || state.worktrees
+                    && u.sprints
+                        .iter()
+                        .any(|sp| sp.state == SprintStatus::Completed)
         });
         if !creditable {
             return Ok(None);
@@ -222,7 +229,7 @@ impl Engine {
                     continue;
                 };
                 if let Some(ws) = &workspaces {
-                    match self.observed_through_queue(tip, ws, &u.name, &sp.id, &marked)? {
+                    match self.observed_through_queue(tip, ws, &u.name, &sp.id, &marked, false)? {
                         Queued::Integrated(said) => evidence = format!("{evidence} {said}"),
                         Queued::Refused(text) => {
                             return Ok(Some(EventKind::Notice {
@@ -259,6 +266,13 @@ impl Engine {
                     commits,
                     head,
                 }));
+            }
+        }
+        if let (Some(ws), false) = (&workspaces, claims.is_empty()) {
+            match self.late_observation(tip, ws, &claims)? {
+                Late::Said(kind) => return Ok(Some(*kind)),
+                Late::Busy => held_back = true,
+                Late::Nothing => {}
             }
         }
         if !held_back {

@@ -13,6 +13,8 @@ use std::path::Path;
 use std::path::PathBuf;
 
 use crate::base::runtime;
+use crate::machine::EventKind;
+use crate::machine::SprintStatus;
 use crate::machine::State;
 use crate::plan::SprintId;
 use crate::store::Tip;
@@ -41,6 +43,15 @@ impl Claim {
     pub(super) fn is_progress_file(&self) -> bool {
         self.source.ends_with("(progress file)")
     }
+}
+
+/// What became of hand commits for sprints already credited.
+pub(super) enum Late {
+    Nothing,
+    /// The build lock stayed busy: a later tick tries again.
+    Busy,
+    /// Merged or refused: the notice to record.
+    Said(Box<EventKind>),
 }
 
 /// What the merge queue made of a sprint's observed work.
@@ -123,6 +134,7 @@ impl Engine {
         unit: &str,
         sprint: &SprintId,
         claims: &[&Claim],
+        late: bool,
     ) -> Result<Queued, EngineError> {
         let state = &tip.state;
         let (_, config) = self.snapshot(tip)?;
@@ -183,24 +195,89 @@ impl Engine {
             ),
             Merge::Conflict { files, .. } => {
                 self.remember_refusal(state, &key)?;
+                let (not, when) = if late {
+                    ("Not merged", " after it was credited")
+                } else {
+                    ("Not credited", "")
+                };
                 return Ok(Queued::Refused(format!(
-                    "Not credited: {} marks {marker} complete, but it conflicts with `{integration}` in {}. {}",
+                    "{not}: {} marks {marker} complete{when}, but it conflicts with `{integration}` in {}. {}",
                     commits.join(", "),
                     files.join(", "),
                     where_to_commit(ws, unit, &marker)
                 )));
             }
         };
-        // The unit's next sprint starts from the work it was credited for.
-        let has_more = state
-            .unit(unit)
-            .is_some_and(|u| u.sprints.last().is_some_and(|s| &s.id != sprint));
+        // The unit's next sprint starts from the work it was credited for
+        // (a late fix waits for the unit's next merge: an agent may be at
+        // work in its worktree).
+        let has_more = !late
+            && state
+                .unit(unit)
+                .is_some_and(|u| u.sprints.last().is_some_and(|s| &s.id != sprint));
         if has_more {
             for t in &tips {
                 ws.catch_up_unit(unit, t);
             }
         }
         Ok(Queued::Integrated(said))
+    }
+
+    /// A hand commit marking a sprint that is already COMPLETED (a tick
+    /// credited the first of two commits before the second was made, or the
+    /// person fixed more after the credit) and not on the integration
+    /// branch: it goes through the merge queue too, so no marked work is
+    /// left out, and one notice in the log says what was merged.
+    pub(super) fn late_observation(
+        &self,
+        tip: &Tip,
+        ws: &Workspaces,
+        claims: &[Claim],
+    ) -> Result<Late, EngineError> {
+        let state = &tip.state;
+        for u in &state.units {
+            for sp in u
+                .sprints
+                .iter()
+                .filter(|s| s.state == SprintStatus::Completed)
+            {
+                let id = sp.id.to_string();
+                let late: Vec<&Claim> = claims
+                    .iter()
+                    .filter(|c| c.unit == u.name && c.sprint == id && !c.is_progress_file())
+                    .filter(|c| !ws.integrated(&c.source))
+                    .collect();
+                if late.is_empty() {
+                    continue;
+                }
+                let text = match self
+                    .observed_through_queue(tip, ws, &u.name, &sp.id, &late, true)?
+                {
+                    Queued::Integrated(said) => {
+                        let commits: Vec<&str> = late.iter().map(|c| short(&c.source)).collect();
+                        let (what, marks) = if commits.len() == 1 {
+                            ("Commit", "marks")
+                        } else {
+                            ("Commits", "mark")
+                        };
+                        format!(
+                            "{what} {} {marks} {}/{id} complete after it was credited; its work joins the run. {said}",
+                            commits.join(", "),
+                            u.name
+                        )
+                    }
+                    Queued::Refused(text) => text,
+                    Queued::RefusedBefore => continue,
+                    Queued::Busy => return Ok(Late::Busy),
+                };
+                return Ok(Late::Said(Box::new(EventKind::Notice {
+                    unit: Some(u.name.clone()),
+                    sprint: Some(sp.id.clone()),
+                    text,
+                })));
+            }
+        }
+        Ok(Late::Nothing)
     }
 
     fn refusals_file(&self, state: &State) -> PathBuf {

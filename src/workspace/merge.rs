@@ -125,6 +125,16 @@ impl Workspaces {
         Ok(Merge::Merged { commit: tip })
     }
 
+    /// `commit` is already on the integration branch.
+    pub fn integrated(&self, commit: &str) -> bool {
+        let integration = format!("refs/heads/{}", self.integration_branch());
+        git(
+            &self.repo,
+            &["merge-base", "--is-ancestor", commit, &integration],
+        )
+        .is_ok_and(|r| r.code == 0)
+    }
+
     /// Bring the unit's worktree up to `commit` (observed work merged into
     /// the integration branch), so the unit's next sprint starts from it.
     /// Only a clean worktree is touched; a merge that does not go through
