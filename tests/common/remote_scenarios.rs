@@ -386,7 +386,16 @@ fn running_claims(remote: &OnRemote) -> usize {
 pub fn stop_killall_and_resume_from_a_worker_clone_while_workers_run(host: Host) {
     let remote = OnRemote::on(host, "remote", None);
     patient(&remote);
-    let s = scripts(&[("default.txt", &works_for(4))]);
+    // Second sprints work long enough that killall, typed once one is
+    // claimed after resume, still finds agents at work on a loaded machine.
+    let long = works_for(12);
+    let s = scripts(&[
+        ("default.txt", &works_for(4)),
+        ("alpha-2.txt", &long),
+        ("beta-2.txt", &long),
+        ("gamma-2.txt", &long),
+        ("delta-2.txt", &long),
+    ]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
     let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
