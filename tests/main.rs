@@ -24,6 +24,8 @@ mod test_layers;
 mod test_live;
 mod test_liveness;
 mod test_machine;
+mod test_machine_builds;
+mod test_machine_props;
 mod test_model_usage;
 mod test_observed_merge;
 mod test_observed_props;

@@ -6,6 +6,7 @@
 pub mod browser;
 pub mod daemon;
 pub mod http_host;
+pub mod machine;
 pub mod on_remote;
 pub mod remote_scenarios;
 pub mod ssh_host;
