@@ -36,6 +36,7 @@ mod test_plan_edits;
 mod test_plan_fuzz;
 mod test_plan_props;
 mod test_plan_shapes;
+mod test_plan_shapes_order;
 mod test_plan_tool_props;
 mod test_project;
 mod test_prompt;

@@ -4,60 +4,9 @@
 
 use serde_json::Value;
 
+use crate::common::plan_json::*;
 use crate::common::plans_dir;
 use crate::common::run;
-
-fn json(fixture: &str) -> (i32, Value, String) {
-    let out = run(&plans_dir().join(fixture), &["plan", "--format", "json"]);
-    let v: Value = serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("{fixture}: not JSON ({e}): {}{}", out.stdout, out.stderr));
-    (out.status, v, out.stdout)
-}
-
-fn units(v: &Value) -> Vec<String> {
-    v["units"]
-        .as_array()
-        .expect("units")
-        .iter()
-        .map(|u| u["name"].as_str().expect("name").to_string())
-        .collect()
-}
-
-fn sprint_ids(v: &Value, unit: usize) -> Vec<String> {
-    v["units"][unit]["sprints"]
-        .as_array()
-        .expect("sprints")
-        .iter()
-        .map(|s| s["id"].as_str().expect("id").to_string())
-        .collect()
-}
-
-fn deps(v: &Value, unit: usize) -> Vec<String> {
-    v["units"][unit]["deps"]
-        .as_array()
-        .expect("deps")
-        .iter()
-        .map(|d| d.as_str().expect("dep").to_string())
-        .collect()
-}
-
-fn sprint(v: &Value, unit: usize, k: usize) -> &Value {
-    &v["units"][unit]["sprints"][k]
-}
-
-fn exit_texts(s: &Value) -> Vec<(String, String)> {
-    s["exit"]
-        .as_array()
-        .expect("exit")
-        .iter()
-        .map(|c| {
-            (
-                c["kind"].as_str().expect("kind").to_string(),
-                c["text"].as_str().expect("text").to_string(),
-            )
-        })
-        .collect()
-}
 
 /// Every fixture of this file parses (or is rejected) the same way as its
 /// snapshot says.
@@ -253,15 +202,6 @@ fn headings_about_a_sprint_belong_to_it() {
     assert!(last.iter().any(|(_, t)| t.contains("No regressions")));
 }
 
-fn sprint_names(v: &Value, unit: usize) -> Vec<String> {
-    v["units"][unit]["sprints"]
-        .as_array()
-        .expect("sprints")
-        .iter()
-        .map(|s| s["name"].as_str().expect("name").to_string())
-        .collect()
-}
-
 #[test]
 fn sprints_run_in_the_order_written() {
     let (status, v, _) = json("order-written");
@@ -409,204 +349,6 @@ fn units_from_sections_and_flat_sprints() {
     assert_eq!(sprint_ids(&v, 1), ["2", "3"]);
 }
 
-#[test]
-fn order_of_units() {
-    let (_, v, _) = json("order-phases");
-    assert_eq!(v["detection"]["dependencies"], "sequential");
-    assert_eq!(deps(&v, 2), ["Ship"]);
-    let (_, v, _) = json("order-parallel-phases");
-    assert_eq!(v["detection"]["dependencies"], "parallel");
-    // Phases whose prose says their own tasks run at once still follow one
-    // another.
-    let (_, v, _) = json("order-task-parallel-prose");
-    assert_eq!(v["detection"]["dependencies"], "sequential");
-    assert_eq!(deps(&v, 1), ["Foundations (Weeks 1-2)"]);
-    assert_eq!(deps(&v, 2), ["Core (Weeks 3-4)"]);
-    // Sections that group sprints by state are not units.
-    let (_, v, _) = json("order-status-groups");
-    assert_eq!(v["units"].as_array().map(Vec::len), Some(1));
-    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
-    // Sections numbered alike, by any word or by release, follow one another.
-    for fixture in ["order-numbered-chunks", "order-versions"] {
-        let (_, v, _) = json(fixture);
-        assert_eq!(v["detection"]["dependencies"], "sequential", "{fixture}");
-    }
-    // A graph that orders two phases of three says nothing of the third.
-    let (_, v, _) = json("order-partial-graph");
-    assert_eq!(v["detection"]["dependencies"], "sequential");
-    assert_eq!(deps(&v, 1), ["Parser"]);
-    assert_eq!(deps(&v, 2), ["Checker"]);
-    let (status, v, _) = json("order-ascii");
-    assert_eq!(status, 0);
-    assert_eq!(deps(&v, 2), ["parser", "profiles"]);
-    assert_eq!(deps(&v, 3), ["validation"]);
-    let (status, v, _) = json("order-mermaid-ids");
-    assert_eq!(status, 0);
-    assert_eq!(deps(&v, 1), ["parser", "schema"]);
-    assert_eq!(deps(&v, 0), ["schema"]);
-}
-
-/// A sprint table with a column per agent: each filled cell a sprint, row
-/// by row in one sequence (the gates between rows are kept by running
-/// them in order); a completion log marks the cells it lists done, said as
-/// a guess.
-#[test]
-fn sprint_tables_with_a_column_per_agent() {
-    let (status, v, _) = json("tables-agent-columns");
-    assert_eq!(status, 0);
-    assert_eq!(v["detection"]["dependencies"], "sequential");
-    assert_eq!(sprint_ids(&v, 0), ["36a", "36b", "37a", "37b", "38a"]);
-    assert_eq!(sprints_done(&v, 0), [true, true, true, false, false]);
-    assert_eq!(
-        sprint_names(&v, 0)[1],
-        "Agent B (Frontend/Types): ContentBlock types, src/types/block.ts"
-    );
-    assert_eq!(v["guesses"][0]["code"], "reading::done_elsewhere");
-}
-
-/// A mermaid graph over the plan's phases orders them when it names every
-/// phase the plan details: each phase a unit, its `Task N.M` steps its
-/// sprints; phases the graph ticks and never details are done units, the
-/// ones after the detailed phases are left out with a warning.
-#[test]
-fn phases_ordered_by_a_mermaid_graph() {
-    let (status, v, _) = json("order-phase-graph");
-    assert_eq!(status, 0);
-    assert_eq!(v["detection"]["dependencies"], "graph");
-    assert_eq!(
-        units(&v),
-        [
-            "Phase 0: Setup",
-            "Phase 1: Schema",
-            "Phase 2: Backend Authorization",
-            "Phase 2B: Frontend Permission Shell (Parallel Track)",
-            "Phase 3: Sync Filtering",
-            "Phase 4: Integration & Testing",
-        ]
-    );
-    assert_eq!(sprints_done(&v, 0), [true]);
-    assert_eq!(sprints_done(&v, 1), [true]);
-    assert_eq!(sprint_ids(&v, 2), ["2.1", "2.2"]);
-    assert_eq!(sprint_ids(&v, 3), ["2b.1", "2b.2"]);
-    assert_eq!(sprints_done(&v, 2), [false, false]);
-    assert_eq!(deps(&v, 2), ["Phase 1: Schema"]);
-    assert_eq!(deps(&v, 3), ["Phase 1: Schema"]);
-    assert_eq!(deps(&v, 4), ["Phase 2: Backend Authorization"]);
-    let mut last = deps(&v, 5);
-    last.sort();
-    assert_eq!(
-        last,
-        [
-            "Phase 2B: Frontend Permission Shell (Parallel Track)",
-            "Phase 3: Sync Filtering"
-        ]
-    );
-    let warnings = v["warnings"].to_string();
-    assert!(warnings.contains("plan::left_out"), "{warnings}");
-    assert!(warnings.contains("Phase 5: Admin UI"), "{warnings}");
-    assert!(!warnings.contains("Start"), "{warnings}");
-
-    // `P2 & P3 --> P4` waits for both; edge labels are not nodes.
-    let (_, v, _) = json("order-phase-graph-flowchart");
-    let mut report = deps(&v, 3);
-    report.sort();
-    assert_eq!(report, ["Phase 2: Clean", "Phase 3: Index"]);
-    assert_eq!(deps(&v, 2), ["Phase 1: Ingest"]);
-
-    // An open phase the plan never details before the detailed ones, or a
-    // graph over two phases of three: not read, one sequence.
-    for fixture in ["order-phase-graph-open-before", "order-phase-graph-partial"] {
-        let (_, v, _) = json(fixture);
-        assert_eq!(v["detection"]["dependencies"], "sequential", "{fixture}");
-        assert_eq!(v["units"].as_array().map(Vec::len), Some(1), "{fixture}");
-    }
-}
-
-/// Steps of a one-unit plan run at once only where the plan names them:
-/// todos that list their dependencies, "Tasks 1-3 … can run in parallel",
-/// spec-kit's `Phase Dependencies` list. A chain written out in the body
-/// beats the todos' looser graph.
-#[test]
-fn order_stated_for_named_steps() {
-    let (_, v, _) = json("order-todo-dependencies");
-    assert_eq!(v["detection"]["units"]["kind"], "steps");
-    assert_eq!(v["detection"]["dependencies"], "graph");
-    assert_eq!(units(&v), ["cache", "loader", "charts", "report"]);
-    assert_eq!(deps(&v, 0), Vec::<String>::new());
-    assert_eq!(deps(&v, 1), ["cache"]);
-    assert_eq!(deps(&v, 2), Vec::<String>::new());
-    assert_eq!(deps(&v, 3), ["loader", "charts"]);
-    assert_eq!(sprints_done(&v, 0), [true]);
-    assert_eq!(sprints_done(&v, 3), [false]);
-
-    let (_, v, _) = json("order-todo-chain");
-    assert_eq!(v["detection"]["dependencies"], "sequential");
-    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
-
-    let (_, v, _) = json("order-scoped-parallel");
-    assert_eq!(
-        units(&v),
-        ["Task 1", "Task 2", "Task 3", "Task 4", "Task 5"]
-    );
-    assert_eq!(deps(&v, 2), Vec::<String>::new());
-    assert_eq!(deps(&v, 3), ["Task 1", "Task 2", "Task 3"]);
-    assert_eq!(deps(&v, 4), ["Task 4"]);
-    // `### Step N` inside one task of five are that task's parts.
-    assert_eq!(
-        sprint(&v, 3, 0)["name"].as_str(),
-        Some("Move modules into folders")
-    );
-
-    let (_, v, _) = json("order-phase-dependencies");
-    assert_eq!(v["detection"]["dependencies"], "graph");
-    assert_eq!(deps(&v, 1), ["Phase 1"]);
-    assert_eq!(deps(&v, 2), ["Phase 2"]);
-    assert_eq!(deps(&v, 3), ["Phase 2"]);
-    assert_eq!(deps(&v, 4), ["Phase 3", "Phase 4"]);
-    assert_eq!(sprints_done(&v, 0), [true]);
-
-    // Items handed out in waves: a wave waits for the one before; items
-    // of a wave that says "parallel" run at once, others one by one, and
-    // prerequisites naming earlier items are kept.
-    let (_, v, _) = json("order-waves-of-items");
-    assert_eq!(v["detection"]["units"]["kind"], "waves");
-    assert_eq!(units(&v), ["#37", "#40", "#42", "#43", "#32", "#33"]);
-    assert_eq!(deps(&v, 1), Vec::<String>::new());
-    assert_eq!(deps(&v, 2), ["#37", "#40"]);
-    assert_eq!(deps(&v, 4), ["#42", "#43"]);
-    assert_eq!(deps(&v, 5), ["#42", "#43", "#32"]);
-    assert_eq!(sprint(&v, 0, 0)["files"][0], ".github/workflows/nav.yml");
-
-    // Waves of task tables with a Dependencies cell: the cell orders a
-    // row within its wave ("ALL above": every earlier row of the wave),
-    // each wave after the one before; a checklist elsewhere is no sprint.
-    let (_, v, _) = json("order-waves-of-tables");
-    assert_eq!(
-        units(&v),
-        [
-            "CORE-001",
-            "INFRA-001",
-            "DOCS-001",
-            "CORE-002",
-            "DB-001",
-            "CHECK-001"
-        ]
-    );
-    assert_eq!(deps(&v, 1), ["CORE-001"]);
-    assert_eq!(deps(&v, 2), Vec::<String>::new());
-    assert_eq!(deps(&v, 3), ["CORE-001", "INFRA-001", "DOCS-001"]);
-    assert_eq!(
-        deps(&v, 5),
-        ["CORE-001", "INFRA-001", "DOCS-001", "CORE-002", "DB-001"]
-    );
-
-    let (_, v, _) = json("order-suggested-list");
-    assert_eq!(deps(&v, 1), ["Phase A"]);
-    assert_eq!(deps(&v, 2), ["Phase A"]);
-    assert_eq!(deps(&v, 3), ["Phase B", "Phase C"]);
-    assert_eq!(deps(&v, 4), ["Phase D"]);
-}
-
 /// A task board (a table of coded tasks per area) and a backlog of coded
 /// items per slice: each table's section is a unit, each row a sprint with
 /// its code kept; sections with nothing between them are one sequence.
@@ -731,27 +473,6 @@ fn criteria_in_every_form() {
         s6.iter().any(|(_, t)| t.contains("cargo test --workspace")),
         "plan-level exit criteria go to the final sprint"
     );
-}
-
-/// Which sprints of unit `unit` the plan marks done, in order.
-fn sprints_done(v: &Value, unit: usize) -> Vec<bool> {
-    v["units"][unit]["sprints"]
-        .as_array()
-        .expect("sprints")
-        .iter()
-        .map(|s| s["done"].is_string())
-        .collect()
-}
-
-#[test]
-fn work_already_done() {
-    let (status, v, _) = json("done-marks");
-    assert_eq!(status, 0);
-    assert_eq!(
-        sprints_done(&v, 0),
-        [true, true, true, true, true, false, false, true]
-    );
-    assert_eq!(sprint(&v, 0, 6)["name"], "Complete the migration");
 }
 
 #[test]
@@ -886,28 +607,6 @@ fn unnumbered_sprint_word_headings_are_sprints_in_order() {
     assert!(sprint(&v, 0, 2)["done"].is_string(), "{out}");
 }
 
-/// Done marks the plan keeps outside a sprint's own section: the whole
-/// plan's frontmatter state, frontmatter todos, a progress checklist or a
-/// roadmap index. An open mark there wins over a ticked inner checklist.
-#[test]
-fn done_marks_kept_elsewhere() {
-    let done = sprints_done;
-    let (_, v, _) = json("done-frontmatter-state");
-    assert_eq!(done(&v, 0), [true, true]);
-    let (_, v, _) = json("done-frontmatter-todos");
-    assert_eq!(done(&v, 0), [true, true, false]);
-    let (_, v, _) = json("done-progress-checklist");
-    assert_eq!(done(&v, 0), [true, true, false]);
-    let (_, v, _) = json("done-roadmap-index");
-    assert_eq!(done(&v, 0), [true, true, false]);
-    assert!(v["units"][0]["sprints"][0]["done"]
-        .as_str()
-        .expect("done")
-        .contains("ticked in its index"));
-    let (_, v, _) = json("done-task-statuses");
-    assert_eq!(done(&v, 0), [true, false]);
-}
-
 /// Kiro's `tasks.md`: each top-level `- [ ] N. …` item is a sprint (under
 /// only an H1 or under `## Tasks`), its sub-tasks and bullets its tasks,
 /// `_Requirements: …_` lines left out, a ticked item done.
@@ -970,21 +669,6 @@ fn sections_alongside_form_waves() {
     assert_eq!(v["detection"]["dependencies"], "graph");
     assert!(deps(&v, 1).is_empty());
     assert_eq!(deps(&v, 2), ["Backend", "Frontend"]);
-}
-
-/// Done marks on what holds the sprints: a `## ✅ Completed Tasks` group,
-/// a phase heading marked `(COMPLETE)`; Kiro's in-progress `- [-]` task is
-/// a sprint, not done.
-#[test]
-fn done_marks_on_what_holds_the_sprints() {
-    let (_, v, _) = json("done-status-groups");
-    assert_eq!(sprints_done(&v, 0), [true, false]);
-    let (_, v, _) = json("done-unit-heading");
-    assert_eq!(sprints_done(&v, 0), [true]);
-    assert_eq!(sprints_done(&v, 1), [false]);
-    let (_, v, _) = json("dialect-kiro-in-progress");
-    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
-    assert_eq!(sprints_done(&v, 0), [false, false, false]);
 }
 
 /// A roadmap phase's `Plans:` list after its success criteria is its work,
