@@ -9,6 +9,7 @@ pub mod http_host;
 pub mod machine;
 pub mod on_remote;
 pub mod plan_json;
+pub mod real_agents;
 pub mod remote_scenarios;
 pub mod ssh_host;
 pub mod stub_model;
