@@ -58,6 +58,14 @@ pub(crate) fn sprint_path(repo: &Path, unit: &str) -> Vec<String> {
         .collect()
 }
 
+/// How many times `unit`'s sprints went to COMPLETED.
+fn times_completed(repo: &Path, unit: &str) -> usize {
+    sprint_path(repo, unit)
+        .iter()
+        .filter(|s| *s == "COMPLETED")
+        .count()
+}
+
 /// Three units, two of them ready at once (so the default workspace gives
 /// each a worktree); docs needs api's fix, and a phase build checks the
 /// integrated result.
@@ -224,14 +232,7 @@ fn a_hand_fix_reaches_the_integration_branch(hooks: bool, in_unit_worktree: bool
     );
     let api: Vec<&str> = merges.lines().filter(|l| *l == "api/1").collect();
     assert_eq!(api.len(), 1, "{merges}");
-    assert_eq!(
-        sprint_path(dir, "api")
-            .iter()
-            .filter(|s| *s == "COMPLETED")
-            .count(),
-        1,
-        "{log}"
-    );
+    assert_eq!(times_completed(dir, "api"), 1, "{log}");
     // Every worktree of the run was made where the run keeps them, none
     // beside the unit worktree the fix was committed in.
     let run_dir = dir
@@ -379,12 +380,5 @@ fn a_hand_fix_made_after_the_credit_is_merged_too() {
         )),
         "{log}"
     );
-    assert_eq!(
-        sprint_path(dir, "api")
-            .iter()
-            .filter(|s| *s == "COMPLETED")
-            .count(),
-        1,
-        "{log}"
-    );
+    assert_eq!(times_completed(dir, "api"), 1, "{log}");
 }
