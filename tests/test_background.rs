@@ -263,3 +263,56 @@ fn a_background_sprint_completes_only_while_its_process_runs() {
     assert_eq!(json["units"][1]["state"], "NOT_STARTED", "{json}");
     let _ = sv(dir, s.path(), &["killall"]);
 }
+
+/// On a remote: the worker that ran a background sprint records the
+/// process its agent left (its verdict needs it running), keeps it while
+/// the run goes on, and ends it when the run has ended.
+#[test]
+fn a_worker_keeps_a_background_process_until_the_run_ends() {
+    use crate::common::on_remote::summary;
+    use crate::common::on_remote::worker_with;
+    use crate::common::on_remote::OnRemote;
+    let remote = OnRemote::of("background", None);
+    let pids = tempfile::tempdir().expect("tempdir");
+    let s = scripts(&[
+        (
+            "server.txt",
+            "spawn ${PIDS}/server.pid exec sleep 300\nprint the server is up\nresult complete the server is running\n",
+        ),
+        ("client.txt", &format!("await ${{PIDS}}/client-go\n{SUCCEED}")),
+    ]);
+    remote.start(s.path());
+    let clone = remote.clone("w1");
+    let w = worker_with(
+        &clone,
+        &[("FAKE_AGENT_SCRIPT", s.path()), ("PIDS", pids.path())],
+        &["--poll", "100ms"],
+    );
+    let server = Process::from_file(&pids.path().join("server.pid"));
+    let bodies = || {
+        git(
+            &remote.bare(),
+            &["log", "--format=%B", "refs/supervisor/state"],
+        )
+    };
+    wait_until("the server's sprint to complete on the remote", 60, || {
+        bodies().contains("Confirmed running")
+    });
+    assert!(server.running(), "the server was ended with its agent");
+    assert!(
+        bodies().contains(&format!("pid {} (`", server.pid)),
+        "{}",
+        bodies()
+    );
+    std::fs::write(pids.path().join("client-go"), "").expect("go");
+    let done = summary(w, std::time::Duration::from_secs(120));
+    assert_eq!(done["overall"], "completed", "{done}");
+    wait_until("the server to be ended with the run", 30, || {
+        !server.running()
+    });
+    assert!(
+        bodies().contains("Ended the background process"),
+        "{}",
+        bodies()
+    );
+}

@@ -26,10 +26,21 @@ impl Engine {
     pub(super) fn tick_on_remote(&self) -> Result<TickReport, EngineError> {
         let mut report = TickReport::default();
         let mut refused = 0;
+        let mut background_ended = false;
         loop {
             let Some(tip) = self.store.tip()? else {
                 return Ok(report);
             };
+            // Processes this clone's agents left for background sprints
+            // that must not run any more (their sprint failed, or the run
+            // ended): only this clone can end them.
+            // Once a tick: one that survives SIGKILL is said, not chased.
+            if !background_ended && !tip.state.background().is_empty() {
+                background_ended = true;
+                if !self.end_background(&tip, false)?.is_empty() {
+                    continue;
+                }
+            }
             if tip.state.is_finished() {
                 return Ok(report);
             }

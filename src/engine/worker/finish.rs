@@ -119,6 +119,17 @@ impl Engine {
             agent: sp.agent.as_ref(),
         });
         let (outcome, evidence) = verdict.after_watchdog(!gone && report.killed.is_some());
+        // A background sprint completes only while what its agent left
+        // runs here; the processes are recorded with the verdict.
+        let background = match self.background_to_record(&c.unit, &sp, &report) {
+            Some(EventKind::Background { processes, .. }) => processes,
+            _ => Vec::new(),
+        };
+        let recorded = SprintState {
+            background: background.clone(),
+            ..sp.clone()
+        };
+        let (outcome, evidence) = self.background_verdict(&recorded, outcome, evidence);
         Ok(Judged::Queued(Box::new(Queued {
             worker: options.identity.clone(),
             unit: c.unit.clone(),
@@ -136,6 +147,7 @@ impl Engine {
                 cost: verdict.cost_usd,
                 checks: verdict.checks.clone(),
             },
+            background,
         })))
     }
 
@@ -168,6 +180,23 @@ impl Engine {
         let branch = format!("refs/heads/{}", ws.unit_branch(&q.unit));
         let integration = format!("refs/heads/{}", ws.integration_branch());
         let unit_tip = q.unit_tip.clone();
+        if !q.background.is_empty() {
+            self.publish_decided(|tip| {
+                let Some(sp) = held(tip, &q.unit, &q.sprint, q.dispatch, &q.worker) else {
+                    return Ok(None);
+                };
+                Ok(sp.background.is_empty().then(|| {
+                    (
+                        EventKind::Background {
+                            unit: q.unit.clone(),
+                            sprint: sp.id.clone(),
+                            processes: q.background.clone(),
+                        },
+                        Vec::new(),
+                    )
+                }))
+            })?;
+        }
         let mut published = None;
         let steps = self.publish_decided(|tip| {
             if held(tip, &q.unit, &q.sprint, q.dispatch, &q.worker).is_none() {

@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde::Serialize;
 
+use crate::machine::BackgroundProcess;
 use crate::machine::EventKind;
 
 const DIR: &str = "worker-queue";
@@ -34,6 +35,10 @@ pub(super) struct Queued {
     /// The verdict as verification judged it; a merge that conflicts
     /// when it is published still turns a completion into a failure.
     pub(super) verdict: EventKind,
+    /// A background sprint's processes its agent left running on this
+    /// machine, recorded before the verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) background: Vec<BackgroundProcess>,
 }
 
 /// Where `unit`'s queued verdict is kept.
