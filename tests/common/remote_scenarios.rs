@@ -386,16 +386,7 @@ fn running_claims(remote: &OnRemote) -> usize {
 pub fn stop_killall_and_resume_from_a_worker_clone_while_workers_run(host: Host) {
     let remote = OnRemote::on(host, "remote", None);
     patient(&remote);
-    // Second sprints work long enough that killall, typed once one is
-    // claimed after resume, still finds agents at work on a loaded machine.
-    let long = works_for(12);
-    let s = scripts(&[
-        ("default.txt", &works_for(4)),
-        ("alpha-2.txt", &long),
-        ("beta-2.txt", &long),
-        ("gamma-2.txt", &long),
-        ("delta-2.txt", &long),
-    ]);
+    let s = scripts(&[("default.txt", &works_for(4))]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
     let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -438,6 +429,13 @@ pub fn stop_killall_and_resume_from_a_worker_clone_while_workers_run(host: Host)
     wait_until("no agent left after stop", 30, || {
         processes_with(&needle).is_empty()
     });
+    // From now on second sprints work long enough that killall, typed once
+    // a sprint is claimed after resume, still finds agents at work on a
+    // loaded machine. (Before stop they are short: stop waits ten polls
+    // without a completion before it ends the agents, KILLED, not STOPPED.)
+    for u in ["alpha", "beta", "gamma", "delta"] {
+        std::fs::write(s.path().join(format!("{u}-2.txt")), works_for(12)).expect("script");
+    }
 
     let out = run_env(&clones[1], &["resume"], &env);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
