@@ -140,7 +140,7 @@ async function sprintPage(unit, sprint) {
 function verdictHtml(v, i) {
   const checks = v.checks.length ? v.checks.map((c) =>
     '<li class="check ' + (c.passed ? "pass" : "fail") + '" data-passed="' + c.passed + '">' + (c.passed ? "✔ pass" : "✘ fail") + " <code>" + esc(c.command) + "</code>" +
-    (c.exit == null ? "" : ' <span class="muted">exit ' + esc(c.exit) + "</span>") + (c.why && !c.passed ? ' <span class="error">' + esc(c.why) + "</span>" : "") +
+    (c.exit == null ? "" : ' <span class="muted">exit ' + esc(c.exit) + "</span>") + (c.why && !c.passed && c.why !== "exit " + c.exit ? ' <span class="error">' + esc(c.why) + "</span>" : "") +
     (c.output ? "<pre>" + esc(c.output) + "</pre>" : "") + "</li>").join("") : '<li class="muted">no exit-criterion command ran</li>';
   return '<div class="verdict" data-attempt="' + (i + 1) + '" data-outcome="' + esc(v.outcome) + '"><h4>Dispatch ' + (i + 1) + (v.attempt ? ' <span class="muted">(attempt ' + esc(v.attempt) + ")</span>" : "") + ': <span class="badge s-' + esc(v.to) + '">' + esc(v.outcome) + "</span> " +
     '<a href="#/commit/' + enc(v.commit) + '"><code>' + esc(String(v.commit).slice(0, 10)) + '</code></a></h4><p class="muted">' + esc(v.evidence) + "</p><ul>" + checks + "</ul></div>";
