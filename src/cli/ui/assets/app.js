@@ -147,7 +147,7 @@ function verdictHtml(v, i) {
 }
 
 function entryRow(e) {
-  return '<tr data-commit="' + esc(e.commit) + '"><td><a href="#/commit/' + enc(e.commit) + '"><code title="' + esc(e.commit) + '">' + esc(String(e.commit).slice(0, 10)) + "</code></a></td><td>" + esc(e.time) +
+  return '<tr data-commit="' + esc(e.commit) + '"><td><a class="sha" href="#/commit/' + esc(e.commit) + '">' + esc(String(e.commit).slice(0, 10)) + "</a></td><td>" + esc(e.time) +
     "</td><td>" + esc(e.subject) + '</td><td class="muted">' + esc(e.why) + "</td></tr>";
 }
 
