@@ -428,3 +428,30 @@ fn a_push_the_server_declines_is_not_taken_for_a_lost_race() {
         "nor here"
     );
 }
+
+/// A worker's agent that works longer than `kill_grace` (2 s here) is left
+/// to finish: its wrapper, in the unit's worktree, finds its own dispatch
+/// in the run (the worktree's view of the clone's runtime directory names
+/// the same files), so the sprint is COMPLETED on its first attempt.
+#[test]
+fn a_worker_s_agent_may_work_longer_than_the_kill_grace() {
+    let remote = OnRemote::with_plan(&plan(&["steady"], 1));
+    let busy = "print working\nsleep 700\n".repeat(8);
+    let s = scripts(&[(
+        "default.txt",
+        &format!("{busy}write steady-1.txt done\ncommit-all steady: sprint 1\nresult complete\n"),
+    )]);
+    remote.start(s.path());
+    let clone = remote.clone("one");
+    let w = worker(&clone, s.path(), &["--once", "--poll", "100ms"]);
+    let (code, stdout, stderr) = leave(w, Duration::from_secs(90));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let subjects = remote.subjects();
+    assert!(
+        subjects
+            .iter()
+            .any(|l| l.ends_with(": sprint 1 RUNNING -> COMPLETED"))
+            && !subjects.iter().any(|l| l.contains("BACKOFF")),
+        "completed on its first attempt: {subjects:#?}"
+    );
+}

@@ -296,7 +296,7 @@ impl Store {
 
     /// The git common dir; runtime files live under `<common>/supervisor/`.
     pub fn runtime_dir(&self) -> PathBuf {
-        self.repo.common_dir().join(runtime::DIR)
+        lexically_normal(&self.repo.common_dir().join(runtime::DIR))
     }
 
     fn tip_id(&self) -> Result<Option<ObjectId>, StoreError> {
@@ -676,4 +676,28 @@ pub mod fault {
             std::process::abort();
         }
     }
+}
+
+/// `path` without `.` and with each `name/..` taken out, by the names
+/// alone. Seen from a linked worktree the repository's common directory is
+/// `<git dir>/worktrees/<name>/../..`: the runtime files built on it (an
+/// agent's report, its job) must be the same paths as those the main
+/// worktree builds, or a wrapper in a unit's worktree does not find its own
+/// dispatch in the run. Git lays out `worktrees/<name>` as directories, so
+/// no link is skipped.
+pub(crate) fn lexically_normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
 }
