@@ -15,6 +15,8 @@
 use crate::base::runtime;
 
 use std::cell::Cell;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::Path;
 use std::path::PathBuf;
 use std::process::Command;
@@ -47,6 +49,14 @@ pub struct Remote {
     /// Take a state the remote moved back (`--accept-rewind`), keeping
     /// the dropped history under `refs/supervisor/archive/`.
     accept_rewind: Cell<bool>,
+    /// The tracking refs under `refs/remotes/<remote>/supervisor/` as this
+    /// process last fetched or pushed them, read with one `for-each-ref`
+    /// (a tick asks for every unit's branch and lease: one `rev-parse`
+    /// each would cost a process per unit per round). Another process of
+    /// the clone that fetches meanwhile only leaves this view older, as if
+    /// it had not fetched: a push under an older lease is refused and
+    /// fetches again.
+    known: RefCell<Option<HashMap<String, String>>>,
 }
 
 impl Remote {
@@ -58,6 +68,7 @@ impl Remote {
             lock: runtime.join(runtime::REMOTE_LOCK),
             refused: Cell::new(0),
             accept_rewind: Cell::new(false),
+            known: RefCell::new(None),
         }
     }
 
@@ -89,6 +100,27 @@ impl Remote {
         f()
     }
 
+    /// `git` with `input` on its standard input.
+    fn git_input(&self, args: &[&str], input: &str) -> Result<std::process::Output, StoreError> {
+        use std::io::Write;
+        let mut child = Command::new("git")
+            .args(args)
+            .current_dir(&self.dir)
+            .env("GIT_SUPERVISOR_INTERNAL", "1")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| StoreError::Git(format!("cannot run git: {e}")))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(input.as_bytes());
+        }
+        child
+            .wait_with_output()
+            .map_err(|e| StoreError::Git(format!("cannot run git: {e}")))
+    }
+
     fn git(&self, args: &[&str]) -> Result<std::process::Output, StoreError> {
         Command::new("git")
             .args(args)
@@ -109,6 +141,10 @@ impl Remote {
 
     /// The commit the last fetch saw for one of our refs.
     pub fn tracked(&self, local: &str) -> Option<String> {
+        let name = self.tracking(local);
+        if name.starts_with(&self.tracking_prefix()) {
+            return self.with_known(|known| known.get(&name).cloned());
+        }
         let out = self
             .git(&[
                 "rev-parse",
@@ -126,18 +162,62 @@ impl Remote {
     /// by their local name.
     pub fn tracked_under(&self, local_prefix: &str) -> Vec<(String, String)> {
         let prefix = self.tracking(local_prefix);
-        let Ok(out) = self.git(&["for-each-ref", "--format=%(refname) %(objectname)", &prefix])
-        else {
-            return Vec::new();
-        };
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| l.split_once(' '))
-            .filter_map(|(r, o)| {
-                let rest = r.strip_prefix(&prefix)?;
-                Some((format!("{local_prefix}{rest}"), o.to_string()))
-            })
-            .collect()
+        let mut found: Vec<(String, String)> = self.with_known(|known| {
+            known
+                .iter()
+                .filter_map(|(r, o)| {
+                    let rest = r.strip_prefix(&prefix)?;
+                    Some((format!("{local_prefix}{rest}"), o.clone()))
+                })
+                .collect()
+        });
+        found.sort();
+        found
+    }
+
+    /// `refs/remotes/<remote>/supervisor/`: where our refs are tracked.
+    fn tracking_prefix(&self) -> String {
+        format!("refs/remotes/{}/supervisor/", self.name)
+    }
+
+    /// `f` on the tracking refs under our prefix, read once after each
+    /// fetch (see `known`).
+    fn with_known<T>(&self, f: impl FnOnce(&HashMap<String, String>) -> T) -> T {
+        if self.known.borrow().is_none() {
+            let prefix = self.tracking_prefix();
+            let refs = self
+                .git(&[
+                    "for-each-ref",
+                    "--format=%(refname) %(objectname) %(objecttype)",
+                    &prefix,
+                ])
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| {
+                    String::from_utf8_lossy(&o.stdout)
+                        .lines()
+                        .filter_map(|l| {
+                            let mut parts = l.split(' ');
+                            let (r, o, t) = (parts.next()?, parts.next()?, parts.next()?);
+                            // What `rev-parse <ref>^{commit}` finds: only
+                            // commits (our refs name nothing else).
+                            (t == "commit").then(|| (r.to_string(), o.to_string()))
+                        })
+                        .collect()
+                });
+            match refs {
+                Some(refs) => *self.known.borrow_mut() = Some(refs),
+                // Unreadable: nothing is kept, the next look reads again.
+                None => return f(&HashMap::new()),
+            }
+        }
+        f(self.known.borrow().as_ref().expect("read above"))
+    }
+
+    /// Forget the tracking refs read (they are read again when next asked
+    /// for).
+    fn forget_known(&self) {
+        *self.known.borrow_mut() = None;
     }
 
     /// Fetch the state namespace (state, leases, archived runs) and the
@@ -150,9 +230,9 @@ impl Remote {
     fn fetch_locked(&self) -> Result<(), StoreError> {
         let remote = &self.name;
         // What this clone holds of the run: its cache, else what it saw.
-        let held = self
-            .local(super::STATE_REF)
-            .or_else(|| self.tracked(super::STATE_REF));
+        let local = self.local(super::STATE_REF);
+        let held = local.clone().or_else(|| self.tracked(super::STATE_REF));
+        self.forget_known();
         let out = self.git(&[
             "fetch",
             "--quiet",
@@ -175,6 +255,10 @@ impl Remote {
                 return Err(StoreError::Rewound { message, hint });
             }
             super::rewind::archive(&self.dir, &rewind).map_err(StoreError::Git)?;
+        }
+        if found.is_some() && found == local {
+            // The cache already is the remote's state.
+            return Ok(());
         }
         self.adopt_locked(super::STATE_REF)
     }
@@ -239,14 +323,18 @@ impl Remote {
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
         let out = self.git(&argv)?;
         if out.status.success() {
-            // The tracking refs now say what the remote holds.
+            // The tracking refs now say what the remote holds (one
+            // `update-ref --stdin` for all of them).
+            let mut script = String::new();
             for r in refs {
                 let tracking = self.tracking(&r.name);
-                let _ = match &r.new {
-                    Some(id) => self.git(&["update-ref", &tracking, id]),
-                    None => self.git(&["update-ref", "-d", &tracking]),
-                };
+                match &r.new {
+                    Some(id) => script.push_str(&format!("update {tracking} {id}\n")),
+                    None => script.push_str(&format!("delete {tracking}\n")),
+                }
             }
+            self.forget_known();
+            let _ = self.git_input(&["update-ref", "--stdin"], &script);
             return Ok(true);
         }
         let stdout = String::from_utf8_lossy(&out.stdout);

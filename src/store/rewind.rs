@@ -44,6 +44,9 @@ pub fn rewound(
     found: Option<&str>,
 ) -> Option<Rewind> {
     let (held, found) = (held?, found?);
+    if held == found {
+        return None;
+    }
     // Unrelated histories are another run, not this one moved back.
     let related = git(dir, &["merge-base", held, found]).is_some_and(|o| o.status.success());
     if !related || is_ancestor(dir, held, found) {
