@@ -79,6 +79,21 @@ pub(super) fn jitter(attempt: u32) {
     std::thread::sleep(Duration::from_millis(1 + h.finish() % cap));
 }
 
+/// After a push the remote refused: a random wait of up to 50 ms, doubled
+/// with each refusal in a row up to 800 ms. Writers that lost to one push
+/// all fetched its state at once; without a spread they would push again
+/// together and all but one lose again.
+pub(super) fn backoff(attempt: u32) {
+    use std::hash::Hash;
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    std::process::id().hash(&mut h);
+    std::time::SystemTime::now().hash(&mut h);
+    attempt.hash(&mut h);
+    let cap = 50u64 << attempt.min(4);
+    std::thread::sleep(Duration::from_millis(h.finish() % (cap + 1)));
+}
+
 impl Store {
     /// Apply `decide` to the current state and publish what it returns as one
     /// event. `decide` gets the tip (or `None` when no run exists) and returns
@@ -125,6 +140,7 @@ impl Store {
                         steps: update.steps,
                     });
                 }
+                Err(CasError::Moved) if self.remote.is_some() => backoff(attempt),
                 Err(CasError::Moved) => jitter(attempt),
                 Err(CasError::Other(e)) => return Err(UpdateError::Store(e)),
             }

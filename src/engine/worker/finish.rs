@@ -58,6 +58,13 @@ impl Engine {
                         ));
                     }
                     c.queued = Some(*q);
+                    // Decided on the remote's latest state: a worker busy
+                    // with its agents looks at the remote only now and then
+                    // (see `work`), and a push decided on an older state is
+                    // refused and costs a fetch and a second push anyway.
+                    if let Some(remote) = self.store.remote() {
+                        let _ = remote.fetch();
+                    }
                 }
             }
         }

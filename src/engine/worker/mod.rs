@@ -184,6 +184,7 @@ impl Engine {
         let pause = options.poll.max(Duration::from_secs(1));
         let mut outage = outage::Outage::new(&remote.name, pause, self.offline_grace());
         let mut told_no_run = false;
+        let mut last_tick: Option<Instant> = None;
         loop {
             // The wrappers this worker started are its children: each one
             // that ended is waited for, or it stays a zombie as long as the
@@ -192,24 +193,39 @@ impl Engine {
             // Verdicts first: the tick then dispatches what they opened,
             // and this round may claim it.
             let mut i = 0;
+            let mut freed = false;
             while i < mine.len() {
                 let done = self
                     .finish_if_done(&mut mine[i], options, &mut summary, say)
                     .or_else(|e| outage.other_failed(e, say).map(|()| false))?;
                 if done {
                     self.drop_worktree(&mine.remove(i));
+                    freed = true;
                 } else {
                     self.renew(&mut mine[i], options, say)
                         .or_else(|e| outage.other_failed(e, say))?;
                     i += 1;
                 }
             }
+            // A worker with no agent free has nothing to claim: it looks at
+            // the remote once a `pause` (for a stop, a lapsed lease, the
+            // run's end), not every poll — with many workers, their fetches
+            // were most of the remote's and the machine's work.
+            let busy = mine.len() >= options.agents && !freed;
+            if busy && last_tick.is_some_and(|t| t.elapsed() < pause) {
+                summary.refused_pushes = remote.refused();
+                std::thread::sleep(options.poll);
+                continue;
+            }
             // A remote that is busy (a long run of lost races) or briefly
             // unreachable costs a round, not the worker; its agents go on.
             // Another process ticking this clone (`stop` typed here) costs
             // at most a short wait: the leases are renewed next round.
             match self.tick(LockMode::Once(self.tick_wait())) {
-                Ok(_) => outage.answered(say),
+                Ok(_) => {
+                    outage.answered(say);
+                    last_tick = Some(Instant::now());
+                }
                 Err(e) => {
                     let queued = mine.iter().filter(|c| c.queued.is_some()).count()
                         + orphans.as_ref().map_or(0, Vec::len);
