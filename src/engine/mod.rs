@@ -163,6 +163,10 @@ pub struct Engine {
     /// `here()`, computed once: every tick asks it for each active agent.
     here: std::cell::OnceCell<String>,
     exe: PathBuf,
+    /// A worker's agents free to take a sprint: its tick of a remote run
+    /// dispatches only while fewer sprints wait for a worker than that
+    /// (see `remote`). `None`: no limit (`start`, `tick`).
+    pub(crate) dispatch_room: std::cell::Cell<Option<usize>>,
 }
 
 /// What one dispatch's job is made of (see [`Engine::prepare_job`]).

@@ -71,6 +71,7 @@ impl Engine {
             announced: std::cell::Cell::new(None),
             workdir,
             here: std::cell::OnceCell::new(),
+            dispatch_room: std::cell::Cell::new(None),
             exe,
         })
     }

@@ -88,6 +88,16 @@ impl Engine {
                 }
                 continue;
             }
+            // A worker dispatches what it can claim: every clone that
+            // ticks racing to dispatch every ready sprint, one push each,
+            // had all but one of their pushes refused each time.
+            if self
+                .dispatch_room
+                .get()
+                .is_some_and(|room| waiting_for_a_worker(&tip) >= room)
+            {
+                return Ok(report);
+            }
             match self.dispatch_next(&tip)? {
                 Some((unit, steps)) => {
                     report.steps += steps;
@@ -192,6 +202,19 @@ impl Engine {
         }
         None
     }
+}
+
+/// DISPATCHED sprints of running units that no worker has claimed yet.
+fn waiting_for_a_worker(tip: &Tip) -> usize {
+    tip.state
+        .units
+        .iter()
+        .filter(|u| u.state == crate::machine::UnitStatus::Running)
+        .filter(|u| {
+            u.active_sprint()
+                .is_some_and(|sp| sp.state == SprintStatus::Dispatched)
+        })
+        .count()
 }
 
 /// A stopping unit whose sprint no worker has claimed: nothing runs for it

@@ -153,6 +153,14 @@ impl Engine {
         })?;
         // The run this clone last saw: a remote that no longer has it lost
         // it (a deleted ref), which a worker must not take for "no run yet".
+        // The wrappers this worker started are reaped as they end, also
+        // while a round waits on a remote that does not answer: a reap
+        // once a round left an ended wrapper a zombie for as long as an
+        // outage held the round up.
+        std::thread::spawn(|| loop {
+            crate::dispatch::reap();
+            std::thread::sleep(Duration::from_millis(200));
+        });
         let mut seen = remote.tracked(STATE_REF);
         self.rounds(options, &mut seen, say)
             .map_err(|e| match (e, seen) {
@@ -217,6 +225,8 @@ impl Engine {
                 std::thread::sleep(options.poll);
                 continue;
             }
+            self.dispatch_room
+                .set(Some(options.agents.saturating_sub(mine.len())));
             // A remote that is busy (a long run of lost races) or briefly
             // unreachable costs a round, not the worker; its agents go on.
             // Another process ticking this clone (`stop` typed here) costs
