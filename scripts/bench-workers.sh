@@ -4,21 +4,30 @@
 #  - claim latency: a worker idles on the remote; `start --remote` publishes
 #    two DISPATCHED sprints; the time from `start` returning to the first
 #    agent's first instruction (median of SAMPLES runs);
-#  - throughput: a plan of 40 independent sprints whose agent works AGENT_MS
-#    and commits, run by 1, 2 and 4 workers of one agent each: sprints per
-#    minute, and the speed-up over one worker.
-# Usage: scripts/bench-workers.sh [AGENT_MS] [SAMPLES]   (default 3000, 15)
+#  - throughput: a plan of SPRINTS independent sprints whose agent works
+#    AGENT_MS and commits, run by each count of WORKERS (one agent each):
+#    sprints per minute, the speed-up over the first count, and the pushes
+#    the remote refused (lost races: the workers' `refused_pushes`, and the
+#    claims another worker won first, `lost_claims`) per sprint.
+# Usage: scripts/bench-workers.sh [AGENT_MS] [SAMPLES] [SPRINTS] [WORKERS]
+#   default 3000 15 40 "1 2 4"; SAMPLES 0 skips the claim latency; e.g.
+#   scripts/bench-workers.sh 5000 0 64 "1 8"
+# The first count of WORKERS is the base of the speed-up.
 set -euo pipefail
 agent_ms=${1:-3000}
 samples=${2:-15}
+sprints=${3:-40}
+counts=${4:-1 2 4}
 cd "$(dirname "$0")/.."
 [ -n "${BIN:-}" ] || cargo build --release --quiet
-bin=${BIN:-$PWD/target/release/git-supervisor}
+bin=${BIN:-${CARGO_TARGET_DIR:-$PWD/target}/release/git-supervisor}
 work=$(mktemp -d)
+[ -z "${KEEP:-}" ] || echo "work: $work" >&2
 daemon_pid=
+all_pids=
 cleanup() {
   [ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null
-  pkill -f "$work" 2>/dev/null || true
+  for p in $all_pids; do kill "$p" 2>/dev/null || true; done
   [ -n "${KEEP:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -36,7 +45,10 @@ repo() {
   local name=$1 units=$2 dir=$work/$1
   mkdir -p "$dir/.workflow"
   {
-    printf -- '---\nfeature_name: Bench\n---\n# Bench\n'
+    # A unit table that says no unit waits for another: sections numbered
+    # alike (unit1, unit2) would otherwise run one after another.
+    printf -- '---\nfeature_name: Bench\n---\n# Bench\n\n| Unit | Dependencies |\n|---|---|\n'
+    for u in $(seq -w 1 "$units"); do printf '| unit%s | none |\n' "$u"; done
     for u in $(seq -w 1 "$units"); do
       printf '\n## unit%s\n\n### Sprint 1: Write part %s\n\n- Write `unit%s.txt`\n' "$u" "$u" "$u"
     done
@@ -73,6 +85,7 @@ workers() {
     git -C "$c" config user.name W; git -C "$c" config user.email w@example.com
     (cd "$c" && "$bin" worker --poll 100ms --format json > "$work/$name-$i.json" 2>&1) &
     pids="$pids $!"
+    all_pids="$all_pids $!"
   done
 }
 
@@ -92,8 +105,8 @@ done
 
 # Throughput.
 : > "$work/rates"
-for n in 1 2 4; do
-  repo "tp$n" 40
+for n in $counts; do
+  repo "tp$n" "$sprints"
   workers "tp$n" "$n"
   sleep 0.5
   t0=$EPOCHREALTIME
@@ -101,19 +114,33 @@ for n in 1 2 4; do
   wait $pids
   t1=$EPOCHREALTIME
   done_count=$(git -C "$work/server/tp$n.git" log --format=%s refs/supervisor/state | grep -c ': sprint .* RUNNING -> COMPLETED$' || true)
-  echo "$n $t0 $t1 $done_count" >> "$work/rates"
+  # Lost races, as each worker reported them when it left.
+  races=$(python3 - "$work"/tp"$n"-*.json <<'PY'
+import json, sys
+refused = lost = 0
+for path in sys.argv[1:]:
+    text = open(path).read()
+    s = json.loads(text[text.index("{"):])
+    refused += s["refused_pushes"]
+    lost += s["lost_claims"]
+print(refused, lost)
+PY
+)
+  echo "$n $t0 $t1 $done_count $races" >> "$work/rates"
 done
 
 python3 - "$work/latencies" "$work/rates" "$agent_ms" "$samples" <<'PY'
 import sys, statistics
 lat = [ (float(b) - float(a)) * 1000 for a, b in (l.split() for l in open(sys.argv[1])) ]
-print(f"| claim latency, median of {len(lat)} (min / max) | {statistics.median(lat):.0f} ms ({min(lat):.0f} / {max(lat):.0f} ms) |")
-rates = {}
+if lat:
+    print(f"| claim latency, median of {len(lat)} (min / max) | {statistics.median(lat):.0f} ms ({min(lat):.0f} / {max(lat):.0f} ms) |")
+rates = []
 for line in open(sys.argv[2]):
-    n, t0, t1, done = line.split()
+    n, t0, t1, done, refused, lost = line.split()
     wall = float(t1) - float(t0)
-    rates[int(n)] = (int(done), wall, int(done) / wall * 60)
-base = rates[1][2]
-for n, (done, wall, rate) in sorted(rates.items()):
-    print(f"| {n} worker(s): {done} sprints of {int(sys.argv[3])} ms | {wall:.1f} s, {rate:.1f} sprints/min, {rate / base:.2f}x |")
+    rates.append((int(n), int(done), wall, int(done) / wall * 60, int(refused), int(lost)))
+base = rates[0][3]
+for n, done, wall, rate, refused, lost in rates:
+    per = refused / done if done else float("nan")
+    print(f"| {n} worker(s): {done} sprints of {int(sys.argv[3])} ms | {wall:.1f} s, {rate:.1f} sprints/min, {rate / base:.2f}x; {refused} refused pushes ({per:.2f} per sprint), {lost} lost claims |")
 PY
