@@ -386,6 +386,22 @@ fn running_claims(remote: &OnRemote) -> usize {
 pub fn stop_killall_and_resume_from_a_worker_clone_while_workers_run(host: Host) {
     let remote = OnRemote::on(host, "remote", None);
     patient(&remote);
+    // `stop` ends what is still at work after ten poll intervals without a
+    // completion: with the fixture's 100 ms a 4 s agent is ended before it
+    // finishes on a fast machine. A 1 s interval lets the agents at work
+    // finish (the workers poll every 100 ms on their own).
+    let config = remote.src.path().join(".workflow/config.toml");
+    let text = std::fs::read_to_string(&config).expect("config");
+    assert!(text.contains("poll_interval = \"100ms\""), "{text}");
+    std::fs::write(
+        &config,
+        text.replace("poll_interval = \"100ms\"", "poll_interval = \"1s\""),
+    )
+    .expect("config");
+    git(
+        remote.src.path(),
+        &["commit", "-qam", "Stop waits for agents"],
+    );
     let s = scripts(&[("default.txt", &works_for(4))]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
     let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
