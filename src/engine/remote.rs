@@ -94,7 +94,7 @@ impl Engine {
             if self
                 .dispatch_room
                 .get()
-                .is_some_and(|room| waiting_for_a_worker(&tip) >= room)
+                .is_some_and(|room| tip.state.waiting_for_an_agent().count() >= room)
             {
                 return Ok(report);
             }
@@ -202,19 +202,6 @@ impl Engine {
         }
         None
     }
-}
-
-/// DISPATCHED sprints of running units that no worker has claimed yet.
-fn waiting_for_a_worker(tip: &Tip) -> usize {
-    tip.state
-        .units
-        .iter()
-        .filter(|u| u.state == crate::machine::UnitStatus::Running)
-        .filter(|u| {
-            u.active_sprint()
-                .is_some_and(|sp| sp.state == SprintStatus::Dispatched)
-        })
-        .count()
 }
 
 /// A stopping unit whose sprint no worker has claimed: nothing runs for it

@@ -621,6 +621,18 @@ impl State {
         self.units.iter().position(|u| u.name == name)
     }
 
+    /// RUNNING units whose sprint waits DISPATCHED for an agent (on a
+    /// remote: for a worker to claim it), in plan order.
+    pub fn waiting_for_an_agent(&self) -> impl Iterator<Item = &UnitState> {
+        self.units
+            .iter()
+            .filter(|u| u.state == UnitStatus::Running)
+            .filter(|u| {
+                u.active_sprint()
+                    .is_some_and(|sp| sp.state == SprintStatus::Dispatched)
+            })
+    }
+
     pub fn active_agents(&self) -> usize {
         self.units
             .iter()

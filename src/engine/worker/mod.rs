@@ -32,7 +32,6 @@ use super::AgentPaths;
 use super::Engine;
 use super::EngineError;
 use super::LockMode;
-use crate::machine::SprintStatus;
 use crate::plan::SprintId;
 use crate::store::Tip;
 
@@ -356,13 +355,7 @@ impl Engine {
     fn claimable(&self, tip: &Tip, mine: &[Claimed], me: &str) -> Option<String> {
         let open: Vec<&str> = tip
             .state
-            .units
-            .iter()
-            .filter(|u| u.state == crate::machine::UnitStatus::Running)
-            .filter(|u| {
-                u.active_sprint()
-                    .is_some_and(|sp| sp.state == SprintStatus::Dispatched)
-            })
+            .waiting_for_an_agent()
             .filter(|u| !mine.iter().any(|c| c.unit == u.name))
             .map(|u| u.name.as_str())
             .collect();
