@@ -612,12 +612,15 @@ fn cross_unit_needs_from_progress_files_are_registered() {
     let repo = fixture_repo("five");
     let dir = repo.path();
     // The need is noted before the sprint's commit, as an agent does: a
-    // note written after it may come after the run's last look.
-    let needy = SUCCEED.replace(
-        "commit ",
-        "append ${SUPERVISOR_UNIT_DIR}/PROGRESS.md \\n## Cross-Package Needs\\n- a Token type from parser\ncommit ",
-    );
-    let s = scripts(&[("default.txt", SUCCEED), ("profiles.txt", &needy)]);
+    // note written after it may come after the run's last look. The
+    // progress file is written whole, so an attempt retried on a loaded
+    // machine notes it once, as the first did.
+    let needy = "write ${SUPERVISOR_UNIT_DIR}/${SUPERVISOR_SPRINT}.txt done
+write ${SUPERVISOR_UNIT_DIR}/PROGRESS.md # progress\\n- Sprint ${SUPERVISOR_SPRINT}: complete\\n\\n## Cross-Package Needs\\n- a Token type from parser\\n
+commit ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}
+result complete
+";
+    let s = scripts(&[("default.txt", SUCCEED), ("profiles.txt", needy)]);
     assert_eq!(sv(dir, s.path(), &["start", "--wait"]).status, 0);
     let st = status_json(dir);
     assert_eq!(st["needs"][0]["unit"], "profiles");
