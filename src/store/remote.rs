@@ -103,11 +103,8 @@ impl Remote {
     /// `git` with `input` on its standard input.
     fn git_input(&self, args: &[&str], input: &str) -> Result<std::process::Output, StoreError> {
         use std::io::Write;
-        let mut child = Command::new("git")
-            .args(args)
-            .current_dir(&self.dir)
-            .env("GIT_SUPERVISOR_INTERNAL", "1")
-            .env("GIT_TERMINAL_PROMPT", "0")
+        let mut child = self
+            .command(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -122,15 +119,21 @@ impl Remote {
     }
 
     fn git(&self, args: &[&str]) -> Result<std::process::Output, StoreError> {
-        Command::new("git")
-            .args(args)
-            .current_dir(&self.dir)
-            // Our own push must not enter our pre-push hook.
-            .env("GIT_SUPERVISOR_INTERNAL", "1")
-            .env("GIT_TERMINAL_PROMPT", "0")
+        self.command(args)
             .stdin(Stdio::null())
             .output()
             .map_err(|e| StoreError::Git(format!("cannot run git: {e}")))
+    }
+
+    /// `git args` in the clone, never prompting.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new("git");
+        cmd.args(args)
+            .current_dir(&self.dir)
+            // Our own push must not enter our pre-push hook.
+            .env("GIT_SUPERVISOR_INTERNAL", "1")
+            .env("GIT_TERMINAL_PROMPT", "0");
+        cmd
     }
 
     /// The remote-tracking name of one of our refs

@@ -65,18 +65,10 @@ pub(super) enum CasError {
     Other(StoreError),
 }
 
-/// Back off 1–16 ms (growing with the attempt), spread by process and time so
-/// racing writers do not retry in lockstep.
+/// Back off 1–16 ms (growing with the attempt) before trying again
+/// locally.
 pub(super) fn jitter(attempt: u32) {
-    use std::hash::Hash;
-    use std::hash::Hasher;
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    std::process::id().hash(&mut h);
-    std::thread::current().id().hash(&mut h);
-    std::time::SystemTime::now().hash(&mut h);
-    attempt.hash(&mut h);
-    let cap = 1 + u64::from(attempt.min(4)) * 4;
-    std::thread::sleep(Duration::from_millis(1 + h.finish() % cap));
+    spread_sleep(attempt, 1 + u64::from(attempt.min(4)) * 4, 1);
 }
 
 /// After a push the remote refused: a random wait of up to 50 ms, doubled
@@ -84,14 +76,20 @@ pub(super) fn jitter(attempt: u32) {
 /// all fetched its state at once; without a spread they would push again
 /// together and all but one lose again.
 pub(super) fn backoff(attempt: u32) {
+    spread_sleep(attempt, (50u64 << attempt.min(4)) + 1, 0);
+}
+
+/// Sleep `least` plus a random part below `span` ms, spread by process,
+/// thread and time so racing writers do not retry in lockstep.
+fn spread_sleep(attempt: u32, span: u64, least: u64) {
     use std::hash::Hash;
     use std::hash::Hasher;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     std::process::id().hash(&mut h);
+    std::thread::current().id().hash(&mut h);
     std::time::SystemTime::now().hash(&mut h);
     attempt.hash(&mut h);
-    let cap = 50u64 << attempt.min(4);
-    std::thread::sleep(Duration::from_millis(h.finish() % (cap + 1)));
+    std::thread::sleep(Duration::from_millis(least + h.finish() % span));
 }
 
 impl Store {
