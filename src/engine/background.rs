@@ -57,17 +57,19 @@ impl Engine {
     /// A background sprint completes once its process is confirmed
     /// running (spec §2g, §H 5e), and not otherwise, whatever else says
     /// it is done.
+    /// `processes` are those recorded for the sprint `sp` (a worker judges
+    /// before it records them).
     pub(super) fn background_verdict(
         &self,
         sp: &SprintState,
+        processes: &[BackgroundProcess],
         outcome: Outcome,
         evidence: String,
     ) -> (Outcome, String) {
         if sp.task_type != TaskType::Background || outcome != Outcome::Completed {
             return (outcome, evidence);
         }
-        let running: Vec<String> = sp
-            .background
+        let running: Vec<String> = processes
             .iter()
             .filter(|p| background::running(p))
             .map(named)

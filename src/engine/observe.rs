@@ -448,7 +448,8 @@ impl Engine {
                     agent: sp.agent.as_ref(),
                 });
                 let (outcome, evidence) = verdict.after_watchdog(!gone && report.killed.is_some());
-                let (outcome, evidence) = self.background_verdict(sp, outcome, evidence);
+                let (outcome, evidence) =
+                    self.background_verdict(sp, &sp.background, outcome, evidence);
                 let Some((outcome, evidence)) =
                     self.through_queue(tip, &u.name, &sp.id, outcome, evidence)?
                 else {

@@ -132,11 +132,7 @@ impl Engine {
             Some(EventKind::Background { processes, .. }) => processes,
             _ => Vec::new(),
         };
-        let recorded = SprintState {
-            background: background.clone(),
-            ..sp.clone()
-        };
-        let (outcome, evidence) = self.background_verdict(&recorded, outcome, evidence);
+        let (outcome, evidence) = self.background_verdict(&sp, &background, outcome, evidence);
         Ok(Judged::Queued(Box::new(Queued {
             worker: options.identity.clone(),
             unit: c.unit.clone(),

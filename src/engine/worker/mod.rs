@@ -150,16 +150,16 @@ impl Engine {
             what: "a worker needs the remote the run lives on".into(),
             source: std::io::Error::other("no remote"),
         })?;
-        // The run this clone last saw: a remote that no longer has it lost
-        // it (a deleted ref), which a worker must not take for "no run yet".
-        // The wrappers this worker started are reaped as they end, also
-        // while a round waits on a remote that does not answer: a reap
-        // once a round left an ended wrapper a zombie for as long as an
-        // outage held the round up.
+        // The wrappers this worker started are its children: each one that
+        // ended is waited for as it ends, also while a round waits on a
+        // remote that does not answer (a reap once a round left an ended
+        // wrapper a zombie for as long as an outage held the round up).
         std::thread::spawn(|| loop {
             crate::dispatch::reap();
             std::thread::sleep(Duration::from_millis(200));
         });
+        // The run this clone last saw: a remote that no longer has it lost
+        // it (a deleted ref), which a worker must not take for "no run yet".
         let mut seen = remote.tracked(STATE_REF);
         self.rounds(options, &mut seen, say)
             .map_err(|e| match (e, seen) {
@@ -193,10 +193,6 @@ impl Engine {
         let mut told_no_run = false;
         let mut last_tick: Option<Instant> = None;
         loop {
-            // The wrappers this worker started are its children: each one
-            // that ended is waited for, or it stays a zombie as long as the
-            // worker runs.
-            crate::dispatch::reap();
             // Verdicts first: the tick then dispatches what they opened,
             // and this round may claim it.
             let mut i = 0;
