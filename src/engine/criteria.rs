@@ -1,14 +1,10 @@
 //! Running one exit-criterion command (design §6's strongest evidence):
-//! in the project root under `sh -c`, bounded in time, its output read as
-//! it is written, and what a verdict keeps of it — the command, its exit
+//! in the project root under `sh -c`, bounded in time (`shell`), and what a
+//! verdict keeps of it — the command, its exit
 //! status and the end of its output (`machine::CriterionCheck`).
 
-use std::io::Read;
 use std::path::Path;
-use std::process::Command;
-use std::process::Stdio;
 use std::time::Duration;
-use std::time::Instant;
 
 use crate::machine::CriterionCheck;
 
@@ -59,18 +55,6 @@ fn tail(text: &str, max: usize) -> String {
     text[from..].to_string()
 }
 
-/// Read a pipe to its end on a thread of its own, so a command that prints
-/// more than a pipe holds never blocks on it.
-fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        if let Some(mut p) = pipe {
-            let _ = p.read_to_end(&mut bytes);
-        }
-        bytes
-    })
-}
-
 /// The file-exists assertions the plan parser generates (`test -e 'path'`)
 /// are checked in-process: same answer, no shell.
 fn run(root: &Path, command: &str, expected: Option<&str>) -> Ran {
@@ -96,47 +80,8 @@ fn run(root: &Path, command: &str, expected: Option<&str>) -> Ran {
             };
         }
     }
-    let mut child = match Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .current_dir(root)
-        .env("GIT_SUPERVISOR_INTERNAL", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-    {
-        Ok(c) => c,
-        Err(e) => return failed(format!("cannot run: {e}"), None, String::new()),
-    };
-    let stdout = drain(child.stdout.take());
-    let stderr = drain(child.stderr.take());
-    let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break Ok(s),
-            Ok(None) if start.elapsed() > CRITERION_TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break Err(format!("timed out after {}s", CRITERION_TIMEOUT.as_secs()));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
-            Err(e) => break Err(e.to_string()),
-        }
-    };
-    // A grandchild that keeps a pipe open after a timeout would hold the
-    // reader: only a finished command's output is waited for.
-    let output = if status.is_ok() {
-        let out = stdout.join().unwrap_or_default();
-        let err = stderr.join().unwrap_or_default();
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out),
-            String::from_utf8_lossy(&err)
-        )
-    } else {
-        String::new()
-    };
+    let super::shell::Shell { status, output } =
+        super::shell::run(root, command, CRITERION_TIMEOUT);
     let status = match status {
         Ok(s) => s,
         Err(why) => return failed(why, None, output),

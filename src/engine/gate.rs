@@ -38,48 +38,16 @@ struct BuildRun {
 
 fn run_build(root: &Path, command: &str, timeout: Duration) -> BuildRun {
     let start = Instant::now();
-    let child = Command::new("sh")
-        .arg("-c")
-        .arg(format!("{command} 2>&1"))
-        .current_dir(root)
-        .env("GIT_SUPERVISOR_INTERNAL", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn();
-    let Ok(mut child) = child else {
-        return BuildRun {
-            passed: false,
-            exit: None,
-            output: format!("cannot run `{command}`"),
-            seconds: 0.0,
-        };
+    // Its two streams interleaved as a terminal shows them.
+    let ran = super::shell::run(root, &format!("{command} 2>&1"), timeout);
+    let (status, output) = match ran.status {
+        Ok(s) => (Some(s), ran.output),
+        Err(why) if why.starts_with("cannot run") => (None, format!("cannot run `{command}`")),
+        Err(_) => (
+            None,
+            format!("\n(build timed out after {}s)\n", timeout.as_secs()),
+        ),
     };
-    let mut stdout = child.stdout.take().expect("stdout is piped");
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = std::io::Read::read_to_string(&mut stdout, &mut s);
-        s
-    });
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break Some(s),
-            Ok(None) if start.elapsed() > timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(_) => break None,
-        }
-    };
-    let mut output = reader.join().unwrap_or_default();
-    if status.is_none() {
-        output.push_str(&format!(
-            "\n(build timed out after {}s)\n",
-            timeout.as_secs()
-        ));
-    }
     BuildRun {
         passed: status.is_some_and(|s| s.success()),
         exit: status.and_then(|s| s.code()),

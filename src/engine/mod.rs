@@ -29,6 +29,7 @@ mod plan_done;
 mod publish;
 mod remote;
 pub mod resync;
+mod shell;
 mod start;
 mod tick;
 pub mod verify;
