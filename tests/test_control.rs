@@ -28,20 +28,6 @@ fn unit(st: &serde_json::Value, name: &str) -> serde_json::Value {
         .expect("unit")
 }
 
-/// Live processes whose command line mentions `needle`.
-fn processes_mentioning(needle: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        if let Ok(bytes) = std::fs::read(entry.path().join("cmdline")) {
-            let cmd = String::from_utf8_lossy(&bytes).replace('\0', " ");
-            if cmd.contains(needle) {
-                found.push(cmd);
-            }
-        }
-    }
-    found
-}
-
 /// Live agent or wrapper processes whose working directory is `dir`.
 fn processes_working_in(dir: &Path) -> Vec<String> {
     let fake = crate::common::fake_agent();
@@ -182,7 +168,7 @@ fn killall_keeps_uncommitted_work_on_disk_and_reports_it() {
         "{md}"
     );
     assert!(md.contains("(none — all agents terminated)"), "{md}");
-    assert!(processes_mentioning("hang")
+    assert!(crate::common::processes_mentioning("hang")
         .iter()
         .all(|p| !p.contains(&dir.display().to_string())));
 
@@ -472,7 +458,7 @@ fn a_crash_at_any_write_boundary_is_recovered_by_resume() {
             .expect("start");
         // Let whatever survived the crash finish.
         wait_until("surviving wrappers", 30, || {
-            processes_mentioning(&dir.display().to_string())
+            crate::common::processes_mentioning(&dir.display().to_string())
                 .iter()
                 .all(|p| !p.contains("agent-run"))
         });

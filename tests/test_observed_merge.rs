@@ -9,54 +9,8 @@ use std::path::PathBuf;
 
 use crate::common::fixture_repo;
 use crate::common::git;
-use crate::common::run_env;
 use crate::common::scripts;
-use crate::common::Output;
-
-pub(crate) fn sv(repo: &Path, env: &[(&str, &Path)], args: &[&str]) -> Output {
-    run_env(repo, args, env)
-}
-
-/// Removes the default worktree directory beside a test repository.
-pub(crate) struct Beside(PathBuf);
-
-impl Drop for Beside {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-pub(crate) fn beside(repo: &Path) -> Beside {
-    let name = repo.file_name().expect("name").to_string_lossy();
-    Beside(repo.join("..").join(format!("{name}.supervisor")))
-}
-
-/// The run's integration branch.
-pub(crate) fn integration(repo: &Path) -> String {
-    let refs = git(
-        repo,
-        &[
-            "for-each-ref",
-            "--format=%(refname:short)",
-            "refs/heads/supervisor/",
-        ],
-    );
-    refs.lines()
-        .find(|l| l.ends_with("/integration"))
-        .unwrap_or_else(|| panic!("no integration branch among {refs:?}"))
-        .to_string()
-}
-
-pub(crate) fn sprint_path(repo: &Path, unit: &str) -> Vec<String> {
-    let out = crate::common::run(repo, &["log", "--format", "json"]);
-    let records: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).expect("log JSON");
-    records
-        .iter()
-        .rev()
-        .filter(|r| r["unit"] == unit && r["sprint"].is_string())
-        .filter_map(|r| r["to"].as_str().map(str::to_string))
-        .collect()
-}
+use crate::common::worktrees::*;
 
 /// How many times `unit`'s sprints went to COMPLETED.
 fn times_completed(repo: &Path, unit: &str) -> usize {
@@ -133,33 +87,6 @@ pub(crate) fn agents() -> tempfile::TempDir {
             "write docs/docs.txt documented\ncommit docs: document\nresult complete\n",
         ),
     ])
-}
-
-/// `git commit` in `cwd` with the sprint's trailers, through the hooks
-/// when installed.
-pub(crate) fn commit_by_hand(cwd: &Path, env: &[(&str, &Path)], message: &str, marker: &str) {
-    git(cwd, &["add", "-A"]);
-    let mut cmd = crate::common::command("git", cwd);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd
-        .args([
-            "commit",
-            "-qm",
-            message,
-            "--trailer",
-            &format!("Supervisor-Sprint: {marker}"),
-            "--trailer",
-            "Supervisor-Status: complete",
-        ])
-        .output()
-        .expect("git commit");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// api blocks; the person fixes it on their own branch and resumes: the

@@ -183,7 +183,7 @@ fn fix_by_hand(
     std::fs::write(root.join(unit).join(format!("s{sprint}.txt")), "by hand\n").expect("fix");
     let own = format!("{unit}/hand-{n}.txt");
     std::fs::write(root.join(&own), format!("hand {n}\n")).expect("fix");
-    crate::test_observed_merge::commit_by_hand(
+    crate::common::worktrees::commit_by_hand(
         &root,
         env,
         &format!("{unit}: sprint {sprint} by hand ({n})"),
@@ -195,7 +195,7 @@ fn fix_by_hand(
 fn run_case(case: &Case) -> Result<(), TestCaseError> {
     let repo = fixture_repo("workspace");
     let dir = repo.path();
-    let _cleanup = crate::test_observed_merge::beside(dir);
+    let _cleanup = crate::common::worktrees::beside(dir);
     let _own = OwnWorktrees(dir.to_path_buf());
     std::fs::write(dir.join("EXECUTION_PLAN.md"), PLAN).expect("plan");
     for unit in ["api", "web", "docs"] {

@@ -13,6 +13,7 @@ pub mod real_agents;
 pub mod remote_scenarios;
 pub mod ssh_host;
 pub mod stub_model;
+pub mod worktrees;
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::Hash;
@@ -436,4 +437,18 @@ pub fn tool(cwd: &Path, program: &str, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Live processes whose command line mentions `needle`.
+pub fn processes_mentioning(needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        if let Ok(bytes) = std::fs::read(entry.path().join("cmdline")) {
+            let cmd = String::from_utf8_lossy(&bytes).replace('\0', " ");
+            if cmd.contains(needle) {
+                found.push(cmd);
+            }
+        }
+    }
+    found
 }
