@@ -275,25 +275,7 @@ fn an_agent_started_from_the_users_commit_hook_works_in_its_own_worktree() {
 
     // The user does french's work and commits it: git runs the hook.
     std::fs::write(dir.join("french/french.txt"), "bonjour\n").expect("write");
-    git(dir, &["add", "french/french.txt"]);
-    let out = crate::common::command("git", dir)
-        .env("FAKE_AGENT_SCRIPT", s.path())
-        .args([
-            "commit",
-            "-qm",
-            "french: translated by hand",
-            "--trailer",
-            "Supervisor-Sprint: french/1",
-            "--trailer",
-            "Supervisor-Status: complete",
-        ])
-        .output()
-        .expect("git commit");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    commit_by_hand(dir, &env, "french: translated by hand", "french/1");
     let users = git(dir, &["rev-parse", "HEAD"]);
     // Nothing else ticks: the hook's tick starts german, whose wrapper
     // judges it.
