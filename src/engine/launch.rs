@@ -28,6 +28,23 @@ use super::EngineError;
 use super::JobSpec;
 use super::WRAPPER_STARTUP;
 
+/// The sprint to dispatch next and how (see `next_dispatch`).
+pub(super) struct Choice {
+    unit: String,
+    model: Model,
+    score: i32,
+    rationale: String,
+    /// Other agents work meanwhile (builds wait for the phase boundary).
+    parallel: bool,
+    files: Vec<String>,
+}
+
+/// The wall clock as the machine's timestamps: a failed sprint waits for
+/// its retry time by it (the commit clock may be pinned).
+fn wall_now() -> String {
+    crate::store::clock::iso(time::OffsetDateTime::now_utc())
+}
+
 impl Engine {
     pub(crate) fn agent_paths(
         &self,
@@ -51,120 +68,33 @@ impl Engine {
     /// Dispatch the first eligible unit's sprint: write its job, publish
     /// DISPATCHED, then start the wrapper.
     pub(super) fn dispatch_next(&self, tip: &Tip) -> Result<Option<(String, usize)>, EngineError> {
-        // A failed sprint waits for its retry time by the wall clock (the
-        // commit clock may be pinned).
-        let now = crate::store::clock::iso(time::OffsetDateTime::now_utc());
-        let ready = machine::dispatchable_at(&tip.state, &now);
-        if ready.is_empty() {
+        let Some((plan, config)) = self.ready_to_dispatch(tip)? else {
             return Ok(None);
-        }
-        let (plan, config) = self.snapshot(tip)?;
-        // An agent's check of a deferred condition waits for its next check
-        // time, by the engine's clock: a pinned clock (tests) moves only with
-        // transitions, so time passes there only when the pin does.
+        };
         let clock = self.store.clock();
-        let check_now = clock.iso_at_seq(tip.state.seq + 1);
-        let paced = |name: &String| {
-            tip.state
-                .unit(name)
-                .and_then(|u| u.current())
-                .filter(|sp| {
-                    sp.task_type == TaskType::Deferred && sp.state == SprintStatus::Partial
-                })
-                .and_then(|sp| sp.next_check_at.as_deref())
-                .is_some_and(|at| !machine::retry::due(at, &check_now))
-        };
-        let Some(unit_name) = ready.iter().find(|u| !paced(u)) else {
+        let state = &tip.state;
+        let Some(choice) = self.next_dispatch(state, &plan, &config) else {
             return Ok(None);
         };
-        // The budget is checked before every dispatch (attempts, retries,
-        // continuations): once spent, the run stops until resumed.
-        if let Some(budget) = config.run.budget_usd.and_then(machine::Usd::from_dollars) {
-            let spent = tip.state.cost();
-            if spent >= budget {
-                self.publish(EventKind::BudgetReached { spent, budget })?;
-                return Ok(None);
-            }
-        }
         let template = config
             .agent_command()
             .ok_or(EngineError::NoAgentCommand)?
             .to_vec();
-        // A replan may have changed the command: refuse it before an attempt
-        // is spent on a program that cannot run.
-        let config_text = self.parsed.borrow().as_ref().map(|p| p.0.config.clone());
-        config
-            .check_agent_program(
-                &config_text.unwrap_or_default(),
-                "the run's .workflow/config.toml",
-                &self.workdir,
-            )
-            .map_err(EngineError::AgentProgram)?;
-        let state = &tip.state;
+        let unit_name = &choice.unit;
         let us = state.unit(unit_name).expect("dispatchable names a unit");
         let sp = us
             .current()
             .expect("a dispatchable unit has a current sprint");
         let (_, sprint) = planned(&plan, unit_name, &sp.id)?;
-        let selection = machine::model_select::select(&plan, unit_name, sprint, sp);
-        let model_name = match selection.model {
+        let model_name = match choice.model {
             Model::Haiku => &config.models.haiku,
             Model::Sonnet => &config.models.sonnet,
             Model::Opus => &config.models.opus,
         }
         .clone();
         let dispatch_no = sp.dispatches + 1;
-        let parallel = state
-            .units
-            .iter()
-            .filter(|u| u.name != *unit_name)
-            .any(|u| u.active_sprint().is_some())
-            || ready.len() > 1;
-        let rationale = match (sprint.task_type, parallel) {
-            (TaskType::Code, false) => format!(
-                "{}; single agent: builds allowed during the sprint",
-                selection.rationale()
-            ),
-            (TaskType::Code, true) if config.build.command.is_some() => format!(
-                "{}; parallel: syntax checks only, one coordinated build at the phase boundary",
-                selection.rationale()
-            ),
-            _ => selection.rationale(),
-        };
-        if self.store.remote().is_some() {
-            // A run on a remote: the dispatch is published for a worker to
-            // claim; nothing starts here. Other clones tick too: one that
-            // dispatched this sprint first leaves nothing to do.
-            let (id, from) = (sp.id.clone(), sp.state);
-            let kind = EventKind::Dispatch {
-                unit: unit_name.clone(),
-                model: selection.model,
-                score: selection.score,
-                rationale,
-                agent: Agent {
-                    pid: None,
-                    log: String::new(),
-                    dispatched_at: clock.iso_at_seq(state.seq + 1),
-                    base_commit: None,
-                    dirty: Vec::new(),
-                    files: sprint.files.clone(),
-                    continuation: sp.state == SprintStatus::Partial,
-                    retry_of: (sp.state == SprintStatus::Backoff).then_some(sp.attempt),
-                    worker: None,
-                    host: None,
-                },
-            };
-            let steps = self.publish_decided(|tip| {
-                let still = tip
-                    .state
-                    .unit(unit_name)
-                    .and_then(|u| u.current())
-                    .is_some_and(|s| s.id == id && s.state == from)
-                    && machine::dispatchable(&tip.state).contains(unit_name);
-                Ok(still.then(|| (kind.clone(), Vec::new())))
-            })?;
-            return Ok(Some((unit_name.clone(), steps.len())));
-        }
+        let parallel = choice.parallel;
+        let rationale = choice.rationale.clone();
         let workspaces = self.workspaces(state, &config);
         let root = match &workspaces {
             Some(ws) => {
@@ -220,8 +150,8 @@ impl Engine {
             .unwrap_or_else(|_| paths.log.display().to_string());
         let steps = self.publish(EventKind::Dispatch {
             unit: unit_name.clone(),
-            model: selection.model,
-            score: selection.score,
+            model: choice.model,
+            score: choice.score,
             rationale,
             agent: Agent {
                 pid: None,
@@ -240,6 +170,190 @@ impl Engine {
         crate::store::fault::boundary("DISPATCHED written, agent not started");
         self.start_wrapper(&paths)?;
         Ok(Some((unit_name.clone(), steps.len())))
+    }
+
+    /// The plan and config to dispatch with, once the checks every
+    /// dispatch needs have passed: something is ready, the budget is not
+    /// spent (else the run stops until resumed), the agent's program runs.
+    /// `None`: nothing to dispatch now.
+    pub(super) fn ready_to_dispatch(
+        &self,
+        tip: &Tip,
+    ) -> Result<Option<(crate::plan::Plan, crate::config::Config)>, EngineError> {
+        if machine::dispatchable_at(&tip.state, &wall_now()).is_empty() {
+            return Ok(None);
+        }
+        // The budget is checked before every dispatch (attempts, retries,
+        // continuations): once spent, the run stops until resumed.
+        if let Some((spent, budget)) = self.budget_spent(tip)? {
+            self.publish(EventKind::BudgetReached { spent, budget })?;
+            return Ok(None);
+        }
+        self.dispatch_config(tip).map(Some)
+    }
+
+    /// What the run spent and its budget, once the budget is spent.
+    fn budget_spent(&self, tip: &Tip) -> Result<Option<(machine::Usd, machine::Usd)>, EngineError> {
+        let (_, config) = self.snapshot(tip)?;
+        let spent = tip.state.cost();
+        Ok(config
+            .run
+            .budget_usd
+            .and_then(machine::Usd::from_dollars)
+            .filter(|budget| spent >= *budget)
+            .map(|budget| (spent, budget)))
+    }
+
+    /// The plan and config to dispatch with, once the run's agent command
+    /// is known to run: a replan may have changed it, and it is refused
+    /// before an attempt is spent on a program that cannot run.
+    fn dispatch_config(
+        &self,
+        tip: &Tip,
+    ) -> Result<(crate::plan::Plan, crate::config::Config), EngineError> {
+        let (plan, config) = self.snapshot(tip)?;
+        config.agent_command().ok_or(EngineError::NoAgentCommand)?;
+        let config_text = self.parsed.borrow().as_ref().map(|p| p.0.config.clone());
+        config
+            .check_agent_program(
+                &config_text.unwrap_or_default(),
+                "the run's .workflow/config.toml",
+                &self.workdir,
+            )
+            .map_err(EngineError::AgentProgram)?;
+        Ok((plan, config))
+    }
+
+    /// The plan and config a worker dispatches with inside a chain of its
+    /// own (a verdict, the next sprint's dispatch, its claim): `None` when
+    /// the budget is spent or the agent cannot run — the tick says so.
+    pub(super) fn quiet_dispatch_config(
+        &self,
+        tip: &Tip,
+    ) -> Option<(crate::plan::Plan, crate::config::Config)> {
+        match self.budget_spent(tip) {
+            Ok(None) => self.dispatch_config(tip).ok(),
+            _ => None,
+        }
+    }
+
+    /// The sprint `state` would dispatch next, with its model and why:
+    /// the first ready unit whose deferred check is not paced. Pure in
+    /// `state`, so a chain of dispatches asks it again on the state the
+    /// last one left.
+    pub(super) fn next_dispatch(
+        &self,
+        state: &machine::State,
+        plan: &crate::plan::Plan,
+        config: &crate::config::Config,
+    ) -> Option<Choice> {
+        // A failed sprint waits for its retry time by the wall clock (the
+        // commit clock may be pinned).
+        let ready = machine::dispatchable_at(state, &wall_now());
+        // An agent's check of a deferred condition waits for its next check
+        // time, by the engine's clock: a pinned clock (tests) moves only with
+        // transitions, so time passes there only when the pin does.
+        let check_now = self.store.clock().iso_at_seq(state.seq + 1);
+        let paced = |name: &String| {
+            state
+                .unit(name)
+                .and_then(|u| u.current())
+                .filter(|sp| {
+                    sp.task_type == TaskType::Deferred && sp.state == SprintStatus::Partial
+                })
+                .and_then(|sp| sp.next_check_at.as_deref())
+                .is_some_and(|at| !machine::retry::due(at, &check_now))
+        };
+        let unit_name = ready.iter().find(|u| !paced(u))?;
+        let sp = state.unit(unit_name)?.current()?;
+        let (_, sprint) = planned(plan, unit_name, &sp.id).ok()?;
+        let selection = machine::model_select::select(plan, unit_name, sprint, sp);
+        let parallel = state
+            .units
+            .iter()
+            .filter(|u| u.name != *unit_name)
+            .any(|u| u.active_sprint().is_some())
+            || ready.len() > 1;
+        let rationale = match (sprint.task_type, parallel) {
+            (TaskType::Code, false) => format!(
+                "{}; single agent: builds allowed during the sprint",
+                selection.rationale()
+            ),
+            (TaskType::Code, true) if config.build.command.is_some() => format!(
+                "{}; parallel: syntax checks only, one coordinated build at the phase boundary",
+                selection.rationale()
+            ),
+            _ => selection.rationale(),
+        };
+        Some(Choice {
+            unit: unit_name.clone(),
+            model: selection.model,
+            score: selection.score,
+            rationale,
+            parallel,
+            files: sprint.files.clone(),
+        })
+    }
+
+    /// Publish the sprints a run on a remote may dispatch now, up to
+    /// `room` (all when `None`), as one chain of DISPATCHED events in one
+    /// push: a worker claims them; nothing starts here. Other clones tick
+    /// too: a lost race decides the chain again on their tip. The units
+    /// dispatched and the steps published.
+    pub(super) fn dispatch_on_remote(
+        &self,
+        tip: &Tip,
+        room: Option<usize>,
+    ) -> Result<(Vec<String>, usize), EngineError> {
+        let Some((plan, config)) = self.ready_to_dispatch(tip)? else {
+            return Ok((Vec::new(), 0));
+        };
+        let mut units = Vec::new();
+        let steps = self.publish_chain(|_, state, n| {
+            if n == 0 {
+                units.clear();
+            }
+            let waiting = state.waiting_for_an_agent().count();
+            if room.is_some_and(|room| waiting >= room) {
+                return Ok(None);
+            }
+            let Some(choice) = self.next_dispatch(state, &plan, &config) else {
+                return Ok(None);
+            };
+            units.push(choice.unit.clone());
+            Ok(Some((self.remote_dispatch(state, choice), Vec::new())))
+        })?;
+        if steps.is_empty() {
+            units.clear();
+        }
+        Ok((units, steps.len()))
+    }
+
+    /// The DISPATCHED event of `choice` in a run on a remote: no agent, no
+    /// host; the worker that claims it is recorded by its claim.
+    pub(super) fn remote_dispatch(&self, state: &machine::State, choice: Choice) -> EventKind {
+        let sp = state
+            .unit(&choice.unit)
+            .and_then(|u| u.current())
+            .expect("a dispatchable unit has a current sprint");
+        EventKind::Dispatch {
+            model: choice.model,
+            score: choice.score,
+            rationale: choice.rationale,
+            agent: Agent {
+                pid: None,
+                log: String::new(),
+                dispatched_at: self.store.clock().iso_at_seq(state.seq + 1),
+                base_commit: None,
+                dirty: Vec::new(),
+                files: choice.files,
+                continuation: sp.state == SprintStatus::Partial,
+                retry_of: (sp.state == SprintStatus::Backoff).then_some(sp.attempt),
+                worker: None,
+                host: None,
+            },
+            unit: choice.unit,
+        }
     }
 
     /// Start the wrapper of a prepared job and wait until it holds the

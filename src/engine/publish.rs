@@ -25,7 +25,13 @@ impl Engine {
     /// The tip's state as events are decided on it: the retry policy and the
     /// deferred checks' backoff come from the run's config snapshot.
     pub(crate) fn deciding(&self, tip: &Tip) -> State {
-        let mut state = tip.state.clone();
+        self.deciding_on(tip, &tip.state)
+    }
+
+    /// `state` (the tip's, or what events decided on it left) with the
+    /// run's retry policy and deferred checks' backoff.
+    fn deciding_on(&self, tip: &Tip, state: &State) -> State {
+        let mut state = state.clone();
         let ms = |d: std::time::Duration| d.as_millis().min(u64::MAX as u128) as u64;
         if let Ok((_, c)) = self.snapshot(tip) {
             state.retry_delay_ms = ms(c.run.retry_delay);
@@ -41,21 +47,44 @@ impl Engine {
         &self,
         mut decide: impl FnMut(&Tip) -> Result<Option<(EventKind, Vec<RefPush>)>, EngineError>,
     ) -> Result<Vec<Step>, EngineError> {
+        self.publish_chain(|tip, _, n| if n == 0 { decide(tip) } else { Ok(None) })
+    }
+
+    /// Publish the events `next` picks one after another, each decided on
+    /// the state the ones before it left (`next(tip, state, n)`, `n` events
+    /// decided so far; `None` ends the chain), in one compare-and-swap or
+    /// one push. A lost race decides the whole chain again on the new tip.
+    pub(crate) fn publish_chain(
+        &self,
+        mut next: impl FnMut(
+            &Tip,
+            &State,
+            usize,
+        ) -> Result<Option<(EventKind, Vec<RefPush>)>, EngineError>,
+    ) -> Result<Vec<Step>, EngineError> {
         let clock = self.store.clock();
-        let published = self.store.update(|tip| {
+        let published = self.store.update_chain(|tip| {
             let tip = tip.ok_or(EngineError::NoRun)?;
-            let Some((kind, also)) = decide(tip)? else {
-                return Ok(None);
-            };
-            let event = Event {
-                at: clock.iso_at_seq(tip.state.seq + 1),
-                kind,
-            };
-            let steps = machine::apply(&self.deciding(tip), &event)?;
-            Ok(Some(Update {
-                also,
-                ..update(steps, Some(event))
-            }))
+            let mut state = tip.state.clone();
+            let mut updates = Vec::new();
+            while let Some((kind, also)) = next(tip, &state, updates.len())? {
+                let event = Event {
+                    at: clock.iso_at_seq(state.seq + 1),
+                    kind,
+                };
+                let steps = machine::apply(&self.deciding_on(tip, &state), &event)?;
+                // An event that changes nothing ends the chain: asking
+                // again on the same state would pick it again.
+                let Some(last) = steps.last() else {
+                    break;
+                };
+                state = last.state.clone();
+                updates.push(Update {
+                    also,
+                    ..update(steps, Some(event))
+                });
+            }
+            Ok(updates)
         });
         match published {
             Ok(p) => Ok(p.steps),

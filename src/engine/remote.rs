@@ -90,21 +90,13 @@ impl Engine {
             }
             // A worker dispatches what it can claim: every clone that
             // ticks racing to dispatch every ready sprint, one push each,
-            // had all but one of their pushes refused each time.
-            if self
-                .dispatch_room
-                .get()
-                .is_some_and(|room| tip.state.waiting_for_an_agent().count() >= room)
-            {
-                return Ok(report);
-            }
-            match self.dispatch_next(&tip)? {
-                Some((unit, steps)) => {
-                    report.steps += steps;
-                    report.dispatched.push(unit);
-                }
-                None => return Ok(report),
-            }
+            // had all but one of their pushes refused each time. What is
+            // dispatched goes in one push: `start`'s burst of one push per
+            // sprint raced every worker's claim.
+            let (units, steps) = self.dispatch_on_remote(&tip, self.dispatch_room.get())?;
+            report.steps += steps;
+            report.dispatched.extend(units);
+            return Ok(report);
         }
     }
 

@@ -102,30 +102,44 @@ impl Store {
         &self,
         mut decide: impl FnMut(Option<&Tip>) -> Result<Option<Update>, E>,
     ) -> Result<Published, UpdateError<E>> {
+        self.update_chain(|tip| Ok(decide(tip)?.into_iter().collect()))
+    }
+
+    /// `update` for several events decided together, each on the state the
+    /// one before it left: one commit chain, published by one
+    /// compare-and-swap (one push on a remote, with every event's other
+    /// refs). Each event keeps its own commits and `event.toml`; the chain
+    /// lands whole or not at all.
+    pub fn update_chain<E>(
+        &self,
+        mut decide: impl FnMut(Option<&Tip>) -> Result<Vec<Update>, E>,
+    ) -> Result<Published, UpdateError<E>> {
         for attempt in 0..MAX_ATTEMPTS {
             let tip = self.tip().map_err(UpdateError::Store)?;
-            let Some(update) = decide(tip.as_ref()).map_err(UpdateError::Decide)? else {
-                return Ok(Published {
-                    tip: tip.map(|t| t.id),
-                    steps: Vec::new(),
-                });
-            };
-            if update.steps.is_empty() {
+            let updates: Vec<Update> = decide(tip.as_ref())
+                .map_err(UpdateError::Decide)?
+                .into_iter()
+                .filter(|u| !u.steps.is_empty())
+                .collect();
+            if updates.is_empty() {
                 return Ok(Published {
                     tip: tip.map(|t| t.id),
                     steps: Vec::new(),
                 });
             }
             let previous = tip.as_ref().map(|t| t.id);
-            let new_tip = self
-                .write_chain(previous, &update)
-                .map_err(UpdateError::Store)?;
+            let mut new_tip = previous;
+            for u in &updates {
+                new_tip = Some(self.write_chain(new_tip, u).map_err(UpdateError::Store)?);
+            }
+            let new_tip = new_tip.expect("at least one update with steps");
             crate::store::fault::boundary("objects written, ref not yet updated");
-            match self.compare_and_swap(previous, new_tip, &update) {
+            match self.compare_and_swap(previous, new_tip, &updates) {
                 Ok(()) => {
                     crate::store::fault::boundary("event published");
                     self.mark_active(true);
-                    if let Some(last) = update.steps.last() {
+                    let steps: Vec<_> = updates.into_iter().flat_map(|u| u.steps).collect();
+                    if let Some(last) = steps.last() {
                         let subtrees = self.last_subtrees.take();
                         *self.last.borrow_mut() = Some(Cached {
                             id: new_tip,
@@ -135,7 +149,7 @@ impl Store {
                     }
                     return Ok(Published {
                         tip: Some(new_tip),
-                        steps: update.steps,
+                        steps,
                     });
                 }
                 Err(CasError::Moved) if self.remote.is_some() => backoff(attempt),
@@ -391,18 +405,15 @@ impl Store {
         &self,
         previous: Option<ObjectId>,
         new: ObjectId,
-        update: &Update,
+        updates: &[Update],
     ) -> Result<(), CasError> {
         if let Some(remote) = &self.remote {
-            return self.push_to_remote(remote, previous, new, update);
+            return self.push_to_remote(remote, previous, new, updates);
         }
-        let subject = update
-            .steps
-            .last()
-            .map(|s| s.transition.subject())
-            .unwrap_or_default();
+        let last = updates.iter().flat_map(|u| &u.steps).last();
+        let subject = last.map(|s| s.transition.subject()).unwrap_or_default();
         let edit = state_edit(previous, new, format!("git-supervisor: {subject}"));
-        let sig = self.signature(update.steps.last().map(|s| s.state.seq).unwrap_or(0));
+        let sig = self.signature(last.map(|s| s.state.seq).unwrap_or(0));
         let mut buf = gix::date::parse::TimeBuf::default();
         match self
             .repo
@@ -430,7 +441,7 @@ impl Store {
         }
     }
 
-    /// The remote's compare-and-swap: the state ref and the update's other
+    /// The remote's compare-and-swap: the state ref and the updates' other
     /// refs in one atomic push, each under its lease. Refused, the remote's
     /// tip is fetched and adopted so the caller decides again on it.
     pub(super) fn push_to_remote(
@@ -438,14 +449,24 @@ impl Store {
         remote: &remote::Remote,
         previous: Option<ObjectId>,
         new: ObjectId,
-        update: &Update,
+        updates: &[Update],
     ) -> Result<(), CasError> {
         let mut refs = vec![remote::RefPush {
             name: STATE_REF.to_string(),
             new: Some(new.to_string()),
             expected: previous.map(|p| p.to_string()),
         }];
-        refs.extend(update.also.iter().cloned());
+        // A ref two events of the chain move (a verdict that removes a
+        // unit's lease, a claim of its next sprint that writes one) is
+        // pushed once: from what the first expects to what the last sets.
+        for also in updates.iter().flat_map(|u| &u.also) {
+            match refs.iter_mut().find(|r| r.name == also.name) {
+                Some(r) => r.new = also.new.clone(),
+                None => refs.push(also.clone()),
+            }
+        }
+        // Created and removed within the chain: nothing to push.
+        refs.retain(|r| r.new.is_some() || r.expected.is_some());
         match remote.push(&refs) {
             Ok(true) => {
                 // The local ref is a cache of the remote's: it follows,

@@ -31,69 +31,128 @@ struct Started {
     root: std::path::PathBuf,
 }
 
+/// What a worker may claim in a chain of events it publishes.
+pub(super) struct ClaimNext<'a> {
+    /// Units this worker runs already.
+    pub(super) taken: Vec<String>,
+    pub(super) options: &'a WorkerOptions,
+    /// When no sprint waits, dispatch the next ready one and claim it, in
+    /// the same push.
+    pub(super) dispatch: bool,
+}
+
+/// A claim the remote took: the unit, its lease and dispatch number.
+pub(super) struct Won {
+    unit: String,
+    lease: String,
+    dispatch: u32,
+}
+
 impl Engine {
-    /// Claim `unit`'s DISPATCHED sprint: its RUNNING transition and lease
-    /// in one push, then its worktree, job and agent. `None`: another
-    /// worker claimed it first.
-    pub(super) fn claim(
+    /// Claim a DISPATCHED sprint no agent of this worker runs: its RUNNING
+    /// transition and lease in one push, then its worktree, job and agent.
+    /// A push the remote refuses decides again on its tip, so a sprint
+    /// another worker took first moves this claim to another waiting one.
+    /// `None`: nothing left to claim.
+    pub(super) fn claim(&self, next: &ClaimNext) -> Result<Option<Claimed>, EngineError> {
+        let mut won = None;
+        let steps = self.publish_chain(|tip, state, n| {
+            if n == 0 {
+                won = None;
+            }
+            self.claim_step(tip, state, next, &mut won)
+        })?;
+        self.start_won(
+            won.filter(|_| !steps.is_empty()),
+            &steps,
+            &next.options.identity,
+        )
+    }
+
+    /// The next event of a chain that ends in this worker's claim: the
+    /// claim of a waiting sprint, or (with `next.dispatch`, none waiting)
+    /// the dispatch of a ready one to claim after it. `None` once claimed.
+    pub(super) fn claim_step(
         &self,
         tip: &Tip,
-        unit: &str,
-        options: &WorkerOptions,
-    ) -> Result<Option<Claimed>, EngineError> {
-        let (plan, config) = self.snapshot(tip)?;
+        state: &crate::machine::State,
+        next: &ClaimNext,
+        won: &mut Option<Won>,
+    ) -> Result<Option<(EventKind, Vec<RefPush>)>, EngineError> {
+        if won.is_some() {
+            return Ok(None);
+        }
+        let me = &next.options.identity;
+        let Some(unit) = claimable(state, &next.taken, me) else {
+            let dispatch = next
+                .dispatch
+                .then(|| self.quiet_dispatch_config(tip))
+                .flatten()
+                .and_then(|(plan, config)| self.next_dispatch(state, &plan, &config));
+            return Ok(dispatch.map(|choice| (self.remote_dispatch(state, choice), Vec::new())));
+        };
+        let (_, config) = self.snapshot(tip)?;
         let remote = self.store.remote().expect("a worker's engine has a remote");
-        let lease_ref = lease::lease_ref(unit);
-        let me = options.identity.clone();
-        let mut written: Option<(String, u32)> = None;
-        let steps = self.publish_decided(|tip| {
-            // A stopping unit starts no new agent.
-            let Some(sp) = tip
-                .state
-                .unit(unit)
-                .filter(|u| u.state == crate::machine::UnitStatus::Running)
-                .and_then(|u| u.active_sprint())
-                .filter(|sp| sp.state == SprintStatus::Dispatched)
-            else {
-                return Ok(None);
-            };
-            let id = self.store.write_lease(&Lease {
-                worker: me.clone(),
-                subject: unit.to_string(),
-                dispatch: sp.dispatches,
-                expires: lease::now() + config.run.lease.as_secs() as i64,
-            })?;
-            written = Some((id.to_string(), sp.dispatches));
-            Ok(Some((
-                EventKind::AgentStarted {
-                    unit: unit.to_string(),
-                    pid: None,
-                    worker: Some(me.clone()),
-                },
-                vec![RefPush {
-                    name: lease_ref.clone(),
-                    new: Some(id.to_string()),
-                    expected: remote.tracked(&lease_ref),
-                }],
-            )))
+        let sp = state
+            .unit(&unit)
+            .and_then(|u| u.active_sprint())
+            .expect("a claimable unit has a sprint waiting");
+        let id = self.store.write_lease(&Lease {
+            worker: me.clone(),
+            subject: unit.clone(),
+            dispatch: sp.dispatches,
+            expires: lease::now() + config.run.lease.as_secs() as i64,
         })?;
-        let Some((lease_id, dispatch_no)) = written.filter(|_| !steps.is_empty()) else {
+        let lease_ref = lease::lease_ref(&unit);
+        let push = RefPush {
+            name: lease_ref.clone(),
+            new: Some(id.to_string()),
+            expected: remote.tracked(&lease_ref),
+        };
+        *won = Some(Won {
+            unit: unit.clone(),
+            lease: id.to_string(),
+            dispatch: sp.dispatches,
+        });
+        Ok(Some((
+            EventKind::AgentStarted {
+                unit,
+                pid: None,
+                worker: Some(me.clone()),
+            },
+            vec![push],
+        )))
+    }
+
+    /// Start the agent of a claim the remote took (`steps`: the chain that
+    /// carried it). A claim whose agent cannot start is given back at once
+    /// as a failed attempt (the cause may be this machine's, or lasting)
+    /// rather than held until its lease lapses.
+    pub(super) fn start_won(
+        &self,
+        won: Option<Won>,
+        steps: &[crate::machine::Step],
+        me: &str,
+    ) -> Result<Option<Claimed>, EngineError> {
+        let Some(won) = won else {
             return Ok(None);
         };
         crate::store::fault::boundary("sprint claimed, agent not started");
         let state = &steps.last().expect("a claim has a step").state;
         let sprint = state
-            .unit(unit)
+            .unit(&won.unit)
             .and_then(|u| u.active_sprint())
             .map(|sp| sp.id.clone())
             .expect("the claimed sprint");
-        match self.start_claimed(state, &plan, &config, unit, dispatch_no) {
+        let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
+        let (plan, config) = self.snapshot(&tip)?;
+        match self.start_claimed(state, &plan, &config, &won.unit, won.dispatch) {
             Ok(started) => Ok(Some(Claimed {
-                unit: unit.to_string(),
+                unit: won.unit,
                 sprint,
-                dispatch: dispatch_no,
+                dispatch: won.dispatch,
                 paths: started.paths,
-                lease: lease_id,
+                lease: won.lease,
                 renewed: Instant::now(),
                 base: started.base,
                 worktree: started.worktree,
@@ -102,10 +161,7 @@ impl Engine {
                 queued: None,
             })),
             Err(e) => {
-                // Nothing runs for the claim: it is given back at once as a
-                // failed attempt (the cause may be this machine's, or lasting)
-                // rather than held until its lease lapses.
-                self.fail_claim(unit, dispatch_no, &options.identity, &e);
+                self.fail_claim(&won.unit, won.dispatch, me, &e);
                 Err(e)
             }
         }
@@ -284,4 +340,26 @@ impl Engine {
         c.stopping = true;
         Ok(())
     }
+}
+
+/// A RUNNING unit whose sprint waits DISPATCHED for a worker, other than
+/// `taken`. Workers start looking at different units (by their
+/// identity), so that many of them do not all race for the first one.
+pub(super) fn claimable(
+    state: &crate::machine::State,
+    taken: &[String],
+    me: &str,
+) -> Option<String> {
+    let open: Vec<&str> = state
+        .waiting_for_an_agent()
+        .filter(|u| !taken.contains(&u.name))
+        .map(|u| u.name.as_str())
+        .collect();
+    if open.is_empty() {
+        return None;
+    }
+    let spread = me
+        .bytes()
+        .fold(0usize, |h, b| h.wrapping_mul(31) + b as usize);
+    Some(open[spread % open.len()].to_string())
 }

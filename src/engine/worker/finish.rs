@@ -3,6 +3,7 @@
 //! into the integration branch and the lease's removal, or, when the run no
 //! longer holds the claim, nothing recorded.
 
+use super::claim::ClaimNext;
 use super::queue::Queued;
 use super::Claimed;
 use super::WorkerOptions;
@@ -26,18 +27,20 @@ use super::WorkerSummary;
 impl Engine {
     /// When a claim's agent is done: verify its work in the worktree (once;
     /// the verdict is then queued) and publish the verdict with the unit's
-    /// branch, the merge and the lease's removal. `true`: the claim is
-    /// over. An error leaves the verdict queued for the next round.
+    /// branch, the merge and the lease's removal, and, with `next`, this
+    /// worker's next claim in the same push. An error leaves the verdict
+    /// queued for the next round.
     pub(super) fn finish_if_done(
         &self,
         c: &mut Claimed,
-        options: &WorkerOptions,
+        next: &ClaimNext,
         summary: &mut WorkerSummary,
         say: &mut dyn FnMut(&str),
-    ) -> Result<bool, EngineError> {
+    ) -> Result<Finish, EngineError> {
+        let options = next.options;
         if c.queued.is_none() {
             match self.judge(c, options)? {
-                Judged::Working => return Ok(false),
+                Judged::Working => return Ok(Finish::Working),
                 Judged::Lost => {
                     self.drop_claim(
                         &c.unit,
@@ -47,9 +50,9 @@ impl Engine {
                         summary,
                         say,
                     );
-                    return Ok(true);
+                    return Ok(Finish::Over(None));
                 }
-                Judged::Gone => return Ok(true),
+                Judged::Gone => return Ok(Finish::Over(None)),
                 Judged::Queued(q) => {
                     if let Err(e) = q.save(&self.store.runtime_dir()) {
                         say(&format!(
@@ -69,8 +72,8 @@ impl Engine {
             }
         }
         let q = c.queued.as_ref().expect("judged above");
-        self.publish_queued(q, summary, say)?;
-        Ok(true)
+        let claimed = self.publish_queued(q, Some(next), summary, say)?;
+        Ok(Finish::Over(claimed.map(Box::new)))
     }
 
     /// Verify a finished agent's work into a verdict to publish.
@@ -157,19 +160,23 @@ impl Engine {
     /// Publish a queued verdict with the unit's branch, the merge and the
     /// lease's removal, while the run still holds its claim; otherwise drop
     /// it with the reason. Either way it leaves the queue; an error (the
-    /// remote did not answer) keeps it there.
+    /// remote did not answer) keeps it there. With `next`, the same push
+    /// carries this worker's next claim (and the dispatch it claims, when
+    /// none waits): a verdict and a claim pushed apart raced every other
+    /// worker's pushes twice. The claimed sprint's agent is started.
     pub(super) fn publish_queued(
         &self,
         q: &Queued,
+        next: Option<&ClaimNext>,
         summary: &mut WorkerSummary,
         say: &mut dyn FnMut(&str),
-    ) -> Result<(), EngineError> {
+    ) -> Result<Option<Claimed>, EngineError> {
         let EventKind::Verdict {
             outcome, evidence, ..
         } = &q.verdict
         else {
             q.forget(&self.store.runtime_dir());
-            return Ok(());
+            return Ok(None);
         };
         let Some(tip) = self.store.tip()? else {
             return Err(EngineError::NoRun);
@@ -201,7 +208,17 @@ impl Engine {
             })?;
         }
         let mut published = None;
-        let steps = self.publish_decided(|tip| {
+        let mut won = None;
+        let steps = self.publish_chain(|tip, state, n| {
+            if n > 0 {
+                // After the verdict: the worker's next claim, if any.
+                return match next {
+                    Some(next) if published.is_some() => self.claim_step(tip, state, next, &mut won),
+                    _ => Ok(None),
+                };
+            }
+            published = None;
+            won = None;
             if held(tip, &q.unit, &q.sprint, q.dispatch, &q.worker).is_none() {
                 return Ok(None);
             }
@@ -283,7 +300,16 @@ impl Engine {
             _ => self.drop_claim(&q.unit, &q.sprint, q.dispatch, &q.lease, summary, say),
         }
         q.forget(&self.store.runtime_dir());
-        Ok(())
+        let me = next.map_or(q.worker.as_str(), |n| n.options.identity.as_str());
+        match self.start_won(won, &steps, me) {
+            Ok(claimed) => Ok(claimed),
+            // The verdict is out; the claim was given back as a failed
+            // attempt.
+            Err(e) => {
+                say(&format!("cannot start the claimed sprint's agent: {e}"));
+                Ok(None)
+            }
+        }
     }
 
     /// A claim the run no longer holds (its lease lapsed and was taken, or
@@ -316,6 +342,15 @@ impl Engine {
             "{unit} sprint {sprint}: the claim was lost ({why}); nothing recorded for this worker's agent"
         ));
     }
+}
+
+/// Where a claim stands after `finish_if_done`.
+pub(super) enum Finish {
+    /// Its agent is still at work.
+    Working,
+    /// The claim is over; the worker's next claim, when the verdict's push
+    /// carried one.
+    Over(Option<Box<Claimed>>),
 }
 
 /// What a finished (or still working) claim's agent came to.

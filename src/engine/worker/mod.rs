@@ -33,7 +33,6 @@ use super::Engine;
 use super::EngineError;
 use super::LockMode;
 use crate::plan::SprintId;
-use crate::store::Tip;
 
 const STATE_REF: &str = "refs/supervisor/state";
 
@@ -193,21 +192,40 @@ impl Engine {
         let mut told_no_run = false;
         let mut last_tick: Option<Instant> = None;
         loop {
-            // Verdicts first: the tick then dispatches what they opened,
-            // and this round may claim it.
+            // Verdicts first, each with the worker's next claim in its push
+            // (see `publish_queued`); a tick then dispatches what is left.
             let mut i = 0;
             let mut freed = false;
             while i < mine.len() {
-                let done = self
-                    .finish_if_done(&mut mine[i], options, &mut summary, say)
-                    .or_else(|e| outage.other_failed(e, say).map(|()| false))?;
-                if done {
-                    self.drop_worktree(&mine.remove(i));
-                    freed = true;
-                } else {
-                    self.renew(&mut mine[i], options, say)
-                        .or_else(|e| outage.other_failed(e, say))?;
-                    i += 1;
+                let next = claim::ClaimNext {
+                    taken: mine.iter().map(|c| c.unit.clone()).collect(),
+                    options,
+                    dispatch: true,
+                };
+                let finished = self
+                    .finish_if_done(&mut mine[i], &next, &mut summary, say)
+                    .or_else(|e| {
+                        outage
+                            .other_failed(e, say)
+                            .map(|()| finish::Finish::Working)
+                    })?;
+                match finished {
+                    finish::Finish::Over(claimed) => {
+                        self.drop_worktree(&mine.remove(i));
+                        match claimed {
+                            Some(c) => {
+                                summary.claimed.push(format!("{}/{}", c.unit, c.sprint));
+                                say(&claimed_line(&c));
+                                mine.push(*c);
+                            }
+                            None => freed = true,
+                        }
+                    }
+                    finish::Finish::Working => {
+                        self.renew(&mut mine[i], options, say)
+                            .or_else(|e| outage.other_failed(e, say))?;
+                        i += 1;
+                    }
                 }
             }
             // A worker with no agent free has nothing to claim: it looks at
@@ -249,7 +267,7 @@ impl Engine {
                 });
                 let mut kept = Vec::new();
                 for q in pending.drain(..) {
-                    if let Err(e) = self.publish_queued(&q, &mut summary, say) {
+                    if let Err(e) = self.publish_queued(&q, None, &mut summary, say) {
                         outage.other_failed(e, say)?;
                         kept.push(q);
                     }
@@ -275,30 +293,23 @@ impl Engine {
                 None => {}
             }
             let mut claimed_now = false;
-            while mine.len() < options.agents {
-                let Some(tip) = self.store.tip()? else {
-                    break;
+            while mine.len() < options.agents && self.store.tip()?.is_some() {
+                let next = claim::ClaimNext {
+                    taken: mine.iter().map(|c| c.unit.clone()).collect(),
+                    options,
+                    dispatch: false,
                 };
-                let Some(unit) = self.claimable(&tip, &mine, &options.identity) else {
-                    break;
-                };
-                let claimed = match self.claim(&tip, &unit, options) {
-                    Ok(c) => c,
-                    Err(e) => {
-                        outage.other_failed(e, say)?;
-                        break;
-                    }
-                };
-                match claimed {
-                    Some(c) => {
+                match self.claim(&next) {
+                    Ok(Some(c)) => {
                         summary.claimed.push(format!("{}/{}", c.unit, c.sprint));
                         say(&claimed_line(&c));
                         mine.push(c);
                         claimed_now = true;
                     }
-                    None => {
-                        summary.lost_claims += 1;
-                        say(&format!("{unit}: another worker claimed it first"));
+                    Ok(None) => break,
+                    Err(e) => {
+                        outage.other_failed(e, say)?;
+                        break;
                     }
                 }
             }
@@ -343,24 +354,5 @@ impl Engine {
         };
         (lease.unwrap_or(Duration::from_secs(60)) / 4)
             .clamp(Duration::from_millis(100), Duration::from_secs(15))
-    }
-
-    /// A RUNNING unit whose sprint waits DISPATCHED for a worker. Workers start
-    /// looking at different units (by their identity), so that many of
-    /// them do not all race for the first one.
-    fn claimable(&self, tip: &Tip, mine: &[Claimed], me: &str) -> Option<String> {
-        let open: Vec<&str> = tip
-            .state
-            .waiting_for_an_agent()
-            .filter(|u| !mine.iter().any(|c| c.unit == u.name))
-            .map(|u| u.name.as_str())
-            .collect();
-        if open.is_empty() {
-            return None;
-        }
-        let spread = me
-            .bytes()
-            .fold(0usize, |h, b| h.wrapping_mul(31) + b as usize);
-        Some(open[spread % open.len()].to_string())
     }
 }
