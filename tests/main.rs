@@ -43,6 +43,7 @@ mod test_prompt;
 mod test_real_agents;
 mod test_regressions;
 mod test_remote;
+mod test_remote_pushes;
 mod test_report;
 mod test_rewrite;
 mod test_ritual;

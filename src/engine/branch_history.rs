@@ -172,4 +172,48 @@ impl Engine {
         }
         Ok(None)
     }
+
+    /// Whether `unit`'s current sprint in `state` is marked complete on its
+    /// unit branch (`pushed` gives the tips a chain being decided moves the
+    /// branches to), beyond the remote's integration branch: such a sprint
+    /// is left to the tick, which judges the mark, rather than dispatched
+    /// inside a worker's chain. In doubt, `true`.
+    pub(super) fn marked_on_unit_branch(
+        &self,
+        state: &crate::machine::State,
+        config: &crate::config::Config,
+        unit: &str,
+        pushed: &[(String, String)],
+    ) -> bool {
+        let Some(remote) = self.store.remote() else {
+            return false;
+        };
+        let Some(id) = state
+            .unit(unit)
+            .and_then(|u| u.current())
+            .map(|sp| sp.id.to_string())
+        else {
+            return false;
+        };
+        let ws = Workspaces::new(
+            &self.workdir,
+            config.workspace.dir.as_deref(),
+            &state.run_id,
+        );
+        let unit_tip = pushed
+            .iter()
+            .find(|(u, _)| u == unit)
+            .map(|(_, tip)| tip.clone())
+            .or_else(|| remote.tracked(&format!("refs/heads/{}", ws.unit_branch(unit))));
+        let Some(unit_tip) = unit_tip else {
+            return false;
+        };
+        let Some(integration) = remote.tracked(&format!("refs/heads/{}", ws.integration_branch()))
+        else {
+            return true;
+        };
+        self.store
+            .completion_claims(&integration, &unit_tip)
+            .is_none_or(|claims| claims.iter().any(|(cu, cs, _)| cu == unit && *cs == id))
+    }
 }

@@ -30,7 +30,7 @@ use super::WRAPPER_STARTUP;
 
 /// The sprint to dispatch next and how (see `next_dispatch`).
 pub(super) struct Choice {
-    unit: String,
+    pub(super) unit: String,
     model: Model,
     score: i32,
     rationale: String,

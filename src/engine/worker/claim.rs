@@ -41,11 +41,31 @@ pub(super) struct ClaimNext<'a> {
     pub(super) dispatch: bool,
 }
 
-/// A claim the remote took: the unit, its lease and dispatch number.
+/// What a claim came to.
+pub(super) enum Claim {
+    Won(Box<Claimed>),
+    /// Another worker took the last waiting sprint (`unit`) first.
+    Lost(String),
+    /// Nothing waits for an agent.
+    Nothing,
+}
+
+/// A claim the remote took: the unit, its lease and dispatch number, and
+/// the run's state after the push that carried it (`None` while the chain
+/// is being decided).
 pub(super) struct Won {
     unit: String,
     lease: String,
     dispatch: u32,
+    state: Option<Box<crate::machine::State>>,
+}
+
+impl Won {
+    /// The claim, once the chain that carried it (`steps`) was published.
+    pub(super) fn published(mut self, steps: &[crate::machine::Step]) -> Option<Won> {
+        self.state = Some(Box::new(steps.last()?.state.clone()));
+        Some(self)
+    }
 }
 
 impl Engine {
@@ -53,30 +73,36 @@ impl Engine {
     /// transition and lease in one push, then its worktree, job and agent.
     /// A push the remote refuses decides again on its tip, so a sprint
     /// another worker took first moves this claim to another waiting one.
-    /// `None`: nothing left to claim.
-    pub(super) fn claim(&self, next: &ClaimNext) -> Result<Option<Claimed>, EngineError> {
+    pub(super) fn claim(&self, next: &ClaimNext) -> Result<Claim, EngineError> {
         let mut won = None;
+        let mut tried = None;
         let steps = self.publish_chain(|tip, state, n| {
             if n == 0 {
                 won = None;
             }
-            self.claim_step(tip, state, next, &mut won)
+            let step = self.claim_step(tip, state, next, &[], &mut won);
+            if let Some(w) = &won {
+                tried = Some(w.unit.clone());
+            }
+            step
         })?;
-        self.start_won(
-            won.filter(|_| !steps.is_empty()),
-            &steps,
-            &next.options.identity,
-        )
+        Ok(match (won.and_then(|w| w.published(&steps)), tried) {
+            (Some(won), _) => Claim::Won(Box::new(self.start_won(won, &next.options.identity)?)),
+            (None, Some(unit)) => Claim::Lost(unit),
+            (None, None) => Claim::Nothing,
+        })
     }
 
     /// The next event of a chain that ends in this worker's claim: the
     /// claim of a waiting sprint, or (with `next.dispatch`, none waiting)
     /// the dispatch of a ready one to claim after it. `None` once claimed.
+    /// `pushed`: the unit branches the chain moves, and to where.
     pub(super) fn claim_step(
         &self,
         tip: &Tip,
         state: &crate::machine::State,
         next: &ClaimNext,
+        pushed: &[(String, String)],
         won: &mut Option<Won>,
     ) -> Result<Option<(EventKind, Vec<RefPush>)>, EngineError> {
         if won.is_some() {
@@ -84,12 +110,22 @@ impl Engine {
         }
         let me = &next.options.identity;
         let Some(unit) = claimable(state, &next.taken, me) else {
-            let dispatch = next
+            let Some((plan, config)) = next
                 .dispatch
                 .then(|| self.quiet_dispatch_config(tip))
                 .flatten()
-                .and_then(|(plan, config)| self.next_dispatch(state, &plan, &config));
-            return Ok(dispatch.map(|choice| (self.remote_dispatch(state, choice), Vec::new())));
+            else {
+                return Ok(None);
+            };
+            let Some(choice) = self.next_dispatch(state, &plan, &config) else {
+                return Ok(None);
+            };
+            // Work already on the unit's branch is the tick's to judge
+            // (see `branch_history`) before any agent gets the sprint.
+            if self.marked_on_unit_branch(state, &config, &choice.unit, pushed) {
+                return Ok(None);
+            }
+            return Ok(Some((self.remote_dispatch(state, choice), Vec::new())));
         };
         let (_, config) = self.snapshot(tip)?;
         let remote = self.store.remote().expect("a worker's engine has a remote");
@@ -113,6 +149,7 @@ impl Engine {
             unit: unit.clone(),
             lease: id.to_string(),
             dispatch: sp.dispatches,
+            state: None,
         });
         Ok(Some((
             EventKind::AgentStarted {
@@ -124,21 +161,13 @@ impl Engine {
         )))
     }
 
-    /// Start the agent of a claim the remote took (`steps`: the chain that
-    /// carried it). A claim whose agent cannot start is given back at once
-    /// as a failed attempt (the cause may be this machine's, or lasting)
-    /// rather than held until its lease lapses.
-    pub(super) fn start_won(
-        &self,
-        won: Option<Won>,
-        steps: &[crate::machine::Step],
-        me: &str,
-    ) -> Result<Option<Claimed>, EngineError> {
-        let Some(won) = won else {
-            return Ok(None);
-        };
+    /// Start the agent of a claim the remote took. A claim whose agent
+    /// cannot start is given back at once as a failed attempt (the cause
+    /// may be this machine's, or lasting) rather than held until its lease
+    /// lapses.
+    pub(super) fn start_won(&self, won: Won, me: &str) -> Result<Claimed, EngineError> {
         crate::store::fault::boundary("sprint claimed, agent not started");
-        let state = &steps.last().expect("a claim has a step").state;
+        let state = won.state.as_deref().expect("a published claim");
         let sprint = state
             .unit(&won.unit)
             .and_then(|u| u.active_sprint())
@@ -147,7 +176,7 @@ impl Engine {
         let tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
         let (plan, config) = self.snapshot(&tip)?;
         match self.start_claimed(state, &plan, &config, &won.unit, won.dispatch) {
-            Ok(started) => Ok(Some(Claimed {
+            Ok(started) => Ok(Claimed {
                 unit: won.unit,
                 sprint,
                 dispatch: won.dispatch,
@@ -159,7 +188,7 @@ impl Engine {
                 root: started.root,
                 stopping: false,
                 queued: None,
-            })),
+            }),
             Err(e) => {
                 self.fail_claim(&won.unit, won.dispatch, me, &e);
                 Err(e)

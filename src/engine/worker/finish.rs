@@ -4,6 +4,7 @@
 //! longer holds the claim, nothing recorded.
 
 use super::claim::ClaimNext;
+use super::claim::Won;
 use super::queue::Queued;
 use super::Claimed;
 use super::WorkerOptions;
@@ -163,14 +164,15 @@ impl Engine {
     /// remote did not answer) keeps it there. With `next`, the same push
     /// carries this worker's next claim (and the dispatch it claims, when
     /// none waits): a verdict and a claim pushed apart raced every other
-    /// worker's pushes twice. The claimed sprint's agent is started.
+    /// worker's pushes twice. The claim's agent is the caller's to start,
+    /// once the claim that ends here has left its unit's worktree.
     pub(super) fn publish_queued(
         &self,
         q: &Queued,
         next: Option<&ClaimNext>,
         summary: &mut WorkerSummary,
         say: &mut dyn FnMut(&str),
-    ) -> Result<Option<Claimed>, EngineError> {
+    ) -> Result<Option<Won>, EngineError> {
         let EventKind::Verdict {
             outcome, evidence, ..
         } = &q.verdict
@@ -213,7 +215,10 @@ impl Engine {
             if n > 0 {
                 // After the verdict: the worker's next claim, if any.
                 return match next {
-                    Some(next) if published.is_some() => self.claim_step(tip, state, next, &mut won),
+                    Some(next) if published.is_some() => {
+                        let pushed = [(q.unit.clone(), unit_tip.clone())];
+                        self.claim_step(tip, state, next, &pushed, &mut won)
+                    }
                     _ => Ok(None),
                 };
             }
@@ -300,16 +305,7 @@ impl Engine {
             _ => self.drop_claim(&q.unit, &q.sprint, q.dispatch, &q.lease, summary, say),
         }
         q.forget(&self.store.runtime_dir());
-        let me = next.map_or(q.worker.as_str(), |n| n.options.identity.as_str());
-        match self.start_won(won, &steps, me) {
-            Ok(claimed) => Ok(claimed),
-            // The verdict is out; the claim was given back as a failed
-            // attempt.
-            Err(e) => {
-                say(&format!("cannot start the claimed sprint's agent: {e}"));
-                Ok(None)
-            }
-        }
+        Ok(won.and_then(|w| w.published(&steps)))
     }
 
     /// A claim the run no longer holds (its lease lapsed and was taken, or
@@ -350,7 +346,7 @@ pub(super) enum Finish {
     Working,
     /// The claim is over; the worker's next claim, when the verdict's push
     /// carried one.
-    Over(Option<Box<Claimed>>),
+    Over(Option<Box<Won>>),
 }
 
 /// What a finished (or still working) claim's agent came to.

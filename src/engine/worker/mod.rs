@@ -59,7 +59,8 @@ pub struct WorkerSummary {
     pub claimed: Vec<String>,
     /// `<unit>/<sprint>: <STATE>` of every verdict it published.
     pub verdicts: Vec<String>,
-    /// Claims another worker won first.
+    /// Claims another worker won first, when no other sprint was left to
+    /// claim instead.
     pub lost_claims: u32,
     /// Pushes the remote refused because another machine moved a ref first.
     pub refused_pushes: u32,
@@ -197,8 +198,12 @@ impl Engine {
             let mut i = 0;
             let mut freed = false;
             while i < mine.len() {
+                // The claim that ends here frees its unit for its next sprint.
                 let next = claim::ClaimNext {
-                    taken: mine.iter().map(|c| c.unit.clone()).collect(),
+                    taken: (mine.iter().enumerate())
+                        .filter(|(j, _)| *j != i)
+                        .map(|(_, c)| c.unit.clone())
+                        .collect(),
                     options,
                     dispatch: true,
                 };
@@ -210,13 +215,21 @@ impl Engine {
                             .map(|()| finish::Finish::Working)
                     })?;
                 match finished {
-                    finish::Finish::Over(claimed) => {
+                    finish::Finish::Over(won) => {
+                        // Its worktree goes first: the next claim may be
+                        // its unit's next sprint, in a fresh one.
                         self.drop_worktree(&mine.remove(i));
-                        match claimed {
-                            Some(c) => {
+                        match won.map(|w| self.start_won(*w, &options.identity)) {
+                            Some(Ok(c)) => {
                                 summary.claimed.push(format!("{}/{}", c.unit, c.sprint));
                                 say(&claimed_line(&c));
-                                mine.push(*c);
+                                mine.push(c);
+                            }
+                            // The verdict is out; the claim was given back
+                            // as a failed attempt.
+                            Some(Err(e)) => {
+                                say(&format!("cannot start the claimed sprint's agent: {e}"));
+                                freed = true;
                             }
                             None => freed = true,
                         }
@@ -300,13 +313,18 @@ impl Engine {
                     dispatch: false,
                 };
                 match self.claim(&next) {
-                    Ok(Some(c)) => {
+                    Ok(claim::Claim::Won(c)) => {
                         summary.claimed.push(format!("{}/{}", c.unit, c.sprint));
                         say(&claimed_line(&c));
-                        mine.push(c);
+                        mine.push(*c);
                         claimed_now = true;
                     }
-                    Ok(None) => break,
+                    Ok(claim::Claim::Lost(unit)) => {
+                        summary.lost_claims += 1;
+                        say(&format!("{unit}: another worker claimed it first"));
+                        break;
+                    }
+                    Ok(claim::Claim::Nothing) => break,
                     Err(e) => {
                         outage.other_failed(e, say)?;
                         break;
