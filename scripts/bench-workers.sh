@@ -7,8 +7,9 @@
 #  - throughput: a plan of SPRINTS independent sprints whose agent works
 #    AGENT_MS and commits, run by each count of WORKERS (one agent each):
 #    sprints per minute, the speed-up over the first count, and the pushes
-#    the remote refused (lost races: the workers' `refused_pushes`, and the
-#    claims another worker won first, `lost_claims`) per sprint.
+#    the remote refused (lost races: the workers' `refused_pushes`) per
+#    sprint, with the claims that found every waiting sprint taken by
+#    another worker first (`lost_claims`).
 # Usage: scripts/bench-workers.sh [AGENT_MS] [SAMPLES] [SPRINTS] [WORKERS]
 #   default 3000 15 40 "1 2 4"; SAMPLES 0 skips the claim latency; e.g.
 #   scripts/bench-workers.sh 5000 0 64 "1 8"
