@@ -341,9 +341,9 @@ fn concurrent_ticks_at_a_gate_run_one_build() {
 fn the_push_guard_refuses_while_the_checkpoint_blocks() {
     let repo = fixture_repo("gated");
     let dir = repo.path();
-    let mut config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
-    config.push_str("\n[hooks]\nguard = [\"main\"]\n");
-    std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
+    crate::common::edit_config(dir, |config| {
+        format!("{config}\n[hooks]\nguard = [\"main\"]\n")
+    });
     git(dir, &["commit", "-qam", "guard main"]);
     let remote = tempfile::tempdir().expect("remote");
     git(remote.path(), &["init", "-q", "--bare", "."]);

@@ -60,13 +60,13 @@ fn needs_become_hand_offs_and_conflicts() {
     std::fs::create_dir_all(dir.join("cli")).expect("cli dir");
     std::fs::write(dir.join("cli/PROGRESS.md"), "# cli progress\n").expect("progress");
     // No coordinated build here: only the needs matter.
-    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
-    let config = config
-        .split("\n[build]")
-        .next()
-        .unwrap_or(&config)
-        .to_string();
-    std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
+    crate::common::edit_config(dir, |config| {
+        config
+            .split("\n[build]")
+            .next()
+            .unwrap_or(&config)
+            .to_string()
+    });
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-qm", "A plan with Allowed Imports"]);
     let prompts = tempfile::tempdir().expect("tempdir");

@@ -491,19 +491,7 @@ fn a_commit_in_a_clone_whose_run_lives_on_a_remote_does_not_tick() {
 fn an_uncommitted_agent_script_is_refused_for_a_run_on_a_remote() {
     let remote = OnRemote::new(None);
     let dir = remote.src.path();
-    let agent = dir.join(".workflow/agent.sh");
-    std::fs::write(&agent, "#!/bin/sh\nexit 0\n").expect("agent");
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
-    std::fs::write(
-        dir.join(".workflow/config.toml"),
-        config.replace(
-            "command = [\"fake-agent\"]",
-            "command = [\".workflow/agent.sh\"]",
-        ),
-    )
-    .expect("config");
+    crate::common::agent_script(dir, "#!/bin/sh\nexit 0\n");
     let out = crate::common::run(dir, &["start", "--remote", "origin"]);
     assert_eq!(out.status, 1, "{}", out.stdout);
     assert!(

@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::path::PathBuf;
 
+use crate::common::edit_config;
 use crate::common::fixture_repo;
 use crate::common::git;
 use crate::common::scripts;
@@ -91,12 +92,12 @@ fn parallel_units_work_apart_and_all_their_work_is_integrated() {
     let repo = fixture_repo("workspace_many");
     let dir = repo.path();
     let worktrees = tempfile::tempdir().expect("tempdir");
-    let mut config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
-    config.push_str(&format!(
-        "\n[workspace]\ndir = {:?}\n",
-        worktrees.path().display().to_string()
-    ));
-    std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
+    edit_config(dir, |config| {
+        format!(
+            "{config}\n[workspace]\ndir = {:?}\n",
+            worktrees.path().display().to_string()
+        )
+    });
     git(
         dir,
         &["commit", "-qam", "worktrees in a directory of their own"],
@@ -322,17 +323,17 @@ fn the_phase_build_runs_on_the_integration_branch() {
     let repo = fixture_repo("gated");
     let dir = repo.path();
     let _cleanup = beside(dir);
-    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
-    let config = config
-        .replace(
-            "poll_interval = \"200ms\"",
-            "poll_interval = \"200ms\"\nworkspace = \"worktree\"",
-        )
-        .replace(
-            "command = \"sh build.sh\"",
-            "command = \"sh build.sh && test -f lib/lib.txt && pwd > \\\"$BUILT_IN\\\"\"",
-        );
-    std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
+    edit_config(dir, |config| {
+        config
+            .replace(
+                "poll_interval = \"200ms\"",
+                "poll_interval = \"200ms\"\nworkspace = \"worktree\"",
+            )
+            .replace(
+                "command = \"sh build.sh\"",
+                "command = \"sh build.sh && test -f lib/lib.txt && pwd > \\\"$BUILT_IN\\\"\"",
+            )
+    });
     git(dir, &["commit", "-qam", "worktrees"]);
     let s = scripts(&[(
         "default.txt",
@@ -369,12 +370,12 @@ fn a_completed_run_lands_itself_when_configured() {
     let repo = fixture_repo("workspace");
     let dir = repo.path();
     let _cleanup = beside(dir);
-    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
-    let config = config.replace(
-        "workspace = \"worktree\"",
-        "workspace = \"worktree\"\nland = \"ff\"",
-    );
-    std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
+    edit_config(dir, |c| {
+        c.replace(
+            "workspace = \"worktree\"",
+            "workspace = \"worktree\"\nland = \"ff\"",
+        )
+    });
     git(dir, &["commit", "-qam", "land when done"]);
     let s = scripts(&[(
         "default.txt",

@@ -3,6 +3,8 @@
 //! lock left to a committing agent, an agent started from the user's own
 //! commit hook — real repositories, the real binary and fake agents.
 
+use crate::common::agent_script;
+use crate::common::edit_config;
 use crate::common::fixture_repo;
 use crate::common::git;
 use crate::common::scripts;
@@ -19,11 +21,11 @@ fn new_worktrees_get_copied_files_and_setup_and_a_failed_setup_fails_the_attempt
     let _cleanup = beside(dir);
     std::fs::write(dir.join(".gitignore"), ".env\n.setup-ran\n").expect("gitignore");
     std::fs::write(dir.join(".env"), "TOKEN=local\n").expect("env");
-    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
-    let good = format!(
-        "{config}\n[workspace]\ncopy = [\".env\"]\nsetup = \"grep -q TOKEN .env && echo set up >> .setup-ran\"\n"
-    );
-    std::fs::write(dir.join(".workflow/config.toml"), &good).expect("config");
+    edit_config(dir, |config| {
+        format!(
+            "{config}\n[workspace]\ncopy = [\".env\"]\nsetup = \"grep -q TOKEN .env && echo set up >> .setup-ran\"\n"
+        )
+    });
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-qm", "setup and copy"]);
     let s = scripts(&[(
@@ -49,11 +51,10 @@ fn new_worktrees_get_copied_files_and_setup_and_a_failed_setup_fails_the_attempt
     let repo = fixture_repo("workspace");
     let dir = repo.path();
     let _cleanup = beside(dir);
-    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
-    let config = config.replace("max_retries = 3", "max_retries = 1");
-    let bad =
-        format!("{config}\n[workspace]\nsetup = \"echo the registry is unreachable; exit 3\"\n");
-    std::fs::write(dir.join(".workflow/config.toml"), bad).expect("config");
+    edit_config(dir, |config| {
+        let config = config.replace("max_retries = 3", "max_retries = 1");
+        format!("{config}\n[workspace]\nsetup = \"echo the registry is unreachable; exit 3\"\n")
+    });
     git(dir, &["commit", "-qam", "a setup that fails"]);
     let ran = tempfile::tempdir().expect("tempdir");
     let s = scripts(&[(
@@ -89,12 +90,9 @@ fn a_copy_entry_outside_the_repository_is_refused_at_start() {
     let repo = fixture_repo("workspace");
     let dir = repo.path();
     let _cleanup = beside(dir);
-    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
-    std::fs::write(
-        dir.join(".workflow/config.toml"),
-        format!("{config}\n[workspace]\ncopy = [\"../secrets.env\"]\n"),
-    )
-    .expect("config");
+    edit_config(dir, |config| {
+        format!("{config}\n[workspace]\ncopy = [\"../secrets.env\"]\n")
+    });
     git(dir, &["commit", "-qam", "copy from outside"]);
     let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
     let out = sv(dir, &[("FAKE_AGENT_SCRIPT", s.path())], &["start"]);
@@ -119,9 +117,8 @@ fn a_relative_agent_program_runs_from_the_working_tree_in_worktrees() {
     let repo = fixture_repo("workspace");
     let dir = repo.path();
     let _cleanup = beside(dir);
-    let agent = dir.join(".workflow/agent.sh");
-    std::fs::write(&agent, "#!/bin/sh\nexec fake-agent\n").expect("agent");
-    use_uncommitted_agent(dir, &agent);
+    agent_script(dir, "#!/bin/sh\nexec fake-agent\n");
+    exclude_agent_script(dir);
     git(
         dir,
         &["commit", "-qam", "a script of our own, not committed"],
@@ -140,18 +137,9 @@ fn a_relative_agent_program_runs_from_the_working_tree_in_worktrees() {
     assert_eq!(git(dir, &["show", &format!("{branch}:german.txt")]), "ok\n");
 }
 
-/// The run's agent becomes the executable `agent`, a script of the
-/// repository left uncommitted (excluded).
-fn use_uncommitted_agent(dir: &Path, agent: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+/// The run's agent script stays out of the repository (excluded).
+fn exclude_agent_script(dir: &Path) {
     std::fs::write(dir.join(".git/info/exclude"), ".workflow/agent.sh\n").expect("exclude");
-    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
-    let config = config.replace(
-        "command = [\"fake-agent\"]",
-        "command = [\".workflow/agent.sh\"]",
-    );
-    std::fs::write(dir.join(".workflow/config.toml"), config).expect("config");
 }
 
 /// `status` looks into every unit's worktree while agents commit there:
@@ -162,9 +150,8 @@ fn status_never_takes_the_index_lock_from_a_committing_agent() {
     let repo = fixture_repo("workspace");
     let dir = repo.path();
     let _cleanup = beside(dir);
-    let agent = dir.join(".workflow/agent.sh");
-    std::fs::write(
-        &agent,
+    agent_script(
+        dir,
         r#"#!/bin/sh
 u=$SUPERVISOR_UNIT
 for i in $(seq 1 30); do
@@ -177,9 +164,8 @@ git add "$u.txt" || exit 3
 git commit -qm "$u: done" -m "Supervisor-Sprint: $u/1
 Supervisor-Status: complete" || exit 3
 "#,
-    )
-    .expect("agent");
-    use_uncommitted_agent(dir, &agent);
+    );
+    exclude_agent_script(dir);
     git(dir, &["commit", "-qam", "a committing agent"]);
     let out = sv(dir, &[], &["start"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -241,12 +227,7 @@ fn an_agent_started_from_the_users_commit_hook_works_in_its_own_worktree() {
         std::fs::create_dir_all(dir.join(unit)).expect("unit dir");
         std::fs::write(dir.join(unit).join("PROGRESS.md"), "# progress\n").expect("progress");
     }
-    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
-    std::fs::write(
-        dir.join(".workflow/config.toml"),
-        config.replace("max_retries = 3", "max_retries = 0"),
-    )
-    .expect("config");
+    edit_config(dir, |c| c.replace("max_retries = 3", "max_retries = 0"));
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-qm", "french, then german"]);
     let s = scripts(&[

@@ -39,6 +39,16 @@ pub(super) struct Choice {
     files: Vec<String>,
 }
 
+/// The agent CLI's name for `model`, as the run's config spells it.
+pub(super) fn model_name(config: &crate::config::Config, model: Model) -> String {
+    match model {
+        Model::Haiku => &config.models.haiku,
+        Model::Sonnet => &config.models.sonnet,
+        Model::Opus => &config.models.opus,
+    }
+    .clone()
+}
+
 /// The wall clock as the machine's timestamps: a failed sprint waits for
 /// its retry time by it (the commit clock may be pinned).
 fn wall_now() -> String {
@@ -85,16 +95,7 @@ impl Engine {
         let sp = us
             .current()
             .expect("a dispatchable unit has a current sprint");
-        let (_, sprint) = planned(&plan, unit_name, &sp.id)?;
-        let model_name = match choice.model {
-            Model::Haiku => &config.models.haiku,
-            Model::Sonnet => &config.models.sonnet,
-            Model::Opus => &config.models.opus,
-        }
-        .clone();
         let dispatch_no = sp.dispatches + 1;
-        let parallel = choice.parallel;
-        let rationale = choice.rationale.clone();
         let workspaces = self.workspaces(state, &config);
         let root = match &workspaces {
             Some(ws) => {
@@ -131,10 +132,10 @@ impl Engine {
             root: &root,
             dispatch_no,
             attempt: next_attempt,
-            model: model_name,
+            model: model_name(&config, choice.model),
             continuation: sp.state == SprintStatus::Partial,
             retry: sp.state == SprintStatus::Backoff,
-            parallel,
+            parallel: choice.parallel,
             setup: workspaces.is_some(),
             worker_pid: None,
         })?;
@@ -152,14 +153,14 @@ impl Engine {
             unit: unit_name.clone(),
             model: choice.model,
             score: choice.score,
-            rationale,
+            rationale: choice.rationale.clone(),
             agent: Agent {
                 pid: None,
                 log: log_rel,
                 dispatched_at: clock.iso_at_seq(state.seq + 1),
                 base_commit,
                 dirty: super::verify::dirty_files(&root, &us.dir),
-                files: sprint.files.clone(),
+                files: choice.files.clone(),
                 continuation: sp.state == SprintStatus::Partial,
                 retry_of: (sp.state == SprintStatus::Backoff).then_some(sp.attempt),
                 worker: None,

@@ -404,6 +404,30 @@ pub mod seed {
 
 /// Poll `f` every 50 ms until it holds; fail after `secs` seconds naming
 /// `what` was awaited.
+/// Rewrite the repository's `.workflow/config.toml` with `edit`.
+pub fn edit_config(dir: &Path, edit: impl FnOnce(String) -> String) {
+    let path = dir.join(".workflow/config.toml");
+    let text = std::fs::read_to_string(&path).expect("config");
+    std::fs::write(&path, edit(text)).expect("config");
+}
+
+/// Make `.workflow/agent.sh`, holding `script`, the run's agent program
+/// (executable, named in the config in place of `fake-agent`). Nothing is
+/// committed.
+pub fn agent_script(dir: &Path, script: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let agent = dir.join(".workflow/agent.sh");
+    std::fs::write(&agent, script).expect("agent");
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    edit_config(dir, |c| {
+        c.replace(
+            "command = [\"fake-agent\"]",
+            "command = [\".workflow/agent.sh\"]",
+        )
+    });
+    agent
+}
+
 pub fn wait_until(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
     let start = std::time::Instant::now();
     while !f() {

@@ -239,12 +239,7 @@ impl Engine {
         } else {
             worktree.join(&state.root)
         };
-        let model = match sp.model.unwrap_or(Model::Sonnet) {
-            Model::Haiku => &config.models.haiku,
-            Model::Sonnet => &config.models.sonnet,
-            Model::Opus => &config.models.opus,
-        }
-        .clone();
+        let model = crate::engine::launch::model_name(config, sp.model.unwrap_or(Model::Sonnet));
         let paths = self.prepare_job(&JobSpec {
             state,
             plan,
