@@ -245,6 +245,7 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
             SprintSource::TaskList => "numbered task list (`- [ ] 1. …`)",
             SprintSource::Todos => "frontmatter todos",
             SprintSource::Progress => "milestones named in the progress checklist",
+            SprintSource::Numbered => "numbered headings without a sprint word (a guess)",
         })
         .collect();
     writeln!(

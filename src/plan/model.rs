@@ -299,6 +299,9 @@ pub enum SprintSource {
     Todos,
     /// Milestones named only in a progress checklist (an ExecPlan).
     Progress,
+    /// Numbered headings without a sprint word (`### 1.1 Split the store`):
+    /// a guess, said so at `start`.
+    Numbered,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

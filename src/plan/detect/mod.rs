@@ -23,6 +23,8 @@ mod fences;
 mod guesses;
 mod headings;
 mod locale;
+mod numbered;
+mod outline;
 mod parallel;
 mod phase_graph;
 mod references;
@@ -125,13 +127,17 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     let source = normalized.as_deref().unwrap_or(source);
     let (mut masked, frontmatter) = mask_frontmatter(source);
     fences::mask_nested_fences(&mut masked);
+    outline::rewrite_xml_tasks(&mut masked);
     // A byte-order mark would hide the first heading; blank it (same length).
     if masked.starts_with('\u{feff}') {
         masked.replace_range(..3, "   ");
     }
     let doc = Doc::new(
         source,
-        bold_steps::promote_bold_steps(&masked, blocks(&masked)),
+        outline::promote_bold_items(
+            &masked,
+            bold_steps::promote_bold_steps(&masked, blocks(&masked)),
+        ),
     );
     let mut problems = Vec::new();
 

@@ -429,6 +429,7 @@ fn in_scope(
     }
 
     // 5. Checklist groups: every heading whose own text holds `- [ ]` items.
+    let scope_all = scope.clone();
     let mut n = 0;
     for i in scope {
         let Some((level, text, span)) = doc.heading(i) else {
@@ -463,10 +464,15 @@ fn in_scope(
             sprint,
         });
     }
-    if sprints.is_empty() {
-        (sprints, None)
+    if !sprints.is_empty() {
+        return (sprints, Some(SprintSource::Checklists));
+    }
+    // 6. Numbered headings without a sprint word (a guess).
+    let numbered = super::numbered::numbered_sprints(doc, scope_all);
+    if numbered.is_empty() {
+        (numbered, None)
     } else {
-        (sprints, Some(SprintSource::Checklists))
+        (numbered, Some(SprintSource::Numbered))
     }
 }
 

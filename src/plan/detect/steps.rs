@@ -52,7 +52,7 @@ fn numbered_part<'t>(text: &'t str, id: &SprintId) -> Option<&'t str> {
 /// (`1.1`, `1.2`, …).
 /// `at` holds each sprint's heading block.
 pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Vec<RawSprint> {
-    if sprints.len() < 2 {
+    if sprints.is_empty() {
         return sprints;
     }
     let steps_of = |i: usize, number: &SprintId| -> Vec<usize> {

@@ -1,0 +1,164 @@
+//! The last level tried before a plan is refused: headings numbered as
+//! work items (`### [x] 1.1 Split the store` under `## Batch 1`, `## 3.
+//! Replace the parser`) without a sprint word. The level with the most
+//! numbered headings that carry work of their own is the sprint level; a
+//! heading that names no work (`1. Overview`, `2. Goals`) is not a sprint.
+//! The reading is a guess, said so in the plan's guesses.
+
+use super::sprints::read_sprint;
+use super::*;
+
+/// Section names that describe a plan rather than a piece of its work.
+const NOT_WORK: &[&str] = &[
+    "overview",
+    "introduction",
+    "context",
+    "background",
+    "summary",
+    "goals",
+    "goal",
+    "non-goals",
+    "scope",
+    "references",
+    "appendix",
+    "notes",
+    "risks",
+    "glossary",
+    "purpose",
+    "motivation",
+    "requirements",
+    "assumptions",
+    "open questions",
+    "success criteria",
+    "acceptance criteria",
+    "definition of done",
+    "timeline",
+    "resources",
+    "table of contents",
+    "contents",
+];
+
+/// `1.1 Name`, `3. Name`, `2) Name` → (`1.1`, `Name`).
+pub(super) fn numbered_heading(text: &str) -> Option<(String, String)> {
+    let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let id_len = t
+        .char_indices()
+        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.'))
+        .map_or(t.len(), |(i, _)| i);
+    let id = t[..id_len].trim_end_matches('.');
+    if id.is_empty() || !id.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    // `2024 roadmap`: a year, not an item number.
+    if !id.contains('.') && id.len() > 3 {
+        return None;
+    }
+    let rest = t[id_len..]
+        .trim_start_matches([')', ':', '—', '–', '-'])
+        .trim();
+    if rest.is_empty() || !rest.starts_with(|c: char| c.is_alphabetic()) {
+        return None;
+    }
+    Some((id.to_string(), rest.to_string()))
+}
+
+fn names_work(name: &str) -> bool {
+    let lower = name.to_lowercase();
+    let lower = lower.trim_matches(|c: char| !c.is_alphanumeric());
+    !NOT_WORK
+        .iter()
+        .any(|w| lower == *w || lower.starts_with(&format!("{w} ")))
+        && criteria_label(name).is_none()
+        && !is_template_heading(name)
+}
+
+/// The numbered headings of `scope` at the level that holds the most of
+/// them, each with work of its own (list items, code, or a paragraph).
+pub(super) fn numbered_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
+    let mut by_level: BTreeMap<u8, Vec<(usize, String, String, bool)>> = BTreeMap::new();
+    for i in scope {
+        let Some((level, text, _)) = doc.heading(i) else {
+            continue;
+        };
+        if level < 2 {
+            continue;
+        }
+        let (clean, done) = strip_done_marks(text);
+        let Some((id, name)) = numbered_heading(&clean) else {
+            continue;
+        };
+        let own_work = doc.section(i).any(|j| {
+            matches!(
+                doc.blocks[j],
+                Block::Item { .. } | Block::Code { .. } | Block::Paragraph { .. }
+            )
+        });
+        if own_work && names_work(&name) {
+            by_level.entry(level).or_default().push((i, id, name, done));
+        }
+    }
+    // The level with the most numbered headings; the finer one on a tie.
+    let Some((_, chosen)) = by_level
+        .into_iter()
+        .filter(|(_, v)| v.len() >= 2)
+        .max_by_key(|(level, v)| (v.len(), *level))
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<RawSprint> = Vec::new();
+    for (k, (i, written, name, marked)) in chosen.into_iter().enumerate() {
+        let fallback = SprintId {
+            number: k as u32 + 1,
+            suffix: String::new(),
+        };
+        let id = written
+            .parse::<SprintId>()
+            .ok()
+            .filter(|id| out.iter().all(|s| s.id < *id))
+            .unwrap_or(fallback);
+        let Some((_, _, span)) = doc.heading(i) else {
+            continue;
+        };
+        let span = span.clone();
+        let mut sprint = read_sprint(doc, i, id.clone(), name);
+        sprint.done = done_evidence(doc, i, marked);
+        sprint.origin = Origin::new(doc.line(span.start), "numbered heading (no sprint word)");
+        out.push(RawSprint { id, span, sprint });
+    }
+    // Ids kept only when every one was written in order.
+    if out.iter().enumerate().any(|(k, s)| {
+        s.id == SprintId {
+            number: k as u32 + 1,
+            suffix: String::new(),
+        } && k > 0
+            && out[k - 1].id.suffix.contains('.')
+    }) {
+        for (k, s) in out.iter_mut().enumerate() {
+            s.id = SprintId {
+                number: k as u32 + 1,
+                suffix: String::new(),
+            };
+            s.sprint.id = s.id.clone();
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbered_heading;
+
+    #[test]
+    fn numbered_headings_give_id_and_name() {
+        assert_eq!(
+            numbered_heading("1.1 Split the store"),
+            Some(("1.1".into(), "Split the store".into()))
+        );
+        assert_eq!(
+            numbered_heading("3. Replace the parser"),
+            Some(("3".into(), "Replace the parser".into()))
+        );
+        assert_eq!(numbered_heading("Overview"), None);
+        assert_eq!(numbered_heading("2024 roadmap"), None);
+    }
+}

@@ -1,0 +1,276 @@
+//! Work items written in other outline forms, rewritten into the headings
+//! the readers know, byte for byte (every span still points into the
+//! user's file):
+//!
+//! - XML task elements (`<task type="auto"><name>Task 1: …</name>…</task>`,
+//!   a GSD phase plan): each `<name>` line becomes a heading, one-line
+//!   elements (`<files>x</files>`) become `Files: x` label lines, and lines
+//!   that are only a tag are blanked;
+//! - numbered list items that open with a bold step label (`1. **Step 1**:
+//!   Upgrade …`, `2. **Migrate the store**` with a `Status:` sub-bullet),
+//!   two or more in one list: each becomes a heading one level below its
+//!   section, its nested bullets its own text.
+//!
+//! A general reader finds the level of the work items; these are the forms
+//! in which a level is written without headings.
+
+use super::Block;
+
+/// XML task elements in `masked` (outside code fences, which are masked
+/// already) rewritten in place as headings and label lines. Nothing changes
+/// unless the plan holds at least one `<task` element with a `<name>`.
+pub(super) fn rewrite_xml_tasks(masked: &mut String) {
+    let has_tasks = masked
+        .lines()
+        .any(|l| l.trim_start().starts_with("<task") && !l.trim_start().starts_with("<tasks"))
+        && masked.contains("<name>");
+    if !has_tasks {
+        return;
+    }
+    let mut out = String::with_capacity(masked.len());
+    let mut in_task = false;
+    let mut fence: Option<&str> = None;
+    for line in masked.split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        let ending = &line[body.len()..];
+        let indent = body.len() - body.trim_start().len();
+        let t = body.trim();
+        let marker = ["```", "~~~"].into_iter().find(|m| t.starts_with(m));
+        match (fence, marker) {
+            (None, Some(m)) => fence = Some(m),
+            (Some(open), Some(m)) if open == m => fence = None,
+            _ => {}
+        }
+        let rewritten = if fence.is_some() || marker.is_some() {
+            body.to_string()
+        } else if t.starts_with("<task") && !t.starts_with("<tasks") {
+            in_task = true;
+            blank(body)
+        } else if t == "</task>" {
+            in_task = false;
+            blank(body)
+        } else if let Some(name) = element(t, "name").filter(|_| in_task) {
+            // `<name>` (6 bytes) → `### ` (4): the heading is never longer.
+            let heading = format!("{}### {name}", " ".repeat(indent.min(3)));
+            pad(&heading, body.len())
+        } else if let Some((tag, inner)) = one_line_element(t) {
+            // `<files>x</files>` → `Files: x`: `<tag>` and `Tag: ` have the
+            // same length.
+            let mut label = tag.to_string();
+            label[..1].make_ascii_uppercase();
+            pad(
+                &format!("{}{label}: {inner}", " ".repeat(indent)),
+                body.len(),
+            )
+        } else if is_tag_line(t) {
+            // `<action>` alone: `Action:` labels the lines under it.
+            match t.strip_prefix('<').and_then(|r| r.strip_suffix('>')) {
+                Some(tag)
+                    if !tag.starts_with('/')
+                        && tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                        && in_task =>
+                {
+                    let mut label = tag.to_string();
+                    label[..1].make_ascii_uppercase();
+                    pad(&format!("{}{label}:", " ".repeat(indent)), body.len())
+                }
+                _ => blank(body),
+            }
+        } else {
+            body.to_string()
+        };
+        debug_assert_eq!(rewritten.len(), body.len());
+        out.push_str(&rewritten);
+        out.push_str(ending);
+    }
+    *masked = out;
+}
+
+/// `<name>text</name>` → `text`.
+fn element<'t>(t: &'t str, tag: &str) -> Option<&'t str> {
+    let open = format!("<{tag}>");
+    let close = format!("</{tag}>");
+    let inner = t
+        .strip_prefix(open.as_str())?
+        .strip_suffix(close.as_str())?;
+    (!inner.contains('<')).then(|| inner.trim())
+}
+
+/// `<files>src/a.ts</files>` → (`files`, `src/a.ts`).
+fn one_line_element(t: &str) -> Option<(&str, &str)> {
+    let rest = t.strip_prefix('<')?;
+    let close = rest.find('>')?;
+    let tag = &rest[..close];
+    if tag.is_empty() || !tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let inner = rest[close + 1..].strip_suffix(&format!("</{tag}>"))?;
+    (!inner.contains('<')).then_some((tag, inner.trim()))
+}
+
+/// A line that is one tag (`<tasks>`, `</objective>`, `<task type="x">`).
+fn is_tag_line(t: &str) -> bool {
+    t.starts_with('<')
+        && t.ends_with('>')
+        && t.matches('<').count() == 1
+        && t[1..]
+            .chars()
+            .next()
+            .is_some_and(|c| c == '/' || c.is_ascii_alphabetic())
+}
+
+fn blank(body: &str) -> String {
+    " ".repeat(body.len())
+}
+
+fn pad(text: &str, len: usize) -> String {
+    let mut s = text.to_string();
+    while s.len() < len {
+        s.push(' ');
+    }
+    debug_assert!(s.len() == len, "{text:?} longer than {len}");
+    s
+}
+
+/// Numbered list items that open with a bold label, two or more in one
+/// list, each with a `Status:` line or a step word in its label, become
+/// headings one level below their section.
+pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>) -> Vec<Block> {
+    let mut section_level = 1u8;
+    // Runs of candidate items: (block index, heading text).
+    let mut run: Vec<(usize, String)> = Vec::new();
+    let mut runs: Vec<(u8, Vec<(usize, String)>)> = Vec::new();
+    let mut has_status = false;
+    let mut flush = |run: &mut Vec<(usize, String)>, level: u8, status: bool| {
+        let stepped = run.iter().all(|(_, t)| starts_with_step_word(t));
+        if run.len() >= 2 && (status || stepped) {
+            runs.push((level, std::mem::take(run)));
+        }
+        run.clear();
+    };
+    for (i, block) in blocks.iter().enumerate() {
+        match block {
+            Block::Heading { level, .. } => {
+                flush(&mut run, section_level, has_status);
+                has_status = false;
+                section_level = *level;
+            }
+            Block::Item {
+                depth: 0,
+                span,
+                checked: None,
+                ..
+            } => match bold_item(&source[span.clone()]) {
+                Some(text) => run.push((i, text)),
+                None => {
+                    flush(&mut run, section_level, has_status);
+                    has_status = false;
+                }
+            },
+            Block::Item { text, depth, .. } if *depth > 0 && !run.is_empty() => {
+                let l = text.trim_start_matches(['*', '_']).to_ascii_lowercase();
+                has_status |= l.starts_with("status");
+            }
+            Block::Item { .. } => {}
+            _ => {
+                flush(&mut run, section_level, has_status);
+                has_status = false;
+            }
+        }
+    }
+    flush(&mut run, section_level, has_status);
+    for (level, items) in runs {
+        for (i, text) in items {
+            let span = blocks[i].span();
+            blocks[i] = Block::Heading {
+                level: (level + 1).min(6),
+                text,
+                span,
+            };
+        }
+    }
+    blocks
+}
+
+/// `1. **Step 1**: Upgrade the framework` → `Step 1: Upgrade the
+/// framework`; `2. **Migrate the store**` → `2. Migrate the store`.
+fn bold_item(raw: &str) -> Option<String> {
+    let first = raw.lines().next()?.trim();
+    let digits = first.chars().take_while(char::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let rest = first[digits..].strip_prefix(['.', ')'])?.trim_start();
+    let inner = rest.strip_prefix("**")?;
+    let close = inner.find("**")?;
+    let label = inner[..close].trim().trim_end_matches(':');
+    let after = inner[close + 2..]
+        .trim_start_matches([':', ' ', '—', '–', '-'])
+        .trim();
+    if label.is_empty() {
+        return None;
+    }
+    let number = &first[..digits];
+    Some(if starts_with_step_word(label) {
+        if after.is_empty() {
+            label.to_string()
+        } else {
+            format!("{label}: {after}")
+        }
+    } else if after.is_empty() {
+        format!("Step {number}: {label}")
+    } else {
+        format!("Step {number}: {label} — {after}")
+    })
+}
+
+/// `Step 1`, `Task 3`, `Phase 2`: a step word and a number.
+fn starts_with_step_word(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    ["step ", "task ", "phase ", "stage ", "milestone "]
+        .iter()
+        .any(|w| {
+            lower
+                .strip_prefix(w)
+                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xml_tasks_become_headings_of_the_same_length() {
+        let src = "<tasks>\n<task type=\"auto\">\n  <name>Task 1: Auth</name>\n  <files>src/a.ts</files>\n  <action>\n  Write it.\n  </action>\n</task>\n</tasks>\n";
+        let mut m = src.to_string();
+        rewrite_xml_tasks(&mut m);
+        assert_eq!(m.len(), src.len());
+        assert!(m.contains("  ### Task 1: Auth"), "{m}");
+        assert!(m.contains("  Files: src/a.ts"), "{m}");
+        assert!(m.contains("  Action:"), "{m}");
+        assert!(!m.contains('<'), "{m}");
+    }
+
+    #[test]
+    fn plans_without_task_elements_are_left_alone() {
+        let src = "# Plan\n\n<details>\n<summary>x</summary>\n</details>\n";
+        let mut m = src.to_string();
+        rewrite_xml_tasks(&mut m);
+        assert_eq!(m, src);
+    }
+
+    #[test]
+    fn bold_items_read_as_steps() {
+        assert_eq!(
+            bold_item("1. **Step 1**: Upgrade v5").as_deref(),
+            Some("Step 1: Upgrade v5")
+        );
+        assert_eq!(
+            bold_item("2. **Migrate the store**").as_deref(),
+            Some("Step 2: Migrate the store")
+        );
+        assert_eq!(bold_item("- **Step 1**: x"), None);
+        assert_eq!(bold_item("1. plain"), None);
+    }
+}
