@@ -28,6 +28,8 @@ pub enum ProblemCode {
     OutsidePrerequisite,
     DependencySentence,
     LeftOut,
+    WorkOutside,
+    SameWorkTwice,
 }
 
 impl ProblemCode {
@@ -46,6 +48,8 @@ impl ProblemCode {
             ProblemCode::OutsidePrerequisite => "plan::outside_prerequisite",
             ProblemCode::DependencySentence => "plan::dependency_sentence",
             ProblemCode::LeftOut => "plan::left_out",
+            ProblemCode::WorkOutside => "plan::work_outside",
+            ProblemCode::SameWorkTwice => "plan::same_work_twice",
         }
     }
 }

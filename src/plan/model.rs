@@ -383,6 +383,45 @@ pub struct Plan {
     /// sentence's word): `start` shows the reading and asks first.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub guesses: Vec<Warning>,
+    /// Where each task line of the plan went: into a sprint, a criterion,
+    /// or left out as not work (with the reason); open lines in no sprint
+    /// and lines in two sprints are listed.
+    pub tally: Tally,
+}
+
+/// The count of the plan's task lines (checkbox, numbered and bold items).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct Tally {
+    pub task_lines: usize,
+    pub in_sprints: usize,
+    pub criteria: usize,
+    /// Lines left out on purpose, each with the reason.
+    pub not_work: Vec<TallyLine>,
+    /// Open task lines in no sprint: work that would never be dispatched.
+    pub outside: Vec<TallyLine>,
+    /// Lines (or task lists) found in two sprints.
+    pub twice: Vec<TallyLine>,
+}
+
+impl Tally {
+    /// Every line has exactly one home.
+    pub fn adds_up(&self) -> bool {
+        self.in_sprints
+            + self.criteria
+            + self.not_work.len()
+            + self.outside.len()
+            + self.twice.iter().filter(|t| t.reason.is_empty()).count()
+            == self.task_lines
+    }
+}
+
+/// One task line of the tally: its line, its text, and why it is where it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct TallyLine {
+    pub line: usize,
+    pub text: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub reason: String,
 }
 
 /// One tolerated problem of a plan, span-free: its code, what it says, what

@@ -12,6 +12,7 @@
 //! [`Detection`]. Work happens on spanned "raw" structures so that validation
 //! can point into the file; [`parse`] then returns the span-free [`Plan`].
 
+mod accounting;
 mod agent_columns;
 mod bold_steps;
 mod completion;
@@ -198,11 +199,24 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         UnitSource::Table { .. } | UnitSource::Steps | UnitSource::Waves
     );
     let dependencies = dependency_structure(&mut raw_units, independence_stated);
-    let guesses = guesses::guesses(&doc, &raw_units, &done_in_place, &unit_source, dependencies);
+    let mut guesses =
+        guesses::guesses(&doc, &raw_units, &done_in_place, &unit_source, dependencies);
     outside_prerequisites(&mut raw_units, &mut problems);
     validate(&doc, &raw_units, &mut problems);
     let (template, template_source) = detect_template(&doc);
     let (entry_checks, exit_checks, rules) = plan_checks(&doc);
+    let plan_wide: Vec<&str> = entry_checks
+        .iter()
+        .chain(&exit_checks)
+        .map(|c| c.text.as_str())
+        .collect();
+    let tally = accounting::account(
+        &doc,
+        &mut raw_units,
+        &plan_wide,
+        &mut problems,
+        &mut guesses,
+    );
 
     if !problems.is_empty() && (strict || problems.iter().any(|p| !p.tolerated)) {
         return Err(problems);
@@ -247,6 +261,7 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         unit_sections,
         warnings,
         guesses,
+        tally,
     })
 }
 
@@ -445,10 +460,16 @@ impl<'a> Doc<'a> {
         }
         // A sprint heading holding sprint headings of the same word (`Phase
         // A` holding `Phase A0`…) is a container: its leaves are the sprints.
+        // One with task lines of its own before its first inner sprint
+        // stays a sprint too: its own work is not dropped.
         let mut next_sprint = blocks.len();
         for i in (0..blocks.len()).rev() {
             if sprint_at[i].is_some() {
-                if next_sprint < section_end[i] {
+                let own_tasks = blocks[i + 1..next_sprint.min(section_end[i])]
+                    .iter()
+                    .take_while(|b| !matches!(b, Block::Heading { .. }))
+                    .any(|b| matches!(b, Block::Item { .. }));
+                if next_sprint < section_end[i] && !own_tasks {
                     sprint_at[i] = None;
                 }
                 next_sprint = i;

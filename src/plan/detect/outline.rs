@@ -136,13 +136,23 @@ fn pad(text: &str, len: usize) -> String {
 /// list, each with a `Status:` line or a step word in its label, become
 /// headings one level below their section.
 pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>) -> Vec<Block> {
+    // Only where no heading is a work item already: elsewhere such lists
+    // are read by the readers of their sections (waves, a suggested order).
+    let headed = blocks.iter().any(|b| {
+        matches!(b, Block::Heading { text, .. }
+            if matches!(super::headings::parse_heading(text), Some(super::headings::Heading::Sprint(_))))
+    });
+    if headed {
+        return blocks;
+    }
     let mut section_level = 1u8;
-    // Runs of candidate items: (block index, heading text).
-    let mut run: Vec<(usize, String)> = Vec::new();
-    let mut runs: Vec<(u8, Vec<(usize, String)>)> = Vec::new();
+    // Runs of candidate items: (block index, heading text, written with a
+    // step word).
+    let mut run: Vec<(usize, String, bool)> = Vec::new();
+    let mut runs: Vec<(u8, Vec<(usize, String, bool)>)> = Vec::new();
     let mut has_status = false;
-    let mut flush = |run: &mut Vec<(usize, String)>, level: u8, status: bool| {
-        let stepped = run.iter().all(|(_, t)| starts_with_step_word(t));
+    let mut flush = |run: &mut Vec<(usize, String, bool)>, level: u8, status: bool| {
+        let stepped = run.iter().all(|(_, _, stepped)| *stepped);
         if run.len() >= 2 && (status || stepped) {
             runs.push((level, std::mem::take(run)));
         }
@@ -161,7 +171,7 @@ pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>) -> Vec<Bl
                 checked: None,
                 ..
             } => match bold_item(&source[span.clone()]) {
-                Some(text) => run.push((i, text)),
+                Some((text, stepped)) => run.push((i, text, stepped)),
                 None => {
                     flush(&mut run, section_level, has_status);
                     has_status = false;
@@ -180,7 +190,7 @@ pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>) -> Vec<Bl
     }
     flush(&mut run, section_level, has_status);
     for (level, items) in runs {
-        for (i, text) in items {
+        for (i, text, _) in items {
             let span = blocks[i].span();
             blocks[i] = Block::Heading {
                 level: (level + 1).min(6),
@@ -194,7 +204,7 @@ pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>) -> Vec<Bl
 
 /// `1. **Step 1**: Upgrade the framework` → `Step 1: Upgrade the
 /// framework`; `2. **Migrate the store**` → `2. Migrate the store`.
-fn bold_item(raw: &str) -> Option<String> {
+fn bold_item(raw: &str) -> Option<(String, bool)> {
     let first = raw.lines().next()?.trim();
     let digits = first.chars().take_while(char::is_ascii_digit).count();
     if digits == 0 {
@@ -211,7 +221,8 @@ fn bold_item(raw: &str) -> Option<String> {
         return None;
     }
     let number = &first[..digits];
-    Some(if starts_with_step_word(label) {
+    let stepped = starts_with_step_word(label);
+    let text = if stepped {
         if after.is_empty() {
             label.to_string()
         } else {
@@ -221,7 +232,8 @@ fn bold_item(raw: &str) -> Option<String> {
         format!("Step {number}: {label}")
     } else {
         format!("Step {number}: {label} — {after}")
-    })
+    };
+    Some((text, stepped))
 }
 
 /// `Step 1`, `Task 3`, `Phase 2`: a step word and a number.
@@ -263,12 +275,12 @@ mod tests {
     #[test]
     fn bold_items_read_as_steps() {
         assert_eq!(
-            bold_item("1. **Step 1**: Upgrade v5").as_deref(),
-            Some("Step 1: Upgrade v5")
+            bold_item("1. **Step 1**: Upgrade v5"),
+            Some(("Step 1: Upgrade v5".into(), true))
         );
         assert_eq!(
-            bold_item("2. **Migrate the store**").as_deref(),
-            Some("Step 2: Migrate the store")
+            bold_item("2. **Migrate the store**"),
+            Some(("Step 2: Migrate the store".into(), false))
         );
         assert_eq!(bold_item("- **Step 1**: x"), None);
         assert_eq!(bold_item("1. plain"), None);

@@ -493,14 +493,32 @@ pub(super) fn blank_sprint(id: SprintId, name: &str, body: String) -> Sprint {
 }
 
 pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String) -> Sprint {
-    let mut sprint = blank_sprint(id, &name, doc.section_text(heading).to_string());
+    // A sprint's text ends where a sprint nested in it begins: that one's
+    // tasks are its own.
+    let end = doc
+        .section(heading)
+        .find(|&j| doc.is_sprint(j))
+        .unwrap_or(doc.section_end[heading]);
+    let text = doc.section_text(heading);
+    let text = match doc
+        .blocks
+        .get(end)
+        .filter(|_| end < doc.section_end[heading])
+    {
+        Some(b) => {
+            let start = doc.blocks[heading].span().start;
+            &text[..b.span().start.saturating_sub(start).min(text.len())]
+        }
+        None => text,
+    };
+    let mut sprint = blank_sprint(id, &name, text.to_string());
     let mut explicit_type = None;
     let mut label = Label::Tasks;
     let mut unlabelled_code = Vec::new();
     // A list item that is itself a label (`* **Exit Criteria:**`) labels the
     // items nested under it: (label, its depth).
     let mut item_label: Option<(Label, usize)> = None;
-    for j in doc.section(heading) {
+    for j in doc.section(heading).take_while(|&j| j < end) {
         match &doc.blocks[j] {
             Block::Heading { text, .. } => {
                 item_label = None;
@@ -524,6 +542,20 @@ pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String)
                             run = inline_code(value).into_iter().next();
                             continue;
                         }
+                    }
+                    // A label of another kind alone on its line
+                    // (`**Prompt**:`) ends the criteria before it.
+                    let bare = line.trim().trim_matches('*');
+                    if bare.ends_with(':')
+                        && bare.split_whitespace().count() <= 3
+                        && label_line(bare).is_none()
+                        && !matches!(
+                            norm(bare.trim_end_matches(':')).as_str(),
+                            "run" | "type" | "task type"
+                        )
+                    {
+                        label = Label::Tasks;
+                        continue;
                     }
                     if let Some((l, rest)) = label_line(line) {
                         if let Some(cmd) = run.take().filter(|_| l == Label::Expected) {
@@ -602,6 +634,28 @@ pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String)
                             last.expected = Some(text.trim_end().to_string());
                         }
                     }
+                    // A fenced list of checks (`[ ] parser handles empty
+                    // input`) is read, not run: each line a checklist item.
+                    Label::Entry | Label::Exit if !fenced_commands(&command) => {
+                        for line in command.lines() {
+                            let item = line
+                                .trim()
+                                .trim_start_matches(['-', '*'])
+                                .trim_start()
+                                .trim_start_matches("[ ]")
+                                .trim_start();
+                            let (item, ticked) = match item
+                                .strip_prefix("[x]")
+                                .or_else(|| item.strip_prefix("[X]"))
+                            {
+                                Some(rest) => (rest.trim_start(), true),
+                                None => (item, false),
+                            };
+                            if !item.is_empty() {
+                                push_criterion(&mut sprint, label, item, &[], ticked);
+                            }
+                        }
+                    }
                     Label::Entry => sprint.entry.push(command_criterion(command)),
                     Label::Exit => sprint.exit.push(command_criterion(command)),
                     Label::Tasks => unlabelled_code.push(command),
@@ -641,6 +695,16 @@ pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String)
     }
     sprint.files = code_paths(&sprint.body);
     sprint
+}
+
+/// A fenced block under a criteria label is a command to run when its
+/// lines read as commands (comments and blank lines aside).
+fn fenced_commands(block: &str) -> bool {
+    block
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .is_some_and(looks_like_command)
 }
 
 /// Paths written in backticks (`src/lib.rs`, `PROGRESS.md`).

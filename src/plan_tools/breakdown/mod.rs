@@ -390,6 +390,7 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
             },
             warnings: Vec::new(),
             guesses: Vec::new(),
+            tally: Default::default(),
         },
     }
 }
