@@ -80,6 +80,22 @@ def parsed_deps(plan):
     return deps
 
 
+def match_by_name(want, got):
+    """perm[k] = the reading's index of parsed unit k, when every parsed unit
+    matches exactly one reading unit by name (equal, or one contains the
+    other); None otherwise."""
+    norm = lambda n: " ".join(n.lower().split())
+    perm = []
+    for g in got:
+        hits = [i for i, w in enumerate(want) if norm(w) == norm(g)]
+        if not hits:
+            hits = [i for i, w in enumerate(want) if norm(w) in norm(g) or norm(g) in norm(w)]
+        if len(hits) != 1:
+            return None
+        perm.append(hits[0])
+    return perm if len(set(perm)) == len(perm) else None
+
+
 def grade(binary, md, reading):
     with tempfile.TemporaryDirectory() as tmp:
         plan_path = os.path.join(tmp, "EXECUTION_PLAN.md")
@@ -110,6 +126,10 @@ def grade(binary, md, reading):
     want_at_once = concurrent_pairs(reading_deps(reading))
     got_at_once = concurrent_pairs(parsed_deps(plan))
     if len(units) == len(plan["units"]):
+        # Units listed in another order are matched by name first.
+        perm = match_by_name([u.get("name", "") for u in units], [u["name"] for u in plan["units"]])
+        if perm is not None:
+            got_at_once = {tuple(sorted((perm[i], perm[j]))) for i, j in got_at_once}
         unsafe = bool(got_at_once - want_at_once)
     else:
         unsafe = bool(got_at_once) and not want_at_once

@@ -204,6 +204,20 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     outside_prerequisites(&mut raw_units, &mut problems);
     validate(&doc, &raw_units, &mut problems);
     let (template, template_source) = detect_template(&doc);
+    if sprint_sources.contains(&SprintSource::Numbered) {
+        if let Some(first) = raw_units.iter().flat_map(|u| &u.sprints).next() {
+            guesses.push(Warning {
+                code: "reading::numbered_headings".into(),
+                message: format!(
+                    "no heading names a sprint, phase or task: the {} numbered headings at one level are read as the sprints (first: `{}`)",
+                    raw_units.iter().map(|u| u.sprints.len()).sum::<usize>(),
+                    first.sprint.name
+                ),
+                help: "check the sprints with `git supervisor plan`, or have your agent rewrite the plan with `git supervisor import`".into(),
+                line: doc.line(first.span.start),
+            });
+        }
+    }
     let (entry_checks, exit_checks, rules) = plan_checks(&doc);
     let plan_wide: Vec<&str> = entry_checks
         .iter()

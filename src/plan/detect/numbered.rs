@@ -38,9 +38,13 @@ const NOT_WORK: &[&str] = &[
     "contents",
 ];
 
-/// `1.1 Name`, `3. Name`, `2) Name` → (`1.1`, `Name`).
+/// `1.1 Name`, `3. Name`, `2) Name` → (`1.1`, `Name`); a coded item
+/// (`T1: Name`, `TASK-3 — Name`, `US-101 Name`) → (`T1`, `Name`).
 pub(super) fn numbered_heading(text: &str) -> Option<(String, String)> {
     let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    if let Some(coded) = coded_heading(t) {
+        return Some(coded);
+    }
     let id_len = t
         .char_indices()
         .find(|&(_, c)| !(c.is_ascii_digit() || c == '.'))
@@ -60,6 +64,31 @@ pub(super) fn numbered_heading(text: &str) -> Option<(String, String)> {
         return None;
     }
     Some((id.to_string(), rest.to_string()))
+}
+
+/// `T1: Name`, `TASK-03 — Name`: capitals, an optional dash, digits, then
+/// a separator and a name.
+fn coded_heading(t: &str) -> Option<(String, String)> {
+    let letters = t.chars().take_while(char::is_ascii_uppercase).count();
+    if letters == 0 || letters > 5 {
+        return None;
+    }
+    let after = t[letters..].strip_prefix('-').unwrap_or(&t[letters..]);
+    let digits = after.chars().take_while(char::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let code = &t[..t.len() - after.len() + digits];
+    let rest = after[digits..]
+        .strip_prefix([':', '.', ')'])
+        .or_else(|| {
+            [" — ", " – ", " - "]
+                .iter()
+                .find_map(|sep| after[digits..].strip_prefix(sep))
+        })?
+        .trim();
+    (!rest.is_empty() && rest.starts_with(|c: char| c.is_alphabetic()))
+        .then(|| (code.to_string(), rest.to_string()))
 }
 
 fn names_work(name: &str) -> bool {
@@ -120,6 +149,12 @@ pub(super) fn numbered_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<
             continue;
         };
         let span = span.clone();
+        let coded = written.starts_with(|c: char| c.is_ascii_uppercase());
+        let name = if coded {
+            format!("{written}: {name}")
+        } else {
+            name
+        };
         let mut sprint = read_sprint(doc, i, id.clone(), name);
         sprint.done = done_evidence(doc, i, marked);
         sprint.origin = Origin::new(doc.line(span.start), "numbered heading (no sprint word)");
@@ -158,7 +193,16 @@ mod tests {
             numbered_heading("3. Replace the parser"),
             Some(("3".into(), "Replace the parser".into()))
         );
+        assert_eq!(
+            numbered_heading("T1: Add the source"),
+            Some(("T1".into(), "Add the source".into()))
+        );
+        assert_eq!(
+            numbered_heading("TASK-03 — Wire it"),
+            Some(("TASK-03".into(), "Wire it".into()))
+        );
         assert_eq!(numbered_heading("Overview"), None);
+        assert_eq!(numbered_heading("API: notes"), None);
         assert_eq!(numbered_heading("2024 roadmap"), None);
     }
 }

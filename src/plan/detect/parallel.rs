@@ -56,7 +56,7 @@ const SECTIONS: &[&str] = &[
 /// is not about the work inside, and names sections or another of `names`
 /// (the sections' names). A stray "tests run in parallel" is not.
 pub(crate) fn says_sections_run_at_once(text: &str, names: &[String], me: usize) -> bool {
-    let lower = text.to_lowercase();
+    let lower = unwrap_lines(text).to_lowercase();
     let sentences: Vec<&str> = lower
         .split(['.', '\n', ';', '!', '?'])
         .filter(|s| AT_ONCE.iter().any(|p| s.contains(p)))
@@ -76,8 +76,46 @@ pub(crate) fn says_sections_run_at_once(text: &str, names: &[String], me: usize)
     })
 }
 
+/// Prose with its hard wraps undone: a line that does not end a sentence
+/// runs on into the next, unless the next starts a block of its own (a
+/// list item, a table row, a heading, a `Label:` line). A sentence is read
+/// whole however the author wrapped it.
+pub(crate) fn unwrap_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut lines = text.lines().peekable();
+    while let Some(line) = lines.next() {
+        out.push_str(line);
+        let Some(next) = lines.peek() else { break };
+        let ends = line
+            .trim_end()
+            .ends_with(['.', '!', '?', ':', ';', '|', '`'])
+            || line.trim().is_empty();
+        let n = next.trim_start();
+        let starts_block = n.is_empty()
+            || n.starts_with(['-', '*', '+', '|', '#', '>', '`', '<'])
+            || n.starts_with(|c: char| c.is_ascii_digit())
+            || n.split_once(':')
+                .is_some_and(|(k, _)| k.split_whitespace().count() <= 2 && !k.is_empty());
+        out.push(if ends || starts_block { '\n' } else { ' ' });
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn wrapped_sentences_are_read_whole() {
+        assert_eq!(
+            super::unwrap_lines("The three units are independent and\nrun in parallel.\n- item"),
+            "The three units are independent and run in parallel.\n- item"
+        );
+        assert!(super::says_sections_run_at_once(
+            "The three units are independent and\nrun in parallel.",
+            &[],
+            0
+        ));
+    }
+
     fn at_once(text: &str) -> bool {
         super::says_sections_run_at_once(text, &["Backend".to_string(), "Frontend".to_string()], 0)
     }

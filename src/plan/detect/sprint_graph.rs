@@ -301,8 +301,7 @@ fn states_a_sequence(doc: &Doc) -> bool {
 /// the one before it.
 fn from_sentence(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
     let numbers: Vec<u32> = unit.sprints.iter().map(|s| s.id.number).collect();
-    let (word, first, last, line) = doc
-        .source
+    let (word, first, last, line) = super::parallel::unwrap_lines(doc.source)
         .lines()
         .enumerate()
         .find_map(|(n, l)| scoped_parallel(l).map(|(w, a, b)| (w, a, b, n + 1)))?;
