@@ -33,6 +33,8 @@ mod test_plan;
 mod test_plan_checks;
 mod test_plan_done;
 mod test_plan_edits;
+mod test_plan_first_sight;
+mod test_plan_first_sight_props;
 mod test_plan_fuzz;
 mod test_plan_props;
 mod test_plan_shapes;

@@ -266,6 +266,40 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
         plan.referenced_files.join(", ")
     };
     writeln!(out, "Referenced files: {files}")?;
+    let t = &plan.tally;
+    writeln!(
+        out,
+        "Task lines: {} — {} in sprints, {} criteria, {} not work, {} in no sprint, {} twice",
+        t.task_lines,
+        t.in_sprints,
+        t.criteria,
+        t.not_work.len(),
+        t.outside.len(),
+        t.twice.len()
+    )?;
+    for (label, lines) in [
+        ("in no sprint", &t.outside),
+        ("twice", &t.twice),
+        ("not work", &t.not_work),
+    ] {
+        for l in lines.iter().take(if label == "not work" { 5 } else { 10 }) {
+            let why = if l.reason.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", l.reason)
+            };
+            writeln!(out, "  {label}: line {}: {}{why}", l.line, l.text)?;
+        }
+        let more = lines
+            .len()
+            .saturating_sub(if label == "not work" { 5 } else { 10 });
+        if more > 0 {
+            writeln!(
+                out,
+                "  {label}: … and {more} more (`--format json` lists them all)"
+            )?;
+        }
+    }
     if !plan.warnings.is_empty() {
         writeln!(
             out,

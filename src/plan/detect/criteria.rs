@@ -655,7 +655,17 @@ pub(super) fn loose_criteria(doc: &Doc) -> Vec<(usize, Option<String>, Vec<Crite
 /// Criteria outside any sprint go to the sprint they name, or the final
 /// sprint of the unit they sit in (of the plan, outside every unit).
 pub(super) fn attach_loose_criteria(doc: &Doc, units: &mut [RawUnit]) {
+    // A criteria-named heading read as a sprint (`## 3. Verification`
+    // among the steps) holds work, not the criteria of another sprint.
+    let sprint_heads: HashSet<usize> = units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .map(|s| s.span.start)
+        .collect();
     for (at, about, criteria) in loose_criteria(doc) {
+        if sprint_heads.contains(&doc.blocks[at].span().start) {
+            continue;
+        }
         let target = match about {
             Some(id) => model_id(&id).and_then(|id| {
                 units.iter().enumerate().find_map(|(u, unit)| {

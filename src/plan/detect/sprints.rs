@@ -345,7 +345,7 @@ fn in_scope(
             });
         }
         if !sprints.is_empty() {
-            return (sprints, Some(SprintSource::Table));
+            return (fold_sub_rows(sprints), Some(SprintSource::Table));
         }
     }
 
@@ -435,7 +435,13 @@ fn in_scope(
         let Some((level, text, span)) = doc.heading(i) else {
             continue;
         };
-        if level < 2 || criteria_label(text).is_some() || is_template_heading(text) {
+        // `## 3. Verification` numbered among the steps is a step (its open
+        // lines are work), not the criteria of the step before.
+        let numbered_step = text.trim_start().starts_with(|c: char| c.is_ascii_digit());
+        if level < 2
+            || (criteria_label(text).is_some() && !numbered_step)
+            || is_template_heading(text)
+        {
             continue;
         }
         let has_checks = doc.own_blocks(i).any(|j| {
@@ -474,6 +480,41 @@ fn in_scope(
     } else {
         (numbered, Some(SprintSource::Numbered))
     }
+}
+
+/// A table mixing task rows (`2`) and their sub-task rows (`2.1`, `2.2`)
+/// lists the work at two levels: the sub-task rows are the tasks of their
+/// task's sprint, which is done only when it and all of them are.
+fn fold_sub_rows(sprints: Vec<RawSprint>) -> Vec<RawSprint> {
+    let whole: BTreeSet<u32> = sprints
+        .iter()
+        .filter(|s| s.id.suffix.is_empty())
+        .map(|s| s.id.number)
+        .collect();
+    let is_sub = |s: &RawSprint| s.id.suffix.starts_with('.') && whole.contains(&s.id.number);
+    if whole.len() < 2 || !sprints.iter().any(is_sub) {
+        return sprints;
+    }
+    let mut out: Vec<RawSprint> = Vec::new();
+    for s in sprints {
+        if is_sub(&s) {
+            if let Some(parent) = out.iter_mut().rev().find(|p| p.id.number == s.id.number) {
+                parent
+                    .sprint
+                    .tasks
+                    .push(format!("{} {}", s.id, s.sprint.name));
+                parent.sprint.exit.extend(s.sprint.exit);
+                parent.sprint.body.push_str(&s.sprint.body);
+                parent.sprint.files.extend(s.sprint.files);
+                if s.sprint.done.is_none() {
+                    parent.sprint.done = None;
+                }
+                continue;
+            }
+        }
+        out.push(s);
+    }
+    out
 }
 
 /// A sprint with its id, name and text, and nothing read from it yet.

@@ -1,0 +1,157 @@
+//! One synthetic plan for each class of misreading seen on plans the
+//! reader had never seen (unsafe readings first), each with a `plan
+//! --format json` snapshot and the fact a person reads in it asserted.
+
+use serde_json::Value;
+
+use crate::common::plan_json::*;
+
+macro_rules! json_snapshots {
+    ($($name:ident => $dir:literal),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            let (_, _, out) = json($dir);
+            insta::assert_snapshot!(concat!("first_sight_", stringify!($name)), out);
+        }
+    )*};
+}
+
+json_snapshots! {
+    prose_order => "first-sight-prose-order",
+    closing_summary => "first-sight-closing-summary",
+    box_graph => "first-sight-box-graph",
+    verification_open => "first-sight-verification-open",
+    duplicate_tickets => "first-sight-duplicate-tickets",
+    bold_steps => "first-sight-bold-steps",
+    qa_section => "first-sight-qa-section",
+    nested_ticks => "first-sight-nested-ticks",
+    status_substage => "first-sight-status-substage",
+    cursor_todos => "first-sight-cursor-todos",
+    parent_subphase => "first-sight-parent-subphase",
+    fenced_checks => "first-sight-fenced-checks",
+    checkbox_headings => "first-sight-checkbox-headings",
+    xml_tasks => "first-sight-xml-tasks",
+    wrapped_parallel => "first-sight-wrapped-parallel",
+    wrapped_order => "first-sight-wrapped-order",
+    status_table => "first-sight-status-table",
+}
+
+fn names(v: &Value, unit: usize) -> Vec<String> {
+    sprint_names(v, unit)
+}
+
+fn done(v: &Value, unit: usize) -> Vec<bool> {
+    sprints_done(v, unit)
+}
+
+fn codes(v: &Value, key: &str) -> Vec<String> {
+    v[key]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|w| w["code"].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn order_in_prose_and_summary_tables_never_adds_parallelism() {
+    let (status, v, _) = json("first-sight-prose-order");
+    assert_eq!(status, 0);
+    assert_eq!(deps(&v, 1), ["Storage layer"]);
+    assert_eq!(deps(&v, 2), ["Service layer"]);
+    let (_, v, _) = json("first-sight-closing-summary");
+    assert_eq!(deps(&v, 1), ["Foundation"]);
+    let (_, v, _) = json("first-sight-box-graph");
+    assert_eq!(units(&v), ["ingest", "transform", "publish"]);
+    assert_eq!(deps(&v, 1), ["ingest"]);
+    assert_eq!(deps(&v, 2), ["transform"]);
+    // Wrapped over two lines, a sentence still says what it says.
+    let (_, v, _) = json("first-sight-wrapped-order");
+    assert_eq!(deps(&v, 2), ["beta"]);
+    let (_, v, _) = json("first-sight-wrapped-parallel");
+    assert_eq!(v["detection"]["dependencies"], "parallel");
+}
+
+#[test]
+fn a_numbered_verification_step_with_open_lines_is_open_work() {
+    let (_, v, _) = json("first-sight-verification-open");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "1. Extract the config loader",
+            "2. Replace the YAML parser",
+            "3. Verification"
+        ]
+    );
+    assert_eq!(done(&v, 0), [true, true, false]);
+    assert_eq!(v["tally"]["task_lines"], 7);
+    assert_eq!(v["tally"]["in_sprints"], 7);
+}
+
+#[test]
+fn the_same_work_listed_twice_is_a_warning() {
+    let (_, v, _) = json("first-sight-duplicate-tickets");
+    assert!(codes(&v, "warnings").contains(&"plan::same_work_twice".to_string()));
+    let dir = crate::common::plans_dir().join("first-sight-duplicate-tickets");
+    let out = crate::common::run(&dir, &["plan", "--strict"]);
+    assert_ne!(out.status, 0, "--strict refuses the same work twice");
+}
+
+#[test]
+fn bold_steps_are_the_work_and_an_acceptance_list_is_not() {
+    let (_, v, _) = json("first-sight-bold-steps");
+    assert_eq!(v["units"][0]["sprints"].as_array().map(Vec::len), Some(4));
+    assert_eq!(done(&v, 0), [true, true, false, false]);
+    let (_, v, _) = json("first-sight-qa-section");
+    assert_eq!(names(&v, 0), ["Index", "Query API"]);
+}
+
+#[test]
+fn finished_work_is_read_where_it_is_marked() {
+    let (_, v, _) = json("first-sight-nested-ticks");
+    assert_eq!(done(&v, 0), [true, false, true]);
+    let (_, v, _) = json("first-sight-status-substage");
+    assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2", "1.3"]);
+    assert_eq!(done(&v, 0), [true, true, false]);
+    let (_, v, _) = json("first-sight-cursor-todos");
+    assert_eq!(done(&v, 0), [true, true, false]);
+}
+
+#[test]
+fn a_phase_keeps_its_own_tasks_beside_its_sub_phase() {
+    let (_, v, _) = json("first-sight-parent-subphase");
+    assert_eq!(sprint_ids(&v, 0), ["1", "1a", "2"]);
+    assert_eq!(v["tally"]["outside"].as_array().map(Vec::len), Some(0));
+}
+
+#[test]
+fn a_fenced_list_of_checks_is_never_run() {
+    let (_, v, _) = json("first-sight-fenced-checks");
+    let exit = v["units"][0]["sprints"][0]["exit"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(exit.len(), 2);
+    assert!(exit.iter().all(|c| c["kind"] == "checklist"));
+}
+
+#[test]
+fn readable_plans_are_read_and_the_guess_is_said() {
+    let (status, v, _) = json("first-sight-checkbox-headings");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2", "2.1", "2.2"]);
+    assert_eq!(done(&v, 0), [true, true, false, false]);
+    assert!(codes(&v, "guesses").contains(&"reading::numbered_headings".to_string()));
+    let (status, v, _) = json("first-sight-xml-tasks");
+    assert_eq!(status, 0);
+    assert_eq!(names(&v, 0), ["Create the auth module", "Sessions"]);
+}
+
+#[test]
+fn a_table_of_tasks_and_sub_tasks_is_one_sprint_a_task() {
+    let (_, v, _) = json("first-sight-status-table");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    assert_eq!(done(&v, 0), [true, false, false]);
+}

@@ -1,0 +1,107 @@
+//! Properties of a reading that can't hurt, over generated plans: order
+//! stated in prose (however it is wrapped) or a closing summary table never
+//! lets units run at once; every task line has exactly one home (the
+//! tally adds up); a sprint with an open task line of its own is never
+//! done.
+
+use git_supervisor::plan::parse;
+use git_supervisor::plan::ParseContext;
+use proptest::prelude::*;
+
+fn ctx() -> ParseContext {
+    ParseContext {
+        dir_name: "p".into(),
+    }
+}
+
+/// Unit sections, each with sprints whose task lines are ticked or not.
+fn sections() -> impl Strategy<Value = Vec<(String, Vec<Vec<bool>>)>> {
+    prop::collection::vec(
+        (
+            "[a-z]{3,8}",
+            prop::collection::vec(prop::collection::vec(any::<bool>(), 1..4), 1..4),
+        ),
+        2..5,
+    )
+    .prop_map(|mut v| {
+        // Unique unit names.
+        for (k, (name, _)) in v.iter_mut().enumerate() {
+            name.push_str(&format!("unit{k}"));
+        }
+        v
+    })
+}
+
+fn render(
+    units: &[(String, Vec<Vec<bool>>)],
+    preamble: &str,
+    rules: bool,
+    summary: bool,
+) -> String {
+    let mut out = format!("# Plan\n\n{preamble}\n");
+    for (k, (name, sprints)) in units.iter().enumerate() {
+        out.push_str(&format!("\n## {name}\n\n"));
+        if rules && k > 0 {
+            out.push_str(&format!(
+                "Rules: begin only after\n{} has completed.\n\n",
+                units[k - 1].0
+            ));
+        }
+        for (s, tasks) in sprints.iter().enumerate() {
+            out.push_str(&format!("### Sprint {}: Work {s} of {name}\n\n", s + 1));
+            for (t, ticked) in tasks.iter().enumerate() {
+                let mark = if *ticked { 'x' } else { ' ' };
+                out.push_str(&format!("- [{mark}] Task {t} of sprint {s} in {name}\n"));
+            }
+            out.push('\n');
+        }
+    }
+    if summary {
+        out.push_str("\n## Summary\n\n| Phase | Sprints | Features |\n|---|---|---|\n");
+        for (name, sprints) in units {
+            out.push_str(&format!("| {name} | 1-{} | things |\n", sprints.len()));
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn stated_order_and_summary_tables_never_run_units_at_once(
+        units in sections(),
+        wrap in any::<bool>(),
+        summary in any::<bool>(),
+    ) {
+        let preamble = if wrap {
+            "The units run one after\nthe other, in the order written."
+        } else {
+            "The units run one after the other, in the order written."
+        };
+        let text = render(&units, preamble, true, summary);
+        let plan = parse(&text, &ctx()).expect("a plan");
+        prop_assert!(!plan.units_can_run_at_once(), "{text}");
+    }
+
+    #[test]
+    fn every_task_line_has_one_home_and_open_lines_keep_sprints_open(
+        units in sections(),
+        summary in any::<bool>(),
+    ) {
+        let text = render(&units, "", false, summary);
+        let plan = parse(&text, &ctx()).expect("a plan");
+        let lines: usize = units.iter().flat_map(|(_, s)| s).map(Vec::len).sum();
+        prop_assert_eq!(plan.tally.task_lines, lines);
+        prop_assert_eq!(plan.tally.in_sprints, lines, "{}", text);
+        prop_assert!(plan.tally.adds_up());
+        prop_assert!(plan.tally.twice.is_empty());
+        for (unit, (_, sprints)) in plan.units.iter().zip(&units) {
+            for (sprint, ticks) in unit.sprints.iter().zip(sprints) {
+                if ticks.iter().any(|t| !t) {
+                    prop_assert!(sprint.done.is_none(), "{} done with an open line", sprint.name);
+                }
+            }
+        }
+    }
+}
