@@ -85,7 +85,8 @@ fn task_lines(doc: &Doc) -> Vec<TaskLine> {
             .iter()
             .any(|m| text.trim_start().starts_with(m));
         let bold = *depth == 0 && text.trim_start().starts_with("**");
-        if checked.is_none() && !partial && !(numbered && *depth == 0) && !bold {
+        let task_like = checked.is_some() || partial || bold || (numbered && *depth == 0);
+        if !task_like {
             continue;
         }
         let mut t = text.trim();

@@ -132,6 +132,10 @@ fn pad(text: &str, len: usize) -> String {
     s
 }
 
+/// A bold item that may be a step: (block index, heading text, written with
+/// a step word).
+type Candidate = (usize, String, bool);
+
 /// Numbered list items that open with a bold label, two or more in one
 /// list, each with a `Status:` line or a step word in its label, become
 /// headings one level below their section.
@@ -148,10 +152,10 @@ pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>) -> Vec<Bl
     let mut section_level = 1u8;
     // Runs of candidate items: (block index, heading text, written with a
     // step word).
-    let mut run: Vec<(usize, String, bool)> = Vec::new();
-    let mut runs: Vec<(u8, Vec<(usize, String, bool)>)> = Vec::new();
+    let mut run: Vec<Candidate> = Vec::new();
+    let mut runs: Vec<(u8, Vec<Candidate>)> = Vec::new();
     let mut has_status = false;
-    let mut flush = |run: &mut Vec<(usize, String, bool)>, level: u8, status: bool| {
+    let mut flush = |run: &mut Vec<Candidate>, level: u8, status: bool| {
         let stepped = run.iter().all(|(_, _, stepped)| *stepped);
         if run.len() >= 2 && (status || stepped) {
             runs.push((level, std::mem::take(run)));
