@@ -107,10 +107,28 @@ fn patch_criteria(text: &mut String, old: &[Criterion], new: &[Criterion], label
     }
 }
 
+/// `at`, or past the end of the fenced block `at` falls in: criteria read
+/// from a fenced list of checks are followed by new lines below the fence.
+fn past_fence(text: &str, at: usize) -> usize {
+    let fence = |l: &str| l.trim_start().starts_with("```") || l.trim_start().starts_with("~~~");
+    let open = text[..at].lines().filter(|l| fence(l)).count() % 2 == 1;
+    if !open {
+        return at;
+    }
+    let mut offset = at;
+    for line in text[at..].split_inclusive('\n') {
+        offset += line.len();
+        if fence(line) {
+            return offset;
+        }
+    }
+    at
+}
+
 fn insert(text: &mut String, anchor: &mut Option<usize>, c: &Criterion, label: &str) {
     let mark = if c.checked { "x" } else { " " };
     let line = format!("- [{mark}] {}\n", c.text.trim().replace('\n', " "));
-    match *anchor {
+    match anchor.map(|at| past_fence(text, at)) {
         Some(at) => {
             // After a last line with no newline of its own (the file's end).
             let line = if at > 0 && !text[..at].ends_with('\n') {

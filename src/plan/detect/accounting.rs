@@ -124,24 +124,18 @@ fn sprint_range(doc: &Doc, s: &RawSprint) -> Option<Span> {
     Some(at..at + body.len())
 }
 
-/// The name of the nearest heading above `offset`.
-fn heading_above(doc: &Doc, offset: usize) -> Option<String> {
-    doc.blocks
-        .iter()
-        .take_while(|b| b.span().start <= offset)
-        .filter_map(|b| match b {
-            Block::Heading { text, .. } => Some(text.clone()),
-            _ => None,
-        })
-        .last()
+/// The text of the nearest heading above `offset` (headings by start).
+fn heading_above<'d>(headings: &[(usize, &'d str)], offset: usize) -> Option<&'d str> {
+    let i = headings.partition_point(|(start, _)| *start <= offset);
+    i.checked_sub(1).map(|i| headings[i].1)
 }
 
-fn not_work_reason(doc: &Doc, line: &TaskLine) -> Option<String> {
-    let heading = heading_above(doc, line.span.start)?;
+fn not_work_reason(headings: &[(usize, &str)], line: &TaskLine) -> Option<String> {
+    let heading = heading_above(headings, line.span.start)?;
     let lower = clean_name(&heading).to_lowercase();
     let lower = lower.trim_matches(|c: char| !c.is_alphanumeric());
-    if criteria_label(&heading).is_some() {
-        return Some(format!("criteria section `{}`", clean_name(&heading)));
+    if criteria_label(heading).is_some() {
+        return Some(format!("criteria section `{}`", clean_name(heading)));
     }
     NOT_WORK_SECTIONS
         .iter()
@@ -151,7 +145,7 @@ fn not_work_reason(doc: &Doc, line: &TaskLine) -> Option<String> {
                 || lower.ends_with(&format!(" {w}"))
                 || lower.contains(&format!(" {w} "))
         })
-        .map(|_| format!("section `{}` is about the plan", clean_name(&heading)))
+        .map(|_| format!("section `{}` is about the plan", clean_name(heading)))
 }
 
 /// A done mark that counts the work complete: `3/3`, or a completion date.
@@ -211,12 +205,43 @@ pub(super) fn account(
         .filter(|n| n.len() >= 4)
         .collect();
     let lines = task_lines(doc);
-    let mut ranges: Vec<(usize, usize, Option<Span>)> = Vec::new();
+    // Sprint ranges by start, with the furthest end so far: the ranges
+    // holding an offset are found without a pass over every sprint.
+    let mut ranges: Vec<(Span, usize, usize)> = Vec::new();
     for (u, unit) in units.iter().enumerate() {
         for (k, s) in unit.sprints.iter().enumerate() {
-            ranges.push((u, k, sprint_range(doc, s)));
+            if let Some(r) = sprint_range(doc, s) {
+                ranges.push((r, u, k));
+            }
         }
     }
+    ranges.sort_by_key(|(r, _, _)| r.start);
+    let mut reach = Vec::with_capacity(ranges.len());
+    let mut furthest = 0;
+    for (r, _, _) in &ranges {
+        furthest = furthest.max(r.end);
+        reach.push(furthest);
+    }
+    let homes_of = |offset: usize| -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut i = ranges.partition_point(|(r, _, _)| r.start <= offset);
+        while i > 0 && reach[i - 1] > offset {
+            i -= 1;
+            let (r, u, k) = &ranges[i];
+            if r.start <= offset && offset < r.end {
+                out.push((*u, *k));
+            }
+        }
+        out
+    };
+    let headings: Vec<(usize, &str)> = doc
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Heading { text, span, .. } => Some((span.start, text.as_str())),
+            _ => None,
+        })
+        .collect();
     let mut tally = Tally {
         task_lines: lines.len(),
         ..Tally::default()
@@ -224,14 +249,7 @@ pub(super) fn account(
     // Per sprint: its open task lines.
     let mut open_in: HashMap<(usize, usize), usize> = HashMap::new();
     for line in &lines {
-        let homes: Vec<(usize, usize)> = ranges
-            .iter()
-            .filter(|(_, _, r)| {
-                r.as_ref()
-                    .is_some_and(|r| r.start <= line.span.start && line.span.start < r.end)
-            })
-            .map(|&(u, k, _)| (u, k))
-            .collect();
+        let homes = homes_of(line.span.start);
         let shown = TallyLine {
             line: doc.line(line.span.start),
             text: line.text.chars().take(120).collect(),
@@ -260,7 +278,7 @@ pub(super) fn account(
                 });
                 let reason = index_of
                     .map(|n| format!("names sprint `{n}` (an index or progress entry)"))
-                    .or_else(|| not_work_reason(doc, line))
+                    .or_else(|| not_work_reason(&headings, line))
                     .or_else(|| {
                         (line.ticked == Some(true))
                             .then(|| "ticked, outside every sprint".to_string())
@@ -342,9 +360,25 @@ pub(super) fn account(
             })
         })
         .collect();
-    for (a, (ka, sa)) in keys.iter().enumerate() {
-        for (kb, sb) in &keys[a + 1..] {
-            let shared = sa.intersection(sb).count();
+    // Only sprints that share a task are compared; a task most sprints
+    // share (`Write tests`) says nothing.
+    let mut holders: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, (_, set)) in keys.iter().enumerate() {
+        for key in set {
+            holders.entry(key.as_str()).or_default().push(i);
+        }
+    }
+    let mut shared_by: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for list in holders.values().filter(|l| l.len() >= 2 && l.len() <= 8) {
+        for (x, &a) in list.iter().enumerate() {
+            for &b in &list[x + 1..] {
+                *shared_by.entry((a, b)).or_default() += 1;
+            }
+        }
+    }
+    for (&(a, b), &shared) in &shared_by {
+        let ((ka, sa), (kb, sb)) = (&keys[a], &keys[b]);
+        {
             if shared >= 2 && shared * 5 >= sa.len().max(sb.len()) * 4 {
                 let first = &units[ka.0].sprints[ka.1];
                 let second = &units[kb.0].sprints[kb.1];
