@@ -132,7 +132,7 @@ fn heading_above<'d>(headings: &[(usize, &'d str)], offset: usize) -> Option<&'d
 
 fn not_work_reason(headings: &[(usize, &str)], line: &TaskLine) -> Option<String> {
     let heading = heading_above(headings, line.span.start)?;
-    let lower = clean_name(&heading).to_lowercase();
+    let lower = clean_name(heading).to_lowercase();
     let lower = lower.trim_matches(|c: char| !c.is_alphanumeric());
     if criteria_label(heading).is_some() {
         return Some(format!("criteria section `{}`", clean_name(heading)));
