@@ -184,7 +184,7 @@ fn work_key(text: &str) -> String {
 pub(super) fn account(
     doc: &Doc,
     units: &mut [RawUnit],
-    plan_wide: &[&str],
+    plan_wide: &[Criterion],
     problems: &mut Vec<Problem>,
     guesses: &mut Vec<Warning>,
 ) -> Tally {
@@ -196,7 +196,7 @@ pub(super) fn account(
         .flat_map(|u| &u.sprints)
         .flat_map(|s| s.sprint.entry.iter().chain(&s.sprint.exit))
         .map(|c| c.text.trim().to_lowercase())
-        .chain(plan_wide.iter().map(|t| t.trim().to_lowercase()))
+        .chain(plan_wide.iter().map(|c| c.text.trim().to_lowercase()))
         .collect();
     let sprint_names: Vec<String> = units
         .iter()

@@ -23,6 +23,7 @@ mod done_elsewhere;
 mod fences;
 mod guesses;
 mod headings;
+mod levels;
 mod locale;
 mod numbered;
 mod outline;
@@ -166,7 +167,7 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     }
     // "Phases execute in numeric order" (a GSD roadmap): inserted phases
     // written out of place (`02.8` before `02.1`) run by their numbers.
-    if says_numeric_order(doc.source) {
+    if sprint_graph::says_numeric_order(doc.source) {
         for unit in &mut raw_units {
             unit.sprints.sort_by(|a, b| a.id.cmp(&b.id));
         }
@@ -205,25 +206,10 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     validate(&doc, &raw_units, &mut problems);
     let (template, template_source) = detect_template(&doc);
     if sprint_sources.contains(&SprintSource::Numbered) {
-        if let Some(first) = raw_units.iter().flat_map(|u| &u.sprints).next() {
-            guesses.push(Warning {
-                code: "reading::numbered_headings".into(),
-                message: format!(
-                    "no heading names a sprint, phase or task: the {} numbered headings at one level are read as the sprints (first: `{}`)",
-                    raw_units.iter().map(|u| u.sprints.len()).sum::<usize>(),
-                    first.sprint.name
-                ),
-                help: "check the sprints with `git supervisor plan`, or have your agent rewrite the plan with `git supervisor import`".into(),
-                line: doc.line(first.span.start),
-            });
-        }
+        guesses.extend(numbered::guess(&doc, &raw_units));
     }
     let (entry_checks, exit_checks, rules) = plan_checks(&doc);
-    let plan_wide: Vec<&str> = entry_checks
-        .iter()
-        .chain(&exit_checks)
-        .map(|c| c.text.as_str())
-        .collect();
+    let plan_wide = [entry_checks.as_slice(), exit_checks.as_slice()].concat();
     let tally = accounting::account(
         &doc,
         &mut raw_units,
@@ -276,15 +262,6 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         warnings,
         guesses,
         tally,
-    })
-}
-
-/// The plan says its phases run by their numbers, not as written.
-fn says_numeric_order(source: &str) -> bool {
-    source.lines().any(|l| {
-        let l = l.to_lowercase();
-        (l.contains("execute in numeric order") || l.contains("run in numeric order"))
-            && !l.contains("not ")
     })
 }
 

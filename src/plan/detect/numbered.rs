@@ -179,6 +179,21 @@ pub(super) fn numbered_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<
     out
 }
 
+/// The guess the reading made, said so that `start` asks.
+pub(super) fn guess(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
+    let first = units.iter().flat_map(|u| &u.sprints).next()?;
+    Some(Warning {
+        code: "reading::numbered_headings".into(),
+        message: format!(
+            "no heading names a sprint, phase or task: the {} numbered headings at one level are read as the sprints (first: `{}`)",
+            units.iter().map(|u| u.sprints.len()).sum::<usize>(),
+            first.sprint.name
+        ),
+        help: "check the sprints with `git supervisor plan`, or have your agent rewrite the plan with `git supervisor import`".into(),
+        line: doc.line(first.span.start),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::numbered_heading;

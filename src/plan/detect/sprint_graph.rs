@@ -426,6 +426,15 @@ fn units_of(
         .collect()
 }
 
+/// The plan says its phases run by their numbers, not as written.
+pub(super) fn says_numeric_order(source: &str) -> bool {
+    source.lines().any(|l| {
+        let l = l.to_lowercase();
+        (l.contains("execute in numeric order") || l.contains("run in numeric order"))
+            && !l.contains("not ")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::scoped_parallel;

@@ -345,7 +345,10 @@ fn in_scope(
             });
         }
         if !sprints.is_empty() {
-            return (fold_sub_rows(sprints), Some(SprintSource::Table));
+            return (
+                super::levels::fold_sub_rows(sprints),
+                Some(SprintSource::Table),
+            );
         }
     }
 
@@ -480,41 +483,6 @@ fn in_scope(
     } else {
         (numbered, Some(SprintSource::Numbered))
     }
-}
-
-/// A table mixing task rows (`2`) and their sub-task rows (`2.1`, `2.2`)
-/// lists the work at two levels: the sub-task rows are the tasks of their
-/// task's sprint, which is done only when it and all of them are.
-fn fold_sub_rows(sprints: Vec<RawSprint>) -> Vec<RawSprint> {
-    let whole: BTreeSet<u32> = sprints
-        .iter()
-        .filter(|s| s.id.suffix.is_empty())
-        .map(|s| s.id.number)
-        .collect();
-    let is_sub = |s: &RawSprint| s.id.suffix.starts_with('.') && whole.contains(&s.id.number);
-    if whole.len() < 2 || !sprints.iter().any(is_sub) {
-        return sprints;
-    }
-    let mut out: Vec<RawSprint> = Vec::new();
-    for s in sprints {
-        if is_sub(&s) {
-            if let Some(parent) = out.iter_mut().rev().find(|p| p.id.number == s.id.number) {
-                parent
-                    .sprint
-                    .tasks
-                    .push(format!("{} {}", s.id, s.sprint.name));
-                parent.sprint.exit.extend(s.sprint.exit);
-                parent.sprint.body.push_str(&s.sprint.body);
-                parent.sprint.files.extend(s.sprint.files);
-                if s.sprint.done.is_none() {
-                    parent.sprint.done = None;
-                }
-                continue;
-            }
-        }
-        out.push(s);
-    }
-    out
 }
 
 /// A sprint with its id, name and text, and nothing read from it yet.
@@ -677,7 +645,7 @@ pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String)
                     }
                     // A fenced list of checks (`[ ] parser handles empty
                     // input`) is read, not run: each line a checklist item.
-                    Label::Entry | Label::Exit if !fenced_commands(&command) => {
+                    Label::Entry | Label::Exit if !super::levels::fenced_commands(&command) => {
                         for line in command.lines() {
                             let item = line
                                 .trim()
@@ -736,16 +704,6 @@ pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String)
     }
     sprint.files = code_paths(&sprint.body);
     sprint
-}
-
-/// A fenced block under a criteria label is a command to run when its
-/// lines read as commands (comments and blank lines aside).
-fn fenced_commands(block: &str) -> bool {
-    block
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with('#'))
-        .is_some_and(looks_like_command)
 }
 
 /// Paths written in backticks (`src/lib.rs`, `PROGRESS.md`).

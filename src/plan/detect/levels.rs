@@ -1,0 +1,50 @@
+//! Work written at two levels, read at one: sub-task rows of a task table
+//! fold into their task's sprint, and a fenced block under a criteria label
+//! is a command only when its lines read as commands.
+
+use super::*;
+
+/// A table mixing task rows (`2`) and their sub-task rows (`2.1`, `2.2`)
+/// lists the work at two levels: the sub-task rows are the tasks of their
+/// task's sprint, which is done only when it and all of them are.
+pub(super) fn fold_sub_rows(sprints: Vec<RawSprint>) -> Vec<RawSprint> {
+    let whole: BTreeSet<u32> = sprints
+        .iter()
+        .filter(|s| s.id.suffix.is_empty())
+        .map(|s| s.id.number)
+        .collect();
+    let is_sub = |s: &RawSprint| s.id.suffix.starts_with('.') && whole.contains(&s.id.number);
+    if whole.len() < 2 || !sprints.iter().any(is_sub) {
+        return sprints;
+    }
+    let mut out: Vec<RawSprint> = Vec::new();
+    for s in sprints {
+        if is_sub(&s) {
+            if let Some(parent) = out.iter_mut().rev().find(|p| p.id.number == s.id.number) {
+                parent
+                    .sprint
+                    .tasks
+                    .push(format!("{} {}", s.id, s.sprint.name));
+                parent.sprint.exit.extend(s.sprint.exit);
+                parent.sprint.body.push_str(&s.sprint.body);
+                parent.sprint.files.extend(s.sprint.files);
+                if s.sprint.done.is_none() {
+                    parent.sprint.done = None;
+                }
+                continue;
+            }
+        }
+        out.push(s);
+    }
+    out
+}
+
+/// A fenced block under a criteria label is a command to run when its
+/// lines read as commands (comments and blank lines aside).
+pub(super) fn fenced_commands(block: &str) -> bool {
+    block
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .is_some_and(looks_like_command)
+}
