@@ -387,7 +387,13 @@ pub(super) fn find_unit_section(
         .collect();
     // A heading that is exactly the unit's name wins over one that merely
     // contains it; otherwise the first in the document.
-    candidates.sort_unstable_by_key(|&n| (!wanted.contains(&index.sections[n].1), n));
+    // A heading written exactly as the name (`u..` beside `u.`, which
+    // tokenise alike) wins over both.
+    let exact = |n: usize| {
+        doc.heading(index.sections[n].0)
+            .is_some_and(|(_, t, _)| clean_name(t) == name)
+    };
+    candidates.sort_unstable_by_key(|&n| (!exact(n), !wanted.contains(&index.sections[n].1), n));
     candidates.dedup();
     candidates
         .into_iter()
