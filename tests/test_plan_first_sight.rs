@@ -6,17 +6,8 @@ use serde_json::Value;
 
 use crate::common::plan_json::*;
 
-macro_rules! json_snapshots {
-    ($($name:ident => $dir:literal),* $(,)?) => {$(
-        #[test]
-        fn $name() {
-            let (_, _, out) = json($dir);
-            insta::assert_snapshot!(concat!("first_sight_", stringify!($name)), out);
-        }
-    )*};
-}
-
 json_snapshots! {
+    "first_sight_":
     prose_order => "first-sight-prose-order",
     closing_summary => "first-sight-closing-summary",
     box_graph => "first-sight-box-graph",

@@ -8,19 +8,10 @@ use crate::common::plan_json::*;
 use crate::common::plans_dir;
 use crate::common::run;
 
-/// Every fixture of this file parses (or is rejected) the same way as its
-/// snapshot says.
-macro_rules! json_snapshots {
-    ($($name:ident => $dir:literal),* $(,)?) => {$(
-        #[test]
-        fn $name() {
-            let (_, _, out) = json($dir);
-            insta::assert_snapshot!(concat!("shape_", stringify!($name)), out);
-        }
-    )*};
-}
-
+// Every fixture of this file parses (or is rejected) the same way as its
+// snapshot says.
 json_snapshots! {
+    "shape_":
     words_sortie => "words-sortie",
     words_phase_steps => "words-phase-steps",
     words_weeks => "words-weeks",

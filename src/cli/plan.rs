@@ -277,12 +277,13 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
         t.outside.len(),
         t.twice.len()
     )?;
-    for (label, lines) in [
-        ("in no sprint", &t.outside),
-        ("twice", &t.twice),
-        ("not work", &t.not_work),
+    for (label, lines, shown) in [
+        ("in no sprint", &t.outside, 10),
+        ("twice", &t.twice, 10),
+        ("same work", &t.same_work, 10),
+        ("not work", &t.not_work, 5),
     ] {
-        for l in lines.iter().take(if label == "not work" { 5 } else { 10 }) {
+        for l in lines.iter().take(shown) {
             let why = if l.reason.is_empty() {
                 String::new()
             } else {
@@ -290,13 +291,11 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
             };
             writeln!(out, "  {label}: line {}: {}{why}", l.line, l.text)?;
         }
-        let more = lines
-            .len()
-            .saturating_sub(if label == "not work" { 5 } else { 10 });
-        if more > 0 {
+        if lines.len() > shown {
             writeln!(
                 out,
-                "  {label}: … and {more} more (`--format json` lists them all)"
+                "  {label}: … and {} more (`--format json` lists them all)",
+                lines.len() - shown
             )?;
         }
     }

@@ -389,7 +389,9 @@ pub struct Plan {
     pub tally: Tally,
 }
 
-/// The count of the plan's task lines (checkbox, numbered and bold items).
+/// The count of the plan's task lines (checkbox, numbered and bold items):
+/// each is in one sprint, a criterion, not work, in no sprint, or in two
+/// sprints.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct Tally {
     pub task_lines: usize,
@@ -399,8 +401,10 @@ pub struct Tally {
     pub not_work: Vec<TallyLine>,
     /// Open task lines in no sprint: work that would never be dispatched.
     pub outside: Vec<TallyLine>,
-    /// Lines (or task lists) found in two sprints.
+    /// Lines in two sprints.
     pub twice: Vec<TallyLine>,
+    /// Sprints whose task lists name the same tasks as an earlier one.
+    pub same_work: Vec<TallyLine>,
 }
 
 impl Tally {
@@ -410,7 +414,7 @@ impl Tally {
             + self.criteria
             + self.not_work.len()
             + self.outside.len()
-            + self.twice.iter().filter(|t| t.reason.is_empty()).count()
+            + self.twice.len()
             == self.task_lines
     }
 }

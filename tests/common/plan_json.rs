@@ -6,6 +6,19 @@ use serde_json::Value;
 use crate::common::plans_dir;
 use crate::common::run;
 
+/// One test per fixture: its `plan --format json` output matches the
+/// snapshot named `<prefix><test name>`.
+macro_rules! json_snapshots {
+    ($prefix:literal: $($name:ident => $dir:literal),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            let (_, _, out) = $crate::common::plan_json::json($dir);
+            insta::assert_snapshot!(concat!($prefix, stringify!($name)), out);
+        }
+    )*};
+}
+pub(crate) use json_snapshots;
+
 pub(crate) fn json(fixture: &str) -> (i32, Value, String) {
     let out = run(&plans_dir().join(fixture), &["plan", "--format", "json"]);
     let v: Value = serde_json::from_str(&out.stdout)

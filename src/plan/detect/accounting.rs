@@ -5,11 +5,13 @@
 //! sprints:
 //!
 //! - a sprint is never done while one of its own task lines is open (a
-//!   partly ticked verification step, `[~]` in progress);
-//! - open task lines in no sprint (work dropped) and the same task list in
-//!   two sprints (work twice) are warnings, which `start` confirms and
+//!   partly ticked verification step, `[~]` in progress), unless its mark
+//!   counts the work complete (`3/3`, a completion date);
+//! - open task lines in no sprint (work dropped) and two sprints listing
+//!   the same tasks (work twice) are warnings, which `start` confirms and
 //!   `plan --strict` refuses.
 
+use super::about_plan::describes_plan;
 use super::*;
 use crate::plan::model::Tally;
 use crate::plan::model::TallyLine;
@@ -25,43 +27,11 @@ struct TaskLine {
     optional: bool,
 }
 
-/// Section names whose lists are about the plan, not work to dispatch.
-const NOT_WORK_SECTIONS: &[&str] = &[
-    "acceptance",
-    "success criteria",
-    "definition of done",
-    "qa",
-    "quality",
-    "verification checklist",
-    "checklist",
-    "exit criteria",
-    "entry criteria",
-    "criteria",
-    "completed",
-    "done",
-    "changelog",
-    "history",
-    "notes",
-    "references",
-    "risks",
-    "open questions",
-    "questions",
-    "future",
-    "out of scope",
-    "non-goals",
-    "metrics",
-    "success metrics",
-    "summary",
-    "overview",
-    "dev notes",
-    "testing",
-    "table of contents",
-    "contents",
-    "requirements",
-    "prerequisites",
-    "resources",
-    "next steps",
-];
+impl TaskLine {
+    fn open(&self) -> bool {
+        self.ticked == Some(false) && !self.optional
+    }
+}
 
 fn task_lines(doc: &Doc) -> Vec<TaskLine> {
     let mut out = Vec::new();
@@ -81,71 +51,151 @@ fn task_lines(doc: &Doc) -> Vec<TaskLine> {
             && raw
                 .trim_start_matches(|c: char| c.is_ascii_digit())
                 .starts_with(['.', ')']);
-        let partial = ["[~]", "[-]", "[/]", "[ ]"]
+        // Boxes Markdown does not read as boxes: in progress, Kiro's optional.
+        let unread_box = ["[~]", "[-]", "[/]", "[ ]"]
             .iter()
             .any(|m| text.trim_start().starts_with(m));
         let bold = *depth == 0 && text.trim_start().starts_with("**");
-        let task_like = checked.is_some() || partial || bold || (numbered && *depth == 0);
-        if !task_like {
+        if !(checked.is_some() || unread_box || bold || (numbered && *depth == 0)) {
             continue;
         }
         let mut t = text.trim();
-        let ticked = if partial {
+        let ticked = if unread_box {
             t = t[3..].trim_start();
             Some(false)
         } else {
             *checked
         };
-        let optional = t.starts_with('*') && !t.starts_with("**");
         out.push(TaskLine {
             span: span.clone(),
+            optional: t.starts_with('*') && !t.starts_with("**"),
             text: t.trim_start_matches('*').trim().to_string(),
             ticked,
-            optional,
         });
     }
     out
 }
 
-/// Where a sprint's own text lies in the source.
+/// Where a sprint's own text lies in the source: the part of its text
+/// written as is at its heading or row (a sprint gathered from several
+/// places is found by its tasks instead).
 fn sprint_range(doc: &Doc, s: &RawSprint) -> Option<Span> {
-    let body = s.sprint.body.as_str();
-    if body.trim().is_empty() {
-        return None;
-    }
-    if doc
-        .source
-        .get(s.span.start..)
-        .is_some_and(|rest| rest.starts_with(body))
-    {
-        return Some(s.span.start..s.span.start + body.len());
-    }
-    let at = doc.source.find(body)?;
-    Some(at..at + body.len())
+    let rest = doc.source.get(s.span.start..)?;
+    let same = rest
+        .bytes()
+        .zip(s.sprint.body.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    (same > 0).then(|| s.span.start..s.span.start + same)
 }
 
-/// The text of the nearest heading above `offset` (headings by start).
-fn heading_above<'d>(headings: &[(usize, &'d str)], offset: usize) -> Option<&'d str> {
-    let i = headings.partition_point(|(start, _)| *start <= offset);
-    i.checked_sub(1).map(|i| headings[i].1)
+/// Words of a text, lower-cased and joined by single spaces, with a space
+/// at each end (so that whole words can be looked for).
+fn word_key(text: &str) -> String {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    format!(" {} ", words.join(" "))
 }
 
-fn not_work_reason(headings: &[(usize, &str)], line: &TaskLine) -> Option<String> {
-    let heading = heading_above(headings, line.span.start)?;
-    let lower = clean_name(heading).to_lowercase();
-    let lower = lower.trim_matches(|c: char| !c.is_alphanumeric());
-    if criteria_label(heading).is_some() {
-        return Some(format!("criteria section `{}`", clean_name(heading)));
+/// The sprints holding each offset, from their ranges sorted by start
+/// with the furthest end so far: no pass over every sprint per line.
+struct Homes {
+    ranges: Vec<(Span, (usize, usize))>,
+    reach: Vec<usize>,
+    /// Task text → the one sprint listing it (None when several do).
+    by_task: HashMap<String, Option<(usize, usize)>>,
+}
+
+impl Homes {
+    fn new(doc: &Doc, units: &[RawUnit]) -> Self {
+        let mut ranges = Vec::new();
+        let mut by_task: HashMap<String, Option<(usize, usize)>> = HashMap::new();
+        for (u, unit) in units.iter().enumerate() {
+            for (k, s) in unit.sprints.iter().enumerate() {
+                if let Some(r) = sprint_range(doc, s) {
+                    ranges.push((r, (u, k)));
+                }
+                for t in &s.sprint.tasks {
+                    by_task
+                        .entry(t.trim().to_string())
+                        .and_modify(|h| {
+                            if *h != Some((u, k)) {
+                                *h = None
+                            }
+                        })
+                        .or_insert(Some((u, k)));
+                }
+            }
+        }
+        ranges.sort_by_key(|(r, _)| r.start);
+        let reach = ranges
+            .iter()
+            .scan(0, |furthest, (r, _)| {
+                *furthest = r.end.max(*furthest);
+                Some(*furthest)
+            })
+            .collect();
+        Homes {
+            ranges,
+            reach,
+            by_task,
+        }
     }
-    NOT_WORK_SECTIONS
+
+    fn of(&self, line: &TaskLine) -> Vec<(usize, usize)> {
+        let offset = line.span.start;
+        let mut out = Vec::new();
+        let mut i = self.ranges.partition_point(|(r, _)| r.start <= offset);
+        while i > 0 && self.reach[i - 1] > offset {
+            i -= 1;
+            let (r, home) = &self.ranges[i];
+            if r.contains(&offset) {
+                out.push(*home);
+            }
+        }
+        if out.is_empty() {
+            out.extend(self.by_task.get(&line.text).copied().flatten());
+        }
+        out
+    }
+}
+
+/// Why a line in no sprint is not work, if it is not.
+fn not_work_reason(
+    headings: &[(usize, &str)],
+    sprint_names: &[(String, &str)],
+    line: &TaskLine,
+) -> Option<String> {
+    let words = word_key(&line.text);
+    if let Some((_, name)) = sprint_names
         .iter()
-        .find(|w| {
-            lower == **w
-                || lower.starts_with(&format!("{w} "))
-                || lower.ends_with(&format!(" {w}"))
-                || lower.contains(&format!(" {w} "))
-        })
-        .map(|_| format!("section `{}` is about the plan", clean_name(heading)))
+        .find(|(k, _)| words.contains(k.as_str()))
+    {
+        return Some(format!(
+            "names sprint `{name}` (an index or progress entry)"
+        ));
+    }
+    let i = headings.partition_point(|(start, _)| *start <= line.span.start);
+    if let Some(heading) = i.checked_sub(1).map(|i| headings[i].1) {
+        if criteria_label(heading).is_some() {
+            return Some(format!("criteria section `{}`", clean_name(heading)));
+        }
+        if describes_plan(heading) {
+            return Some(format!(
+                "section `{}` is about the plan",
+                clean_name(heading)
+            ));
+        }
+    }
+    match line.ticked {
+        Some(true) => Some("ticked, outside every sprint".into()),
+        None => Some("no checkbox, outside every sprint".into()),
+        Some(false) if line.optional => Some("optional, outside every sprint".into()),
+        Some(false) => None,
+    }
 }
 
 /// A done mark that counts the work complete: `3/3`, or a completion date.
@@ -162,8 +212,8 @@ fn counts_complete(done: &str) -> bool {
     full_count || dated
 }
 
-/// The task text with its leading id (`T1:`, `#101`, `1.2`) and checkbox
-/// removed, lower-cased: two lists of the same work compare equal.
+/// The task text with its leading id (`T1:`, `#101`, `1.2`) removed,
+/// lower-cased: two lists of the same work compare equal.
 fn work_key(text: &str) -> String {
     let t = text.trim().trim_start_matches(['*', '_']);
     let first = t.split_whitespace().next().unwrap_or("");
@@ -184,56 +234,69 @@ fn work_key(text: &str) -> String {
 pub(super) fn account(
     doc: &Doc,
     units: &mut [RawUnit],
-    plan_wide: &[Criterion],
+    plan_wide: &[&[Criterion]],
     problems: &mut Vec<Problem>,
     guesses: &mut Vec<Warning>,
 ) -> Tally {
+    let lines = task_lines(doc);
+    let mut tally = Tally {
+        task_lines: lines.len(),
+        ..Tally::default()
+    };
+    let open_in = count_lines(doc, units, plan_wide, &lines, &mut tally);
+    guesses.extend(undo_done(doc, units, &open_in));
+    same_work_twice(doc, units, &mut tally, problems);
+    if let Some(first) = lines.iter().find(|l| {
+        tally
+            .outside
+            .first()
+            .is_some_and(|o| o.line == doc.line(l.span.start))
+    }) {
+        let n = tally.outside.len();
+        problems.push(
+            Problem::new(
+                ProblemCode::WorkOutside,
+                format!(
+                    "{n} open task line{} belong{} to no sprint and would never be dispatched (first: `{}`)",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "s" } else { "" },
+                    first.text
+                ),
+            )
+            .label(first.span.clone(), "in no sprint")
+            .help("put the work under a sprint heading, tick it if it is done, or rewrite the plan with `git supervisor import`")
+            .tolerated(),
+        );
+    }
+    tally
+}
+
+/// Give each line its home in the tally; returns each sprint's count of
+/// open task lines of its own.
+fn count_lines(
+    doc: &Doc,
+    units: &[RawUnit],
+    plan_wide: &[&[Criterion]],
+    lines: &[TaskLine],
+    tally: &mut Tally,
+) -> HashMap<(usize, usize), usize> {
+    let homes = Homes::new(doc, units);
     // Criteria written away from their sprint (`### Phase 1 success
-    // criteria`) and plan-wide checks; the names of the sprints, which an
-    // index or progress list repeats.
-    let criteria_texts: HashSet<String> = units
+    // criteria`) and plan-wide checks; the sprints' names, which an index
+    // or progress list repeats.
+    let criteria: HashSet<String> = units
         .iter()
         .flat_map(|u| &u.sprints)
         .flat_map(|s| s.sprint.entry.iter().chain(&s.sprint.exit))
+        .chain(plan_wide.iter().flat_map(|c| c.iter()))
         .map(|c| c.text.trim().to_lowercase())
-        .chain(plan_wide.iter().map(|c| c.text.trim().to_lowercase()))
         .collect();
-    let sprint_names: Vec<String> = units
+    let sprint_names: Vec<(String, &str)> = units
         .iter()
         .flat_map(|u| &u.sprints)
-        .map(|s| s.sprint.name.to_lowercase())
-        .filter(|n| n.len() >= 4)
+        .map(|s| (word_key(&s.sprint.name), s.sprint.name.as_str()))
+        .filter(|(k, _)| k.trim().len() >= 4)
         .collect();
-    let lines = task_lines(doc);
-    // Sprint ranges by start, with the furthest end so far: the ranges
-    // holding an offset are found without a pass over every sprint.
-    let mut ranges: Vec<(Span, usize, usize)> = Vec::new();
-    for (u, unit) in units.iter().enumerate() {
-        for (k, s) in unit.sprints.iter().enumerate() {
-            if let Some(r) = sprint_range(doc, s) {
-                ranges.push((r, u, k));
-            }
-        }
-    }
-    ranges.sort_by_key(|(r, _, _)| r.start);
-    let mut reach = Vec::with_capacity(ranges.len());
-    let mut furthest = 0;
-    for (r, _, _) in &ranges {
-        furthest = furthest.max(r.end);
-        reach.push(furthest);
-    }
-    let homes_of = |offset: usize| -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        let mut i = ranges.partition_point(|(r, _, _)| r.start <= offset);
-        while i > 0 && reach[i - 1] > offset {
-            i -= 1;
-            let (r, u, k) = &ranges[i];
-            if r.start <= offset && offset < r.end {
-                out.push((*u, *k));
-            }
-        }
-        out
-    };
     let headings: Vec<(usize, &str)> = doc
         .blocks
         .iter()
@@ -242,82 +305,52 @@ pub(super) fn account(
             _ => None,
         })
         .collect();
-    let mut tally = Tally {
-        task_lines: lines.len(),
-        ..Tally::default()
-    };
-    // Per sprint: its open task lines.
     let mut open_in: HashMap<(usize, usize), usize> = HashMap::new();
-    for line in &lines {
-        let homes = homes_of(line.span.start);
+    for line in lines {
         let shown = TallyLine {
             line: doc.line(line.span.start),
             text: line.text.chars().take(120).collect(),
             reason: String::new(),
         };
-        match homes.as_slice() {
-            [] if criteria_texts.contains(&line.text.trim().to_lowercase()) => {
-                tally.criteria += 1;
-            }
-            [] => {
-                let lower = line.text.to_lowercase();
-                let words = format!(
-                    " {} ",
-                    lower
-                        .split(|c: char| !c.is_alphanumeric())
-                        .filter(|w| !w.is_empty())
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                );
-                let index_of = sprint_names.iter().find(|n| {
-                    let n: Vec<&str> = n
-                        .split(|c: char| !c.is_alphanumeric())
-                        .filter(|w| !w.is_empty())
-                        .collect();
-                    !n.is_empty() && words.contains(&format!(" {} ", n.join(" ")))
-                });
-                let reason = index_of
-                    .map(|n| format!("names sprint `{n}` (an index or progress entry)"))
-                    .or_else(|| not_work_reason(&headings, line))
-                    .or_else(|| {
-                        (line.ticked == Some(true))
-                            .then(|| "ticked, outside every sprint".to_string())
-                    });
-                match reason {
-                    Some(reason) => tally.not_work.push(TallyLine { reason, ..shown }),
-                    None if line.ticked == Some(false) && !line.optional => {
-                        tally.outside.push(shown)
-                    }
-                    None => tally.not_work.push(TallyLine {
-                        reason: "no checkbox, outside every sprint".into(),
-                        ..shown
-                    }),
-                }
-            }
-            [home] => {
+        match homes.of(line).as_slice() {
+            [] if criteria.contains(&line.text.to_lowercase()) => tally.criteria += 1,
+            [] => match not_work_reason(&headings, &sprint_names, line) {
+                Some(reason) => tally.not_work.push(TallyLine { reason, ..shown }),
+                None => tally.outside.push(shown),
+            },
+            &[home] => {
                 let s = &units[home.0].sprints[home.1].sprint;
+                // `Exit: x` read as the criterion `x`.
+                let after_label = line.text.split_once(':').map_or("", |(_, r)| r.trim());
                 let criterion = s
                     .entry
                     .iter()
                     .chain(&s.exit)
-                    .any(|c| c.text.trim() == line.text || line.text.ends_with(c.text.trim()));
+                    .any(|c| c.text.trim() == line.text || c.text.trim() == after_label);
                 if criterion {
                     tally.criteria += 1;
                 } else {
                     tally.in_sprints += 1;
-                    if line.ticked == Some(false) && !line.optional {
-                        *open_in.entry(*home).or_default() += 1;
+                    if line.open() {
+                        *open_in.entry(home).or_default() += 1;
                     }
                 }
             }
             _ => tally.twice.push(shown),
         }
     }
-    // Done needs no open line of its own, unless the mark counts the work
-    // complete (`Plans: 3/3 plans complete`, `completed 2026-03-01`): boxes
-    // left unticked under a counted completion are stale, not open.
+    open_in
+}
+
+/// Sprints marked done that hold open lines of their own are not done;
+/// the guess that says so.
+fn undo_done(
+    doc: &Doc,
+    units: &mut [RawUnit],
+    open_in: &HashMap<(usize, usize), usize>,
+) -> Option<Warning> {
     let mut undone = Vec::new();
-    for (&(u, k), &n) in &open_in {
+    for (&(u, k), &n) in open_in {
         let s = &mut units[u].sprints[k];
         if s.sprint
             .done
@@ -329,102 +362,74 @@ pub(super) fn account(
         }
     }
     undone.sort();
-    if let Some((line, name, n)) = undone.first() {
-        guesses.push(Warning {
-            code: "reading::open_lines".into(),
-            message: format!(
-                "{} sprint{} marked done still hold{} open task lines (first: `{name}`, {n} open): read as not done",
-                undone.len(),
-                if undone.len() == 1 { "" } else { "s" },
-                if undone.len() == 1 { "s" } else { "" },
-            ),
-            help: "tick the task lines that are done, or leave the sprint to run".into(),
-            line: *line,
-        });
-    }
-    // The same work in two sprints: two task lists that name the same
-    // tasks (other ids, same words).
-    let keys: Vec<((usize, usize), BTreeSet<String>)> = units
+    let (line, name, n) = undone.first()?;
+    Some(Warning {
+        code: "reading::open_lines".into(),
+        message: format!(
+            "{} sprint{} marked done still hold{} open task lines (first: `{name}`, {n} open): read as not done",
+            undone.len(),
+            if undone.len() == 1 { "" } else { "s" },
+            if undone.len() == 1 { "s" } else { "" },
+        ),
+        help: "tick the task lines that are done, or leave the sprint to run".into(),
+        line: *line,
+    })
+}
+
+/// Two sprints whose task lists name the same tasks (other ids, same
+/// words). Only sprints that share a task are compared, and a task most
+/// sprints share (`Write tests`) says nothing.
+fn same_work_twice(doc: &Doc, units: &[RawUnit], tally: &mut Tally, problems: &mut Vec<Problem>) {
+    let sprints: Vec<&RawSprint> = units.iter().flat_map(|u| &u.sprints).collect();
+    let keys: Vec<BTreeSet<String>> = sprints
         .iter()
-        .enumerate()
-        .flat_map(|(u, unit)| {
-            unit.sprints.iter().enumerate().map(move |(k, s)| {
-                let set: BTreeSet<String> = s
-                    .sprint
-                    .tasks
-                    .iter()
-                    .map(|t| work_key(t))
-                    .filter(|t| t.split_whitespace().count() >= 2)
-                    .collect();
-                ((u, k), set)
-            })
+        .map(|s| {
+            s.sprint
+                .tasks
+                .iter()
+                .map(|t| work_key(t))
+                .filter(|t| t.split_whitespace().count() >= 2)
+                .collect()
         })
         .collect();
-    // Only sprints that share a task are compared; a task most sprints
-    // share (`Write tests`) says nothing.
     let mut holders: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, (_, set)) in keys.iter().enumerate() {
+    for (i, set) in keys.iter().enumerate() {
         for key in set {
             holders.entry(key.as_str()).or_default().push(i);
         }
     }
     let mut shared_by: BTreeMap<(usize, usize), usize> = BTreeMap::new();
-    for list in holders.values().filter(|l| l.len() >= 2 && l.len() <= 8) {
+    for list in holders.values().filter(|l| (2..=8).contains(&l.len())) {
         for (x, &a) in list.iter().enumerate() {
             for &b in &list[x + 1..] {
                 *shared_by.entry((a, b)).or_default() += 1;
             }
         }
     }
-    for (&(a, b), &shared) in &shared_by {
-        let ((ka, sa), (kb, sb)) = (&keys[a], &keys[b]);
-        {
-            if shared >= 2 && shared * 5 >= sa.len().max(sb.len()) * 4 {
-                let first = &units[ka.0].sprints[ka.1];
-                let second = &units[kb.0].sprints[kb.1];
-                tally.twice.push(TallyLine {
-                    line: doc.line(second.span.start),
-                    text: second.sprint.name.clone(),
-                    reason: format!("the same {shared} tasks as `{}`", first.sprint.name),
-                });
-                problems.push(
-                    Problem::new(
-                        ProblemCode::SameWorkTwice,
-                        format!(
-                            "sprints `{}` and `{}` list the same {shared} tasks: the same work would run twice",
-                            first.sprint.name, second.sprint.name
-                        ),
-                    )
-                    .label(second.span.clone(), "the same tasks again")
-                    .label(first.span.clone(), "first listed here")
-                    .help("keep one list of the work (a preview and the list made from it are one list), or rewrite the plan with `git supervisor import`")
-                    .tolerated(),
-                );
-            }
+    for ((a, b), shared) in shared_by {
+        if shared < 2 || shared * 5 < keys[a].len().max(keys[b].len()) * 4 {
+            continue;
         }
-    }
-    if let Some(first) = tally.outside.first() {
-        let n = tally.outside.len();
-        let at = lines
-            .iter()
-            .find(|l| doc.line(l.span.start) == first.line)
-            .map_or(0..0, |l| l.span.clone());
+        let (first, second) = (sprints[a], sprints[b]);
+        tally.same_work.push(TallyLine {
+            line: doc.line(second.span.start),
+            text: second.sprint.name.clone(),
+            reason: format!("the same {shared} tasks as `{}`", first.sprint.name),
+        });
         problems.push(
             Problem::new(
-                ProblemCode::WorkOutside,
+                ProblemCode::SameWorkTwice,
                 format!(
-                    "{n} open task line{} belong{} to no sprint and would never be dispatched (first: `{}`)",
-                    if n == 1 { "" } else { "s" },
-                    if n == 1 { "s" } else { "" },
-                    first.text
+                    "sprints `{}` and `{}` list the same {shared} tasks: the same work would run twice",
+                    first.sprint.name, second.sprint.name
                 ),
             )
-            .label(at, "in no sprint")
-            .help("put the work under a sprint heading, tick it if it is done, or rewrite the plan with `git supervisor import`")
+            .label(second.span.clone(), "the same tasks again")
+            .label(first.span.clone(), "first listed here")
+            .help("keep one list of the work (a preview and the list made from it are one list), or rewrite the plan with `git supervisor import`")
             .tolerated(),
         );
     }
-    tally
 }
 
 #[cfg(test)]

@@ -47,7 +47,7 @@ pub(super) fn mask_nested_fences(text: &mut String) {
 }
 
 /// A fence line: its character, length and info string.
-fn fence(t: &str) -> Option<(char, usize, &str)> {
+pub(super) fn fence(t: &str) -> Option<(char, usize, &str)> {
     let c = t.chars().next().filter(|&c| c == '`' || c == '~')?;
     let n = t.chars().take_while(|&x| x == c).count();
     if n < 3 {

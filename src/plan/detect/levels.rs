@@ -48,3 +48,17 @@ pub(super) fn fenced_commands(block: &str) -> bool {
         .find(|l| !l.is_empty() && !l.starts_with('#'))
         .is_some_and(looks_like_command)
 }
+
+/// The checks of a fenced list (`[ ] parser handles empty input`, `- [x]
+/// done`): each line's text and whether it is ticked.
+pub(super) fn fenced_checks(block: &str) -> impl Iterator<Item = (&str, bool)> {
+    block.lines().filter_map(|line| {
+        let item = line.trim().trim_start_matches(['-', '*']).trim_start();
+        let (item, ticked) = match ["[x]", "[X]"].iter().find_map(|m| item.strip_prefix(m)) {
+            Some(rest) => (rest, true),
+            None => (item.strip_prefix("[ ]").unwrap_or(item), false),
+        };
+        let item = item.trim();
+        (!item.is_empty()).then_some((item, ticked))
+    })
+}

@@ -12,6 +12,7 @@
 //! [`Detection`]. Work happens on spanned "raw" structures so that validation
 //! can point into the file; [`parse`] then returns the span-free [`Plan`].
 
+mod about_plan;
 mod accounting;
 mod agent_columns;
 mod bold_steps;
@@ -209,11 +210,10 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         guesses.extend(numbered::guess(&doc, &raw_units));
     }
     let (entry_checks, exit_checks, rules) = plan_checks(&doc);
-    let plan_wide = [entry_checks.as_slice(), exit_checks.as_slice()].concat();
     let tally = accounting::account(
         &doc,
         &mut raw_units,
-        &plan_wide,
+        &[&entry_checks, &exit_checks],
         &mut problems,
         &mut guesses,
     );

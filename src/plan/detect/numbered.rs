@@ -8,36 +8,6 @@
 use super::sprints::read_sprint;
 use super::*;
 
-/// Section names that describe a plan rather than a piece of its work.
-const NOT_WORK: &[&str] = &[
-    "overview",
-    "introduction",
-    "context",
-    "background",
-    "summary",
-    "goals",
-    "goal",
-    "non-goals",
-    "scope",
-    "references",
-    "appendix",
-    "notes",
-    "risks",
-    "glossary",
-    "purpose",
-    "motivation",
-    "requirements",
-    "assumptions",
-    "open questions",
-    "success criteria",
-    "acceptance criteria",
-    "definition of done",
-    "timeline",
-    "resources",
-    "table of contents",
-    "contents",
-];
-
 /// `1.1 Name`, `3. Name`, `2) Name` → (`1.1`, `Name`); a coded item
 /// (`T1: Name`, `TASK-3 — Name`, `US-101 Name`) → (`T1`, `Name`).
 pub(super) fn numbered_heading(text: &str) -> Option<(String, String)> {
@@ -92,11 +62,7 @@ fn coded_heading(t: &str) -> Option<(String, String)> {
 }
 
 fn names_work(name: &str) -> bool {
-    let lower = name.to_lowercase();
-    let lower = lower.trim_matches(|c: char| !c.is_alphanumeric());
-    !NOT_WORK
-        .iter()
-        .any(|w| lower == *w || lower.starts_with(&format!("{w} ")))
+    !super::about_plan::describes_plan(name)
         && criteria_label(name).is_none()
         && !is_template_heading(name)
 }
@@ -134,24 +100,22 @@ pub(super) fn numbered_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<
     else {
         return Vec::new();
     };
+    // Ids as written when each parses and they rise in order; otherwise
+    // numbered in order (coded ids such as `T1` are kept in the name).
+    let written: Vec<Option<SprintId>> = chosen.iter().map(|(_, w, _, _)| w.parse().ok()).collect();
+    let as_written = written.iter().all(Option::is_some) && written.windows(2).all(|w| w[0] < w[1]);
     let mut out: Vec<RawSprint> = Vec::new();
-    for (k, (i, written, name, marked)) in chosen.into_iter().enumerate() {
-        let fallback = SprintId {
+    for (k, ((i, code, name, marked), id)) in chosen.into_iter().zip(written).enumerate() {
+        let id = id.filter(|_| as_written).unwrap_or(SprintId {
             number: k as u32 + 1,
             suffix: String::new(),
-        };
-        let id = written
-            .parse::<SprintId>()
-            .ok()
-            .filter(|id| out.iter().all(|s| s.id < *id))
-            .unwrap_or(fallback);
+        });
         let Some((_, _, span)) = doc.heading(i) else {
             continue;
         };
         let span = span.clone();
-        let coded = written.starts_with(|c: char| c.is_ascii_uppercase());
-        let name = if coded {
-            format!("{written}: {name}")
+        let name = if code.starts_with(|c: char| c.is_ascii_uppercase()) {
+            format!("{code}: {name}")
         } else {
             name
         };
@@ -159,22 +123,6 @@ pub(super) fn numbered_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<
         sprint.done = done_evidence(doc, i, marked);
         sprint.origin = Origin::new(doc.line(span.start), "numbered heading (no sprint word)");
         out.push(RawSprint { id, span, sprint });
-    }
-    // Ids kept only when every one was written in order.
-    if out.iter().enumerate().any(|(k, s)| {
-        s.id == SprintId {
-            number: k as u32 + 1,
-            suffix: String::new(),
-        } && k > 0
-            && out[k - 1].id.suffix.contains('.')
-    }) {
-        for (k, s) in out.iter_mut().enumerate() {
-            s.id = SprintId {
-                number: k as u32 + 1,
-                suffix: String::new(),
-            };
-            s.sprint.id = s.id.clone();
-        }
     }
     out
 }

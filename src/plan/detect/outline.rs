@@ -29,19 +29,20 @@ pub(super) fn rewrite_xml_tasks(masked: &mut String) {
     }
     let mut out = String::with_capacity(masked.len());
     let mut in_task = false;
-    let mut fence: Option<&str> = None;
+    // The open code fence, if any: its character and length.
+    let mut open: Option<(char, usize)> = None;
     for line in masked.split_inclusive('\n') {
         let body = line.trim_end_matches(['\n', '\r']);
         let ending = &line[body.len()..];
         let indent = body.len() - body.trim_start().len();
         let t = body.trim();
-        let marker = ["```", "~~~"].into_iter().find(|m| t.starts_with(m));
-        match (fence, marker) {
-            (None, Some(m)) => fence = Some(m),
-            (Some(open), Some(m)) if open == m => fence = None,
+        let marker = super::fences::fence(t);
+        match (open, marker) {
+            (None, Some((c, n, _))) => open = Some((c, n)),
+            (Some((oc, on)), Some((c, n, ""))) if c == oc && n >= on => open = None,
             _ => {}
         }
-        let rewritten = if fence.is_some() || marker.is_some() {
+        let rewritten = if open.is_some() || marker.is_some() {
             body.to_string()
         } else if t.starts_with("<task") && !t.starts_with("<tasks") {
             in_task = true;

@@ -438,9 +438,11 @@ fn in_scope(
         let Some((level, text, span)) = doc.heading(i) else {
             continue;
         };
-        // `## 3. Verification` numbered among the steps is a step (its open
-        // lines are work), not the criteria of the step before.
-        let numbered_step = text.trim_start().starts_with(|c: char| c.is_ascii_digit());
+        // `## 3. Verification` numbered among the steps names a step (its
+        // open lines are work), not the criteria of the step before; `## 4.
+        // Acceptance Criteria` still names a list of criteria.
+        let numbered_step = text.trim_start().starts_with(|c: char| c.is_ascii_digit())
+            && !super::about_plan::describes_plan(text);
         if level < 2
             || (criteria_label(text).is_some() && !numbered_step)
             || is_template_heading(text)
@@ -508,17 +510,10 @@ pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String)
         .section(heading)
         .find(|&j| doc.is_sprint(j))
         .unwrap_or(doc.section_end[heading]);
-    let text = doc.section_text(heading);
-    let text = match doc
-        .blocks
-        .get(end)
-        .filter(|_| end < doc.section_end[heading])
-    {
-        Some(b) => {
-            let start = doc.blocks[heading].span().start;
-            &text[..b.span().start.saturating_sub(start).min(text.len())]
-        }
-        None => text,
+    let text = if doc.section(heading).contains(&end) {
+        &doc.source[doc.blocks[heading].span().start..doc.blocks[end].span().start]
+    } else {
+        doc.section_text(heading)
     };
     let mut sprint = blank_sprint(id, &name, text.to_string());
     let mut explicit_type = None;
@@ -536,7 +531,7 @@ pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String)
                     _ => Label::Tasks,
                 })
             }
-            Block::Paragraph { text, .. } => {
+            Block::Paragraph { text, span } => {
                 // `Run: `cmd`` then `Expected: PASS` (a superpowers step):
                 // the command is an exit criterion; expecting a failure, a
                 // TDD step's note.
@@ -552,16 +547,13 @@ pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String)
                             continue;
                         }
                     }
-                    // A label of another kind alone on its line
+                    // A bold label of another kind alone in its paragraph
                     // (`**Prompt**:`) ends the criteria before it.
-                    let bare = line.trim().trim_matches('*');
-                    if bare.ends_with(':')
-                        && bare.split_whitespace().count() <= 3
-                        && label_line(bare).is_none()
-                        && !matches!(
-                            norm(bare.trim_end_matches(':')).as_str(),
-                            "run" | "type" | "task type"
-                        )
+                    if text.lines().count() == 1
+                        && doc.source[span.clone()].trim_start().starts_with("**")
+                        && line.trim_end().ends_with(':')
+                        && line.split_whitespace().count() <= 3
+                        && label_line(line).is_none()
                     {
                         label = Label::Tasks;
                         continue;
@@ -646,23 +638,8 @@ pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String)
                     // A fenced list of checks (`[ ] parser handles empty
                     // input`) is read, not run: each line a checklist item.
                     Label::Entry | Label::Exit if !super::levels::fenced_commands(&command) => {
-                        for line in command.lines() {
-                            let item = line
-                                .trim()
-                                .trim_start_matches(['-', '*'])
-                                .trim_start()
-                                .trim_start_matches("[ ]")
-                                .trim_start();
-                            let (item, ticked) = match item
-                                .strip_prefix("[x]")
-                                .or_else(|| item.strip_prefix("[X]"))
-                            {
-                                Some(rest) => (rest.trim_start(), true),
-                                None => (item, false),
-                            };
-                            if !item.is_empty() {
-                                push_criterion(&mut sprint, label, item, &[], ticked);
-                            }
+                        for (item, ticked) in super::levels::fenced_checks(&command) {
+                            push_criterion(&mut sprint, label, item, &[], ticked);
                         }
                     }
                     Label::Entry => sprint.entry.push(command_criterion(command)),

@@ -9,31 +9,22 @@
 use super::*;
 
 /// `1. Title` → (1, "Title"); `*` (Kiro's optional mark) may come first.
-/// Bold and dash forms read the same: `**01 — Build the shell**`.
+/// A bold number and a dash read the same (`**01 — Build the shell**
+/// ([doc](x))`): the bold part is the name.
 fn numbered(text: &str) -> Option<(u32, String)> {
-    let t = text.trim_start().trim_start_matches('*').trim_start();
+    let t = text.trim_start();
+    let bold = t.starts_with("**");
+    let t = t.trim_start_matches('*').trim_start();
     let digits: String = t.chars().take_while(char::is_ascii_digit).collect();
-    let after = &t[digits.len()..];
     let rest = [". ", " — ", " – ", " - ", ": ", ") "]
         .iter()
-        .find_map(|sep| after.strip_prefix(sep))
-        .or_else(|| {
-            after
-                .strip_prefix('.')
-                .filter(|r| r.starts_with("** "))
-                .map(|r| &r[2..])
-        })?;
+        .find_map(|sep| t[digits.len()..].strip_prefix(sep))?;
     let n = digits.parse().ok()?;
-    let name = rest.trim();
-    // `**01 — Title** ([task doc](x))`: the bold part is the name.
-    let name = match name.find("**") {
-        Some(end)
-            if t.len() > text.trim_start().len() - 2 || text.trim_start().starts_with("**") =>
-        {
-            name[..end].trim()
-        }
-        _ => name,
-    };
+    let name = match rest.find("**").filter(|_| bold) {
+        Some(end) => &rest[..end],
+        None => rest,
+    }
+    .trim();
     (!name.is_empty()).then(|| (n, name.to_string()))
 }
 

@@ -1,0 +1,79 @@
+//! Section names that describe the plan rather than hold work to dispatch
+//! (`Overview`, `Acceptance Criteria`, `Wave 1 Success Metrics`,
+//! `Changelog`): a numbered heading so named is no sprint, and a task
+//! line under one, in no sprint, is counted as not work.
+
+/// Names matched whole, as the heading's first words or as its last.
+const ABOUT_THE_PLAN: &[&str] = &[
+    "overview",
+    "introduction",
+    "context",
+    "background",
+    "summary",
+    "goal",
+    "goals",
+    "non-goals",
+    "purpose",
+    "motivation",
+    "assumptions",
+    "scope",
+    "out of scope",
+    "requirements",
+    "references",
+    "appendix",
+    "glossary",
+    "notes",
+    "dev notes",
+    "risks",
+    "open questions",
+    "questions",
+    "timeline",
+    "resources",
+    "table of contents",
+    "contents",
+    "acceptance",
+    "acceptance criteria",
+    "success criteria",
+    "definition of done",
+    "criteria",
+    "checklist",
+    "verification checklist",
+    "qa",
+    "metrics",
+    "success metrics",
+    "changelog",
+    "history",
+    "completed",
+    "future",
+];
+
+/// Whether a heading (`## 7. Success Metrics`, `### Wave 1 Success
+/// Metrics`) names a section about the plan.
+pub(super) fn describes_plan(heading: &str) -> bool {
+    let lower = super::clean_name(heading).to_lowercase();
+    let lower = lower
+        .trim_start_matches(|c: char| !c.is_alphabetic())
+        .trim_end_matches(|c: char| !c.is_alphanumeric());
+    ABOUT_THE_PLAN.iter().any(|w| {
+        lower == *w
+            || lower
+                .strip_prefix(w)
+                .is_some_and(|r| r.starts_with([' ', ':', '(']))
+            || lower.strip_suffix(w).is_some_and(|r| r.ends_with(' '))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::describes_plan;
+
+    #[test]
+    fn sections_about_the_plan_are_named_so() {
+        assert!(describes_plan("## 1. Overview"));
+        assert!(describes_plan("Wave 1 Success Metrics"));
+        assert!(describes_plan("Acceptance Criteria (all must pass)"));
+        assert!(!describes_plan("3. Implement the summary view"));
+        assert!(!describes_plan("Integration testing"));
+        assert!(!describes_plan("Goalkeeper AI"));
+    }
+}
