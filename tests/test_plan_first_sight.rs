@@ -25,6 +25,7 @@ json_snapshots! {
     wrapped_parallel => "first-sight-wrapped-parallel",
     wrapped_order => "first-sight-wrapped-order",
     status_table => "first-sight-status-table",
+    dependency_lines => "first-sight-dependency-lines",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -145,4 +146,16 @@ fn a_table_of_tasks_and_sub_tasks_is_one_sprint_a_task() {
     let (_, v, _) = json("first-sight-status-table");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
     assert_eq!(done(&v, 0), [true, false, false]);
+}
+
+#[test]
+fn each_steps_dependency_line_is_its_order() {
+    let (status, v, _) = json("first-sight-dependency-lines");
+    assert_eq!(status, 0);
+    assert_eq!(v["units"].as_array().map(Vec::len), Some(4));
+    assert!(deps(&v, 0).is_empty());
+    assert!(deps(&v, 1).is_empty());
+    assert_eq!(deps(&v, 2).len(), 2);
+    assert_eq!(deps(&v, 3).len(), 1);
+    assert!(codes(&v, "guesses").contains(&"reading::order_stated".to_string()));
 }

@@ -105,3 +105,58 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Steps whose dependency lines each name an earlier step (or none)
+    /// are ordered as those lines say: a step runs at once with another
+    /// only when neither names the other, directly or not.
+    #[test]
+    fn dependency_lines_are_obeyed(
+        picks in prop::collection::vec(prop::collection::vec(any::<prop::sample::Index>(), 0..3), 3..8),
+        chain in any::<bool>(),
+    ) {
+        let n = picks.len();
+        let mut text = String::from("# Plan\n\n## Tasks\n");
+        let mut waits: Vec<Vec<usize>> = Vec::new();
+        for (k, pick) in picks.iter().enumerate() {
+            let mut on: Vec<usize> = if chain {
+                k.checked_sub(1).into_iter().collect()
+            } else {
+                pick.iter().filter(|_| k > 0).map(|i| i.index(k)).collect()
+            };
+            on.sort_unstable();
+            on.dedup();
+            let line = if on.is_empty() {
+                "None".to_string()
+            } else {
+                on.iter().map(|d| format!("T{}", d + 1)).collect::<Vec<_>>().join(", ")
+            };
+            text.push_str(&format!(
+                "\n### T{}: Step {k}\n**Dependencies**: {line}\n\n- [ ] Build part {k} of the thing\n",
+                k + 1
+            ));
+            waits.push(on);
+        }
+        let plan = parse(&text, &ctx()).expect("a plan");
+        // What the lines allow at once.
+        let mut before: Vec<std::collections::BTreeSet<usize>> = Vec::new();
+        for w in &waits {
+            let mut all: std::collections::BTreeSet<usize> = w.iter().copied().collect();
+            for &d in w {
+                all.extend(before[d].iter().copied());
+            }
+            before.push(all);
+        }
+        let lines_allow_at_once = before.iter().enumerate().any(|(i, b)| b.len() < i);
+        if !lines_allow_at_once {
+            prop_assert!(!plan.units_can_run_at_once(), "{}", text);
+        } else {
+            prop_assert_eq!(plan.units.len(), n);
+            for (unit, w) in plan.units.iter().zip(&waits) {
+                prop_assert_eq!(unit.deps.len(), w.len(), "{}", text);
+            }
+        }
+    }
+}

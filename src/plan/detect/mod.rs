@@ -19,6 +19,7 @@ mod bold_steps;
 mod completion;
 mod criteria;
 mod dependencies;
+mod dependency_lines;
 mod dialect;
 mod done_elsewhere;
 mod fences;

@@ -6,6 +6,8 @@
 //! run in parallel"). Everything else stays one sequence: "tasks in this
 //! phase can run in parallel" names nothing, and "Phases 4-6 can proceed
 //! in parallel with Phase 3" orders them against a step, not each other.
+//! Steps that each write a `Dependencies:` line are read in
+//! `dependency_lines`.
 
 use super::done_elsewhere::todos;
 use super::Block;
@@ -27,7 +29,8 @@ pub(super) fn split_by_stated_order(doc: &Doc, units: &mut Vec<RawUnit>) -> bool
     let split = from_todos(doc, unit)
         .or_else(|| from_phase_dependencies(doc, unit))
         .or_else(|| from_order_list(doc, unit))
-        .or_else(|| from_sentence(doc, unit));
+        .or_else(|| from_sentence(doc, unit))
+        .or_else(|| from_dependency_lines(doc, unit));
     let found = split.is_some();
     if let Some(split) = split {
         *units = split;
@@ -387,6 +390,33 @@ fn scoped_parallel(line: &str) -> Option<(String, u32, u32)> {
         return Some((name, first, last));
     }
     None
+}
+
+/// Steps that each write what they wait for (`**Dependencies:** Task
+/// Group 1`): see `dependency_lines`.
+fn from_dependency_lines(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
+    let waits = super::dependency_lines::waits(&unit.sprints)?;
+    // The steps' names, with their numbers where two are named alike.
+    let plain: Vec<&str> = unit
+        .sprints
+        .iter()
+        .map(|s| s.sprint.name.as_str())
+        .collect();
+    let unique = plain
+        .iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+        == plain.len();
+    let names: Vec<String> = unit
+        .sprints
+        .iter()
+        .map(|s| match unique {
+            true => s.sprint.name.clone(),
+            false => format!("{} {}", s.id, s.sprint.name),
+        })
+        .collect();
+    let why = "a step of its own: each step's `Dependencies:` line names what it waits for";
+    Some(units_of(doc, unit, &names, &waits, why))
 }
 
 /// One unit per sprint of `unit`, named `names[i]`, waiting for

@@ -1,0 +1,164 @@
+//! Steps that each say what they wait for, on a line of their own:
+//! `**Dependencies:** Task Group 1`, `- **Blocked by:** Tasks 01 and 02.`,
+//! `_Depends: 2, 3_`, `Dependencies: None`. When the steps of a one-unit
+//! plan write such lines, and every step they name is an earlier step of
+//! the plan (by its number, `T3`, `Task 03`, a range `1-8`), the lines are
+//! the plan's order: each step runs as a unit of its own, waiting for what
+//! its line names. A step without a line waits for the one before it. A
+//! line naming anything else (`Foundational phase completion`) or a later
+//! step leaves the plan one sequence, and so does a graph that is one
+//! chain anyway.
+
+use super::RawSprint;
+
+/// Keys of a dependency line, lower-cased.
+const KEYS: &[&str] = &[
+    "dependencies",
+    "dependency",
+    "depends on",
+    "depends",
+    "blocked by",
+    "requires",
+];
+
+/// What each step waits for (indices of earlier steps), when the steps'
+/// own lines give the order and some steps may run at once.
+pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
+    if sprints.len() < 3 || sprints.iter().any(|s| !s.id.suffix.is_empty()) {
+        return None;
+    }
+    let position = |n: u32| sprints.iter().position(|s| s.id.number == n);
+    let mut waits = Vec::with_capacity(sprints.len());
+    let mut written = 0;
+    for (me, s) in sprints.iter().enumerate() {
+        let line = s.sprint.body.lines().find_map(dependency_value);
+        let Some(value) = line else {
+            waits.push(me.checked_sub(1).into_iter().collect());
+            continue;
+        };
+        written += 1;
+        let mut on = Vec::new();
+        for n in referenced_numbers(&value)? {
+            match position(n) {
+                Some(p) if p < me => on.push(p),
+                _ => return None,
+            }
+        }
+        on.sort_unstable();
+        on.dedup();
+        waits.push(on);
+    }
+    // Two lines at least, and some steps at once: otherwise the sequence
+    // as written says the same.
+    let chain = waits
+        .iter()
+        .enumerate()
+        .all(|(i, w)| w.as_slice() == i.checked_sub(1).as_slice() || i == 0 && w.is_empty());
+    (written >= 2 && !chain && at_once(&waits)).then_some(waits)
+}
+
+/// Whether some two steps wait for neither of the other (every step
+/// waits only for earlier ones).
+fn at_once(waits: &[Vec<usize>]) -> bool {
+    let mut before: Vec<std::collections::BTreeSet<usize>> = Vec::with_capacity(waits.len());
+    for w in waits {
+        let mut all: std::collections::BTreeSet<usize> = w.iter().copied().collect();
+        for &d in w {
+            all.extend(before[d].iter().copied());
+        }
+        before.push(all);
+    }
+    before.iter().enumerate().any(|(i, b)| b.len() < i)
+}
+
+/// The value of a dependency line (`- **Blocked by:** Task 03.` →
+/// `Task 03.`), lower-cased.
+fn dependency_value(line: &str) -> Option<String> {
+    let t = line.trim().trim_start_matches(['-', '*', '+', ' ', '_']);
+    let (key, value) = t.split_once(':')?;
+    let key = key.trim().trim_matches(['*', '_', ' ']).to_lowercase();
+    KEYS.contains(&key.as_str())
+        .then(|| value.trim().trim_matches(['*', '_', ' ']).to_lowercase())
+}
+
+/// The step numbers a dependency value names, or None when it names
+/// something else. `None`, `n/a` and a dash name nothing.
+fn referenced_numbers(value: &str) -> Option<Vec<u32>> {
+    let v = value.trim_end_matches(['.', ' ', '✅']);
+    if v.is_empty()
+        || ["none", "n/a", "-", "—", "–", "nothing"]
+            .iter()
+            .any(|w| v == *w || v.starts_with(&format!("{w} ")) || v.starts_with(&format!("{w},")))
+    {
+        return Some(Vec::new());
+    }
+    // Words that may stand before a step number; anything else is not a
+    // reference to a step.
+    const WORDS: &[&str] = &[
+        "task", "tasks", "group", "groups", "step", "steps", "phase", "phases", "and", "to", "t",
+        "#",
+    ];
+    let mut out = Vec::new();
+    let mut pending_range = false;
+    for token in v.split(|c: char| c.is_whitespace() || c == ',' || c == ';') {
+        let token = token.trim_matches(['(', ')', '.']);
+        if token.is_empty() {
+            continue;
+        }
+        let code = token.trim_start_matches(['t', 'T', '#']);
+        if let Some((a, b)) = code.split_once(['-', '–']) {
+            let (a, b): (u32, u32) = (a.parse().ok()?, b.trim_start_matches('t').parse().ok()?);
+            if b < a || b - a > 200 {
+                return None;
+            }
+            out.extend(a..=b);
+        } else if let Ok(n) = code.parse::<u32>() {
+            if pending_range {
+                let from = *out.last()?;
+                out.extend(from + 1..=n);
+                pending_range = false;
+            } else {
+                out.push(n);
+            }
+        } else if token == "to" && !out.is_empty() {
+            pending_range = true;
+        } else if !WORDS.contains(&token) {
+            return None;
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_name_steps_by_number() {
+        assert_eq!(
+            dependency_value("**Dependencies:** Task Group 1").as_deref(),
+            Some("task group 1")
+        );
+        assert_eq!(
+            dependency_value("  - **Blocked by:** Tasks 01 and 02.").as_deref(),
+            Some("tasks 01 and 02.")
+        );
+        assert_eq!(
+            dependency_value("  - _Depends: 2, 3_").as_deref(),
+            Some("2, 3")
+        );
+        assert_eq!(dependency_value("Run: make"), None);
+        assert_eq!(
+            referenced_numbers("task groups 1-8"),
+            Some((1..=8).collect())
+        );
+        assert_eq!(referenced_numbers("tasks 01 and 02."), Some(vec![1, 2]));
+        assert_eq!(referenced_numbers("t1, t2"), Some(vec![1, 2]));
+        assert_eq!(
+            referenced_numbers("none — can start immediately."),
+            Some(vec![])
+        );
+        assert_eq!(referenced_numbers("foundational phase completion"), None);
+        assert_eq!(referenced_numbers("phase 1"), Some(vec![1]));
+    }
+}
