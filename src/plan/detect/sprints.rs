@@ -244,6 +244,19 @@ fn in_scope(
             continue;
         }
         let id_col = id_column(header, rows).expect("checked by is_sprint_table");
+        // A row with nothing but its first cell (`| **T001: Setup** | | |`)
+        // heads a group of the rows below it: a divider, not a step.
+        let rows: Vec<Row> = rows
+            .iter()
+            .filter(|r| {
+                r.cells
+                    .iter()
+                    .enumerate()
+                    .any(|(c, cell)| c != id_col && !cell.text.trim().is_empty())
+            })
+            .cloned()
+            .collect();
+        let rows = rows.as_slice();
         // Rows named by codes (`SEC-01`, `1.2`) are numbered in order, the
         // code kept in front of the name; a `Sprint` column must hold ids.
         let sprint_column = column(header, &["sprint", "sprint id"]) == Some(id_col);

@@ -89,8 +89,23 @@ pub(super) fn task_list_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec
             (None, Some((ticked, rest))) => (Some(ticked), rest),
             _ => (*checked, first),
         };
+        // `1. [x] **Title**`: the number written before the box, the name
+        // in bold (a plain `1. [ ] Tests pass` is a checklist, not steps).
+        let listed = || {
+            let raw = doc.source[span.clone()].trim_start();
+            let digits = raw.chars().take_while(char::is_ascii_digit).count();
+            let number = raw[..digits].parse().ok()?;
+            let after_box = raw[digits..]
+                .strip_prefix(['.', ')'])?
+                .trim_start()
+                .get(3..)?;
+            after_box
+                .trim_start()
+                .starts_with("**")
+                .then(|| (number, first.trim().to_string()))
+        };
         if *depth == 0 && checked.is_some() {
-            if let Some((n, name)) = numbered(first) {
+            if let Some((n, name)) = numbered(first).or_else(listed) {
                 if let Some(last) = sprints.last_mut() {
                     last.sprint.body = doc.source[body_start..span.start].to_string();
                 }
