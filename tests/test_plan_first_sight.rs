@@ -26,6 +26,8 @@ json_snapshots! {
     wrapped_order => "first-sight-wrapped-order",
     status_table => "first-sight-status-table",
     dependency_lines => "first-sight-dependency-lines",
+    story_dependencies => "first-sight-story-dependencies",
+    table_rules => "first-sight-table-rules",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -158,4 +160,22 @@ fn each_steps_dependency_line_is_its_order() {
     assert_eq!(deps(&v, 2).len(), 2);
     assert_eq!(deps(&v, 3).len(), 1);
     assert!(codes(&v, "guesses").contains(&"reading::order_stated".to_string()));
+}
+
+#[test]
+fn order_sentences_are_obeyed_over_any_reading() {
+    // The phase list lets every story start after Phase 2; the line under
+    // it orders US2 after US1.
+    let (_, v, _) = json("first-sight-story-dependencies");
+    assert_eq!(
+        units(&v),
+        ["Phase 1", "Phase 2", "Phase 3", "Phase 4", "Phase 5"]
+    );
+    assert_eq!(deps(&v, 3), ["Phase 2", "Phase 3"]);
+    assert_eq!(deps(&v, 4), ["Phase 2"]);
+    // A unit table's rows start at once, unless a section's rules say
+    // otherwise, however the rule is wrapped.
+    let (_, v, _) = json("first-sight-table-rules");
+    assert_eq!(deps(&v, 1), ["core"]);
+    assert_eq!(deps(&v, 2), ["api"]);
 }

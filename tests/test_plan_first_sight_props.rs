@@ -39,6 +39,11 @@ fn render(
     summary: bool,
 ) -> String {
     let mut out = format!("# Plan\n\n{preamble}\n");
+    // A unit table: its rows start at once unless something orders them.
+    out.push_str("\n| Unit | Directory |\n|---|---|\n");
+    for (name, _) in units {
+        out.push_str(&format!("| {name} | {name} |\n"));
+    }
     for (k, (name, sprints)) in units.iter().enumerate() {
         out.push_str(&format!("\n## {name}\n\n"));
         if rules && k > 0 {
@@ -82,6 +87,10 @@ proptest! {
         let text = render(&units, preamble, true, summary);
         let plan = parse(&text, &ctx()).expect("a plan");
         prop_assert!(!plan.units_can_run_at_once(), "{text}");
+        // Without the rules the table's rows do start at once: the rules
+        // are what orders them.
+        let free = parse(&render(&units, "", false, summary), &ctx()).expect("a plan");
+        prop_assert!(free.units_can_run_at_once());
     }
 
     #[test]

@@ -28,6 +28,7 @@ mod headings;
 mod levels;
 mod locale;
 mod numbered;
+mod order_prose;
 mod outline;
 mod parallel;
 mod phase_graph;
@@ -95,22 +96,6 @@ pub(crate) fn is_work_heading(text: &str) -> bool {
     parse_heading(text.trim()).is_some()
 }
 
-/// Old Mac line endings (a CR with no LF after it) as LF, byte for byte, so
-/// every span still points at the same bytes of the user's file. `None` when
-/// the text has none.
-fn lone_cr_to_lf(source: &str) -> Option<String> {
-    let bytes = source.as_bytes();
-    let lone = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
-    if !(0..bytes.len()).any(lone) {
-        return None;
-    }
-    let out: Vec<u8> = (0..bytes.len())
-        .map(|i| if lone(i) { b'\n' } else { bytes[i] })
-        .collect();
-    // Only ASCII bytes were swapped for ASCII bytes.
-    String::from_utf8(out).ok()
-}
-
 /// Inputs the parser needs besides the text.
 #[derive(Debug, Clone, Default)]
 pub struct ParseContext {
@@ -127,7 +112,7 @@ pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
 
 /// [`parse`], refusing the plan for its warnings too when `strict`.
 pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan, Vec<Problem>> {
-    let normalized = lone_cr_to_lf(source);
+    let normalized = outline::lone_cr_to_lf(source);
     let source = normalized.as_deref().unwrap_or(source);
     let (mut masked, frontmatter) = mask_frontmatter(source);
     fences::mask_nested_fences(&mut masked);
@@ -202,6 +187,7 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         UnitSource::Table { .. } | UnitSource::Steps | UnitSource::Waves
     );
     let dependencies = dependency_structure(&mut raw_units, independence_stated);
+    let dependencies = order_prose::obey(&doc, &mut raw_units, dependencies);
     let mut guesses =
         guesses::guesses(&doc, &raw_units, &done_in_place, &unit_source, dependencies);
     outside_prerequisites(&mut raw_units, &mut problems);

@@ -6,6 +6,7 @@
 //!   a GSD phase plan): each `<name>` line becomes a heading, one-line
 //!   elements (`<files>x</files>`) become `Files: x` label lines, and lines
 //!   that are only a tag are blanked;
+//! - old Mac line endings (a lone CR) as LF;
 //! - numbered list items that open with a bold step label (`1. **Step 1**:
 //!   Upgrade …`, `2. **Migrate the store**` with a `Status:` sub-bullet),
 //!   two or more in one list: each becomes a heading one level below its
@@ -15,6 +16,22 @@
 //! in which a level is written without headings.
 
 use super::Block;
+
+/// Old Mac line endings (a CR with no LF after it) as LF, byte for byte, so
+/// every span still points at the same bytes of the user's file. `None` when
+/// the text has none.
+pub(super) fn lone_cr_to_lf(source: &str) -> Option<String> {
+    let bytes = source.as_bytes();
+    let lone = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+    if !(0..bytes.len()).any(lone) {
+        return None;
+    }
+    let out: Vec<u8> = (0..bytes.len())
+        .map(|i| if lone(i) { b'\n' } else { bytes[i] })
+        .collect();
+    // Only ASCII bytes were swapped for ASCII bytes.
+    String::from_utf8(out).ok()
+}
 
 /// XML task elements in `masked` (outside code fences, which are masked
 /// already) rewritten in place as headings and label lines. Nothing changes

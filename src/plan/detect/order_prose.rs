@@ -1,0 +1,227 @@
+//! Order stated in prose is obeyed, whatever reader found the units: a
+//! sentence that names one unit, then "depends on", "blocked by", "waits
+//! for", "requires" or "after", then other units (`US2 (Phase 4) depends
+//! on US1`, `Beta begins only after Alpha has completed`) makes the first
+//! wait for the others. Units are known by their names, by a `word N`
+//! label in their name or their step's (`Phase 4`, `User Story 2`), and by
+//! that label's initials (`US2`); a label two units share names neither.
+//! Only waits are added, and none that would close a cycle, so a sentence
+//! read wrongly can make a run slower, never run work out of order.
+
+use std::collections::BTreeSet;
+use std::collections::HashMap;
+
+use super::parallel::unwrap_lines;
+use super::Block;
+use super::DependencyStructure;
+use super::Doc;
+use super::RawUnit;
+
+const ORDER_WORDS: &[&str] = &[
+    " depends on ",
+    " depend on ",
+    " blocked by ",
+    " waits for ",
+    " wait for ",
+    " requires ",
+    " only after ",
+    " start after ",
+    " starts after ",
+    " begin after ",
+    " begins after ",
+    " run after ",
+    " runs after ",
+];
+
+/// Words of a text, lower-cased, joined by single spaces, padded.
+fn words(text: &str) -> String {
+    let w: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    format!(" {} ", w.join(" "))
+}
+
+/// The names a unit is known by, as padded word strings.
+fn aliases(unit: &RawUnit) -> Vec<String> {
+    let mut out = vec![words(&unit.name)];
+    let texts = std::iter::once(unit.name.as_str())
+        .chain(unit.aliases.iter().map(String::as_str))
+        .chain(unit.sprints.iter().take(1).map(|s| s.sprint.name.as_str()));
+    for text in texts {
+        let w: Vec<&str> = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        // `Phase 4`, `User Story 2`: the words before the first number.
+        if let Some(k) = w.iter().position(|t| t.chars().all(|c| c.is_ascii_digit())) {
+            let label = &w[..k];
+            if !label.is_empty() && label.len() <= 3 {
+                let number = w[k];
+                out.push(words(&format!("{} {number}", label.join(" "))));
+                if label.len() >= 2 {
+                    let initials: String = label.iter().filter_map(|t| t.chars().next()).collect();
+                    out.push(words(&format!("{initials}{number}")));
+                    out.push(words(&format!("{initials} {number}")));
+                }
+            }
+        }
+    }
+    out.retain(|a| a.trim().len() >= 2);
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Where in `text` (padded words) units are named: (offset, unit), by
+/// aliases indexed by their first word, so a sentence is read once.
+fn named_at(text: &str, by_first: &HashMap<&str, Vec<(&str, usize)>>) -> Vec<(usize, usize)> {
+    let mut at = Vec::new();
+    let mut offset = 0;
+    for word in text.split(' ') {
+        if let Some(candidates) = by_first.get(word) {
+            for &(alias, unit) in candidates {
+                // `offset` is the word's start; aliases are padded.
+                if offset > 0 && text[offset - 1..].starts_with(alias) {
+                    at.push((offset - 1, unit));
+                }
+            }
+        }
+        offset += word.len() + 1;
+    }
+    at
+}
+
+/// Add the waits the plan's prose states; a reading of units all at once
+/// that now has waits is a graph.
+pub(super) fn obey(
+    doc: &Doc,
+    units: &mut [RawUnit],
+    structure: DependencyStructure,
+) -> DependencyStructure {
+    if units.len() < 2 {
+        return structure;
+    }
+    let mut count: HashMap<String, usize> = HashMap::new();
+    let per_unit: Vec<Vec<String>> = units.iter().map(aliases).collect();
+    for a in per_unit.iter().flatten() {
+        *count.entry(a.clone()).or_default() += 1;
+    }
+    let known: Vec<(String, usize)> = per_unit
+        .iter()
+        .enumerate()
+        .flat_map(|(u, list)| list.iter().map(move |a| (a.clone(), u)))
+        .filter(|(a, _)| count[a] == 1)
+        .collect();
+    let mut by_first: HashMap<&str, Vec<(&str, usize)>> = HashMap::new();
+    for (alias, unit) in &known {
+        let first = alias.split_whitespace().next().unwrap_or_default();
+        by_first
+            .entry(first)
+            .or_default()
+            .push((alias.as_str(), *unit));
+    }
+    // The unit whose own section holds each block: the subject of a rule
+    // written there without one (`Rules: begin only after core has
+    // completed`).
+    let mut owner: Vec<Option<usize>> = vec![None; doc.blocks.len()];
+    for (u, unit) in units.iter().enumerate() {
+        for j in unit.scope.clone() {
+            if let Some(o) = owner.get_mut(j) {
+                *o = Some(u);
+            }
+        }
+    }
+    let mut added: Vec<(usize, usize)> = Vec::new();
+    for (j, block) in doc.blocks.iter().enumerate() {
+        let (Block::Paragraph { text, .. } | Block::Item { text, .. }) = block else {
+            continue;
+        };
+        for sentence in unwrap_lines(text).split(['\n', '.', ';']) {
+            let text = words(sentence);
+            let Some((key_at, key)) = ORDER_WORDS
+                .iter()
+                .filter_map(|k| text.find(k).map(|p| (p, *k)))
+                .min()
+            else {
+                continue;
+            };
+            let named = named_at(&text, &by_first);
+            // The subject: the last unit named before the order word, or
+            // the unit whose section this is.
+            let Some(waiter) = named
+                .iter()
+                .rev()
+                .find(|(p, _)| *p < key_at)
+                .map(|&(_, u)| u)
+                .or(owner[j])
+            else {
+                continue;
+            };
+            // What it waits for: the units named after the order word.
+            let after = key_at + key.len() - 1;
+            let waited: BTreeSet<usize> = named
+                .iter()
+                .filter(|(p, u)| *p >= after && *u != waiter)
+                .map(|&(_, u)| u)
+                .collect();
+            added.extend(waited.into_iter().map(|on| (waiter, on)));
+        }
+    }
+    for (waiter, on) in added {
+        let dep = units[on].name.clone();
+        if units[waiter].deps.iter().any(|(d, _)| *d == dep) || reaches(units, on, waiter) {
+            continue;
+        }
+        // A unit placed by its layer waits for every lower layer; an
+        // explicit wait would replace those, so they are written out first.
+        if let Some(layer) = units[waiter]
+            .layer
+            .filter(|_| units[waiter].deps.is_empty())
+        {
+            let lower: Vec<String> = units
+                .iter()
+                .filter(|u| u.layer.is_some_and(|l| l < layer))
+                .map(|u| u.name.clone())
+                .collect();
+            let span = units[waiter].name_span.clone();
+            units[waiter]
+                .deps
+                .extend(lower.into_iter().map(|d| (d, span.clone())));
+        }
+        let span = units[waiter].name_span.clone();
+        units[waiter].deps.push((dep, span));
+    }
+    match structure {
+        DependencyStructure::Parallel if units.iter().any(|u| !u.deps.is_empty()) => {
+            DependencyStructure::Graph
+        }
+        other => other,
+    }
+}
+
+/// Whether `from` waits for `to`, directly or not.
+fn reaches(units: &[RawUnit], from: usize, to: usize) -> bool {
+    let index: HashMap<&str, usize> = units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u.name.as_str(), i))
+        .collect();
+    let mut stack = vec![from];
+    let mut seen = BTreeSet::new();
+    while let Some(u) = stack.pop() {
+        if u == to {
+            return true;
+        }
+        if seen.insert(u) {
+            stack.extend(
+                units[u]
+                    .deps
+                    .iter()
+                    .filter_map(|(d, _)| index.get(d.as_str()).copied()),
+            );
+        }
+    }
+    false
+}
