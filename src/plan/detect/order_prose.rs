@@ -1,5 +1,5 @@
 //! Order stated in prose is obeyed, whatever reader found the units: a
-//! sentence that names one unit, then "depends on", "blocked by", "waits
+//! sentence outside every sprint's own text that names one unit, then "depends on", "blocked by", "waits
 //! for", "requires" or "after", then other units (`US2 (Phase 4) depends
 //! on US1`, `Beta begins only after Alpha has completed`) makes the first
 //! wait for the others. Units are known by their names, by a `word N`
@@ -133,11 +133,32 @@ pub(super) fn obey(
             }
         }
     }
+    // A sprint's own text is its work ("Implement: stories that depend on
+    // the foundation"), not the plan's order: only prose outside sprints
+    // is read.
+    let heading_at: HashMap<usize, usize> = doc
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| matches!(b, Block::Heading { .. }))
+        .map(|(i, b)| (b.span().start, i))
+        .collect();
+    let mut in_sprint = vec![false; doc.blocks.len()];
+    for s in units.iter().flat_map(|u| &u.sprints) {
+        if let Some(&i) = heading_at.get(&s.span.start) {
+            for j in doc.section(i) {
+                in_sprint[j] = true;
+            }
+        }
+    }
     let mut added: Vec<(usize, usize)> = Vec::new();
     for (j, block) in doc.blocks.iter().enumerate() {
         let (Block::Paragraph { text, .. } | Block::Item { text, .. }) = block else {
             continue;
         };
+        if in_sprint[j] {
+            continue;
+        }
         for sentence in unwrap_lines(text).split(['\n', '.', ';']) {
             let text = words(sentence);
             let Some((key_at, key)) = ORDER_WORDS
