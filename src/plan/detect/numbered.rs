@@ -36,29 +36,37 @@ pub(super) fn numbered_heading(text: &str) -> Option<(String, String)> {
     Some((id.to_string(), rest.to_string()))
 }
 
-/// `T1: Name`, `TASK-03 — Name`: capitals, an optional dash, digits, then
-/// a separator and a name.
+/// `T1: Name`, `TASK-03 — Name`, `DB-T1 — Name`: a code of capitals,
+/// digits and dashes (a digit last), then a separator and a name.
 fn coded_heading(t: &str) -> Option<(String, String)> {
-    let letters = t.chars().take_while(char::is_ascii_uppercase).count();
-    if letters == 0 || letters > 5 {
+    let len = t
+        .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-' || c == '.'))
+        .unwrap_or(t.len());
+    let code = t[..len].trim_end_matches(['.', '-']);
+    let shaped = code.starts_with(|c: char| c.is_ascii_uppercase())
+        && code.ends_with(|c: char| c.is_ascii_digit())
+        && code.len() <= 16;
+    if !shaped {
         return None;
     }
-    let after = t[letters..].strip_prefix('-').unwrap_or(&t[letters..]);
-    let digits = after.chars().take_while(char::is_ascii_digit).count();
-    if digits == 0 {
-        return None;
-    }
-    let code = &t[..t.len() - after.len() + digits];
-    let rest = after[digits..]
+    let after = &t[code.len()..];
+    let rest = after
         .strip_prefix([':', '.', ')'])
         .or_else(|| {
             [" — ", " – ", " - "]
                 .iter()
-                .find_map(|sep| after[digits..].strip_prefix(sep))
+                .find_map(|sep| after.strip_prefix(sep))
         })?
         .trim();
-    (!rest.is_empty() && rest.starts_with(|c: char| c.is_alphabetic()))
+    (!rest.is_empty() && rest.starts_with(|c: char| c.is_alphabetic() || c == '`'))
         .then(|| (code.to_string(), rest.to_string()))
+}
+
+/// A heading numbered or coded as a work item that names work (`### DB-T1
+/// — Update the model`, `## 3. Replace the parser`).
+pub(super) fn names_step(heading: &str) -> bool {
+    let (clean, _) = strip_done_marks(heading);
+    numbered_heading(&clean).is_some_and(|(_, name)| names_work(&name))
 }
 
 fn names_work(name: &str) -> bool {
@@ -163,6 +171,10 @@ mod tests {
         assert_eq!(
             numbered_heading("TASK-03 — Wire it"),
             Some(("TASK-03".into(), "Wire it".into()))
+        );
+        assert_eq!(
+            numbered_heading("DB-T1 — Update the model"),
+            Some(("DB-T1".into(), "Update the model".into()))
         );
         assert_eq!(numbered_heading("Overview"), None);
         assert_eq!(numbered_heading("API: notes"), None);

@@ -406,6 +406,9 @@ pub(super) fn scope_has_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> boo
         doc.is_sprint(j)
             || doc
                 .heading(j)
+                .is_some_and(|(level, t, _)| level >= 2 && super::numbered::names_step(t))
+            || doc
+                .heading(j)
                 .is_some_and(|(_, t, _)| task_heading(t).is_some())
             || matches!(&doc.blocks[j], Block::Table { header, rows, .. } if is_sprint_table(header, rows))
     })
