@@ -28,6 +28,7 @@ json_snapshots! {
     dependency_lines => "first-sight-dependency-lines",
     story_dependencies => "first-sight-story-dependencies",
     table_rules => "first-sight-table-rules",
+    open_group => "first-sight-open-group",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -137,6 +138,14 @@ fn readable_plans_are_read_and_the_guess_is_said() {
     assert_eq!(status, 0);
     assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2", "2.1", "2.2"]);
     assert_eq!(done(&v, 0), [true, true, false, false]);
+    assert!(codes(&v, "guesses").contains(&"reading::numbered_headings".to_string()));
+    // A roadmap whose only work is the headings under `## Not Started`.
+    let (status, v, _) = json("first-sight-open-group");
+    assert_eq!(status, 0);
+    assert_eq!(
+        names(&v, 0),
+        ["Calibration", "Streaming charts", "Handbook"]
+    );
     assert!(codes(&v, "guesses").contains(&"reading::numbered_headings".to_string()));
     let (status, v, _) = json("first-sight-xml-tasks");
     assert_eq!(status, 0);

@@ -3,7 +3,9 @@
 //! Replace the parser`) without a sprint word. The level with the most
 //! numbered headings that carry work of their own is the sprint level; a
 //! heading that names no work (`1. Overview`, `2. Goals`) is not a sprint.
-//! The reading is a guess, said so in the plan's guesses.
+//! Failing those, the sub-headings of an open-work group (`## Not
+//! Started` holding `### HDBSCAN`) are the steps. The reading is a guess,
+//! said so in the plan's guesses.
 
 use super::sprints::read_sprint;
 use super::*;
@@ -78,6 +80,70 @@ fn names_work(name: &str) -> bool {
 /// The numbered headings of `scope` at the level that holds the most of
 /// them, each with work of its own (list items, code, or a paragraph).
 pub(super) fn numbered_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
+    let found = numbered_level(doc, scope.clone());
+    if found.is_empty() {
+        open_group(doc, scope)
+    } else {
+        found
+    }
+}
+
+/// Group headings that hold work not yet done (`## Not Started`, `##
+/// Backlog`): each sub-heading with text of its own is a step.
+const OPEN_GROUPS: &[&str] = &[
+    "not started",
+    "backlog",
+    "todo",
+    "to do",
+    "planned",
+    "upcoming",
+    "next",
+    "next up",
+    "remaining",
+    "remaining work",
+    "open",
+    "open work",
+];
+
+/// The sub-headings of the first open-work group heading (two or more,
+/// each with text of its own), numbered in order.
+fn open_group(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
+    let Some(group) = scope.clone().find(|&i| {
+        doc.heading(i).is_some_and(|(_, t, _)| {
+            let l = clean_name(t).to_lowercase();
+            OPEN_GROUPS.contains(&l.trim_matches(|c: char| !c.is_alphanumeric()))
+        })
+    }) else {
+        return Vec::new();
+    };
+    let steps: Vec<usize> = doc
+        .section(group)
+        .filter(|&j| doc.parent[j] == Some(group) && doc.own_blocks(j).next().is_some())
+        .collect();
+    if steps.len() < 2 {
+        return Vec::new();
+    }
+    steps
+        .into_iter()
+        .enumerate()
+        .filter_map(|(k, i)| {
+            let (_, text, span) = doc.heading(i)?;
+            let id = SprintId {
+                number: k as u32 + 1,
+                suffix: String::new(),
+            };
+            let mut sprint = read_sprint(doc, i, id.clone(), clean_name(text));
+            sprint.origin = Origin::new(doc.line(span.start), "heading under an open-work group");
+            Some(RawSprint {
+                id,
+                span: span.clone(),
+                sprint,
+            })
+        })
+        .collect()
+}
+
+fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
     let mut by_level: BTreeMap<u8, Vec<(usize, String, String, bool)>> = BTreeMap::new();
     for i in scope {
         let Some((level, text, _)) = doc.heading(i) else {
@@ -141,7 +207,7 @@ pub(super) fn guess(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
     Some(Warning {
         code: "reading::numbered_headings".into(),
         message: format!(
-            "no heading names a sprint, phase or task: the {} numbered headings at one level are read as the sprints (first: `{}`)",
+            "no heading names a sprint, phase or task: {} headings (numbered, or under an open-work group) are read as the sprints (first: `{}`)",
             units.iter().map(|u| u.sprints.len()).sum::<usize>(),
             first.sprint.name
         ),
