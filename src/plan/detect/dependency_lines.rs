@@ -84,7 +84,9 @@ fn dependency_value(line: &str) -> Option<String> {
 /// The step numbers a dependency value names, or None when it names
 /// something else. `None`, `n/a` and a dash name nothing.
 fn referenced_numbers(value: &str) -> Option<Vec<u32>> {
-    let v = value.trim_end_matches(['.', ' ', '✅']);
+    // `Phase 2 (fixes code in Phase 2 handlers)`: the aside is no reference.
+    let v = super::dependencies::strip_parentheticals(value);
+    let v = v.trim_end_matches(['.', ' ', '✅']);
     if v.is_empty()
         || ["none", "n/a", "-", "—", "–", "nothing"]
             .iter()
@@ -159,6 +161,10 @@ mod tests {
             Some(vec![])
         );
         assert_eq!(referenced_numbers("foundational phase completion"), None);
+        assert_eq!(
+            referenced_numbers("phase 2, phase 4 (fixes code in phase 2 handlers)"),
+            Some(vec![2, 4])
+        );
         assert_eq!(referenced_numbers("phase 1"), Some(vec![1]));
     }
 }

@@ -11,7 +11,8 @@ use super::Block;
 
 /// The plan's sprint word: Sprint, else Sortie (whichever has more
 /// headings); else a word whose headings sit inside another word's (Steps
-/// inside Phases); else the outermost, then the most frequent.
+/// inside Phases); else the outermost of the words written twice or more,
+/// then the most frequent.
 pub(super) fn choose_word(
     blocks: &[Block],
     parent: &[Option<usize>],
@@ -73,7 +74,9 @@ pub(super) fn choose_word(
     inner.or_else(|| {
         stats
             .iter()
-            .min_by_key(|(w, &(level, n, _))| (level, std::cmp::Reverse(n), **w))
+            // A word written once (`## Milestone 1: v1 Launch` above seven
+            // `### Phase N`) names the whole, not its steps.
+            .min_by_key(|(w, &(level, n, _))| (n < 2, level, std::cmp::Reverse(n), **w))
             .map(|(w, _)| *w)
     })
 }
