@@ -33,6 +33,20 @@ const ORDER_WORDS: &[&str] = &[
     " runs after ",
 ];
 
+/// Where the clause naming what is waited for ends.
+const CLAUSE_ENDS: &[&str] = &[
+    " — ",
+    " – ",
+    " - ",
+    "(",
+    " but ",
+    " parallel",
+    " independent",
+    " no ",
+    " not ",
+    " can ",
+];
+
 /// Words of a text, lower-cased, joined by single spaces, padded.
 fn words(text: &str) -> String {
     let w: Vec<String> = text
@@ -160,32 +174,39 @@ pub(super) fn obey(
             continue;
         }
         for sentence in unwrap_lines(text).split(['\n', '.', ';']) {
-            let text = words(sentence);
+            let lower = sentence.to_lowercase();
             let Some((key_at, key)) = ORDER_WORDS
                 .iter()
-                .filter_map(|k| text.find(k).map(|p| (p, *k)))
+                .filter_map(|k| lower.find(k.trim()).map(|p| (p, k.trim())))
                 .min()
             else {
                 continue;
             };
-            let named = named_at(&text, &by_first);
+            // What is waited for ends with its clause: "can start after
+            // Phase 2, parallel with US1", "Depends on Foundational — No
+            // dependencies on other stories".
+            let rest = &lower[key_at + key.len()..];
+            let clause_end = CLAUSE_ENDS
+                .iter()
+                .filter_map(|e| rest.find(e))
+                .min()
+                .unwrap_or(rest.len());
+            let before = words(&lower[..key_at]);
+            let waited_text = words(&rest[..clause_end]);
             // The subject: the last unit named before the order word, or
             // the unit whose section this is.
-            let Some(waiter) = named
+            let Some(waiter) = named_at(&before, &by_first)
                 .iter()
-                .rev()
-                .find(|(p, _)| *p < key_at)
+                .max()
                 .map(|&(_, u)| u)
                 .or(owner[j])
             else {
                 continue;
             };
-            // What it waits for: the units named after the order word.
-            let after = key_at + key.len() - 1;
-            let waited: BTreeSet<usize> = named
-                .iter()
-                .filter(|(p, u)| *p >= after && *u != waiter)
-                .map(|&(_, u)| u)
+            let waited: BTreeSet<usize> = named_at(&waited_text, &by_first)
+                .into_iter()
+                .map(|(_, u)| u)
+                .filter(|u| *u != waiter)
                 .collect();
             added.extend(waited.into_iter().map(|on| (waiter, on)));
         }

@@ -112,7 +112,12 @@ fn from_phase_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
     }
     let mut waits: Vec<Vec<usize>> = vec![Vec::new(); numbers.len()];
     for (me, (_, phases, says)) in items.iter().enumerate() {
-        if says.contains("no dependencies") {
+        // "Depends on Foundational — No dependencies on other stories":
+        // only a first clause of "no dependencies" says none.
+        let first_clause = [" - ", " — ", "; ", ". "]
+            .iter()
+            .fold(says.as_str(), |s, stop| s.split(stop).next().unwrap_or(s));
+        if first_clause.contains("no dependencies") {
             continue;
         }
         let on = ["depends on", "depend on"]
@@ -133,6 +138,14 @@ fn from_phase_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
             })
             .flat_map(|(_, (_, theirs, _))| theirs.clone())
             .collect();
+        // "Depends on all desired user stories being complete": every
+        // phase before it.
+        let named = if named.is_empty() && on.trim_start().starts_with("all ") {
+            let first = phases.iter().min().copied().unwrap_or(0);
+            numbers.iter().copied().filter(|n| *n < first).collect()
+        } else {
+            named
+        };
         if named.is_empty() {
             return None;
         }
