@@ -6,11 +6,14 @@
 # flat `## Sortie N:` headings numbered across the plan shared out by the
 # counts, `Sortie N Success` headings at the end, ranged dependencies).
 # Usage: scripts/bench-plan.sh [RUNS]   (release build; prints Markdown tables)
+#        BIN=path/to/git-supervisor scripts/bench-plan.sh [RUNS]   (that binary)
 set -euo pipefail
 runs=${1:-7}
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-bin=$PWD/target/release/git-supervisor
+if [ -z "${BIN:-}" ]; then
+  cargo build --release --quiet
+fi
+bin=${BIN:-$PWD/target/release/git-supervisor}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

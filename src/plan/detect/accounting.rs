@@ -17,23 +17,23 @@ use crate::plan::model::Tally;
 use crate::plan::model::TallyLine;
 
 /// One task line of the plan.
-struct TaskLine {
+struct TaskLine<'d> {
     span: Span,
     /// The item's text without its checkbox.
-    text: String,
+    text: &'d str,
     /// `Some(false)` for an open checkbox (also `[~]`, `[-]`, `[/]`).
     ticked: Option<bool>,
     /// `- [ ]*`: an optional task (Kiro), never holding a sprint open.
     optional: bool,
 }
 
-impl TaskLine {
+impl TaskLine<'_> {
     fn open(&self) -> bool {
         self.ticked == Some(false) && !self.optional
     }
 }
 
-fn task_lines(doc: &Doc) -> Vec<TaskLine> {
+fn task_lines<'d>(doc: &'d Doc) -> Vec<TaskLine<'d>> {
     let mut out = Vec::new();
     for b in &doc.blocks {
         let Block::Item {
@@ -69,7 +69,7 @@ fn task_lines(doc: &Doc) -> Vec<TaskLine> {
         out.push(TaskLine {
             span: span.clone(),
             optional: t.starts_with('*') && !t.starts_with("**"),
-            text: t.trim_start_matches('*').trim().to_string(),
+            text: t.trim_start_matches('*').trim(),
             ticked,
         });
     }
@@ -89,44 +89,24 @@ fn sprint_range(doc: &Doc, s: &RawSprint) -> Option<Span> {
     (same > 0).then(|| s.span.start..s.span.start + same)
 }
 
-/// Words of a text, lower-cased and joined by single spaces, with a space
-/// at each end (so that whole words can be looked for).
-fn word_key(text: &str) -> String {
-    let words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    format!(" {} ", words.join(" "))
-}
-
 /// The sprints holding each offset, from their ranges sorted by start
 /// with the furthest end so far: no pass over every sprint per line.
-struct Homes {
+struct Homes<'d> {
+    units: &'d [RawUnit],
     ranges: Vec<(Span, (usize, usize))>,
     reach: Vec<usize>,
-    /// Task text → the one sprint listing it (None when several do).
-    by_task: HashMap<String, Option<(usize, usize)>>,
+    /// Task text → the one sprint listing it (None when several do), made
+    /// when a line is first found in no range.
+    by_task: std::cell::OnceCell<HashMap<&'d str, Option<(usize, usize)>>>,
 }
 
-impl Homes {
-    fn new(doc: &Doc, units: &[RawUnit]) -> Self {
+impl<'d> Homes<'d> {
+    fn new(doc: &Doc, units: &'d [RawUnit]) -> Self {
         let mut ranges = Vec::new();
-        let mut by_task: HashMap<String, Option<(usize, usize)>> = HashMap::new();
         for (u, unit) in units.iter().enumerate() {
             for (k, s) in unit.sprints.iter().enumerate() {
                 if let Some(r) = sprint_range(doc, s) {
                     ranges.push((r, (u, k)));
-                }
-                for t in &s.sprint.tasks {
-                    by_task
-                        .entry(t.trim().to_string())
-                        .and_modify(|h| {
-                            if *h != Some((u, k)) {
-                                *h = None
-                            }
-                        })
-                        .or_insert(Some((u, k)));
                 }
             }
         }
@@ -139,45 +119,162 @@ impl Homes {
             })
             .collect();
         Homes {
+            units,
             ranges,
             reach,
-            by_task,
+            by_task: std::cell::OnceCell::new(),
         }
     }
 
-    fn of(&self, line: &TaskLine) -> Vec<(usize, usize)> {
+    fn by_task(&self) -> &HashMap<&'d str, Option<(usize, usize)>> {
+        self.by_task.get_or_init(|| {
+            let mut map: HashMap<&str, Option<(usize, usize)>> = HashMap::new();
+            for (u, unit) in self.units.iter().enumerate() {
+                for (k, s) in unit.sprints.iter().enumerate() {
+                    for t in &s.sprint.tasks {
+                        map.entry(t.trim())
+                            .and_modify(|h| {
+                                if *h != Some((u, k)) {
+                                    *h = None
+                                }
+                            })
+                            .or_insert(Some((u, k)));
+                    }
+                }
+            }
+            map
+        })
+    }
+
+    fn of(&self, line: &TaskLine) -> Home {
         let offset = line.span.start;
-        let mut out = Vec::new();
+        let mut found = Home::None;
         let mut i = self.ranges.partition_point(|(r, _)| r.start <= offset);
         while i > 0 && self.reach[i - 1] > offset {
             i -= 1;
             let (r, home) = &self.ranges[i];
             if r.contains(&offset) {
-                out.push(*home);
+                found = match found {
+                    Home::None => Home::One(*home),
+                    _ => Home::Several,
+                };
             }
         }
-        if out.is_empty() {
-            out.extend(self.by_task.get(&line.text).copied().flatten());
-        }
-        out
+        found
+    }
+
+    /// The one sprint listing a line's text as a task, for a sprint
+    /// gathered from several places.
+    fn by_text(&self, line: &TaskLine) -> Option<(usize, usize)> {
+        self.by_task().get(line.text).copied().flatten()
     }
 }
 
-/// Why a line in no sprint is not work, if it is not.
-fn not_work_reason(
-    headings: &[(usize, &str)],
-    sprint_names: &[(String, &str)],
-    line: &TaskLine,
-) -> Option<String> {
-    let words = word_key(&line.text);
-    if let Some((_, name)) = sprint_names
+/// The sprints a line is in.
+enum Home {
+    None,
+    One((usize, usize)),
+    Several,
+}
+
+/// What a line in no sprint is judged by, made when the first such line
+/// is met: the sprints' names (which an index or progress list repeats,
+/// kept as hashes of their lower-cased words, so a line is looked up, not
+/// compared with every sprint) and the headings by where they start.
+struct Elsewhere<'d> {
+    sprint_names: HashMap<u64, &'d str>,
+    headings: Vec<(usize, &'d str)>,
+}
+
+/// Criteria written away from their sprint and plan-wide checks, as
+/// hashes of their lower-cased text.
+fn criteria_hashes(units: &[RawUnit], plan_wide: &[&[Criterion]]) -> HashSet<u64> {
+    units
         .iter()
-        .find(|(k, _)| words.contains(k.as_str()))
-    {
+        .flat_map(|u| &u.sprints)
+        .flat_map(|s| s.sprint.entry.iter().chain(&s.sprint.exit))
+        .chain(plan_wide.iter().flat_map(|c| c.iter()))
+        .map(|c| fnv(FNV_START, c.text.trim().bytes()))
+        .collect()
+}
+
+impl<'d> Elsewhere<'d> {
+    fn new(doc: &'d Doc, units: &'d [RawUnit]) -> Self {
+        let sprint_names = units
+            .iter()
+            .flat_map(|u| &u.sprints)
+            .map(|s| s.sprint.name.as_str())
+            .filter_map(|n| {
+                let words: Vec<&str> = alnum_words(n).collect();
+                (words.iter().map(|w| w.len()).sum::<usize>() >= 4).then(|| (words_hash(&words), n))
+            })
+            .collect();
+        let headings = doc
+            .blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Heading { text, span, .. } => Some((span.start, text.as_str())),
+                _ => None,
+            })
+            .collect();
+        Elsewhere {
+            sprint_names,
+            headings,
+        }
+    }
+
+    /// The sprint a line names (`- [x] Phase 2: Terrain export — done`),
+    /// by any run of its words.
+    fn names_sprint(&self, line: &TaskLine) -> Option<&'d str> {
+        let words: Vec<&str> = alnum_words(line.text).collect();
+        (0..words.len()).find_map(|i| {
+            let mut h = FNV_START;
+            words[i..].iter().take(16).enumerate().find_map(|(k, w)| {
+                if k > 0 {
+                    h = fnv(h, std::iter::once(b' '));
+                }
+                h = fnv(h, w.bytes());
+                self.sprint_names.get(&h).copied()
+            })
+        })
+    }
+}
+
+const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a over bytes, ASCII lower-cased.
+fn fnv(mut hash: u64, bytes: impl Iterator<Item = u8>) -> u64 {
+    for b in bytes {
+        hash = (hash ^ u64::from(b.to_ascii_lowercase())).wrapping_mul(0x100_0000_01b3);
+    }
+    hash
+}
+
+fn alnum_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+}
+
+/// The hash of words joined by single spaces.
+fn words_hash(words: &[&str]) -> u64 {
+    words.iter().enumerate().fold(FNV_START, |h, (k, w)| {
+        let h = if k > 0 {
+            fnv(h, std::iter::once(b' '))
+        } else {
+            h
+        };
+        fnv(h, w.bytes())
+    })
+}
+
+/// Why a line in no sprint is not work, if it is not.
+fn not_work_reason(e: &Elsewhere, line: &TaskLine) -> Option<String> {
+    if let Some(name) = e.names_sprint(line) {
         return Some(format!(
             "names sprint `{name}` (an index or progress entry)"
         ));
     }
+    let headings = &e.headings;
     let i = headings.partition_point(|(start, _)| *start <= line.span.start);
     if let Some(heading) = i.checked_sub(1).map(|i| headings[i].1) {
         if criteria_label(heading).is_some() {
@@ -213,8 +310,9 @@ fn counts_complete(done: &str) -> bool {
 }
 
 /// The task text with its leading id (`T1:`, `#101`, `1.2`) removed,
-/// lower-cased: two lists of the same work compare equal.
-fn work_key(text: &str) -> String {
+/// lower-cased: two lists of the same work compare equal. Kept as a hash
+/// of its words (no copy of the text); None for a one-word task.
+fn work_key(text: &str) -> Option<u64> {
     let t = text.trim().trim_start_matches(['*', '_']);
     let first = t.split_whitespace().next().unwrap_or("");
     let id_like = first.chars().any(|c| c.is_ascii_digit())
@@ -222,11 +320,16 @@ fn work_key(text: &str) -> String {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '#' | '.' | ':' | '-' | ')'));
     let rest = if id_like { &t[first.len()..] } else { t };
-    rest.trim_start_matches([':', ' ', '—', '–', '-'])
-        .to_lowercase()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+    let rest = rest.trim_start_matches([':', ' ', '—', '–', '-']);
+    let (hash, words) = rest.split_whitespace().fold((FNV_START, 0), |(h, n), w| {
+        let h = if n > 0 {
+            fnv(h, std::iter::once(b' '))
+        } else {
+            h
+        };
+        (fnv(h, w.bytes()), n + 1)
+    });
+    (words >= 2).then_some(hash)
 }
 
 /// Count every task line, clear done marks that open lines contradict, and
@@ -281,44 +384,35 @@ fn count_lines(
     tally: &mut Tally,
 ) -> HashMap<(usize, usize), usize> {
     let homes = Homes::new(doc, units);
-    // Criteria written away from their sprint (`### Phase 1 success
-    // criteria`) and plan-wide checks; the sprints' names, which an index
-    // or progress list repeats.
-    let criteria: HashSet<String> = units
-        .iter()
-        .flat_map(|u| &u.sprints)
-        .flat_map(|s| s.sprint.entry.iter().chain(&s.sprint.exit))
-        .chain(plan_wide.iter().flat_map(|c| c.iter()))
-        .map(|c| c.text.trim().to_lowercase())
-        .collect();
-    let sprint_names: Vec<(String, &str)> = units
-        .iter()
-        .flat_map(|u| &u.sprints)
-        .map(|s| (word_key(&s.sprint.name), s.sprint.name.as_str()))
-        .filter(|(k, _)| k.trim().len() >= 4)
-        .collect();
-    let headings: Vec<(usize, &str)> = doc
-        .blocks
-        .iter()
-        .filter_map(|b| match b {
-            Block::Heading { text, span, .. } => Some((span.start, text.as_str())),
-            _ => None,
-        })
-        .collect();
+    let criteria = std::cell::OnceCell::new();
+    let elsewhere = std::cell::OnceCell::new();
+    let shown = |line: &TaskLine, reason: String| TallyLine {
+        line: doc.line(line.span.start),
+        text: line.text.chars().take(120).collect(),
+        reason,
+    };
     let mut open_in: HashMap<(usize, usize), usize> = HashMap::new();
     for line in lines {
-        let shown = TallyLine {
-            line: doc.line(line.span.start),
-            text: line.text.chars().take(120).collect(),
-            reason: String::new(),
+        let home = match homes.of(line) {
+            Home::None => {
+                let criteria = criteria.get_or_init(|| criteria_hashes(units, plan_wide));
+                if criteria.contains(&fnv(FNV_START, line.text.trim().bytes())) {
+                    tally.criteria += 1;
+                    continue;
+                }
+                homes.by_text(line).map_or(Home::None, Home::One)
+            }
+            home => home,
         };
-        match homes.of(line).as_slice() {
-            [] if criteria.contains(&line.text.to_lowercase()) => tally.criteria += 1,
-            [] => match not_work_reason(&headings, &sprint_names, line) {
-                Some(reason) => tally.not_work.push(TallyLine { reason, ..shown }),
-                None => tally.outside.push(shown),
-            },
-            &[home] => {
+        match home {
+            Home::None => {
+                let e = elsewhere.get_or_init(|| Elsewhere::new(doc, units));
+                match not_work_reason(e, line) {
+                    Some(reason) => tally.not_work.push(shown(line, reason)),
+                    None => tally.outside.push(shown(line, String::new())),
+                }
+            }
+            Home::One(home) => {
                 let s = &units[home.0].sprints[home.1].sprint;
                 // `Exit: x` read as the criterion `x`.
                 let after_label = line.text.split_once(':').map_or("", |(_, r)| r.trim());
@@ -336,7 +430,7 @@ fn count_lines(
                     }
                 }
             }
-            _ => tally.twice.push(shown),
+            Home::Several => tally.twice.push(shown(line, String::new())),
         }
     }
     open_in
@@ -381,33 +475,43 @@ fn undo_done(
 /// sprints share (`Write tests`) says nothing.
 fn same_work_twice(doc: &Doc, units: &[RawUnit], tally: &mut Tally, problems: &mut Vec<Problem>) {
     let sprints: Vec<&RawSprint> = units.iter().flat_map(|u| &u.sprints).collect();
-    let keys: Vec<BTreeSet<String>> = sprints
-        .iter()
-        .map(|s| {
+    // (task, sprint) pairs, each task once per sprint, grouped by task.
+    let mut pairs: Vec<(u64, usize)> = Vec::new();
+    let mut counts = vec![0usize; sprints.len()];
+    for (i, s) in sprints.iter().enumerate() {
+        let start = pairs.len();
+        pairs.extend(
             s.sprint
                 .tasks
                 .iter()
-                .map(|t| work_key(t))
-                .filter(|t| t.split_whitespace().count() >= 2)
-                .collect()
-        })
-        .collect();
-    let mut holders: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, set) in keys.iter().enumerate() {
-        for key in set {
-            holders.entry(key.as_str()).or_default().push(i);
+                .filter_map(|t| work_key(t))
+                .map(|k| (k, i)),
+        );
+        pairs[start..].sort_unstable();
+        let mut kept = start;
+        for j in start..pairs.len() {
+            if j == start || pairs[j].0 != pairs[kept - 1].0 {
+                pairs[kept] = pairs[j];
+                kept += 1;
+            }
         }
+        pairs.truncate(kept);
+        counts[i] = kept - start;
     }
+    pairs.sort_unstable();
     let mut shared_by: BTreeMap<(usize, usize), usize> = BTreeMap::new();
-    for list in holders.values().filter(|l| (2..=8).contains(&l.len())) {
-        for (x, &a) in list.iter().enumerate() {
-            for &b in &list[x + 1..] {
+    for group in pairs.chunk_by(|a, b| a.0 == b.0) {
+        if !(2..=8).contains(&group.len()) {
+            continue;
+        }
+        for (x, &(_, a)) in group.iter().enumerate() {
+            for &(_, b) in &group[x + 1..] {
                 *shared_by.entry((a, b)).or_default() += 1;
             }
         }
     }
     for ((a, b), shared) in shared_by {
-        if shared < 2 || shared * 5 < keys[a].len().max(keys[b].len()) * 4 {
+        if shared < 2 || shared * 5 < counts[a].max(counts[b]) * 4 {
             continue;
         }
         let (first, second) = (sprints[a], sprints[b]);
@@ -442,7 +546,8 @@ mod tests {
             work_key("T1: Add the model"),
             work_key("#101 Add the model")
         );
-        assert_eq!(work_key("1.2 Add the model"), "add the model");
+        assert_eq!(work_key("1.2 Add the model"), work_key("add  the Model"));
         assert_ne!(work_key("Add the model"), work_key("Add the view"));
+        assert_eq!(work_key("Refactor"), None);
     }
 }

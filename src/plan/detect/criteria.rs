@@ -662,16 +662,20 @@ pub(super) fn attach_loose_criteria(doc: &Doc, units: &mut [RawUnit]) {
         .flat_map(|u| &u.sprints)
         .map(|s| s.span.start)
         .collect();
+    // Each sprint id's first sprint, so a criterion finds its sprint by
+    // one look (a plan of thousands of `Sortie N Success` sections).
+    let mut by_id: HashMap<SprintId, (usize, usize)> = HashMap::new();
+    for (u, unit) in units.iter().enumerate() {
+        for (k, s) in unit.sprints.iter().enumerate() {
+            by_id.entry(s.id.clone()).or_insert((u, k));
+        }
+    }
     for (at, about, criteria) in loose_criteria(doc) {
         if sprint_heads.contains(&doc.blocks[at].span().start) {
             continue;
         }
         let target = match about {
-            Some(id) => model_id(&id).and_then(|id| {
-                units.iter().enumerate().find_map(|(u, unit)| {
-                    unit.sprints.iter().position(|s| s.id == id).map(|k| (u, k))
-                })
-            }),
+            Some(id) => model_id(&id).and_then(|id| by_id.get(&id).copied()),
             None => {
                 let unit = units
                     .iter()

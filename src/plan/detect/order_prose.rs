@@ -117,6 +117,48 @@ pub(super) fn obey(
     if units.len() < 2 {
         return structure;
     }
+    // A sprint's own text is its work ("Implement: stories that depend on
+    // the foundation"), not the plan's order: only prose outside sprints
+    // is read.
+    let heading_at: HashMap<usize, usize> = doc
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| matches!(b, Block::Heading { .. }))
+        .map(|(i, b)| (b.span().start, i))
+        .collect();
+    let mut in_sprint = vec![false; doc.blocks.len()];
+    for s in units.iter().flat_map(|u| &u.sprints) {
+        if let Some(&i) = heading_at.get(&s.span.start) {
+            for j in doc.section(i) {
+                in_sprint[j] = true;
+            }
+        }
+    }
+    // Sentences outside the sprints that hold an order word, with the
+    // block they are in; most plans have none, and then nothing more is
+    // read.
+    let mut sentences: Vec<(usize, String)> = Vec::new();
+    for (j, block) in doc.blocks.iter().enumerate() {
+        let (Block::Paragraph { text, .. } | Block::Item { text, .. }) = block else {
+            continue;
+        };
+        if in_sprint[j] {
+            continue;
+        }
+        let lower = text.to_lowercase();
+        if !ORDER_WORDS.iter().any(|k| lower.contains(k.trim())) {
+            continue;
+        }
+        for sentence in unwrap_lines(&lower).split(['\n', '.', ';']) {
+            if ORDER_WORDS.iter().any(|k| sentence.contains(k.trim())) {
+                sentences.push((j, sentence.to_string()));
+            }
+        }
+    }
+    if sentences.is_empty() {
+        return structure;
+    }
     let mut count: HashMap<String, usize> = HashMap::new();
     let per_unit: Vec<Vec<String>> = units.iter().map(aliases).collect();
     for a in per_unit.iter().flatten() {
@@ -140,76 +182,52 @@ pub(super) fn obey(
     // written there without one (`Rules: begin only after core has
     // completed`).
     let mut owner: Vec<Option<usize>> = vec![None; doc.blocks.len()];
-    for (u, unit) in units.iter().enumerate() {
+    // (Units shared out of one flat list have that list as their scope:
+    // it is no section of theirs.)
+    for (u, unit) in units.iter().enumerate().filter(|(_, u)| u.heads.is_none()) {
         for j in unit.scope.clone() {
             if let Some(o) = owner.get_mut(j) {
                 *o = Some(u);
             }
         }
     }
-    // A sprint's own text is its work ("Implement: stories that depend on
-    // the foundation"), not the plan's order: only prose outside sprints
-    // is read.
-    let heading_at: HashMap<usize, usize> = doc
-        .blocks
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| matches!(b, Block::Heading { .. }))
-        .map(|(i, b)| (b.span().start, i))
-        .collect();
-    let mut in_sprint = vec![false; doc.blocks.len()];
-    for s in units.iter().flat_map(|u| &u.sprints) {
-        if let Some(&i) = heading_at.get(&s.span.start) {
-            for j in doc.section(i) {
-                in_sprint[j] = true;
-            }
-        }
-    }
     let mut added: Vec<(usize, usize)> = Vec::new();
-    for (j, block) in doc.blocks.iter().enumerate() {
-        let (Block::Paragraph { text, .. } | Block::Item { text, .. }) = block else {
+    for (j, lower) in &sentences {
+        let j = *j;
+        let Some((key_at, key)) = ORDER_WORDS
+            .iter()
+            .filter_map(|k| lower.find(k.trim()).map(|p| (p, k.trim())))
+            .min()
+        else {
             continue;
         };
-        if in_sprint[j] {
+        // What is waited for ends with its clause: "can start after
+        // Phase 2, parallel with US1", "Depends on Foundational — No
+        // dependencies on other stories".
+        let rest = &lower[key_at + key.len()..];
+        let clause_end = CLAUSE_ENDS
+            .iter()
+            .filter_map(|e| rest.find(e))
+            .min()
+            .unwrap_or(rest.len());
+        let before = words(&lower[..key_at]);
+        let waited_text = words(&rest[..clause_end]);
+        // The subject: the last unit named before the order word, or
+        // the unit whose section this is.
+        let Some(waiter) = named_at(&before, &by_first)
+            .iter()
+            .max()
+            .map(|&(_, u)| u)
+            .or(owner[j])
+        else {
             continue;
-        }
-        for sentence in unwrap_lines(text).split(['\n', '.', ';']) {
-            let lower = sentence.to_lowercase();
-            let Some((key_at, key)) = ORDER_WORDS
-                .iter()
-                .filter_map(|k| lower.find(k.trim()).map(|p| (p, k.trim())))
-                .min()
-            else {
-                continue;
-            };
-            // What is waited for ends with its clause: "can start after
-            // Phase 2, parallel with US1", "Depends on Foundational — No
-            // dependencies on other stories".
-            let rest = &lower[key_at + key.len()..];
-            let clause_end = CLAUSE_ENDS
-                .iter()
-                .filter_map(|e| rest.find(e))
-                .min()
-                .unwrap_or(rest.len());
-            let before = words(&lower[..key_at]);
-            let waited_text = words(&rest[..clause_end]);
-            // The subject: the last unit named before the order word, or
-            // the unit whose section this is.
-            let Some(waiter) = named_at(&before, &by_first)
-                .iter()
-                .max()
-                .map(|&(_, u)| u)
-                .or(owner[j])
-            else {
-                continue;
-            };
-            let waited: BTreeSet<usize> = named_at(&waited_text, &by_first)
-                .into_iter()
-                .map(|(_, u)| u)
-                .filter(|u| *u != waiter)
-                .collect();
-            added.extend(waited.into_iter().map(|on| (waiter, on)));
-        }
+        };
+        let waited: BTreeSet<usize> = named_at(&waited_text, &by_first)
+            .into_iter()
+            .map(|(_, u)| u)
+            .filter(|u| *u != waiter)
+            .collect();
+        added.extend(waited.into_iter().map(|on| (waiter, on)));
     }
     for (waiter, on) in added {
         let dep = units[on].name.clone();

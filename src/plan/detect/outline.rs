@@ -37,10 +37,10 @@ pub(super) fn lone_cr_to_lf(source: &str) -> Option<String> {
 /// already) rewritten in place as headings and label lines. Nothing changes
 /// unless the plan holds at least one `<task` element with a `<name>`.
 pub(super) fn rewrite_xml_tasks(masked: &mut String) {
-    let has_tasks = masked
-        .lines()
-        .any(|l| l.trim_start().starts_with("<task") && !l.trim_start().starts_with("<tasks"))
-        && masked.contains("<name>");
+    let has_tasks = masked.contains("<name>")
+        && masked
+            .lines()
+            .any(|l| l.trim_start().starts_with("<task") && !l.trim_start().starts_with("<tasks"));
     if !has_tasks {
         return;
     }

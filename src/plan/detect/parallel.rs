@@ -56,6 +56,14 @@ const SECTIONS: &[&str] = &[
 /// is not about the work inside, and names sections or another of `names`
 /// (the sections' names). A stray "tests run in parallel" is not.
 pub(crate) fn says_sections_run_at_once(text: &str, names: &[String], me: usize) -> bool {
+    // Most sections say nothing of the kind: one look before any copy.
+    let words = ["parallel", "concurrent", "same", "simultaneous"];
+    if !words
+        .iter()
+        .any(|w| text.contains(w) || text.to_ascii_lowercase().contains(w))
+    {
+        return false;
+    }
     let lower = unwrap_lines(text).to_lowercase();
     let sentences: Vec<&str> = lower
         .split(['.', '\n', ';', '!', '?'])
