@@ -29,6 +29,7 @@ json_snapshots! {
     story_dependencies => "first-sight-story-dependencies",
     table_rules => "first-sight-table-rules",
     open_group => "first-sight-open-group",
+    status_index => "first-sight-status-index",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -112,6 +113,10 @@ fn finished_work_is_read_where_it_is_marked() {
     assert_eq!(done(&v, 0), [true, true, false]);
     let (_, v, _) = json("first-sight-cursor-todos");
     assert_eq!(done(&v, 0), [true, true, false]);
+    // A status table naming the sprints by number is their index.
+    let (_, v, _) = json("first-sight-status-index");
+    assert_eq!(done(&v, 0), [true, true, false]);
+    assert!(codes(&v, "guesses").contains(&"reading::done_elsewhere".to_string()));
 }
 
 #[test]

@@ -73,6 +73,17 @@ pub(super) fn marks_elsewhere(
             format!("marked complete in the plan (`{label}` ticked in its index)"),
         );
     }
+    // A status table naming the sprints by number (`| Sprint | Goal |
+    // Status |`, `| 3 | Selector UX | COMPLETE |`) is an index too.
+    for (done, id, label) in status_rows(doc) {
+        if let Some(sprint) = find_by_id(units, &id) {
+            set(
+                sprint,
+                done,
+                format!("marked complete in the plan (`{label}` in its status table)"),
+            );
+        }
+    }
     // Phases the index lists without a section of their own (a shipped
     // milestone folded away): sprints too, in their place by number.
     if let [unit] = units {
@@ -85,6 +96,48 @@ pub(super) fn marks_elsewhere(
             }
         }
     }
+}
+
+/// The rows of status tables whose first column numbers sprints (`Sprint`,
+/// `Phase`, `Stage`, `Milestone`, `Step`, `Week`, `#`): (done, id, the
+/// row's words).
+fn status_rows(doc: &Doc) -> Vec<(bool, SprintId, String)> {
+    let mut out = Vec::new();
+    for b in &doc.blocks {
+        let Block::Table { header, rows, .. } = b else {
+            continue;
+        };
+        let words = ["sprint", "phase", "stage", "milestone", "step", "week", "#"];
+        let (Some(id_col), Some(status_col)) = (
+            column(header, &words).filter(|&c| c == 0),
+            column(header, &["status", "state"]),
+        ) else {
+            continue;
+        };
+        for row in rows {
+            let (Some(id), Some(status)) = (row.cells.get(id_col), row.cells.get(status_col))
+            else {
+                continue;
+            };
+            let raw = id
+                .text
+                .trim()
+                .trim_start_matches(|c: char| !c.is_ascii_digit())
+                .split(|c: char| c.is_whitespace() || c == ':')
+                .next()
+                .unwrap_or("");
+            if let Some(id) = super::sprints::model_id(raw).filter(|_| !raw.is_empty()) {
+                let label = row
+                    .cells
+                    .iter()
+                    .map(|c| c.text.trim())
+                    .collect::<Vec<_>>()
+                    .join(" | ");
+                out.push((status_says_done(&status.text), id, label));
+            }
+        }
+    }
+    out
 }
 
 /// A sprint from an index line: `Phase 1: Foundation (3/3 plans) —
