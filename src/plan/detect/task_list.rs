@@ -39,7 +39,8 @@ fn sub_task(text: &str) -> Option<(u32, &str)> {
     Some((major.parse().ok()?, t))
 }
 
-/// Kiro's optional task `- [ ]* 2.2 …` and its task in progress `- [-] 2. …`
+/// Kiro's optional task `- [ ]* 2.2 …` and a task in progress (`- [-] 2. …`,
+/// `[~]`, `[/]`)
 /// are no task-list items to Markdown: their box is read from the text. Returns (ticked, the text after the box).
 fn optional_box(text: &str) -> Option<(bool, &str)> {
     let t = text.trim_start();
@@ -49,6 +50,8 @@ fn optional_box(text: &str) -> Option<(bool, &str)> {
         ("[X]*", true),
         ("[-]*", false),
         ("[-]", false),
+        ("[~]", false),
+        ("[/]", false),
     ] {
         if let Some(rest) = t.strip_prefix(mark) {
             return Some((ticked, rest.trim_start()));
