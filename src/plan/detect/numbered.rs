@@ -32,7 +32,7 @@ pub(super) fn numbered_heading(text: &str) -> Option<(String, String)> {
     let rest = t[id_len..]
         .trim_start_matches([')', ':', '—', '–', '-'])
         .trim();
-    if rest.is_empty() || !rest.starts_with(|c: char| c.is_alphabetic()) {
+    if rest.is_empty() || !rest.starts_with(|c: char| c.is_alphabetic() || c == '`') {
         return None;
     }
     Some((id.to_string(), rest.to_string()))
@@ -188,6 +188,8 @@ fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
             continue;
         };
         let span = span.clone();
+        // A heading's name has no inline code (`` `typescript` dependency``).
+        let name = name.replace('`', "");
         let name = if code.starts_with(|c: char| c.is_ascii_uppercase()) {
             format!("{code}: {name}")
         } else {
