@@ -30,6 +30,7 @@ json_snapshots! {
     table_rules => "first-sight-table-rules",
     open_group => "first-sight-open-group",
     status_index => "first-sight-status-index",
+    letter_codes => "first-sight-letter-codes",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -144,6 +145,20 @@ fn readable_plans_are_read_and_the_guess_is_said() {
     assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2", "2.1", "2.2"]);
     assert_eq!(done(&v, 0), [true, true, false, false]);
     assert!(codes(&v, "guesses").contains(&"reading::numbered_headings".to_string()));
+    // Codes of several letters (`B1`, `M1`): `M1` is no milestone there.
+    let (status, v, _) = json("first-sight-letter-codes");
+    assert_eq!(status, 0);
+    assert_eq!(
+        names(&v, 0),
+        [
+            "B1: Hardcoded bridge IPs break on restart",
+            "B2: Ledger is permanently stale",
+            "I1: Intent gate declared but missing",
+            "M1: hub.service not committed",
+            "M2: No .env.example template"
+        ]
+    );
+    assert_eq!(done(&v, 0), [true, false, false, true, false]);
     // A roadmap whose only work is the headings under `## Not Started`.
     let (status, v, _) = json("first-sight-open-group");
     assert_eq!(status, 0);

@@ -189,11 +189,13 @@ fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
         };
         let span = span.clone();
         // A heading's name has no inline code (`` `typescript` dependency``).
-        let name = name.replace('`', "");
+        // (nor strikethrough: `~~B1 — Fix the IPs~~ ✅ FIXED`).
+        let name = name.replace('`', "").replace("~~", "");
+        let name = without_status(name.trim());
         let name = if code.starts_with(|c: char| c.is_ascii_uppercase()) {
             format!("{code}: {name}")
         } else {
-            name
+            name.to_string()
         };
         let mut sprint = read_sprint(doc, i, id.clone(), name);
         sprint.done = done_evidence(doc, i, marked);
@@ -201,6 +203,33 @@ fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
         out.push(RawSprint { id, span, sprint });
     }
     out
+}
+
+/// A name without a trailing status word and its date (`Fix the IPs
+/// FIXED 2026-02-28`, the mark itself already read).
+fn without_status(name: &str) -> &str {
+    let words = [
+        "FIXED",
+        "DONE",
+        "RESOLVED",
+        "COMPLETE",
+        "COMPLETED",
+        "SHIPPED",
+        "MERGED",
+    ];
+    let cut = words
+        .iter()
+        .filter_map(|w| name.rfind(&format!(" {w}")))
+        .max()
+        .filter(|&at| {
+            let rest = name[at..]
+                .trim_start()
+                .split_once(' ')
+                .map_or("", |(_, r)| r);
+            rest.chars()
+                .all(|c| c.is_ascii_digit() || c == '-' || c.is_whitespace())
+        });
+    cut.map_or(name, |at| name[..at].trim_end())
 }
 
 /// The guess the reading made, said so that `start` asks.

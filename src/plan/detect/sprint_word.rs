@@ -19,6 +19,64 @@ pub(super) fn choose_word(
     parsed: &[Option<Heading>],
     seen: &BTreeMap<Word, usize>,
 ) -> Option<Word> {
+    // `### M1 — …` among `### B1 — …` and `### I1 — …`: codes of a task
+    // list, not milestones.
+    if count_letter_codes(blocks) >= 2 {
+        let mut seen = seen.clone();
+        seen.remove(&Word::Milestone);
+        let parsed: Vec<Option<Heading>> = parsed
+            .iter()
+            .zip(blocks)
+            .map(|(h, b)| match (h, b) {
+                (Some(Heading::Sprint(s)), Block::Heading { text, .. })
+                    if s.word == Word::Milestone && letter_code(text) == Some("M") =>
+                {
+                    None
+                }
+                (h, _) => h.clone(),
+            })
+            .collect();
+        if seen.values().sum::<usize>() == 0 {
+            return None;
+        }
+        return choose_word_of(blocks, parent, &parsed, &seen);
+    }
+    choose_word_of(blocks, parent, parsed, seen)
+}
+
+/// `B1 — Fix the IPs` → `B`: a heading opened by capitals and a number
+/// and a separator.
+fn letter_code(text: &str) -> Option<&str> {
+    let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let letters = t.chars().take_while(char::is_ascii_uppercase).count();
+    let digits = t[letters..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .count();
+    let after = &t[letters + digits..];
+    (letters > 0 && letters <= 3 && digits > 0 && after.starts_with([' ', ':', '.']))
+        .then(|| &t[..letters])
+}
+
+/// How many letter codes other than `M` open headings of the plan.
+fn count_letter_codes(blocks: &[Block]) -> usize {
+    let codes: BTreeSet<&str> = blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Heading { text, .. } => letter_code(text),
+            _ => None,
+        })
+        .filter(|c| *c != "M")
+        .collect();
+    codes.len()
+}
+
+fn choose_word_of(
+    blocks: &[Block],
+    parent: &[Option<usize>],
+    parsed: &[Option<Heading>],
+    seen: &BTreeMap<Word, usize>,
+) -> Option<Word> {
     let count = |w: Word| seen.get(&w).copied().unwrap_or(0);
     if count(Word::Sprint) > 0 || count(Word::Sortie) > 0 {
         return Some(if count(Word::Sortie) > count(Word::Sprint) {
