@@ -63,6 +63,12 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
             doc.own_blocks(j)
                 .any(|b| matches!(doc.blocks[b], Block::Item { .. } | Block::Code { .. }))
         };
+        // A numbered step whose work sits in its own sub-sections
+        // (`### Task 1.1` holding `#### Subtask: …`) carries work too.
+        let section_work = |j: usize| {
+            doc.section(j)
+                .any(|b| matches!(doc.blocks[b], Block::Item { .. } | Block::Code { .. }))
+        };
         let step = |t: &str| step_heading(t) || numbered_after(t, number);
         // A group heading with no work of its own before its one step.
         let only_a_frame = |i: usize| !own_work(i);
@@ -83,7 +89,7 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
         if all_steps {
             children
         } else if (numbered.len() >= 2 || (numbered.len() == 1 && only_a_frame(i)))
-            && numbered.iter().all(|&j| own_work(j))
+            && numbered.iter().all(|&j| own_work(j) || section_work(j))
         {
             numbered
         } else {
