@@ -253,28 +253,21 @@ mod tests {
 
     #[test]
     fn numbered_headings_give_id_and_name() {
-        assert_eq!(
-            numbered_heading("1.1 Split the store"),
-            Some(("1.1".into(), "Split the store".into()))
-        );
-        assert_eq!(
-            numbered_heading("3. Replace the parser"),
-            Some(("3".into(), "Replace the parser".into()))
-        );
-        assert_eq!(
-            numbered_heading("T1: Add the source"),
-            Some(("T1".into(), "Add the source".into()))
-        );
-        assert_eq!(
-            numbered_heading("TASK-03 — Wire it"),
-            Some(("TASK-03".into(), "Wire it".into()))
-        );
-        assert_eq!(
-            numbered_heading("DB-T1 — Update the model"),
-            Some(("DB-T1".into(), "Update the model".into()))
-        );
-        assert_eq!(numbered_heading("Overview"), None);
-        assert_eq!(numbered_heading("API: notes"), None);
-        assert_eq!(numbered_heading("2024 roadmap"), None);
+        for (heading, id, name) in [
+            ("1.1 Split the store", "1.1", "Split the store"),
+            ("3. Replace the parser", "3", "Replace the parser"),
+            ("T1: Add the source", "T1", "Add the source"),
+            ("TASK-03 — Wire it", "TASK-03", "Wire it"),
+            ("DB-T1 — Update the model", "DB-T1", "Update the model"),
+        ] {
+            assert_eq!(
+                numbered_heading(heading),
+                Some((id.to_string(), name.to_string())),
+                "{heading}"
+            );
+        }
+        for not_a_step in ["Overview", "API: notes", "2024 roadmap"] {
+            assert_eq!(numbered_heading(not_a_step), None, "{not_a_step}");
+        }
     }
 }
