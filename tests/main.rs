@@ -54,6 +54,7 @@ mod test_start_checks;
 mod test_store;
 mod test_sync;
 mod test_ui;
+mod test_usage_limit;
 mod test_waits;
 mod test_worker_life;
 mod test_worker_outage;

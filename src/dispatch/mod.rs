@@ -23,6 +23,7 @@ pub mod reap;
 pub mod result;
 mod stale;
 pub mod template_vars;
+pub mod usage_limit;
 mod wrapper;
 
 pub use wrapper::jitter_seed;
