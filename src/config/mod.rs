@@ -41,6 +41,14 @@ pub struct Config {
     pub workspace: WorkspaceConfig,
 }
 
+/// The name a program's usage limit is kept under: its file name.
+pub fn program_name(program: &str) -> String {
+    Path::new(program)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| program.to_string())
+}
+
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WorkspaceConfig {
@@ -156,6 +164,10 @@ pub struct RunConfig {
     /// its failure counts as an attempt.
     #[serde(with = "humantime_serde_compat")]
     pub rate_limit_wait: Duration,
+    /// The longest usage-limit reset the run waits for by itself; a later
+    /// reset stops the run (resumable), its time in the message.
+    #[serde(with = "humantime_serde_compat")]
+    pub limit_wait_max: Duration,
     /// The git remote a run lives on (`start --remote` says it too): every
     /// event is published there and workers claim the sprints.
     pub remote: Option<String>,
@@ -194,6 +206,7 @@ impl Default for RunConfig {
             budget_usd: None,
             retry_delay: Duration::from_secs(30),
             rate_limit_wait: Duration::from_secs(3600),
+            limit_wait_max: Duration::from_secs(12 * 3600),
             remote: None,
             lease: Duration::from_secs(300),
             offline_grace: None,
@@ -498,6 +511,13 @@ impl Config {
             }
         }
         Ok(config)
+    }
+
+    /// The name a usage limit is kept under: the agent program's file
+    /// name (`claude`, `codex`, `aider`).
+    pub fn agent_program_name(&self) -> Option<String> {
+        let program = self.agent_command()?.first()?;
+        Some(program_name(program))
     }
 
     /// The agent argv template, required by commands that dispatch.

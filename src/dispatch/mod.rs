@@ -155,6 +155,24 @@ pub struct Report {
     /// were kept out of the tree the wrapper ended.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub background: Vec<crate::machine::BackgroundProcess>,
+    /// The agent ended on a usage limit of its subscription: the engine
+    /// pauses the agent instead of charging the attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_limit: Option<ReportedLimit>,
+}
+
+/// A usage limit as the wrapper read it from the agent's output.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportedLimit {
+    /// The agent's program (`claude`).
+    pub agent: String,
+    /// When it resets (RFC 3339), when the agent said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resets_at: Option<String>,
+    /// The wall clock when it was read.
+    pub met_at: String,
+    /// The line that said so.
+    pub line: String,
 }
 
 impl Report {

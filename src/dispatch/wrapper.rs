@@ -22,6 +22,7 @@ use super::ratelimit;
 use super::reap;
 use super::signal_group;
 use super::stale;
+use super::usage_limit;
 use super::Job;
 use super::Report;
 use super::Setup;
@@ -290,6 +291,23 @@ pub(super) fn supervise(
         }
         // Only this run's output: an earlier run's error is not this one's.
         let output = read_from(&job.log_file, run_start);
+        // A usage limit ends the dispatch: waiting seconds would only fail
+        // again; the engine pauses the agent until the reset.
+        if let Some(limit) = usage_limit_of(job, code, &output) {
+            writeln!(
+                log,
+                "git-supervisor: usage limit of `{}`{}: {}; the run pauses this agent (no attempt is counted)",
+                limit.agent,
+                limit
+                    .resets_at
+                    .as_deref()
+                    .map(|r| format!(", resets at {r}"))
+                    .unwrap_or_default(),
+                limit.line
+            )?;
+            report.usage_limit = Some(limit);
+            return finish(report, job, code);
+        }
         // A failing exit is read for a rate limit anywhere in its tail; an
         // exit 0 (aider gives up on a rate limit and exits 0) only when the
         // limit is the last thing the agent said.
@@ -334,6 +352,29 @@ pub(super) fn supervise(
         waited += wait;
         limited_runs += 1;
     }
+}
+
+/// The usage limit the end of this run's output reports, read at the
+/// wall clock in the agent's time zone (`TZ`, else the system's).
+fn usage_limit_of(job: &Job, code: i32, output: &str) -> Option<super::ReportedLimit> {
+    let now = jiff::Timestamp::now();
+    let local = jiff::tz::TimeZone::system();
+    let found = if code == 0 {
+        usage_limit::classify_final(output, now, &local)
+    } else {
+        usage_limit::classify(output, now, &local)
+    }?;
+    let agent = job
+        .argv
+        .first()
+        .map(|p| crate::config::program_name(p))
+        .unwrap_or_default();
+    Some(super::ReportedLimit {
+        agent,
+        resets_at: found.resets_at.map(|t| t.to_string()),
+        met_at: now.round(jiff::Unit::Second).unwrap_or(now).to_string(),
+        line: found.line,
+    })
 }
 
 /// The text of `path` from byte `offset` on.

@@ -173,6 +173,13 @@ impl Engine {
         Ok(Some((unit_name.clone(), steps.len())))
     }
 
+    /// The end of a usage-limit pause whose reset has come by the wall
+    /// clock, to record before anything is dispatched to that agent again.
+    pub(super) fn next_limit_end(&self, tip: &Tip) -> Option<EventKind> {
+        let agent = tip.state.limits_reset(&wall_now()).into_iter().next()?;
+        Some(EventKind::LimitEnded { agent })
+    }
+
     /// The plan and config to dispatch with, once the checks every
     /// dispatch needs have passed: something is ready, the budget is not
     /// spent (else the run stops until resumed), the agent's program runs.
@@ -250,7 +257,14 @@ impl Engine {
     ) -> Option<Choice> {
         // A failed sprint waits for its retry time by the wall clock (the
         // commit clock may be pinned).
-        let ready = machine::dispatchable_at(state, &wall_now());
+        let now = wall_now();
+        // Nothing goes to an agent paused on its usage limit.
+        if let Some(agent) = config.agent_program_name() {
+            if state.limit_pause(&agent, &now).is_some() {
+                return None;
+            }
+        }
+        let ready = machine::dispatchable_at(state, &now);
         // An agent's check of a deferred condition waits for its next check
         // time, by the engine's clock: a pinned clock (tests) moves only with
         // transitions, so time passes there only when the pin does.

@@ -448,6 +448,22 @@ impl Engine {
                     agent: sp.agent.as_ref(),
                 });
                 let (outcome, evidence) = verdict.after_watchdog(!gone && report.killed.is_some());
+                // The agent stopped on its subscription's usage limit: unless
+                // its work is done anyway, the sprint waits for the reset,
+                // uncharged.
+                if let Some(limit) = report
+                    .usage_limit
+                    .as_ref()
+                    .filter(|_| outcome != machine::Outcome::Completed)
+                {
+                    return Ok(Some(EventKind::UsageLimited {
+                        unit: u.name.clone(),
+                        agent: limit.agent.clone(),
+                        resets_at: limit.resets_at.clone(),
+                        met_at: limit.met_at.clone(),
+                        line: limit.line.clone(),
+                    }));
+                }
                 let (outcome, evidence) =
                     self.background_verdict(sp, &sp.background, outcome, evidence);
                 let Some((outcome, evidence)) =

@@ -36,6 +36,7 @@ impl Engine {
         if let Ok((_, c)) = self.snapshot(tip) {
             state.retry_delay_ms = ms(c.run.retry_delay);
             state.deferred_check_ms = (ms(c.run.deferred_check_min), ms(c.run.deferred_check_max));
+            state.limit_wait_max_ms = ms(c.run.limit_wait_max);
         }
         state
     }

@@ -94,7 +94,10 @@ impl Engine {
                         Some(kind) => Some(kind),
                         None => match self.next_observation(&tip)? {
                             Some(kind) => Some(kind),
-                            None => self.next_agent_event(&tip)?,
+                            None => match self.next_agent_event(&tip)? {
+                                Some(kind) => Some(kind),
+                                None => self.next_limit_end(&tip),
+                            },
                         },
                     },
                 }

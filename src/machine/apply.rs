@@ -19,6 +19,7 @@ use super::handlers::background;
 use super::handlers::budget;
 use super::handlers::completion;
 use super::handlers::gate;
+use super::handlers::limit;
 use super::handlers::plan;
 use super::handlers::run;
 use super::handlers::usage;
@@ -214,6 +215,18 @@ pub enum EventKind {
         sprint: SprintId,
         processes: Vec<super::background::BackgroundProcess>,
     },
+    /// The unit's agent met a usage limit: the sprint waits without an
+    /// attempt charged, and the agent is paused until the reset. `met_at`
+    /// is the wall clock when it was read; `resets_at` what the agent said.
+    UsageLimited {
+        unit: String,
+        agent: String,
+        resets_at: Option<String>,
+        met_at: String,
+        line: String,
+    },
+    /// The reset time of an agent's usage-limit pause has come.
+    LimitEnded { agent: String },
     /// Something worth recording that changes no state (unresponsive agent,
     /// deferred check still failing, a gate that passed).
     Notice {
@@ -255,6 +268,8 @@ impl EventKind {
             EventKind::Replan { .. } => "replan",
             EventKind::Needs { .. } => "needs",
             EventKind::BudgetReached { .. } => "budget",
+            EventKind::UsageLimited { .. } => "usage-limit",
+            EventKind::LimitEnded { .. } => "limit-ended",
         }
     }
 }
@@ -450,6 +465,14 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             agent::agent_started(&mut b, unit, *pid, worker.as_deref())?
         }
         EventKind::LeaseExpired { unit, worker } => agent::lease_expired(&mut b, unit, worker)?,
+        EventKind::UsageLimited {
+            unit,
+            agent,
+            resets_at,
+            met_at,
+            line,
+        } => limit::usage_limited(&mut b, unit, agent, resets_at.as_deref(), met_at, line)?,
+        EventKind::LimitEnded { agent } => limit::limit_ended(&mut b, agent)?,
         EventKind::Verdict {
             unit,
             outcome,

@@ -240,6 +240,9 @@ pub struct SprintState {
     /// resume re-dispatches it as PENDING with the attempt kept.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub interrupted: bool,
+    /// The BACKOFF waits for the usage limit of this agent to reset.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub limited: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub last_verified: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
@@ -383,12 +386,66 @@ pub struct State {
     /// until `resume` (after the budget was raised).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub budget_reached: Option<BudgetReached>,
+    /// Agents that met a usage limit (by program): nothing is dispatched to
+    /// one while its pause lasts. Ended pauses are kept until the agent
+    /// completes a sprint, so waits without a named reset double.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub usage_limits: Vec<LimitPause>,
+    /// `run.limit_wait_max`, filled in by the engine before each event
+    /// (policy input, not state; zero: no maximum).
+    #[serde(skip)]
+    pub limit_wait_max_ms: u64,
     /// Each unit works in a linked worktree of its own and sprints enter
     /// the run's integration branch through the merge queue (decided at
     /// `start` from `[run] workspace`; fixed for the run).
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub worktrees: bool,
     pub units: Vec<UnitState>,
+}
+
+/// An agent paused on its usage limit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LimitPause {
+    /// The agent's program (`claude`, `codex`, `aider`).
+    pub agent: String,
+    /// When dispatches to it go on (RFC 3339, wall clock).
+    pub until: String,
+    /// When it was met (wall clock).
+    pub since: String,
+    /// What the agent said.
+    pub line: String,
+    /// The agent named the reset (else the wait is a backoff).
+    #[serde(default)]
+    pub named: bool,
+    /// Limits in a row that named no reset (the backoff doubles).
+    #[serde(skip_serializing_if = "is_zero", default)]
+    pub unnamed_hits: u32,
+    /// The reset came, or `resume` ended the pause.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub ended: bool,
+}
+
+impl State {
+    /// The pause of `agent` that holds dispatches at wall time `now`.
+    pub fn limit_pause(&self, agent: &str, now: &str) -> Option<&LimitPause> {
+        self.usage_limits
+            .iter()
+            .find(|p| p.agent == agent && !p.ended && !super::retry::due(&p.until, now))
+    }
+
+    /// Pauses whose reset has come by `now` and are not recorded as ended.
+    pub fn limits_reset(&self, now: &str) -> Vec<String> {
+        self.usage_limits
+            .iter()
+            .filter(|p| !p.ended && super::retry::due(&p.until, now))
+            .map(|p| p.agent.clone())
+            .collect()
+    }
+
+    /// Pauses not ended yet (for status).
+    pub fn active_limits(&self) -> impl Iterator<Item = &LimitPause> {
+        self.usage_limits.iter().filter(|p| !p.ended)
+    }
 }
 
 /// When and at what figures the budget stopped new dispatches.
@@ -498,6 +555,8 @@ impl State {
             reconciled: None,
             needs: Vec::new(),
             budget_reached: None,
+            usage_limits: Vec::new(),
+            limit_wait_max_ms: 0,
             worktrees: false,
             units: plan
                 .units
@@ -532,6 +591,7 @@ impl State {
                             retry_at: None,
                             next_check_at: None,
                             interrupted: false,
+                            limited: None,
                             last_verified: None,
                             last_failure: None,
                             remaining: Vec::new(),

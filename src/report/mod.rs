@@ -7,6 +7,7 @@ pub mod complete;
 pub mod complete_md;
 pub mod criteria;
 pub mod live;
+pub mod needs_you;
 pub mod state_md;
 pub mod status;
 pub mod timeline;

@@ -19,6 +19,13 @@ pub struct StatusJson<'a> {
     pub run_id: Option<&'a str>,
     pub operation: Option<&'a str>,
     pub overall: &'static str,
+    /// What waits for a person, each with the command that acts on it:
+    /// blocked units, confirmations, usage-limit pauses, the budget.
+    pub needs_you: Vec<super::needs_you::Need>,
+    /// Agents paused on their usage limit, with the reset and the line
+    /// the agent printed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub usage_limits: Vec<super::needs_you::LimitJson>,
     pub units: Vec<UnitJson<'a>>,
     pub active_agents: usize,
     pub blocked: Vec<String>,
@@ -264,6 +271,17 @@ pub fn waits(s: &State) -> Vec<String> {
                             "{}: manual sprint {} waits for `git supervisor confirm {} {}`.",
                             u.name, sp.id, u.name, sp.id
                         )),
+                    SprintStatus::Backoff if sp.limited.is_some() => out.push(format!(
+                        "{}: sprint {} waits for the usage limit of `{}` to reset{} (attempt {} kept).",
+                        u.name,
+                        sp.id,
+                        sp.limited.as_deref().unwrap_or_default(),
+                        sp.retry_at
+                            .as_ref()
+                            .map(|at| format!(" at {at}"))
+                            .unwrap_or_default(),
+                        sp.attempt.max(1),
+                    )),
                     SprintStatus::Backoff if u.state == UnitStatus::Running => out.push(format!(
                         "{}: sprint {} retries (attempt {}/{}) {}.",
                         u.name,
@@ -333,6 +351,13 @@ pub fn next_event(s: Option<&State>) -> String {
             "none — the budget is reached; raise run.budget_usd, `git supervisor replan`, then `git supervisor resume`".into()
         }
         Overall::Stopped => "none — run stopped; `git supervisor resume` continues it".into(),
+        _ if active == 0 && s.active_limits().next().is_some() => {
+            let p = s.active_limits().next().expect("checked");
+            format!(
+                "waiting for the usage limit of `{}` to reset at {}; the agent's wrapper wakes the engine then (`git supervisor resume` ends the pause now)",
+                p.agent, p.until
+            )
+        }
         Overall::Blocked if active == 0 => {
             "waiting for intervention: fix the cause, then `git supervisor resume`".into()
         }
@@ -372,6 +397,8 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             run_id: None,
             operation: None,
             overall: Overall::NotStarted.as_str(),
+            needs_you: Vec::new(),
+            usage_limits: Vec::new(),
             units: Vec::new(),
             active_agents: 0,
             blocked: Vec::new(),
@@ -395,10 +422,13 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             background: Vec::new(),
         };
     };
+    let now = now_of(s);
     StatusJson {
         run_id: Some(&s.run_id),
         operation: Some(&s.operation),
         overall: s.overall().as_str(),
+        needs_you: super::needs_you::needs(s, &now),
+        usage_limits: super::needs_you::limits(s, &now),
         units: s
             .units
             .iter()
@@ -471,6 +501,12 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
         model_usage: None,
         background: Vec::new(),
     }
+}
+
+/// The time "in 2h 13m" is counted from: the clock the state is stamped
+/// with (the wall clock, or the pinned one).
+fn now_of(s: &State) -> String {
+    crate::store::clock::Clock::from_env().iso_at_seq(s.seq)
 }
 
 /// Colours for state names on a terminal.
@@ -555,6 +591,15 @@ fn text_into(
         s.run_id,
         s.overall().as_str()
     )?;
+    let needs = super::needs_you::needs(s, &now_of(s));
+    if !needs.is_empty() {
+        writeln!(o)?;
+        writeln!(o, "Needs you:")?;
+        for n in &needs {
+            writeln!(o, "  - {}", crate::base::escape::visible(&n.message))?;
+            writeln!(o, "    → {}", n.command)?;
+        }
+    }
     writeln!(o)?;
     writeln!(
         o,

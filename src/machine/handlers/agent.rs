@@ -89,6 +89,7 @@ pub(in crate::machine) fn dispatch(
     // complete (`State::background_to_end`); this dispatch records its own.
     s.background.clear();
     s.interrupted = false;
+    s.limited = None;
     s.retry_at = None;
     s.next_check_at = None;
     let (attempt, max) = (s.attempt, b.state.max_retries);
@@ -224,6 +225,9 @@ pub(in crate::machine) fn verdict(
                 }
             }
             s.last_verified = Some(evidence.to_string());
+            // The agent works again: a later limit without a named reset
+            // waits the first backoff again.
+            b.state.usage_limits.retain(|p| !p.ended);
             b.sprint_to(
                 i,
                 k,

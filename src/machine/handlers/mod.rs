@@ -11,6 +11,7 @@ pub(super) mod background;
 pub(super) mod budget;
 pub(super) mod completion;
 pub(super) mod gate;
+pub(super) mod limit;
 pub(super) mod plan;
 pub(super) mod run;
 pub(super) mod usage;

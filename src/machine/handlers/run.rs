@@ -183,6 +183,7 @@ pub(in crate::machine) fn resume(b: &mut Steps<'_>) -> Result<(), MachineError> 
     b.state.kill = None;
     // The engine checks the budget again before the next dispatch.
     b.state.budget_reached = None;
+    super::limit::end_pauses_early(b);
     // A build that failed or warned runs again: a person says the cause is
     // dealt with.
     if let Some(mark) = b.state.build.as_mut().and_then(|g| g.unpassed.take()) {
