@@ -55,6 +55,7 @@ mod test_store;
 mod test_sync;
 mod test_ui;
 mod test_usage_limit;
+mod test_usage_limit_run;
 mod test_waits;
 mod test_worker_life;
 mod test_worker_outage;

@@ -70,7 +70,7 @@ impl Screen {
 }
 
 /// The last line each running agent printed, from the tail of its log.
-fn last_lines(store: &Store, state: &State) -> BTreeMap<String, String> {
+pub(crate) fn last_lines(store: &Store, state: &State) -> BTreeMap<String, String> {
     use std::io::Read;
     use std::io::Seek;
     let Some(common) = store

@@ -30,6 +30,7 @@ pub mod live;
 pub mod log;
 pub mod name_feature;
 pub mod note;
+pub mod notify_run;
 pub mod plan;
 pub mod prioritize;
 pub mod replan;
@@ -150,6 +151,9 @@ pub enum Command {
     /// Run one agent (started by the engine)
     #[command(hide = true)]
     AgentRun(agent_run::AgentRunArgs),
+    /// Deliver queued notifications (started by the engine)
+    #[command(hide = true)]
+    NotifyRun(notify_run::NotifyRunArgs),
     /// The demo's scripted agent
     #[command(hide = true)]
     DemoAgent(demo::DemoAgentArgs),
@@ -223,6 +227,7 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
         Command::Replan(args) => replan::cmd_replan(ctx, &args, out),
         Command::Demo(args) => demo::cmd_demo(ctx, &args, out),
         Command::AgentRun(args) => agent_run::cmd_agent_run(ctx, &args, out),
+        Command::NotifyRun(args) => notify_run::cmd_notify_run(ctx, &args, out),
         Command::Hooks(args) => hooks::cmd_hooks(ctx, &args, out),
         Command::Doctor(args) => doctor::cmd_doctor(ctx, &args, out),
         Command::Setup(args) => docs::cmd_setup(ctx, &args, out),

@@ -259,6 +259,7 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                     report::status::background(&t.state, &crate::dispatch::background::running);
                 v.waiting.extend(deferred_polls(&store, t));
                 v.no_runnable_criterion = unchecked(&store, t);
+                v.agent_last_lines = super::live::last_lines(&store, &t.state);
             }
             if let Some(ws) = tip.as_ref().and_then(|t| Workspaces::of_run(&store, t)) {
                 v.integration_branch = Some(ws.integration_branch());

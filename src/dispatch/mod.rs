@@ -16,6 +16,7 @@
 
 pub mod background;
 pub mod liveness;
+pub mod notify;
 pub mod placeholders;
 pub mod prompt;
 pub mod ratelimit;
@@ -269,6 +270,14 @@ pub fn spawn_wrapper(exe: &Path, job_file: &Path, log: &Path) -> std::io::Result
         v.push(child);
     }
     Ok(pid)
+}
+
+/// Keep a detached child this process started, to be reaped with the
+/// wrappers.
+pub(crate) fn adopt(child: Child) {
+    if let Ok(mut v) = SPAWNED.lock() {
+        v.push(child);
+    }
 }
 
 /// Reap wrappers this process started that have exited.

@@ -89,13 +89,15 @@ pub fn cmdline(pid: u32) -> String {
         .unwrap_or_default()
 }
 
-/// Whether `pid` is an agent wrapper (another agent's, to be left alone).
+/// Whether `pid` is an agent wrapper (another agent's) or a notification
+/// drainer: detached processes of the supervisor that a hook inside an
+/// agent's tree may start, to be left alone when that tree ends.
 pub fn is_wrapper(pid: u32) -> bool {
     let cmd = cmdline(pid);
     let mut args = cmd.split(' ');
     args.next()
         .is_some_and(|exe| exe.ends_with("git-supervisor"))
-        && args.next() == Some("agent-run")
+        && matches!(args.next(), Some("agent-run") | Some("notify-run"))
 }
 
 /// The descendants of `root` (not `root` itself), parents before children.

@@ -454,8 +454,10 @@ impl Engine {
             .filter(|u| !warned.contains(u))
             .cloned()
             .collect();
+        let mut before = None;
         let published = self.store.update(|tip| {
             let tip = tip.ok_or(EngineError::NoRun)?;
+            before = Some(tip.state.clone());
             let mut steps = Vec::new();
             let mut state = tip.state.clone();
             let mut kinds = Vec::new();
@@ -520,7 +522,12 @@ impl Engine {
             }))
         });
         match published {
-            Ok(p) => Ok(!p.steps.is_empty()),
+            Ok(p) => {
+                if let Some(before) = &before {
+                    self.notify(before, &p.steps);
+                }
+                Ok(!p.steps.is_empty())
+            }
             Err(UpdateError::Store(e)) => Err(e.into()),
             Err(UpdateError::Decide(e)) => Err(e),
         }

@@ -21,6 +21,7 @@ mod integrate;
 mod launch;
 pub mod naming;
 pub mod notes;
+mod notify;
 mod observe;
 mod observed_queue;
 mod open;

@@ -64,8 +64,11 @@ impl Engine {
         ) -> Result<Option<(EventKind, Vec<RefPush>)>, EngineError>,
     ) -> Result<Vec<Step>, EngineError> {
         let clock = self.store.clock();
+        // The state the published chain was decided on (the last try's).
+        let mut before = None;
         let published = self.store.update_chain(|tip| {
             let tip = tip.ok_or(EngineError::NoRun)?;
+            before = Some(tip.state.clone());
             let mut state = tip.state.clone();
             let mut updates = Vec::new();
             while let Some((kind, also)) = next(tip, &state, updates.len())? {
@@ -88,7 +91,12 @@ impl Engine {
             Ok(updates)
         });
         match published {
-            Ok(p) => Ok(p.steps),
+            Ok(p) => {
+                if let Some(before) = &before {
+                    self.notify(before, &p.steps);
+                }
+                Ok(p.steps)
+            }
             Err(UpdateError::Store(e)) => Err(e.into()),
             Err(UpdateError::Decide(e)) => Err(e),
         }

@@ -82,7 +82,7 @@ pub fn needs(s: &State, now: &str) -> Vec<Need> {
             });
         }
     }
-    for p in s.active_limits() {
+    for p in pending(s, now) {
         out.push(Need {
             kind: "usage_limit",
             unit: None,
@@ -106,6 +106,13 @@ pub fn needs(s: &State, now: &str) -> Vec<Need> {
         });
     }
     out
+}
+
+/// The pauses whose reset has not come by `now` (a run on a remote
+/// records no end: its workers dispatch again at the reset).
+fn pending<'a>(s: &'a State, now: &'a str) -> impl Iterator<Item = &'a LimitPause> {
+    s.active_limits()
+        .filter(move |p| !crate::machine::retry::due(&p.until, now))
 }
 
 /// "waiting for the usage limit of `claude` — resets 15:50 JST (in 2h 13m)"
@@ -151,7 +158,7 @@ fn local_time(until: &str, now: &str) -> String {
 
 /// The run's pauses not ended, with the sprints waiting for each.
 pub fn limits(s: &State, now: &str) -> Vec<LimitJson> {
-    s.active_limits()
+    pending(s, now)
         .map(|p| LimitJson {
             agent: p.agent.clone(),
             resets_at: p.until.clone(),

@@ -76,6 +76,10 @@ pub struct StatusJson<'a> {
     /// still runs (looked up by the caller).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub background: Vec<BackgroundJson>,
+    /// The last line each running agent printed (read by the caller from
+    /// the agents' logs), by unit.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub agent_last_lines: std::collections::BTreeMap<String, String>,
 }
 
 /// One process a background sprint's agent left running.
@@ -420,6 +424,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
             no_runnable_criterion: Vec::new(),
             model_usage: None,
             background: Vec::new(),
+            agent_last_lines: Default::default(),
         };
     };
     let now = now_of(s);
@@ -500,6 +505,7 @@ pub fn json(s: Option<&State>) -> StatusJson<'_> {
         no_runnable_criterion: Vec::new(),
         model_usage: None,
         background: Vec::new(),
+        agent_last_lines: Default::default(),
     }
 }
 

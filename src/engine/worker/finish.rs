@@ -130,6 +130,30 @@ impl Engine {
             agent: sp.agent.as_ref(),
         });
         let (outcome, evidence) = verdict.after_watchdog(!gone && report.killed.is_some());
+        // A usage limit: the sprint waits for the reset, uncharged, its
+        // agent's work so far on the unit branch.
+        if let Some(limit) = report
+            .usage_limit
+            .as_ref()
+            .filter(|_| outcome != machine::Outcome::Completed)
+        {
+            return Ok(Judged::Queued(Box::new(Queued {
+                worker: options.identity.clone(),
+                unit: c.unit.clone(),
+                sprint: c.sprint.to_string(),
+                dispatch: c.dispatch,
+                lease: c.lease.clone(),
+                unit_tip: verify::head(&c.worktree).unwrap_or_else(|| c.base.clone()),
+                verdict: EventKind::UsageLimited {
+                    unit: c.unit.clone(),
+                    agent: limit.agent.clone(),
+                    resets_at: limit.resets_at.clone(),
+                    met_at: limit.met_at.clone(),
+                    line: limit.line.clone(),
+                },
+                background: Vec::new(),
+            })));
+        }
         // A background sprint completes only while what its agent left
         // runs here; the processes are recorded with the verdict.
         let background = match self.background_to_record(&c.unit, &sp, &report) {
@@ -173,13 +197,18 @@ impl Engine {
         summary: &mut WorkerSummary,
         say: &mut dyn FnMut(&str),
     ) -> Result<Option<Won>, EngineError> {
-        let EventKind::Verdict {
-            outcome, evidence, ..
-        } = &q.verdict
-        else {
-            q.forget(&self.store.runtime_dir());
-            return Ok(None);
+        // A usage limit is published like a verdict that merges nothing.
+        let (outcome, evidence) = match &q.verdict {
+            EventKind::Verdict {
+                outcome, evidence, ..
+            } => (outcome, evidence.clone()),
+            EventKind::UsageLimited { line, .. } => (&machine::Outcome::Partial, line.clone()),
+            _ => {
+                q.forget(&self.store.runtime_dir());
+                return Ok(None);
+            }
         };
+        let evidence = &evidence;
         let Some(tip) = self.store.tip()? else {
             return Err(EngineError::NoRun);
         };

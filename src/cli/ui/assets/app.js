@@ -47,6 +47,36 @@ function header() {
   document.getElementById("cost").textContent = st && st.cost_usd ? "$" + st.cost_usd.toFixed(4) + " so far" : "";
 }
 
+// What waits for a person comes first, each with the command that acts on it.
+function needsHtml(st) {
+  const needs = st.needs_you || [];
+  if (!needs.length) return "";
+  return '<section class="needs" data-testid="needs-you"><h3>Needs you</h3><ul>' +
+    needs.map((n) => '<li data-kind="' + esc(n.kind) + '">' + esc(n.message) + "<br><code>" + esc(n.command) + "</code></li>").join("") +
+    "</ul></section>";
+}
+
+// Browser notifications, only once the user asked for them with a click:
+// each new thing that needs them, while the page is open.
+const notifyButton = document.getElementById("notify");
+let notified = null;
+function notifyNeeds(st) {
+  const keys = (st.needs_you || []).map((n) => n.kind + " " + n.message);
+  const fresh = notified ? keys.filter((k) => !notified.has(k)) : [];
+  notified = new Set(keys);
+  if (!("Notification" in window) || Notification.permission !== "granted") return;
+  for (const k of fresh) new Notification("git supervisor", { body: k.slice(k.indexOf(" ") + 1) });
+}
+if (notifyButton) {
+  if (!("Notification" in window)) notifyButton.hidden = true;
+  else if (Notification.permission === "granted") notifyButton.textContent = "Notifications on";
+  notifyButton.addEventListener("click", async () => {
+    const p = await Notification.requestPermission();
+    notifyButton.textContent = p === "granted" ? "Notifications on" : "Notifications " + p;
+    notifyButton.dataset.permission = p;
+  });
+}
+
 function waitsHtml(st, state) {
   const lines = [];
   for (const w of st.waiting || []) lines.push(w);
@@ -82,7 +112,7 @@ function overview() {
     const su = st.units[i] || {};
     if (u.layer !== layer) {
       layer = u.layer;
-      rows.push('<tr class="layer"><th colspan="' + (width + 3) + '">Layer ' + esc(layer == null ? "–" : layer) + "</th></tr>");
+      rows.push('<tr class="layer"><th colspan="' + (width + 4) + '">Layer ' + esc(layer == null ? "–" : layer) + "</th></tr>");
     }
     const cells = [];
     for (let k = 0; k < width; k++) {
@@ -94,11 +124,22 @@ function overview() {
       cells.push('<td class="cell s-' + esc(sp.state) + '" data-unit="' + esc(u.name) + '" data-sprint="' + esc(sp.id) + '" data-state="' + esc(sp.state) + '"' + host +
         '><a href="#/sprint/' + enc(u.name) + "/" + enc(sp.id) + '">' + esc(sp.id) + (sp.attempt > 1 ? " ×" + esc(sp.attempt) : "") + clock + "</a></td>");
     }
+    // What the terminal's live view shows of a running sprint: its name,
+    // elapsed time, attempt, cost so far and the agent's last line.
+    const cur = su.current, act = u.sprints.find((sp) => sp.state === "RUNNING" || sp.state === "DISPATCHED");
+    let now = "";
+    if (cur && act && act.agent) {
+      const line = (st.agent_last_lines || {})[u.name];
+      now = esc("S" + cur.id + " " + cur.name) + ' <span class="clock" style="display:inline" data-since="' + esc(act.agent.dispatched_at) + '"></span>' +
+        " · try " + esc(Math.max(1, cur.attempt)) + "/" + esc(cur.max_retries) + (cur.cost_usd ? " · $" + cur.cost_usd.toFixed(4) : "") +
+        (line ? '<br><span class="muted">' + esc(line) + "</span>" : "");
+    }
     rows.push('<tr data-unit-row="' + esc(u.name) + '"><th><a href="#/history/' + enc(u.name) + '">' + esc(u.name) + "</a></th>" +
       '<td class="u-' + esc(u.state) + '" data-unit-state="' + esc(u.state) + '">' + esc(u.state) + (u.built ? " ✓built" : "") + "</td>" +
-      "<td>" + esc(su.sprint_completed) + "/" + esc(su.sprint_total) + (su.cost_usd ? " $" + su.cost_usd.toFixed(4) : "") + "</td>" + cells.join("") + "</tr>");
+      "<td>" + esc(su.sprint_completed) + "/" + esc(su.sprint_total) + (su.cost_usd ? " $" + su.cost_usd.toFixed(4) : "") + "</td>" + cells.join("") +
+      '<td class="now" data-testid="now-' + esc(u.name) + '">' + now + "</td></tr>");
   });
-  view.innerHTML = waitsHtml(st, state) + '<h3>Units × sprints</h3><table class="grid" data-testid="grid">' + rows.join("") + "</table>" +
+  view.innerHTML = needsHtml(st) + waitsHtml(st, state) + '<h3>Units × sprints</h3><table class="grid" data-testid="grid">' + rows.join("") + "</table>" +
     '<p class="muted">' + esc(st.active_agents) + " agent(s) running · run " + esc(st.run_id) + " · state " + esc(String(stateJson.tip).slice(0, 12)) + "</p>";
 }
 
@@ -191,6 +232,7 @@ async function refresh() {
     [statusJson, stateJson] = await Promise.all([get("/api/status"), get("/api/state")]);
     if (stateJson.now) clockSkew = stateJson.now * 1000 - Date.now();
     header();
+    notifyNeeds(statusJson);
     if (r.name !== "sprint" && logSource) { logSource.close(); logSource = null; }
     if (r.name === "sprint") await sprintPage(r.args[0], r.args[1]);
     else if (r.name === "history") await history(r.args[0], r.args[1]);
