@@ -279,6 +279,71 @@ fn a_rate_limit_consumes_no_attempt(cli: Cli) -> Result<(), String> {
     Ok(())
 }
 
+/// The subscription's usage limit, as the service answers it (a reset on
+/// the next whole minute, at least 5 s ahead: the CLIs print the minute):
+/// no attempt is charged, the pause is recorded, and the run completes by
+/// itself after the reset. Claude Code says it only to a subscription
+/// (an OAuth token, no API key).
+fn a_usage_limit_pauses_the_run_until_its_reset(cli: Cli) -> Result<(), String> {
+    if cli == Cli::Aider {
+        // aider's quota errors name no reset; the table test reads them.
+        return Ok(());
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs();
+    let mut reset = (now / 60 + 1) * 60;
+    if reset - now < 5 {
+        reset += 60;
+    }
+    let mut script = work(cli, "");
+    script.limit_until = Some(reset);
+    let mut p = Project::new(cli, PLAN_2X2, StubModel::start(script));
+    if cli == Cli::Claude {
+        p.removed_env.push("ANTHROPIC_API_KEY");
+        p.extra_env
+            .push(("CLAUDE_CODE_OAUTH_TOKEN".into(), "sk-ant-oat01-stub".into()));
+    }
+    p.extra_env.push(("TZ".into(), "Asia/Tokyo".into()));
+    p.start();
+    let code = p.wait("6m");
+    check(
+        code == 0,
+        &format!("the run did not complete (wait exited {code})"),
+        &p,
+    )?;
+    let limited: Vec<String> = p
+        .transitions()
+        .into_iter()
+        .map(|(_, m)| m)
+        .filter(|m| m.contains("Supervisor-Event: usage-limit"))
+        .collect();
+    check(!limited.is_empty(), "no usage-limit pause was recorded", &p)?;
+    let said = match cli {
+        Cli::Claude => "You've hit your session limit",
+        _ => "hit your usage limit",
+    };
+    check(
+        limited.iter().all(|m| m.contains(said) && m.contains("No attempt is counted")),
+        &format!("the pause does not quote the agent ({said})"),
+        &p,
+    )?;
+    let ended = p
+        .transitions()
+        .iter()
+        .any(|(t, m)| m.contains("Supervisor-Event: limit-ended") && *t as u64 >= reset);
+    check(ended, "the pause did not end at the reset", &p)?;
+    for (unit, sprint) in [("alpha", "1"), ("alpha", "2"), ("beta", "1"), ("beta", "2")] {
+        check(
+            completed_attempt(&p, unit, sprint).is_some_and(|a| a.starts_with("1/")),
+            &format!("{unit} sprint {sprint} was not completed as attempt 1"),
+            &p,
+        )?;
+    }
+    Ok(())
+}
+
 /// The agent starts a `setsid` grandchild that would commit later, then
 /// keeps its tool busy; `end` ends the run. Nothing of it may survive, and
 /// no commit may appear afterwards. `stop` lets agents finish for ten poll
@@ -564,6 +629,7 @@ const SCENARIOS: &[Scenario] = &[
     ("api-error", an_api_error_backs_off_waits_and_then_completes),
     ("silent-90s", a_tool_silent_for_90_seconds_is_not_killed),
     ("rate-limit", a_rate_limit_consumes_no_attempt),
+    ("usage-limit", a_usage_limit_pauses_the_run_until_its_reset),
     ("stop", nothing_survives_stop),
     ("killall", nothing_survives_killall),
     ("import", import_rewrites_a_plan),
@@ -602,6 +668,7 @@ fn the_stub_model_answers_each_protocol_as_scripted() {
         final_text: "finished".into(),
         failures: vec![Failure::api_error()],
         reply_delay: Duration::ZERO,
+        limit_until: None,
     });
     let post = |path: &str, body: serde_json::Value| -> (u16, String) {
         let mut s = std::net::TcpStream::connect(("127.0.0.1", stub.port)).expect("connect");

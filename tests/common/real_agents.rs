@@ -139,6 +139,9 @@ pub(crate) struct Project {
     pub(crate) home: tempfile::TempDir,
     pub(crate) stub: StubModel,
     pub(crate) extra_env: Vec<(String, String)>,
+    /// Variables the user of this CLI does not have (a Claude subscription
+    /// user has no `ANTHROPIC_API_KEY`).
+    pub(crate) removed_env: Vec<&'static str>,
 }
 
 impl Project {
@@ -159,6 +162,7 @@ impl Project {
             home,
             stub,
             extra_env: Vec::new(),
+            removed_env: Vec::new(),
         };
         let dir = p.dir();
         p.git(&["init", "-q", "-b", "main"]);
@@ -226,6 +230,9 @@ impl Project {
         }
         for (k, v) in &self.extra_env {
             cmd.env(k, v);
+        }
+        for k in &self.removed_env {
+            cmd.env_remove(k);
         }
         cmd
     }

@@ -84,6 +84,13 @@ pub struct Script {
     /// Wait before answering an agent request that asks for edits: the
     /// model is silent meanwhile.
     pub reply_delay: Duration,
+    /// Until this Unix time every agent request gets the subscription's
+    /// usage-limit answer, as the real services send it: Anthropic's 429
+    /// with its `anthropic-ratelimit-unified-*` headers (Claude Code says
+    /// "You've hit your session limit · resets …"), OpenAI's 429
+    /// `usage_limit_reached` with `resets_at` (Codex says "You've hit your
+    /// usage limit … try again at …").
+    pub limit_until: Option<u64>,
 }
 
 /// One request the stub saw.
@@ -289,6 +296,38 @@ fn serve(stream: TcpStream, shared: &Shared, stop: &AtomicBool) -> std::io::Resu
         return respond(&stream, 404, "application/json", &[], b"{}");
     };
     let main = kind.is_main(&body);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    if let Some(until) = shared.script.limit_until.filter(|u| main && now < *u) {
+        record(true, 429);
+        let (extra, body) = match kind {
+            Protocol::Anthropic => (
+                vec![
+                    ("anthropic-ratelimit-unified-status", "rejected".to_string()),
+                    ("anthropic-ratelimit-unified-reset", until.to_string()),
+                    (
+                        "anthropic-ratelimit-unified-representative-claim",
+                        "five_hour".to_string(),
+                    ),
+                    ("x-should-retry", "false".to_string()),
+                ],
+                json!({"type": "error", "error": {"type": "rate_limit_error", "message": "This request would exceed your account's rate limit. Please try again later."}}),
+            ),
+            Protocol::Responses | Protocol::Chat => (
+                Vec::new(),
+                json!({"error": {"type": "usage_limit_reached", "message": "The usage limit has been reached", "plan_type": "plus", "resets_at": until, "resets_in_seconds": until - now}}),
+            ),
+        };
+        return respond(
+            &stream,
+            429,
+            "application/json",
+            &extra,
+            body.to_string().as_bytes(),
+        );
+    }
     if main {
         let n = shared.failures_used.fetch_add(1, Ordering::SeqCst);
         if let Some(f) = shared.script.failures.get(n) {
