@@ -174,7 +174,7 @@ fn init_agent_writes_the_preset_uncommented_and_a_runnable_example_script() {
 fn init_without_agent_picks_the_first_cli_on_path_and_says_so() {
     use std::os::unix::fs::PermissionsExt;
     let bin = tempfile::tempdir().expect("tempdir");
-    for name in ["aider", "codex"] {
+    for name in ["aider", "codex", "notify-send"] {
         let p = bin.path().join(name);
         std::fs::write(&p, "#!/bin/sh\n").expect("write");
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod");
@@ -204,6 +204,10 @@ fn init_without_agent_picks_the_first_cli_on_path_and_says_so() {
     let text = std::fs::read_to_string(dir.path().join(".workflow/config.toml")).expect("config");
     let config = git_supervisor::config::Config::parse(&text, "config").expect("loads");
     assert_eq!(config.agent_command().expect("set")[0], "codex");
+    // A desktop with notify-send is told when the run needs the user.
+    assert!(stdout.contains("notify: notify-send (found"), "{stdout}");
+    let notify = config.notify.command.expect("notify-send offered");
+    assert!(notify[2].starts_with("notify-send "), "{notify:?}");
 
     let empty = tempfile::tempdir().expect("tempdir");
     let stdout = init(empty.path());
@@ -214,6 +218,8 @@ fn init_without_agent_picks_the_first_cli_on_path_and_says_so() {
     let text = std::fs::read_to_string(dir.path().join(".workflow/config.toml")).expect("config");
     let config = git_supervisor::config::Config::parse(&text, "config").expect("loads");
     assert!(config.agent_command().is_none());
+    assert!(config.notify.command.is_none());
+    assert!(stdout.contains("notify: off"), "{stdout}");
 }
 
 #[test]

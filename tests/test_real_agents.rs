@@ -325,7 +325,9 @@ fn a_usage_limit_pauses_the_run_until_its_reset(cli: Cli) -> Result<(), String> 
         _ => "hit your usage limit",
     };
     check(
-        limited.iter().all(|m| m.contains(said) && m.contains("No attempt is counted")),
+        limited
+            .iter()
+            .all(|m| m.contains(said) && m.contains("No attempt is counted")),
         &format!("the pause does not quote the agent ({said})"),
         &p,
     )?;

@@ -92,6 +92,9 @@ pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::
         (Some(c), None) | (None, Some(c)) => Some(c.clone()),
         (None, None) => None,
     });
+    // A desktop that has notify-send hears about what needs the user.
+    let notify_send =
+        presets::find_on_path("notify-send", &std::env::var_os("PATH").unwrap_or_default());
     for (name, text) in TEMPLATE {
         let path = target.join(name);
         let mut text = match (*name, &chosen) {
@@ -102,6 +105,13 @@ pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::
         if *name == "config.toml" {
             if let Some(cmd) = &build_command {
                 text = set_build_command(&text, cmd);
+            }
+            if notify_send.is_some() {
+                text = text.replacen(
+                    "# It runs detached",
+                    &format!("command = {NOTIFY_SEND}\n# It runs detached"),
+                    1,
+                );
             }
         }
         super::write_file(&path, &text)?;
@@ -136,6 +146,18 @@ pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::
         _ => writeln!(
             out,
             "build: no build or test command recognised (Cargo.toml, package.json, go.mod, pyproject.toml, Package.swift, Makefile, CMakeLists.txt); set [build] command in {CONFIG_DIR}/config.toml"
+        ),
+    }
+    .map_err(super::io_err)?;
+    match &notify_send {
+        Some(at) => writeln!(
+            out,
+            "notify: notify-send (found {} on PATH; edit [notify] to change it)",
+            at.display()
+        ),
+        None => writeln!(
+            out,
+            "notify: off (set [notify] command to hear when the run needs you; the README shows ntfy and a webhook)"
         ),
     }
     .map_err(super::io_err)?;
@@ -174,6 +196,10 @@ pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::
     .map_err(super::io_err)?;
     Ok(EXIT_OK)
 }
+
+/// `[notify] command` when notify-send is on PATH.
+const NOTIFY_SEND: &str =
+    r#"["sh", "-c", "notify-send \"git supervisor: $SUPERVISOR_EVENT\" \"$SUPERVISOR_MESSAGE\""]"#;
 
 /// The template's config with `[build] command` set: the commented example
 /// line under `[build]` becomes the project's command (TOML-quoted).

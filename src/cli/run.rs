@@ -1,6 +1,9 @@
 //! `git supervisor run [PATH]`: start (or resume) and stay in the foreground
 //! until the run ends, with a live view on stderr when it is a terminal (one
 //! screen redrawn in place), else the status table each time it changes.
+//! The terminal bell rings when something new needs the user (a unit
+//! BLOCKED, a sprint to confirm, a usage-limit pause) and when the run
+//! ends; `--quiet` keeps it silent.
 
 use std::io::IsTerminal;
 use std::io::Write;
@@ -17,6 +20,9 @@ use crate::store::Store;
 pub struct RunArgs {
     /// Path to EXECUTION_PLAN.md when no run exists yet
     pub path: Option<PathBuf>,
+    /// Never ring the terminal bell
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 pub fn cmd_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> miette::Result<u8> {
@@ -43,9 +49,23 @@ pub fn cmd_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> miette::Re
     let live = super::live::stderr_available();
     let mut screen = super::live::Screen::default();
     let mut last = String::new();
+    let bell = tty && !args.quiet;
+    let mut heard: Option<std::collections::BTreeSet<String>> = None;
     let state = engine.wait(None, |state, lines| {
         for line in lines {
             let _ = writeln!(out, "{line}");
+        }
+        if bell {
+            let now = engine.store.clock().iso_at_seq(state.seq);
+            let needs: std::collections::BTreeSet<String> = report::needs_you::needs(state, &now)
+                .into_iter()
+                .map(|n| format!("{} {}", n.kind, n.message))
+                .collect();
+            // What needed the user before `run` began rang no bell then.
+            if heard.as_ref().is_some_and(|h| !needs.is_subset(h)) {
+                let _ = write!(std::io::stderr(), "\x07");
+            }
+            heard = Some(needs);
         }
         if live {
             let _ = out.flush();
@@ -67,6 +87,9 @@ pub fn cmd_run(ctx: &Context, args: &RunArgs, out: &mut dyn Write) -> miette::Re
             last = table;
         }
     })?;
+    if bell {
+        let _ = write!(std::io::stderr(), "\x07");
+    }
     super::wait::print_final(ctx, &engine, &state, out)?;
     Ok(super::wait::exit_code(&state))
 }
