@@ -643,3 +643,59 @@ fn ui_names_the_workers_that_drive_a_run_on_a_remote_and_follows_them() {
     let _ = w.kill();
     let _ = w.wait();
 }
+
+/// A usage-limit pause is the first thing the page shows, with the command
+/// that ends it; a running sprint's row shows what the terminal's live view
+/// does; and the page asks for notification permission only after a click.
+#[test]
+fn ui_shows_a_usage_limit_pause_and_asks_to_notify_only_on_a_click() {
+    let Some(program) = chromium() else {
+        return;
+    };
+    let agent = r#"if [ "$SUPERVISOR_UNIT" = b ]; then echo "still compiling the widgets"; sleep 120; exit 1; fi
+sleep 1
+echo "You've hit your session limit · resets $(TZ=Asia/Tokyo date -d @$(( $(date +%s) + 3600 )) +%-I:%M%P) (Asia/Tokyo)"
+exit 1
+"#;
+    let (r, scripts) = crate::test_usage_limit_run::repo(2, agent, "");
+    let dir = r.path();
+    assert_eq!(crate::test_usage_limit_run::sv(dir, &["start"]).status, 0);
+    wait_until("the pause to be recorded", 30, || {
+        crate::test_usage_limit_run::status(dir)["usage_limits"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+    });
+    let ui = Ui::start(dir, scripts.path());
+    let mut page = Browser::open(&program, &ui.url, 1200, 800);
+    let text = page.wait_for(
+        "the pause among what needs the user",
+        30,
+        "(document.querySelector('[data-testid=needs-you] li[data-kind=usage_limit]') || {}).textContent",
+    );
+    let text = text.as_str().unwrap_or_default().to_string();
+    assert!(
+        text.contains("waiting for the usage limit of `sh` — resets ")
+            && text.contains("git supervisor resume"),
+        "{text}"
+    );
+    let now = page.wait_for(
+        "b's running sprint in its row",
+        30,
+        "(document.querySelector('[data-testid=now-b]') || {}).textContent",
+    );
+    let now = now.as_str().unwrap_or_default().to_string();
+    assert!(
+        now.contains("S1 Step")
+            && now.contains("try 1/1")
+            && now.contains("still compiling the widgets"),
+        "{now}"
+    );
+    // Nothing asked while the page loaded and refreshed.
+    assert_eq!(page.eval("Notification.permission"), "default");
+    page.eval(
+        "window.asked = 0; const ask = Notification.requestPermission.bind(Notification); Notification.requestPermission = () => { window.asked++; return ask(); }; true",
+    );
+    page.eval("document.getElementById('notify').click()");
+    page.wait_for("the permission to be asked", 10, "window.asked === 1");
+    let _ = crate::test_usage_limit_run::sv(dir, &["killall"]);
+}

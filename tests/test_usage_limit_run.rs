@@ -12,7 +12,7 @@ use crate::common::wait_until;
 
 /// Units `a`..`h` (the first `n`), one sprint each, exit criterion
 /// `<unit>/1.txt`; the agent is `sh AGENT`; `config` is appended.
-fn repo(n: usize, agent: &str, config: &str) -> (tempfile::TempDir, tempfile::TempDir) {
+pub(crate) fn repo(n: usize, agent: &str, config: &str) -> (tempfile::TempDir, tempfile::TempDir) {
     let units: Vec<String> = "abcdefgh".chars().take(n).map(String::from).collect();
     let mut plan =
         String::from("# Limits\n\n| Unit | Directory | Layer | Sprints |\n|---|---|---|---|\n");
@@ -69,7 +69,7 @@ Supervisor-Status: complete"
 "#;
 
 /// The real binary on the wall clock (resets are wall-clock times).
-fn sv(dir: &Path, args: &[&str]) -> crate::common::Output {
+pub(crate) fn sv(dir: &Path, args: &[&str]) -> crate::common::Output {
     let out = crate::common::command(crate::common::bin(), dir)
         .env_remove("GIT_SUPERVISOR_TIMESTAMP")
         .env("TZ", "Asia/Tokyo")
@@ -83,7 +83,7 @@ fn sv(dir: &Path, args: &[&str]) -> crate::common::Output {
     }
 }
 
-fn status(dir: &Path) -> serde_json::Value {
+pub(crate) fn status(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&sv(dir, &["status", "--format", "json"]).stdout).expect("status JSON")
 }
 
