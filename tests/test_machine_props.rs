@@ -30,6 +30,10 @@ enum Op {
     /// The unit's agent left a process running (legal for b's background
     /// sprint only).
     Background(usize),
+    /// The unit's agent met its usage limit, with a reset named or not.
+    UsageLimited(usize, bool),
+    /// The agent's pause reached its reset.
+    LimitEnded,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -49,6 +53,8 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Budget),
         2 => any::<bool>().prop_map(Op::BuildPassed),
         1 => Just(Op::BuildFailed),
+        2 => (0..3usize, any::<bool>()).prop_map(|(u, named)| Op::UsageLimited(u, named)),
+        1 => Just(Op::LimitEnded),
     ]
 }
 
@@ -58,6 +64,20 @@ const UNITS: [&str; 3] = ["a", "b", "c"];
 fn to_events(op: &Op, state: &State) -> Vec<Event> {
     let wanted = state.build_wanted().unwrap_or_default();
     match op {
+        Op::UsageLimited(u, named) => {
+            return vec![ev(EventKind::UsageLimited {
+                unit: UNITS[*u].into(),
+                agent: "claude".into(),
+                resets_at: named.then(|| "2026-01-01T05:00:00Z".into()),
+                met_at: "2026-01-01T00:00:00Z".into(),
+                line: "You've hit your limit".into(),
+            })]
+        }
+        Op::LimitEnded => {
+            return vec![ev(EventKind::LimitEnded {
+                agent: "claude".into(),
+            })]
+        }
         Op::BuildPassed(warn) => {
             let (warned, covers) = if *warn && !wanted.is_empty() {
                 (wanted[..1].to_vec(), wanted[1..].to_vec())
@@ -184,6 +204,7 @@ fn to_event(op: &Op) -> Event {
             spent: VERDICT_COST,
             budget: VERDICT_COST,
         },
+        Op::UsageLimited(..) | Op::LimitEnded => unreachable!("returned above"),
     })
 }
 
@@ -291,6 +312,25 @@ proptest! {
                 }
                 if matches!(event.kind, EventKind::Verdict { .. }) && result.as_ref().is_ok_and(|s| !s.is_empty()) {
                     verdicts += 1;
+                }
+                // A usage limit charges nothing: no sprint's attempts or
+                // failures move, and the limited sprint waits, never FATAL.
+                if let (EventKind::UsageLimited { unit, .. }, Ok(steps)) = (&event.kind, &result) {
+                    if let Some(after) = steps.last().map(|s| &s.state) {
+                        for (u0, u1) in before.units.iter().zip(&after.units) {
+                            for (s0, s1) in u0.sprints.iter().zip(&u1.sprints) {
+                                prop_assert_eq!(
+                                    (s0.attempt, s0.total_attempts, s0.failures),
+                                    (s1.attempt, s1.total_attempts, s1.failures),
+                                    "a usage limit charged {}/{}", u0.name, s0.id
+                                );
+                            }
+                        }
+                        let sp = after.unit(unit).and_then(|u| u.current()).expect("limited sprint");
+                        prop_assert_eq!(sp.state, SprintStatus::Backoff);
+                        prop_assert!(sp.interrupted && sp.limited.is_some());
+                        prop_assert_eq!(after.active_limits().count(), 1, "one pause per agent");
+                    }
                 }
                 let steps = match result {
                     Ok(steps) => steps,
