@@ -175,10 +175,16 @@ impl dispatch::WrapperHost for Host<'_> {
 }
 
 impl Host<'_> {
-    /// This dispatch's sprint, when it is the unit's current one.
+    /// This dispatch's sprint, when it is the unit's current one and the
+    /// unit still runs (a stopped unit's retry waits for `resume`, not for
+    /// this process: a usage limit beyond `run.limit_wait_max` may be days
+    /// away).
     fn my_sprint(&self) -> Option<crate::machine::SprintState> {
         let tip = self.engine.store.tip().ok()??;
         let u = tip.state.unit(&self.job.unit)?;
+        if u.state == crate::machine::UnitStatus::Stopped {
+            return None;
+        }
         let sp = u.current()?;
         (sp.id.to_string() == self.job.sprint
             && self
