@@ -64,20 +64,16 @@ const UNITS: [&str; 3] = ["a", "b", "c"];
 fn to_events(op: &Op, state: &State) -> Vec<Event> {
     let wanted = state.build_wanted().unwrap_or_default();
     match op {
-        Op::UsageLimited(u, named) => {
-            return vec![ev(EventKind::UsageLimited {
-                unit: UNITS[*u].into(),
-                agent: "claude".into(),
-                resets_at: named.then(|| "2026-01-01T05:00:00Z".into()),
-                met_at: "2026-01-01T00:00:00Z".into(),
-                line: "You've hit your limit".into(),
-            })]
-        }
-        Op::LimitEnded => {
-            return vec![ev(EventKind::LimitEnded {
-                agent: "claude".into(),
-            })]
-        }
+        Op::UsageLimited(u, named) => vec![ev(EventKind::UsageLimited {
+            unit: UNITS[*u].into(),
+            agent: "claude".into(),
+            resets_at: named.then(|| "2026-01-01T05:00:00Z".into()),
+            met_at: "2026-01-01T00:00:00Z".into(),
+            line: "You've hit your limit".into(),
+        })],
+        Op::LimitEnded => vec![ev(EventKind::LimitEnded {
+            agent: "claude".into(),
+        })],
         Op::BuildPassed(warn) => {
             let (warned, covers) = if *warn && !wanted.is_empty() {
                 (wanted[..1].to_vec(), wanted[1..].to_vec())

@@ -31,6 +31,9 @@ json_snapshots! {
     open_group => "first-sight-open-group",
     status_index => "first-sight-status-index",
     letter_codes => "first-sight-letter-codes",
+    restated_phase => "first-sight-restated-phase",
+    coded_tasks => "first-sight-coded-tasks",
+    plain_text => "first-sight-plain-text",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -207,4 +210,36 @@ fn order_sentences_are_obeyed_over_any_reading() {
     let (_, v, _) = json("first-sight-table-rules");
     assert_eq!(deps(&v, 1), ["core"]);
     assert_eq!(deps(&v, 2), ["api"]);
+}
+
+/// Sub-headings that restate their phase's word and number (`### Phase 0
+/// deliverables` beside the phase's `### Step 01.`) are no second phase 0:
+/// the steps are the sprints, the phases their units (was refused).
+#[test]
+fn headings_that_restate_their_phase_leave_the_steps_as_sprints() {
+    let (status, v, _) = json("first-sight-restated-phase");
+    assert_eq!(status, 0);
+    assert_eq!(units(&v).len(), 2, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2"]);
+    assert_eq!(sprint_ids(&v, 1), ["3", "4"]);
+}
+
+/// `- [x] T1 …` items with `T1.1` children under `## Tasks` are a task
+/// list: one sprint per top-level item, its tick its done mark, an open
+/// child keeping it open (was refused).
+#[test]
+fn coded_checkbox_items_are_a_task_list() {
+    let (status, v, _) = json("first-sight-coded-tasks");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0).len(), 3, "{v}");
+    assert_eq!(done(&v, 0), [true, false, false]);
+}
+
+/// A roadmap pasted as plain text, with no Markdown heading: its `Phase N`
+/// lines are its sprints, in order (was refused).
+#[test]
+fn a_plain_text_roadmap_reads_its_phase_lines() {
+    let (status, v, _) = json("first-sight-plain-text");
+    assert_eq!(status, 0);
+    assert_eq!(names(&v, 0), ["Agent autonomy", "Retrieval"], "{v}");
 }

@@ -558,9 +558,9 @@ fn edits_of_every_fixture_keep_the_lines_no_fix_targets() {
     use git_supervisor::plan_tools::edit;
     use git_supervisor::plan_tools::rewrite;
     for (name, text) in good_fixtures() {
-        let ctx = ParseContext {
-            dir_name: name.clone(),
-        };
+        // The context the plan was parsed in (a plan without a title names
+        // its one unit after the directory).
+        let ctx = ctx();
         let plan = parsed(&name, &text);
         let cmds = rewrite::Commands::from_plan(&plan, None);
         let (fixed, _) = rewrite::evaluate(&plan, 50, &cmds);

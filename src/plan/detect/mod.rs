@@ -123,9 +123,12 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     }
     let doc = Doc::new(
         source,
-        outline::promote_bold_items(
+        outline::promote_plain_lines(
             &masked,
-            bold_steps::promote_bold_steps(&masked, blocks(&masked)),
+            outline::promote_bold_items(
+                &masked,
+                bold_steps::promote_bold_steps(&masked, blocks(&masked)),
+            ),
         ),
     );
     let mut problems = Vec::new();

@@ -10,7 +10,10 @@
 //! - numbered list items that open with a bold step label (`1. **Step 1**:
 //!   Upgrade …`, `2. **Migrate the store**` with a `Status:` sub-bullet),
 //!   two or more in one list: each becomes a heading one level below its
-//!   section, its nested bullets its own text.
+//!   section, its nested bullets its own text;
+//! - in a plan with no Markdown heading at all (a roadmap pasted as plain
+//!   text), a line of its own that opens with a step word and a number
+//!   (`🧠 Phase 1 — Agent autonomy`), two or more: each becomes a heading.
 //!
 //! A general reader finds the level of the work items; these are the forms
 //! in which a level is written without headings.
@@ -152,6 +155,75 @@ fn pad(text: &str, len: usize) -> String {
 
 /// A bold item that may be a step: (block index, heading text, written with
 /// a step word).
+/// A plan written without Markdown headings: its lines that read as step
+/// headings (a step word and a number, after any emoji), two or more,
+/// become level-2 headings, each with the span of its own line; the rest of
+/// their paragraph stays paragraph text.
+pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>) -> Vec<Block> {
+    if blocks.iter().any(|b| matches!(b, Block::Heading { .. })) {
+        return blocks;
+    }
+    let heading_line = |line: &str| {
+        let t = line.trim();
+        t.chars().count() <= 120
+            && starts_with_step_word(t.trim_start_matches(|c: char| !c.is_alphanumeric()))
+    };
+    let count = blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Paragraph { span, .. } => Some(
+                source[span.clone()]
+                    .lines()
+                    .filter(|l| heading_line(l))
+                    .count(),
+            ),
+            _ => None,
+        })
+        .sum::<usize>();
+    if count < 2 {
+        return blocks;
+    }
+    let mut out = Vec::with_capacity(blocks.len() + count * 2);
+    for b in blocks {
+        let Block::Paragraph { span, .. } = &b else {
+            out.push(b);
+            continue;
+        };
+        let text = &source[span.clone()];
+        if !text.lines().any(heading_line) {
+            out.push(b);
+            continue;
+        }
+        // (start, end) of the paragraph text waiting to be pushed.
+        let mut pending: Option<(usize, usize)> = None;
+        let flush = |out: &mut Vec<Block>, pending: &mut Option<(usize, usize)>| {
+            if let Some((s, e)) = pending.take() {
+                out.push(Block::Paragraph {
+                    text: source[s..e].trim().to_string(),
+                    span: s..e,
+                });
+            }
+        };
+        let mut at = span.start;
+        for line in text.split_inclusive('\n') {
+            let (s, e) = (at, at + line.trim_end().len());
+            at += line.len();
+            if heading_line(line) {
+                flush(&mut out, &mut pending);
+                out.push(Block::Heading {
+                    level: 2,
+                    text: line.trim().to_string(),
+                    span: s..e,
+                });
+            } else if !line.trim().is_empty() {
+                pending = Some((pending.map_or(s, |p| p.0), e));
+            }
+        }
+        flush(&mut out, &mut pending);
+    }
+    out
+}
+
 type Candidate = (usize, String, bool);
 
 /// Numbered list items that open with a bold label, two or more in one

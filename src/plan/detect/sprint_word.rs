@@ -89,6 +89,9 @@ fn choose_word_of(
     let mut stats: BTreeMap<Word, (u8, usize, usize)> = BTreeMap::new();
     // Per word: the other word's headings its nested headings sit in.
     let mut outers: BTreeMap<Word, (Word, BTreeSet<usize>)> = BTreeMap::new();
+    // Per word: its distinct ids (`### Phase 0 deliverables` restates
+    // `## Phase 0`; it is no other phase).
+    let mut ids: BTreeMap<Word, BTreeSet<String>> = BTreeMap::new();
     for (i, h) in parsed.iter().enumerate() {
         let Some(Heading::Sprint(h)) = h else {
             continue;
@@ -96,6 +99,9 @@ fn choose_word_of(
         if is_task_group_id(h.word, &h.id) {
             continue;
         }
+        ids.entry(h.word)
+            .or_default()
+            .insert(h.id.to_ascii_lowercase());
         let Block::Heading { level, .. } = &blocks[i] else {
             continue;
         };
@@ -120,9 +126,9 @@ fn choose_word_of(
     // Steps inside Phases are the sprints only when most phases hold steps:
     // `### Step N` inside one `## Task 5` of six are that task's parts.
     let spread = |w: &Word| {
-        outers
-            .get(w)
-            .is_some_and(|(outer, within)| within.len() * 2 >= stats.get(outer).map_or(0, |s| s.1))
+        outers.get(w).is_some_and(|(outer, within)| {
+            within.len() * 2 >= ids.get(outer).map_or(0, BTreeSet::len)
+        })
     };
     let inner = stats
         .iter()

@@ -10,13 +10,23 @@ use super::*;
 
 /// `1. Title` → (1, "Title"); `*` (Kiro's optional mark) may come first.
 /// A bold number and a dash read the same (`**01 — Build the shell**
-/// ([doc](x))`): the bold part is the name.
-fn numbered(text: &str) -> Option<(u32, String)> {
+/// ([doc](x))`): the bold part is the name. With `codes`, a task code
+/// reads as its number (`T1 Set up …`, ai-dev-tasks' parent tasks).
+fn numbered(text: &str, codes: bool) -> Option<(u32, String)> {
     let t = text.trim_start();
     let bold = t.starts_with("**");
     let t = t.trim_start_matches('*').trim_start();
+    // A task code: the letter goes, and a space alone separates it from
+    // the name.
+    let coded = codes && lettered(t);
+    let t = if coded { &t[1..] } else { t };
     let digits: String = t.chars().take_while(char::is_ascii_digit).collect();
-    let rest = [". ", " — ", " – ", " - ", ": ", ") "]
+    let seps: &[&str] = if coded {
+        &[". ", " — ", " – ", " - ", ": ", ") ", " "]
+    } else {
+        &[". ", " — ", " – ", " - ", ": ", ") "]
+    };
+    let rest = seps
         .iter()
         .find_map(|sep| t[digits.len()..].strip_prefix(sep))?;
     let n = digits.parse().ok()?;
@@ -28,10 +38,17 @@ fn numbered(text: &str) -> Option<(u32, String)> {
     (!name.is_empty()).then(|| (n, name.to_string()))
 }
 
-/// `1.1 Title` → "1.1 Title": a sub-task of sprint 1.
+/// `T1`: one capital, then a digit.
+fn lettered(t: &str) -> bool {
+    let mut c = t.chars();
+    c.next().is_some_and(|l| l.is_ascii_uppercase()) && c.next().is_some_and(|d| d.is_ascii_digit())
+}
+
+/// `1.1 Title` → "1.1 Title": a sub-task of sprint 1 (`T1.1` as well).
 fn sub_task(text: &str) -> Option<(u32, &str)> {
     let t = text.trim_start().trim_start_matches('*').trim_start();
     let (id, _) = t.split_once(char::is_whitespace)?;
+    let id = if lettered(id) { &id[1..] } else { id };
     let (major, minor) = id.trim_end_matches('.').split_once('.')?;
     if minor.is_empty() || !minor.chars().all(|c| c.is_ascii_digit()) {
         return None;
@@ -74,6 +91,19 @@ fn traceability(line: &str) -> bool {
 /// The sprints of a numbered task list in `scope`, if it has two or more
 /// top-level numbered checklist items.
 pub(super) fn task_list_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
+    // Coded items (`- [x] T1 …`) are a task list only with coded sub-tasks
+    // (`- [x] T1.1 …`) under them: a flat list of codes is a checklist (a
+    // preview of tickets, say) and keeps its own reading.
+    let codes = scope.clone().any(|j| match &doc.blocks[j] {
+        Block::Item { text, depth, .. } if *depth > 0 => {
+            let first = text.lines().next().unwrap_or_default().trim_start();
+            let first = optional_box(first).map_or(first, |(_, rest)| rest);
+            first
+                .split_once(char::is_whitespace)
+                .is_some_and(|(id, _)| lettered(id) && id[1..].contains('.'))
+        }
+        _ => false,
+    });
     let mut sprints: Vec<RawSprint> = Vec::new();
     let mut body_start = 0;
     for j in scope.clone() {
@@ -108,7 +138,7 @@ pub(super) fn task_list_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec
                 .then(|| (number, first.trim().to_string()))
         };
         if *depth == 0 && checked.is_some() {
-            if let Some((n, name)) = numbered(first).or_else(listed) {
+            if let Some((n, name)) = numbered(first, codes).or_else(listed) {
                 if let Some(last) = sprints.last_mut() {
                     last.sprint.body = doc.source[body_start..span.start].to_string();
                 }
