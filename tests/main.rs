@@ -61,6 +61,7 @@ mod test_worker_life;
 mod test_worker_outage;
 mod test_worker_props;
 mod test_workspace;
+mod test_workspace_env;
 mod test_workspace_setup;
 
 /// A test file that is not listed above would silently never run.

@@ -115,7 +115,7 @@ pub fn program_name(program: &str) -> String {
         .unwrap_or_else(|| program.to_string())
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WorkspaceConfig {
     /// Where the units' linked worktrees live (relative to the repository's
@@ -128,6 +128,49 @@ pub struct WorkspaceConfig {
     /// Untracked files of the main working tree copied into each new
     /// worktree (e.g. `.env`), relative to the repository's working tree.
     pub copy: Vec<String>,
+    /// A shell command run in a unit's worktree when it is removed (its
+    /// unit completed, `clean`, a worker leaving): stop what `setup` or the
+    /// agents started there, drop a per-unit database. Its failure is
+    /// logged, never blocks the run.
+    pub teardown: Option<String>,
+    /// How long `teardown` may take before it is killed.
+    #[serde(with = "humantime_serde_compat")]
+    pub teardown_timeout: Duration,
+    /// `SUPERVISOR_PORT` = `port_base` + slot × `port_stride`.
+    pub port_base: u16,
+    pub port_stride: u16,
+}
+
+impl Default for WorkspaceConfig {
+    fn default() -> Self {
+        WorkspaceConfig {
+            dir: None,
+            setup: None,
+            copy: Vec::new(),
+            teardown: None,
+            teardown_timeout: Duration::from_secs(300),
+            port_base: 4000,
+            port_stride: 10,
+        }
+    }
+}
+
+impl WorkspaceConfig {
+    /// The port of a slot: `port_base` + slot × `port_stride` (saturating).
+    pub fn port(&self, slot: u32) -> u32 {
+        u32::from(self.port_base).saturating_add(slot.saturating_mul(u32::from(self.port_stride)))
+    }
+
+    /// The variables that tell a unit's commands where they run: its slot
+    /// (the unit's place in the plan, 1-based: no two units share one, so
+    /// no two live units do) and its port; slot 0 for the run as a whole
+    /// (phase builds).
+    pub fn slot_env(&self, slot: u32) -> Vec<(String, String)> {
+        vec![
+            ("SUPERVISOR_SLOT".into(), slot.to_string()),
+            ("SUPERVISOR_PORT".into(), self.port(slot).to_string()),
+        ]
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]

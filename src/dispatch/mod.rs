@@ -90,6 +90,12 @@ pub struct Job {
     /// when that process is gone, its claim will lapse, so the agent ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worker_pid: Option<u32>,
+    /// The unit's slot (`SUPERVISOR_SLOT`: its place in the plan, 1-based;
+    /// no other live unit holds it) and port (`SUPERVISOR_PORT`).
+    #[serde(default)]
+    pub slot: u32,
+    #[serde(default)]
+    pub port: u32,
 }
 
 /// A worktree's setup command and the file that says it has passed.
@@ -128,6 +134,8 @@ impl Job {
                 "SUPERVISOR_SESSION_ID".into(),
                 self.session_id.clone().unwrap_or_default(),
             ),
+            ("SUPERVISOR_SLOT".into(), self.slot.to_string()),
+            ("SUPERVISOR_PORT".into(), self.port.to_string()),
         ]
     }
 }

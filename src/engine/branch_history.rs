@@ -40,7 +40,8 @@ impl Engine {
             &self.workdir,
             config.workspace.dir.as_deref(),
             &state.run_id,
-        );
+        )
+        .with_teardown(state, &config);
         let integration_ref = format!("refs/heads/{}", ws.integration_branch());
         let Some(integration) = remote.tracked(&integration_ref) else {
             return Ok(None);
@@ -106,6 +107,7 @@ impl Engine {
                 worktree.join(&state.root)
             };
             let verdict = verify::verify(&verify::VerifyInput {
+                env: &self.unit_env(state, &config, &u.name),
                 root: &root,
                 unit: &u.name,
                 unit_dir: &u.dir,

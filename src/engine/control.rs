@@ -360,6 +360,7 @@ impl Engine {
                 .and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id));
             let verdict = sprint.map(|sprint| {
                 verify::verify(&verify::VerifyInput {
+                    env: &self.unit_env(&state, &config, unit),
                     root: &root,
                     unit,
                     unit_dir: &u.dir,

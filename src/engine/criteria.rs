@@ -24,8 +24,9 @@ pub(crate) fn run_criterion(
     root: &Path,
     command: &str,
     expected: Option<&str>,
+    env: &[(String, String)],
 ) -> Result<(), String> {
-    run(root, command, expected).result
+    run(root, command, expected, env).result
 }
 
 /// Run one criterion and keep what a verdict records of it.
@@ -34,8 +35,9 @@ pub(crate) fn check(
     text: &str,
     command: &str,
     expected: Option<&str>,
+    env: &[(String, String)],
 ) -> CriterionCheck {
-    let ran = run(root, command, expected);
+    let ran = run(root, command, expected, env);
     CriterionCheck {
         text: text.to_string(),
         command: command.to_string(),
@@ -57,7 +59,7 @@ fn tail(text: &str, max: usize) -> String {
 
 /// The file-exists assertions the plan parser generates (`test -e 'path'`)
 /// are checked in-process: same answer, no shell.
-fn run(root: &Path, command: &str, expected: Option<&str>) -> Ran {
+fn run(root: &Path, command: &str, expected: Option<&str>, env: &[(String, String)]) -> Ran {
     let failed = |why: String, exit: Option<i32>, output: String| Ran {
         result: Err(why),
         exit,
@@ -81,7 +83,7 @@ fn run(root: &Path, command: &str, expected: Option<&str>) -> Ran {
         }
     }
     let super::shell::Shell { status, output } =
-        super::shell::run(root, command, CRITERION_TIMEOUT);
+        super::shell::run(root, command, CRITERION_TIMEOUT, env);
     let status = match status {
         Ok(s) => s,
         Err(why) => return failed(why, None, output),

@@ -36,10 +36,10 @@ struct BuildRun {
     seconds: f64,
 }
 
-fn run_build(root: &Path, command: &str, timeout: Duration) -> BuildRun {
+fn run_build(root: &Path, command: &str, timeout: Duration, env: &[(String, String)]) -> BuildRun {
     let start = Instant::now();
     // Its two streams interleaved as a terminal shows them.
-    let ran = super::shell::run(root, &format!("{command} 2>&1"), timeout);
+    let ran = super::shell::run(root, &format!("{command} 2>&1"), timeout, env);
     let (status, output) = match ran.status {
         Ok(s) => (Some(s), ran.output),
         Err(why) if why.starts_with("cannot run") => (None, format!("cannot run `{command}`")),
@@ -332,7 +332,10 @@ impl Engine {
                     };
                     head = tip;
                 }
-                Ok::<_, EngineError>(run_build(&root, &command, config.build.timeout))
+                // The run as a whole: slot 0.
+                let mut env = vec![("SUPERVISOR_RUN_ID".to_string(), state.run_id.clone())];
+                env.extend(config.workspace.slot_env(0));
+                Ok::<_, EngineError>(run_build(&root, &command, config.build.timeout, &env))
             },
         )
         .map_err(super::io("cannot take the build lock"))?;

@@ -429,6 +429,8 @@ impl Prepared {
             session_id: None,
             setup: None,
             worker_pid: None,
+            slot: 0,
+            port: 0,
         };
         job.argv = dispatch::resolve_argv(&self.template, &job, &prompt_text);
         dispatch::anchor_program(&mut job.argv, &self.root);

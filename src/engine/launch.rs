@@ -517,6 +517,8 @@ impl Engine {
                     done_marker: self.setup_marker(state, unit_name),
                 }),
             worker_pid: spec.worker_pid,
+            slot: state.slot_of(unit_name).unwrap_or(0),
+            port: config.workspace.port(state.slot_of(unit_name).unwrap_or(0)),
         };
         job.argv = dispatch::resolve_argv(&template, &job, &prompt_text);
         dispatch::anchor_program(&mut job.argv, &self.workdir);

@@ -204,6 +204,7 @@ impl Engine {
                     continue;
                 };
                 let verdict = super::verify::verify(&super::verify::VerifyInput {
+                    env: &self.unit_env_at(tip, &u.name),
                     root: &marked[0].root,
                     unit: &u.name,
                     unit_dir: &u.dir,
@@ -384,6 +385,7 @@ impl Engine {
                                 .and_then(|pu| pu.sprints.iter().find(|s| s.id == sp.id))
                             {
                                 let verdict = super::verify::verify(&super::verify::VerifyInput {
+                                    env: &self.unit_env_at(tip, &u.name),
                                     root: &root,
                                     unit: &u.name,
                                     unit_dir: &u.dir,
@@ -436,6 +438,7 @@ impl Engine {
                     report.killed.as_deref()
                 };
                 let verdict = super::verify::verify(&super::verify::VerifyInput {
+                    env: &self.unit_env_at(tip, &u.name),
                     root: &root,
                     unit: &u.name,
                     unit_dir: &u.dir,

@@ -155,6 +155,26 @@ impl Engine {
     }
 
     /// The plan and config the run was started with.
+    /// What a unit's commands (criteria, teardown) are told of where they
+    /// run, beside what agents get: the run, the unit, its slot and port.
+    pub fn unit_env(&self, state: &State, config: &Config, unit: &str) -> Vec<(String, String)> {
+        let mut env = vec![
+            ("SUPERVISOR_RUN_ID".to_string(), state.run_id.clone()),
+            ("SUPERVISOR_UNIT".to_string(), unit.to_string()),
+        ];
+        env.extend(config.workspace.slot_env(state.slot_of(unit).unwrap_or(0)));
+        env
+    }
+
+    /// [`Engine::unit_env`] with the config of the run at `tip` (none
+    /// when its snapshot does not parse).
+    pub fn unit_env_at(&self, tip: &Tip, unit: &str) -> Vec<(String, String)> {
+        match self.snapshot(tip) {
+            Ok((_, config)) => self.unit_env(&tip.state, &config, unit),
+            Err(_) => Vec::new(),
+        }
+    }
+
     pub fn snapshot(&self, tip: &Tip) -> Result<(Plan, Config), EngineError> {
         let snap = self.store.snapshot_at(tip.id)?;
         if let Some((s, plan, config)) = self.parsed.borrow().as_ref() {

@@ -52,7 +52,12 @@ impl Engine {
             let mut failed = false;
             for c in sprint.exit.iter().filter(|c| c.command.is_some()) {
                 let cmd = c.command.as_deref().unwrap_or_default();
-                match super::criteria::run_criterion(&root, cmd, c.expected.as_deref()) {
+                match super::criteria::run_criterion(
+                    &root,
+                    cmd,
+                    c.expected.as_deref(),
+                    &self.unit_env_at(tip, &u.name),
+                ) {
                     Ok(()) => checked.push(format!("`{cmd}` passes")),
                     Err(_) => failed = true,
                 }

@@ -21,11 +21,17 @@ pub(super) struct Shell {
 }
 
 /// Run `command` under `sh -c` in `root`, for at most `timeout`.
-pub(super) fn run(root: &Path, command: &str, timeout: Duration) -> Shell {
+pub(super) fn run(
+    root: &Path,
+    command: &str,
+    timeout: Duration,
+    env: &[(String, String)],
+) -> Shell {
     let mut child = match Command::new("sh")
         .arg("-c")
         .arg(command)
         .current_dir(root)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .env("GIT_SUPERVISOR_INTERNAL", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -35,6 +35,9 @@ pub struct VerifyInput<'a> {
     /// dirty before it started are not its work, and whether it continued
     /// a PARTIAL sprint. `None` judges history alone.
     pub agent: Option<&'a Agent>,
+    /// What the criteria commands are told of where they run (the unit,
+    /// its slot and port).
+    pub env: &'a [(String, String)],
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -453,7 +456,7 @@ pub fn verify(input: &VerifyInput) -> Verdict {
     } else {
         let mut passed = 0;
         for (text, cmd, expected) in &checks {
-            let check = super::criteria::check(input.root, text, cmd, *expected);
+            let check = super::criteria::check(input.root, text, cmd, *expected, input.env);
             match &check.why {
                 None => passed += 1,
                 Some(why) => remaining.push(format!("{text} ({why})")),

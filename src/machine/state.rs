@@ -426,6 +426,14 @@ pub struct LimitPause {
 }
 
 impl State {
+    /// A unit's slot: its place in the plan, 1-based (`SUPERVISOR_SLOT`).
+    pub fn slot_of(&self, unit: &str) -> Option<u32> {
+        self.units
+            .iter()
+            .position(|u| u.name == unit)
+            .map(|i| i as u32 + 1)
+    }
+
     /// The pause of `agent` that holds dispatches at wall time `now`.
     pub fn limit_pause(&self, agent: &str, now: &str) -> Option<&LimitPause> {
         self.usage_limits

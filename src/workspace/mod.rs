@@ -87,6 +87,19 @@ pub struct Workspaces {
     /// Where the run's worktrees live: `<dir>/<run>`.
     pub dir: PathBuf,
     pub run: String,
+    /// `[workspace] teardown`, run in a unit's worktree before it goes.
+    pub teardown: Option<Teardown>,
+}
+
+/// `[workspace] teardown` with what each unit's run of it is told.
+#[derive(Debug, Clone)]
+pub struct Teardown {
+    pub command: String,
+    pub timeout: std::time::Duration,
+    /// The run's units in plan order (a unit's slot is its place, 1-based).
+    pub units: Vec<String>,
+    pub port_base: u16,
+    pub port_stride: u16,
 }
 
 /// Where a unit works, for `status`.
@@ -134,9 +147,22 @@ impl Workspaces {
         state: &crate::machine::State,
         config: &Config,
     ) -> Option<Workspaces> {
-        state
-            .worktrees
-            .then(|| Workspaces::new(repo, config.workspace.dir.as_deref(), &state.run_id))
+        state.worktrees.then(|| {
+            Workspaces::new(repo, config.workspace.dir.as_deref(), &state.run_id)
+                .with_teardown(state, config)
+        })
+    }
+
+    /// The same, told the run's `[workspace] teardown`.
+    pub fn with_teardown(mut self, state: &crate::machine::State, config: &Config) -> Workspaces {
+        self.teardown = config.workspace.teardown.as_ref().map(|command| Teardown {
+            command: command.clone(),
+            timeout: config.workspace.teardown_timeout,
+            units: state.units.iter().map(|u| u.name.clone()).collect(),
+            port_base: config.workspace.port_base,
+            port_stride: config.workspace.port_stride,
+        });
+        self
     }
 
     pub fn new(repo: &Path, dir: Option<&str>, run: &str) -> Workspaces {
@@ -159,6 +185,7 @@ impl Workspaces {
             repo: repo.to_path_buf(),
             dir: base.join(run),
             run: run.to_string(),
+            teardown: None,
         }
     }
 
@@ -414,6 +441,7 @@ impl Workspaces {
         if !path.join(".git").exists() {
             return Ok(false);
         }
+        self.run_teardown(unit, &path);
         let p = path.display().to_string();
         let mut args = vec!["worktree", "remove"];
         if force {
@@ -423,6 +451,94 @@ impl Workspaces {
         git_ok(&self.repo, "cannot remove the worktree", &args)?;
         let _ = std::fs::remove_dir(&self.dir);
         Ok(true)
+    }
+}
+
+impl Workspaces {
+    /// Run `[workspace] teardown` in the unit's worktree, bounded in time;
+    /// a failure is logged (`.git/supervisor/teardown.log`) and nothing
+    /// more: the worktree goes either way.
+    fn run_teardown(&self, unit: &str, path: &Path) {
+        use std::os::unix::process::CommandExt;
+        let Some(t) = &self.teardown else { return };
+        let slot = t
+            .units
+            .iter()
+            .position(|u| u == unit)
+            .map_or(0, |i| i as u32 + 1);
+        let port =
+            u32::from(t.port_base).saturating_add(slot.saturating_mul(u32::from(t.port_stride)));
+        let log = |line: String| {
+            let file = self
+                .repo
+                .join(".git")
+                .join(runtime::DIR)
+                .join("teardown.log");
+            let written = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&file)
+                .and_then(|mut f| {
+                    use std::io::Write;
+                    writeln!(f, "{line}")
+                });
+            if written.is_err() {
+                eprintln!("git-supervisor: {line}");
+            }
+        };
+        let child = Command::new("sh")
+            .arg("-c")
+            .arg(&t.command)
+            .current_dir(path)
+            .env("SUPERVISOR_RUN_ID", &self.run)
+            .env("SUPERVISOR_UNIT", unit)
+            .env("SUPERVISOR_WORKDIR", path)
+            .env("SUPERVISOR_SLOT", slot.to_string())
+            .env("SUPERVISOR_PORT", port.to_string())
+            .env("GIT_SUPERVISOR_INTERNAL", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn();
+        let mut child = match child {
+            Ok(c) => c,
+            Err(e) => {
+                log(format!(
+                    "{unit}: teardown `{}` cannot start: {e}",
+                    t.command
+                ));
+                return;
+            }
+        };
+        let deadline = std::time::Instant::now() + t.timeout;
+        loop {
+            match child.try_wait() {
+                Ok(Some(s)) if s.success() => return,
+                Ok(Some(s)) => {
+                    log(format!(
+                        "{unit}: teardown `{}` failed ({s}); the worktree is removed anyway",
+                        t.command
+                    ));
+                    return;
+                }
+                Ok(None) if std::time::Instant::now() >= deadline => {
+                    // SAFETY: killpg on the group this child leads.
+                    unsafe {
+                        libc::killpg(child.id() as libc::pid_t, libc::SIGKILL);
+                    }
+                    let _ = child.wait();
+                    log(format!(
+                        "{unit}: teardown `{}` timed out after {}; killed",
+                        t.command,
+                        humantime::format_duration(t.timeout)
+                    ));
+                    return;
+                }
+                Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
+                Err(_) => return,
+            }
+        }
     }
 }
 

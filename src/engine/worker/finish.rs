@@ -118,6 +118,7 @@ impl Engine {
             report.killed.as_deref()
         };
         let verdict = verify::verify(&verify::VerifyInput {
+            env: &self.unit_env_at(&tip, &c.unit),
             root: &c.root,
             unit: &c.unit,
             unit_dir: &unit_dir,

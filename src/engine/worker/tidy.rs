@@ -14,11 +14,14 @@ impl Engine {
     /// The run's worktrees in this clone, as a worker lays them out.
     fn worker_workspaces(&self, tip: &Tip) -> Option<Workspaces> {
         let (_, config) = self.snapshot(tip).ok()?;
-        Some(Workspaces::new(
-            &self.workdir,
-            config.workspace.dir.as_deref(),
-            &tip.state.run_id,
-        ))
+        Some(
+            Workspaces::new(
+                &self.workdir,
+                config.workspace.dir.as_deref(),
+                &tip.state.run_id,
+            )
+            .with_teardown(&tip.state, &config),
+        )
     }
 
     /// Remove the worktree of a claim that ended. Everything it made is

@@ -1,0 +1,159 @@
+//! Each unit its own environment: two agents in worktrees start a server
+//! each on `$SUPERVISOR_PORT` at once and both answer; criteria commands
+//! get the same variables; `[workspace] teardown` removes a per-unit
+//! database file `setup` made when each unit's worktree goes.
+
+use std::path::Path;
+
+use crate::common::git;
+
+fn sv(dir: &Path, args: &[&str]) -> crate::common::Output {
+    let out = crate::common::command(crate::common::bin(), dir)
+        .env_remove("GIT_SUPERVISOR_TIMESTAMP")
+        .args(args)
+        .output()
+        .expect("runs");
+    crate::common::Output {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// A free port range for this test: the OS's choice of one free port,
+/// rounded down to a multiple of 100 (slots 1 and 2 at +10 and +20).
+fn port_base() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let p = l.local_addr().expect("addr").port();
+    (p / 100 * 100).clamp(20000, 60000)
+}
+
+#[test]
+fn two_agents_serve_on_their_own_ports_and_teardown_drops_their_databases() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let shared = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    git(d, &["init", "-q", "-b", "main"]);
+    git(d, &["config", "user.name", "Test User"]);
+    git(d, &["config", "user.email", "user@example.com"]);
+    git(d, &["config", "commit.gpgsign", "false"]);
+    let s = shared.path().display();
+    let agent = format!(
+        r#"#!/bin/sh
+# Serve on this unit's port, wait until the other unit's server answers
+# too (both run at once), note what answered, then do the work.
+python3 -m http.server "$SUPERVISOR_PORT" --bind 127.0.0.1 >/dev/null 2>&1 &
+server=$!
+for i in $(seq 1 100); do
+  if python3 -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$SUPERVISOR_PORT/', timeout=1)" 2>/dev/null; then break; fi
+  sleep 0.1
+done
+echo "$SUPERVISOR_UNIT $SUPERVISOR_SLOT $SUPERVISOR_PORT" > "{s}/served-$SUPERVISOR_UNIT"
+for i in $(seq 1 100); do
+  [ "$(ls {s}/served-* 2>/dev/null | wc -l)" -ge 2 ] && break
+  sleep 0.1
+done
+for f in {s}/served-*; do
+  port=$(cut -d' ' -f3 "$f")
+  python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/', timeout=2)" && echo "$SUPERVISOR_UNIT reached $port" >> "{s}/answers"
+done
+touch "{s}/checked-$SUPERVISOR_UNIT"
+for i in $(seq 1 100); do
+  [ "$(ls {s}/checked-* 2>/dev/null | wc -l)" -ge 2 ] && break
+  sleep 0.1
+done
+kill $server
+echo done > "$SUPERVISOR_UNIT/1.txt"
+git add "$SUPERVISOR_UNIT/1.txt"
+git commit -qm "$SUPERVISOR_UNIT: sprint 1" -m "Supervisor-Sprint: $SUPERVISOR_UNIT/1
+Supervisor-Status: complete" -- "$SUPERVISOR_UNIT/1.txt"
+"#
+    );
+    std::fs::write(d.join("agent.sh"), agent).expect("agent");
+    let mut plan = String::from("# Ports\n\n| Unit | Directory | Layer | Sprints |\n|---|---|---|---|\n| api | api | 0 | 1 |\n| web | web | 0 | 1 |\n");
+    for u in ["api", "web"] {
+        plan.push_str(&format!(
+            "\n## {u}\n\n### Sprint 1: Serve\n\n**Exit Criteria**:\n- [ ] `{u}/1.txt` exists\n- [ ] `test \"$SUPERVISOR_UNIT\" = {u} && test \"$SUPERVISOR_SLOT\" -ge 1`\n"
+        ));
+        std::fs::create_dir_all(d.join(u)).expect("unit dir");
+        std::fs::write(d.join(u).join("PROGRESS.md"), format!("# {u}\n")).expect("progress");
+    }
+    std::fs::write(d.join("EXECUTION_PLAN.md"), plan).expect("plan");
+    let base = port_base();
+    std::fs::create_dir_all(d.join(".workflow")).expect("config dir");
+    std::fs::write(
+        d.join(".workflow/config.toml"),
+        format!(
+            "[agent]\ncommand = [\"sh\", \"agent.sh\"]\nprompt = \"stdin\"\n\n[run]\npoll_interval = \"200ms\"\nworkspace = \"worktree\"\nmax_retries = 1\n\n[workspace]\nport_base = {base}\nport_stride = 10\nsetup = \"touch {s}/db-$SUPERVISOR_UNIT.sqlite\"\nteardown = \"rm {s}/db-$SUPERVISOR_UNIT.sqlite && echo $SUPERVISOR_UNIT $SUPERVISOR_SLOT $SUPERVISOR_PORT >> {s}/torn-down\"\n"
+        ),
+    )
+    .expect("config");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "plan"]);
+    let out = sv(d, &["start", "--wait"]);
+    let read = |name: &str| std::fs::read_to_string(shared.path().join(name)).unwrap_or_default();
+    assert_eq!(
+        out.status,
+        0,
+        "{}{}\n{}\nanswers: {}",
+        out.stdout,
+        out.stderr,
+        sv(d, &["log"]).stdout,
+        read("answers")
+    );
+    let (api, web) = (u32::from(base) + 10, u32::from(base) + 20);
+    assert_eq!(read("served-api").trim(), format!("api 1 {api}"));
+    assert_eq!(read("served-web").trim(), format!("web 2 {web}"));
+    // Both servers were up at once: each answered the other unit's agent.
+    let answers = read("answers");
+    for line in [format!("api reached {web}"), format!("web reached {api}")] {
+        assert!(answers.lines().any(|l| l == line), "{line}: {answers}");
+    }
+    // Each unit's worktree went once it was integrated: its teardown ran
+    // there with its slot and port, and its database is gone.
+    crate::common::wait_until("both teardowns", 30, || {
+        read("torn-down").lines().count() == 2
+    });
+    let mut torn: Vec<String> = read("torn-down").lines().map(str::to_string).collect();
+    torn.sort();
+    assert_eq!(torn, [format!("api 1 {api}"), format!("web 2 {web}")]);
+    assert!(!shared.path().join("db-api.sqlite").exists());
+    assert!(!shared.path().join("db-web.sqlite").exists());
+}
+
+/// A teardown that fails is logged and the run goes on.
+#[test]
+fn a_failing_teardown_is_logged_and_blocks_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    git(d, &["init", "-q", "-b", "main"]);
+    git(d, &["config", "user.name", "Test User"]);
+    git(d, &["config", "user.email", "user@example.com"]);
+    let agent = "echo done > \"$SUPERVISOR_UNIT/1.txt\"\ngit add \"$SUPERVISOR_UNIT/1.txt\"\ngit commit -qm w -m \"Supervisor-Sprint: $SUPERVISOR_UNIT/1\nSupervisor-Status: complete\" -- \"$SUPERVISOR_UNIT/1.txt\"\n";
+    std::fs::write(d.join("agent.sh"), agent).expect("agent");
+    let mut plan = String::from("# Teardown\n\n| Unit | Directory | Layer | Sprints |\n|---|---|---|---|\n| a | a | 0 | 1 |\n| b | b | 0 | 1 |\n");
+    for u in ["a", "b"] {
+        plan.push_str(&format!(
+            "\n## {u}\n\n### Sprint 1: Work\n\n**Exit Criteria**:\n- [ ] `{u}/1.txt` exists\n"
+        ));
+        std::fs::create_dir_all(d.join(u)).expect("unit dir");
+        std::fs::write(d.join(u).join("PROGRESS.md"), "# p\n").expect("progress");
+    }
+    std::fs::write(d.join("EXECUTION_PLAN.md"), plan).expect("plan");
+    std::fs::create_dir_all(d.join(".workflow")).expect("config dir");
+    std::fs::write(
+        d.join(".workflow/config.toml"),
+        "[agent]\ncommand = [\"sh\", \"agent.sh\"]\nprompt = \"stdin\"\n\n[run]\npoll_interval = \"200ms\"\nworkspace = \"worktree\"\n\n[workspace]\nteardown = \"exit 7\"\n",
+    )
+    .expect("config");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "plan"]);
+    let out = sv(d, &["start", "--wait"]);
+    assert_eq!(out.status, 0, "{}{}", out.stdout, out.stderr);
+    crate::common::wait_until("the failures logged", 30, || {
+        std::fs::read_to_string(d.join(".git/supervisor/teardown.log"))
+            .is_ok_and(|t| t.lines().count() == 2)
+    });
+    let log = std::fs::read_to_string(d.join(".git/supervisor/teardown.log")).expect("log");
+    assert!(log.contains("teardown `exit 7` failed"), "{log}");
+}
