@@ -270,3 +270,25 @@ fn init_fills_the_build_command_from_the_projects_own_files() {
         }
     }
 }
+
+/// A project with a `.env` gets it copied into each unit's worktree, said
+/// in the config and in what `init` prints.
+#[test]
+fn init_proposes_copying_the_projects_env_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join(".env"), "API_KEY=x\n").expect("env");
+    let out = crate::common::run(dir.path(), &["init", "--agent", "script"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("workspace: copy = [\".env\"]"),
+        "{}",
+        out.stdout
+    );
+    let text = std::fs::read_to_string(dir.path().join(".workflow/config.toml")).expect("config");
+    let config = git_supervisor::config::Config::parse(&text, "config").expect("loads");
+    assert_eq!(config.workspace.copy, [".env"]);
+    assert!(
+        text.contains("copy = [\".env\"]                  # this project's .env"),
+        "{text}"
+    );
+}

@@ -92,6 +92,8 @@ pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::
         (Some(c), None) | (None, Some(c)) => Some(c.clone()),
         (None, None) => None,
     });
+    // Agents in worktrees need the project's untracked .env too.
+    let has_env = root.join(".env").is_file();
     // A desktop that has notify-send hears about what needs the user.
     let notify_send =
         presets::find_on_path("notify-send", &std::env::var_os("PATH").unwrap_or_default());
@@ -105,6 +107,13 @@ pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::
         if *name == "config.toml" {
             if let Some(cmd) = &build_command {
                 text = set_build_command(&text, cmd);
+            }
+            if has_env {
+                text = text.replacen(
+                    "copy = []                        # untracked files copied into each new worktree, e.g. [\".env\"]",
+                    "copy = [\".env\"]                  # this project's .env (untracked settings and secrets), copied into each unit's worktree",
+                    1,
+                );
             }
             if notify_send.is_some() {
                 text = text.replacen(
@@ -149,6 +158,13 @@ pub fn cmd_init(ctx: &Context, args: &InitArgs, out: &mut dyn Write) -> miette::
         ),
     }
     .map_err(super::io_err)?;
+    if has_env {
+        writeln!(
+            out,
+            "workspace: copy = [\".env\"] (this project has one; each unit's worktree gets a copy)"
+        )
+        .map_err(super::io_err)?;
+    }
     match &notify_send {
         Some(at) => writeln!(
             out,

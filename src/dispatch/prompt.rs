@@ -454,6 +454,6 @@ pub fn build_coordination(
         checks.push_str("  the syntax checker of the files' language, on the files you changed\n");
     }
     format!(
-        "**Build Coordination**:\nYou are working in parallel with other agents. DO NOT run full builds\n(`{build_command}`, or any other full build or test run).\n\nInstead, validate syntax only:\n{checks}\nThe supervisor will run a single coordinated build after all agents complete.\n\nExit criteria:\n- Code written ✓\n- Unit tests written ✓\n- Syntax validated ✓\n"
+        "**Build Coordination**:\nYou are working in parallel with other agents. DO NOT run full builds\n(`{build_command}`, or any other full build or test run).\n\nInstead, validate syntax only:\n{checks}\nThe supervisor will run a single coordinated build after all agents complete.\n\nAnything you start that listens or stores (a dev server, a test database)\nmust use this unit's own port `$SUPERVISOR_PORT` and slot `$SUPERVISOR_SLOT`\n(e.g. `db-$SUPERVISOR_SLOT.sqlite`): other agents run beside you.\n\nExit criteria:\n- Code written ✓\n- Unit tests written ✓\n- Syntax validated ✓\n"
     )
 }
