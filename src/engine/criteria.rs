@@ -115,12 +115,12 @@ mod tests {
     #[test]
     fn a_check_keeps_the_exit_status_and_the_end_of_the_output() {
         let dir = tempfile::tempdir().expect("dir");
-        let c = check(dir.path(), "prints", "echo hello; exit 3", None);
+        let c = check(dir.path(), "prints", "echo hello; exit 3", None, &[]);
         assert!(!c.passed);
         assert_eq!(c.exit, Some(3));
         assert_eq!(c.why.as_deref(), Some("exit 3"));
         assert_eq!(c.output, "hello\n");
-        let long = check(dir.path(), "long", "seq 1 100000", None);
+        let long = check(dir.path(), "long", "seq 1 100000", None, &[]);
         assert!(long.passed, "{long:?}");
         assert!(long.output.len() <= CriterionCheck::OUTPUT_KEPT);
         assert!(long.output.ends_with("99999\n100000\n"), "{}", long.output);
