@@ -93,12 +93,13 @@ mod tests {
     #[test]
     fn a_command_past_its_time_is_ended_and_a_long_output_read_whole() {
         let dir = tempfile::tempdir().expect("dir");
-        let slow = run(dir.path(), "sleep 5", Duration::from_millis(100));
+        let slow = run(dir.path(), "sleep 5", Duration::from_millis(100), &[]);
         assert_eq!(slow.status.err().as_deref(), Some("timed out after 0s"));
         let long = run(
             dir.path(),
             "seq 1 100000; echo done >&2",
             Duration::from_secs(60),
+            &[],
         );
         assert!(long.status.is_ok_and(|s| s.success()));
         assert!(
