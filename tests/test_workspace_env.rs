@@ -157,3 +157,110 @@ fn a_failing_teardown_is_logged_and_blocks_nothing() {
     let log = std::fs::read_to_string(d.join(".git/supervisor/teardown.log")).expect("log");
     assert!(log.contains("teardown `exit 7` failed"), "{log}");
 }
+
+/// Checked as they go: a unit whose agent leaves a Rust, a TypeScript or a
+/// Python file that does not parse fails its attempt with the checker's
+/// message and never reaches the integration branch; the retry fixes it
+/// and the run completes.
+#[test]
+fn a_file_that_does_not_parse_never_reaches_the_integration_branch() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    git(d, &["init", "-q", "-b", "main"]);
+    git(d, &["config", "user.name", "Test User"]);
+    git(d, &["config", "user.email", "user@example.com"]);
+    // Attempt 1 writes a broken file, attempt 2 a good one.
+    let agent = r#"#!/bin/sh
+case "$SUPERVISOR_UNIT" in
+  rs) f=rs/lib.rs; bad='pub fn broken( {'; good='pub fn fine() {}';;
+  ts) f=ts/main.ts; bad='let x: = ;'; good='export const x: number = 1;';;
+  py) f=py/tool.py; bad='def broken(:'; good='def fine():\n    return 1';;
+esac
+if [ "$SUPERVISOR_ATTEMPT" = 1 ]; then printf '%s\n' "$bad" > "$f"; else printf "$good\n" > "$f"; fi
+git add "$f"
+git commit -qm "$SUPERVISOR_UNIT: sprint 1" -m "Supervisor-Sprint: $SUPERVISOR_UNIT/1
+Supervisor-Status: complete" -- "$f"
+"#;
+    std::fs::write(d.join("agent.sh"), agent).expect("agent");
+    let mut plan = String::from("# Checks\n\n| Unit | Directory | Layer | Sprints |\n|---|---|---|---|\n| rs | rs | 0 | 1 |\n| ts | ts | 0 | 1 |\n| py | py | 0 | 1 |\n");
+    for (u, f) in [("rs", "lib.rs"), ("ts", "main.ts"), ("py", "tool.py")] {
+        plan.push_str(&format!(
+            "\n## {u}\n\n### Sprint 1: Write it\n\n**Exit Criteria**:\n- [ ] `{u}/{f}` exists\n"
+        ));
+        std::fs::create_dir_all(d.join(u)).expect("unit dir");
+        std::fs::write(d.join(u).join("PROGRESS.md"), "# p\n").expect("progress");
+    }
+    std::fs::write(d.join("EXECUTION_PLAN.md"), plan).expect("plan");
+    std::fs::create_dir_all(d.join(".workflow")).expect("config dir");
+    std::fs::write(
+        d.join(".workflow/config.toml"),
+        "[agent]\ncommand = [\"sh\", \"agent.sh\"]\nprompt = \"stdin\"\n\n[run]\npoll_interval = \"200ms\"\nworkspace = \"worktree\"\nretry_delay = \"1s\"\n",
+    )
+    .expect("config");
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-qm", "plan"]);
+    // rustc through rustup needs the user's toolchains (the tests' HOME is
+    // a scratch directory).
+    let rustup_home = std::env::var_os("RUSTUP_HOME").unwrap_or_else(|| {
+        std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+            .join(".rustup")
+            .into_os_string()
+    });
+    let out = crate::common::command(crate::common::bin(), d)
+        .env_remove("GIT_SUPERVISOR_TIMESTAMP")
+        .env("RUSTUP_HOME", &rustup_home)
+        .args(["start", "--wait"])
+        .output()
+        .expect("runs");
+    let out = crate::common::Output {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: out.status.code().unwrap_or(-1),
+    };
+    let log = sv(d, &["log"]).stdout;
+    assert_eq!(out.status, 0, "{}{}\n{log}", out.stdout, out.stderr);
+    for (u, checker) in [("rs", "rustc"), ("ts", "tsc"), ("py", "py_compile")] {
+        let failed = log
+            .lines()
+            .find(|l| {
+                l.contains(&format!("{u}    sprint 1  RUNNING → BACKOFF"))
+                    || (l.contains(u) && l.contains("RUNNING → BACKOFF"))
+            })
+            .unwrap_or_else(|| panic!("{u} failed its first attempt: {log}"));
+        assert!(
+            failed.contains("The quick check `") && failed.contains(checker),
+            "{u}: {failed}"
+        );
+    }
+    // No state of the integration branch ever held a broken file (the
+    // unit branch keeps the failed attempt's commit under its fix).
+    let branches = git(
+        d,
+        &[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/heads/supervisor/",
+        ],
+    );
+    let integration = branches
+        .lines()
+        .find(|b| b.ends_with("/integration"))
+        .expect("an integration branch");
+    let history = git(
+        d,
+        &[
+            "log",
+            "--first-parent",
+            "-p",
+            "--diff-merges=first-parent",
+            integration,
+        ],
+    );
+    for bad in ["pub fn broken( {", "let x: = ;", "def broken(:"] {
+        // (The agent script names them too: only a file line counts.)
+        assert!(
+            !history.lines().any(|l| l == format!("+{bad}")),
+            "{bad} reached {integration}"
+        );
+    }
+}

@@ -367,7 +367,7 @@ fn contract(input: &PromptInput) -> String {
 /// project's own checker for the language when it has one (`cargo check`
 /// for a crate, `tsc` with the project's `tsconfig.json`), else a
 /// single-file check; `None` for files no checker is known for.
-fn syntax_check(
+pub fn syntax_check(
     file: &str,
     project: Option<&crate::plan_tools::project::ProjectCommands>,
 ) -> Option<(&'static str, String)> {
@@ -384,7 +384,9 @@ fn single_file_check(file: &str) -> Option<(&'static str, String)> {
     let (lang, cmd) = match ext {
         "rs" => (
             "Rust",
-            format!("rustc --edition 2021 --crate-type lib --emit metadata -o /dev/null {file}"),
+            // Into a fresh directory: rustc replaces its output file, and
+            // `-o /dev/null` run as root would replace /dev/null itself.
+            format!("rustc --edition 2021 --crate-type lib --emit metadata --out-dir \"$(mktemp -d)\" {file}"),
         ),
         "ts" | "tsx" | "mts" => ("TypeScript", format!("tsc --noEmit --skipLibCheck {file}")),
         "js" | "mjs" | "cjs" => ("JavaScript", format!("node --check {file}")),

@@ -25,6 +25,7 @@ mod notify;
 mod observe;
 mod observed_queue;
 mod open;
+mod quick_check;
 pub use open::clone_id;
 mod plan_done;
 mod publish;

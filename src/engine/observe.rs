@@ -469,6 +469,15 @@ impl Engine {
                 }
                 let (outcome, evidence) =
                     self.background_verdict(sp, &sp.background, outcome, evidence);
+                // Checked as it goes: what the unit changed must parse
+                // before it goes to the merge queue.
+                let (outcome, evidence) = match &worktree_config {
+                    Some(config) if outcome != machine::Outcome::Failure => {
+                        let base = sp.agent.as_ref().and_then(|a| a.base_commit.as_deref());
+                        self.quick_checked(&root, base, config, tip, &u.name, outcome, evidence)
+                    }
+                    _ => (outcome, evidence),
+                };
                 let Some((outcome, evidence)) =
                     self.through_queue(tip, &u.name, &sp.id, outcome, evidence)?
                 else {
@@ -487,5 +496,35 @@ impl Engine {
             }
         }
         Ok(None)
+    }
+
+    /// A verdict after the quick check of the unit's changed files: a
+    /// failure names the checker and what it printed.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn quick_checked(
+        &self,
+        root: &std::path::Path,
+        base: Option<&str>,
+        config: &crate::config::Config,
+        tip: &Tip,
+        unit: &str,
+        outcome: machine::Outcome,
+        evidence: String,
+    ) -> (machine::Outcome, String) {
+        let Some(base) = base else {
+            return (outcome, evidence);
+        };
+        let files = super::quick_check::changed_files(root, base);
+        let commands = super::quick_check::commands(&files, root, config.build.check.as_deref());
+        match super::quick_check::run(root, &commands, &self.unit_env_at(tip, unit)) {
+            Some(failed) => (
+                machine::Outcome::Failure,
+                format!(
+                    "The quick check `{}` failed on the unit's changes, so they do not reach the integration branch:\n{}",
+                    failed.command, failed.output
+                ),
+            ),
+            None => (outcome, evidence),
+        }
     }
 }

@@ -91,7 +91,7 @@ impl Engine {
         let Some(tip) = self.store.tip()? else {
             return Ok(Judged::Working);
         };
-        let (plan, _) = self.snapshot(&tip)?;
+        let (plan, config) = self.snapshot(&tip)?;
         let Some(sp) = held(
             &tip,
             &c.unit,
@@ -162,6 +162,20 @@ impl Engine {
             _ => Vec::new(),
         };
         let (outcome, evidence) = self.background_verdict(&sp, &background, outcome, evidence);
+        // Checked as it goes, before the merge.
+        let (outcome, evidence) = if outcome == machine::Outcome::Failure {
+            (outcome, evidence)
+        } else {
+            self.quick_checked(
+                &c.root,
+                Some(&c.base),
+                &config,
+                &tip,
+                &c.unit,
+                outcome,
+                evidence,
+            )
+        };
         Ok(Judged::Queued(Box::new(Queued {
             worker: options.identity.clone(),
             unit: c.unit.clone(),
