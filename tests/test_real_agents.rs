@@ -79,7 +79,9 @@ fn run_scenarios(pairs: &[(&str, Cli)]) {
 }
 
 fn a_two_unit_two_sprint_plan_completes(cli: Cli) -> Result<(), String> {
-    let p = Project::new(cli, PLAN_2X2, StubModel::start(work(cli, "")));
+    // Each agent's tool says the unit's slot and port it was given.
+    let said = "echo \"slot=$SUPERVISOR_SLOT port=$SUPERVISOR_PORT\"";
+    let p = Project::new(cli, PLAN_2X2, StubModel::start(work(cli, said)));
     p.start();
     let code = p.wait("5m");
     check(
@@ -127,6 +129,23 @@ fn a_two_unit_two_sprint_plan_completes(cli: Cli) -> Result<(), String> {
     )?;
     let left = p.processes_left();
     check(left.is_empty(), &format!("processes left: {left:?}"), &p)?;
+    if cli != Cli::Aider {
+        // aider runs no shell commands of the model's: it edits files.
+        let outputs: Vec<String> = p
+            .stub
+            .seen()
+            .into_iter()
+            .filter_map(|r| r.tool_output)
+            .collect();
+        for (slot, port) in [(1, 4010), (2, 4020)] {
+            let line = format!("slot={slot} port={port}");
+            check(
+                outputs.iter().any(|o| o.contains(&line)),
+                &format!("no agent's tool printed `{line}`: {outputs:?}"),
+                &p,
+            )?;
+        }
+    }
     Ok(())
 }
 
