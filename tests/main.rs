@@ -29,6 +29,7 @@ mod test_machine_props;
 mod test_model_usage;
 mod test_observed_merge;
 mod test_observed_props;
+mod test_overlap;
 mod test_plan;
 mod test_plan_checks;
 mod test_plan_done;

@@ -137,6 +137,15 @@ fn changed_lines(diff: &str) -> usize {
 /// Deferred conditions a wrapper is polling with the plan's own checks: how
 /// many checks found them not met, from the wrapper's output log (the state
 /// counts only checks made by agents).
+/// Overlaps found between units that still work: "api and web both edit
+/// src/routes.ts — conflict predicted".
+fn overlap_lines(store: &Store, tip: &crate::store::Tip) -> Vec<String> {
+    crate::engine::overlap::live(&store.runtime_dir(), &tip.state)
+        .iter()
+        .map(|o| format!("{}.", o.sentence()))
+        .collect()
+}
+
 fn deferred_polls(store: &Store, tip: &crate::store::Tip) -> Vec<String> {
     let Some(common) = store
         .runtime_dir()
@@ -258,6 +267,7 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                 v.background =
                     report::status::background(&t.state, &crate::dispatch::background::running);
                 v.waiting.extend(deferred_polls(&store, t));
+                v.waiting.extend(overlap_lines(&store, t));
                 v.no_runnable_criterion = unchecked(&store, t);
                 v.agent_last_lines = super::live::last_lines(&store, &t.state);
             }
@@ -302,7 +312,7 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                     let line = crate::base::escape::visible(&line);
                     writeln!(out, "{line}").map_err(super::io_err)?;
                 }
-                for line in deferred_polls(&store, t) {
+                for line in deferred_polls(&store, t).into_iter().chain(overlap_lines(&store, t)) {
                     // Unit names and exit criteria are the plan's free text.
                     let line = crate::base::escape::visible(&line);
                     writeln!(out, "{line}").map_err(super::io_err)?;

@@ -45,6 +45,15 @@ pub struct Config {
     pub notify: NotifyConfig,
 }
 
+/// `[run] on_overlap`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnOverlap {
+    #[default]
+    Warn,
+    Serialize,
+}
+
 /// The name a program's usage limit is kept under: its file name.
 pub fn program_name(program: &str) -> String {
     Path::new(program)
@@ -211,6 +220,10 @@ pub struct RunConfig {
     /// its failure counts as an attempt.
     #[serde(with = "humantime_serde_compat")]
     pub rate_limit_wait: Duration,
+    /// A sprint naming files a live sprint of another unit names: `warn`
+    /// (dispatch it, the overlap in its reason) or `serialize` (hold it
+    /// until the other has left).
+    pub on_overlap: OnOverlap,
     /// The longest usage-limit reset the run waits for by itself; a later
     /// reset stops the run (resumable), its time in the message.
     #[serde(with = "humantime_serde_compat")]
@@ -254,6 +267,7 @@ impl Default for RunConfig {
             retry_delay: Duration::from_secs(30),
             rate_limit_wait: Duration::from_secs(3600),
             limit_wait_max: Duration::from_secs(12 * 3600),
+            on_overlap: OnOverlap::Warn,
             remote: None,
             lease: Duration::from_secs(300),
             offline_grace: None,

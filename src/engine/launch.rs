@@ -279,7 +279,29 @@ impl Engine {
                 .and_then(|sp| sp.next_check_at.as_deref())
                 .is_some_and(|at| !machine::retry::due(at, &check_now))
         };
-        let unit_name = ready.iter().find(|u| !paced(u))?;
+        // A sprint naming files a live sprint of another unit names: held
+        // until that one leaves (`serialize`), or dispatched with the
+        // overlap in its reason (`warn`).
+        let serialize = config.run.on_overlap == crate::config::OnOverlap::Serialize;
+        let overlap_of = |name: &String| {
+            let sp = state.unit(name)?.current()?;
+            let (_, sprint) = planned(plan, name, &sp.id).ok()?;
+            let shared = super::overlap::named_overlap(state, name, &sprint.files);
+            (!shared.is_empty()).then_some(shared)
+        };
+        let unit_name = ready
+            .iter()
+            .filter(|u| !paced(u))
+            .find(|u| !serialize || overlap_of(u).is_none())?;
+        let overlap = overlap_of(unit_name)
+            .map(|shared| {
+                let named: Vec<String> = shared
+                    .iter()
+                    .map(|(u, s, f)| format!("`{u}` sprint {s} on {}", f.join(", ")))
+                    .collect();
+                format!("; overlaps {} (on_overlap = warn)", named.join(", "))
+            })
+            .unwrap_or_default();
         let sp = state.unit(unit_name)?.current()?;
         let (_, sprint) = planned(plan, unit_name, &sp.id).ok()?;
         let selection = machine::model_select::select(plan, unit_name, sprint, sp);
@@ -300,6 +322,7 @@ impl Engine {
             ),
             _ => selection.rationale(),
         };
+        let rationale = format!("{rationale}{overlap}");
         Some(Choice {
             unit: unit_name.clone(),
             model: selection.model,
@@ -456,7 +479,7 @@ impl Engine {
                 asked.attempt = n;
             }
         }
-        let prompt_text = prompt::build(&prompt::PromptInput {
+        let mut prompt_text = prompt::build(&prompt::PromptInput {
             plan,
             unit: plan_unit,
             sprint,
@@ -471,6 +494,18 @@ impl Engine {
             result_file: &paths.result.display().to_string(),
             project: crate::config::project_commands(root).as_ref(),
         });
+        // Files another live unit is changing too (found while both work).
+        for o in super::overlap::live(&self.store.runtime_dir(), state)
+            .iter()
+            .filter(|o| o.later == unit_name)
+        {
+            prompt_text.push_str(&format!(
+                "\n**Overlap**: unit `{}` is changing {} too{}. Keep your changes to them small and separate, so both merge.\n",
+                o.earlier,
+                o.files.join(", "),
+                if o.conflict { "; a conflict with its branch is predicted" } else { "" }
+            ));
+        }
         for dir in ["agents", "jobs", "prompts"] {
             std::fs::create_dir_all(self.runtime(dir))
                 .map_err(io("cannot create the runtime directory"))?;

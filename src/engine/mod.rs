@@ -25,6 +25,7 @@ mod notify;
 mod observe;
 mod observed_queue;
 mod open;
+pub mod overlap;
 mod quick_check;
 pub use open::clone_id;
 mod plan_done;

@@ -96,7 +96,9 @@ impl Engine {
                             Some(kind) => Some(kind),
                             None => match self.next_agent_event(&tip)? {
                                 Some(kind) => Some(kind),
-                                None => self.next_limit_end(&tip),
+                                None => self
+                                    .next_limit_end(&tip)
+                                    .or_else(|| self.next_overlap_notice(&tip)),
                             },
                         },
                     },
