@@ -8,18 +8,7 @@ use std::path::Path;
 
 use crate::common::git;
 
-fn sv(dir: &Path, args: &[&str]) -> crate::common::Output {
-    let out = crate::common::command(crate::common::bin(), dir)
-        .env_remove("GIT_SUPERVISOR_TIMESTAMP")
-        .args(args)
-        .output()
-        .expect("runs");
-    crate::common::Output {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        status: out.status.code().unwrap_or(-1),
-    }
-}
+use crate::common::run_unpinned as sv;
 
 /// Units a and b edit `shared.txt` (a its first line, b its last, so the
 /// merges are clean), c and d files of their own; `named` puts the file in
@@ -27,9 +16,7 @@ fn sv(dir: &Path, args: &[&str]) -> crate::common::Output {
 fn repo(named: bool, on_overlap: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
-    git(d, &["init", "-q", "-b", "main"]);
-    git(d, &["config", "user.name", "Test User"]);
-    git(d, &["config", "user.email", "user@example.com"]);
+    crate::common::init_repo(d);
     let agent = r#"#!/bin/sh
 u=$SUPERVISOR_UNIT
 case "$u" in

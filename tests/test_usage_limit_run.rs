@@ -38,10 +38,7 @@ fn repo_with(
     let script = scripts.path().join("agent.sh");
     std::fs::write(&script, agent).expect("agent");
     let d = dir.path();
-    git(d, &["init", "-q", "-b", "main"]);
-    git(d, &["config", "user.name", "Test User"]);
-    git(d, &["config", "user.email", "user@example.com"]);
-    git(d, &["config", "commit.gpgsign", "false"]);
+    crate::common::init_repo(d);
     for u in units {
         std::fs::create_dir_all(d.join(u)).expect("unit dir");
         std::fs::write(d.join(u).join("PROGRESS.md"), format!("# {u}\n")).expect("progress");

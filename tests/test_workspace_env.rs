@@ -3,22 +3,9 @@
 //! get the same variables; `[workspace] teardown` removes a per-unit
 //! database file `setup` made when each unit's worktree goes.
 
-use std::path::Path;
-
 use crate::common::git;
 
-fn sv(dir: &Path, args: &[&str]) -> crate::common::Output {
-    let out = crate::common::command(crate::common::bin(), dir)
-        .env_remove("GIT_SUPERVISOR_TIMESTAMP")
-        .args(args)
-        .output()
-        .expect("runs");
-    crate::common::Output {
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        status: out.status.code().unwrap_or(-1),
-    }
-}
+use crate::common::run_unpinned as sv;
 
 /// A free port range for this test: the OS's choice of one free port,
 /// rounded down to a multiple of 100 (slots 1 and 2 at +10 and +20).
@@ -33,10 +20,7 @@ fn two_agents_serve_on_their_own_ports_and_teardown_drops_their_databases() {
     let dir = tempfile::tempdir().expect("tempdir");
     let shared = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
-    git(d, &["init", "-q", "-b", "main"]);
-    git(d, &["config", "user.name", "Test User"]);
-    git(d, &["config", "user.email", "user@example.com"]);
-    git(d, &["config", "commit.gpgsign", "false"]);
+    crate::common::init_repo(d);
     let s = shared.path().display();
     let agent = format!(
         r#"#!/bin/sh
@@ -126,9 +110,7 @@ Supervisor-Status: complete" -- "$SUPERVISOR_UNIT/1.txt"
 fn a_failing_teardown_is_logged_and_blocks_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
-    git(d, &["init", "-q", "-b", "main"]);
-    git(d, &["config", "user.name", "Test User"]);
-    git(d, &["config", "user.email", "user@example.com"]);
+    crate::common::init_repo(d);
     let agent = "echo done > \"$SUPERVISOR_UNIT/1.txt\"\ngit add \"$SUPERVISOR_UNIT/1.txt\"\ngit commit -qm w -m \"Supervisor-Sprint: $SUPERVISOR_UNIT/1\nSupervisor-Status: complete\" -- \"$SUPERVISOR_UNIT/1.txt\"\n";
     std::fs::write(d.join("agent.sh"), agent).expect("agent");
     let mut plan = String::from("# Teardown\n\n| Unit | Directory | Layer | Sprints |\n|---|---|---|---|\n| a | a | 0 | 1 |\n| b | b | 0 | 1 |\n");
@@ -166,9 +148,7 @@ fn a_failing_teardown_is_logged_and_blocks_nothing() {
 fn a_file_that_does_not_parse_never_reaches_the_integration_branch() {
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
-    git(d, &["init", "-q", "-b", "main"]);
-    git(d, &["config", "user.name", "Test User"]);
-    git(d, &["config", "user.email", "user@example.com"]);
+    crate::common::init_repo(d);
     // Attempt 1 writes a broken file, attempt 2 a good one.
     let agent = r#"#!/bin/sh
 case "$SUPERVISOR_UNIT" in

@@ -89,6 +89,29 @@ pub fn run(cwd: &Path, args: &[&str]) -> Output {
     run_env(cwd, args, &[])
 }
 
+/// The binary on the wall clock (no pinned timestamp): retries, usage-limit
+/// resets and waits are measured in real time.
+pub fn run_unpinned(cwd: &Path, args: &[&str]) -> Output {
+    let out = command(bin(), cwd)
+        .env_remove("GIT_SUPERVISOR_TIMESTAMP")
+        .args(args)
+        .output()
+        .expect("the git-supervisor binary runs");
+    Output {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// A new repository in `dir` with a user to commit as.
+pub fn init_repo(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
+    git(dir, &["config", "user.name", "Test User"]);
+    git(dir, &["config", "user.email", "user@example.com"]);
+    git(dir, &["config", "commit.gpgsign", "false"]);
+}
+
 pub fn run_env(cwd: &Path, args: &[&str], env: &[(&str, &Path)]) -> Output {
     let mut cmd = command(bin(), cwd);
     cmd.args(args);
