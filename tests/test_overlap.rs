@@ -135,6 +135,12 @@ fn named_files_warn_in_the_dispatch_or_hold_the_later_sprint() {
         .position(|l| l.starts_with("b: sprint 1 PENDING -> DISPATCHED"))
         .expect("b dispatched");
     assert!(a_done < b_dispatched, "b waited for a: {h:#?}");
+    // The hold is recorded, once, with its reason.
+    let held: Vec<&String> = h
+        .iter()
+        .filter(|l| l.contains("b sprint 1 waits for `a` sprint 1 (shared.txt) to leave"))
+        .collect();
+    assert_eq!(held.len(), 1, "{h:#?}");
     // c and d did not wait.
     let c_dispatched = h
         .iter()

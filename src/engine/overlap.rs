@@ -107,15 +107,24 @@ pub fn named_overlap(
         .collect()
 }
 
+/// Holds already said (`unit/sprint`), kept beside the overlaps.
+const HELD: &str = "overlap-holds.json";
+
 impl Engine {
     /// A notice for an overlap between two live units of a worktree run not
-    /// recorded yet (recorded now, so it is said once).
+    /// recorded yet (recorded now, so it is said once), or for a sprint
+    /// `on_overlap = "serialize"` holds.
     pub(super) fn next_overlap_notice(&self, tip: &Tip) -> Option<EventKind> {
         let state = &tip.state;
+        let (plan, config) = self.snapshot(tip).ok()?;
+        if config.run.on_overlap == crate::config::OnOverlap::Serialize {
+            if let Some(held) = self.next_hold_notice(state, &plan) {
+                return Some(held);
+            }
+        }
         if !state.worktrees {
             return None;
         }
-        let (_, config) = self.snapshot(tip).ok()?;
         let mut live: Vec<(String, String, String, Vec<String>)> = Vec::new();
         for u in &state.units {
             let Some(sp) = u.active_sprint() else {
@@ -182,6 +191,50 @@ impl Engine {
                     text,
                 });
             }
+        }
+        None
+    }
+
+    /// A ready sprint held because a live sprint of another unit names the
+    /// same files, said once per sprint.
+    fn next_hold_notice(&self, state: &State, plan: &crate::plan::Plan) -> Option<EventKind> {
+        let runtime = self.store.runtime_dir();
+        let mut said: Vec<String> = std::fs::read(runtime.join(HELD))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        for name in crate::machine::dispatchable(state) {
+            let Some(sp) = state.unit(&name).and_then(|u| u.current()) else {
+                continue;
+            };
+            let Some(sprint) = plan
+                .unit(&name)
+                .and_then(|u| u.sprints.iter().find(|s| s.id == sp.id))
+            else {
+                continue;
+            };
+            let shared = named_overlap(state, &name, &sprint.files);
+            let key = format!("{name}/{}", sp.id);
+            if shared.is_empty() || said.contains(&key) {
+                continue;
+            }
+            said.push(key);
+            if let Ok(text) = serde_json::to_vec(&said) {
+                let _ = std::fs::write(runtime.join(HELD), text);
+            }
+            let named: Vec<String> = shared
+                .iter()
+                .map(|(u, s, f)| format!("`{u}` sprint {s} ({})", f.join(", ")))
+                .collect();
+            return Some(EventKind::Notice {
+                unit: Some(name.clone()),
+                sprint: Some(sp.id.clone()),
+                text: format!(
+                    "{name} sprint {} waits for {} to leave: both name the same files (on_overlap = serialize).",
+                    sp.id,
+                    named.join(" and ")
+                ),
+            });
         }
         None
     }
