@@ -244,3 +244,33 @@ Supervisor-Status: complete" -- "$f"
         );
     }
 }
+
+/// `doctor` warns when `[workspace] setup` reads a file git does not track
+/// and `copy` does not bring into a worktree; copying it quiets it.
+#[test]
+fn doctor_warns_of_a_setup_that_reads_an_uncopied_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    crate::common::init_repo(d);
+    std::fs::write(d.join(".env.local"), "KEY=1\n").expect("env");
+    std::fs::write(d.join(".gitignore"), ".env.local\n").expect("ignore");
+    assert_eq!(sv(d, &["init", "--agent", "script"]).status, 0);
+    let config = d.join(".workflow/config.toml");
+    let text = std::fs::read_to_string(&config).expect("config");
+    let text = text.replacen(
+        "[workspace]\n",
+        "[workspace]\nsetup = \"cp .env.local .env && npm ci\"\n",
+        1,
+    );
+    std::fs::write(&config, &text).expect("config");
+    let out = sv(d, &["doctor", "--format", "json"]);
+    assert!(
+        out.stdout.contains("[workspace] setup reads .env.local"),
+        "{}",
+        out.stdout
+    );
+    let fixed = text.replacen("copy = []", "copy = [\".env.local\"]", 1);
+    std::fs::write(&config, fixed).expect("config");
+    let out = sv(d, &["doctor", "--format", "json"]);
+    assert!(!out.stdout.contains("setup reads"), "{}", out.stdout);
+}

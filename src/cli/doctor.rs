@@ -261,6 +261,7 @@ fn config(root: &Path) -> Vec<Check> {
             }
         }
     }
+    out.extend(setup_reads(root, &config));
     match &config.build.command {
         Some(cmd) => out.push(check(
             "build",
@@ -283,6 +284,65 @@ fn config(root: &Path) -> Vec<Check> {
         }
     }
     out
+}
+
+/// `[workspace] setup` runs in a new worktree, which holds only tracked
+/// files and the `copy` list: a file it names that git does not track and
+/// the list does not bring (`cp .env.local …`, `source .env`) is missing
+/// there.
+fn setup_reads(root: &Path, config: &crate::config::Config) -> Vec<Check> {
+    let Some(setup) = &config.workspace.setup else {
+        return Vec::new();
+    };
+    let untracked = std::process::Command::new("git")
+        .args([
+            "ls-files",
+            "--others",
+            "--exclude-standard",
+            "--ignored",
+            "--directory",
+        ])
+        .current_dir(root)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let copied = |w: &str| {
+        config
+            .workspace
+            .copy
+            .iter()
+            .any(|c| w == c || w.starts_with(&format!("{}/", c.trim_end_matches('/'))))
+    };
+    let missing: Vec<String> = setup
+        .split(|c: char| c.is_whitespace() || ";&|<>()'\"".contains(c))
+        .map(|w| w.trim_start_matches("./"))
+        .filter(|w| !w.is_empty() && !w.starts_with('-'))
+        .filter(|w| untracked.lines().any(|l| l.trim_end_matches('/') == *w))
+        .filter(|w| !copied(w))
+        .map(str::to_string)
+        .collect();
+    if missing.is_empty() {
+        return Vec::new();
+    }
+    vec![check(
+        "workspace",
+        Level::Warning,
+        format!(
+            "[workspace] setup reads {}, which git does not track and `copy` does not bring into a unit's worktree",
+            missing.join(", ")
+        ),
+        Some(format!(
+            "add to [workspace]: copy = [{}]",
+            missing
+                .iter()
+                .map(|m| format!("\"{m}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    )]
 }
 
 /// What earlier runs left: agents still holding a unit's liveness lock when
