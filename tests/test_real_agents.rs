@@ -82,6 +82,20 @@ fn a_two_unit_two_sprint_plan_completes(cli: Cli) -> Result<(), String> {
     // Each agent's tool says the unit's slot and port it was given.
     let said = "echo \"slot=$SUPERVISOR_SLOT port=$SUPERVISOR_PORT\"";
     let p = Project::new(cli, PLAN_2X2, StubModel::start(work(cli, said)));
+    // aider runs no shell command of the model's; its test command, which
+    // it runs after its edits, says what it was given instead.
+    let heard = p.home.path().join("aider-env.txt");
+    if cli == Cli::Aider {
+        let config = p.dir().join(".workflow/config.toml");
+        let text = std::fs::read_to_string(&config).expect("config");
+        let test_cmd = format!(
+            "\"--auto-test\", \"--test-cmd\", \"sh -c 'echo slot=$SUPERVISOR_SLOT port=$SUPERVISOR_PORT >> {}'\"]",
+            heard.display()
+        );
+        let text = text.replacen("\"/dev/null\"]", &format!("\"/dev/null\", {test_cmd}"), 1);
+        std::fs::write(&config, text).expect("config");
+        p.git(&["commit", "-qam", "aider says its environment"]);
+    }
     p.start();
     let code = p.wait("5m");
     check(
@@ -129,14 +143,14 @@ fn a_two_unit_two_sprint_plan_completes(cli: Cli) -> Result<(), String> {
     )?;
     let left = p.processes_left();
     check(left.is_empty(), &format!("processes left: {left:?}"), &p)?;
-    if cli != Cli::Aider {
-        // aider runs no shell commands of the model's: it edits files.
-        let outputs: Vec<String> = p
+    {
+        let mut outputs: Vec<String> = p
             .stub
             .seen()
             .into_iter()
             .filter_map(|r| r.tool_output)
             .collect();
+        outputs.extend(std::fs::read_to_string(&heard).ok());
         for (slot, port) in [(1, 4010), (2, 4020)] {
             let line = format!("slot={slot} port={port}");
             check(
