@@ -441,7 +441,7 @@ fn a_dangling_config_link_is_named_as_such() {
 }
 
 #[test]
-fn a_stale_state_lock_is_named_with_the_way_out() {
+fn a_stale_state_lock_is_moved_aside_and_the_run_goes_on() {
     let repo = crate::common::fixture_repo("five");
     let dir = repo.path();
     let s = scripts(&[("default.txt", "sleep 10000\n")]);
@@ -449,9 +449,9 @@ fn a_stale_state_lock_is_named_with_the_way_out() {
     assert_eq!(out.status, 0, "{}", out.stderr);
     let lock = dir.join(".git/refs/supervisor/state.lock");
     std::fs::write(&lock, "").expect("lock");
-    // While the lock exists nobody can move the ref.
     let before = state_ref(dir);
-    // Left by a process that died a minute ago.
+    // Left by a process that died a minute ago (a live writer holds its lock
+    // for milliseconds): moved aside, said, and the command goes on.
     let st = Command::new("touch")
         .args(["-d", "1 minute ago"])
         .arg(&lock)
@@ -459,14 +459,14 @@ fn a_stale_state_lock_is_named_with_the_way_out() {
         .expect("touch");
     assert!(st.success());
     let out = run_env(dir, &["stop"], &[("FAKE_AGENT_SCRIPT", s.path())]);
-    assert_ne!(out.status, 0, "{}", out.stdout);
+    assert_eq!(out.status, 0, "{}{}", out.stdout, out.stderr);
     assert!(
-        out.stderr.contains("state.lock exists") && out.stderr.contains("rm '"),
+        out.stderr.contains("state.lock, left") && out.stderr.contains("died while writing"),
         "{}",
         out.stderr
     );
-    assert_eq!(state_ref(dir), before, "nothing recorded");
-    std::fs::remove_file(&lock).expect("rm");
+    assert!(!lock.exists());
+    assert_ne!(state_ref(dir), before, "stop recorded");
     assert_eq!(crate::common::run(dir, &["killall"]).status, 0);
 }
 

@@ -179,6 +179,27 @@ impl Store {
         )
     }
 
+    /// Move a stale lock of the state ref aside and remove it; `false` when
+    /// it could not be (the caller names it, with the way out).
+    fn remove_stale_lock(&self, age: Duration) -> bool {
+        let lock = self.state_lock_path();
+        // Out of `refs/`, where git would take the moved file for a ref.
+        let runtime = self.repo.common_dir().join(crate::base::runtime::DIR);
+        let _ = std::fs::create_dir_all(&runtime);
+        let aside = runtime.join(format!("stale-state-lock-{}", std::process::id()));
+        if std::fs::rename(&lock, &aside).is_err() {
+            // Another process moved it first: the write is simply retried.
+            return !lock.exists();
+        }
+        let _ = std::fs::remove_file(&aside);
+        eprintln!(
+            "git-supervisor: removed {}, left {}s ago by a process that died while writing the run's state",
+            lock.display(),
+            age.as_secs()
+        );
+        true
+    }
+
     pub(super) fn stale_lock(&self) -> StoreError {
         StoreError::StaleLock {
             path: self.state_lock_path().display().to_string(),
@@ -425,11 +446,15 @@ impl Store {
                 // that no longer matches), it is a lost race if the ref moved.
                 if let Some(age) = self.state_lock_age() {
                     // A live writer holds its lock for milliseconds; one that
-                    // stays is left by a process that died mid-write.
-                    return Err(if age > STALE_LOCK_AGE {
-                        CasError::Other(self.stale_lock())
-                    } else {
+                    // stays is left by a process that died mid-write: it is
+                    // moved aside (one process wins the rename) and the write
+                    // tried again, so no run waits for a person over it.
+                    return Err(if age <= STALE_LOCK_AGE {
                         CasError::Moved
+                    } else if self.remove_stale_lock(age) {
+                        CasError::Moved
+                    } else {
+                        CasError::Other(self.stale_lock())
                     });
                 }
                 match self.tip_id() {
