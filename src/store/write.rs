@@ -449,9 +449,7 @@ impl Store {
                     // stays is left by a process that died mid-write: it is
                     // moved aside (one process wins the rename) and the write
                     // tried again, so no run waits for a person over it.
-                    return Err(if age <= STALE_LOCK_AGE {
-                        CasError::Moved
-                    } else if self.remove_stale_lock(age) {
+                    return Err(if age <= STALE_LOCK_AGE || self.remove_stale_lock(age) {
                         CasError::Moved
                     } else {
                         CasError::Other(self.stale_lock())
