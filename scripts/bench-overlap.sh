@@ -34,7 +34,7 @@ run() { # MODE
   mkdir -p .workflow
   cat > .workflow/agent.sh <<SH
 #!/bin/sh
-sleep $secs
+# Edit first, then work: the overlap is there to be seen while both work.
 case "\$SUPERVISOR_UNIT" in
   u1) sed -i '1s/.*/u1/' shared-a.txt; f=shared-a.txt;;
   u2) sed -i '10s/.*/u2/' shared-a.txt; f=shared-a.txt;;
@@ -42,6 +42,7 @@ case "\$SUPERVISOR_UNIT" in
   u4) sed -i '10s/.*/u4/' shared-b.txt; f=shared-b.txt;;
   *) echo done > "\$SUPERVISOR_UNIT/own.txt"; f="\$SUPERVISOR_UNIT/own.txt";;
 esac
+sleep $secs
 git add "\$f"
 git commit -qm "\$SUPERVISOR_UNIT" -m "Supervisor-Sprint: \$SUPERVISOR_UNIT/1
 Supervisor-Status: complete" -- "\$f"
@@ -54,7 +55,7 @@ SH
   local path=$secs
   [ "$1" = serialize ] && path=$((secs * 2))
   local notices retries
-  notices=$(git log --format=%B refs/supervisor/state | grep -c "both edit" || true)
+  notices=$(git log --format=%H --grep="both edit" refs/supervisor/state | wc -l)
   retries=$(git log --format=%s refs/supervisor/state | grep -c -- "-> BACKOFF" || true)
   printf '%-9s wall %.1f s, critical path %s s (+%.0f%%), overlap notices %s, retries %s\n' \
     "$1" "$(echo "$e - $s" | bc)" "$path" "$(echo "($e - $s - $path) * 100 / $path" | bc -l)" "$notices" "$retries"
