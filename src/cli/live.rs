@@ -52,6 +52,11 @@ impl Screen {
         };
         let mut lines =
             crate::report::live::screen(state, &last_lines(store, state), now, cols as usize);
+        // Units that edit the same files, found while both work.
+        for o in crate::engine::overlap::live(&store.runtime_dir(), state) {
+            let line = crate::base::escape::visible(&o.sentence()).into_owned();
+            lines.push(line.chars().take(cols as usize).collect());
+        }
         lines.truncate(rows.saturating_sub(1).max(1) as usize);
         if self.drawn > 0 {
             crossterm::queue!(
