@@ -8,7 +8,11 @@
 //! A file that does not parse fails the attempt with the checker's output,
 //! which its retry's prompt carries; the phase build stays the one full
 //! build. A checker that is not installed (exit 127) checks nothing and
-//! fails nothing.
+//! fails nothing, and only *syntax* fails: a checker that also judges types
+//! or resolves imports (`tsc`, `rustc`, `cargo check`) fails the attempt
+//! only when its output has a parse error (TypeScript's `TS1xxx` codes,
+//! Rust's uncoded `error:` lines), since a worktree may lack the
+//! dependencies a full check needs (that is the phase build's job).
 
 use std::path::Path;
 use std::time::Duration;
@@ -92,6 +96,7 @@ pub fn run(root: &Path, commands: &[String], env: &[(String, String)]) -> Option
             Ok(s) if s.success() => continue,
             // The checker is not installed here: it checks nothing.
             Ok(s) if s.code() == Some(127) => continue,
+            Ok(_) if !parse_error(cmd, &ran.output) => continue,
             Ok(_) | Err(_) => {
                 let tail: Vec<&str> = ran.output.lines().rev().take(30).collect();
                 let output = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
@@ -103,4 +108,61 @@ pub fn run(root: &Path, commands: &[String], env: &[(String, String)]) -> Option
         }
     }
     None
+}
+
+/// Whether a failed check's output shows a file that does not parse (a
+/// configured `[build] check` and the syntax-only checkers: any failure).
+fn parse_error(command: &str, output: &str) -> bool {
+    let program = command.split_whitespace().next().unwrap_or("");
+    match program {
+        "tsc" => output.lines().any(|l| {
+            l.split("error TS")
+                .nth(1)
+                .is_some_and(|code| code.starts_with('1') && code.chars().nth(4) == Some(':'))
+        }),
+        "rustc" | "cargo" => output.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with("error: ")
+                && ![
+                    "error: aborting",
+                    "error: could not compile",
+                    "error: failed to",
+                    "error: no matching package",
+                    "error: rustup",
+                    "error: could not find",
+                    "error: linking",
+                    "error: cannot find",
+                ]
+                .iter()
+                .any(|p| l.starts_with(p))
+        }),
+        // Compilers that also judge types and headers: not a parse check.
+        "javac" | "cc" | "c++" | "swiftc" | "kotlinc" => false,
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_syntax_fails_a_type_checking_checker() {
+        let ts_syntax = "ts/main.ts(1,8): error TS1110: Type expected.";
+        let ts_types = "src/a.ts(3,1): error TS2307: Cannot find module 'react'.";
+        assert!(parse_error("tsc --noEmit x.ts", ts_syntax));
+        assert!(!parse_error("tsc --noEmit x.ts", ts_types));
+        let rs_syntax = "error: expected one of `,` or `)`, found `{`\n --> rs/lib.rs:1:18";
+        let rs_types =
+            "error[E0432]: unresolved import `crate::db`\nerror: aborting due to 1 previous error";
+        let offline = "error: failed to get `serde` as a dependency of package `x`";
+        assert!(parse_error("rustc --edition 2021 x.rs", rs_syntax));
+        assert!(!parse_error("rustc --edition 2021 x.rs", rs_types));
+        assert!(!parse_error("cargo check", offline));
+        assert!(parse_error("python3 -m py_compile x.py", "SyntaxError"));
+        assert!(!parse_error(
+            "cc -fsyntax-only x.c",
+            "x.c:1: error: unknown type name"
+        ));
+    }
 }
