@@ -122,7 +122,14 @@ impl Engine {
                 return Some(held);
             }
         }
-        if !state.worktrees {
+        // Hooks tick on every commit: the per-unit git reads are only worth
+        // it when two units work at once.
+        let working = state
+            .units
+            .iter()
+            .filter(|u| u.active_sprint().is_some())
+            .count();
+        if !state.worktrees || working < 2 {
             return None;
         }
         let mut live: Vec<(String, String, String, Vec<String>)> = Vec::new();

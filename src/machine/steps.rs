@@ -63,6 +63,20 @@ impl<'a> Steps<'a> {
         }
     }
 
+    /// An agent whose exit is judged while its sprint is still DISPATCHED
+    /// ran and ended before its start was recorded: RUNNING first, so the
+    /// edges stay those of the tables.
+    pub(super) fn exited_before_start(&mut self, unit: usize, sprint: usize) {
+        if self.state.units[unit].sprints[sprint].state == SprintStatus::Dispatched {
+            self.sprint_to(
+                unit,
+                sprint,
+                SprintStatus::Running,
+                "The agent ran and exited before its start was recorded.".into(),
+            );
+        }
+    }
+
     pub(super) fn push(&mut self, transition: Transition) {
         self.state.seq += 1;
         self.steps.push(Step {

@@ -192,15 +192,8 @@ pub(in crate::machine) fn verdict(
 ) -> Result<(), MachineError> {
     b.require_started()?;
     let i = b.unit_index(unit)?;
-    let (k, s) = active(&b.state, i, unit)?;
-    if s.state == SprintStatus::Dispatched {
-        b.sprint_to(
-            i,
-            k,
-            SprintStatus::Running,
-            "The agent ran and exited before its start was recorded.".into(),
-        );
-    }
+    let (k, _) = active(&b.state, i, unit)?;
+    b.exited_before_start(i, k);
     // The verdict's transition carries the turns (a trailer); the
     // report sums them from history.
     b.turns = turns;

@@ -38,15 +38,8 @@ pub(in crate::machine) fn usage_limited(
 ) -> Result<(), MachineError> {
     b.require_started()?;
     let i = b.unit_index(unit)?;
-    let (k, s) = active(&b.state, i, unit)?;
-    if s.state == SprintStatus::Dispatched {
-        b.sprint_to(
-            i,
-            k,
-            SprintStatus::Running,
-            "The agent ran and exited before its start was recorded.".into(),
-        );
-    }
+    let (k, _) = active(&b.state, i, unit)?;
+    b.exited_before_start(i, k);
     let met = super::super::timestamp::parse(met_at);
     // A reset already past when it was read is a stale message: wait as if
     // none were named.
