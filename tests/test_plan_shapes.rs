@@ -253,15 +253,23 @@ fn restated_and_subdivided_sprints_are_not_new_sprints() {
 fn sprints_whose_subsections_are_all_done_are_done() {
     let (status, v, _) = json("done-subsections");
     assert_eq!(status, 0);
-    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
-    assert!(sprint(&v, 0, 0)["done"].is_string());
-    // Every subsection says so, but one of its own task lines is open
-    // ("Slack documentation (pending)"): not done, and the reading says why.
-    assert!(sprint(&v, 0, 1)["done"].is_null());
+    // The numbered sub-sections are the steps, also below a frame heading
+    // of no number (`### Backend - database layer`).
+    assert_eq!(
+        sprint_ids(&v, 0),
+        ["1.1", "1.2", "1.3", "2.1", "2.2", "3.1", "3.2", "3.3"]
+    );
+    for done in [0, 1, 2, 4, 5] {
+        assert!(sprint(&v, 0, done)["done"].is_string(), "{done}");
+    }
+    // Its heading says so, but one of its own task lines is open ("Slack
+    // documentation (pending)"): not done, and the reading says why.
+    assert!(sprint(&v, 0, 3)["done"].is_null());
     assert!(v["guesses"]
         .as_array()
         .is_some_and(|g| g.iter().any(|g| g["code"] == "reading::open_lines")));
-    assert!(sprint(&v, 0, 2)["done"].is_null());
+    assert!(sprint(&v, 0, 6)["done"].is_null());
+    assert!(sprint(&v, 0, 7)["done"].is_null());
 }
 
 #[test]

@@ -112,6 +112,36 @@ pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
 
 /// [`parse`], refusing the plan for its warnings too when `strict`.
 pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan, Vec<Problem>> {
+    let problems = match parse_once(source, ctx, strict, false) {
+        Err(problems) if problems.iter().any(|p| p.code == ProblemCode::NoSprints) => problems,
+        read => return read,
+    };
+    // The last reading tried before a refusal: numbered bold items (`3.
+    // **Persistent artifacts** — …`) are the steps, wherever they sit; a
+    // guess `start` asks about.
+    let Ok(mut plan) = parse_once(source, ctx, strict, true) else {
+        return Err(problems);
+    };
+    let first = plan.units.iter().flat_map(|u| &u.sprints).next();
+    plan.guesses.push(Warning {
+        code: "reading::bold_items".into(),
+        message: format!(
+            "nothing else reads as work: {} numbered bold item{} read as the steps, in the order written",
+            plan.units.iter().map(|u| u.sprints.len()).sum::<usize>(),
+            if plan.units.iter().map(|u| u.sprints.len()).sum::<usize>() == 1 { " is" } else { "s are" },
+        ),
+        help: "check the reading with `git supervisor plan`, or give each step a heading".into(),
+        line: first.map_or(0, |s| s.origin.line),
+    });
+    Ok(plan)
+}
+
+fn parse_once(
+    source: &str,
+    ctx: &ParseContext,
+    strict: bool,
+    any_bold_item: bool,
+) -> Result<Plan, Vec<Problem>> {
     let normalized = outline::lone_cr_to_lf(source);
     let source = normalized.as_deref().unwrap_or(source);
     let (mut masked, frontmatter) = mask_frontmatter(source);
@@ -123,11 +153,15 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     }
     let doc = Doc::new(
         source,
-        outline::promote_plain_lines(
+        outline::promote_numbered_items(
             &masked,
-            outline::promote_bold_items(
+            outline::promote_plain_lines(
                 &masked,
-                bold_steps::promote_bold_steps(&masked, blocks(&masked)),
+                outline::promote_bold_items(
+                    &masked,
+                    bold_steps::promote_bold_steps(&masked, blocks(&masked)),
+                    any_bold_item,
+                ),
             ),
         ),
     );

@@ -19,6 +19,7 @@
 //! in which a level is written without headings.
 
 use super::Block;
+use std::collections::BTreeMap;
 
 /// Old Mac line endings (a CR with no LF after it) as LF, byte for byte, so
 /// every span still points at the same bytes of the user's file. `None` when
@@ -229,7 +230,9 @@ type Candidate = (usize, String, bool);
 /// Numbered list items that open with a bold label, two or more in one
 /// list, each with a `Status:` line or a step word in its label, become
 /// headings one level below their section.
-pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>) -> Vec<Block> {
+/// With `any`, the last reading before a refusal: every numbered bold item
+/// is a step, one to a section too, when there are two or more.
+pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>, any: bool) -> Vec<Block> {
     // Only where no heading is a work item already: elsewhere such lists
     // are read by the readers of their sections (waves, a suggested order).
     let headed = blocks.iter().any(|b| {
@@ -247,7 +250,7 @@ pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>) -> Vec<Bl
     let mut has_status = false;
     let mut flush = |run: &mut Vec<Candidate>, level: u8, status: bool| {
         let stepped = run.iter().all(|(_, _, stepped)| *stepped);
-        if run.len() >= 2 && (status || stepped) {
+        if (run.len() >= 2 && (status || stepped)) || (any && !run.is_empty()) {
             runs.push((level, std::mem::take(run)));
         }
         run.clear();
@@ -283,6 +286,9 @@ pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>) -> Vec<Bl
         }
     }
     flush(&mut run, section_level, has_status);
+    if any && runs.iter().map(|(_, r)| r.len()).sum::<usize>() < 2 {
+        return blocks;
+    }
     for (level, items) in runs {
         for (i, text, _) in items {
             let span = blocks[i].span();
@@ -294,6 +300,131 @@ pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>) -> Vec<Bl
         }
     }
     blocks
+}
+
+/// Top-level list items numbered after the heading they sit under (`- [x]
+/// **Task 1.1**: Models` under `## Phase 1`, also through a frame heading
+/// without a number such as `### Tasks`), two or more under one heading, are
+/// that heading's steps written as a list: they become headings one level
+/// below their section, a ticked box kept as `[x]` and an open one as `[ ]`,
+/// so the steps reader sees them as it sees `### 1.1` sub-sections.
+pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Vec<Block> {
+    // Open headings: (level, number).
+    let mut open: Vec<(u8, Option<String>)> = Vec::new();
+    // Per numbered heading (its block index): items numbered after it, with
+    // the level of the section each sits in.
+    let mut found: BTreeMap<usize, Vec<(usize, u8, String)>> = BTreeMap::new();
+    let mut heads: Vec<usize> = Vec::new();
+    for (i, block) in blocks.iter().enumerate() {
+        match block {
+            Block::Heading { level, text, .. } => {
+                while open.last().is_some_and(|(l, _)| l >= level) {
+                    open.pop();
+                    heads.pop();
+                }
+                open.push((*level, heading_number(text)));
+                heads.push(i);
+            }
+            Block::Item {
+                depth: 0,
+                checked,
+                span,
+                ..
+            } => {
+                let Some(k) = open.iter().rposition(|(_, n)| n.is_some()) else {
+                    continue;
+                };
+                let number = open[k].1.as_deref().unwrap_or_default();
+                let Some(step) = source[span.clone()]
+                    .lines()
+                    .next()
+                    .and_then(|line| numbered_item(line, number))
+                else {
+                    continue;
+                };
+                let mark = match checked {
+                    Some(true) => "[x] ",
+                    Some(false) => "[ ] ",
+                    None => "",
+                };
+                let level = open.last().map_or(1, |(l, _)| *l);
+                found
+                    .entry(heads[k])
+                    .or_default()
+                    .push((i, level, format!("{mark}{step}")));
+            }
+            _ => {}
+        }
+    }
+    for items in found.into_values().filter(|items| items.len() >= 2) {
+        for (i, level, text) in items {
+            let span = blocks[i].span();
+            blocks[i] = Block::Heading {
+                level: (level + 1).min(6),
+                text,
+                span,
+            };
+        }
+    }
+    blocks
+}
+
+/// The number a heading gives its section: `1` for `Phase 1: Schema`, `2B`
+/// for `## Phase 2B — Sync`, `3` for `3. Rollout`; the first word of its
+/// first three that starts with a digit.
+fn heading_number(text: &str) -> Option<String> {
+    let (text, _) = super::completion::strip_done_marks(text);
+    text.split_whitespace()
+        .take(3)
+        .map(|w| w.trim_end_matches([':', '.', ')', ',']))
+        .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+        .filter(|w| w.chars().all(|c| c.is_ascii_alphanumeric()) && w.len() <= 4)
+        .map(str::to_string)
+}
+
+/// `Task 1.2: Create the migration` for an item `**Task 1.2**: Create the
+/// migration` (or `1.2 Create …`, `Step 1.2 — …`) under heading number `1`.
+/// A plain `1.2 Create …` item is a task line of its section, not a step:
+/// the label must be bold or carry a step word.
+fn numbered_item(line: &str, number: &str) -> Option<String> {
+    let t = line
+        .trim_start()
+        .trim_start_matches(['-', '*', '+'])
+        .trim_start();
+    let t = ["[ ]", "[x]", "[X]"]
+        .iter()
+        .find_map(|m| t.strip_prefix(m))
+        .unwrap_or(t)
+        .trim_start();
+    let bold = t.starts_with("**") || t.starts_with("__");
+    let t = t.trim_start_matches(['*', '_', ' ']);
+    let worded = t.split_once(' ').is_some_and(|(w, _)| {
+        ["task", "step", "subtask"].contains(&w.to_ascii_lowercase().as_str())
+    });
+    if !bold && !worded {
+        return None;
+    }
+    let (word, rest) = match t.split_once(' ') {
+        Some((w, r)) if ["task", "step", "subtask"].contains(&w.to_ascii_lowercase().as_str()) => {
+            (w, r.trim_start())
+        }
+        _ => ("Task", t),
+    };
+    let (major, after) = rest.split_once('.')?;
+    if !major.eq_ignore_ascii_case(number) {
+        return None;
+    }
+    let minor = after.chars().take_while(char::is_ascii_digit).count();
+    if minor == 0 {
+        return None;
+    }
+    let name = after[minor..]
+        .trim_start_matches(['*', '_', ':', ')', '.', ' ', '—', '–', '-'])
+        .trim();
+    if name.is_empty() {
+        return None;
+    }
+    Some(format!("{word} {major}.{}: {name}", &after[..minor]))
 }
 
 /// `1. **Step 1**: Upgrade the framework` → `Step 1: Upgrade the

@@ -92,10 +92,17 @@ fn choose_word_of(
     // Per word: its distinct ids (`### Phase 0 deliverables` restates
     // `## Phase 0`; it is no other phase).
     let mut ids: BTreeMap<Word, BTreeSet<String>> = BTreeMap::new();
+    // Per word: every distinct id, task groups too (`Task 1.1`), for how
+    // far an inner word's headings spread over them.
+    let mut all_ids: BTreeMap<Word, BTreeSet<String>> = BTreeMap::new();
     for (i, h) in parsed.iter().enumerate() {
         let Some(Heading::Sprint(h)) = h else {
             continue;
         };
+        all_ids
+            .entry(h.word)
+            .or_default()
+            .insert(h.id.to_ascii_lowercase());
         if is_task_group_id(h.word, &h.id) {
             continue;
         }
@@ -127,7 +134,7 @@ fn choose_word_of(
     // `### Step N` inside one `## Task 5` of six are that task's parts.
     let spread = |w: &Word| {
         outers.get(w).is_some_and(|(outer, within)| {
-            within.len() * 2 >= ids.get(outer).map_or(0, BTreeSet::len)
+            within.len() * 2 >= all_ids.get(outer).map_or(0, BTreeSet::len)
         })
     };
     let inner = stats

@@ -19,6 +19,41 @@ fn step_heading(text: &str) -> bool {
         .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
 }
 
+/// `Database models ✅ Completed`, its mark taken: the word that went with
+/// the mark goes too.
+fn without_done_word(name: &str, marked: bool) -> String {
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let cut = match words.last() {
+        Some(w)
+            if marked
+                && words.len() > 1
+                && ["completed", "complete", "done", "finished"].contains(
+                    &w.trim_matches(|c: char| !c.is_alphanumeric())
+                        .to_lowercase()
+                        .as_str(),
+                ) =>
+        {
+            words.len() - 1
+        }
+        _ => words.len(),
+    };
+    words[..cut]
+        .join(" ")
+        .trim_end_matches([' ', '-', '—', '–', ':', '|'])
+        .to_string()
+}
+
+/// The number a heading other than a step gives its section (`Week 3`,
+/// `Phase 2`): a frame between a sprint and its steps must have none.
+fn heading_number_of(doc: &Doc, j: usize) -> Option<()> {
+    let (_, text, _) = doc.heading(j)?;
+    let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    t.split_whitespace()
+        .take(2)
+        .any(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+        .then_some(())
+}
+
 /// `1.2 Database schema` under sprint 1, `Task 2B.1: …` under `Phase 2B`:
 /// a step numbered after its sprint.
 fn numbered_after(text: &str, id: &SprintId) -> bool {
@@ -29,7 +64,12 @@ fn numbered_after(text: &str, id: &SprintId) -> bool {
 /// schema`), when the step is numbered after sprint `id`; a step word
 /// before the number (`Task`, `Step`) is part of the number.
 fn numbered_part<'t>(text: &'t str, id: &SprintId) -> Option<&'t str> {
-    let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let t = text.trim_start();
+    let t = ["[ ]", "[x]", "[X]"]
+        .iter()
+        .find_map(|m| t.strip_prefix(m))
+        .unwrap_or(t);
+    let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
     let t = ["task ", "step "]
         .iter()
         .find(|w| t.get(..w.len()).is_some_and(|h| h.eq_ignore_ascii_case(w)))
@@ -70,6 +110,15 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
                 .any(|b| matches!(doc.blocks[b], Block::Item { .. } | Block::Code { .. }))
         };
         let step = |t: &str| step_heading(t) || numbered_after(t, number);
+        // A step written as a list item (`- [ ] **Task 2.3**: …`) is a work
+        // line itself.
+        let list_item = |j: usize| {
+            doc.heading(j).is_some_and(|(_, _, span)| {
+                doc.source[span.clone()]
+                    .trim_start()
+                    .starts_with(['-', '*', '+'])
+            })
+        };
         // A group heading with no work of its own before its one step.
         let only_a_frame = |i: usize| !own_work(i);
         let all_steps = children.len() >= 2
@@ -77,19 +126,32 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
                 .iter()
                 .all(|&j| doc.heading(j).is_some_and(|(_, t, _)| step(t)) && own_work(j));
         // Steps numbered after their sprint (`1.1`, `1.2`) are its steps
-        // even beside a note of another kind (`### To-dos`).
-        let numbered: Vec<usize> = children
-            .iter()
-            .copied()
+        // even beside a note of another kind (`### To-dos`), and below a
+        // frame heading of no number (`### Tasks` holding `#### Task 1.1`);
+        // the first numbered level counts (`2.1a` under `2.1` is a part).
+        let numbered_at = |j: usize| {
+            doc.heading(j)
+                .is_some_and(|(_, t, _)| numbered_after(t, number))
+        };
+        let numbered: Vec<usize> = (i + 1..doc.section_end[i])
+            .filter(|&j| numbered_at(j))
             .filter(|&j| {
-                doc.heading(j)
-                    .is_some_and(|(_, t, _)| numbered_after(t, number))
+                let mut up = doc.parent[j];
+                while let Some(p) = up.filter(|&p| p != i) {
+                    if numbered_at(p) || heading_number_of(doc, p).is_some() {
+                        return false;
+                    }
+                    up = doc.parent[p];
+                }
+                true
             })
             .collect();
         if all_steps {
             children
         } else if (numbered.len() >= 2 || (numbered.len() == 1 && only_a_frame(i)))
-            && numbered.iter().all(|&j| own_work(j) || section_work(j))
+            && numbered
+                .iter()
+                .all(|&j| own_work(j) || section_work(j) || list_item(j))
         {
             numbered
         } else {
@@ -98,19 +160,21 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
     };
     let mut framed: Vec<(usize, Vec<usize>)> = Vec::new();
     for (&i, sprint) in at.iter().zip(&sprints) {
-        let steps = steps_of(i, &sprint.id);
-        if steps.is_empty() {
-            return sprints;
-        }
-        framed.push((i, steps));
+        framed.push((i, steps_of(i, &sprint.id)));
     }
     // One step each says nothing: the sprints frame steps only where some
-    // frames more than one.
-    if framed.iter().all(|(_, steps)| steps.len() < 2) {
+    // frames more than one. Where at least half frame steps, one that frames
+    // none is a step of its own (a phase with no sub-steps is one sprint).
+    let framing = framed.iter().filter(|(_, steps)| !steps.is_empty()).count();
+    if framed.iter().all(|(_, steps)| steps.len() < 2) || framing * 2 < framed.len() {
         return sprints;
     }
     let mut out = Vec::new();
     for (parent, (_, steps)) in sprints.iter().zip(&framed) {
+        if steps.is_empty() {
+            out.push(parent.clone());
+            continue;
+        }
         for (k, &j) in steps.iter().enumerate() {
             let (Some((_, text, span)), Ok(id)) = (
                 doc.heading(j),
@@ -121,8 +185,12 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
             let (name, marked) = strip_done_marks(text);
             // `1.2 Database schema`: the id is the sprint's own.
             let name = numbered_part(&name, &parent.id).map_or(name.clone(), str::to_string);
+            let name = tidy_name(&without_done_word(&name, marked));
             let mut sprint = read_sprint(doc, j, id.clone(), name);
-            sprint.done = done_evidence(doc, j, marked).or_else(|| parent.sprint.done.clone());
+            // An open box of its own wins over its frame's mark.
+            let open_box = text.trim_start().starts_with("[ ]");
+            sprint.done = done_evidence(doc, j, marked)
+                .or_else(|| (!open_box).then(|| parent.sprint.done.clone()).flatten());
             sprint.origin = Origin::new(
                 doc.line(span.start),
                 format!(

@@ -1,0 +1,74 @@
+//! The level a plan writes its work at: steps numbered after their phase
+//! whether written as headings or as list items, below frame headings of no
+//! number, a phase with no steps of its own kept whole; numbered bold items
+//! as the last reading before a refusal; and a finer word's headings under a
+//! few of the coarser word's headings read as parts, never dropping the rest.
+
+use serde_json::Value;
+
+use crate::common::plan_json::*;
+
+json_snapshots! {
+    "levels_":
+    numbered_items => "levels-numbered-items",
+    bold_todo => "levels-bold-todo",
+    partial_steps => "levels-partial-steps",
+}
+
+fn codes(v: &Value, key: &str) -> Vec<String> {
+    v[key]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|w| w["code"].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn all_ids(v: &Value) -> Vec<String> {
+    v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .flat_map(|u| u["sprints"].as_array().expect("sprints").iter())
+        .map(|s| s["id"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn task_items_numbered_after_their_phase_are_its_steps() {
+    let (status, v, _) = json("levels-numbered-items");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2", "2.1", "2.2", "2.3", "3"]);
+    // Each item's own box is its mark; the phase's ✅ does not tick an
+    // open box, and a ticked box over an open sub-item is not done.
+    assert_eq!(sprints_done(&v, 0), [true, true, true, false, false, false]);
+    assert_eq!(sprint(&v, 0, 3)["tasks"][1], "Finalise invoices");
+    // The phase with no steps is one sprint holding its own task lines.
+    assert_eq!(sprint(&v, 0, 5)["name"], "Rollout");
+    assert_eq!(sprint(&v, 0, 5)["tasks"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn numbered_bold_items_are_read_before_a_plan_is_refused() {
+    let (status, v, _) = json("levels-bold-todo");
+    assert_eq!(status, 0);
+    assert_eq!(all_ids(&v), ["1", "2", "3"]);
+    assert!(codes(&v, "guesses").contains(&"reading::bold_items".to_string()));
+    // Struck-through history is not dispatched.
+    let names: Vec<String> = (0..2).flat_map(|u| sprint_names(&v, u)).collect();
+    assert!(
+        names.iter().all(|n| !n.contains("Tree extraction")),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn steps_under_a_few_tasks_are_their_parts_and_no_task_is_dropped() {
+    let (status, v, _) = json("levels-partial-steps");
+    assert_eq!(status, 0);
+    assert_eq!(all_ids(&v), ["0.1", "0.2", "1.1", "1.2", "1.3", "2.1"]);
+    assert!(sprint(&v, 0, 0)["done"].is_string());
+    assert_eq!(sprint(&v, 0, 2)["tasks"].as_array().map(Vec::len), Some(2));
+}
