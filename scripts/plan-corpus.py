@@ -14,6 +14,10 @@ written before the parser ever saw the plan.
 Each plan is graded:
   right   the units, each unit's sprint count and the done marks are as read,
           and nothing runs at once that the reading orders
+  coarser one sequence, each reading sprint inside one parsed sprint in
+          order (as it or one of its task lines), every parsed sprint holding
+          some, done exactly when all it holds are: the same work and marks
+          read at a coarser level (phases holding their task items)
   partly  read, but the structure or the done marks differ (and order is safe)
   unsafe  work the reading orders (one after another) may run at once
   refused the parser refused the plan
@@ -96,6 +100,56 @@ def match_by_name(want, got):
     return perm if len(set(perm)) == len(perm) else None
 
 
+def tokens(text):
+    """Words of three letters or more, and every CJK character, lower-cased."""
+    out, word = set(), ""
+    for ch in text.lower() + " ":
+        if "\u3000" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af":
+            out.add(ch)
+            continue
+        if ch.isalnum():
+            word += ch
+            continue
+        if len(word) >= 3 or word.isdigit():
+            out.add(word)
+        word = ""
+    return out
+
+
+def holds(sprint, want):
+    """Whether parsed `sprint` (its name, id or one of its task lines) is
+    where the reading's sprint `want` went."""
+    if want.get("id") and str(want["id"]).lower() == str(sprint.get("id", "")).lower():
+        return True
+    need = tokens(want.get("name", ""))
+    if not need:
+        return False
+    for text in [sprint.get("name", "")] + list(sprint.get("tasks", [])):
+        have = tokens(text)
+        if len(need & have) >= max(1, 0.7 * len(need)):
+            return True
+    return False
+
+
+def coarser(plan, reading):
+    """Whether the parse reads the same work at a coarser level: every
+    reading sprint, in order, sits in one parsed sprint (as it or as one of
+    its task lines), every parsed sprint holds at least one, and a parsed
+    sprint is done exactly when all it holds are."""
+    got = [s for u in plan["units"] for s in u["sprints"]]
+    want = [s for u in reading.get("units", []) for s in u.get("sprints", [])]
+    if not got or not want or len(got) > len(want):
+        return False
+    at, held = 0, [[] for _ in got]
+    for w in want:
+        k = next((k for k in range(at, len(got)) if holds(got[k], w)), None)
+        if k is None:
+            return False
+        held[k].append(bool(w.get("done")))
+        at = k
+    return all(h and (got[k].get("done") is not None) == all(h) for k, h in enumerate(held))
+
+
 def grade(binary, md, reading):
     with tempfile.TemporaryDirectory() as tmp:
         plan_path = os.path.join(tmp, "EXECUTION_PLAN.md")
@@ -142,6 +196,8 @@ def grade(binary, md, reading):
     same_shape = got_counts == want_counts or (one_sequence and sum(got_counts) == sum(want_counts))
     if same_shape and got_done == want_done:
         return "right", detail
+    if one_sequence and coarser(plan, reading):
+        return "coarser", detail
     return "partly", detail
 
 
@@ -188,7 +244,7 @@ def main():
             print(f"{stem:45} {family:18} {verdict}")
     total = sum(tally.values())
     print()
-    print(f"{total} plans: " + ", ".join(f"{tally.get(k, 0)} {k}" for k in ["right", "partly", "unsafe", "refused"]))
+    print(f"{total} plans: " + ", ".join(f"{tally.get(k, 0)} {k}" for k in ["right", "coarser", "partly", "unsafe", "refused"]))
     return 0
 
 

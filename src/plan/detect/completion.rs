@@ -69,21 +69,98 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
 /// A status value that says done: a done mark (`✅ Done`) or a first word
 /// of complete, completed, done, finished, shipped or merged.
 pub(crate) fn status_says_done(value: &str) -> bool {
-    let v = value.trim().trim_matches('*').trim();
+    let v = value.trim().trim_matches(['*', '`']).trim();
     let lower = v.to_lowercase();
     let first = lower.split(|c: char| !c.is_alphanumeric()).next();
     v.starts_with(MARK_EMOJI)
         || strip_done_marks(v).1
-        || [
-            "complete",
-            "completed",
-            "done",
-            "finished",
-            "shipped",
-            "merged",
-        ]
-        .iter()
-        .any(|w| first == Some(w))
+        || DONE_WORDS.iter().any(|w| first == Some(w))
+        || DONE_PHRASES.iter().any(|p| lower.starts_with(p))
+}
+
+/// A status value's first word that says done, in the languages plans are
+/// written in.
+const DONE_WORDS: &[&str] = &[
+    "complete",
+    "completed",
+    "done",
+    "finished",
+    "shipped",
+    "merged",
+    // Spanish, Portuguese, Italian, French, German
+    "completado",
+    "completada",
+    "terminado",
+    "terminada",
+    "finalizado",
+    "finalizada",
+    "hecho",
+    "concluído",
+    "concluida",
+    "concluída",
+    "feito",
+    "completo",
+    "completato",
+    "completata",
+    "concluso",
+    "fatto",
+    "terminato",
+    "terminé",
+    "terminée",
+    "achevé",
+    "fait",
+    "erledigt",
+    "fertig",
+    "abgeschlossen",
+    // Polish, Czech, Turkish, Russian, Ukrainian, Vietnamese
+    "zrealizowane",
+    "zrealizowany",
+    "zakończone",
+    "ukończone",
+    "gotowe",
+    "zrobione",
+    "hotovo",
+    "dokončeno",
+    "tamamlandı",
+    "bitti",
+    "готово",
+    "выполнено",
+    "завершено",
+    "сделано",
+    "виконано",
+    "завершено",
+    "xong",
+];
+
+/// Done said in scripts without spaces between words, or in two words.
+const DONE_PHRASES: &[&str] = &[
+    "已完成",
+    "完成",
+    "完了",
+    "済",
+    "완료",
+    "hoàn thành",
+    "đã xong",
+];
+
+/// A `Status:` key, in any of the plans' languages: `Status`, `Status M1`
+/// (a milestone's own), `Estado`, `Stato`, `Statut`, `Stan`, `Durum`,
+/// `Статус`, `状态`, `状態`, `상태`.
+pub(crate) fn is_status_key(key: &str) -> bool {
+    let k = norm(key);
+    let first = k.split_whitespace().next().unwrap_or_default();
+    [
+        "status", "state", "estado", "stato", "statut", "stan", "durum", "статус", "состояние",
+        "状态", "狀態", "状態", "상태",
+    ]
+    .contains(&first)
+        && k.split_whitespace().count() <= 2
+}
+
+/// Whether heading `i`'s own text (before any sub-heading) has a status
+/// line that says done (`Status M1: zrealizowane`).
+pub(super) fn own_status_done(doc: &Doc, i: usize) -> bool {
+    status_values(doc, doc.own_blocks(i)).any(status_says_done)
 }
 
 /// The `Key: value` pairs of the paragraph and list-item lines in `blocks`.
@@ -106,8 +183,8 @@ fn status_values<'d>(
     blocks: impl Iterator<Item = usize> + 'd,
 ) -> impl Iterator<Item = &'d str> + 'd {
     labelled_lines(doc, blocks)
-        .filter(|(key, _)| norm(key) == "status")
-        .map(|(_, value)| value.trim().trim_matches('*').trim())
+        .filter(|(key, _)| is_status_key(key))
+        .map(|(_, value)| value.trim().trim_matches(['*', '`', '.', ' ']))
 }
 
 /// A section with no list, table or code of its own whose prose says it

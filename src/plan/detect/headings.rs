@@ -83,6 +83,10 @@ impl Word {
             ("step", Word::Step),
             ("patch", Word::Patch),
             ("task", Word::Task),
+            // A tracker's work items: `### Issue 4: Parser tests`, `Story 2`.
+            ("issue", Word::Task),
+            ("story", Word::Task),
+            ("ticket", Word::Task),
             ("priority", Word::Priority),
         ];
         WORDS

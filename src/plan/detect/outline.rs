@@ -304,7 +304,8 @@ pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>, any: bool
 
 /// Top-level list items numbered after the heading they sit under (`- [x]
 /// **Task 1.1**: Models` under `## Phase 1`, also through a frame heading
-/// without a number such as `### Tasks`), two or more under one heading, are
+/// without a number such as `### Tasks`), two or more under one heading and
+/// most with nested lines of their own, are
 /// that heading's steps written as a list: they become headings one level
 /// below their section, a ticked box kept as `[x]` and an open one as `[ ]`,
 /// so the steps reader sees them as it sees `### 1.1` sub-sections.
@@ -356,7 +357,14 @@ pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Ve
             _ => {}
         }
     }
-    for items in found.into_values().filter(|items| items.len() >= 2) {
+    // Steps carry work of their own: most have nested lines (a one-line
+    // `- [x] **1.1** Define the structs` is a task line of its phase).
+    let nested = |i: usize| matches!(blocks.get(i + 1), Some(Block::Item { depth, .. }) if *depth > 0);
+    let steps = |items: &Vec<(usize, u8, String)>| {
+        items.len() >= 2 && items.iter().filter(|(i, _, _)| nested(*i)).count() * 2 >= items.len()
+    };
+    let found: Vec<_> = found.into_values().filter(steps).collect();
+    for items in found {
         for (i, level, text) in items {
             let span = blocks[i].span();
             blocks[i] = Block::Heading {

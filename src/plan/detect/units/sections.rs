@@ -68,6 +68,8 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
             continue;
         };
         let (clean, marked) = strip_done_marks(text);
+        // `Status M1: zrealizowane` under the unit's heading marks it too.
+        let marked = marked || own_status_done(doc, i);
         let mut unit = unit_of_heading(
             &clean,
             marked,
