@@ -19,7 +19,8 @@ Each plan is graded:
           some, done exactly when all it holds are: the same work and marks
           read at a coarser level (phases holding their task items)
   partly  read, but the structure or the done marks differ (and order is safe)
-  unsafe  work the reading orders (one after another) may run at once
+  unsafe  work the reading orders (one after another) may run at once, or
+          open work (by the reading) sits only in sprints read as done
   refused the parser refused the plan
 Prints one line per plan and a summary; exits 0.
 """
@@ -101,12 +102,16 @@ def match_by_name(want, got):
 
 
 def tokens(text):
-    """Words of three letters or more, and every CJK character, lower-cased."""
-    out, word = set(), ""
+    """Words of three letters or more, lower-cased; in CJK and Hangul runs,
+    each pair of characters."""
+    out, word, run = set(), "", ""
     for ch in text.lower() + " ":
         if "\u3000" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af":
-            out.add(ch)
+            run += ch
             continue
+        if run:
+            out.update(run[k : k + 2] for k in range(max(1, len(run) - 1)))
+            run = ""
         if ch.isalnum():
             word += ch
             continue
@@ -121,10 +126,16 @@ def holds(sprint, want):
     where the reading's sprint `want` went."""
     if want.get("id") and str(want["id"]).lower() == str(sprint.get("id", "")).lower():
         return True
-    need = tokens(want.get("name", ""))
+    name = want.get("name", "")
+    need = tokens(name)
     if not need:
         return False
-    for text in [sprint.get("name", "")] + list(sprint.get("tasks", [])):
+    texts = [sprint.get("name", "")] + list(sprint.get("tasks", []))
+    if any("\u3000" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" for ch in name):
+        # Words of these scripts share characters freely: the whole name.
+        squash = lambda t: "".join(t.lower().split())
+        return any(squash(name) in squash(t) or squash(t) == squash(name) for t in texts)
+    for text in texts:
         have = tokens(text)
         if len(need & have) >= max(1, 0.7 * len(need)):
             return True
@@ -148,6 +159,21 @@ def coarser(plan, reading):
         held[k].append(bool(w.get("done")))
         at = k
     return all(h and (got[k].get("done") is not None) == all(h) for k, h in enumerate(held))
+
+
+def hidden_open(plan, reading):
+    """The reading's open sprints that land only in parsed sprints read as
+    done: open work a run would never dispatch."""
+    got = [s for u in plan["units"] for s in u["sprints"]]
+    out = []
+    for u in reading.get("units", []):
+        for w in u.get("sprints", []):
+            if w.get("done"):
+                continue
+            homes = [g for g in got if holds(g, w)]
+            if homes and all(g.get("done") is not None for g in homes):
+                out.append(w.get("name", ""))
+    return out
 
 
 def grade(binary, md, reading):
@@ -188,7 +214,12 @@ def grade(binary, md, reading):
     else:
         unsafe = bool(got_at_once) and not want_at_once
     detail = f"units {len(plan['units'])}/{len(units)} sprints {got_counts}/{want_counts} done {sum(got_done)}/{sum(want_done)}"
+    hidden = hidden_open(plan, reading)
+    if hidden:
+        detail += f" hides open work: {hidden[:3]}"
     if unsafe:
+        return "unsafe", detail
+    if hidden:
         return "unsafe", detail
     # One sequence read as one sequence: how it is cut into units does not
     # change what runs, so the sprints are compared end to end.

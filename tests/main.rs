@@ -38,6 +38,7 @@ mod test_plan_first_sight;
 mod test_plan_first_sight_props;
 mod test_plan_fuzz;
 mod test_plan_levels;
+mod test_plan_marks;
 mod test_plan_props;
 mod test_plan_shapes;
 mod test_plan_shapes_order;

@@ -34,8 +34,28 @@ impl TaskLine<'_> {
 }
 
 fn task_lines<'d>(doc: &'d Doc) -> Vec<TaskLine<'d>> {
+    // Lists (runs of items) holding a box: their items without one are
+    // open lines too (`1. CRM module` above `3. [x] Verified the scripts`).
+    let mut boxed_list = vec![false; doc.blocks.len()];
+    let mut start = 0;
+    for i in 0..=doc.blocks.len() {
+        if matches!(doc.blocks.get(i), Some(Block::Item { .. })) {
+            continue;
+        }
+        let boxed = doc.blocks[start..i].iter().any(|b| {
+            matches!(
+                b,
+                Block::Item {
+                    checked: Some(_),
+                    ..
+                }
+            )
+        });
+        boxed_list[start..i].fill(boxed);
+        start = i + 1;
+    }
     let mut out = Vec::new();
-    for b in &doc.blocks {
+    for (i, b) in doc.blocks.iter().enumerate() {
         let Block::Item {
             text,
             checked,
@@ -62,6 +82,8 @@ fn task_lines<'d>(doc: &'d Doc) -> Vec<TaskLine<'d>> {
         let mut t = text.trim();
         let ticked = if unread_box {
             t = t[3..].trim_start();
+            Some(false)
+        } else if checked.is_none() && *depth == 0 && boxed_list[i] {
             Some(false)
         } else {
             *checked
@@ -347,6 +369,17 @@ pub(super) fn account(
         ..Tally::default()
     };
     let open_in = count_lines(doc, units, plan_wide, &lines, &mut tally);
+    let mut open_in = open_in;
+    // A `Status: Not started` line inside a sprint marked done is open work
+    // of its own, as an open box is.
+    for (u, unit) in units.iter().enumerate() {
+        for (k, s) in unit.sprints.iter().enumerate() {
+            let n = super::completion::open_status_lines(&s.sprint.body);
+            if n > 0 && s.sprint.done.is_some() {
+                *open_in.entry((u, k)).or_default() += n;
+            }
+        }
+    }
     guesses.extend(undo_done(doc, units, &open_in));
     same_work_twice(doc, units, &mut tally, problems);
     if let Some(first) = lines.iter().find(|l| {

@@ -143,6 +143,58 @@ const DONE_PHRASES: &[&str] = &[
     "đã xong",
 ];
 
+/// How many `Status:` lines in `body` say the work is not done (`Status:
+/// Not started`, `**状态**: ⏳ 待开始`, `Stato: in corso`).
+pub(crate) fn open_status_lines(body: &str) -> usize {
+    body.lines()
+        .filter_map(|l| {
+            let l = l.trim().trim_start_matches(['-', '*', '+', ' ']);
+            l.split_once(':')
+        })
+        .filter(|(k, _)| is_status_key(k))
+        .filter(|(_, v)| status_says_open(v))
+        .count()
+}
+
+/// A status value that says the work is still to do or under way.
+pub(crate) fn status_says_open(value: &str) -> bool {
+    let v = value.trim().trim_matches(['*', '`', ' ']);
+    let lower = v.to_lowercase();
+    ['⏳', '🚧', '🔄', '⬜', '🔲', '🟡', '❌']
+        .iter()
+        .any(|c| v.starts_with(*c))
+        || [
+            "not started",
+            "not yet started",
+            "pending",
+            "in progress",
+            "todo",
+            "to do",
+            "planned",
+            "wip",
+            "blocked",
+            "待开始",
+            "未开始",
+            "进行中",
+            "未着手",
+            "進行中",
+            "w toku",
+            "pendiente",
+            "en curso",
+            "en progreso",
+            "in corso",
+            "da fare",
+            "em andamento",
+            "pendente",
+            "в работе",
+            "не начато",
+            "bekliyor",
+            "devam ediyor",
+        ]
+        .iter()
+        .any(|w| lower.starts_with(w))
+}
+
 /// A `Status:` key, in any of the plans' languages: `Status`, `Status M1`
 /// (a milestone's own), `Estado`, `Stato`, `Statut`, `Stan`, `Durum`,
 /// `Статус`, `状态`, `状態`, `상태`.
@@ -150,8 +202,19 @@ pub(crate) fn is_status_key(key: &str) -> bool {
     let k = norm(key);
     let first = k.split_whitespace().next().unwrap_or_default();
     [
-        "status", "state", "estado", "stato", "statut", "stan", "durum", "статус", "состояние",
-        "状态", "狀態", "状態", "상태",
+        "status",
+        "state",
+        "estado",
+        "stato",
+        "statut",
+        "stan",
+        "durum",
+        "статус",
+        "состояние",
+        "状态",
+        "狀態",
+        "状態",
+        "상태",
     ]
     .contains(&first)
         && k.split_whitespace().count() <= 2
@@ -305,15 +368,30 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
         ));
     }
     let mut boxes = 0;
+    // One list of ticked and unboxed items (`1. Set up the repo` over `4.
+    // [x] Verified the hierarchy`): the unboxed ones may be open work.
+    let (mut plain, mut ticked) = (false, false);
     for j in doc.section(i) {
-        if let Block::Item {
-            checked: Some(c), ..
-        } = &doc.blocks[j]
-        {
-            if !c {
-                return None;
+        match &doc.blocks[j] {
+            Block::Item {
+                checked: Some(c), ..
+            } => {
+                if !c {
+                    return None;
+                }
+                boxes += 1;
+                ticked = true;
             }
-            boxes += 1;
+            Block::Item {
+                checked: None,
+                depth: 0,
+                ..
+            } => plain = true,
+            Block::Item { .. } => {}
+            _ => (plain, ticked) = (false, false),
+        }
+        if plain && ticked {
+            return None;
         }
     }
     (boxes > 0).then(|| format!("marked complete in the plan (all {boxes} items ticked)"))

@@ -359,7 +359,8 @@ pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Ve
     }
     // Steps carry work of their own: most have nested lines (a one-line
     // `- [x] **1.1** Define the structs` is a task line of its phase).
-    let nested = |i: usize| matches!(blocks.get(i + 1), Some(Block::Item { depth, .. }) if *depth > 0);
+    let nested =
+        |i: usize| matches!(blocks.get(i + 1), Some(Block::Item { depth, .. }) if *depth > 0);
     let steps = |items: &Vec<(usize, u8, String)>| {
         items.len() >= 2 && items.iter().filter(|(i, _, _)| nested(*i)).count() * 2 >= items.len()
     };

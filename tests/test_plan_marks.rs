@@ -1,0 +1,53 @@
+//! Done marks as plans write them in their own words, and marks a plan
+//! contradicts: a status line in the plan's language (`Status M1:
+//! zrealizowane`) marks its milestone or issue; a phase's ✅ is not done while
+//! a task inside says `Status: Not started`; unboxed items beside a ticked
+//! one are open work, never done by that tick.
+
+use serde_json::Value;
+
+use crate::common::plan_json::*;
+
+json_snapshots! {
+    "marks_":
+    languages => "marks-languages",
+    contradicted => "marks-contradicted",
+}
+
+fn codes(v: &Value, key: &str) -> Vec<String> {
+    v[key]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|w| w["code"].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn status_lines_in_the_plans_language_mark_work_done() {
+    let (status, v, _) = json("marks-languages");
+    assert_eq!(status, 0);
+    assert_eq!(units(&v), ["M1: Interfejs", "M2: Testy"]);
+    assert_eq!(sprint_ids(&v, 0), ["1", "2"]);
+    assert_eq!(sprints_done(&v, 0), [true, true]);
+    // `w toku` (in progress) on the milestone marks nothing; its issue's own
+    // `zrealizowane` does.
+    assert_eq!(sprint_ids(&v, 1), ["3", "4"]);
+    assert_eq!(sprints_done(&v, 1), [true, false]);
+}
+
+#[test]
+fn a_done_mark_the_plan_contradicts_inside_is_not_done() {
+    let (status, v, _) = json("marks-contradicted");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["4", "5"]);
+    // Phase 4's ✅ over `Task 11 … Status: Not started`.
+    assert_eq!(sprints_done(&v, 0), [false, false]);
+    assert!(codes(&v, "guesses").contains(&"reading::open_lines".to_string()));
+    // `1. Repository setup` beside `3. [x] Verified …`: open, in no sprint,
+    // a warning `start` confirms.
+    assert!(codes(&v, "warnings").contains(&"plan::work_outside".to_string()));
+    assert_eq!(v["tally"]["outside"].as_array().map(Vec::len), Some(2));
+}
