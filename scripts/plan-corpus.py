@@ -229,6 +229,13 @@ def grade(binary, md, reading):
         return "right", detail
     if one_sequence and coarser(plan, reading):
         return "coarser", detail
+    # The same units in the same order: each read at its own level.
+    if len(units) == len(plan["units"]) and got_at_once == want_at_once:
+        if all(
+            coarser({"units": [g]}, {"units": [w]}) or (len(g["sprints"]) == len(w.get("sprints", [])) and [s.get("done") is not None for s in g["sprints"]] == [bool(s.get("done")) for s in w.get("sprints", [])])
+            for g, w in zip(plan["units"], units)
+        ):
+            return "coarser", detail
     return "partly", detail
 
 

@@ -13,6 +13,7 @@ json_snapshots! {
     numbered_items => "levels-numbered-items",
     bold_todo => "levels-bold-todo",
     partial_steps => "levels-partial-steps",
+    coded_items => "levels-coded-items",
 }
 
 fn codes(v: &Value, key: &str) -> Vec<String> {
@@ -71,4 +72,17 @@ fn steps_under_a_few_tasks_are_their_parts_and_no_task_is_dropped() {
     assert_eq!(all_ids(&v), ["0.1", "0.2", "1.1", "1.2", "1.3", "2.1"]);
     assert!(sprint(&v, 0, 0)["done"].is_string());
     assert_eq!(sprint(&v, 0, 2)["tasks"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn coded_items_with_bodies_are_steps_in_the_order_their_lines_give() {
+    let (status, v, _) = json("levels-coded-items");
+    assert_eq!(status, 0);
+    // TASK-202 is written above TASK-201 (a board's backlog above its done
+    // column) and says it waits for it: it runs after it.
+    assert_eq!(all_ids(&v), ["101", "102", "201", "202"]);
+    assert_eq!(sprints_done(&v, 0), [true, true, true, false]);
+    assert_eq!(sprint(&v, 0, 0)["name"], "Ethics engine");
+    // A placeholder line is no open work.
+    assert!(v["tally"]["outside"].as_array().is_none_or(Vec::is_empty));
 }

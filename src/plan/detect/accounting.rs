@@ -80,6 +80,11 @@ fn task_lines<'d>(doc: &'d Doc) -> Vec<TaskLine<'d>> {
             continue;
         }
         let mut t = text.trim();
+        // `- [ ] (Tasks move here when work begins)`: a placeholder.
+        let bare = t.trim_start_matches(['[', ' ', ']']);
+        if bare.starts_with('(') && bare.ends_with(')') {
+            continue;
+        }
         let ticked = if unread_box {
             t = t[3..].trim_start();
             Some(false)

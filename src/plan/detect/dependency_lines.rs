@@ -57,6 +57,51 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
     (written >= 2 && !chain && at_once(&waits)).then_some(waits)
 }
 
+/// Steps whose lines name a later step (a board listing its backlog above
+/// what is done) run after it: the steps are put in an order that obeys
+/// every line, otherwise as written. Whether they were moved.
+pub(super) fn reorder(sprints: &mut Vec<RawSprint>) -> bool {
+    if sprints.len() < 2 || sprints.iter().any(|s| !s.id.suffix.is_empty()) {
+        return false;
+    }
+    let position = |n: u32| sprints.iter().position(|s| s.id.number == n);
+    let mut waits: Vec<Vec<usize>> = Vec::with_capacity(sprints.len());
+    let mut later = false;
+    for (me, s) in sprints.iter().enumerate() {
+        let on: Vec<usize> = s
+            .sprint
+            .body
+            .lines()
+            .find_map(dependency_value)
+            .and_then(|v| referenced_numbers(&v))
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(position)
+            .filter(|&p| p != me)
+            .collect();
+        later |= on.iter().any(|&p| p > me);
+        waits.push(on);
+    }
+    if !later {
+        return false;
+    }
+    // Each round places the first step written whose waits are placed.
+    let mut placed = vec![false; sprints.len()];
+    let mut order = Vec::with_capacity(sprints.len());
+    while order.len() < sprints.len() {
+        let Some(next) =
+            (0..sprints.len()).find(|&i| !placed[i] && waits[i].iter().all(|&w| placed[w]))
+        else {
+            return false; // a cycle: the lines contradict each other
+        };
+        placed[next] = true;
+        order.push(next);
+    }
+    let mut taken: Vec<Option<RawSprint>> = sprints.drain(..).map(Some).collect();
+    sprints.extend(order.into_iter().filter_map(|i| taken[i].take()));
+    true
+}
+
 /// Whether some two steps wait for neither of the other (every step
 /// waits only for earlier ones).
 fn at_once(waits: &[Vec<usize>]) -> bool {
@@ -107,6 +152,15 @@ fn referenced_numbers(value: &str) -> Option<Vec<u32>> {
         if token.is_empty() {
             continue;
         }
+        // `task-201`, `story-3`: a code's number.
+        let token = token
+            .split_once('-')
+            .filter(|(w, n)| {
+                !w.is_empty()
+                    && w.chars().all(char::is_alphabetic)
+                    && n.chars().all(|c| c.is_ascii_digit())
+            })
+            .map_or(token, |(_, n)| n);
         let code = token.trim_start_matches(['t', 'T', '#']);
         if let Some((a, b)) = code.split_once(['-', '–']) {
             let (a, b): (u32, u32) = (a.parse().ok()?, b.trim_start_matches('t').parse().ok()?);
@@ -166,5 +220,9 @@ mod tests {
             Some(vec![2, 4])
         );
         assert_eq!(referenced_numbers("phase 1"), Some(vec![1]));
+        assert_eq!(
+            referenced_numbers("task-301, task-302"),
+            Some(vec![301, 302])
+        );
     }
 }

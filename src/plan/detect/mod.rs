@@ -196,6 +196,10 @@ fn parse_once(
             unit.sprints.sort_by(|a, b| a.id.cmp(&b.id));
         }
     }
+    // A step whose `Dependencies:` line names a later step runs after it.
+    for unit in &mut raw_units {
+        dependency_lines::reorder(&mut unit.sprints);
+    }
     attach_loose_criteria(&doc, &mut raw_units);
     done_elsewhere::marks_above(&doc, &mut raw_units);
     let done_in_place = guesses::done_in_place(&raw_units);

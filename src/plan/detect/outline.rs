@@ -332,15 +332,22 @@ pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Ve
                 span,
                 ..
             } => {
-                let Some(k) = open.iter().rposition(|(_, n)| n.is_some()) else {
-                    continue;
+                let first = source[span.clone()].lines().next().unwrap_or_default();
+                let numbered = open
+                    .iter()
+                    .rposition(|(_, n)| n.is_some())
+                    .and_then(|k| Some((k, numbered_item(first, open[k].1.as_deref()?)?)));
+                // A coded item (`- [x] **TASK-101**: Ethics engine`) is a step
+                // of its numbered section (`## Phase 3` over `### ✅ Done`),
+                // else of the section it sits in.
+                let coded = || {
+                    let k = open
+                        .iter()
+                        .rposition(|(_, n)| n.is_some())
+                        .or(open.len().checked_sub(1))?;
+                    Some((k, coded_item(first)?))
                 };
-                let number = open[k].1.as_deref().unwrap_or_default();
-                let Some(step) = source[span.clone()]
-                    .lines()
-                    .next()
-                    .and_then(|line| numbered_item(line, number))
-                else {
+                let Some((k, step)) = numbered.or_else(coded) else {
                     continue;
                 };
                 let mark = match checked {
@@ -393,6 +400,54 @@ fn heading_number(text: &str) -> Option<String> {
 
 /// `Task 1.2: Create the migration` for an item `**Task 1.2**: Create the
 /// migration` (or `1.2 Create …`, `Step 1.2 — …`) under heading number `1`.
+/// `TASK-101: Ethics engine` for an item `- [x] **TASK-101**: Ethics
+/// engine`: a bold code of letters and a number opening the item.
+fn coded_item(line: &str) -> Option<String> {
+    let t = line
+        .trim_start()
+        .trim_start_matches(['-', '*', '+'])
+        .trim_start();
+    let t = ["[ ]", "[x]", "[X]"]
+        .iter()
+        .find_map(|m| t.strip_prefix(m))
+        .unwrap_or(t)
+        .trim_start();
+    let inner = t.strip_prefix("**")?;
+    let close = inner.find("**")?;
+    let code = inner[..close].trim().trim_end_matches(':');
+    let letters = code.chars().take_while(char::is_ascii_alphabetic).count();
+    let rest = code[letters..].trim_start_matches(['-', '_']);
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let tail = &rest[digits..];
+    let tail_ok = tail.is_empty()
+        || tail
+            .strip_prefix('.')
+            .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()));
+    if !(1..=8).contains(&letters) || digits == 0 || !tail_ok {
+        return None;
+    }
+    let name = inner[close + 2..]
+        .trim_start_matches([':', ' ', '—', '–', '-'])
+        .trim();
+    (!name.is_empty()).then(|| format!("{code}: {}", without_done_aside(name)))
+}
+
+/// `Ethics engine (Completed: 2025-08-21)` → `Ethics engine`: the item's box
+/// already says it is done.
+fn without_done_aside(name: &str) -> &str {
+    match name.rfind('(') {
+        Some(open)
+            if open > 0
+                && ["(completed", "(complete", "(done", "(finished", "(shipped"]
+                    .iter()
+                    .any(|w| name[open..].to_lowercase().starts_with(w)) =>
+        {
+            name[..open].trim_end()
+        }
+        _ => name,
+    }
+}
+
 /// A plain `1.2 Create …` item is a task line of its section, not a step:
 /// the label must be bold or carry a step word.
 fn numbered_item(line: &str, number: &str) -> Option<String> {
