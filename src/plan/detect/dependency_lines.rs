@@ -64,7 +64,11 @@ pub(super) fn reorder(sprints: &mut Vec<RawSprint>) -> bool {
     if sprints.len() < 2 || sprints.iter().any(|s| !s.id.suffix.is_empty()) {
         return false;
     }
-    let position = |n: u32| sprints.iter().position(|s| s.id.number == n);
+    let mut at: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    for (i, s) in sprints.iter().enumerate() {
+        at.entry(s.id.number).or_insert(i);
+    }
+    let position = |n: u32| at.get(&n).copied();
     let mut waits: Vec<Vec<usize>> = Vec::with_capacity(sprints.len());
     let mut later = false;
     for (me, s) in sprints.iter().enumerate() {
@@ -86,16 +90,26 @@ pub(super) fn reorder(sprints: &mut Vec<RawSprint>) -> bool {
         return false;
     }
     // Each round places the first step written whose waits are placed.
-    let mut placed = vec![false; sprints.len()];
+    let mut left: Vec<usize> = waits.iter().map(Vec::len).collect();
+    let mut after: Vec<Vec<usize>> = vec![Vec::new(); sprints.len()];
+    for (i, w) in waits.iter().enumerate() {
+        for &d in w {
+            after[d].push(i);
+        }
+    }
+    let mut ready: std::collections::BTreeSet<usize> = (0..sprints.len()).filter(|&i| left[i] == 0).collect();
     let mut order = Vec::with_capacity(sprints.len());
-    while order.len() < sprints.len() {
-        let Some(next) =
-            (0..sprints.len()).find(|&i| !placed[i] && waits[i].iter().all(|&w| placed[w]))
-        else {
-            return false; // a cycle: the lines contradict each other
-        };
-        placed[next] = true;
+    while let Some(next) = ready.pop_first() {
         order.push(next);
+        for &i in &after[next] {
+            left[i] -= 1;
+            if left[i] == 0 {
+                ready.insert(i);
+            }
+        }
+    }
+    if order.len() < sprints.len() {
+        return false; // a cycle: the lines contradict each other
     }
     let mut taken: Vec<Option<RawSprint>> = sprints.drain(..).map(Some).collect();
     sprints.extend(order.into_iter().filter_map(|i| taken[i].take()));
