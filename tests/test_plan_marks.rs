@@ -2,7 +2,8 @@
 //! contradicts: a status line in the plan's language (`Status M1:
 //! zrealizowane`) marks its milestone or issue; a phase's ✅ is not done while
 //! a task inside says `Status: Not started`; unboxed items beside a ticked
-//! one are open work, never done by that tick.
+//! one are open work, never done by that tick; rows of a work table (a
+//! status or blocked-by column, coded rows) are task lines the tally counts.
 
 use serde_json::Value;
 
@@ -12,6 +13,7 @@ json_snapshots! {
     "marks_":
     languages => "marks-languages",
     contradicted => "marks-contradicted",
+    work_table => "marks-work-table",
 }
 
 fn codes(v: &Value, key: &str) -> Vec<String> {
@@ -50,4 +52,20 @@ fn a_done_mark_the_plan_contradicts_inside_is_not_done() {
     // a warning `start` confirms.
     assert!(codes(&v, "warnings").contains(&"plan::work_outside".to_string()));
     assert_eq!(v["tally"]["outside"].as_array().map(Vec::len), Some(2));
+}
+
+#[test]
+fn rows_of_a_work_table_outside_every_sprint_are_open_work_a_warning_names() {
+    let (status, v, _) = json("marks-work-table");
+    assert_eq!(status, 0);
+    let outside: Vec<&str> = v["tally"]["outside"]
+        .as_array()
+        .expect("outside")
+        .iter()
+        .filter_map(|l| l["text"].as_str())
+        .collect();
+    assert_eq!(outside, ["FLOW-004", "FLOW-005"]);
+    assert!(codes(&v, "warnings").contains(&"plan::work_outside".to_string()));
+    // The struck-through row is done work, not open.
+    assert_eq!(v["tally"]["not_work"][0]["text"], "FLOW-002");
 }

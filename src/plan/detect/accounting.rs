@@ -33,7 +33,7 @@ impl TaskLine<'_> {
     }
 }
 
-fn task_lines<'d>(doc: &'d Doc) -> Vec<TaskLine<'d>> {
+fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
     // Lists (runs of items) holding a box: their items without one are
     // open lines too (`1. CRM module` above `3. [x] Verified the scripts`).
     let mut boxed_list = vec![false; doc.blocks.len()];
@@ -100,7 +100,88 @@ fn task_lines<'d>(doc: &'d Doc) -> Vec<TaskLine<'d>> {
             ticked,
         });
     }
+    out.extend(work_rows(doc, units));
+    out.sort_by_key(|l| l.span.start);
     out
+}
+
+/// Rows of a work table are task lines too: a table with a status or
+/// blocked-by column whose rows open with a code (`| FLOW-003 | FLOW-002
+/// |`, `| MFO-115 | … | ⬜ |`), two or more. A row is done when its status
+/// says so or its code is struck through.
+fn work_rows<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
+    // A table the reader read its units or sprints from is not counted
+    // again: its rows name them.
+    let known: HashSet<String> = units
+        .iter()
+        .flat_map(|u| {
+            std::iter::once(u.name.to_lowercase()).chain(u.sprints.iter().flat_map(|s| {
+                [
+                    s.sprint.name.to_lowercase(),
+                    s.id.to_string().to_lowercase(),
+                ]
+            }))
+        })
+        .collect();
+    let names_known = |r: &Row| {
+        r.cells.iter().take(2).any(|c| {
+            let t = c.text.trim().trim_matches(['~', '*', '`']).to_lowercase();
+            known.contains(&t)
+                || known
+                    .iter()
+                    .any(|k| k.starts_with(&format!("{t}:")) || k.starts_with(&format!("{t} ")))
+        })
+    };
+    let mut out = Vec::new();
+    for b in &doc.blocks {
+        let Block::Table { header, rows, .. } = b else {
+            continue;
+        };
+        let status = column(header, &["status", "state", "done"]);
+        let waits = column(
+            header,
+            &["blocked by", "depends on", "dependencies", "depends"],
+        );
+        if status.is_none() && waits.is_none() {
+            continue;
+        }
+        let coded: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.cells.first().is_some_and(|c| is_code(&c.text)))
+            .collect();
+        if coded.len() < 2 || coded.iter().filter(|r| names_known(r)).count() * 2 >= coded.len() {
+            continue;
+        }
+        let named = column(
+            header,
+            &["task", "story", "title", "name", "description", "scope"],
+        );
+        for row in coded {
+            let code = &row.cells[0].text;
+            let text = named
+                .and_then(|k| row.cells.get(k))
+                .map_or(code.as_str(), |c| c.text.as_str());
+            let struck = code.trim().starts_with("~~");
+            let done = status
+                .and_then(|k| row.cells.get(k))
+                .is_some_and(|c| super::completion::status_says_done(&c.text));
+            out.push(TaskLine {
+                span: row.span.clone(),
+                optional: false,
+                text: text.trim().trim_matches('~').trim(),
+                ticked: Some(struck || done),
+            });
+        }
+    }
+    out
+}
+
+/// `FLOW-003`, `MFO-115`, `T12`, `~~FLOW-002~~`: letters and a number.
+fn is_code(cell: &str) -> bool {
+    let t = cell.trim().trim_matches(['~', '*', '`']);
+    let letters = t.chars().take_while(char::is_ascii_alphabetic).count();
+    let rest = t[letters..].trim_start_matches(['-', '_']);
+    (1..=8).contains(&letters) && !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit())
 }
 
 /// Where a sprint's own text lies in the source: the part of its text
@@ -368,7 +449,7 @@ pub(super) fn account(
     problems: &mut Vec<Problem>,
     guesses: &mut Vec<Warning>,
 ) -> Tally {
-    let lines = task_lines(doc);
+    let lines = task_lines(doc, units);
     let mut tally = Tally {
         task_lines: lines.len(),
         ..Tally::default()

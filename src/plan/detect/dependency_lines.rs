@@ -97,7 +97,8 @@ pub(super) fn reorder(sprints: &mut Vec<RawSprint>) -> bool {
             after[d].push(i);
         }
     }
-    let mut ready: std::collections::BTreeSet<usize> = (0..sprints.len()).filter(|&i| left[i] == 0).collect();
+    let mut ready: std::collections::BTreeSet<usize> =
+        (0..sprints.len()).filter(|&i| left[i] == 0).collect();
     let mut order = Vec::with_capacity(sprints.len());
     while let Some(next) = ready.pop_first() {
         order.push(next);
