@@ -15,8 +15,8 @@ Each plan is graded:
   right   the units, each unit's sprint count and the done marks are as read,
           and nothing runs at once that the reading orders
   coarser one sequence, each reading sprint inside one parsed sprint in
-          order (as it or one of its task lines), every parsed sprint holding
-          some, done exactly when all it holds are: the same work and marks
+          order (as it or one of its task lines), every open parsed sprint
+          holding some, done exactly when all it holds are: the same work and marks
           read at a coarser level (phases holding their task items)
   partly  read, but the structure or the done marks differ (and order is safe)
   unsafe  work the reading orders (one after another) may run at once, or
@@ -133,7 +133,7 @@ def holds(sprint, want):
     texts = [sprint.get("name", "")] + list(sprint.get("tasks", []))
     if any("\u3000" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" for ch in name):
         # Words of these scripts share characters freely: the whole name.
-        squash = lambda t: "".join(t.lower().split())
+        squash = lambda t: "".join(ch for ch in t.lower() if ch.isalnum())
         return any(squash(name) in squash(t) or squash(t) == squash(name) for t in texts)
     for text in texts:
         have = tokens(text)
@@ -149,7 +149,7 @@ def coarser(plan, reading):
     sprint is done exactly when all it holds are."""
     got = [s for u in plan["units"] for s in u["sprints"]]
     want = [s for u in reading.get("units", []) for s in u.get("sprints", [])]
-    if not got or not want or len(got) > len(want):
+    if not got or not want:
         return False
     at, held = 0, [[] for _ in got]
     for w in want:
@@ -158,7 +158,12 @@ def coarser(plan, reading):
             return False
         held[k].append(bool(w.get("done")))
         at = k
-    return all(h and (got[k].get("done") is not None) == all(h) for k, h in enumerate(held))
+    # A parsed sprint holding none of the reading's is harmless only when
+    # it is done (history the run never dispatches).
+    return all(
+        (got[k].get("done") is not None) == all(h) if h else got[k].get("done") is not None
+        for k, h in enumerate(held)
+    )
 
 
 def hidden_open(plan, reading):

@@ -63,6 +63,21 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
             break;
         }
     }
+    // A status set off by a dash or bar, any case: `v0.1 — Registry —
+    // Implemented`, `Parser | shipped`.
+    for sep in [" — ", " – ", " - ", " | "] {
+        if let Some((head, status)) = t.rsplit_once(sep) {
+            let word = status.trim().trim_matches(['*', '_', '(', ')', '.']).to_lowercase();
+            if !head.trim().is_empty()
+                && ["implemented", "shipped", "released", "done", "complete", "completed", "finished", "merged"]
+                    .contains(&word.as_str())
+            {
+                t = head.trim_end().to_string();
+                done = true;
+                break;
+            }
+        }
+    }
     (t.trim().to_string(), done)
 }
 
@@ -87,6 +102,11 @@ const DONE_WORDS: &[&str] = &[
     "finished",
     "shipped",
     "merged",
+    "implemented",
+    "released",
+    "delivered",
+    "resolved",
+    "fixed",
     // Spanish, Portuguese, Italian, French, German
     "completado",
     "completada",

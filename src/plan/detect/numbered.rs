@@ -41,6 +41,9 @@ pub(super) fn numbered_heading(text: &str) -> Option<(String, String)> {
 /// `T1: Name`, `TASK-03 — Name`, `DB-T1 — Name`: a code of capitals,
 /// digits and dashes (a digit last), then a separator and a name.
 fn coded_heading(t: &str) -> Option<(String, String)> {
+    if let Some(version) = version_heading(t) {
+        return Some(version);
+    }
     let len = t
         .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-' || c == '.'))
         .unwrap_or(t.len());
@@ -62,6 +65,24 @@ fn coded_heading(t: &str) -> Option<(String, String)> {
         .trim();
     (!rest.is_empty() && rest.starts_with(|c: char| c.is_alphabetic() || c == '`'))
         .then(|| (code.to_string(), rest.to_string()))
+}
+
+/// `v0.1 — Local registry`, `v1.2.x: Hooks`: a release of a roadmap.
+fn version_heading(t: &str) -> Option<(String, String)> {
+    let rest = t.strip_prefix(['v', 'V'])?;
+    if !rest.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let len = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'x'))
+        .unwrap_or(rest.len());
+    let code = &t[..len + 1];
+    let after = &t[code.len()..];
+    let name = after
+        .strip_prefix(':')
+        .or_else(|| [" — ", " – ", " - "].iter().find_map(|sep| after.strip_prefix(sep)))?
+        .trim();
+    (!name.is_empty()).then(|| (code.trim_end_matches('.').to_string(), name.to_string()))
 }
 
 /// A heading numbered or coded as a work item that names work (`### DB-T1
