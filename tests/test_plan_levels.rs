@@ -14,6 +14,8 @@ json_snapshots! {
     bold_todo => "levels-bold-todo",
     partial_steps => "levels-partial-steps",
     coded_items => "levels-coded-items",
+    nested_groups => "levels-nested-groups",
+    version_roadmap => "levels-version-roadmap",
 }
 
 fn codes(v: &Value, key: &str) -> Vec<String> {
@@ -85,4 +87,24 @@ fn coded_items_with_bodies_are_steps_in_the_order_their_lines_give() {
     assert_eq!(sprint(&v, 0, 0)["name"], "Ethics engine");
     // A placeholder line is no open work.
     assert!(v["tally"]["outside"].as_array().is_none_or(Vec::is_empty));
+}
+
+#[test]
+fn a_checklist_group_inside_another_holds_its_own_items_once() {
+    let (status, v, _) = json("levels-nested-groups");
+    assert_eq!(status, 0);
+    // `###UI redesign` (no space after the hashes) is a heading too.
+    assert_eq!(sprint_names(&v, 0), ["Goal 1", "UI redesign", "Goal 2"]);
+    assert_eq!(sprint(&v, 0, 0)["tasks"].as_array().map(Vec::len), Some(2));
+    assert_eq!(v["tally"]["twice"].as_array().map_or(0, Vec::len), 0);
+}
+
+#[test]
+fn a_roadmap_of_versions_reads_each_release_with_its_status() {
+    let (status, v, _) = json("levels-version-roadmap");
+    assert_eq!(status, 0);
+    assert_eq!(all_ids(&v), ["1", "2", "3"]);
+    assert_eq!(sprints_done(&v, 0), [true, true, false]);
+    assert_eq!(sprint(&v, 0, 0)["name"], "Local lease registry");
+    assert!(codes(&v, "guesses").contains(&"reading::numbered_headings".to_string()));
 }

@@ -67,10 +67,22 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
     // Implemented`, `Parser | shipped`.
     for sep in [" — ", " – ", " - ", " | "] {
         if let Some((head, status)) = t.rsplit_once(sep) {
-            let word = status.trim().trim_matches(['*', '_', '(', ')', '.']).to_lowercase();
+            let word = status
+                .trim()
+                .trim_matches(['*', '_', '(', ')', '.'])
+                .to_lowercase();
             if !head.trim().is_empty()
-                && ["implemented", "shipped", "released", "done", "complete", "completed", "finished", "merged"]
-                    .contains(&word.as_str())
+                && [
+                    "implemented",
+                    "shipped",
+                    "released",
+                    "done",
+                    "complete",
+                    "completed",
+                    "finished",
+                    "merged",
+                ]
+                .contains(&word.as_str())
             {
                 t = head.trim_end().to_string();
                 done = true;

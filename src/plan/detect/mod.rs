@@ -159,7 +159,10 @@ fn parse_once(
                 &masked,
                 outline::promote_bold_items(
                     &masked,
-                    bold_steps::promote_bold_steps(&masked, blocks(&masked)),
+                    bold_steps::promote_bold_steps(
+                        &masked,
+                        outline::promote_unspaced_headings(&masked, blocks(&masked)),
+                    ),
                     any_bold_item,
                 ),
             ),

@@ -80,7 +80,11 @@ fn version_heading(t: &str) -> Option<(String, String)> {
     let after = &t[code.len()..];
     let name = after
         .strip_prefix(':')
-        .or_else(|| [" — ", " – ", " - "].iter().find_map(|sep| after.strip_prefix(sep)))?
+        .or_else(|| {
+            [" — ", " – ", " - "]
+                .iter()
+                .find_map(|sep| after.strip_prefix(sep))
+        })?
         .trim();
     (!name.is_empty()).then(|| (code.trim_end_matches('.').to_string(), name.to_string()))
 }
@@ -180,7 +184,10 @@ fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
         let own_work = doc.section(i).any(|j| {
             matches!(
                 doc.blocks[j],
-                Block::Item { .. } | Block::Code { .. } | Block::Paragraph { .. }
+                Block::Item { .. }
+                    | Block::Code { .. }
+                    | Block::Paragraph { .. }
+                    | Block::Table { .. }
             )
         });
         if own_work && names_work(&name) {

@@ -225,6 +225,67 @@ pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>) -> Vec<Block
     out
 }
 
+/// `###UI redesign`: a heading written without the space CommonMark wants
+/// (two to six `#` then a letter), which a reader still reads as a heading.
+/// Such lines of a paragraph become headings of their level, each with the
+/// span of its own line.
+pub(super) fn promote_unspaced_headings(source: &str, blocks: Vec<Block>) -> Vec<Block> {
+    let unspaced = |line: &str| -> Option<(u8, String)> {
+        let t = line.trim();
+        let hashes = t.chars().take_while(|&c| c == '#').count();
+        let rest = &t[hashes..];
+        ((2..=6).contains(&hashes) && rest.starts_with(|c: char| c.is_alphanumeric()))
+            .then(|| (hashes as u8, rest.trim().to_string()))
+    };
+    let any = blocks.iter().any(|b| match b {
+        Block::Paragraph { span, .. } => {
+            source[span.clone()].lines().any(|l| unspaced(l).is_some())
+        }
+        _ => false,
+    });
+    if !any {
+        return blocks;
+    }
+    let mut out = Vec::with_capacity(blocks.len() + 8);
+    for b in blocks {
+        let Block::Paragraph { span, .. } = &b else {
+            out.push(b);
+            continue;
+        };
+        let text = &source[span.clone()];
+        if !text.lines().any(|l| unspaced(l).is_some()) {
+            out.push(b);
+            continue;
+        }
+        let mut pending: Option<(usize, usize)> = None;
+        let flush = |out: &mut Vec<Block>, pending: &mut Option<(usize, usize)>| {
+            if let Some((s, e)) = pending.take() {
+                out.push(Block::Paragraph {
+                    text: source[s..e].trim().to_string(),
+                    span: s..e,
+                });
+            }
+        };
+        let mut at = span.start;
+        for line in text.split_inclusive('\n') {
+            let (s, e) = (at, at + line.trim_end().len());
+            at += line.len();
+            if let Some((level, text)) = unspaced(line) {
+                flush(&mut out, &mut pending);
+                out.push(Block::Heading {
+                    level,
+                    text,
+                    span: s..e,
+                });
+            } else if !line.trim().is_empty() {
+                pending = Some((pending.map_or(s, |p| p.0), e));
+            }
+        }
+        flush(&mut out, &mut pending);
+    }
+    out
+}
+
 type Candidate = (usize, String, bool);
 
 /// Numbered list items that open with a bold label, two or more in one

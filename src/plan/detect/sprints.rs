@@ -447,8 +447,9 @@ fn in_scope(
     // 5. Checklist groups: every heading whose own text holds `- [ ]` items.
     let scope_all = scope.clone();
     let mut n = 0;
+    let mut groups: Vec<(usize, String)> = Vec::new();
     for i in scope {
-        let Some((level, text, span)) = doc.heading(i) else {
+        let Some((level, text, _)) = doc.heading(i) else {
             continue;
         };
         // `## 3. Verification` numbered among the steps names a step (its
@@ -474,19 +475,24 @@ fn in_scope(
         if !has_checks {
             continue;
         }
+        groups.push((i, clean_name(text)));
+    }
+    // A group's text ends where a group nested in it begins: its items are
+    // that group's own, not the same work twice.
+    let heads: BTreeSet<usize> = groups.iter().map(|(i, _)| *i).collect();
+    for (i, name) in groups {
         n += 1;
         let id = SprintId {
             number: n,
             suffix: String::new(),
         };
-        let mut sprint = read_sprint(doc, i, id.clone(), clean_name(text));
-        sprint.done = done_evidence(doc, i, false);
-        sprint.origin = Origin::new(doc.line(span.start), "heading holding `- [ ]` items");
-        sprints.push(RawSprint {
-            id,
-            span: span.clone(),
-            sprint,
+        let mut sprint = read_sprint_until(doc, i, id.clone(), name, |j| {
+            doc.is_sprint(j) || heads.contains(&j)
         });
+        sprint.done = done_evidence(doc, i, false);
+        let span = doc.blocks[i].span();
+        sprint.origin = Origin::new(doc.line(span.start), "heading holding `- [ ]` items");
+        sprints.push(RawSprint { id, span, sprint });
     }
     if !sprints.is_empty() {
         return (sprints, Some(SprintSource::Checklists));
@@ -517,11 +523,23 @@ pub(super) fn blank_sprint(id: SprintId, name: &str, body: String) -> Sprint {
 }
 
 pub(super) fn read_sprint(doc: &Doc, heading: usize, id: SprintId, name: String) -> Sprint {
+    read_sprint_until(doc, heading, id, name, |j| doc.is_sprint(j))
+}
+
+/// [`read_sprint`], the sprint's text ending at the first heading inside
+/// it that `nested` says is a sprint of its own.
+pub(super) fn read_sprint_until(
+    doc: &Doc,
+    heading: usize,
+    id: SprintId,
+    name: String,
+    nested: impl Fn(usize) -> bool,
+) -> Sprint {
     // A sprint's text ends where a sprint nested in it begins: that one's
     // tasks are its own.
     let end = doc
         .section(heading)
-        .find(|&j| doc.is_sprint(j))
+        .find(|&j| nested(j))
         .unwrap_or(doc.section_end[heading]);
     let text = if doc.section(heading).contains(&end) {
         &doc.source[doc.blocks[heading].span().start..doc.blocks[end].span().start]
