@@ -169,3 +169,75 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Steps written in any order (a board lists its backlog above its done
+    /// column) whose dependency lines name other steps: no step is ever
+    /// placed to run before a step its line names.
+    #[test]
+    fn a_step_never_runs_before_what_its_line_names(
+        picks in prop::collection::vec(prop::collection::vec(any::<prop::sample::Index>(), 0..3), 3..8),
+        written in Just((0..8).collect::<Vec<usize>>()).prop_shuffle(),
+    ) {
+        let n = picks.len();
+        let waits: Vec<Vec<usize>> = picks
+            .iter()
+            .enumerate()
+            .map(|(k, pick)| {
+                let mut on: Vec<usize> = pick.iter().filter(|_| k > 0).map(|i| i.index(k)).collect();
+                on.sort_unstable();
+                on.dedup();
+                on
+            })
+            .collect();
+        let order: Vec<usize> = written.into_iter().filter(|&k| k < n).collect();
+        let mut text = String::from("# Board\n\n## Tasks\n");
+        for &k in &order {
+            let line = if waits[k].is_empty() {
+                "None".to_string()
+            } else {
+                waits[k].iter().map(|d| format!("TASK-{}", d + 1)).collect::<Vec<_>>().join(", ")
+            };
+            text.push_str(&format!(
+                "\n### TASK-{}: Step {k}\n**Dependencies**: {line}\n\n- [ ] Build part {k}\n",
+                k + 1
+            ));
+        }
+        let plan = parse(&text, &ctx()).expect("a plan");
+        // Where each step runs: (unit, position in it), found by name.
+        let at = |k: usize| {
+            plan.units.iter().enumerate().find_map(|(u, unit)| {
+                unit.sprints
+                    .iter()
+                    .position(|s| s.name.ends_with(&format!("Step {k}")))
+                    .map(|p| (u, p))
+            })
+        };
+        let names: Vec<&str> = plan.units.iter().map(|u| u.name.as_str()).collect();
+        // Units a unit waits for, directly or not.
+        let reach = |u: usize| {
+            let mut seen = std::collections::BTreeSet::new();
+            let mut stack = vec![u];
+            while let Some(x) = stack.pop() {
+                for d in &plan.units[x].deps {
+                    if let Some(j) = names.iter().position(|n| n == d) {
+                        if seen.insert(j) {
+                            stack.push(j);
+                        }
+                    }
+                }
+            }
+            seen
+        };
+        for (k, on) in waits.iter().enumerate() {
+            let (ku, kp) = at(k).expect("every step read");
+            for &d in on {
+                let (du, dp) = at(d).expect("every step read");
+                let after = if ku == du { dp < kp } else { reach(ku).contains(&du) };
+                prop_assert!(after, "step {k} may run before step {d}:\n{text}");
+            }
+        }
+    }
+}

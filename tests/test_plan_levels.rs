@@ -51,6 +51,8 @@ fn task_items_numbered_after_their_phase_are_its_steps() {
     // The phase with no steps is one sprint holding its own task lines.
     assert_eq!(sprint(&v, 0, 5)["name"], "Rollout");
     assert_eq!(sprint(&v, 0, 5)["tasks"].as_array().map(Vec::len), Some(2));
+    // Read at two levels: a guess `start` asks about.
+    assert!(codes(&v, "guesses").contains(&"reading::mixed_levels".to_string()));
 }
 
 #[test]

@@ -50,6 +50,33 @@ pub(super) fn guesses(
             line: doc.line(first.span.start),
         });
     }
+    // Phases that frame steps beside phases read whole: two levels.
+    for unit in units {
+        let steps = unit
+            .sprints
+            .iter()
+            .filter(|s| s.sprint.origin.rule.starts_with("step "))
+            .count();
+        let Some(whole) = unit
+            .sprints
+            .iter()
+            .find(|s| !s.sprint.origin.rule.starts_with("step "))
+            .filter(|_| steps > 0)
+        else {
+            continue;
+        };
+        out.push(Warning {
+            code: "reading::mixed_levels".into(),
+            message: format!(
+                "{steps} sprints are steps of their phase and {} whole phases without steps (first: `{}`): the plan is read at two levels",
+                unit.sprints.len() - steps,
+                whole.sprint.name
+            ),
+            help: "check the reading with `git supervisor plan`, or have your agent rewrite the plan with `git supervisor import`".into(),
+            line: doc.line(whole.span.start),
+        });
+        break;
+    }
     let stated_order = matches!(unit_source, UnitSource::Steps | UnitSource::Waves);
     if stated_order && dependencies != DependencyStructure::Sequential {
         if let Some(first) = units.first() {
