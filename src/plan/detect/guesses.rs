@@ -68,8 +68,9 @@ pub(super) fn guesses(
         out.push(Warning {
             code: "reading::mixed_levels".into(),
             message: format!(
-                "{steps} sprints are steps of their phase and {} whole phases without steps (first: `{}`): the plan is read at two levels",
+                "{steps} sprints are steps of their phase and {} whole phase{} without steps (first: `{}`): the plan is read at two levels",
                 unit.sprints.len() - steps,
+                if unit.sprints.len() - steps == 1 { "" } else { "s" },
                 whole.sprint.name
             ),
             help: "check the reading with `git supervisor plan`, or have your agent rewrite the plan with `git supervisor import`".into(),
