@@ -112,24 +112,29 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
 fn work_rows<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
     // A table the reader read its units or sprints from is not counted
     // again: its rows name them.
-    let known: HashSet<String> = units
-        .iter()
-        .flat_map(|u| {
-            std::iter::once(u.name.to_lowercase()).chain(u.sprints.iter().flat_map(|s| {
-                [
-                    s.sprint.name.to_lowercase(),
-                    s.id.to_string().to_lowercase(),
-                ]
-            }))
-        })
-        .collect();
+    // Made when a work table is first met: most plans have none.
+    let known = std::cell::OnceCell::new();
     let names_known = |r: &Row| {
+        let known: &HashSet<String> = known.get_or_init(|| {
+            let mut names: HashSet<String> = HashSet::new();
+            for u in units {
+                names.insert(u.name.to_lowercase());
+                for s in &u.sprints {
+                    names.insert(s.sprint.name.to_lowercase());
+                    names.insert(s.id.to_string().to_lowercase());
+                }
+            }
+            // And each name's first word (`wu1` of `wu1: telemetry`).
+            let heads: Vec<String> = names
+                .iter()
+                .filter_map(|k| k.split([':', ' ']).next().map(str::to_string))
+                .collect();
+            names.extend(heads);
+            names
+        });
         r.cells.iter().take(2).any(|c| {
             let t = c.text.trim().trim_matches(['~', '*', '`']).to_lowercase();
             known.contains(&t)
-                || known
-                    .iter()
-                    .any(|k| k.starts_with(&format!("{t}:")) || k.starts_with(&format!("{t} ")))
         })
     };
     let mut out = Vec::new();
