@@ -65,29 +65,31 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
     }
     // A status set off by a dash or bar, any case: `v0.1 — Registry —
     // Implemented`, `Parser | shipped`.
-    for sep in [" — ", " – ", " - ", " | "] {
-        if let Some((head, status)) = t.rsplit_once(sep) {
-            let word = status
-                .trim()
-                .trim_matches(['*', '_', '(', ')', '.'])
-                .to_lowercase();
-            if !head.trim().is_empty()
-                && [
-                    "implemented",
-                    "shipped",
-                    "released",
-                    "done",
-                    "complete",
-                    "completed",
-                    "finished",
-                    "merged",
-                ]
-                .contains(&word.as_str())
-            {
-                t = head.trim_end().to_string();
-                done = true;
-                break;
-            }
+    let trimmed = t.trim_end();
+    let last = trimmed.rsplit(' ').next().unwrap_or_default();
+    let word = last.trim_matches(['*', '_', '(', ')', '.']);
+    let status_word = [
+        "implemented",
+        "shipped",
+        "released",
+        "done",
+        "complete",
+        "completed",
+        "finished",
+        "merged",
+    ]
+    .iter()
+    .any(|w| w.eq_ignore_ascii_case(word));
+    if status_word {
+        let before = trimmed[..trimmed.len() - last.len()].trim_end();
+        let head = ['—', '–', '-', '|']
+            .iter()
+            .find_map(|sep| before.strip_suffix(*sep))
+            .filter(|h| h.ends_with(' ') && !h.trim().is_empty())
+            .map(|h| h.trim_end().to_string());
+        if let Some(head) = head {
+            t = head;
+            done = true;
         }
     }
     (t.trim().to_string(), done)
