@@ -465,8 +465,11 @@ pub(super) fn account(
     // of its own, as an open box is.
     for (u, unit) in units.iter().enumerate() {
         for (k, s) in unit.sprints.iter().enumerate() {
+            if s.sprint.done.is_none() {
+                continue;
+            }
             let n = super::completion::open_status_lines(&s.sprint.body);
-            if n > 0 && s.sprint.done.is_some() {
+            if n > 0 {
                 *open_in.entry((u, k)).or_default() += n;
             }
         }

@@ -136,8 +136,9 @@ fn at_once(waits: &[Vec<usize>]) -> bool {
 fn dependency_value(line: &str) -> Option<String> {
     let t = line.trim().trim_start_matches(['-', '*', '+', ' ', '_']);
     let (key, value) = t.split_once(':')?;
-    let key = key.trim().trim_matches(['*', '_', ' ']).to_lowercase();
-    KEYS.contains(&key.as_str())
+    let key = key.trim().trim_matches(['*', '_', ' ']);
+    KEYS.iter()
+        .any(|k| k.eq_ignore_ascii_case(key))
         .then(|| value.trim().trim_matches(['*', '_', ' ']).to_lowercase())
 }
 

@@ -394,6 +394,16 @@ pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Ve
                 ..
             } => {
                 let first = source[span.clone()].lines().next().unwrap_or_default();
+                // Steps are bold or open with a step word: most items are
+                // neither, and cost nothing more.
+                let head = first.trim_start().trim_start_matches(['-', '*', '+', ' ']);
+                let head = head.get(..head.len().min(12)).unwrap_or(head).as_bytes();
+                let worded = head
+                    .windows(4)
+                    .any(|w| w.eq_ignore_ascii_case(b"task") || w.eq_ignore_ascii_case(b"step"));
+                if !worded && !first.contains("**") && !first.contains("__") {
+                    continue;
+                }
                 let numbered = open
                     .iter()
                     .rposition(|(_, n)| n.is_some())
@@ -450,8 +460,9 @@ pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Ve
 /// for `## Phase 2B — Sync`, `3` for `3. Rollout`; the first word of its
 /// first three that starts with a digit.
 fn heading_number(text: &str) -> Option<String> {
-    let (text, _) = super::completion::strip_done_marks(text);
     text.split_whitespace()
+        // A mark before the word (`✅ Phase 1`) is no word.
+        .filter(|w| w.chars().any(char::is_alphanumeric))
         .take(3)
         .map(|w| w.trim_end_matches([':', '.', ')', ',']))
         .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))
