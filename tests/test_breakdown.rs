@@ -167,7 +167,7 @@ fn a_generated_plan_run_to_the_end_passes_its_own_final_verification() {
     let s = scripts(&[("default.txt", SUCCEED)]);
     let out = run_env(
         dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);

@@ -41,8 +41,7 @@ pub struct EvaluateArgs {
 pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> miette::Result<u8> {
     let loaded = load_plan(ctx, args.path.as_deref(), "evaluate")?;
     let config = Config::load(&loaded.root)?;
-    let cmds = rewrite::Commands::from_plan(&loaded.plan, config.build.command.as_deref())
-        .with_project(project_commands(&loaded.root));
+    let cmds = commands(&loaded.plan, config.build.command.as_deref(), &loaded.root);
     let (fixed, ev) = rewrite::evaluate(&loaded.plan, args.max_turns, &cmds);
     let (text, not_placed) = if fixed != loaded.plan {
         let e = edit::edit(
@@ -321,6 +320,16 @@ fn shown(path: &std::path::Path) -> String {
 }
 
 /// The project's own build and test commands, read from the files at `root`.
+/// The build and test commands `evaluate` writes into criteria: the
+/// configured build, the plan's own checks, the project's files.
+pub(crate) fn commands(
+    plan: &crate::plan::Plan,
+    build: Option<&str>,
+    root: &std::path::Path,
+) -> rewrite::Commands {
+    rewrite::Commands::from_plan(plan, build).with_project(project_commands(root))
+}
+
 pub(crate) fn project_commands(
     root: &std::path::Path,
 ) -> Option<crate::plan_tools::project::ProjectCommands> {
