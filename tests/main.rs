@@ -51,6 +51,7 @@ mod test_report;
 mod test_rewrite;
 mod test_ritual;
 mod test_run;
+mod test_small_truths;
 mod test_start_checks;
 mod test_store;
 mod test_sync;
