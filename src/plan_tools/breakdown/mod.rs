@@ -123,18 +123,15 @@ fn by_top_directory(name: &str, project: &str, tasks: Vec<String>) -> Vec<(Strin
             .filter(|d| d != "." && !analysis::is_test_dir(d))
     };
     let mut groups: Vec<(Option<String>, Vec<String>)> = Vec::new();
-    for t in tasks {
-        let d = dir_of(&t);
+    for t in &tasks {
+        let d = dir_of(t);
         match groups.iter_mut().find(|(g, _)| *g == d) {
-            Some((_, ts)) => ts.push(t),
-            None => groups.push((d, vec![t])),
+            Some((_, ts)) => ts.push(t.clone()),
+            None => groups.push((d, vec![t.clone()])),
         }
     }
     if groups.iter().filter(|(d, _)| d.is_some()).count() < 2 {
-        return vec![(
-            name.to_string(),
-            groups.into_iter().flat_map(|(_, ts)| ts).collect(),
-        )];
+        return vec![(name.to_string(), tasks)];
     }
     groups
         .into_iter()
@@ -316,8 +313,14 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
     }
     // Foundation first (spec §T): units made mostly of types, interfaces,
     // schemas and shared code come before the rest, which wait for them.
-    let foundation =
-        |tasks: &[String]| tasks.iter().filter(|t| is_foundation(t)).count() * 2 > tasks.len();
+    // Their own tests do not count against them.
+    let foundation = |tasks: &[String]| {
+        let work: Vec<&String> = tasks
+            .iter()
+            .filter(|t| !t.starts_with("Write tests") && !t.starts_with("Write a test"))
+            .collect();
+        work.iter().filter(|t| is_foundation(t)).count() * 2 > work.len()
+    };
     parts.sort_by_key(|(_, _, tasks)| !foundation(tasks));
     let founding: Vec<bool> = parts.iter().map(|(_, _, t)| foundation(t)).collect();
     let mut units: Vec<Unit> = Vec::new();
@@ -388,13 +391,24 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
     // every other unit on the foundation.
     let lowered: Vec<String> = units.iter().map(|u| lower(&u.name)).collect();
     for i in 0..units.len() {
-        let text: String = by_unit
-            .get(parts[i].1.as_str())
-            .map_or(&[][..], Vec::as_slice)
-            .iter()
-            .map(|r| lower(&r.text))
-            .collect::<Vec<_>>()
-            .join("\n");
+        // A unit split off by directory is judged by its own tasks, not by
+        // the whole section's requirements.
+        let text: String = if parts[i].0 != parts[i].1 {
+            parts[i]
+                .2
+                .iter()
+                .map(|t| lower(t))
+                .collect::<Vec<_>>()
+                .join("\n")
+        } else {
+            by_unit
+                .get(parts[i].1.as_str())
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .map(|r| lower(&r.text))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
         let index = analysis::Phrases::new(&text);
         let named: Vec<usize> = (0..i)
             .filter(|k| index.has(&lowered[*k]) || (founding[*k] && !founding[i]))
