@@ -264,6 +264,14 @@ fn a_failing_phase_build_is_attributed_fixed_and_rebuilt() {
         first.contains("- Verdict: block") && first.contains("the library has a bug"),
         "{first}"
     );
+    // 002's sections: the decision, the risks logged, the quality trend.
+    for said in [
+        "- Decision: Block: the build failed (attributed to lib Sprint 1)",
+        "- Risks: 1 logged",
+        "- Quality trend: stable",
+    ] {
+        assert!(first.contains(said), "{said}: {first}");
+    }
     let second = git(
         dir,
         &[
@@ -275,6 +283,13 @@ fn a_failing_phase_build_is_attributed_fixed_and_rebuilt() {
         second.contains("- Verdict: pass") && second.contains("Score: 1.00"),
         "{second}"
     );
+    for said in [
+        "- Decision: Proceed",
+        "- Risks: 0 logged",
+        "- Quality trend: improving",
+    ] {
+        assert!(second.contains(said), "{said}: {second}");
+    }
     // app started only after phase 0's gate passed.
     let h = git(
         dir,

@@ -259,3 +259,40 @@ fn sprints_on_the_agents_word_are_confirmed_and_never_called_verified() {
         .collect();
     assert_eq!(by_command, [true, false], "{}", json.stdout);
 }
+
+/// `evaluate --max-turns 20` judges the sprints by a budget of 20 turns and
+/// writes it where the run reads it, `[agent] max_turns`: the agents get 20.
+#[test]
+fn evaluates_turn_budget_is_the_one_the_agents_get() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let plan = "# Notes\n\n## Sprint 1: Write the notes\n\n- Write `notes.txt`\n\n**Exit Criteria**:\n- [ ] `notes.txt` exists\n";
+    std::fs::write(dir.join("EXECUTION_PLAN.md"), plan).expect("plan written");
+    git(dir, &["commit", "-qam", "One sprint"]);
+    let out = crate::common::run(dir, &["evaluate", "--max-turns", "20"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("Context budget: 20 turns per sprint (written to .workflow/config.toml"),
+        "{}",
+        out.stdout
+    );
+    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
+    assert!(config.contains("\nmax_turns = 20\n"), "{config}");
+    git(dir, &["commit", "-qam", "Budget"]);
+    let seen = tempfile::tempdir().expect("tempdir");
+    let turns = seen.path().join("turns.txt");
+    let s = scripts(&[(
+        "default.txt",
+        &format!(
+            "append {} $SUPERVISOR_MAX_TURNS\nwrite notes.txt n\ncommit notes\nresult complete\n",
+            turns.display()
+        ),
+    )]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&turns).expect("the agent wrote its budget"),
+        "20\n"
+    );
+}
