@@ -52,6 +52,7 @@ mod test_rewrite;
 mod test_ritual;
 mod test_run;
 mod test_small_truths;
+mod test_sprint_deps;
 mod test_start_checks;
 mod test_store;
 mod test_sync;

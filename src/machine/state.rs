@@ -259,6 +259,13 @@ pub struct SprintState {
     pub background: Vec<super::background::BackgroundProcess>,
 }
 
+/// One sprint of another unit that a unit waits for instead of the whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SprintDep {
+    pub unit: String,
+    pub sprint: SprintId,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UnitState {
     pub name: String,
@@ -267,6 +274,10 @@ pub struct UnitState {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub layer: Option<u32>,
     pub deps: Vec<String>,
+    /// Dependencies on one sprint of another unit (`Depends on: core
+    /// sprint 2`): that unit counts as met once the sprint is COMPLETED.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub after: Vec<SprintDep>,
     pub state: UnitStatus,
     /// A passing coordinated build covered the unit's completed work; reset
     /// whenever the unit completes (again). Meaningful only while COMPLETED.
@@ -574,6 +585,11 @@ impl State {
                     dir: u.dir_or_root().to_string(),
                     layer: u.layer,
                     deps: u.deps.clone(),
+                    after: u
+                        .sprint_deps()
+                        .into_iter()
+                        .map(|(unit, sprint)| SprintDep { unit, sprint })
+                        .collect(),
                     state: UnitStatus::NotStarted,
                     built: false,
                     uncommitted: Vec::new(),
@@ -623,6 +639,20 @@ impl State {
     pub fn dependency_met(&self, dep: &str) -> bool {
         self.unit(dep)
             .is_some_and(|d| d.state == UnitStatus::Completed && (self.build.is_none() || d.built))
+    }
+
+    /// `unit`'s dependency `dep` is met: the sprint of it the unit waits
+    /// for is COMPLETED when it waits for one sprint only, else
+    /// [`State::dependency_met`].
+    pub fn dependency_met_for(&self, unit: &UnitState, dep: &str) -> bool {
+        match unit.after.iter().find(|a| a.unit == dep) {
+            Some(a) => self.unit(dep).is_some_and(|d| {
+                d.sprints
+                    .iter()
+                    .any(|s| s.id == a.sprint && s.state == SprintStatus::Completed)
+            }),
+            None => self.dependency_met(dep),
+        }
     }
 
     /// The completed units a build would cover now, when one is wanted:
