@@ -107,7 +107,7 @@ impl Engine {
                 .iter()
                 .any(|b| {
                     b.process.host.as_deref().is_none_or(|h| h == here)
-                        && background::running(&b.process)
+                        && background::running(b.process)
                 });
             if !left || std::time::Instant::now() >= deadline {
                 return Ok(tip.state);
