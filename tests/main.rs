@@ -37,6 +37,7 @@ mod test_plan_edits;
 mod test_plan_first_sight;
 mod test_plan_first_sight_props;
 mod test_plan_fuzz;
+mod test_plan_judgement;
 mod test_plan_props;
 mod test_plan_shapes;
 mod test_plan_shapes_order;
