@@ -43,10 +43,12 @@ fn paths_in(line: &str) -> Vec<String> {
             && !w.contains("://")
             && !w.starts_with('$')
             && !w.contains('<')
+            // `docs/ARCH.md`, `Makefile.toml`; not "e.g." or "v1.2".
             && w.rsplit_once('.').is_some_and(|(stem, ext)| {
-                !stem.is_empty()
+                stem.rsplit('/').next().is_some_and(|s| s.chars().count() >= 2)
                     && (1..=5).contains(&ext.len())
                     && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                    && ext.chars().any(|c| c.is_ascii_alphabetic())
             })
             && w.chars().any(|c| c.is_ascii_alphabetic());
         let w = w.trim_start_matches("./").to_string();
@@ -129,4 +131,17 @@ pub fn section(files: &[ToRead], root: &str) -> String {
         s.push('\n');
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::paths_in;
+
+    #[test]
+    fn paths_are_files_not_abbreviations_or_versions() {
+        assert_eq!(
+            paths_in("Read `docs/ARCH.md` first, e.g. before v1.2; see README.md."),
+            ["docs/ARCH.md", "README.md"]
+        );
+    }
 }

@@ -6,6 +6,7 @@ use std::fmt;
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::after::SprintDep;
 use super::cost::Usd;
 use crate::plan::Plan;
 use crate::plan::SprintId;
@@ -257,13 +258,6 @@ pub struct SprintState {
     /// before its verdict; see `machine::background`).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub background: Vec<super::background::BackgroundProcess>,
-}
-
-/// One sprint of another unit that a unit waits for instead of the whole.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SprintDep {
-    pub unit: String,
-    pub sprint: SprintId,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -639,20 +633,6 @@ impl State {
     pub fn dependency_met(&self, dep: &str) -> bool {
         self.unit(dep)
             .is_some_and(|d| d.state == UnitStatus::Completed && (self.build.is_none() || d.built))
-    }
-
-    /// `unit`'s dependency `dep` is met: the sprint of it the unit waits
-    /// for is COMPLETED when it waits for one sprint only, else
-    /// [`State::dependency_met`].
-    pub fn dependency_met_for(&self, unit: &UnitState, dep: &str) -> bool {
-        match unit.after.iter().find(|a| a.unit == dep) {
-            Some(a) => self.unit(dep).is_some_and(|d| {
-                d.sprints
-                    .iter()
-                    .any(|s| s.id == a.sprint && s.state == SprintStatus::Completed)
-            }),
-            None => self.dependency_met(dep),
-        }
     }
 
     /// The completed units a build would cover now, when one is wanted:
