@@ -220,7 +220,7 @@ impl<'a> Steps<'a> {
                 .collect();
             let why = if deps.is_empty() {
                 format!("{why_prefix}; it has no dependencies.")
-            } else if self.state.build.is_some() {
+            } else if self.state.build.is_some() && u.after.is_empty() {
                 format!(
                     "{why_prefix}; its dependencies ({}) are COMPLETED and a passing build covered them.",
                     deps.join(", ")
