@@ -273,6 +273,13 @@ fn ui_follows_a_run_live_and_stops_it_in_a_headless_browser() {
         criteria.as_str().expect("text").contains("parser/1.txt"),
         "{criteria}"
     );
+    // Its file-exists criterion ran: the page calls it verified by a command.
+    let verified = page.eval("document.querySelector('[data-testid=verified-by]')?.textContent");
+    assert_eq!(
+        verified.as_str(),
+        Some("Verified by an exit-criterion command."),
+        "{verified}"
+    );
     let commits = page.eval("document.querySelectorAll('[data-testid=commits] code').length");
     assert!(
         commits.as_u64().expect("n") >= 1,
