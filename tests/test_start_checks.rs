@@ -277,6 +277,10 @@ fn evaluates_turn_budget_is_the_one_the_agents_get() {
     );
     let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
     assert!(config.contains("\nmax_turns = 20\n"), "{config}");
+    // analyze judges by the same budget.
+    let analyzed = crate::common::run(dir, &["analyze", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&analyzed.stdout).expect("analyze JSON");
+    assert_eq!(v["budget"], 20, "{}", analyzed.stdout);
     git(dir, &["commit", "-qam", "Budget"]);
     let seen = tempfile::tempdir().expect("tempdir");
     let turns = seen.path().join("turns.txt");

@@ -26,8 +26,9 @@ pub struct StartArgs {
     /// sprints (default: `[run] remote`)
     #[arg(long, value_name = "REMOTE")]
     pub remote: Option<String>,
-    /// Accept the plan's reading although it has warnings or guesses
-    /// (without a terminal to ask at, such a plan does not start without it)
+    /// Accept the plan's reading although it has warnings (sprints no
+    /// exit-criterion command checks among them) or guesses (without a
+    /// terminal to ask at, such a plan does not start without it)
     #[arg(long, short = 'y')]
     pub yes: bool,
     /// `json`: one object on stdout saying what started (the run, the
