@@ -39,7 +39,7 @@ mkrepo "$work/busy"
 (cd "$work/busy" && plan > EXECUTION_PLAN.md && mkdir -p .workflow s \
   && printf '[agent]\ncommand = ["sh", "-c", "while ! git log -1 --format=%%B | grep -q Bench/$SUPERVISOR_SPRINT; do sleep 0.05; done; sleep 0.5"]\n\n[run]\npoll_interval = "5s"\n' > .workflow/config.toml \
   && git add -A && git commit -qm plan && git-supervisor hooks install >/dev/null \
-  && git-supervisor start >/dev/null)
+  && git-supervisor start --yes >/dev/null)
 
 commit_ms() { # dir message [sprint]
   local dir=$1 msg=$2 n=${3:-}

@@ -86,7 +86,7 @@ poll_interval = "100ms"
         &[("first.sh", FIRST), ("resumed.sh", RESUMED)],
     );
     let d = dir.path();
-    let out = run(d, &["start", "--wait"]);
+    let out = run(d, &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     // The argument and the environment both carried the session.
     assert_eq!(
@@ -117,7 +117,7 @@ poll_interval = "100ms"
 "#;
     let (dir, _bin) = repo(NOTES_PLAN, config, &[("denied.sh", DENIED)]);
     let d = dir.path();
-    let out = run(d, &["start", "--wait"]);
+    let out = run(d, &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 3, "{}\n{}", out.stdout, out.stderr);
     let log = git(d, &["log", "--format=%B", "refs/supervisor/state"]);
     assert!(
@@ -183,7 +183,7 @@ fn costs_show_everywhere_and_the_budget_stops_dispatches() {
     };
     let (dir, bin) = repo(TWO_SPRINTS, &config("0.5"), &[("paid.sh", PAID)]);
     let d = dir.path();
-    let out = run(d, &["start", "--wait"]);
+    let out = run(d, &["start", "--yes", "--wait"]);
     assert_eq!(
         out.status, 3,
         "stopped by the budget:\n{}\n{}",

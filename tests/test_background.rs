@@ -90,7 +90,7 @@ fn server_completed(dir: &Path) -> bool {
 /// Start the run and tick it until the server's sprint is COMPLETED; the
 /// processes its agent started.
 fn start_server(dir: &Path, s: &Path) -> (Process, Process) {
-    assert_eq!(sv(dir, s, &["start"]).status, 0);
+    assert_eq!(sv(dir, s, &["start", "--yes"]).status, 0);
     wait_until("the server's sprint to complete", 60, || {
         let out = sv(dir, s, &["wait", "--timeout", "1s"]);
         assert_ne!(out.status, 0, "the run ended early: {}", out.stdout);
@@ -243,7 +243,7 @@ fn a_background_sprint_completes_only_while_its_process_runs() {
         ),
         ("client.txt", &client()),
     ]);
-    assert_eq!(sv(dir, s.path(), &["start"]).status, 0);
+    assert_eq!(sv(dir, s.path(), &["start", "--yes"]).status, 0);
     // The pinned clock moves a second per transition, so the retries may
     // all have run by the time the test looks: each failed alike.
     wait_until("the server's verdict", 60, || {
@@ -314,5 +314,27 @@ fn a_worker_keeps_a_background_process_until_the_run_ends() {
         bodies().contains("Ended the background process"),
         "{}",
         bodies()
+    );
+}
+
+/// `start --wait` returns once the run has ended and so have the
+/// processes the run's end ends: a script's next step never finds the old
+/// server still up.
+#[test]
+fn start_wait_returns_after_the_runs_background_processes_ended() {
+    let repo = fixture_repo("background");
+    let dir = repo.path();
+    // A server slow to end: it ignores SIGTERM, so ending it takes the
+    // kill grace (2s), all of it after the run's end is recorded.
+    let server = "spawn ${SUPERVISOR_PROJECT_ROOT}/server.pid trap '' TERM; exec sleep 300\nresult complete the server is running\n";
+    let client = format!("sleep 500\n{SUCCEED}");
+    let s = scripts(&[("server.txt", server), ("client.txt", &client)]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    let server = Process::from_file(&dir.join("server.pid"));
+    assert!(
+        !server.running(),
+        "still running when `start --wait` returned: {}",
+        out.stdout
     );
 }

@@ -167,7 +167,7 @@ fn a_generated_plan_run_to_the_end_passes_its_own_final_verification() {
     let s = scripts(&[("default.txt", SUCCEED)]);
     let out = run_env(
         dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -181,4 +181,50 @@ fn a_generated_plan_run_to_the_end_passes_its_own_final_verification() {
         )
     });
     assert!(log.contains("✓ VERIFICATION PASSED"), "{log}");
+}
+
+/// Lines marked as future work are never planned (let alone as Sprint 1),
+/// requirements in `cart/` and `api/` become units of their own, and the
+/// foundation (shared types and schemas) comes first, the rest after it.
+#[test]
+fn future_work_is_left_out_directories_are_units_and_the_foundation_comes_first() {
+    let doc = "# EXECUTION_PLAN.md — Shop\n\n## Requirements\n\n- Future work: sync the cart with a phone\n- Add the checkout page in `cart/checkout.ts`\n- Serve the orders endpoint in `api/orders.rs`\n- Sync orders with the warehouse (v2)\n\n## Shared types\n\n- Create the order schema in `shared/order.rs`\n- Add the shared money type in `shared/money.rs`\n";
+    let b = breakdown(doc, "p", None);
+    let planned = tasks(doc);
+    assert!(
+        !planned
+            .iter()
+            .any(|t| t.contains("phone") || t.contains("warehouse")),
+        "{planned:#?}"
+    );
+    for text in [
+        "Future work: sync the cart with a phone",
+        "Sync orders with the warehouse (v2)",
+    ] {
+        assert!(
+            b.not_planned
+                .iter()
+                .any(|n| n.text == text && n.reason.contains("out of scope")),
+            "{text}: {:#?}",
+            b.not_planned
+        );
+    }
+    let units: Vec<(&str, Vec<&str>)> = b
+        .plan
+        .units
+        .iter()
+        .map(|u| (u.name.as_str(), u.deps.iter().map(String::as_str).collect()))
+        .collect();
+    assert_eq!(
+        units,
+        [
+            ("Shared types", vec![]),
+            ("cart", vec!["Shared types"]),
+            ("api", vec!["Shared types"]),
+        ],
+        "{:#?}",
+        b.plan.units
+    );
+    let text = write::render(&b.plan, &write::Extras::default(), &Default::default());
+    assert_eq!(shape(&parsed("shop", &text)), shape(&b.plan), "{text}");
 }

@@ -49,7 +49,7 @@ fn a_build_failing_in_a_dependencys_file_reopens_the_dependency() {
     ]);
     let out = run_env(
         dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     let h = subjects(dir);
@@ -118,7 +118,7 @@ fn a_sprint_a_build_failed_is_not_credited_again_from_history() {
         ("app.txt", "print cannot fix it\nresult complete\n"),
     ]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    let out = run_env(dir, &["start", "--wait"], &env);
+    let out = run_env(dir, &["start", "--yes", "--wait"], &env);
     let h = subjects(dir);
     assert_eq!(out.status, 3, "{}\n{}\n{h:#?}", out.stdout, out.stderr);
     assert!(

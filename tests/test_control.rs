@@ -74,7 +74,7 @@ write ${{FAKE_AGENT_SCRIPT}}/parser-ran yes
         ("algs.txt", &format!("sleep 300\n{SUCCEED}")),
     ]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    assert_eq!(run_env(dir, &["start", "--yes"], &env).status, 0);
     wait_until("parser's agent to run", 20, || {
         unit(&status(dir), "parser")["current"]["state"] == "RUNNING"
     });
@@ -126,7 +126,7 @@ fn killall_keeps_uncommitted_work_on_disk_and_reports_it() {
         ("algs-1-1.txt", "write algs/half.txt half done\nhang\n"),
     ]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    assert_eq!(run_env(dir, &["start", "--yes"], &env).status, 0);
     wait_until("the hung agent's file", 20, || {
         dir.join("algs/half.txt").exists()
     });
@@ -219,7 +219,7 @@ fn a_failing_phase_build_is_attributed_fixed_and_rebuilt() {
     ]);
     let out = run_env(
         dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -264,6 +264,14 @@ fn a_failing_phase_build_is_attributed_fixed_and_rebuilt() {
         first.contains("- Verdict: block") && first.contains("the library has a bug"),
         "{first}"
     );
+    // 002's sections: the decision, the risks logged, the quality trend.
+    for said in [
+        "- Decision: Block: the build failed (attributed to lib Sprint 1)",
+        "- Risks: 1 logged",
+        "- Quality trend: stable",
+    ] {
+        assert!(first.contains(said), "{said}: {first}");
+    }
     let second = git(
         dir,
         &[
@@ -275,6 +283,13 @@ fn a_failing_phase_build_is_attributed_fixed_and_rebuilt() {
         second.contains("- Verdict: pass") && second.contains("Score: 1.00"),
         "{second}"
     );
+    for said in [
+        "- Decision: Proceed",
+        "- Risks: 0 logged",
+        "- Quality trend: improving",
+    ] {
+        assert!(second.contains(said), "{said}: {second}");
+    }
     // app started only after phase 0's gate passed.
     let h = git(
         dir,
@@ -309,7 +324,7 @@ fn concurrent_ticks_at_a_gate_run_one_build() {
         ("FAKE_AGENT_SCRIPT", s.path()),
         ("BUILD_SLOW", Path::new("1")),
     ];
-    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    assert_eq!(run_env(dir, &["start", "--yes"], &env).status, 0);
     wait_until("the first build to start", 20, || {
         dir.join("build.log").exists()
     });
@@ -364,7 +379,7 @@ fn the_push_guard_refuses_while_the_checkpoint_blocks() {
     )]);
     let out = run_env(
         dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 3, "{}", out.stdout);
@@ -450,7 +465,7 @@ fn a_crash_at_any_write_boundary_is_recovered_by_resume() {
         let counter = dir.join(".git/fault-counter");
         let n = boundary.to_string();
         let crashed = command(crate::common::bin(), dir)
-            .args(["start", "--wait"])
+            .args(["start", "--yes", "--wait"])
             .env("FAKE_AGENT_SCRIPT", s.path())
             .env("GIT_SUPERVISOR_FAULT_AT", &n)
             .env("GIT_SUPERVISOR_FAULT_COUNTER", &counter)
@@ -475,7 +490,7 @@ fn a_crash_at_any_write_boundary_is_recovered_by_resume() {
         let out = if no_run {
             run_env(
                 dir,
-                &["start", "--wait"],
+                &["start", "--yes", "--wait"],
                 &[("FAKE_AGENT_SCRIPT", s.path())],
             )
         } else {
@@ -527,7 +542,7 @@ fn killall_with_agentless_units_leaves_the_run_killed_and_wait_returns() {
         ("manual.txt", "print looked at the widgets\n"),
     ]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    assert_eq!(run_env(dir, &["start", "--yes"], &env).status, 0);
     wait_until("the manual sprint to wait for confirm", 30, || {
         run_env(dir, &["tick"], &env);
         unit(&status(dir), "manual")["current"]["state"] == "PARTIAL"
@@ -559,7 +574,7 @@ fn stop_timeout_cuts_the_graceful_wait_short() {
         &"print still working\nsleep 50\n".repeat(2000),
     )]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    assert_eq!(run_env(dir, &["start", "--yes"], &env).status, 0);
     wait_until("parser's agent to run", 20, || {
         unit(&status(dir), "parser")["current"]["state"] == "RUNNING"
     });
@@ -580,7 +595,7 @@ fn stop_timeout_cuts_the_graceful_wait_short() {
     assert_eq!(unit(&st, "parser")["current"]["attempt"], 1, "attempt kept");
     // Starting anew archives the stopped run, and says what would have
     // continued it.
-    let out = run_env(dir, &["start"], &env);
+    let out = run_env(dir, &["start", "--yes"], &env);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     assert!(
         out.stdout.contains("is archived as refs/supervisor/runs/")
@@ -669,7 +684,7 @@ fn chaos_kills_of_wrappers_and_engines_never_double_an_agent_or_a_sprint() {
         &format!("{}{SUCCEED}", "print working\nsleep 300\n".repeat(8)),
     )]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    assert_eq!(run_env(dir, &["start", "--yes"], &env).status, 0);
     // A fixed seed: the same kills at the same moments on every run.
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = move || {

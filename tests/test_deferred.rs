@@ -36,7 +36,7 @@ fn a_deferred_sprint_waits_on_its_agent_without_failing() {
         "deferred_check_min = \"1s\"\ndeferred_check_max = \"1s\"\n",
     );
     let s = scripts(&[("default.txt", CHECKER), ("docs.txt", SUCCEED)]);
-    assert_eq!(sv(dir, s.path(), &["start"]).status, 0);
+    assert_eq!(sv(dir, s.path(), &["start", "--yes"]).status, 0);
     // Keep the engine ticking until twenty checks found nothing.
     let start = Instant::now();
     loop {
@@ -80,7 +80,7 @@ fn not_met_yet_never_completes_a_deferred_sprint() {
         ("default.txt", "print not met yet\n"),
         ("docs.txt", SUCCEED),
     ]);
-    assert_eq!(sv(dir, s.path(), &["start"]).status, 0);
+    assert_eq!(sv(dir, s.path(), &["start", "--yes"]).status, 0);
     let out = sv(dir, s.path(), &["wait", "--timeout", "1s"]);
     assert_eq!(out.status, 3, "{}\n{}", out.stdout, out.stderr);
     let json: serde_json::Value =
@@ -99,7 +99,7 @@ fn status_counts_the_checks_a_wrapper_polls() {
     let repo = fixture_repo("kinds");
     let dir = repo.path();
     let s = scripts(&[("default.txt", "hang\n")]);
-    assert_eq!(sv(dir, s.path(), &["start"]).status, 0);
+    assert_eq!(sv(dir, s.path(), &["start", "--yes"]).status, 0);
     let start = Instant::now();
     loop {
         let status = run(dir, &["status"]).stdout;
@@ -172,7 +172,7 @@ fn an_agent_checked_condition_is_checked_less_often_each_time() {
         "2026-01-01T02:00:00Z",
         "2026-01-01T03:00:00Z",
     ];
-    assert_eq!(at(pins[0], &["start"]).status, 0);
+    assert_eq!(at(pins[0], &["start", "--yes"]).status, 0);
     for (n, (pin, wait)) in pins.iter().zip(["1m", "2m", "3m", "3m"]).enumerate() {
         let n = n as i64 + 1;
         // Check n runs at once (the first) or as soon as the clock passed
@@ -235,7 +235,7 @@ fn a_check_that_reports_failure_ends_the_wait_as_a_failed_attempt() {
         ),
         ("docs.txt", SUCCEED),
     ]);
-    assert_eq!(sv(dir, s.path(), &["start"]).status, 0);
+    assert_eq!(sv(dir, s.path(), &["start", "--yes"]).status, 0);
     let start = Instant::now();
     loop {
         let out = sv(dir, s.path(), &["wait", "--timeout", "1s"]);
@@ -285,7 +285,7 @@ fn the_last_checks_wrapper_starts_the_next_check() {
             .status
             .code()
     };
-    assert_eq!(unpinned(&["start"]), Some(0));
+    assert_eq!(unpinned(&["start", "--yes"]), Some(0));
     // Only reads from here on.
     let start = Instant::now();
     while mirror_sprint(dir).0 < 3 {

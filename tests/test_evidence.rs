@@ -87,7 +87,7 @@ fn units_sharing_a_directory_never_take_credit_for_each_others_commits() {
             "write german.txt hallo\ncommit german: translate\nresult complete\n",
         ),
     ]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let german = sprint_path(dir, "german");
     assert_eq!(
@@ -136,7 +136,7 @@ fn start_leaves_no_uncommitted_edit_of_its_own() {
     let repo = fixture_repo("shared");
     let dir = repo.path();
     let s = scripts(&[("default.txt", SUCCEED)]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let dirty = git(dir, &["status", "--porcelain", "--", "EXECUTION_PLAN.md"]);
     assert_eq!(dirty, "", "the plan is left modified");
@@ -170,7 +170,7 @@ fn start_keeps_the_name_in_the_state_when_the_plan_is_being_edited() {
     text.push_str("\n<!-- an edit in progress -->\n");
     std::fs::write(dir.join("EXECUTION_PLAN.md"), &text).expect("edit");
     let s = scripts(&[("default.txt", SUCCEED)]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let now = std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan");
     assert_eq!(now, text, "the user's edit is untouched");
@@ -193,7 +193,7 @@ fn files_dirty_before_the_dispatch_are_not_the_agents_work() {
         ("french.txt", "write french.txt bonjour\nhang\n"),
         ("german.txt", "hang\n"),
     ]);
-    let out = sv(dir, s.path(), &["start"]);
+    let out = sv(dir, s.path(), &["start", "--yes"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     wait_until("french writes its file", || dir.join("french.txt").exists());
     let out = sv(dir, s.path(), &["killall"]);
@@ -232,7 +232,7 @@ fn a_do_nothing_agent_is_not_credited_with_files_dirty_before_it() {
             "write german.txt hallo\ncommit german\nresult complete\n",
         ),
     ]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let french = sprint_path(dir, "french");
     assert_eq!(
@@ -258,7 +258,7 @@ fn context_exhaustion_with_nothing_changed_is_a_failure() {
             "write ${SUPERVISOR_UNIT}.txt x\ncommit ${SUPERVISOR_UNIT}\nresult complete\n",
         ),
     ]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let french = sprint_path(dir, "french");
     assert_eq!(
@@ -291,7 +291,7 @@ fn a_watchdog_kill_that_left_files_is_a_counted_failure() {
             "write ${SUPERVISOR_UNIT}.txt x\ncommit ${SUPERVISOR_UNIT}\nresult complete\n",
         ),
     ]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let french = sprint_path(dir, "french");
     assert_eq!(

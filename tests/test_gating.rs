@@ -61,7 +61,7 @@ fn a_blocked_unit_holds_back_only_its_dependents() {
     let repo = fixture_repo("independent");
     let dir = repo.path();
     let s = scripts(&[("default.txt", SUCCEED), ("wcag.txt", "exit 1\n")]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 3, "{}\n{}", out.stdout, out.stderr);
     let st = status(dir);
     assert_eq!(unit_state(&st, "wcag"), "BLOCKED", "{st}");
@@ -105,7 +105,7 @@ fn a_failing_build_sends_the_blamed_sprint_back_and_never_wedges() {
             "write app/app.txt app\ncommit app\nresult complete\n",
         ),
     ]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let h = subjects(dir);
     let failed = position(&h, "lib: sprint 1 COMPLETED -> BACKOFF");
@@ -143,7 +143,7 @@ fn a_warning_build_keeps_dependents_waiting_until_resolved() {
     std::fs::write(dir.join(".gitignore"), "build.log\n.built-once\n").expect("ignore");
     git(dir, &["commit", "-qam", "A build that deletes once"]);
     let s = scripts(&[("default.txt", CHAIN)]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 3, "{}\n{}", out.stdout, out.stderr);
     let st = status(dir);
     assert_eq!(unit_state(&st, "lib"), "COMPLETED", "{st}");

@@ -93,7 +93,7 @@ fn needs_become_hand_offs_and_conflicts() {
     ]);
     let out = run_env(
         dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     let log = run(dir, &["log"]).stdout;

@@ -184,7 +184,7 @@ fn a_missing_or_failing_binary_never_fails_a_commit() {
     // With a run, the real binary prints nothing and the commit succeeds.
     let s = tempfile::tempdir().expect("scripts");
     std::fs::write(s.path().join("default.txt"), "sleep 100\n").expect("script");
-    let started = run_env(dir, &["start"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    let started = run_env(dir, &["start", "--yes"], &[("FAKE_AGENT_SCRIPT", s.path())]);
     assert_eq!(started.status, 0, "{}", started.stderr);
     let out = command("git", dir)
         .args(["commit", "-q", "--allow-empty", "-m", "with run"])
@@ -212,7 +212,7 @@ fn an_agents_commit_triggers_the_next_dispatch_through_the_hook_alone() {
     )
     .expect("script");
     std::fs::write(s.path().join("default.txt"), "sleep 10000\n").expect("script");
-    let out = run_env(dir, &["start"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    let out = run_env(dir, &["start", "--yes"], &[("FAKE_AGENT_SCRIPT", s.path())]);
     assert_eq!(out.status, 0, "{}", out.stderr);
     let start = std::time::Instant::now();
     loop {
@@ -277,7 +277,7 @@ fn a_hook_that_finds_a_tick_running_leaves_a_marker_and_starts_nothing() {
     let repo = fixture_repo("five");
     let dir = repo.path();
     let s = crate::common::scripts(&[("default.txt", "sleep 10000\n")]);
-    let out = run_env(dir, &["start"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    let out = run_env(dir, &["start", "--yes"], &[("FAKE_AGENT_SCRIPT", s.path())]);
     assert_eq!(out.status, 0, "{}", out.stderr);
     let runtime = dir.join(".git/supervisor");
     let marker = runtime.join("wake");
@@ -313,7 +313,7 @@ fn a_commit_in_a_linked_worktree_on_another_branch_never_moves_the_run() {
     let dir = repo.path();
     assert_eq!(run(dir, &["hooks", "install"]).status, 0);
     let s = crate::common::scripts(&[("default.txt", "print working\nsleep 10000\n")]);
-    let out = run_env(dir, &["start"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    let out = run_env(dir, &["start", "--yes"], &[("FAKE_AGENT_SCRIPT", s.path())]);
     assert_eq!(out.status, 0, "{}", out.stderr);
     let side = tempfile::tempdir().expect("side");
     let side = side.path().join("side");

@@ -90,7 +90,7 @@ fn path_like_and_huge_unit_names_stay_inside_the_runtime_directory() {
     let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
     let out = run_env(
         &dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -154,7 +154,7 @@ fn a_unit_name_is_never_shell_code_in_an_agent_command() {
     let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
     let out = run_env(
         &dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -192,7 +192,7 @@ fn a_huge_duration_is_a_config_error_not_a_panic() {
     let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
     let out = run_env(
         &dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_ne!(out.status, 0, "{}", out.stdout);
@@ -249,7 +249,7 @@ fn a_fifo_or_directory_is_refused_as_config_or_plan() {
     let config = dir.join(".workflow/config.toml");
     std::fs::remove_file(&config).expect("rm");
     mkfifo(&config);
-    let out = run_bounded(&dir, &["start"]);
+    let out = run_bounded(&dir, &["start", "--yes"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("regular file"));
     assert_eq!(state_ref(&dir), "");
@@ -267,7 +267,7 @@ fn an_agent_program_that_cannot_run_is_refused_at_start() {
         let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
         let out = run_env(
             &dir,
-            &["start", "--wait"],
+            &["start", "--yes", "--wait"],
             &[("FAKE_AGENT_SCRIPT", s.path())],
         );
         assert_ne!(out.status, 0, "{cmd}: {}", out.stdout);
@@ -297,7 +297,11 @@ fn start_with_an_unwritable_runtime_directory_records_no_run() {
         std::fs::write(runtime.join("prompts"), b"not a directory").expect("file");
     }
     let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
-    let out = run_env(&dir, &["start"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    let out = run_env(
+        &dir,
+        &["start", "--yes"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
     std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     assert_ne!(out.status, 0, "{}", out.stdout);
     assert!(out.stderr.contains("not writable"), "{}", out.stderr);
@@ -312,7 +316,7 @@ fn control_characters_in_a_unit_name_are_shown_escaped() {
     let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
     let out = run_env(
         &dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -353,7 +357,7 @@ fn an_agent_program_gone_before_a_dispatch_spends_no_attempt() {
     );
     let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
     let mut cmd = command(crate::common::bin(), &dir);
-    cmd.args(["start", "--wait"])
+    cmd.args(["start", "--yes", "--wait"])
         .env("FAKE_AGENT_SCRIPT", s.path());
     let mut child = cmd
         .stdout(std::process::Stdio::piped())
@@ -425,7 +429,7 @@ fn a_dangling_config_link_is_named_as_such() {
     let config = dir.join(".workflow/config.toml");
     std::fs::remove_file(&config).expect("rm");
     std::os::unix::fs::symlink(dir.join("gone.toml"), &config).expect("link");
-    let out = crate::common::run(dir, &["start"]);
+    let out = crate::common::run(dir, &["start", "--yes"]);
     assert_eq!(out.status, 1, "{}", out.stderr);
     assert!(
         out.stderr.contains("is a symbolic link to") && out.stderr.contains("gone.toml"),
@@ -445,7 +449,7 @@ fn a_stale_state_lock_is_moved_aside_and_the_run_goes_on() {
     let repo = crate::common::fixture_repo("five");
     let dir = repo.path();
     let s = scripts(&[("default.txt", "sleep 10000\n")]);
-    let out = run_env(dir, &["start"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    let out = run_env(dir, &["start", "--yes"], &[("FAKE_AGENT_SCRIPT", s.path())]);
     assert_eq!(out.status, 0, "{}", out.stderr);
     let lock = dir.join(".git/refs/supervisor/state.lock");
     std::fs::write(&lock, "").expect("lock");
@@ -497,7 +501,7 @@ fn wait_names_the_process_that_holds_the_engine() {
     let repo = crate::common::fixture_repo("five");
     let dir = repo.path();
     let s = scripts(&[("default.txt", "exit 0\n")]);
-    let out = run_env(dir, &["start"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    let out = run_env(dir, &["start", "--yes"], &[("FAKE_AGENT_SCRIPT", s.path())]);
     assert_eq!(out.status, 0, "{}", out.stderr);
     // A hung process holding the engine lock.
     let mut hung = Command::new("flock")
@@ -541,7 +545,7 @@ exit 1
     )]);
     let out = run_env(
         &dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert!(

@@ -249,7 +249,7 @@ fn generated_names_and_configs_run_without_escape_lock_or_panic() {
         let tree_before = listing(&dir);
 
         let mut child = crate::common::command(crate::common::bin(), &dir)
-            .args(["start", "--wait"])
+            .args(["start", "--yes", "--wait"])
             .env("FAKE_AGENT_SCRIPT", script.path())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())

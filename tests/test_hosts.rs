@@ -52,7 +52,11 @@ fn the_host_s_rules_hold(host: Host) {
     let remote = OnRemote::on(host, "remote", None);
     let s = scripts(&[("default.txt", WRITES_AND_COMMITS)]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
+    let out = run_env(
+        remote.src.path(),
+        &["start", "--yes", "--remote", "origin"],
+        &env,
+    );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     assert!(!git(&remote.bare(), &["rev-parse", "refs/supervisor/state"]).is_empty());
 
@@ -181,7 +185,7 @@ fn over_ssh_leases_hold_between_workers_whose_clocks_disagree() {
     let s = scripts(&[("default.txt", &works_for(12))]);
     let out = run_env(
         remote.src.path(),
-        &["start", "--remote", "origin"],
+        &["start", "--yes", "--remote", "origin"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);

@@ -32,7 +32,7 @@ fn killall_reports_what_a_root_units_agent_left_and_not_what_was_dirty_before() 
     std::fs::write(dir.join("notes.txt"), "mine\n").expect("notes");
     let s = scripts(&[("default.txt", "write wip.txt half done\nhang\n")]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    let out = run_env(dir, &["start"], &env);
+    let out = run_env(dir, &["start", "--yes"], &env);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     wait_until("the hung agent's file", 20, || dir.join("wip.txt").exists());
     let unit = status(dir)["units"][0]["name"]

@@ -165,7 +165,10 @@ fn status_watch_off_a_terminal_prints_each_change_and_returns_when_the_run_ends(
     let dir = repo.path();
     let s = scripts(&[("default.txt", SUCCEED)]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    assert_eq!(crate::common::run_env(dir, &["start"], &env).status, 0);
+    assert_eq!(
+        crate::common::run_env(dir, &["start", "--yes"], &env).status,
+        0
+    );
     let out = crate::common::run_env(dir, &["status", "--watch"], &env);
     assert_eq!(out.status, 0, "{}", out.stderr);
     assert!(out.stdout.contains("overall: completed"), "{}", out.stdout);

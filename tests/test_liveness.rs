@@ -284,7 +284,7 @@ fn a_silent_idle_agent_is_ended_after_silence_kill() {
     );
     let dir = r.path();
     let start = Instant::now();
-    let out = run(dir, &["start", "--wait"]);
+    let out = run(dir, &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 3, "{}\n{}", out.stdout, out.stderr);
     assert!(
         start.elapsed() < Duration::from_secs(20),
@@ -312,7 +312,7 @@ fn a_silent_agent_whose_tool_computes_is_not_ended() {
     );
     let dir = r.path();
     let start = Instant::now();
-    let out = run(dir, &["start", "--wait"]);
+    let out = run(dir, &["start", "--yes", "--wait"]);
     assert_eq!(
         out.status,
         0,
@@ -342,7 +342,7 @@ fn a_tool_left_running_by_a_finished_agent_ends_with_it() {
     );
     let r = repo(&plan(&["alpha"], 1), &agent, "", "max_retries = 2");
     let dir = r.path();
-    let out = run(dir, &["start", "--wait"]);
+    let out = run(dir, &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, agent_logs(dir));
     assert!(
         processes_in(dir).is_empty(),
@@ -375,7 +375,7 @@ fn slow_agent() -> String {
 fn killall_ends_every_process_of_the_tree_and_counts_it() {
     let r = repo(&plan(&["alpha"], 1), &slow_agent(), "", "max_retries = 2");
     let dir = r.path();
-    assert_eq!(run(dir, &["start"]).status, 0);
+    assert_eq!(run(dir, &["start", "--yes"]).status, 0);
     wait_until("the agent to run", 20, || {
         unit(&status(dir), "alpha")["current"]["state"] == "RUNNING"
     });
@@ -398,7 +398,7 @@ fn killall_ends_every_process_of_the_tree_and_counts_it() {
 fn stop_force_terminates_a_slow_agent_as_the_spec_says() {
     let r = repo(&plan(&["alpha"], 1), &slow_agent(), "", "max_retries = 2");
     let dir = r.path();
-    assert_eq!(run(dir, &["start"]).status, 0);
+    assert_eq!(run(dir, &["start", "--yes"]).status, 0);
     wait_until("the agent to run", 20, || {
         unit(&status(dir), "alpha")["current"]["state"] == "RUNNING"
     });
@@ -434,7 +434,7 @@ fn completing_by_trailer_while_the_agent_runs_costs_the_next_sprint_nothing() {
     let r = repo(&plan(&["alpha"], 2), &agent, "", "max_retries = 2");
     let dir = r.path();
     let start = Instant::now();
-    let out = run(dir, &["start", "--wait"]);
+    let out = run(dir, &["start", "--yes", "--wait"]);
     assert_eq!(
         out.status,
         0,
@@ -522,7 +522,7 @@ fn a_rate_limited_agent_waits_and_runs_again_without_an_attempt() {
         "max_retries = 1\nretry_delay = \"1s\"\nrate_limit_wait = \"1m\"\n",
     );
     let dir = r.path();
-    let out = run(dir, &["start", "--wait"]);
+    let out = run(dir, &["start", "--yes", "--wait"]);
     assert_eq!(
         out.status,
         0,
@@ -553,7 +553,7 @@ fn an_agent_that_exits_0_after_giving_up_on_a_rate_limit_waits_without_an_attemp
         "max_retries = 0\nretry_delay = \"1s\"\nrate_limit_wait = \"1m\"\n",
     );
     let dir = r.path();
-    let out = run(dir, &["start", "--wait"]);
+    let out = run(dir, &["start", "--yes", "--wait"]);
     assert_eq!(
         out.status,
         0,
@@ -578,7 +578,7 @@ fn an_agent_that_committed_before_exiting_still_reports_its_turns_and_cost() {
     );
     let r = repo(&plan(&["alpha"], 1), &agent, "", "max_retries = 1");
     let dir = r.path();
-    let out = run(dir, &["start", "--wait"]);
+    let out = run(dir, &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, log(dir));
     let l = log(dir);
     assert!(
@@ -627,7 +627,7 @@ fn a_git_lock_left_by_a_dead_process_of_the_agent_is_removed_and_recorded() {
         format!("{WORK}sh -c 'exec 3>\"$(git rev-parse --git-dir)/index.lock\"; kill -9 $$'\n");
     let r = repo(&plan(&["alpha"], 1), &agent, "", "max_retries = 2");
     let dir = r.path();
-    let out = run(dir, &["start", "--wait"]);
+    let out = run(dir, &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, agent_logs(dir));
     assert!(!dir.join(".git/index.lock").exists());
     let l = log(dir);
@@ -665,7 +665,7 @@ fn a_failed_sprint_waits_its_retry_delay_held_by_its_wrapper() {
         "max_retries = 2\nretry_delay = \"3s\"\n",
     );
     let dir = r.path();
-    assert_eq!(run_unpinned(dir, &["start"]).status, 0);
+    assert_eq!(run_unpinned(dir, &["start", "--yes"]).status, 0);
     // Nothing but `status` (which writes nothing) runs from here on: the
     // failed attempt's wrapper wakes the engine when the delay is over.
     let mut backoff_seen: Option<Instant> = None;
@@ -718,7 +718,7 @@ fn a_retry_starts_when_the_directory_its_engine_ran_from_is_gone() {
         doomed.display()
     );
     std::fs::write(r._scripts.path().join("agent.sh"), agent).expect("agent script");
-    assert_eq!(run_unpinned(&doomed, &["start"]).status, 0);
+    assert_eq!(run_unpinned(&doomed, &["start", "--yes"]).status, 0);
     wait_until("the retry to complete the sprint", 40, || {
         let st: serde_json::Value =
             serde_json::from_str(&run_unpinned(dir, &["status", "--format", "json"]).stdout)

@@ -102,7 +102,7 @@ fn a_hand_fix_reaches_the_integration_branch(hooks: bool, in_unit_worktree: bool
         let out = sv(dir, &env, &["hooks", "install"]);
         assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     }
-    let out = sv(dir, &env, &["start", "--wait"]);
+    let out = sv(dir, &env, &["start", "--yes", "--wait"]);
     assert_ne!(out.status, 0, "api blocks the run: {}", out.stdout);
     assert_eq!(
         sprint_path(dir, "api").last().map(String::as_str),
@@ -215,7 +215,7 @@ fn a_conflicting_hand_fix_is_refused_with_where_to_commit() {
         ),
     ]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    let out = sv(dir, &env, &["start", "--wait"]);
+    let out = sv(dir, &env, &["start", "--yes", "--wait"]);
     assert_ne!(out.status, 0, "api blocks the run: {}", out.stdout);
     let branch = integration(dir);
     let before = git(dir, &["rev-parse", &branch]);
@@ -270,7 +270,7 @@ fn a_hand_fix_made_after_the_credit_is_merged_too() {
     let _cleanup = beside(dir);
     let s = agents();
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    let out = sv(dir, &env, &["start", "--wait"]);
+    let out = sv(dir, &env, &["start", "--yes", "--wait"]);
     assert_ne!(out.status, 0, "api blocks the run: {}", out.stdout);
     std::fs::write(dir.join("api/api.txt"), "fixed\n").expect("fix");
     commit_by_hand(dir, &env, "api: fixed by hand", "api/1");

@@ -231,7 +231,7 @@ fn run_case(case: &Case) -> Result<(), TestCaseError> {
         let out = run_env(dir, &["hooks", "install"], &env);
         prop_assert_eq!(out.status, 0, "{}", out.stderr);
     }
-    let out = run_env(dir, &["start", "--wait"], &env);
+    let out = run_env(dir, &["start", "--yes", "--wait"], &env);
     let mut told = out.stdout;
     let mut hand: Vec<(String, String, String, String)> = Vec::new();
     let mut fixes = case.fixes.iter();

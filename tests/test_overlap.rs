@@ -83,7 +83,7 @@ fn history(d: &Path) -> Vec<String> {
 fn two_units_editing_one_file_are_told_while_both_work() {
     let r = repo(false, "warn");
     let d = r.path();
-    let out = sv(d, &["start", "--wait"]);
+    let out = sv(d, &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}{}", out.stdout, out.stderr);
     let h = history(d);
     let notice = h
@@ -111,7 +111,7 @@ fn two_units_editing_one_file_are_told_while_both_work() {
 fn named_files_warn_in_the_dispatch_or_hold_the_later_sprint() {
     let r = repo(true, "warn");
     let d = r.path();
-    let out = sv(d, &["start", "--wait"]);
+    let out = sv(d, &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}{}", out.stdout, out.stderr);
     let h = history(d);
     assert!(
@@ -123,7 +123,7 @@ fn named_files_warn_in_the_dispatch_or_hold_the_later_sprint() {
 
     let r = repo(true, "serialize");
     let d = r.path();
-    let out = sv(d, &["start", "--wait"]);
+    let out = sv(d, &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}{}", out.stdout, out.stderr);
     let h = history(d);
     let a_done = h

@@ -70,7 +70,7 @@ fn marked_sprints_complete_from_the_plan_without_a_dispatch() {
     )]);
     let out = run_env(
         dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -159,7 +159,7 @@ fn failed_mark_scenario() -> Option<String> {
         "write d1/1.txt done\ncommit a: sprint 1\nresult complete\n",
     )]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    let _ = run_env(&dir, &["start"], &env);
+    let _ = run_env(&dir, &["start", "--yes"], &env);
     let a_done = || {
         let status: serde_json::Value =
             serde_json::from_str(&run(&dir, &["status", "--format", "json"]).stdout)

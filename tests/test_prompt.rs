@@ -77,6 +77,7 @@ fn prompt_for(
         build_command: build,
         result_file: "/repo/.git/supervisor/agents/engine-1-1.result",
         project: PROJECT.with(|p| p.borrow().clone()).as_ref(),
+        to_read: &[],
     })
 }
 
@@ -431,6 +432,7 @@ fn allowed_imports_and_hand_offs_reach_the_agent() {
         build_command: None,
         result_file: "/r",
         project: None,
+        to_read: &[],
     });
     assert!(
         text.contains("HAND-OFF (the run's Cross-Package Needs Registry):\n- Import `Profile` from profiles (your earlier sprint listed it as a need; the plan allows the import): use it instead of a local stand-in.\n- Keep your local definition of `Token`: the plan does not let validation import from parser.\n"),

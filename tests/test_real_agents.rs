@@ -474,7 +474,7 @@ fn a_plan_on_a_remote_completes_with_two_workers(cli: Cli) -> Result<(), String>
     let bare_s = bare.display().to_string();
     p.git(&["clone", "-q", "--bare", ".", &bare_s]);
     p.git(&["remote", "add", "origin", &bare_s]);
-    let (code, out, err) = p.sv(&["start", "--remote", "origin"]);
+    let (code, out, err) = p.sv(&["start", "--yes", "--remote", "origin"]);
     check(code == 0, &format!("start --remote: {out}{err}"), &p)?;
     let mut workers = Vec::new();
     for i in 0..2 {

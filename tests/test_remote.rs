@@ -59,7 +59,10 @@ fn a_phase_build_on_a_remote_runs_once_on_the_integrated_tip() {
 #[test]
 fn an_unknown_remote_is_refused_and_records_nothing() {
     let remote = OnRemote::new(None);
-    let out = crate::common::run(remote.src.path(), &["start", "--remote", "nowhere"]);
+    let out = crate::common::run(
+        remote.src.path(),
+        &["start", "--yes", "--remote", "nowhere"],
+    );
     assert_eq!(out.status, 1, "{}", out.stdout);
     assert!(
         out.stderr.contains("no git remote named `nowhere`"),
@@ -81,7 +84,7 @@ fn an_unknown_remote_is_refused_and_records_nothing() {
         remote.src.path(),
         &["remote", "add", "gone", "git://127.0.0.1:1/none.git"],
     );
-    let out = crate::common::run(remote.src.path(), &["start", "--remote", "gone"]);
+    let out = crate::common::run(remote.src.path(), &["start", "--yes", "--remote", "gone"]);
     assert_eq!(out.status, 1, "{}", out.stdout);
     assert!(
         out.stderr.contains("cannot reach the run on remote `gone`"),
@@ -127,7 +130,7 @@ fn a_worker_whose_lease_was_taken_stops_its_agent_and_records_nothing() {
     ]);
     let out = run_env(
         remote.src.path(),
-        &["start", "--remote", "origin"],
+        &["start", "--yes", "--remote", "origin"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -211,7 +214,7 @@ fn a_claim_whose_agent_cannot_start_is_given_back_as_a_failed_attempt() {
     )]);
     let out = run_env(
         remote.src.path(),
-        &["start", "--remote", "origin"],
+        &["start", "--yes", "--remote", "origin"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -280,7 +283,11 @@ fn stop_ends_unclaimed_sprints_at_once_and_resume_continues() {
         "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n",
     )]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
+    let out = run_env(
+        remote.src.path(),
+        &["start", "--yes", "--remote", "origin"],
+        &env,
+    );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let since = Instant::now();
     let out = run_env(remote.src.path(), &["stop", "--timeout", "120s"], &env);
@@ -363,7 +370,11 @@ fn a_conflict_on_a_remote_is_carried_into_the_retry() {
         ),
     ]);
     let env = [("FAKE_AGENT_SCRIPT", s.path()), ("SAVED", saved.path())];
-    let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
+    let out = run_env(
+        remote.src.path(),
+        &["start", "--yes", "--remote", "origin"],
+        &env,
+    );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let done = summary(
         worker_with(
@@ -429,7 +440,11 @@ fn a_continuation_on_a_remote_is_asked_to_finish_what_remains() {
         ),
     ]);
     let env = [("FAKE_AGENT_SCRIPT", s.path()), ("SAVED", saved.path())];
-    let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
+    let out = run_env(
+        remote.src.path(),
+        &["start", "--yes", "--remote", "origin"],
+        &env,
+    );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let done = summary(
         worker_with(&remote.clone("one"), &env, &["--poll", "100ms"]),
@@ -461,7 +476,7 @@ fn a_commit_in_a_clone_whose_run_lives_on_a_remote_does_not_tick() {
     let a = remote.src.path();
     let out = run_env(a, &["hooks", "install"], &env);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
-    let out = run_env(a, &["start", "--remote", "origin"], &env);
+    let out = run_env(a, &["start", "--yes", "--remote", "origin"], &env);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     // Another machine's transition reaches the remote.
     let bare = remote.bare();
@@ -492,7 +507,7 @@ fn an_uncommitted_agent_script_is_refused_for_a_run_on_a_remote() {
     let remote = OnRemote::new(None);
     let dir = remote.src.path();
     crate::common::agent_script(dir, "#!/bin/sh\nexit 0\n");
-    let out = crate::common::run(dir, &["start", "--remote", "origin"]);
+    let out = crate::common::run(dir, &["start", "--yes", "--remote", "origin"]);
     assert_eq!(out.status, 1, "{}", out.stdout);
     assert!(
         out.stderr.contains("`.workflow/agent.sh` is not committed")
@@ -516,7 +531,11 @@ fn a_rewound_state_stops_workers_and_sync_until_accepted() {
         "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n",
     )]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
+    let out = run_env(
+        remote.src.path(),
+        &["start", "--yes", "--remote", "origin"],
+        &env,
+    );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let machine = remote.clone("one");
     let done = summary(

@@ -48,7 +48,7 @@ fn start_christens_the_plan_and_name_feature_regenerates_quietly() {
     let s = scripts(&[("default.txt", SUCCEED)]);
     let out = run_env(
         dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -105,7 +105,7 @@ fn start_keeps_an_existing_name_and_a_failed_start_writes_nothing() {
     // No agent configured: start fails and the plan is untouched.
     std::fs::remove_file(dir.join(".workflow/config.toml")).expect("rm config");
     let before = plan(dir);
-    let out = run(dir, &["start"]);
+    let out = run(dir, &["start", "--yes"]);
     assert_eq!(out.status, 1, "{}", out.stdout);
     assert_eq!(plan(dir), before, "a failed start performs no ritual");
     assert!(git(dir, &["for-each-ref", "refs/supervisor"]).is_empty());
@@ -116,7 +116,7 @@ fn start_keeps_an_existing_name_and_a_failed_start_writes_nothing() {
     let s = scripts(&[("default.txt", SUCCEED)]);
     let out = run_env(
         dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -155,7 +155,7 @@ fn a_crlf_plan_keeps_its_one_frontmatter_block_through_start() {
     let s = scripts(&[("default.txt", SUCCEED)]);
     let out = run_env(
         dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -189,7 +189,7 @@ fn start_with_worktrees_says_what_it_commits_where() {
     let before = git(dir, &["rev-parse", "HEAD"]);
     let out = run_env(
         dir,
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);

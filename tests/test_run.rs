@@ -98,7 +98,7 @@ fn a_five_unit_three_layer_plan_completes_in_order() {
     let repo = fixture_repo("five");
     let dir = repo.path();
     let s = scripts(&[("default.txt", SUCCEED)]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     assert!(out.stdout.contains("overall: completed"), "{}", out.stdout);
     assert_ordering(dir);
@@ -178,7 +178,7 @@ fn a_sprint_that_always_fails_blocks_its_unit_and_resume_retries_it() {
         ("default.txt", SUCCEED),
         ("algs.txt", "print could not build the algorithms\nexit 1\n"),
     ]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(
         out.status, 3,
         "the run ends without completing: {}\n{}",
@@ -251,7 +251,7 @@ commit partial work
         ("hung-1-1.txt", "hang\n"),
         ("hung-1-2.txt", SUCCEED),
     ]);
-    let out = sv(dir, s.path(), &["start"]);
+    let out = sv(dir, s.path(), &["start", "--yes"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let unit_state = |n: &str| -> (String, String) {
         let st = status_json(dir);
@@ -392,7 +392,7 @@ fn the_engine_is_not_running_between_events() {
     let repo = fixture_repo("five");
     let dir = repo.path();
     let s = scripts(&[("default.txt", &format!("sleep 600\n{SUCCEED}"))]);
-    let out = sv(dir, s.path(), &["start"]);
+    let out = sv(dir, s.path(), &["start", "--yes"]);
     assert_eq!(out.status, 0, "{}", out.stderr);
     // `start` has returned; while the agents work, the only supervisor
     // processes are their wrappers.
@@ -426,7 +426,7 @@ fn an_edited_plan_is_shown_as_drift_and_runs_nothing() {
     let repo = fixture_repo("five");
     let dir = repo.path();
     let s = scripts(&[("default.txt", SUCCEED)]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}", out.stderr);
     let clean = crate::common::run(dir, &["status"]);
     assert!(!clean.stdout.contains("Plan drift"), "{}", clean.stdout);
@@ -490,7 +490,7 @@ fn replan_refuses_to_remove_a_sprint_an_agent_works_on() {
     let repo = fixture_repo("five");
     let dir = repo.path();
     let s = scripts(&[("default.txt", &"print working\nsleep 100\n".repeat(100))]);
-    assert_eq!(sv(dir, s.path(), &["start"]).status, 0);
+    assert_eq!(sv(dir, s.path(), &["start", "--yes"]).status, 0);
     let plan = std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan");
     let edited = plan
         .replace(
@@ -528,7 +528,7 @@ fn work_finished_by_hand_with_hooks_disabled_is_completed_by_resume_without_a_di
         ("default.txt", SUCCEED),
         ("algs.txt", "print could not do it\nexit 1\n"),
     ]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 3, "{}", out.stdout);
     let dispatches = |dir: &Path| {
         history(dir)
@@ -574,7 +574,7 @@ fn a_progress_marker_and_passing_criteria_complete_a_failed_sprint() {
     let repo = fixture_repo("five");
     let dir = repo.path();
     let s = scripts(&[("default.txt", SUCCEED), ("algs.txt", "exit 1\n")]);
-    assert_eq!(sv(dir, s.path(), &["start", "--wait"]).status, 3);
+    assert_eq!(sv(dir, s.path(), &["start", "--yes", "--wait"]).status, 3);
     // Finished by hand: the file, a progress note, a commit without trailers.
     std::fs::write(dir.join("algs/1.txt"), "by hand\n").expect("work");
     let mut progress = std::fs::read_to_string(dir.join("algs/PROGRESS.md")).expect("progress");
@@ -621,7 +621,7 @@ commit ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}
 result complete
 ";
     let s = scripts(&[("default.txt", SUCCEED), ("profiles.txt", needy)]);
-    assert_eq!(sv(dir, s.path(), &["start", "--wait"]).status, 0);
+    assert_eq!(sv(dir, s.path(), &["start", "--yes", "--wait"]).status, 0);
     let st = status_json(dir);
     assert_eq!(st["needs"][0]["unit"], "profiles");
     assert_eq!(st["needs"][0]["text"], "a Token type from parser");
@@ -648,7 +648,7 @@ fn an_agent_that_exits_0_having_changed_nothing_is_not_believed() {
             "print all done, committed, all checks pass\nresult complete\nexit 0\n",
         ),
     ]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}", out.stdout);
     let first = history(dir)
         .into_iter()
@@ -667,7 +667,7 @@ fn replan_lists_new_commands_and_applies_them_only_when_confirmed() {
     let repo = fixture_repo("five");
     let dir = repo.path();
     let s = scripts(&[("default.txt", "sleep 10000\n")]);
-    assert_eq!(sv(dir, s.path(), &["start"]).status, 0);
+    assert_eq!(sv(dir, s.path(), &["start", "--yes"]).status, 0);
     let plan = std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan");
     let edited = format!(
         "{}\n### Sprint 2: More\n\n**Exit Criteria**:\n- [ ] `touch ADDED` succeeds\n",

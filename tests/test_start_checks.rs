@@ -95,7 +95,7 @@ fn a_failed_sprint_is_retried_on_the_strongest_model() {
         ("biblioteca-1-2.txt", &fail),
         ("biblioteca-1-3.txt", &succeed),
     ]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let seen = std::fs::read_to_string(&models).expect("the agent recorded its model");
     let lines: Vec<&str> = seen.lines().collect();
@@ -135,7 +135,7 @@ fn sprints_no_command_checks_are_named_and_can_be_refused() {
     std::fs::write(&config, format!("{text}require_criteria = true\n")).expect("config");
     let head = git(dir, &["rev-parse", "HEAD"]);
     let plan = std::fs::read_to_string(dir.join("EXECUTION_PLAN.md")).expect("plan");
-    let refused = sv(dir, s.path(), &["start"]);
+    let refused = sv(dir, s.path(), &["start", "--yes"]);
     assert_eq!(refused.status, 1, "{}\n{}", refused.stdout, refused.stderr);
     for said in [
         "2 sprint(s) have no runnable exit criterion",
@@ -153,7 +153,7 @@ fn sprints_no_command_checks_are_named_and_can_be_refused() {
 
     // Off (the default), the start lists them, in JSON too.
     std::fs::write(&config, &text).expect("config");
-    let out = sv(dir, s.path(), &["start", "--format", "json"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--format", "json"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("start JSON");
     let listed = |v: &serde_json::Value| -> Vec<String> {
@@ -188,4 +188,113 @@ fn sprints_no_command_checks_are_named_and_can_be_refused() {
         status.stdout
     );
     assert_eq!(listed(&status_json(dir)), ["french 1", "german 1"]);
+}
+
+/// A sprint no command can check is a warning `start` asks about, with the
+/// criteria `evaluate` would give it; once the run completes, every report
+/// counts the sprints a command verified apart from those completed on the
+/// agent's word, and calls only the first verified.
+#[test]
+fn sprints_on_the_agents_word_are_confirmed_and_never_called_verified() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let plan = "# Shelf\n\n## Sprint 1: Implement the catalogue\n\n- Create `shelf.txt`\n\n**Exit Criteria**:\n- [ ] `shelf.txt` exists\n\n## Sprint 2: Implement the export\n\n- Export the shelf\n\n**Exit Criteria**:\n- [ ] The export works well\n";
+    std::fs::write(dir.join("EXECUTION_PLAN.md"), plan).expect("plan written");
+    std::fs::write(dir.join("Makefile"), "test:\n\ttrue\n").expect("Makefile");
+    git(dir, &["add", "-A"]);
+    git(
+        dir,
+        &["commit", "-qm", "A plan with a sprint no command checks"],
+    );
+    let s = scripts(&[(
+        "default.txt",
+        "write shelf.txt books\ncommit shelf: sprint ${SUPERVISOR_SPRINT}\nresult complete\n",
+    )]);
+    let refused = sv(dir, s.path(), &["start"]);
+    assert_eq!(refused.status, 1, "{}\n{}", refused.stdout, refused.stderr);
+    assert!(
+        refused.stderr.contains("run::unconfirmed"),
+        "{}",
+        refused.stderr
+    );
+    for said in [
+        "warning: 1 sprint has no runnable exit criterion and would complete on the agent's word",
+        "2 (Implement the export): evaluate proposes \"tests pass: `make test`\"",
+    ] {
+        assert!(refused.stdout.contains(said), "{said}: {}", refused.stdout);
+    }
+    assert!(git(dir, &["for-each-ref", "refs/supervisor"]).is_empty());
+
+    let started = sv(dir, s.path(), &["start", "--yes", "--wait"]);
+    assert_eq!(started.status, 0, "{}\n{}", started.stdout, started.stderr);
+    let said =
+        "✗ Exit Criteria: 1/2 sprints verified by a command; 1 completed on the agent's word";
+    assert!(started.stdout.contains(said), "{said}: {}", started.stdout);
+    assert!(
+        !started.stdout.contains("fully verified"),
+        "{}",
+        started.stdout
+    );
+    let report = crate::common::run(dir, &["report"]);
+    assert_eq!(report.status, 0, "{}", report.stderr);
+    let log = std::fs::read_to_string(dir.join("COMPLETE_SHELF.md")).expect("log");
+    assert!(!log.contains("VERIFICATION PASSED"), "{log}");
+    for said in [
+        "✗ 1 of 2 sprints completed on the agent's word: no exit-criterion command checked them",
+        "no command checked it, completed on the agent's word ✗",
+        "- **Exit criteria**: no command checked this sprint; it completed on the agent's word",
+    ] {
+        assert!(log.contains(said), "{said}: {log}");
+    }
+    // The web page reads the report's JSON.
+    let json = crate::common::run(dir, &["report", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON");
+    let by_command: Vec<bool> = v["sprints"]
+        .as_array()
+        .expect("sprints")
+        .iter()
+        .map(|s| s["verified_by_command"].as_bool().expect("flag"))
+        .collect();
+    assert_eq!(by_command, [true, false], "{}", json.stdout);
+}
+
+/// `evaluate --max-turns 20` judges the sprints by a budget of 20 turns and
+/// writes it where the run reads it, `[agent] max_turns`: the agents get 20.
+#[test]
+fn evaluates_turn_budget_is_the_one_the_agents_get() {
+    let repo = fixture_repo("five");
+    let dir = repo.path();
+    let plan = "# Notes\n\n## Sprint 1: Write the notes\n\n- Write `notes.txt`\n\n**Exit Criteria**:\n- [ ] `notes.txt` exists\n";
+    std::fs::write(dir.join("EXECUTION_PLAN.md"), plan).expect("plan written");
+    git(dir, &["commit", "-qam", "One sprint"]);
+    let out = crate::common::run(dir, &["evaluate", "--max-turns", "20"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("Context budget: 20 turns per sprint (written to .workflow/config.toml"),
+        "{}",
+        out.stdout
+    );
+    let config = std::fs::read_to_string(dir.join(".workflow/config.toml")).expect("config");
+    assert!(config.contains("\nmax_turns = 20\n"), "{config}");
+    // analyze judges by the same budget.
+    let analyzed = crate::common::run(dir, &["analyze", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&analyzed.stdout).expect("analyze JSON");
+    assert_eq!(v["budget"], 20, "{}", analyzed.stdout);
+    git(dir, &["commit", "-qam", "Budget"]);
+    let seen = tempfile::tempdir().expect("tempdir");
+    let turns = seen.path().join("turns.txt");
+    let s = scripts(&[(
+        "default.txt",
+        &format!(
+            "append {} $SUPERVISOR_MAX_TURNS\nwrite notes.txt n\ncommit notes\nresult complete\n",
+            turns.display()
+        ),
+    )]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
+    assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&turns).expect("the agent wrote its budget"),
+        "20\n"
+    );
 }

@@ -27,7 +27,11 @@ impl Served {
             "write ${SUPERVISOR_UNIT}.txt ok\ncommit-all ${SUPERVISOR_UNIT}: work\nresult complete\n",
         )]);
         let a = served.repo.path();
-        let out = run_env(a, &["start", "--wait"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+        let out = run_env(
+            a,
+            &["start", "--yes", "--wait"],
+            &[("FAKE_AGENT_SCRIPT", s.path())],
+        );
         assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
         served
     }
@@ -333,7 +337,11 @@ fn a_new_run_replaces_the_one_archived_on_the_other_side() {
         "default.txt",
         "write ${SUPERVISOR_UNIT}-again.txt ok\ncommit-all ${SUPERVISOR_UNIT}: again\nresult complete\n",
     )]);
-    let out = run_env(a, &["start", "--wait"], &[("FAKE_AGENT_SCRIPT", s.path())]);
+    let out = run_env(
+        a,
+        &["start", "--yes", "--wait"],
+        &[("FAKE_AGENT_SCRIPT", s.path())],
+    );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let second = git(a, &["rev-parse", "refs/supervisor/state"])
         .trim()
@@ -393,7 +401,7 @@ fn a_new_run_replaces_the_one_archived_on_the_other_side() {
         )]);
         let out = run_env(
             dir,
-            &["start", "--wait"],
+            &["start", "--yes", "--wait"],
             &[("FAKE_AGENT_SCRIPT", s.path())],
         );
         assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -447,7 +455,7 @@ fn a_clone_never_judges_or_ends_agents_another_clone_started() {
     // Agents that keep working (and talking) for a minute.
     let s = scripts(&[("default.txt", &"print working\nsleep 200\n".repeat(300))]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    let out = run_env(a, &["start"], &env);
+    let out = run_env(a, &["start", "--yes"], &env);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let since = std::time::Instant::now();
     loop {

@@ -204,7 +204,7 @@ fn ui_follows_a_run_live_and_stops_it_in_a_headless_browser() {
         ("parser-2.txt", &forever),
     ]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    assert_eq!(run_env(dir, &["start", "--yes"], &env).status, 0);
     let ui = Ui::start(dir, s.path());
     let mut page = Browser::open(&program, &ui.url, 1200, 800);
     page.wait_for(
@@ -272,6 +272,13 @@ fn ui_follows_a_run_live_and_stops_it_in_a_headless_browser() {
     assert!(
         criteria.as_str().expect("text").contains("parser/1.txt"),
         "{criteria}"
+    );
+    // Its file-exists criterion ran: the page calls it verified by a command.
+    let verified = page.eval("document.querySelector('[data-testid=verified-by]')?.textContent");
+    assert_eq!(
+        verified.as_str(),
+        Some("Verified by an exit-criterion command."),
+        "{verified}"
     );
     let commits = page.eval("document.querySelectorAll('[data-testid=commits] code').length");
     assert!(
@@ -358,7 +365,7 @@ fn ui_confirms_a_manual_sprint_and_kills_the_run_from_the_page() {
     let dir = repo.path();
     let s = scripts(&[("default.txt", SUCCEED)]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    assert_eq!(run_env(dir, &["start"], &env).status, 0);
+    assert_eq!(run_env(dir, &["start", "--yes"], &env).status, 0);
     wait_until("the manual sprint to wait for a person", 30, || {
         unit(&status(dir), "manual")["current"]["state"] == "PARTIAL"
     });
@@ -659,7 +666,10 @@ exit 1
 "#;
     let (r, scripts) = crate::test_usage_limit_run::repo(2, agent, "");
     let dir = r.path();
-    assert_eq!(crate::test_usage_limit_run::sv(dir, &["start"]).status, 0);
+    assert_eq!(
+        crate::test_usage_limit_run::sv(dir, &["start", "--yes"]).status,
+        0
+    );
     wait_until("the pause to be recorded", 30, || {
         crate::test_usage_limit_run::status(dir)["usage_limits"]
             .as_array()

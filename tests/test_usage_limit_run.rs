@@ -132,7 +132,7 @@ esac
 fn three_agents_meet_the_limit_at_once_one_pause_no_attempt_lost() {
     let (r, _s) = repo(8, &format!("{THREE_LIMITED}{WORK}"), "");
     let dir = r.path();
-    let out = sv(dir, &["start", "--wait"]);
+    let out = sv(dir, &["start", "--yes", "--wait"]);
     let story = || {
         transitions(dir)
             .iter()
@@ -208,7 +208,7 @@ fi
     );
     let (r, _s) = repo(1, &agent, "");
     let dir = r.path();
-    assert_eq!(sv(dir, &["start"]).status, 0);
+    assert_eq!(sv(dir, &["start", "--yes"]).status, 0);
     wait_until("the pause to be recorded", 30, || {
         status(dir)["usage_limits"]
             .as_array()
@@ -263,7 +263,7 @@ fi
     let dir = r.path();
     let before_bad = git(dir, &["rev-parse", "HEAD"]);
     assert!(!before_bad.is_empty());
-    let out = sv(dir, &["start", "--wait"]);
+    let out = sv(dir, &["start", "--yes", "--wait"]);
     let st = status(dir);
     assert_eq!(st["overall"], "stopped", "{}{}", out.stdout, out.stderr);
     let log = sv(dir, &["log"]).stdout;
@@ -302,7 +302,7 @@ esac
     );
     let (r, _s) = repo_with(&units, plan, &agent, &config);
     let dir = r.path();
-    assert_eq!(sv(dir, &["start"]).status, 0);
+    assert_eq!(sv(dir, &["start", "--yes"]).status, 0);
     wait_until("a BLOCKED, m to confirm, c's limit over", 60, || {
         let st = status(dir);
         let state = |u: &str| {
@@ -403,7 +403,7 @@ fn a_hanging_or_failing_notify_command_delays_nothing() {
             &format!("\n[notify]\ncommand = {command}\ntimeout = \"1s\"\n"),
         );
         let dir = r.path();
-        let out = sv(dir, &["start", "--wait"]);
+        let out = sv(dir, &["start", "--yes", "--wait"]);
         assert_eq!(out.status, 0, "{}{}", out.stdout, out.stderr);
         assert_eq!(status(dir)["overall"], "completed");
         let log_path = dir.join(".git/supervisor/notify/notify.log");

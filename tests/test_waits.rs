@@ -35,7 +35,7 @@ fn a_blocked_run_says_why_and_what_waits() {
     let repo = fixture_repo("independent");
     let dir = repo.path();
     let s = scripts(&[("default.txt", SUCCEED), ("wcag.txt", "exit 1\n")]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 3, "{}\n{}", out.stdout, out.stderr);
     // The four-line FATAL message, printed as the run blocks.
     assert!(
@@ -92,7 +92,7 @@ fn a_failing_build_is_announced_with_its_attribution() {
             "write app/app.txt app\ncommit app\nresult complete\n",
         ),
     ]);
-    let out = sv(dir, s.path(), &["start", "--wait"]);
+    let out = sv(dir, s.path(), &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     assert!(
         out.stdout
@@ -115,7 +115,7 @@ fn status_names_the_confirmation_and_the_running_build() {
         ("manual.txt", "print looked at the widgets\n"),
         ("default.txt", "hang\n"),
     ]);
-    assert_eq!(sv(dir, s.path(), &["start"]).status, 0);
+    assert_eq!(sv(dir, s.path(), &["start", "--yes"]).status, 0);
     wait_until("the manual sprint waits", || {
         sv(dir, s.path(), &["tick"]);
         run(dir, &["status"])
@@ -148,7 +148,7 @@ fn status_names_the_confirmation_and_the_running_build() {
         "lib.txt",
         "write lib/lib.txt ok\ncommit lib\nresult complete\n",
     )]);
-    assert_eq!(sv(dir, s.path(), &["start"]).status, 0);
+    assert_eq!(sv(dir, s.path(), &["start", "--yes"]).status, 0);
     wait_until("status shows the running build", || {
         run(dir, &["status"])
             .stdout

@@ -111,7 +111,7 @@ fn a_remote_that_cannot_hold_the_run_fails_at_once() {
                 "{name} {extra:?}: {stderr}"
             );
         }
-        let out = crate::common::run(remote.src.path(), &["start", "--remote", name]);
+        let out = crate::common::run(remote.src.path(), &["start", "--yes", "--remote", name]);
         // The starting clone has no such remote yet.
         assert_eq!(out.status, 1, "{}", out.stdout);
     }
@@ -124,7 +124,10 @@ fn a_remote_that_cannot_hold_the_run_fails_at_once() {
             &remote.daemon().url("missing.git"),
         ],
     );
-    let out = crate::common::run(remote.src.path(), &["start", "--remote", "missing"]);
+    let out = crate::common::run(
+        remote.src.path(),
+        &["start", "--yes", "--remote", "missing"],
+    );
     assert_eq!(out.status, 1, "{}", out.stdout);
     assert!(
         out.stderr.contains("remote `missing` cannot hold the run")
@@ -407,7 +410,7 @@ fn a_push_the_server_declines_is_not_taken_for_a_lost_race() {
     std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755))
         .expect("chmod");
     let since = Instant::now();
-    let out = crate::common::run(remote.src.path(), &["start", "--remote", "origin"]);
+    let out = crate::common::run(remote.src.path(), &["start", "--yes", "--remote", "origin"]);
     assert_eq!(out.status, 1, "{}\n{}", out.stdout, out.stderr);
     assert!(since.elapsed() < Duration::from_secs(10), "at once");
     assert!(

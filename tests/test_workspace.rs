@@ -36,7 +36,7 @@ fn a_conflict_is_a_failed_verification_and_its_retry_resolves_it() {
         ),
     ]);
     let env = [("FAKE_AGENT_SCRIPT", s.path()), ("SAVED", saved.path())];
-    let out = sv(dir, &env, &["start", "--wait"]);
+    let out = sv(dir, &env, &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let german = sprint_path(dir, "german");
     assert!(
@@ -139,7 +139,7 @@ result complete
         ("STATUSES", statuses.path()),
     ];
     let head_before = git(dir, &["rev-parse", "HEAD"]);
-    let out = sv(dir, &env, &["start"]);
+    let out = sv(dir, &env, &["start", "--yes"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     assert!(out.stdout.contains("worktree"), "{}", out.stdout);
     // `start` may name the plan in a commit of its own; nothing after that.
@@ -262,7 +262,7 @@ fn a_crash_at_any_boundary_then_resume_merges_each_sprint_once() {
         let counter = dir.join(".git/fault-counter");
         let n = boundary.to_string();
         let crashed = crate::common::command(crate::common::bin(), dir)
-            .args(["start", "--wait"])
+            .args(["start", "--yes", "--wait"])
             .env("FAKE_AGENT_SCRIPT", s.path())
             .env("GIT_SUPERVISOR_FAULT_AT", &n)
             .env("GIT_SUPERVISOR_FAULT_COUNTER", &counter)
@@ -289,7 +289,12 @@ fn a_crash_at_any_boundary_then_resume_merges_each_sprint_once() {
             "resume"
         };
         let env = [("FAKE_AGENT_SCRIPT", s.path())];
-        let out = sv(dir, &env, &[verb, "--wait"]);
+        let args: &[&str] = if verb == "start" {
+            &[verb, "--yes", "--wait"]
+        } else {
+            &[verb, "--wait"]
+        };
+        let out = sv(dir, &env, args);
         assert_eq!(
             out.status, 0,
             "boundary {boundary}: {}\n{}",
@@ -347,7 +352,7 @@ fn the_phase_build_runs_on_the_integration_branch() {
         ("BUILT_IN", built_in.as_path()),
         ("BUILD_LOG", build_log.as_path()),
     ];
-    let out = sv(dir, &env, &["start", "--wait"]);
+    let out = sv(dir, &env, &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let place = std::fs::read_to_string(&built_in).expect("the build ran");
     assert!(place.trim_end().ends_with(".integration"), "{place}");
@@ -382,7 +387,7 @@ fn a_completed_run_lands_itself_when_configured() {
         "write ${SUPERVISOR_UNIT}.txt ok\ncommit-all ${SUPERVISOR_UNIT}: work\nresult complete\n",
     )]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    let out = sv(dir, &env, &["start", "--wait"]);
+    let out = sv(dir, &env, &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let branch = integration(dir);
     assert_eq!(
@@ -424,7 +429,7 @@ fn killall_keeps_uncommitted_work_and_resume_continues_in_it() {
         ),
     ]);
     let env = [("FAKE_AGENT_SCRIPT", s.path()), ("SEEN", seen.path())];
-    let out = sv(dir, &env, &["start"]);
+    let out = sv(dir, &env, &["start", "--yes"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let since = std::time::Instant::now();
     let french = loop {

@@ -74,7 +74,7 @@ Supervisor-Status: complete" -- "$SUPERVISOR_UNIT/1.txt"
     .expect("config");
     git(d, &["add", "-A"]);
     git(d, &["commit", "-qm", "plan"]);
-    let out = sv(d, &["start", "--wait"]);
+    let out = sv(d, &["start", "--yes", "--wait"]);
     let read = |name: &str| std::fs::read_to_string(shared.path().join(name)).unwrap_or_default();
     assert_eq!(
         out.status,
@@ -130,7 +130,7 @@ fn a_failing_teardown_is_logged_and_blocks_nothing() {
     .expect("config");
     git(d, &["add", "-A"]);
     git(d, &["commit", "-qm", "plan"]);
-    let out = sv(d, &["start", "--wait"]);
+    let out = sv(d, &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}{}", out.stdout, out.stderr);
     crate::common::wait_until("the failures logged", 30, || {
         std::fs::read_to_string(d.join(".git/supervisor/teardown.log"))
@@ -189,7 +189,7 @@ Supervisor-Status: complete" -- "$f"
     let out = crate::common::command(crate::common::bin(), d)
         .env_remove("GIT_SUPERVISOR_TIMESTAMP")
         .env("RUSTUP_HOME", &rustup_home)
-        .args(["start", "--wait"])
+        .args(["start", "--yes", "--wait"])
         .output()
         .expect("runs");
     let out = crate::common::Output {

@@ -33,7 +33,7 @@ fn new_worktrees_get_copied_files_and_setup_and_a_failed_setup_fails_the_attempt
         "?.env write ${SUPERVISOR_UNIT}-env.txt copied\n?.setup-ran write ${SUPERVISOR_UNIT}-setup.txt ran\ncommit-all ${SUPERVISOR_UNIT}: work\nresult complete\n",
     )]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    let out = sv(dir, &env, &["start", "--wait"]);
+    let out = sv(dir, &env, &["start", "--yes", "--wait"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let branch = integration(dir);
     for unit in ["french", "german"] {
@@ -62,7 +62,7 @@ fn new_worktrees_get_copied_files_and_setup_and_a_failed_setup_fails_the_attempt
         "write ${RAN}/${SUPERVISOR_UNIT} ran\nresult complete\n",
     )]);
     let env = [("FAKE_AGENT_SCRIPT", s.path()), ("RAN", ran.path())];
-    let out = sv(dir, &env, &["start", "--wait"]);
+    let out = sv(dir, &env, &["start", "--yes", "--wait"]);
     assert_ne!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     assert_eq!(
         std::fs::read_dir(ran.path()).expect("dir").count(),
@@ -95,7 +95,7 @@ fn a_copy_entry_outside_the_repository_is_refused_at_start() {
     });
     git(dir, &["commit", "-qam", "copy from outside"]);
     let s = scripts(&[("default.txt", crate::common::SUCCEED)]);
-    let out = sv(dir, &[("FAKE_AGENT_SCRIPT", s.path())], &["start"]);
+    let out = sv(dir, &[("FAKE_AGENT_SCRIPT", s.path())], &["start", "--yes"]);
     assert_ne!(out.status, 0, "{}", out.stdout);
     assert!(
         out.stderr.contains("../secrets.env") && out.stderr.contains("config.toml"),
@@ -130,7 +130,7 @@ fn a_relative_agent_program_runs_from_the_working_tree_in_worktrees() {
     let out = sv(
         dir,
         &[("FAKE_AGENT_SCRIPT", s.path())],
-        &["start", "--wait"],
+        &["start", "--yes", "--wait"],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let branch = integration(dir);
@@ -167,7 +167,7 @@ Supervisor-Status: complete" || exit 3
     );
     exclude_agent_script(dir);
     git(dir, &["commit", "-qam", "a committing agent"]);
-    let out = sv(dir, &[], &["start"]);
+    let out = sv(dir, &[], &["start", "--yes"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let until = std::time::Instant::now() + std::time::Duration::from_secs(120);
     loop {
@@ -240,7 +240,7 @@ fn an_agent_started_from_the_users_commit_hook_works_in_its_own_worktree() {
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
     let out = sv(dir, &env, &["hooks", "install"]);
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
-    let out = sv(dir, &env, &["start", "--wait"]);
+    let out = sv(dir, &env, &["start", "--yes", "--wait"]);
     assert_ne!(out.status, 0, "french blocks the run: {}", out.stdout);
     assert_eq!(
         sprint_path(dir, "french").last().map(String::as_str),

@@ -23,9 +23,10 @@ pub struct AnalyzeArgs {
     /// Path to EXECUTION_PLAN.md (or a directory holding one); default: search
     /// the current directory and its parents
     pub path: Option<PathBuf>,
-    /// Context budget: turns per sprint
-    #[arg(long, default_value_t = DEFAULT_BUDGET, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_turns: u32,
+    /// Context budget: turns per sprint (default: `[agent] max_turns`, 50
+    /// unless configured)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: Option<u32>,
     /// `json` prints the findings and writes no report
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
@@ -35,7 +36,13 @@ pub fn cmd_analyze(ctx: &Context, args: &AnalyzeArgs, out: &mut dyn Write) -> mi
     let loaded = load_plan(ctx, args.path.as_deref(), "analyze")?;
     let root = loaded.root.clone();
     let exists = |p: &str| root.join(p).exists();
-    let r = review::review(&loaded.plan, &loaded.source, args.max_turns, &exists);
+    // The budget the run's agents get, unless asked for another.
+    let budget = args.max_turns.unwrap_or_else(|| {
+        crate::config::Config::load(&root)
+            .map(|c| c.agent.max_turns)
+            .unwrap_or(DEFAULT_BUDGET)
+    });
+    let r = review::review(&loaded.plan, &loaded.source, budget, &exists);
     match args.format {
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, &r).into_diagnostic()?;

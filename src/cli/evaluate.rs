@@ -15,7 +15,6 @@ use super::Format;
 use super::EXIT_OK;
 use super::EXIT_WOULD_CHANGE;
 use crate::config::Config;
-use crate::plan_tools::analysis::DEFAULT_BUDGET;
 use crate::plan_tools::edit;
 use crate::plan_tools::rewrite;
 
@@ -24,9 +23,10 @@ pub struct EvaluateArgs {
     /// Path to EXECUTION_PLAN.md (or a directory holding one); default: search
     /// the current directory and its parents
     pub path: Option<PathBuf>,
-    /// Context budget: turns per sprint
-    #[arg(long, default_value_t = DEFAULT_BUDGET, value_parser = clap::value_parser!(u32).range(1..))]
-    pub max_turns: u32,
+    /// Context budget: turns per sprint (default: `[agent] max_turns`, 50
+    /// unless configured); a new one is written there, for the run's agents
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: Option<u32>,
     /// Print the diff that would be applied and write nothing; exit 3 when
     /// the plan would change (1 stays "the plan is invalid")
     #[arg(long)]
@@ -41,9 +41,18 @@ pub struct EvaluateArgs {
 pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> miette::Result<u8> {
     let loaded = load_plan(ctx, args.path.as_deref(), "evaluate")?;
     let config = Config::load(&loaded.root)?;
-    let cmds = rewrite::Commands::from_plan(&loaded.plan, config.build.command.as_deref())
-        .with_project(project_commands(&loaded.root));
-    let (fixed, ev) = rewrite::evaluate(&loaded.plan, args.max_turns, &cmds);
+    let cmds = commands(&loaded.plan, config.build.command.as_deref(), &loaded.root);
+    let budget = args.max_turns.unwrap_or(config.agent.max_turns);
+    let (fixed, ev) = rewrite::evaluate(&loaded.plan, budget, &cmds);
+    // The budget the sprints were judged by is the one their agents get:
+    // `[agent] max_turns`, which the run snapshots at `start`.
+    let budget_written = match args.max_turns {
+        Some(n) if n != config.agent.max_turns && !args.check => {
+            write_max_turns(&loaded.root, n)?;
+            true
+        }
+        _ => false,
+    };
     let (text, not_placed) = if fixed != loaded.plan {
         let e = edit::edit(
             &loaded.source,
@@ -66,6 +75,7 @@ pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> 
                 "would_rewrite": changed,
                 "not_placed": not_placed,
                 "diff": diff,
+                "max_turns_written": budget_written,
             });
             serde_json::to_writer_pretty(&mut *out, &v).into_diagnostic()?;
             writeln!(out).map_err(super::io_err)?;
@@ -79,6 +89,7 @@ pub fn cmd_evaluate(ctx: &Context, args: &EvaluateArgs, out: &mut dyn Write) -> 
                     changed,
                     args.check,
                     &not_placed,
+                    budget_written,
                     &loaded
                         .path
                         .file_name()
@@ -101,6 +112,7 @@ fn render(
     changed: bool,
     check: bool,
     not_placed: &[String],
+    budget_written: bool,
     file: &str,
 ) -> String {
     let mut s = String::from("## Evaluation Complete\n\n### Check Results\n\n");
@@ -154,8 +166,13 @@ fn render(
     }
     s.push_str(&not_placed_note(not_placed));
     s.push_str(&format!(
-        "\nContext budget: {} turns per sprint\n\n",
-        ev.budget
+        "\nContext budget: {} turns per sprint{}\n\n",
+        ev.budget,
+        if budget_written {
+            " (written to .workflow/config.toml as `[agent] max_turns`: the run's agents get it)"
+        } else {
+            ""
+        }
     ));
     let proposed = !ev.proposals.is_empty() || !not_placed.is_empty();
     s.push_str(&match (changed, check, proposed) {
@@ -168,6 +185,21 @@ fn render(
     });
     s.push_str("Next step: git supervisor start\n");
     s
+}
+
+/// Write `[agent] max_turns = n` into the project's config, every other
+/// line kept; the file is made when there is none.
+fn write_max_turns(root: &std::path::Path, n: u32) -> miette::Result<()> {
+    let dir = root.join(crate::config::CONFIG_DIR);
+    let path = dir.join(crate::config::CONFIG_FILE);
+    let text = match std::fs::symlink_metadata(&path) {
+        Ok(_) => crate::config::read_regular(&path).into_diagnostic()?,
+        Err(_) => String::new(),
+    };
+    let text = crate::config::edit::set_value(&text, "agent", "max_turns", &n.to_string());
+    std::fs::create_dir_all(&dir).into_diagnostic()?;
+    std::fs::write(&path, text).into_diagnostic()?;
+    Ok(())
 }
 
 /// Units whose changes were left out rather than rewrite what the user
@@ -321,6 +353,16 @@ fn shown(path: &std::path::Path) -> String {
 }
 
 /// The project's own build and test commands, read from the files at `root`.
+/// The build and test commands `evaluate` writes into criteria: the
+/// configured build, the plan's own checks, the project's files.
+pub(crate) fn commands(
+    plan: &crate::plan::Plan,
+    build: Option<&str>,
+    root: &std::path::Path,
+) -> rewrite::Commands {
+    rewrite::Commands::from_plan(plan, build).with_project(project_commands(root))
+}
+
 pub(crate) fn project_commands(
     root: &std::path::Path,
 ) -> Option<crate::plan_tools::project::ProjectCommands> {

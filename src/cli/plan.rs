@@ -407,6 +407,7 @@ fn criterion(c: &Criterion) -> String {
         CriterionKind::Checklist => "checklist",
         CriterionKind::Command => "command",
         CriterionKind::Assertion => "assertion",
+        CriterionKind::After => "after",
     };
     let tick = if c.checked { " (ticked)" } else { "" };
     let mut s = match (&c.command, c.kind) {

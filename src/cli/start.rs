@@ -26,8 +26,9 @@ pub struct StartArgs {
     /// sprints (default: `[run] remote`)
     #[arg(long, value_name = "REMOTE")]
     pub remote: Option<String>,
-    /// Accept the plan's reading although it has warnings or guesses
-    /// (without a terminal to ask at, such a plan does not start without it)
+    /// Accept the plan's reading although it has warnings (sprints no
+    /// exit-criterion command checks among them) or guesses (without a
+    /// terminal to ask at, such a plan does not start without it)
     #[arg(long, short = 'y')]
     pub yes: bool,
     /// `json`: one object on stdout saying what started (the run, the
@@ -105,10 +106,30 @@ fn begin(
     // its reading guessed: said before anything starts, and confirmed by
     // the user (`git supervisor plan` shows the whole reading).
     let plan = &loaded.plan;
-    if !plan.warnings.is_empty() || !plan.guesses.is_empty() {
+    // Sprints no command can check are a warning too, with the criteria
+    // `evaluate` would give them; `[run] require_criteria` refuses them
+    // outright (in the engine), so there is nothing to ask then.
+    let config = crate::config::Config::load(&loaded.root).ok();
+    let unchecked = match &config {
+        Some(c) if c.run.require_criteria => Vec::new(),
+        _ => crate::report::criteria::unchecked(plan),
+    };
+    let criteria_warning = crate::report::criteria::warning(
+        plan,
+        &unchecked,
+        &super::evaluate::commands(
+            plan,
+            config.as_ref().and_then(|c| c.build.command.as_deref()),
+            &loaded.root,
+        ),
+    );
+    if !plan.warnings.is_empty() || !plan.guesses.is_empty() || criteria_warning.is_some() {
         for w in &plan.warnings {
             writeln!(out, "warning: line {}: {} [{}]", w.line, w.message, w.code)
                 .into_diagnostic()?;
+        }
+        if let Some(w) = &criteria_warning {
+            writeln!(out, "warning: {w}").into_diagnostic()?;
         }
         for g in &plan.guesses {
             writeln!(out, "guess: line {}: {} [{}]", g.line, g.message, g.code)
@@ -121,7 +142,10 @@ fn begin(
                 n => Some(format!("{n} {what}s")),
             };
             let why: Vec<String> = [
-                count(plan.warnings.len(), "warning"),
+                count(
+                    plan.warnings.len() + usize::from(criteria_warning.is_some()),
+                    "warning",
+                ),
                 count(plan.guesses.len(), "guess"),
             ]
             .into_iter()
@@ -130,7 +154,7 @@ fn begin(
             .collect();
             return Err(miette::miette!(
                 code = "run::unconfirmed",
-                help = "check the reading with `git supervisor plan`, fix the plan or start with --yes to accept it",
+                help = "check the reading with `git supervisor plan` (and the criteria `git supervisor evaluate` would write), fix the plan or start with --yes to accept it",
                 "not started: the plan is read with {}",
                 why.join(" and ")
             ));

@@ -20,6 +20,7 @@ pub mod notify;
 pub mod placeholders;
 pub mod prompt;
 pub mod ratelimit;
+pub mod reading;
 pub mod reap;
 pub mod result;
 mod stale;

@@ -43,6 +43,8 @@ pub struct PromptInput<'a> {
     /// The project's own commands, for the syntax checks of Build
     /// Coordination.
     pub project: Option<&'a crate::plan_tools::project::ProjectCommands>,
+    /// The files the plan tells agents to read (`dispatch::reading`).
+    pub to_read: &'a [super::reading::ToRead],
 }
 
 pub fn build(input: &PromptInput) -> String {
@@ -64,6 +66,7 @@ pub fn build(input: &PromptInput) -> String {
             prompt.push_str(&format!("- {r}\n"));
         }
     }
+    prompt.push_str(&super::reading::section(input.to_read, input.root));
     prompt.push_str(&imports_section(input));
     if let Some(build) = input.build_command {
         if input.parallel && input.sprint.task_type == TaskType::Code {

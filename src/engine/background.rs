@@ -13,6 +13,7 @@ use crate::machine::BackgroundProcess;
 use crate::machine::EventKind;
 use crate::machine::Outcome;
 use crate::machine::SprintState;
+use crate::machine::State;
 use crate::plan::TaskType;
 use crate::store::Tip;
 
@@ -86,6 +87,34 @@ impl Engine {
                 outcome,
                 format!("{evidence} Confirmed running: {}.", running.join(", ")),
             )
+        }
+    }
+
+    /// Wait, ticking, until no background process of this clone that the
+    /// finished run's state says must end still runs (at most twice the
+    /// kill grace and a few seconds, for whichever process is ending them);
+    /// the state then.
+    pub(super) fn background_ended(&self, mut tip: Tip) -> Result<State, EngineError> {
+        let (_, config) = self.snapshot(&tip)?;
+        let deadline = std::time::Instant::now()
+            + config.agent.kill_grace * 2
+            + std::time::Duration::from_secs(5);
+        let here = self.here();
+        loop {
+            let left = tip
+                .state
+                .background_to_end(config.run.keep_background)
+                .iter()
+                .any(|b| {
+                    b.process.host.as_deref().is_none_or(|h| h == here)
+                        && background::running(b.process)
+                });
+            if !left || std::time::Instant::now() >= deadline {
+                return Ok(tip.state);
+            }
+            self.tick(super::LockMode::Wait(std::time::Duration::from_millis(500)))?;
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            tip = self.store.tip()?.ok_or(EngineError::NoRun)?;
         }
     }
 

@@ -108,6 +108,7 @@ impl Engine {
             };
             let verdict = verify::verify(&verify::VerifyInput {
                 env: &self.unit_env(state, &config, &u.name),
+                others: verify::others(state, &u.name),
                 root: &root,
                 unit: &u.name,
                 unit_dir: &u.dir,

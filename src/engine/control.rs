@@ -361,6 +361,7 @@ impl Engine {
             let verdict = sprint.map(|sprint| {
                 verify::verify(&verify::VerifyInput {
                     env: &self.unit_env(&state, &config, unit),
+                    others: verify::others(&state, unit),
                     root: &root,
                     unit,
                     unit_dir: &u.dir,

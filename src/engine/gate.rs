@@ -408,12 +408,29 @@ impl Engine {
                 warned.join(", ")
             );
         }
-        let existing = self.store.checkpoints_at(tip.id)?.len();
-        let name = format!("CHECKPOINT-{:03}.md", existing + 1);
+        let existing = self.store.checkpoints_at(tip.id)?;
+        let name = format!("CHECKPOINT-{:03}.md", existing.len() + 1);
         let others_active = state.active_agents();
+        // 002's report: the decision, the risks logged, the quality trend
+        // against the previous checkpoint's score.
+        let previous = match existing.last() {
+            Some(last) => self
+                .store
+                .checkpoint_at(tip.id, last)?
+                .as_deref()
+                .and_then(checkpoint_score),
+            None => None,
+        };
+        let decision = if build.passed {
+            "Proceed".to_string()
+        } else {
+            format!("Block: the build failed (attributed to {blamed_text})")
+        };
+        let risks = checks.len() - passed;
         let mut report = format!(
-            "# {name}: phase {phase}\n\n- Verdict: {verdict}\n- Score: {score:.2} ({passed}/{} checks passed)\n- Build: `{command}` → {} in {:.1}s\n- Covers: {}\n- Single-agent exception: {}\n\n## Checks\n",
+            "# {name}: phase {phase}\n\n- Verdict: {verdict}\n- Decision: {decision}\n- Score: {score:.2} ({passed}/{} checks passed)\n- Risks: {risks} logged\n- Quality trend: {}\n- Build: `{command}` → {} in {:.1}s\n- Covers: {}\n- Single-agent exception: {}\n\n## Checks\n",
             checks.len(),
+            quality_trend(previous, score),
             match build.exit {
                 Some(c) => format!("exit {c}"),
                 None => "did not finish".into(),
@@ -534,5 +551,25 @@ impl Engine {
             Err(UpdateError::Store(e)) => Err(e.into()),
             Err(UpdateError::Decide(e)) => Err(e),
         }
+    }
+}
+
+/// The score a checkpoint report gives (`- Score: 0.75 (…)`).
+fn checkpoint_score(report: &str) -> Option<f64> {
+    report
+        .lines()
+        .find_map(|l| l.strip_prefix("- Score: "))
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+}
+
+/// 002's `quality_trend` from the previous checkpoint's score to this one:
+/// `stable` within 0.05 (and for the first checkpoint), else `improving`
+/// or `degrading`.
+fn quality_trend(previous: Option<f64>, score: f64) -> &'static str {
+    match previous {
+        Some(p) if score > p + 0.05 => "improving",
+        Some(p) if score < p - 0.05 => "degrading",
+        _ => "stable",
     }
 }

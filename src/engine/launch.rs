@@ -479,6 +479,17 @@ impl Engine {
                 asked.attempt = n;
             }
         }
+        // What the plan tells its agents to read, from its text.
+        let source = self.snapshot_source().unwrap_or_default();
+        let to_read: Vec<dispatch::reading::ToRead> =
+            dispatch::reading::named(&source, plan, sprint)
+                .into_iter()
+                .map(|path| dispatch::reading::ToRead {
+                    exists: root.join(&path).exists(),
+                    created_by: dispatch::reading::created_by(plan, &path, sprint),
+                    path,
+                })
+                .collect();
         let mut prompt_text = prompt::build(&prompt::PromptInput {
             plan,
             unit: plan_unit,
@@ -493,6 +504,7 @@ impl Engine {
             build_command: config.build.command.as_deref(),
             result_file: &paths.result.display().to_string(),
             project: crate::config::project_commands(root).as_ref(),
+            to_read: &to_read,
         });
         // Files another live unit is changing too (found while both work).
         for o in super::overlap::live(&self.store.runtime_dir(), state)

@@ -205,6 +205,7 @@ impl Engine {
                 };
                 let verdict = super::verify::verify(&super::verify::VerifyInput {
                     env: &self.unit_env_at(tip, &u.name),
+                    others: super::verify::others(&tip.state, &u.name),
                     root: &marked[0].root,
                     unit: &u.name,
                     unit_dir: &u.dir,
@@ -386,6 +387,7 @@ impl Engine {
                             {
                                 let verdict = super::verify::verify(&super::verify::VerifyInput {
                                     env: &self.unit_env_at(tip, &u.name),
+                                    others: super::verify::others(&tip.state, &u.name),
                                     root: &root,
                                     unit: &u.name,
                                     unit_dir: &u.dir,
@@ -417,6 +419,18 @@ impl Engine {
                     }
                 }
             }
+            // Gone before its wrapper started the agent (the engine ended
+            // between the dispatch and the start): nothing ran, so nothing
+            // is judged or charged.
+            if gone
+                && !report.started
+                && sp.state == SprintStatus::Dispatched
+                && sp.agent.as_ref().is_none_or(|a| a.pid.is_none())
+            {
+                return Ok(Some(EventKind::NeverStarted {
+                    unit: u.name.clone(),
+                }));
+            }
             if report.finished || gone {
                 if let Some(kind) = self.background_to_record(&u.name, sp, &report) {
                     return Ok(Some(kind));
@@ -439,6 +453,7 @@ impl Engine {
                 };
                 let verdict = super::verify::verify(&super::verify::VerifyInput {
                     env: &self.unit_env_at(tip, &u.name),
+                    others: super::verify::others(&tip.state, &u.name),
                     root: &root,
                     unit: &u.name,
                     unit_dir: &u.dir,

@@ -175,6 +175,14 @@ impl Engine {
         }
     }
 
+    /// The plan text of the snapshot [`Engine::snapshot`] parsed last.
+    pub(super) fn snapshot_source(&self) -> Option<String> {
+        self.parsed
+            .borrow()
+            .as_ref()
+            .map(|(s, _, _)| s.plan.clone())
+    }
+
     pub fn snapshot(&self, tip: &Tip) -> Result<(Plan, Config), EngineError> {
         let snap = self.store.snapshot_at(tip.id)?;
         if let Some((s, plan, config)) = self.parsed.borrow().as_ref() {

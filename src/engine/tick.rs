@@ -171,7 +171,12 @@ impl Engine {
                 busy_told = false;
             }
             on_poll(&tip.state, &lines);
-            if tip.state.is_finished() || timeout.is_some_and(|t| start.elapsed() >= t) {
+            if tip.state.is_finished() {
+                // The process that recorded the end ends the background
+                // processes after it: the run is over once they are gone.
+                return self.background_ended(tip);
+            }
+            if timeout.is_some_and(|t| start.elapsed() >= t) {
                 return Ok(tip.state);
             }
             let poll = self

@@ -38,6 +38,24 @@ pub struct VerifyInput<'a> {
     /// What the criteria commands are told of where they run (the unit,
     /// its slot and port).
     pub env: &'a [(String, String)],
+    /// The directories of the other units working in the same tree
+    /// (`others`): at the project root, only they tell another agent's
+    /// files from this one's.
+    pub others: Vec<String>,
+}
+
+/// The directories of the units other than `unit` that work in the same
+/// tree as it: none with worktrees (each unit has its own).
+pub fn others(state: &State, unit: &str) -> Vec<String> {
+    if state.worktrees {
+        return Vec::new();
+    }
+    state
+        .units
+        .iter()
+        .filter(|o| o.name != unit)
+        .map(|o| o.dir.clone())
+        .collect()
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -510,10 +528,13 @@ pub fn verify(input: &VerifyInput) -> Verdict {
     // files already dirty then (with the same content) are not the agent's.
     let baseline = input.agent.map(|a| a.dirty.as_slice()).unwrap_or_default();
     let mut dirty = left_since(input.root, input.unit_dir, baseline);
-    if input.unit_dir == "." {
+    if input.unit_dir == "." && input.others.iter().any(|d| d == ".") {
         // At the project root other units' agents work too: only files the
         // sprint names are this agent's progress (as with commits).
         dirty.retain(|p| names_path(&sprint.files, p) || *p == progress_file("."));
+    } else if input.unit_dir == "." {
+        // Alone at the root: all but the other units' directories is its.
+        dirty.retain(|p| !names_path(&input.others, p));
     }
     if !dirty.is_empty() {
         evidence.push(format!("{} uncommitted path(s)", dirty.len()));

@@ -104,6 +104,11 @@ pub enum EventKind {
     /// worker died or lost the remote): the sprint waits in BACKOFF as
     /// interrupted, its attempt kept, for another worker.
     LeaseExpired { unit: String, worker: String },
+    /// The unit's DISPATCHED sprint has no agent and never had one: its
+    /// wrapper is gone without having started it (the engine ended between
+    /// the dispatch and the start). The sprint waits in BACKOFF as
+    /// interrupted, its attempt kept: nothing ran, so nothing failed.
+    NeverStarted { unit: String },
     /// Verification of an agent's (or observed) work.
     Verdict {
         unit: String,
@@ -251,6 +256,7 @@ impl EventKind {
             EventKind::Dispatch { .. } => "dispatch",
             EventKind::AgentStarted { .. } => "agent-started",
             EventKind::LeaseExpired { .. } => "lease-expired",
+            EventKind::NeverStarted { .. } => "never-started",
             EventKind::Verdict { .. } => "verdict",
             EventKind::Stop => "stop",
             EventKind::ForceStop { .. } => "force-stop",
@@ -465,6 +471,7 @@ pub fn apply(state: &State, event: &Event) -> Result<Vec<Step>, MachineError> {
             agent::agent_started(&mut b, unit, *pid, worker.as_deref())?
         }
         EventKind::LeaseExpired { unit, worker } => agent::lease_expired(&mut b, unit, worker)?,
+        EventKind::NeverStarted { unit } => agent::never_started(&mut b, unit)?,
         EventKind::UsageLimited {
             unit,
             agent,

@@ -3,6 +3,7 @@
 //! selection). Pure: no I/O, no clock, no randomness. The rest of the program
 //! turns the world into [`Event`]s and writes the [`Step`]s `apply` returns.
 
+mod after;
 pub mod apply;
 pub mod background;
 pub mod cost;
@@ -14,6 +15,7 @@ mod steps;
 mod tables;
 pub mod timestamp;
 
+pub use after::SprintDep;
 pub use apply::apply;
 pub use apply::dispatchable;
 pub use apply::dispatchable_at;

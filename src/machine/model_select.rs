@@ -29,6 +29,9 @@ pub struct Selection {
     pub type_modifier: i32,
     /// Which override applied, if any.
     pub forced: Option<&'static str>,
+    /// What in the sprint the override read (an open decision, an
+    /// external dependency), quoted.
+    pub about: Option<String>,
 }
 
 impl Selection {
@@ -45,6 +48,9 @@ impl Selection {
         );
         if let Some(f) = self.forced {
             s.push_str(&format!("; {f}"));
+        }
+        if let Some(a) = &self.about {
+            s.push_str(&format!(": {a}"));
         }
         s
     }
@@ -132,7 +138,8 @@ pub fn select(plan: &Plan, unit: &str, sprint: &Sprint, state: &SprintState) -> 
     };
     let foundation = if foundation_score == 1 { 5 } else { 0 } + depth_points;
 
-    let risk = risk_points(analysis::risk(&body));
+    let category = analysis::risk(&body);
+    let risk = risk_points(category);
     let type_modifier = match sprint.task_type {
         TaskType::Code => 0,
         TaskType::Command | TaskType::Background => -3,
@@ -156,6 +163,10 @@ pub fn select(plan: &Plan, unit: &str, sprint: &Sprint, state: &SprintState) -> 
     } else {
         state.attempt.max(1)
     };
+    // What `analyze` reports of the sprint: a decision left open, or an
+    // external dependency without a documented interface.
+    let question = crate::plan_tools::review::questions::needs_strongest(sprint);
+    let mut about = None;
     let (model, forced) = if state.failures >= 1 && this_attempt >= 2 {
         // Spec §J: "If attempt ≥ 2, the override condition forces opus" —
         // the cheaper model already had its chance and failed.
@@ -172,6 +183,14 @@ pub fn select(plan: &Plan, unit: &str, sprint: &Sprint, state: &SprintState) -> 
         (
             Model::Opus,
             Some("forced opus: open questions (TBD) in the sprint"),
+        )
+    } else if let Some(q) = question {
+        about = Some(q);
+        (Model::Opus, Some("forced opus: analyze finds"))
+    } else if category == Risk::NewTechnology {
+        (
+            Model::Opus,
+            Some("forced opus: risk category new technology (new, unfamiliar or experimental)"),
         )
     } else if state.state == SprintStatus::Partial {
         let prior = state.model.unwrap_or(Model::Sonnet);
@@ -207,6 +226,7 @@ pub fn select(plan: &Plan, unit: &str, sprint: &Sprint, state: &SprintState) -> 
         risk,
         type_modifier,
         forced,
+        about,
     }
 }
 

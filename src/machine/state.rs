@@ -6,6 +6,7 @@ use std::fmt;
 use serde::Deserialize;
 use serde::Serialize;
 
+use super::after::SprintDep;
 use super::cost::Usd;
 use crate::plan::Plan;
 use crate::plan::SprintId;
@@ -267,6 +268,10 @@ pub struct UnitState {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub layer: Option<u32>,
     pub deps: Vec<String>,
+    /// Dependencies on one sprint of another unit (`Depends on: core
+    /// sprint 2`): that unit counts as met once the sprint is COMPLETED.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub after: Vec<SprintDep>,
     pub state: UnitStatus,
     /// A passing coordinated build covered the unit's completed work; reset
     /// whenever the unit completes (again). Meaningful only while COMPLETED.
@@ -574,6 +579,11 @@ impl State {
                     dir: u.dir_or_root().to_string(),
                     layer: u.layer,
                     deps: u.deps.clone(),
+                    after: u
+                        .sprint_deps()
+                        .into_iter()
+                        .map(|(unit, sprint)| SprintDep { unit, sprint })
+                        .collect(),
                     state: UnitStatus::NotStarted,
                     built: false,
                     uncommitted: Vec::new(),

@@ -206,13 +206,21 @@ impl<'a> Steps<'a> {
             let ready = (0..self.state.units.len()).find(|&i| {
                 let u = &self.state.units[i];
                 u.state == UnitStatus::NotStarted
-                    && u.deps.iter().all(|d| self.state.dependency_met(d))
+                    && u.deps.iter().all(|d| self.state.dependency_met_for(u, d))
             });
             let Some(i) = ready else { break };
-            let deps = &self.state.units[i].deps;
+            let u = &self.state.units[i];
+            let deps: Vec<String> = u
+                .deps
+                .iter()
+                .map(|d| match u.after.iter().find(|a| a.unit == *d) {
+                    Some(a) => format!("{d} sprint {}", a.sprint),
+                    None => d.clone(),
+                })
+                .collect();
             let why = if deps.is_empty() {
                 format!("{why_prefix}; it has no dependencies.")
-            } else if self.state.build.is_some() {
+            } else if self.state.build.is_some() && u.after.is_empty() {
                 format!(
                     "{why_prefix}; its dependencies ({}) are COMPLETED and a passing build covered them.",
                     deps.join(", ")
@@ -269,6 +277,26 @@ impl<'a> Steps<'a> {
             );
             let name = self.state.units[unit].name.clone();
             self.start_ready(&format!("`{name}` completed"));
+            return;
+        }
+        // A unit may wait for this sprint alone (`Depends on: core sprint 2`).
+        let name = self.state.units[unit].name.clone();
+        let Some(done) = self.state.units[unit]
+            .sprints
+            .iter()
+            .rev()
+            .find(|s| s.state == SprintStatus::Completed)
+            .map(|s| s.id.clone())
+        else {
+            return;
+        };
+        let waited = self
+            .state
+            .units
+            .iter()
+            .any(|u| u.after.iter().any(|a| a.unit == name && a.sprint == done));
+        if waited {
+            self.start_ready(&format!("`{name}` sprint {done} completed"));
         }
     }
 

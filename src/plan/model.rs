@@ -181,6 +181,36 @@ pub enum CriterionKind {
     /// A boolean statement about repository state (a file exists, a progress
     /// file says complete).
     Assertion,
+    /// Another unit's sprint is COMPLETED (`Depends on: core sprint 2`): an
+    /// entry criterion of the waiting unit's first sprint, which the run
+    /// keeps by starting the unit once that sprint, not the whole unit, is
+    /// done ([`Unit::sprint_deps`]).
+    After,
+}
+
+impl Criterion {
+    /// The entry criterion that `unit`'s sprint `id` is COMPLETED.
+    pub fn after_sprint(unit: &str, id: &SprintId) -> Criterion {
+        Criterion {
+            kind: CriterionKind::After,
+            text: format!("{unit} sprint {id} COMPLETED"),
+            command: None,
+            expected: None,
+            checked: false,
+        }
+    }
+
+    /// The unit and sprint an [`CriterionKind::After`] criterion waits for.
+    pub fn after(&self) -> Option<(String, SprintId)> {
+        if self.kind != CriterionKind::After {
+            return None;
+        }
+        let (unit, id) = self
+            .text
+            .strip_suffix(" COMPLETED")?
+            .rsplit_once(" sprint ")?;
+        Some((unit.to_string(), id.parse().ok()?))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -265,6 +295,17 @@ impl Unit {
     /// plan names none).
     pub fn dir_or_root(&self) -> &str {
         self.dir.as_deref().unwrap_or(".")
+    }
+
+    /// Dependencies on one sprint of another unit, not the whole of it
+    /// (`Depends on: core sprint 2`): the unit may start once that sprint is
+    /// COMPLETED. Kept as entry criteria of its first sprint; the unit also
+    /// lists the other unit in `deps`, for the order and the checks.
+    pub fn sprint_deps(&self) -> Vec<(String, SprintId)> {
+        self.sprints
+            .first()
+            .map(|s| s.entry.iter().filter_map(Criterion::after).collect())
+            .unwrap_or_default()
     }
 }
 

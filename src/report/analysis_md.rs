@@ -105,16 +105,27 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
         let _ = writeln!(o, "- {g}");
     }
     let _ = writeln!(o, "\n### Open Questions\n");
-    let _ = writeln!(o, "Count: {}\n", r.questions.len());
+    let _ = writeln!(o, "Count: {}", r.questions.len());
+    let blocked = r.questions.iter().filter(|q| q.blocked).count();
+    let _ = writeln!(
+        o,
+        "Status: {}\n",
+        match (blocked, r.questions.len()) {
+            (0, 0) => "CLEAR".to_string(),
+            (0, _) => "OPEN".to_string(),
+            (b, _) => format!("BLOCKED ({b} blocking: a unit cannot start, an external dependency has no interface, or one decision spans sprints)"),
+        }
+    );
     if !r.questions.is_empty() {
         super::table_head(&mut o, &["Question", "Location", "Type", "Blocking Impact"]);
         for q in &r.questions {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {} |",
+                "| {} | {} | {} | {}{} |",
                 q.text.replace('|', "\\|"),
                 q.location,
                 q.kind,
+                if q.blocked { "BLOCKED: " } else { "" },
                 q.blocking
             );
         }
@@ -264,12 +275,18 @@ pub fn render(r: &Review, plan_path: &str, generated: &str) -> String {
     let _ = writeln!(
         o,
         "- Missed: {}",
-        if r.layer_changes.is_empty() {
+        if r.layer_changes.is_empty() && r.independent_sprints.is_empty() {
             "none".to_string()
         } else {
             r.layer_changes
                 .iter()
                 .map(|l| format!("{} (layer {} → {})", l.unit, l.from, l.to))
+                .chain(r.independent_sprints.iter().map(|(u, ids)| {
+                    format!(
+                        "{u} sprints {} (independent, run in sequence)",
+                        ids.join(", ")
+                    )
+                }))
                 .collect::<Vec<_>>()
                 .join(", ")
         }

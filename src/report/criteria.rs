@@ -72,3 +72,48 @@ pub fn notice(sprints: &[Unchecked]) -> Option<String> {
         list(sprints)
     ))
 }
+
+/// The warning `start` asks about before it dispatches sprints no command
+/// can check, with the criteria `evaluate` would give each (`cmds`: the
+/// build and test commands it knows); `None` when every sprint has one.
+pub fn warning(
+    plan: &Plan,
+    sprints: &[Unchecked],
+    cmds: &crate::plan_tools::rewrite::Commands,
+) -> Option<String> {
+    if sprints.is_empty() {
+        return None;
+    }
+    let n = sprints.len();
+    let mut out = format!(
+        "{n} sprint{} {} no runnable exit criterion and would complete on the agent's word [run::no_criteria]",
+        if n == 1 { "" } else { "s" },
+        if n == 1 { "has" } else { "have" },
+    );
+    for u in sprints {
+        let proposed = plan
+            .unit(&u.unit)
+            .and_then(|pu| pu.sprints.iter().find(|s| s.id.to_string() == u.sprint))
+            .map(|s| crate::plan_tools::rewrite::proposed_criteria(s, cmds))
+            .unwrap_or_default();
+        let what = if proposed.is_empty() {
+            "evaluate knows nothing to propose (no build or test command: set [build] command)"
+                .to_string()
+        } else {
+            format!(
+                "evaluate proposes {}",
+                proposed
+                    .iter()
+                    .map(|p| format!("\"{p}\""))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        out.push_str(&format!(
+            "\n  {}: {}",
+            crate::base::escape::visible(&format!("{} {} ({})", u.unit, u.sprint, u.name)),
+            crate::base::escape::visible(&what)
+        ));
+    }
+    Some(out)
+}

@@ -174,6 +174,8 @@ fn render_into(s: &State, o: &mut String) -> std::fmt::Result {
         "Every transition and decision is a commit: `git log refs/supervisor/state` (or `git supervisor log`)."
     )?;
     writeln!(o)?;
+    reconciliation(o, s)?;
+    writeln!(o)?;
     writeln!(o, "## Waiting")?;
     let waits = super::status::waits(s);
     if waits.is_empty() {
@@ -196,4 +198,41 @@ fn render_into(s: &State, o: &mut String) -> std::fmt::Result {
         .count();
     writeln!(o, "Blocked work units: {blocked}")?;
     Ok(())
+}
+
+/// The Reconciliation Status section (v1): the cross-package needs logged
+/// and whether their reconciliation waits for the units, is due, or has
+/// nothing to do.
+fn reconciliation(o: &mut impl std::fmt::Write, s: &State) -> std::fmt::Result {
+    writeln!(o, "## Reconciliation Status")?;
+    let mut units: Vec<&str> = s.needs.iter().map(|n| n.unit.as_str()).collect();
+    units.sort_unstable();
+    units.dedup();
+    let done = s
+        .units
+        .iter()
+        .filter(|u| u.state == UnitStatus::Completed)
+        .count();
+    if s.needs.is_empty() {
+        writeln!(o, "- Cross-package needs: none logged")?;
+        return writeln!(o, "- Status: nothing to reconcile");
+    }
+    writeln!(
+        o,
+        "- Cross-package needs: {} logged (from {})",
+        s.needs.len(),
+        units.join(", ")
+    )?;
+    if done == s.units.len() {
+        writeln!(
+            o,
+            "- Status: due: every work unit is COMPLETED; reconcile the needs above (hand-offs and subjects two units define are in the Decisions Log)"
+        )
+    } else {
+        writeln!(
+            o,
+            "- Status: pending: reconciled once every work unit is COMPLETED ({done} of {} are)",
+            s.units.len()
+        )
+    }
 }

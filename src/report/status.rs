@@ -303,7 +303,7 @@ pub fn waits(s: &State) -> Vec<String> {
                 let unmet: Vec<String> = u
                     .deps
                     .iter()
-                    .filter(|d| !s.dependency_met(d))
+                    .filter(|d| !s.dependency_met_for(u, d))
                     .map(|d| match s.unit(d) {
                         Some(dep) if dep.state != UnitStatus::Completed => {
                             format!("{d} ({})", dep.state)

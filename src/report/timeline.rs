@@ -212,12 +212,7 @@ pub fn svg(r: &Report) -> String {
         let label = if by_seq {
             format!("#{v}")
         } else {
-            let m = (v - start) / 60;
-            if m >= 60 {
-                format!("+{}h{:02}m", m / 60, m % 60)
-            } else {
-                format!("+{m}m")
-            }
+            offset_label(v - start, end - start)
         };
         let _ = writeln!(
             out,
@@ -267,6 +262,26 @@ pub fn svg(r: &Report) -> String {
 }
 
 /// A standalone HTML page holding the SVG.
+/// An axis mark `offset` seconds into a run of `span` seconds: minutes
+/// (and hours) once the run lasts ten minutes, else seconds too, so a
+/// short run's marks never repeat (`+0s +15s +30s +45s +1m`).
+fn offset_label(offset: i64, span: i64) -> String {
+    let m = offset / 60;
+    if span >= 600 {
+        if m >= 60 {
+            format!("+{}h{:02}m", m / 60, m % 60)
+        } else {
+            format!("+{m}m")
+        }
+    } else if m == 0 {
+        format!("+{offset}s")
+    } else if offset % 60 == 0 {
+        format!("+{m}m")
+    } else {
+        format!("+{m}m{:02}s", offset % 60)
+    }
+}
+
 pub fn html(r: &Report) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{} — timeline</title>\n<style>body{{margin:16px;background:#fff;color:#222;font-family:sans-serif}}</style>\n</head>\n<body>\n{}</body>\n</html>\n",

@@ -218,7 +218,7 @@ impl OnRemote {
     pub fn start(&self, script: &Path) {
         let out = super::run_env(
             self.src.path(),
-            &["start", "--remote", "origin"],
+            &["start", "--yes", "--remote", "origin"],
             &[("FAKE_AGENT_SCRIPT", script)],
         );
         assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);

@@ -255,7 +255,7 @@ impl Project {
     }
 
     pub(crate) fn start(&self) {
-        let (code, out, err) = self.sv(&["start"]);
+        let (code, out, err) = self.sv(&["start", "--yes"]);
         assert_eq!(code, 0, "start: {out}{err}");
     }
 

@@ -36,7 +36,7 @@ pub fn a_killed_worker_s_sprint_is_taken_over(host: Host, extra: &[&str]) {
     ]);
     let out = run_env(
         remote.src.path(),
-        &["start", "--remote", "origin"],
+        &["start", "--yes", "--remote", "origin"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -186,7 +186,7 @@ pub fn racing_workers_claim_each_sprint_once(host: Host, workers: usize, extra: 
     std::thread::sleep(Duration::from_millis(1500));
     let out = run_env(
         remote.src.path(),
-        &["start", "--remote", "origin"],
+        &["start", "--yes", "--remote", "origin"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -267,7 +267,7 @@ pub fn a_phase_build_runs_once_on_the_integrated_tip(host: Host) {
     let builds = s.path().join("builds.log");
     let out = run_env(
         remote.src.path(),
-        &["start", "--remote", "origin"],
+        &["start", "--yes", "--remote", "origin"],
         &[("FAKE_AGENT_SCRIPT", s.path())],
     );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
@@ -404,7 +404,11 @@ pub fn stop_killall_and_resume_from_a_worker_clone_while_workers_run(host: Host)
     );
     let s = scripts(&[("default.txt", &works_for(4))]);
     let env = [("FAKE_AGENT_SCRIPT", s.path())];
-    let out = run_env(remote.src.path(), &["start", "--remote", "origin"], &env);
+    let out = run_env(
+        remote.src.path(),
+        &["start", "--yes", "--remote", "origin"],
+        &env,
+    );
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let clones = [remote.clone("one"), remote.clone("two")];
     let needle = format!("FAKE_AGENT_SCRIPT={}", s.path().display());

@@ -119,6 +119,7 @@ impl Engine {
         };
         let verdict = verify::verify(&verify::VerifyInput {
             env: &self.unit_env_at(&tip, &c.unit),
+            others: verify::others(&tip.state, &c.unit),
             root: &c.root,
             unit: &c.unit,
             unit_dir: &unit_dir,

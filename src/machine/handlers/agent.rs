@@ -180,6 +180,44 @@ pub(in crate::machine) fn lease_expired(
     Ok(())
 }
 
+/// The DISPATCHED sprint's agent never started (its wrapper is gone
+/// without a report): the sprint waits in BACKOFF, interrupted, its attempt
+/// kept, and is dispatched again at once; a stopping unit then stops.
+pub(in crate::machine) fn never_started(b: &mut Steps<'_>, unit: &str) -> Result<(), MachineError> {
+    b.require_started()?;
+    let i = b.unit_index(unit)?;
+    let (k, s) = active(&b.state, i, unit)?;
+    if s.state != SprintStatus::Dispatched || s.agent.as_ref().is_some_and(|a| a.pid.is_some()) {
+        return Err(MachineError::SprintState {
+            unit: unit.to_string(),
+            sprint: s.id.clone(),
+            state: s.state,
+            needed: "only a DISPATCHED sprint whose agent never started",
+        });
+    }
+    let s = &mut b.state.units[i].sprints[k];
+    s.agent = None;
+    s.interrupted = true;
+    s.retry_at = None;
+    let (id, attempt) = (s.id.clone(), s.attempt);
+    b.sprint_to(
+        i,
+        k,
+        SprintStatus::Backoff,
+        format!(
+            "The agent for sprint {id} never started (its wrapper is gone without a report); attempt {attempt} kept, not charged."
+        ),
+    );
+    if b.state.units[i].state == UnitStatus::Stopping {
+        b.unit_to(
+            i,
+            UnitStatus::Stopped,
+            "Stop requested; no agent had started on its sprint, so the unit stops here.".into(),
+        );
+    }
+    Ok(())
+}
+
 /// Verification's verdict on an agent's work.
 pub(in crate::machine) fn verdict(
     b: &mut Steps<'_>,

@@ -84,6 +84,7 @@ pub(in crate::machine) fn replan(b: &mut Steps<'_>, plan: &Plan) -> Result<(), M
             Some(old) => {
                 let mut u = old.clone();
                 u.deps = nu.deps.clone();
+                u.after = nu.after.clone();
                 u.layer = nu.layer;
                 u.dir = nu.dir.clone();
                 u.sprints = nu

@@ -244,6 +244,20 @@ pub(super) fn resolve_table_deps(units: &mut [RawUnit], problems: &mut Vec<Probl
             .collect();
         let mut out: Vec<(String, Span)> = Vec::new();
         for (text, span) in deps {
+            // `core sprint 2`: the unit waits for that sprint of core only.
+            if let Some((d, id)) = sprint_dep(&text, t, &index, units) {
+                let name = units[d].name.clone();
+                if !out.iter().any(|(x, _)| *x == name) {
+                    out.push((name.clone(), span.clone()));
+                }
+                if let Some(first) = units[t].sprints.first_mut() {
+                    let after = Criterion::after_sprint(&name, &id);
+                    if !first.sprint.entry.contains(&after) {
+                        first.sprint.entry.push(after);
+                    }
+                }
+                continue;
+            }
             let resolved = resolve_dep(&text, t, &index).or_else(|| {
                 let named = named_in_sentence(&text, t, units);
                 if named.is_empty() {
@@ -282,6 +296,34 @@ pub(super) fn resolve_table_deps(units: &mut [RawUnit], problems: &mut Vec<Probl
         }
         units[t].deps = out;
     }
+}
+
+/// A dependency on one sprint of another unit: `core sprint 2`, `core
+/// Sprint 2a`, `Sprint 2 of core`, `sprint 2 in core`. The unit and the
+/// sprint's id, when the unit is another one of the plan and holds it.
+fn sprint_dep(
+    text: &str,
+    me: usize,
+    index: &UnitIndex,
+    units: &[RawUnit],
+) -> Option<(usize, SprintId)> {
+    let bare = strip_parentheticals(text);
+    let t = bare.trim().trim_end_matches(['.', ',', ';']);
+    let lower = t.to_ascii_lowercase();
+    let (unit, id) = if let Some(rest) = lower.strip_prefix("sprint ") {
+        let (id, unit) = rest
+            .split_once(" of ")
+            .or_else(|| rest.split_once(" in "))
+            .or_else(|| rest.split_once(" from "))?;
+        let start = t.len() - unit.len();
+        (t[start..].trim(), id.trim())
+    } else {
+        let at = lower.rfind(" sprint ")?;
+        (t[..at].trim(), t[at + " sprint ".len()..].trim())
+    };
+    let id: SprintId = id.trim_end_matches(':').parse().ok()?;
+    let d = index.get(unit)?;
+    (d != me && units[d].sprints.iter().any(|s| s.id == id)).then_some((d, id))
 }
 
 pub(super) fn strip_parentheticals(s: &str) -> String {

@@ -153,7 +153,10 @@ pub fn quality(s: &Sprint, budget: u32, plan_checks: &[Criterion]) -> Quality {
     let turns = estimated_turns(s);
     let fitness = Fitness::of(turns, budget);
     let w = words(s);
-    let single_concern = subsystems(s).iter().filter(|d| *d != ".").count() <= 1;
+    // One concern: one subsystem, and tasks that share a subject or a file
+    // (twelve unrelated features in one directory are not one concern).
+    let single_concern = subsystems(s).iter().filter(|d| *d != ".").count() <= 1
+        && !super::concerns::several_concerns(s);
     let plan_runnable: Vec<&str> = plan_checks
         .iter()
         .filter_map(|c| c.command.as_deref())
@@ -172,13 +175,19 @@ pub fn quality(s: &Sprint, budget: u32, plan_checks: &[Criterion]) -> Quality {
     let no_vague_language = !s.exit.iter().any(|c| is_vague(&c.text));
     // Every task needs an exit criterion: at least as many criteria as tasks,
     // or a runnable one that covers the sprint as a whole (a build or test).
+    // Files the tasks create or change are each checked by a criterion,
+    // unless a build or test covers them.
+    let covered_by_command = s
+        .exit
+        .iter()
+        .filter_map(|c| c.command.as_deref())
+        .chain(plan_runnable.iter().copied())
+        // `test -e x` checks one file, not the sprint.
+        .filter(|c| !c.starts_with("test ") && !c.starts_with("[ "))
+        .any(|c| c.contains("test") || c.contains("build") || c.contains("check"));
     let full_coverage = s.tasks.is_empty()
-        || s.exit.len() >= s.tasks.len()
-        || s.exit
-            .iter()
-            .filter_map(|c| c.command.as_deref())
-            .chain(plan_runnable.iter().copied())
-            .any(|c| c.contains("test") || c.contains("build") || c.contains("check"));
+        || covered_by_command
+        || (s.exit.len() >= s.tasks.len() && super::concerns::unchecked_files(s).is_empty());
     Quality {
         single_concern,
         clear_artifact,

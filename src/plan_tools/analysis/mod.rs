@@ -3,6 +3,7 @@
 //! checks of spec §V. Pure functions of a parsed plan.
 
 mod checks;
+pub mod concerns;
 #[cfg(test)]
 mod tests;
 

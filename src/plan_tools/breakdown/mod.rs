@@ -110,6 +110,39 @@ fn neutral(task: &str) -> String {
     }
 }
 
+/// A unit's tasks split by the top-level directory of the files they name
+/// (spec §T: distinct directories are distinct units): with two or more,
+/// each directory's tasks are a unit named after it (after the section and
+/// the directory when the section is not the whole project), and tasks
+/// naming no file stay in the section's unit. With fewer, one unit.
+fn by_top_directory(name: &str, project: &str, tasks: Vec<String>) -> Vec<(String, Vec<String>)> {
+    let dir_of = |t: &String| {
+        paths(t)
+            .first()
+            .map(|p| analysis::top_dir(p).to_string())
+            .filter(|d| d != "." && !analysis::is_test_dir(d))
+    };
+    let mut groups: Vec<(Option<String>, Vec<String>)> = Vec::new();
+    for t in &tasks {
+        let d = dir_of(t);
+        match groups.iter_mut().find(|(g, _)| *g == d) {
+            Some((_, ts)) => ts.push(t.clone()),
+            None => groups.push((d, vec![t.clone()])),
+        }
+    }
+    if groups.iter().filter(|(d, _)| d.is_some()).count() < 2 {
+        return vec![(name.to_string(), tasks)];
+    }
+    groups
+        .into_iter()
+        .map(|(d, ts)| match d {
+            None => (name.to_string(), ts),
+            Some(d) if name == project => (d, ts),
+            Some(d) => (format!("{name} {d}"), ts),
+        })
+        .collect()
+}
+
 fn is_foundation(task: &str) -> bool {
     let l = lower(task);
     [
@@ -241,7 +274,8 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
         unit_names.push(title.clone());
     }
     let mut task_count = 0;
-    let mut units: Vec<Unit> = Vec::new();
+    // (unit, the section it came from, its tasks), in order of mention.
+    let mut parts: Vec<(String, String, Vec<String>)> = Vec::new();
     for name in &unit_names {
         let mine: &[&Requirement] = by_unit.get(name.as_str()).map_or(&[], Vec::as_slice);
         let mut tasks: Vec<String> = Vec::new();
@@ -267,6 +301,31 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
             tasks.push(format!("Implement {name}"));
         }
         task_count += tasks.len();
+        for (unit, tasks) in by_top_directory(name, &title, tasks) {
+            let mut unique = unit.clone();
+            let mut n = 1;
+            while parts.iter().any(|(u, _, _)| lower(u) == lower(&unique)) {
+                n += 1;
+                unique = format!("{unit} {n}");
+            }
+            parts.push((unique, name.clone(), tasks));
+        }
+    }
+    // Foundation first (spec §T): units made mostly of types, interfaces,
+    // schemas and shared code come before the rest, which wait for them.
+    // Their own tests do not count against them.
+    let foundation = |tasks: &[String]| {
+        let work: Vec<&String> = tasks
+            .iter()
+            .filter(|t| !t.starts_with("Write tests") && !t.starts_with("Write a test"))
+            .collect();
+        work.iter().filter(|t| is_foundation(t)).count() * 2 > work.len()
+    };
+    parts.sort_by_key(|(_, _, tasks)| !foundation(tasks));
+    let founding: Vec<bool> = parts.iter().map(|(_, _, t)| foundation(t)).collect();
+    let mut units: Vec<Unit> = Vec::new();
+    for (name, _, tasks) in &parts {
+        let tasks = tasks.clone();
         let all_paths: Vec<String> = tasks.iter().flat_map(|t| paths(t)).collect();
         let dir = {
             let tops: Vec<&str> = all_paths
@@ -328,18 +387,32 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
             origin: Default::default(),
         });
     }
-    // A unit whose requirements name an earlier unit depends on it.
+    // A unit whose requirements name an earlier unit depends on it, and
+    // every other unit on the foundation.
     let lowered: Vec<String> = units.iter().map(|u| lower(&u.name)).collect();
     for i in 0..units.len() {
-        let text: String = by_unit
-            .get(units[i].name.as_str())
-            .map_or(&[][..], Vec::as_slice)
-            .iter()
-            .map(|r| lower(&r.text))
-            .collect::<Vec<_>>()
-            .join("\n");
+        // A unit split off by directory is judged by its own tasks, not by
+        // the whole section's requirements.
+        let text: String = if parts[i].0 != parts[i].1 {
+            parts[i]
+                .2
+                .iter()
+                .map(|t| lower(t))
+                .collect::<Vec<_>>()
+                .join("\n")
+        } else {
+            by_unit
+                .get(parts[i].1.as_str())
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .map(|r| lower(&r.text))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
         let index = analysis::Phrases::new(&text);
-        let named: Vec<usize> = (0..i).filter(|k| index.has(&lowered[*k])).collect();
+        let named: Vec<usize> = (0..i)
+            .filter(|k| index.has(&lowered[*k]) || (founding[*k] && !founding[i]))
+            .collect();
         let layer = named
             .iter()
             .filter_map(|k| units[*k].layer)

@@ -108,6 +108,13 @@ pub(super) const CONTEXT: &[&str] = &[
 
 pub(super) fn is_out_of_scope(heading: &str) -> bool {
     let l = lower(heading);
+    // Said anywhere in the heading: "Phase 3 — future work".
+    if ["future work", "out of scope", "out-of-scope", "non-goals"]
+        .iter()
+        .any(|k| l.contains(k))
+    {
+        return true;
+    }
     let l = l
         .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c.is_whitespace())
         .trim_matches(|c: char| !c.is_alphanumeric());
@@ -116,6 +123,30 @@ pub(super) fn is_out_of_scope(heading: &str) -> bool {
             || l.strip_prefix(k)
                 .is_some_and(|r| r.starts_with(|c: char| !c.is_alphanumeric() && c != '-'))
     })
+}
+
+/// A line that puts itself out of scope (`Future work: sync`, `Sync with a
+/// phone (v2)`, `Later: covers`): the marker it carries.
+pub(super) fn out_of_scope_marker(text: &str) -> Option<&'static str> {
+    let l = lower(text);
+    let l = l.trim_start_matches(|c: char| !c.is_alphanumeric());
+    const ANYWHERE: &[&str] = &[
+        "future work",
+        "out of scope",
+        "out-of-scope",
+        "not in scope",
+        "(future)",
+        "(later)",
+        "(v2)",
+        "(post-v1)",
+        "(nice to have)",
+    ];
+    const FIRST: &[&str] = &["future:", "later:", "v2:", "someday:", "nice to have:"];
+    ANYWHERE
+        .iter()
+        .find(|m| l.contains(*m))
+        .or_else(|| FIRST.iter().find(|m| l.starts_with(*m)))
+        .copied()
 }
 
 /// Headings that group requirements without naming a part of the system.
@@ -262,6 +293,10 @@ pub fn scan(source: &str, project: &str) -> (Vec<Requirement>, Vec<NotPlanned>) 
             if is_item || in_requirements {
                 skip(format!("out of scope (under \"{}\")", h.trim()));
             }
+            continue;
+        }
+        if let Some(marker) = out_of_scope_marker(&text) {
+            skip(format!("out of scope (marked \"{marker}\")"));
             continue;
         }
         if path.is_empty() {

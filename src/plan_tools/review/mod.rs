@@ -4,6 +4,8 @@
 //! review. Pure: the plan, its text, and a way to ask whether a file exists.
 
 mod layers;
+mod parallel;
+pub mod questions;
 
 use serde::Serialize;
 
@@ -66,6 +68,9 @@ pub struct Question {
     pub location: String,
     pub kind: &'static str,
     pub blocking: &'static str,
+    /// Spec §W's BLOCKED: it keeps a unit from starting, is an external
+    /// dependency without an interface, or recurs in several sprints.
+    pub blocked: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -100,6 +105,9 @@ pub struct Review {
     pub clusters: Vec<Vec<String>>,
     pub current_parallelism: usize,
     pub maximum_parallelism: usize,
+    /// Per unit, sprints that share nothing with its other sprints and
+    /// could run at once were they units of their own.
+    pub independent_sprints: Vec<(String, Vec<String>)>,
     /// The units of each declared layer, lowest first (empty when the plan
     /// declares none).
     pub layers: Vec<(u32, Vec<String>)>,
@@ -122,15 +130,13 @@ const END_HEADINGS: &[&str] = &[
     "done definition",
     "definition of done",
 ];
-const TBD: &[&str] = &["tbd", "todo", "determine later", "decide", "clarify"];
-const VAGUE_SPECIFICS: &[&str] = &[
-    "appropriate library",
-    "suitable approach",
-    "standard method",
-];
 const STOP_WORDS: &[&str] = &[
     "the", "and", "for", "with", "that", "this", "from", "into", "are", "all", "each", "must",
     "should", "shall", "will", "can", "have", "has", "its", "their", "them", "when", "where",
+    // Three letters carry a concept ("pay", "tax", "map") unless they are glue.
+    "add", "use", "new", "get", "set", "not", "any", "via", "per", "may", "own", "one", "two",
+    "out", "see", "way", "too", "also", "but", "our", "you", "who", "why", "how", "was", "its",
+    "let", "put", "run", "etc", "yet", "now",
 ];
 
 /// Headings of the document, lower-cased, with the items under each.
@@ -177,7 +183,7 @@ const SYNONYMS: &[&[&str]] = &[
 fn stem(word: &str) -> String {
     const SUFFIXES: &[&str] = &[
         "izations", "ization", "ations", "ation", "izers", "izer", "izes", "ized", "izing", "ize",
-        "ings", "ing", "ers", "er", "ied", "ies", "ed", "es", "s", "e",
+        "ments", "ment", "ings", "ing", "ers", "er", "ied", "ies", "ed", "es", "s", "e",
     ];
     for suffix in SUFFIXES {
         if let Some(root) = word.strip_suffix(suffix) {
@@ -195,7 +201,7 @@ fn concepts(text: &str) -> Vec<String> {
     let mut out: Vec<String> = text
         .to_lowercase()
         .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| (w.len() > 3 || SHORT_TERMS.contains(w)) && !STOP_WORDS.contains(w))
+        .filter(|w| (w.len() >= 3 || SHORT_TERMS.contains(w)) && !STOP_WORDS.contains(w))
         .map(|w| {
             let s = stem(w);
             SYNONYMS
@@ -250,34 +256,6 @@ fn addressed_by(sprints: &[(String, Vec<String>)], requirement: &str) -> (Vec<St
         .map(|(l, _)| l.clone())
         .collect();
     (by, any)
-}
-
-/// A TBD marker as a word of its own: "TBD", "decide the format", but not
-/// the file in "Read TODO.md", a path, or anything in backticks.
-fn open_marker(text: &str, marker: &str) -> bool {
-    let plain: String = text.split('`').step_by(2).collect::<Vec<_>>().join(" ");
-    let l = plain.to_lowercase();
-    let b = l.as_bytes();
-    let part_of_name = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'/');
-    l.match_indices(marker).any(|(i, m)| {
-        let end = i + m.len();
-        let before = i == 0 || !(part_of_name(b[i - 1]) || b[i - 1] == b'.');
-        let after = end == b.len()
-            || !(part_of_name(b[end])
-                || (b[end] == b'.' && b.get(end + 1).is_some_and(u8::is_ascii_alphanumeric)));
-        before && after
-    })
-}
-
-fn question_kind(text: &str) -> &'static str {
-    let l = text.to_lowercase();
-    if l.contains("clarify") || l.contains("requirement") {
-        "requirement clarification"
-    } else if l.contains("external") || l.contains("third-party") || l.contains("api") {
-        "external dependency"
-    } else {
-        "technical decision"
-    }
 }
 
 pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> bool) -> Review {
@@ -487,53 +465,60 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
             ));
         }
     }
-    // Open questions.
+    // Open questions: BLOCKED when one keeps a unit from starting, names an
+    // external dependency without an interface, or recurs in several sprints.
     let mut questions = Vec::new();
     for &at in &all {
         let s = analysis::sprint(plan, at);
-        let texts = std::iter::once(("name".to_string(), s.name.clone()))
-            .chain(
-                s.tasks
-                    .iter()
-                    .enumerate()
-                    .map(|(k, t)| (format!("task {}", k + 1), t.clone())),
-            )
-            .chain(
-                s.exit
-                    .iter()
-                    .map(|c| ("exit criteria".to_string(), c.text.clone())),
-            );
-        for (place, text) in texts {
-            let l = text.to_lowercase();
-            let tbd = TBD.iter().any(|k| open_marker(&text, k));
-            let vague = VAGUE_SPECIFICS.iter().any(|k| l.contains(k));
-            if tbd || vague {
-                let first = at.sprint == 0;
-                questions.push(Question {
-                    text: text.clone(),
-                    location: format!("{} {place}", analysis::label(plan, at)),
-                    kind: question_kind(&text),
-                    blocking: if first {
-                        "blocks the unit's start"
-                    } else {
-                        "blocks this sprint"
-                    },
-                });
-                findings.push(Finding {
-                    pass: 1,
-                    location: format!("{} {place}", analysis::label(plan, at)),
-                    kind: "Open question".into(),
-                    severity: if first {
-                        Severity::Critical
-                    } else {
-                        Severity::Recommended
-                    },
-                    problem: format!("Undecided: \"{text}\"."),
-                    impact: "An agent will decide on its own, or stop.".into(),
-                    recommendation: "Decide it in the plan before execution.".into(),
-                });
-            }
+        for q in questions::sprint_questions(s) {
+            let first = at.sprint == 0;
+            let external = q.kind == questions::EXTERNAL_DEPENDENCY;
+            let location = format!("{} {}", analysis::label(plan, at), q.place);
+            questions.push(Question {
+                text: q.text.clone(),
+                location: location.clone(),
+                kind: q.kind,
+                blocking: if first {
+                    "blocks the unit's start"
+                } else {
+                    "blocks this sprint"
+                },
+                blocked: first || external,
+            });
+            findings.push(Finding {
+                pass: 1,
+                location,
+                kind: "Open question".into(),
+                severity: if first || external {
+                    Severity::Critical
+                } else {
+                    Severity::Recommended
+                },
+                problem: if external {
+                    format!(
+                        "External dependency without a documented interface: \"{}\".",
+                        q.text
+                    )
+                } else {
+                    format!("Undecided: \"{}\".", q.text)
+                },
+                impact: "An agent will decide on its own, or stop.".into(),
+                recommendation: if external {
+                    "Document the interface (endpoint, schema or SDK) in the plan before execution."
+                        .into()
+                } else {
+                    "Decide it in the plan before execution.".into()
+                },
+            });
         }
+    }
+    for k in 0..questions.len() {
+        let again = questions
+            .iter()
+            .filter(|q| q.text == questions[k].text)
+            .count()
+            > 1;
+        questions[k].blocked |= again;
     }
 
     // Pass 2: the evaluate checks, diagnostic only.
@@ -691,6 +676,21 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
             recommendation: "Run `git supervisor prioritize` to move it.".into(),
         });
     }
+    let independent_sprints = parallel::independent_sprints(plan);
+    for (unit, ids) in &independent_sprints {
+        findings.push(Finding {
+            pass: 3,
+            location: unit.clone(),
+            kind: "Parallelization".into(),
+            severity: Severity::Optional,
+            problem: format!(
+                "Sprints {} of {unit} share no files and none enters on another's work, yet run one after another.",
+                ids.join(", ")
+            ),
+            impact: "Work that could run side by side waits in sequence.".into(),
+            recommendation: "Make them units of their own (each with its own section) so they run at once.".into(),
+        });
+    }
     let mut order_notes = Vec::new();
     for (i, u) in plan.units.iter().enumerate() {
         let ats: Vec<At> = (0..u.sprints.len())
@@ -738,6 +738,7 @@ pub fn review(plan: &Plan, source: &str, budget: u32, exists: &dyn Fn(&str) -> b
         clusters,
         current_parallelism,
         maximum_parallelism,
+        independent_sprints,
         layers,
         layer_changes: prio.layers,
         order_notes,

@@ -322,6 +322,22 @@ fn fix_criteria(
     fixed
 }
 
+/// The runnable exit criteria `evaluate` would add to a sprint that has
+/// none (its texts, as they would be written), empty when it knows no
+/// command or file to check: what `start` shows beside its warning.
+pub fn proposed_criteria(s: &Sprint, cmds: &Commands) -> Vec<String> {
+    let mut fixed = s.clone();
+    let mut scratch = Evaluation::default();
+    fix_criteria(&mut fixed, cmds, &mut scratch, "", false);
+    fixed
+        .exit
+        .iter()
+        .filter(|c| c.command.is_some() && c.kind != CriterionKind::Checklist)
+        .filter(|c| !s.exit.contains(c))
+        .map(|c| c.text.clone())
+        .collect()
+}
+
 /// Run every check and apply every fix, then number the sprints 1, 2, 3…
 /// with every `Sprint N` reference following its sprint.
 pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation) {

@@ -148,6 +148,10 @@ pub struct SprintEntry {
     pub estimated_turns: u32,
     pub commits: Vec<String>,
     pub criteria: Vec<CriterionCheck>,
+    /// An exit-criterion command ran and passed for it; otherwise it
+    /// completed on its agent's word (or a person's), and no report calls
+    /// it verified.
+    pub verified_by_command: bool,
     /// Dispatches of this sprint (attempts and continuations).
     pub dispatches: u32,
     /// Seconds spent in every attempt, including the completing one.
@@ -216,6 +220,8 @@ pub struct CriteriaLine {
     pub verified: usize,
     pub total: usize,
     pub missing: Vec<String>,
+    /// A command checked it (see `SprintEntry::verified_by_command`).
+    pub by_command: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -257,8 +263,11 @@ pub struct Report {
     pub usage: crate::report::usage::ModelUsage,
 }
 
-/// `COMPLETE_<NAME>.md` with the name in upper snake case.
+/// `COMPLETE_<NAME>.md` with the name in upper snake case. A title that
+/// starts with the plan's file name (`EXECUTION_PLAN.md — Bookshelf`) is
+/// named by the rest.
 pub fn file_name(project: &str) -> String {
+    let project = without_file_name(project);
     let mut out = String::new();
     for c in project.chars() {
         if c.is_ascii_alphanumeric() {
@@ -272,6 +281,25 @@ pub fn file_name(project: &str) -> String {
         "COMPLETE_{}.md",
         if name.is_empty() { "PLAN" } else { name }
     )
+}
+
+/// The title after a leading Markdown file name and the punctuation that
+/// follows it; the whole title when that leaves nothing.
+fn without_file_name(title: &str) -> &str {
+    let title = title.trim();
+    let first = title.split_whitespace().next().unwrap_or_default();
+    let name = first.trim_end_matches([':', ',', ';']);
+    if !name.to_ascii_lowercase().ends_with(".md") {
+        return title;
+    }
+    let rest = title[first.len()..]
+        .trim_start_matches(|c: char| c.is_whitespace() || ":-–—|,;/".contains(c))
+        .trim();
+    if rest.chars().any(char::is_alphanumeric) {
+        rest
+    } else {
+        title
+    }
 }
 
 pub fn parse_time(t: &str) -> Option<OffsetDateTime> {
@@ -426,6 +454,9 @@ pub fn attempts_and_gates(records: &[Record], state: &State) -> (Vec<Attempt>, V
     (attempts, gates)
 }
 
+/// A criterion's `how` when its command ran and passed.
+pub const RAN_AND_PASSED: &str = "ran and passed";
+
 /// Which criteria verification confirmed: runnable ones when the sprint's
 /// verdict passed every exit criterion (or history showed them passing);
 /// the rest only when ticked in the plan or confirmed by a person.
@@ -447,7 +478,7 @@ fn criteria_checks(
         .iter()
         .map(|c| {
             let (verified, how) = if c.command.is_some() && all_passed {
-                (true, "ran and passed".to_string())
+                (true, RAN_AND_PASSED.to_string())
             } else if c.checked {
                 (true, "ticked in the plan".into())
             } else if confirmed {
@@ -524,6 +555,11 @@ pub fn build(records: &[Record], state: &State, plan: &Plan, max_turns: u32) -> 
             .and_then(|a| a.model.clone())
             .or(ss.model.map(|m| m.to_string()));
         let first_model = mine.first().and_then(|a| a.model.clone());
+        let checks = criteria_checks(
+            ps,
+            ss.last_verified.as_deref().unwrap_or(""),
+            record.event.as_deref() == Some("confirm"),
+        );
         sprints.push(SprintEntry {
             unit: unit.clone(),
             sprint: id.clone(),
@@ -540,11 +576,8 @@ pub fn build(records: &[Record], state: &State, plan: &Plan, max_turns: u32) -> 
             max_turns,
             estimated_turns: ps.map(estimated_turns).unwrap_or(0),
             commits: ss.commits.iter().map(|c| short(c)).collect(),
-            criteria: criteria_checks(
-                ps,
-                ss.last_verified.as_deref().unwrap_or(""),
-                record.event.as_deref() == Some("confirm"),
-            ),
+            verified_by_command: checks.iter().any(|c| c.how == RAN_AND_PASSED),
+            criteria: checks,
             dispatches: ss.dispatches,
             total_seconds: mine.iter().map(|a| a.seconds).sum(),
             upgraded: first_model.is_some() && first_model != model,
@@ -691,6 +724,7 @@ fn final_verification(
                 verified: e.criteria.len() - missing.len(),
                 total: e.criteria.len(),
                 missing,
+                by_command: e.verified_by_command,
             });
             commits.push(CommitLine {
                 sprint: label(&u.name, &id),

@@ -100,7 +100,14 @@ fn entry(out: &mut String, s: &SprintEntry) {
         s.commits.join(", ")
     };
     let _ = writeln!(out, "- **Git commits**: {commits}");
-    let _ = writeln!(out, "- **Exit criteria verified**:");
+    if s.verified_by_command {
+        let _ = writeln!(out, "- **Exit criteria verified**:");
+    } else {
+        let _ = writeln!(
+            out,
+            "- **Exit criteria**: no command checked this sprint; it completed on the agent's word"
+        );
+    }
     if s.criteria.is_empty() {
         let _ = writeln!(out, "  - (the plan gives no exit criteria)");
     }
@@ -343,17 +350,7 @@ pub fn user_summary(r: &Report, path: &str) -> String {
         },
         v.coverage.len()
     );
-    let full = v.criteria.iter().filter(|l| l.verified == l.total).count();
-    let _ = writeln!(
-        out,
-        "{} Exit Criteria: {full}/{} sprints fully verified",
-        if full == v.criteria.len() {
-            "✓"
-        } else {
-            "✗"
-        },
-        v.criteria.len()
-    );
+    let _ = writeln!(out, "{}", verification::criteria_line(v));
     let code: Vec<_> = v
         .commits
         .iter()

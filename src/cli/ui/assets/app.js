@@ -151,6 +151,8 @@ async function sprintPage(unit, sprint) {
     '<p>State <span class="badge s-' + esc(sp.state) + '" data-testid="sprint-state">' + esc(sp.state) + "</span> · attempt " + esc(sp.attempt) +
     " · " + esc(sp.dispatches) + " dispatch(es)" + (sp.model ? " · model " + esc(sp.model) : "") + (sp.last_failure ? ' · <span class="error">' + esc(sp.last_failure) + "</span>" : "") + "</p>";
   if (sp.state === "PARTIAL") html += '<p><button data-action="confirm" data-unit="' + esc(unit) + '" data-sprint="' + esc(sp.id) + '">Confirm this sprint</button></p>';
+  if (d.summary) html += '<p data-testid="verified-by">' + (sum.verified_by_command ? "Verified by an exit-criterion command." :
+    '<span class="error">Completed on the agent\'s word: no exit-criterion command checked it.</span>') + "</p>";
   html += '<h3>Exit criteria</h3><ul data-testid="criteria">' + (sum.criteria || []).map((c) =>
     "<li>" + (c.verified ? "✔ " : "✘ ") + esc(c.text) + ' <span class="muted">— ' + esc(c.how) + "</span></li>").join("") + "</ul>";
   html += '<h3>Commits in scope</h3><p data-testid="commits">' + ((sum.commits || sp.commits || []).map((c) => "<code>" + esc(c) + "</code>").join(" ") || '<span class="muted">none</span>') + "</p>";
