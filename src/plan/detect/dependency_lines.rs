@@ -135,6 +135,13 @@ fn at_once(waits: &[Vec<usize>]) -> bool {
 /// `Task 03.`), lower-cased.
 fn dependency_value(line: &str) -> Option<String> {
     let t = line.trim().trim_start_matches(['-', '*', '+', ' ', '_']);
+    // Every key opens with one of these: most lines are no dependency line.
+    if !matches!(
+        t.as_bytes().first()?.to_ascii_lowercase(),
+        b'd' | b'b' | b'r'
+    ) {
+        return None;
+    }
     let (key, value) = t.split_once(':')?;
     let key = key.trim().trim_matches(['*', '_', ' ']);
     KEYS.iter()

@@ -33,6 +33,7 @@ mod outline;
 mod parallel;
 mod phase_graph;
 mod references;
+mod restated;
 mod sprint_graph;
 mod sprint_word;
 mod sprints;
@@ -403,7 +404,7 @@ impl<'a> Doc<'a> {
                 _ => {}
             }
         }
-        demote_restated(&blocks, &parent, &mut sprint_at, &mut about_at);
+        restated::demote_restated(&blocks, &parent, &mut sprint_at, &mut about_at);
         // No numbered sprint headings: the subsections of a `## Milestones`
         // heading are the sprints, numbered in order.
         let mut word = word;
@@ -604,121 +605,6 @@ impl RawUnit {
             done_mark: false,
             sprints: Vec::new(),
         }
-    }
-}
-
-/// Sprint headings that restate or subdivide a sprint written at another
-/// heading level are about that sprint, not new sprints: `### Phase 1
-/// (Foundation)` under `## Success Criteria` when `## Phase 1: Foundation`
-/// exists (the shallower heading is the sprint), `#### M2.7 Checks` inside
-/// `## M2: Server`, an appendix `# Milestone 5.1 — alternative` to `##
-/// Milestone 5`. Under a success/exit heading they are the sprint's exit
-/// criteria, elsewhere notes. Ids at the same level (`## M2`, `## M2.5`)
-/// stay sprints. A repeat at the same level named without a separator
-/// (`## M3 remaining priorities` after `## M3: Web UI`) is about the sprint;
-/// two named repeats stay "defined twice".
-fn demote_restated(
-    blocks: &[Block],
-    parent: &[Option<usize>],
-    sprint_at: &mut [Option<SprintHeading>],
-    about_at: &mut [Option<(String, About)>],
-) {
-    let level = |i: usize| match &blocks[i] {
-        Block::Heading { level, .. } => (*level).min(7),
-        _ => 0,
-    };
-    // (ASCII lower-casing keeps byte offsets, so prefixes of an id are
-    // prefixes of the id as written.)
-    let ids: Vec<Option<String>> = sprint_at
-        .iter()
-        .map(|h| h.as_ref().map(|h| h.id.to_ascii_lowercase()))
-        .collect();
-    // Headings holding other sprint headings: containers or unit sections
-    // (`## Sprint 1: core` holding `### Sprint 1: x`), never restated.
-    let mut holds = vec![false; blocks.len()];
-    for i in (0..blocks.len()).filter(|&i| ids[i].is_some()) {
-        let mut up = parent[i];
-        while let Some(p) = up {
-            holds[p] = true;
-            up = parent[p];
-        }
-    }
-    // Per id: the heading levels it is written at (a bit per level), all
-    // and those of headings holding no sprint heading; ids written with a
-    // name after a separator (`M3: Web UI`); ids of holding headings.
-    let mut levels: HashMap<&str, u8> = HashMap::new();
-    let mut leaf_levels: HashMap<&str, u8> = HashMap::new();
-    let mut named: BTreeSet<&str> = BTreeSet::new();
-    let mut holders: BTreeSet<&str> = BTreeSet::new();
-    for (i, id) in ids.iter().enumerate() {
-        let (Some(id), Some(h)) = (id, &sprint_at[i]) else {
-            continue;
-        };
-        *levels.entry(id).or_default() |= 1 << level(i);
-        if holds[i] {
-            holders.insert(id);
-        } else {
-            *leaf_levels.entry(id).or_default() |= 1 << level(i);
-        }
-        if !h.bare {
-            named.insert(id);
-        }
-    }
-    let mut demoted = Vec::new();
-    for (i, id) in ids.iter().enumerate() {
-        let (Some(id), Some(h)) = (id, &sprint_at[i]) else {
-            continue;
-        };
-        let l = level(i);
-        let mut ancestors = Vec::new();
-        let mut up = parent[i];
-        while let Some(p) = up {
-            if let Some(a) = &ids[p] {
-                ancestors.push(a.as_str());
-            }
-            up = parent[p];
-        }
-        let direct = parent[i].and_then(|p| ids[p].as_deref());
-        // The same id at a shallower level (a heading holding no sprints).
-        let about = if leaf_levels
-            .get(id.as_str())
-            .is_some_and(|m| m & ((1 << l) - 1) != 0)
-            && !ancestors.contains(&id.as_str())
-        {
-            Some(h.id.clone())
-        } else {
-            // A dotted prefix (`5` of `5.1`) at another level: an appendix
-            // to a plain sprint, or a subsection somewhere inside it.
-            id.match_indices('.')
-                .map(|(k, _)| &id[..k])
-                .find(|p| {
-                    levels.get(p).is_some_and(|m| m & !(1 << l) != 0)
-                        && direct != Some(*p)
-                        && (!holders.contains(p) || ancestors.contains(p))
-                })
-                .map(|p| h.id[..p.len()].to_string())
-        }
-        // A bare repeat of a named sprint's id.
-        .or_else(|| (h.bare && named.contains(id.as_str())).then(|| h.id.clone()));
-        let Some(about) = about else { continue };
-        let mut criteria = false;
-        let mut up = parent[i];
-        while let Some(p) = up {
-            if let Block::Heading { text, .. } = &blocks[p] {
-                criteria |= criteria_label(text) == Some(Label::Exit);
-            }
-            up = parent[p];
-        }
-        let kind = if criteria {
-            About::Criteria
-        } else {
-            About::Notes
-        };
-        demoted.push((i, about, kind));
-    }
-    for (i, about, kind) in demoted {
-        sprint_at[i] = None;
-        about_at[i] = Some((about, kind));
     }
 }
 

@@ -371,8 +371,17 @@ pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>, any: bool
 /// below their section, a ticked box kept as `[x]` and an open one as `[ ]`,
 /// so the steps reader sees them as it sees `### 1.1` sub-sections.
 pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Vec<Block> {
-    // Open headings: (level, number).
-    let mut open: Vec<(u8, Option<String>)> = Vec::new();
+    // Open headings: (level, number), the number read when an item asks.
+    let mut open: Vec<(u8, std::cell::OnceCell<Option<String>>)> = Vec::new();
+    let number = |open: &[(u8, std::cell::OnceCell<Option<String>>)], k: usize, heads: &[usize]| {
+        open[k]
+            .1
+            .get_or_init(|| match &blocks[heads[k]] {
+                Block::Heading { text, .. } => heading_number(text),
+                _ => None,
+            })
+            .clone()
+    };
     // Per numbered heading (its block index): items numbered after it, with
     // the level of the section each sits in.
     let mut found: BTreeMap<usize, Vec<(usize, u8, String)>> = BTreeMap::new();
@@ -384,7 +393,8 @@ pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Ve
                     open.pop();
                     heads.pop();
                 }
-                open.push((*level, heading_number(text)));
+                let _ = text;
+                open.push((*level, std::cell::OnceCell::new()));
                 heads.push(i);
             }
             Block::Item {
@@ -404,18 +414,17 @@ pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Ve
                 if !worded && !first.contains("**") && !first.contains("__") {
                     continue;
                 }
-                let numbered = open
-                    .iter()
-                    .rposition(|(_, n)| n.is_some())
-                    .and_then(|k| Some((k, numbered_item(first, open[k].1.as_deref()?)?)));
+                let numbered_at = (0..open.len())
+                    .rev()
+                    .find(|&k| number(&open, k, &heads).is_some());
+                let numbered = numbered_at.and_then(|k| {
+                    Some((k, numbered_item(first, number(&open, k, &heads)?.as_str())?))
+                });
                 // A coded item (`- [x] **TASK-101**: Ethics engine`) is a step
                 // of its numbered section (`## Phase 3` over `### ✅ Done`),
                 // else of the section it sits in.
                 let coded = || {
-                    let k = open
-                        .iter()
-                        .rposition(|(_, n)| n.is_some())
-                        .or(open.len().checked_sub(1))?;
+                    let k = numbered_at.or(open.len().checked_sub(1))?;
                     Some((k, coded_item(first)?))
                 };
                 let Some((k, step)) = numbered.or_else(coded) else {
