@@ -44,17 +44,6 @@ fn done(v: &Value, unit: usize) -> Vec<bool> {
     sprints_done(v, unit)
 }
 
-fn codes(v: &Value, key: &str) -> Vec<String> {
-    v[key]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|w| w["code"].as_str().unwrap_or_default().to_string())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 #[test]
 fn order_in_prose_and_summary_tables_never_adds_parallelism() {
     let (status, v, _) = json("first-sight-prose-order");

@@ -18,17 +18,6 @@ json_snapshots! {
     version_roadmap => "levels-version-roadmap",
 }
 
-fn codes(v: &Value, key: &str) -> Vec<String> {
-    v[key]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|w| w["code"].as_str().unwrap_or_default().to_string())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn all_ids(v: &Value) -> Vec<String> {
     v["units"]
         .as_array()

@@ -5,8 +5,6 @@
 //! one are open work, never done by that tick; rows of a work table (a
 //! status or blocked-by column, coded rows) are task lines the tally counts.
 
-use serde_json::Value;
-
 use crate::common::plan_json::*;
 
 json_snapshots! {
@@ -14,17 +12,6 @@ json_snapshots! {
     languages => "marks-languages",
     contradicted => "marks-contradicted",
     work_table => "marks-work-table",
-}
-
-fn codes(v: &Value, key: &str) -> Vec<String> {
-    v[key]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|w| w["code"].as_str().unwrap_or_default().to_string())
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[test]

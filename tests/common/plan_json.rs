@@ -89,3 +89,15 @@ pub(crate) fn sprints_done(v: &Value, unit: usize) -> Vec<bool> {
         .map(|s| s["done"].is_string())
         .collect()
 }
+
+/// The codes of a plan's `warnings` or `guesses`.
+pub(crate) fn codes(v: &Value, key: &str) -> Vec<String> {
+    v[key]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|w| w["code"].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -184,14 +184,27 @@ pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>) -> Vec<Block
     if count < 2 {
         return blocks;
     }
-    let mut out = Vec::with_capacity(blocks.len() + count * 2);
+    headings_in_paragraphs(source, blocks, |line| {
+        heading_line(line).then(|| (2, line.trim().to_string()))
+    })
+}
+
+/// Paragraph lines that `heading` reads as headings become headings (each
+/// with the span of its own line); the rest of their paragraph stays
+/// paragraph text.
+fn headings_in_paragraphs(
+    source: &str,
+    blocks: Vec<Block>,
+    heading: impl Fn(&str) -> Option<(u8, String)>,
+) -> Vec<Block> {
+    let mut out = Vec::with_capacity(blocks.len() + 8);
     for b in blocks {
         let Block::Paragraph { span, .. } = &b else {
             out.push(b);
             continue;
         };
         let text = &source[span.clone()];
-        if !text.lines().any(heading_line) {
+        if !text.lines().any(|l| heading(l).is_some()) {
             out.push(b);
             continue;
         }
@@ -209,11 +222,11 @@ pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>) -> Vec<Block
         for line in text.split_inclusive('\n') {
             let (s, e) = (at, at + line.trim_end().len());
             at += line.len();
-            if heading_line(line) {
+            if let Some((level, text)) = heading(line) {
                 flush(&mut out, &mut pending);
                 out.push(Block::Heading {
-                    level: 2,
-                    text: line.trim().to_string(),
+                    level,
+                    text,
                     span: s..e,
                 });
             } else if !line.trim().is_empty() {
@@ -246,44 +259,7 @@ pub(super) fn promote_unspaced_headings(source: &str, blocks: Vec<Block>) -> Vec
     if !any {
         return blocks;
     }
-    let mut out = Vec::with_capacity(blocks.len() + 8);
-    for b in blocks {
-        let Block::Paragraph { span, .. } = &b else {
-            out.push(b);
-            continue;
-        };
-        let text = &source[span.clone()];
-        if !text.lines().any(|l| unspaced(l).is_some()) {
-            out.push(b);
-            continue;
-        }
-        let mut pending: Option<(usize, usize)> = None;
-        let flush = |out: &mut Vec<Block>, pending: &mut Option<(usize, usize)>| {
-            if let Some((s, e)) = pending.take() {
-                out.push(Block::Paragraph {
-                    text: source[s..e].trim().to_string(),
-                    span: s..e,
-                });
-            }
-        };
-        let mut at = span.start;
-        for line in text.split_inclusive('\n') {
-            let (s, e) = (at, at + line.trim_end().len());
-            at += line.len();
-            if let Some((level, text)) = unspaced(line) {
-                flush(&mut out, &mut pending);
-                out.push(Block::Heading {
-                    level,
-                    text,
-                    span: s..e,
-                });
-            } else if !line.trim().is_empty() {
-                pending = Some((pending.map_or(s, |p| p.0), e));
-            }
-        }
-        flush(&mut out, &mut pending);
-    }
-    out
+    headings_in_paragraphs(source, blocks, unspaced)
 }
 
 type Candidate = (usize, String, bool);

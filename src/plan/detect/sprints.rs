@@ -668,7 +668,11 @@ pub(super) fn read_sprint_until(
                     }
                     // A fenced list of checks (`[ ] parser handles empty
                     // input`) is read, not run: each line a checklist item.
-                    Label::Entry | Label::Exit if !super::levels::fenced_commands(&command) => {
+                    // A block marked as shell (```sh) is a command as written.
+                    Label::Entry | Label::Exit
+                        if !matches!(info.trim(), "sh" | "bash" | "shell" | "zsh" | "console")
+                            && !super::levels::fenced_commands(&command) =>
+                    {
                         for (item, ticked) in super::levels::fenced_checks(&command) {
                             push_criterion(&mut sprint, label, item, &[], ticked);
                         }
