@@ -47,6 +47,7 @@ mod units;
 mod validate;
 mod waves;
 
+pub(crate) use completion::strip_done_marks;
 pub(crate) use criteria::classify_criterion;
 pub(crate) use criteria::inline_code;
 pub(crate) use headings::tidy_name;

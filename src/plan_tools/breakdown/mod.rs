@@ -239,7 +239,9 @@ fn sprint_name(tasks: &[String]) -> String {
         .collect();
     // The name the parser reads back from the heading (no outer blanks, no
     // trailing tag such as `[P]`, no aside).
-    let name = crate::plan::detect::tidy_name(&crate::plan::detect::clean_name(&name.join(" ")));
+    // A requirement's `✓` or `[x]` would read back as a done mark.
+    let (name, _) = crate::plan::detect::strip_done_marks(&name.join(" "));
+    let name = crate::plan::detect::tidy_name(&crate::plan::detect::clean_name(&name));
     if name.is_empty() {
         "Work".to_string()
     } else {
