@@ -88,7 +88,14 @@ fn a_worker_claims_the_waiting_sprints_in_its_own_rendezvous_order() {
 #[test]
 fn many_workers_share_the_sprints_each_run_once() {
     let units = ["a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8"];
-    let remote = OnRemote::with_plan(&plan(&units, 1));
+    // Leases that outlast a loaded machine's pauses: every claim is held
+    // to its verdict.
+    let remote = OnRemote::edited(
+        Host::Daemon,
+        "remote",
+        Some(&plan(&units, 1)),
+        &[("lease = \"3s\"", "lease = \"30s\"")],
+    );
     let s = scripts(&[("default.txt", WRITES_AND_COMMITS)]);
     remote.start(s.path());
     let workers: Vec<_> = (0..4)

@@ -237,6 +237,10 @@ impl Engine {
         let mut outage = outage::Outage::new(&remote.name, pause, self.offline_grace());
         let mut told_no_run = false;
         let mut last_tick: Option<Instant> = None;
+        // How often a worker with no agent free looks at the remote: a
+        // sixth of the run's lease (the leases it would find lapsed last
+        // that long), at least `pause`; set at each tick.
+        let mut busy_look = pause;
         // Rounds in a row that brought this worker nothing new to do.
         let mut quiet: u32 = 0;
         let mut idle = Duration::ZERO;
@@ -305,12 +309,12 @@ impl Engine {
                 }
             }
             // A worker with no agent free has nothing to claim: it looks at
-            // the remote once a `pause` (for a stop, a lapsed lease, the
+            // the remote every `busy_look` (for a stop, a lapsed lease, the
             // run's end), not every poll — with many workers, their fetches
             // were most of the remote's and the machine's work.
             // That look backs off too while nothing changes for it.
             let busy = mine.len() >= options.agents && !freed;
-            let look = backed_off(pause, quiet, options.poll_max);
+            let look = backed_off(busy_look, quiet, options.poll_max);
             if busy && last_tick.is_some_and(|t| t.elapsed() < look) {
                 leave::nap(options.poll);
                 continue;
@@ -339,6 +343,7 @@ impl Engine {
                 }
             }
             outage.set_grace(self.offline_grace());
+            busy_look = (self.lease() / 6).max(pause);
             if self.store.tip()?.is_some() {
                 let pending = orphans.get_or_insert_with(|| {
                     queue::load_all(&self.store.runtime_dir())
@@ -447,11 +452,16 @@ impl Engine {
     /// clone holds: a quarter of the run's lease, so that its renewals (due
     /// every third of the lease) are not late for it.
     fn tick_wait(&self) -> Duration {
+        (self.lease() / 4).clamp(Duration::from_millis(100), Duration::from_secs(15))
+    }
+
+    /// The run's `[run] lease` as this clone last saw it (a minute before
+    /// there is a run).
+    fn lease(&self) -> Duration {
         let lease = match self.store.tip() {
             Ok(Some(tip)) => self.snapshot(&tip).ok().map(|(_, c)| c.run.lease),
             _ => None,
         };
-        (lease.unwrap_or(Duration::from_secs(60)) / 4)
-            .clamp(Duration::from_millis(100), Duration::from_secs(15))
+        lease.unwrap_or(Duration::from_secs(60))
     }
 }
