@@ -144,13 +144,14 @@ for n in $counts; do
   # (its last line).
   races=$(python3 - "$work"/tp"$n"-*.json <<'PY'
 import json, sys
-refused = lost = requests = 0
+refused = lost = fetches = pushes = 0
 for path in sys.argv[1:]:
     s = json.loads(open(path).read().strip().splitlines()[-1])
     refused += s["refused_pushes"]
     lost += s["lost_claims"]
-    requests += s["remote_requests"]
-print(refused, lost, requests)
+    fetches += s["fetches"]
+    pushes += s["pushes"]
+print(refused, lost, fetches, pushes)
 PY
 )
   echo "$n $t0 $t1 $done_count $races" >> "$work/rates"
@@ -163,15 +164,15 @@ if lat:
     print(f"| claim latency, median of {len(lat)} (min / max) | {statistics.median(lat):.0f} ms ({min(lat):.0f} / {max(lat):.0f} ms) |")
 rates = []
 for line in open(sys.argv[2]):
-    n, t0, t1, done, refused, lost, requests = line.split()
+    n, t0, t1, done, refused, lost, fetches, pushes = line.split()
     wall = float(t1) - float(t0)
-    rates.append((int(n), int(done), wall, int(done) / wall * 60, int(refused), int(lost), int(requests)))
+    rates.append((int(n), int(done), wall, int(done) / wall * 60, int(refused), int(lost), int(fetches), int(pushes)))
 base = next((r[3] for r in rates if r[0] == 1), rates[0][3])
 agent_s = int(sys.argv[3]) / 1000
-print("| workers | sprints of %d ms | wall | agent-time floor | sprints/min | speed-up | refused pushes per sprint | lost claims | remote requests per sprint |" % int(sys.argv[3]))
+print("| workers | sprints of %d ms | wall | agent-time floor | sprints/min | speed-up | refused pushes per sprint | lost claims | remote requests per sprint (fetches + pushes) |" % int(sys.argv[3]))
 print("|---|---|---|---|---|---|---|---|---|")
-for n, done, wall, rate, refused, lost, requests in rates:
+for n, done, wall, rate, refused, lost, fetches, pushes in rates:
     per = lambda x: x / done if done else float("nan")
     floor = -(-done // n) * agent_s
-    print(f"| {n} | {done} | {wall:.1f} s | {floor:.0f} s | {rate:.1f} | {rate / base:.2f}x | {per(refused):.2f} ({refused}) | {lost} | {per(requests):.2f} ({requests}) |")
+    print(f"| {n} | {done} | {wall:.1f} s | {floor:.0f} s | {rate:.1f} | {rate / base:.2f}x | {per(refused):.2f} ({refused}) | {lost} | {per(fetches + pushes):.2f} ({per(fetches):.2f} + {per(pushes):.2f}) |")
 PY
