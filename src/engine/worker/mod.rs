@@ -465,3 +465,20 @@ impl Engine {
         lease.unwrap_or(Duration::from_secs(60))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::backed_off;
+    use std::time::Duration;
+
+    #[test]
+    fn the_poll_doubles_per_quiet_round_up_to_its_longest() {
+        let ms = Duration::from_millis;
+        let max = Duration::from_secs(30);
+        assert_eq!(backed_off(ms(100), 0, max), ms(100));
+        assert_eq!(backed_off(ms(100), 3, max), ms(800));
+        assert_eq!(backed_off(ms(100), 40, max), max);
+        // A longest poll below the poll is the poll.
+        assert_eq!(backed_off(ms(100), 5, ms(50)), ms(100));
+    }
+}
