@@ -9,11 +9,15 @@
 #    sprints per minute, the speed-up over the first count, and the pushes
 #    the remote refused (lost races: the workers' `refused_pushes`) per
 #    sprint, with the claims that found every waiting sprint taken by
-#    another worker first (`lost_claims`).
+#    another worker first (`lost_claims`) and the requests (fetches and
+#    pushes) the workers sent the remote (`remote_requests`), per sprint.
+#    The run is published first; then every worker starts as a CI job
+#    does (`worker --once`, default back-off), and the wall time runs from
+#    `start --remote` to the server's last COMPLETED transition.
 # Usage: scripts/bench-workers.sh [AGENT_MS] [SAMPLES] [SPRINTS] [WORKERS]
 #   default 3000 15 40 "1 2 4"; SAMPLES 0 skips the claim latency; e.g.
-#   scripts/bench-workers.sh 5000 0 64 "1 8"
-# The first count of WORKERS is the base of the speed-up.
+#   scripts/bench-workers.sh 10000 0 48 "16 8 1"
+# The speed-up is over the count 1 when WORKERS has it, else the first.
 set -euo pipefail
 agent_ms=${1:-3000}
 samples=${2:-15}
@@ -74,20 +78,33 @@ AGENT
   git -C "$dir" remote add origin "git://127.0.0.1:$port/$name.git"
 }
 
-# workers NAME N: N workers in N clones of NAME.git, in the background
-# (their pids in $pids).
-workers() {
-  pids=
+# clones NAME N: N clones of NAME.git, as N machines have them.
+clones() {
   local name=$1 n=$2
   for i in $(seq 1 "$n"); do
     local c=$work/clones/$name-$i
     rm -rf "$c"
     git clone -q "git://127.0.0.1:$port/$name.git" "$c"
     git -C "$c" config user.name W; git -C "$c" config user.email w@example.com
-    (cd "$c" && "$bin" worker --poll 100ms --format json > "$work/$name-$i.json" 2>&1) &
+  done
+}
+
+# workers NAME N [ARGS...]: a worker in each of the N clones of NAME, in the
+# background (their pids in $pids).
+workers() {
+  pids=
+  local name=$1 n=$2
+  shift 2
+  for i in $(seq 1 "$n"); do
+    (cd "$work/clones/$name-$i" && "$bin" worker --poll 100ms --format json "$@" > "$work/$name-$i.json" 2>"$work/$name-$i.err") &
     pids="$pids $!"
     all_pids="$all_pids $!"
   done
+}
+
+# completed NAME: the sprints the server's run holds COMPLETED.
+completed() {
+  git -C "$work/server/$1.git" log --format=%s refs/supervisor/state 2>/dev/null | grep -c ': sprint .* RUNNING -> COMPLETED$' || true
 }
 
 # Claim latency.
@@ -95,6 +112,7 @@ workers() {
 for k in $(seq 1 "$samples"); do
   repo "lat$k" 2
   : > "$work/agent-starts"
+  clones "lat$k" 1
   workers "lat$k" 1
   sleep 0.5
   (cd "$work/lat$k" && "$bin" start --remote origin > "$work/lat$k.out" 2>&1)
@@ -108,23 +126,32 @@ done
 : > "$work/rates"
 for n in $counts; do
   repo "tp$n" "$sprints"
-  workers "tp$n" "$n"
-  sleep 0.5
+  clones "tp$n" "$n"
   t0=$EPOCHREALTIME
   (cd "$work/tp$n" && "$bin" start --remote origin > "$work/tp$n.out" 2>&1)
-  wait $pids
+  workers "tp$n" "$n" --once
+  until [ "$(completed "tp$n")" -ge "$sprints" ]; do
+    sleep 0.1
+    # Every worker left without finishing the run: stop waiting.
+    alive=0
+    for p in $pids; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ "$alive" = 1 ] || break
+  done
   t1=$EPOCHREALTIME
-  done_count=$(git -C "$work/server/tp$n.git" log --format=%s refs/supervisor/state | grep -c ': sprint .* RUNNING -> COMPLETED$' || true)
-  # Lost races, as each worker reported them when it left.
+  wait $pids || true
+  done_count=$(completed "tp$n")
+  # Lost races and requests, as each worker reported them when it left
+  # (its last line).
   races=$(python3 - "$work"/tp"$n"-*.json <<'PY'
 import json, sys
-refused = lost = 0
+refused = lost = fetches = pushes = 0
 for path in sys.argv[1:]:
-    text = open(path).read()
-    s = json.loads(text[text.index("{"):])
+    s = json.loads(open(path).read().strip().splitlines()[-1])
     refused += s["refused_pushes"]
     lost += s["lost_claims"]
-print(refused, lost)
+    fetches += s["fetches"]
+    pushes += s["pushes"]
+print(refused, lost, fetches, pushes)
 PY
 )
   echo "$n $t0 $t1 $done_count $races" >> "$work/rates"
@@ -137,11 +164,15 @@ if lat:
     print(f"| claim latency, median of {len(lat)} (min / max) | {statistics.median(lat):.0f} ms ({min(lat):.0f} / {max(lat):.0f} ms) |")
 rates = []
 for line in open(sys.argv[2]):
-    n, t0, t1, done, refused, lost = line.split()
+    n, t0, t1, done, refused, lost, fetches, pushes = line.split()
     wall = float(t1) - float(t0)
-    rates.append((int(n), int(done), wall, int(done) / wall * 60, int(refused), int(lost)))
-base = rates[0][3]
-for n, done, wall, rate, refused, lost in rates:
-    per = refused / done if done else float("nan")
-    print(f"| {n} worker(s): {done} sprints of {int(sys.argv[3])} ms | {wall:.1f} s, {rate:.1f} sprints/min, {rate / base:.2f}x; {refused} refused pushes ({per:.2f} per sprint), {lost} lost claims |")
+    rates.append((int(n), int(done), wall, int(done) / wall * 60, int(refused), int(lost), int(fetches), int(pushes)))
+base = next((r[3] for r in rates if r[0] == 1), rates[0][3])
+agent_s = int(sys.argv[3]) / 1000
+print("| workers | sprints of %d ms | wall | agent-time floor | sprints/min | speed-up | refused pushes per sprint | lost claims | remote requests per sprint (fetches + pushes) |" % int(sys.argv[3]))
+print("|---|---|---|---|---|---|---|---|---|")
+for n, done, wall, rate, refused, lost, fetches, pushes in rates:
+    per = lambda x: x / done if done else float("nan")
+    floor = -(-done // n) * agent_s
+    print(f"| {n} | {done} | {wall:.1f} s | {floor:.0f} s | {rate:.1f} | {rate / base:.2f}x | {per(refused):.2f} ({refused}) | {lost} | {per(fetches + pushes):.2f} ({per(fetches):.2f} + {per(pushes):.2f}) |")
 PY

@@ -196,11 +196,19 @@ fn over_ssh_leases_hold_between_workers_whose_clocks_disagree() {
         .map(|(name, offset)| {
             let clone = remote.clone(name);
             let mut cmd = crate::common::command(&link.display().to_string(), &clone);
-            cmd.args(["worker", "--format", "json", "--poll", "100ms"])
-                .env("FAKE_AGENT_SCRIPT", s.path())
-                .envs(skewed(offset))
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped());
+            cmd.args([
+                "worker",
+                "--format",
+                "json",
+                "--poll",
+                "100ms",
+                "--poll-max",
+                "1s",
+            ])
+            .env("FAKE_AGENT_SCRIPT", s.path())
+            .envs(skewed(offset))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
             cmd.spawn().expect("the worker starts")
         })
         .collect();

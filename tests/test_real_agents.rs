@@ -485,7 +485,15 @@ fn a_plan_on_a_remote_completes_with_two_workers(cli: Cli) -> Result<(), String>
         crate::common::git(&clone, &["config", "user.email", "worker@example.com"]);
         let mut cmd = p.command(crate::common::bin());
         cmd.current_dir(&clone)
-            .args(["worker", "--poll", "200ms", "--format", "json"])
+            .args([
+                "worker",
+                "--poll",
+                "200ms",
+                "--poll-max",
+                "1s",
+                "--format",
+                "json",
+            ])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
         workers.push(cmd.spawn().expect("the worker starts"));

@@ -14,6 +14,7 @@ use clap::ValueEnum;
 pub mod agent_run;
 pub mod analyze;
 pub mod breakdown;
+pub mod ci;
 pub mod clean;
 pub mod command_changes;
 pub mod confirm;
@@ -127,6 +128,8 @@ pub enum Command {
     Sync(sync::SyncArgs),
     /// Claim and run the sprints of a run that lives on a git remote
     Worker(worker::WorkerArgs),
+    /// Write the CI workflow that runs workers on GitHub's or GitLab's runners
+    Ci(ci::CiArgs),
     /// Show the transition history, newest first
     Log(log::LogArgs),
     /// Serve a live page of the run on 127.0.0.1 (overview, sprints, history, actions)
@@ -247,6 +250,7 @@ pub fn run(cli: Cli, ctx: &Context, out: &mut dyn Write) -> miette::Result<u8> {
         Command::Clean(args) => clean::cmd_clean(ctx, &args, out),
         Command::Sync(args) => sync::cmd_sync(ctx, &args, out),
         Command::Worker(args) => worker::cmd_worker(ctx, &args, out),
+        Command::Ci(args) => ci::cmd_ci(ctx, &args, out),
         Command::Log(args) => log::cmd_log(ctx, &args, out),
         Command::Ui(args) => ui::cmd_ui(ctx, &args, out),
         Command::Note(args) => note::cmd_note(ctx, &args, out),

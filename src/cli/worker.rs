@@ -1,5 +1,9 @@
 //! `git supervisor worker [--remote R] [--agents N] [--once]`: claim and
 //! run a remote run's sprints on this machine (see `engine::worker`).
+//! It ends with a summary (one JSON line with `--format json`, for a CI
+//! log) and exits 0 when the run completed or, with `--once`, when nothing
+//! was left for it; 3 when the run ended otherwise or the worker was asked
+//! to leave (SIGTERM, SIGINT) with its sprints handed back.
 
 use std::io::Write;
 use std::time::Duration;
@@ -28,6 +32,11 @@ pub struct WorkerArgs {
     /// Time between looks at the remote
     #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
     pub poll: Duration,
+    /// The longest time between looks of a worker with nothing new to do:
+    /// the poll doubles each quiet round up to it, and comes back to
+    /// `--poll` when the worker claims or finishes a sprint
+    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    pub poll_max: Duration,
     /// Take the remote's refs/supervisor/state although it moved back to a
     /// commit that drops transitions this clone saw (the dropped history
     /// is kept under refs/supervisor/archive/); without it the worker stops
@@ -72,6 +81,7 @@ pub fn cmd_worker(ctx: &Context, args: &WorkerArgs, out: &mut dyn Write) -> miet
         agents: usize::from(args.agents),
         once: args.once,
         poll: args.poll,
+        poll_max: args.poll_max,
         identity: crate::engine::worker::identity(),
     };
     let text = args.format == Format::Text;
@@ -93,17 +103,27 @@ pub fn cmd_worker(ctx: &Context, args: &WorkerArgs, out: &mut dyn Write) -> miet
     let summary = engine.work(&options, &mut say)?;
     match args.format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &summary).into_diagnostic()?;
+            // One line: what a CI log shows last.
+            serde_json::to_writer(&mut *out, &summary).into_diagnostic()?;
             writeln!(out).into_diagnostic()?;
         }
         Format::Text => {
             writeln!(
                 out,
-                "{} won, {} lost to other workers, {} refused by the remote; {}.",
+                "{} run; {} won, {} lost to other workers, {} refused by the remote; {} to the remote ({} fetches, {} pushes); idle {:.0} s; {}.",
+                count(summary.sprints_run as usize, "sprint", "sprints"),
                 count(summary.claimed.len(), "claim", "claims"),
                 summary.lost_claims,
                 count(summary.refused_pushes as usize, "push", "pushes"),
+                count(summary.remote_requests as usize, "request", "requests"),
+                summary.fetches,
+                summary.pushes,
+                summary.idle_seconds,
                 match (summary.finished, summary.overall.as_deref()) {
+                    _ if summary.terminated => format!(
+                        "asked to leave: {} handed back for another worker",
+                        count(summary.handed_back.len(), "sprint", "sprints")
+                    ),
                     (true, Some("completed")) => "the run is completed".to_string(),
                     (true, Some(overall)) => format!(
                         "the run is {overall}: once `git supervisor resume` continues it, start workers again"
@@ -116,7 +136,12 @@ pub fn cmd_worker(ctx: &Context, args: &WorkerArgs, out: &mut dyn Write) -> miet
             .into_diagnostic()?;
         }
     }
-    Ok(super::EXIT_OK)
+    let completed = summary.overall.as_deref() == Some("completed");
+    Ok(match () {
+        _ if summary.terminated && !completed => super::EXIT_INCOMPLETE,
+        _ if summary.finished && !completed => super::EXIT_INCOMPLETE,
+        _ => super::EXIT_OK,
+    })
 }
 
 /// `1 claim`, `2 claims`.

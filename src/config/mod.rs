@@ -18,6 +18,7 @@ use toml::Spanned;
 pub const CONFIG_DIR: &str = ".workflow";
 pub const CONFIG_FILE: &str = "config.toml";
 
+pub mod ci;
 pub mod edit;
 pub mod notify;
 pub mod presets;

@@ -57,6 +57,12 @@ pub struct Remote {
     /// it had not fetched: a push under an older lease is refused and
     /// fetches again.
     known: RefCell<Option<HashMap<String, String>>>,
+    /// Fetches and pushes this process sent the remote (each try of one
+    /// the host throttled counts): what a worker costs its git host.
+    fetches: Cell<u32>,
+    pushes: Cell<u32>,
+    /// The host's first HTTP 429 or 5xx answer was said (once a process).
+    throttle_said: Cell<bool>,
 }
 
 impl Remote {
@@ -69,6 +75,9 @@ impl Remote {
             refused: Cell::new(0),
             accept_rewind: Cell::new(false),
             known: RefCell::new(None),
+            fetches: Cell::new(0),
+            pushes: Cell::new(0),
+            throttle_said: Cell::new(false),
         }
     }
 
@@ -81,6 +90,52 @@ impl Remote {
     /// How many of this clone's pushes the remote refused (lost races).
     pub fn refused(&self) -> u32 {
         self.refused.get()
+    }
+
+    /// Fetches this process sent the remote.
+    pub fn fetches(&self) -> u32 {
+        self.fetches.get()
+    }
+
+    /// Pushes this process sent the remote (the refused ones included).
+    pub fn pushes(&self) -> u32 {
+        self.pushes.get()
+    }
+
+    /// `git args` against the remote (a fetch or a push, counted in
+    /// `count`): an HTTP 429 or 5xx answer of the host is tried again after
+    /// 0.5 s, doubled each time (jittered, at most 8 s), up to five tries,
+    /// and said on stderr the first time only. What is still refused after
+    /// that is the caller's, as an outage.
+    fn git_remote(
+        &self,
+        args: &[&str],
+        count: &Cell<u32>,
+    ) -> Result<std::process::Output, StoreError> {
+        let mut delay = std::time::Duration::from_millis(500);
+        let mut tries = 0;
+        loop {
+            count.set(count.get() + 1);
+            tries += 1;
+            let out = self.git(args)?;
+            let code = (!out.status.success())
+                .then(|| throttled(&String::from_utf8_lossy(&out.stderr)))
+                .flatten();
+            let Some(code) = code.filter(|_| tries < 5) else {
+                return Ok(out);
+            };
+            if !self.throttle_said.replace(true) {
+                eprintln!(
+                    "The git host of `{}` answered HTTP {code}{}: trying again with a growing pause (said once).",
+                    self.name,
+                    if code == 429 { " (too many requests)" } else { "" }
+                );
+            }
+            let jitter =
+                crate::base::hash::fnv1a(format!("{}{tries}", std::process::id()).bytes()) % 250;
+            std::thread::sleep(delay + std::time::Duration::from_millis(jitter));
+            delay = (delay * 2).min(std::time::Duration::from_secs(8));
+        }
     }
 
     /// Run `f` holding the clone's remote lock (waiting for it): two
@@ -236,16 +291,19 @@ impl Remote {
         let local = self.local(super::STATE_REF);
         let held = local.clone().or_else(|| self.tracked(super::STATE_REF));
         self.forget_known();
-        let out = self.git(&[
-            "fetch",
-            "--quiet",
-            "--no-tags",
-            "--prune",
-            "--no-write-fetch-head",
-            remote,
-            &fetch_refspecs(remote)[0],
-            &fetch_refspecs(remote)[1],
-        ])?;
+        let out = self.git_remote(
+            &[
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "--prune",
+                "--no-write-fetch-head",
+                remote,
+                &fetch_refspecs(remote)[0],
+                &fetch_refspecs(remote)[1],
+            ],
+            &self.fetches,
+        )?;
         if !out.status.success() {
             return Err(self.failure(String::from_utf8_lossy(&out.stderr).trim().to_string()));
         }
@@ -324,7 +382,7 @@ impl Remote {
             });
         }
         let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = self.git(&argv)?;
+        let out = self.git_remote(&argv, &self.pushes)?;
         if out.status.success() {
             // The tracking refs now say what the remote holds (one
             // `update-ref --stdin` for all of them).
@@ -431,6 +489,24 @@ pub fn permanent(detail: &str) -> bool {
     ];
     let detail = detail.to_lowercase();
     PERMANENT.iter().any(|p| detail.contains(p))
+}
+
+/// The HTTP status of a git host that asks to be tried again later (429
+/// too many requests, or a 5xx), when git's message names one.
+pub fn throttled(detail: &str) -> Option<u16> {
+    let detail = detail.to_lowercase();
+    for marker in ["returned error: ", "http "] {
+        for (at, _) in detail.match_indices(marker) {
+            let code: String = detail[at + marker.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            if let Ok(code @ (429 | 500..=599)) = code.parse::<u16>() {
+                return Some(code);
+            }
+        }
+    }
+    None
 }
 
 /// Whether a `--porcelain` line's `[remote rejected] (reason)` is the
@@ -552,6 +628,30 @@ mod tests {
         ] {
             assert!(!permanent(detail), "{detail}");
         }
+    }
+
+    #[test]
+    fn a_throttling_host_is_told_from_a_refusal() {
+        assert_eq!(
+            throttled("error: RPC failed; HTTP 429 curl 22 The requested URL returned error: 429"),
+            Some(429)
+        );
+        assert_eq!(
+            throttled(
+                "fatal: unable to access 'https://h/x.git/': The requested URL returned error: 503"
+            ),
+            Some(503)
+        );
+        assert_eq!(
+            throttled(
+                "fatal: unable to access 'https://h/x.git/': The requested URL returned error: 403"
+            ),
+            None
+        );
+        assert_eq!(
+            throttled("fatal: Could not read from remote repository."),
+            None
+        );
     }
 
     #[test]

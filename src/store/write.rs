@@ -72,9 +72,9 @@ pub(super) fn jitter(attempt: u32) {
 }
 
 /// After a push the remote refused: a random wait of up to 50 ms, doubled
-/// with each refusal in a row up to 800 ms. Writers that lost to one push
-/// all fetched its state at once; without a spread they would push again
-/// together and all but one lose again.
+/// with each refusal in a row up to 800 ms, before the writer fetches and
+/// decides again. Writers that lost to one push would otherwise all fetch
+/// its state at once, push again together and all but one lose again.
 pub(super) fn backoff(attempt: u32) {
     spread_sleep(attempt, (50u64 << attempt.min(4)) + 1, 0);
 }
@@ -152,7 +152,16 @@ impl Store {
                         steps,
                     });
                 }
-                Err(CasError::Moved) if self.remote.is_some() => backoff(attempt),
+                Err(CasError::Moved) if self.remote.is_some() => {
+                    // The wait comes before the fetch: a state fetched
+                    // before it is stale by the time this writer pushes
+                    // again (those that won meanwhile moved it), and its
+                    // push would be refused again.
+                    backoff(attempt);
+                    if let Some(remote) = &self.remote {
+                        remote.fetch().map_err(UpdateError::Store)?;
+                    }
+                }
                 Err(CasError::Moved) => jitter(attempt),
                 Err(CasError::Other(e)) => return Err(UpdateError::Store(e)),
             }
@@ -497,10 +506,8 @@ impl Store {
                 let _ = self.set_local(previous, new);
                 Ok(())
             }
-            Ok(false) => match remote.fetch() {
-                Ok(()) => Err(CasError::Moved),
-                Err(e) => Err(CasError::Other(e)),
-            },
+            // Fetched after the writer's wait (see `update_chain`).
+            Ok(false) => Err(CasError::Moved),
             Err(e) => Err(CasError::Other(e)),
         }
     }

@@ -1,7 +1,9 @@
 //! A real HTTPS git host for tests: Debian's lighttpd on 127.0.0.1 serving
 //! git's own `git http-backend` as CGI, behind basic authentication (an
 //! htpasswd file) and TLS with a self-signed certificate the clients trust
-//! through `http.sslCAInfo`.
+//! through `http.sslCAInfo`. A gate in front of the backend answers the
+//! next N requests with an HTTP status of the test's choosing (`throttle`),
+//! as a host that rate-limits does.
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -51,6 +53,29 @@ impl HttpHost {
             ],
         );
         let backend = git_exec_path().join("git-http-backend");
+        // The gate: while `throttle` holds a count above zero, one request
+        // takes one off it and gets the status in `throttle-status`.
+        let gate = d.join("gate.cgi");
+        std::fs::write(
+            &gate,
+            format!(
+                "#!/bin/sh
+n=$(cat '{d}/throttle' 2>/dev/null || echo 0)
+if [ \"$n\" -gt 0 ] 2>/dev/null; then
+  echo $((n - 1)) > '{d}/throttle'
+  echo \"$REQUEST_METHOD $PATH_INFO\" >> '{d}/throttled.log'
+  printf 'Status: %s\\r\\nContent-Type: text/plain\\r\\nRetry-After: 1\\r\\n\\r\\nslow down\\n' \"$(cat '{d}/throttle-status')\"
+  exit 0
+fi
+exec '{backend}'
+",
+                d = d.display(),
+                backend = backend.display()
+            ),
+        )
+        .expect("gate");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&gate, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         let config = format!(
             r#"server.document-root = "{d}"
 server.port = {port}
@@ -63,7 +88,7 @@ ssl.pemfile = "{d}/cert.pem"
 ssl.privkey = "{d}/key.pem"
 auth.backend = "htpasswd"
 auth.backend.htpasswd.userfile = "{d}/htpasswd"
-alias.url = ("/git/" => "{backend}/")
+alias.url = ("/git/" => "{gate}/")
 $HTTP["url"] =~ "^/git/" {{
   cgi.assign = ("" => "")
   setenv.set-environment = ("GIT_PROJECT_ROOT" => "{base}", "GIT_HTTP_EXPORT_ALL" => "")
@@ -72,7 +97,7 @@ $HTTP["url"] =~ "^/git/" {{
 "#,
             d = d.display(),
             base = base.display(),
-            backend = backend.display(),
+            gate = gate.display(),
         );
         std::fs::write(d.join("lighttpd.conf"), config).expect("config");
         let child = Command::new(lighttpd())
@@ -93,6 +118,23 @@ $HTTP["url"] =~ "^/git/" {{
             std::net::TcpStream::connect(("127.0.0.1", host.port)).is_ok()
         });
         host
+    }
+
+    /// Answer the next `requests` requests with `status` (`429 Too Many
+    /// Requests`, `503 Service Unavailable`) instead of serving them.
+    pub fn throttle(&self, requests: u32, status: &str) {
+        let d = self.dir.path();
+        std::fs::write(d.join("throttle-status"), status).expect("status");
+        std::fs::write(d.join("throttle"), format!("{requests}\n")).expect("throttle");
+    }
+
+    /// The requests the gate answered with its status so far.
+    pub fn throttled(&self) -> Vec<String> {
+        std::fs::read_to_string(self.dir.path().join("throttled.log"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
     }
 
     pub fn url(&self, repo: &str) -> String {

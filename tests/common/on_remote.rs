@@ -86,7 +86,12 @@ impl OnRemote {
 
     /// [`OnRemote::on`], with `(from, to)` replaced in the fixture's
     /// `.workflow/config.toml` before the remote is made.
-    fn edited(host: Host, fixture: &str, plan: Option<&str>, edits: &[(&str, &str)]) -> OnRemote {
+    pub fn edited(
+        host: Host,
+        fixture: &str,
+        plan: Option<&str>,
+        edits: &[(&str, &str)],
+    ) -> OnRemote {
         let src = fixture_repo(fixture);
         if let Some(text) = plan {
             std::fs::write(src.path().join("EXECUTION_PLAN.md"), text).expect("plan");
@@ -202,6 +207,14 @@ impl OnRemote {
         match &self.host {
             Server::Daemon(d) => d,
             _ => panic!("the remote is not served by git daemon"),
+        }
+    }
+
+    /// The HTTPS host serving the remote (to throttle it).
+    pub fn https(&self) -> &HttpHost {
+        match &self.host {
+            Server::Https(h) => h,
+            _ => panic!("the remote is not served over HTTPS"),
         }
     }
 
@@ -345,9 +358,13 @@ pub fn text_worker(clone: &Path, script: &Path, extra: &[&str]) -> Child {
 
 fn worker_in(format: &str, clone: &Path, env: &[(&str, &Path)], extra: &[&str]) -> Child {
     let mut cmd = command(super::bin(), clone);
-    cmd.args(["worker", "--format", format])
-        .args(extra)
-        .envs(env.iter().copied())
+    cmd.args(["worker", "--format", format]).args(extra);
+    // Idle workers in tests look again within a second, as they did
+    // before the back-off: tests wait for runs, not for quiet workers.
+    if !extra.contains(&"--poll-max") {
+        cmd.args(["--poll-max", "1s"]);
+    }
+    cmd.envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     cmd.spawn().expect("the worker starts")
@@ -380,8 +397,28 @@ pub fn leave(mut child: Child, limit: Duration) -> (i32, String, String) {
 /// Wait for a worker to leave (killing it after `limit`); its JSON summary.
 pub fn summary(child: Child, limit: Duration) -> serde_json::Value {
     let (code, stdout, stderr) = leave(child, limit);
-    assert_eq!(code, 0, "worker: {stdout}\n{stderr}");
-    serde_json::from_str(&stdout).expect("a JSON summary")
+    let summary: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("a JSON summary ({e}): {stdout}\n{stderr}"));
+    assert_eq!(code, expected_exit(&summary), "worker: {stdout}\n{stderr}");
+    assert_eq!(
+        stdout.trim().lines().count(),
+        1,
+        "one summary line: {stdout}"
+    );
+    summary
+}
+
+/// The exit status a worker's summary calls for: 3 when the run ended
+/// without completing, or the worker was asked to leave before it did;
+/// else 0.
+pub fn expected_exit(summary: &serde_json::Value) -> i32 {
+    let completed = summary["overall"] == "completed";
+    let ended = summary["finished"] == true || summary["terminated"] == true;
+    if ended && !completed {
+        3
+    } else {
+        0
+    }
 }
 
 /// `(pid, state)` of every child of `parent`, from `/proc`.

@@ -276,11 +276,19 @@ pub fn a_phase_build_runs_once_on_the_integrated_tip(host: Host) {
         .map(|name| {
             let clone = remote.clone(name);
             let mut cmd = command(super::bin(), &clone);
-            cmd.args(["worker", "--poll", "100ms", "--format", "json"])
-                .env("FAKE_AGENT_SCRIPT", s.path())
-                .env("BUILD_LOG", &builds)
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped());
+            cmd.args([
+                "worker",
+                "--poll",
+                "100ms",
+                "--poll-max",
+                "1s",
+                "--format",
+                "json",
+            ])
+            .env("FAKE_AGENT_SCRIPT", s.path())
+            .env("BUILD_LOG", &builds)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
             cmd.spawn().expect("the worker starts")
         })
         .collect();

@@ -367,23 +367,92 @@ impl Engine {
 }
 
 /// A RUNNING unit whose sprint waits DISPATCHED for a worker, other than
-/// `taken`. Workers start looking at different units (by their
-/// identity), so that many of them do not all race for the first one.
+/// `taken`: the one this worker ranks first (see `rank`), so that many
+/// workers do not all race for one sprint. A claim the remote refuses is
+/// decided again on its tip, where the sprint another worker took no
+/// longer waits: the next in this worker's order is tried at once.
 pub(super) fn claimable(
     state: &crate::machine::State,
     taken: &[String],
     me: &str,
 ) -> Option<String> {
-    let open: Vec<&str> = state
+    state
         .waiting_for_an_agent()
         .filter(|u| !taken.contains(&u.name))
-        .map(|u| u.name.as_str())
-        .collect();
-    if open.is_empty() {
-        return None;
+        .filter_map(|u| Some((rank(me, &u.name, &u.active_sprint()?.id.to_string()), u)))
+        .max_by(|(a, x), (b, y)| a.cmp(b).then_with(|| y.name.cmp(&x.name)))
+        .map(|(_, u)| u.name.clone())
+}
+
+/// Rendezvous (highest random weight) ranking: each worker orders the
+/// waiting sprints by a hash of its identity and the sprint, so workers
+/// prefer different sprints, and a sprint taken or added moves no other
+/// sprint in anyone's order (an offset into the list of waiting sprints
+/// moved every worker's choice whenever the list changed, and sent them to
+/// the same sprint).
+pub fn rank(me: &str, unit: &str, sprint: &str) -> u64 {
+    // FNV-1a spreads poorly in its high bits over short keys: a final mix
+    // (splitmix64's) makes the comparison fair.
+    let mut h = crate::base::hash::fnv1a(
+        me.bytes()
+            .chain([0])
+            .chain(unit.bytes())
+            .chain([0])
+            .chain(sprint.bytes()),
+    );
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^= h >> 27;
+    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rank;
+
+    /// The first choice of each of `workers` among `sprints`.
+    fn firsts(workers: usize, sprints: &[String]) -> Vec<String> {
+        (0..workers)
+            .map(|w| {
+                let me = format!("runner-{w}/4242");
+                sprints
+                    .iter()
+                    .max_by_key(|s| rank(&me, s, "1"))
+                    .expect("sprints")
+                    .clone()
+            })
+            .collect()
     }
-    let spread = me
-        .bytes()
-        .fold(0usize, |h, b| h.wrapping_mul(31) + b as usize);
-    Some(open[spread % open.len()].to_string())
+
+    #[test]
+    fn workers_prefer_different_sprints() {
+        let sprints: Vec<String> = (1..=64).map(|u| format!("unit{u:02}")).collect();
+        let firsts = firsts(16, &sprints);
+        let mut distinct = firsts.clone();
+        distinct.sort();
+        distinct.dedup();
+        // Sixteen uniform picks among 64 give about 14 distinct sprints;
+        // one shared pick among all (the old first-waiting rule) gives 1.
+        assert!(distinct.len() >= 11, "{firsts:?}");
+    }
+
+    #[test]
+    fn a_sprint_taken_moves_no_other_in_a_workers_order() {
+        let sprints: Vec<String> = (1..=20).map(|u| format!("unit{u:02}")).collect();
+        for w in 0..8 {
+            let me = format!("runner-{w}/1");
+            let mut order = sprints.clone();
+            order.sort_by_key(|s| std::cmp::Reverse(rank(&me, s, "1")));
+            let taken = order[0].clone();
+            let rest: Vec<String> = sprints.iter().filter(|s| **s != taken).cloned().collect();
+            let mut after = rest.clone();
+            after.sort_by_key(|s| std::cmp::Reverse(rank(&me, s, "1")));
+            assert_eq!(
+                after,
+                order[1..].to_vec(),
+                "the next candidate is the second choice"
+            );
+        }
+    }
 }

@@ -407,7 +407,13 @@ enum Judged {
 
 /// The sprint of `unit` the run holds RUNNING for `worker`'s claim
 /// (`sprint`, dispatch `dispatch`), if it still does.
-fn held(tip: &Tip, unit: &str, sprint: &str, dispatch: u32, worker: &str) -> Option<SprintState> {
+pub(super) fn held(
+    tip: &Tip,
+    unit: &str,
+    sprint: &str,
+    dispatch: u32,
+    worker: &str,
+) -> Option<SprintState> {
     tip.state
         .unit(unit)
         .and_then(|u| u.active_sprint())

@@ -14,13 +14,23 @@
 //! (the remote's branch is the merge queue's register) and the lease's
 //! removal. An agent ends with its worker: the wrapper watches the worker's
 //! pid, so a worker killed outright leaves no agent behind, and its lease
-//! lapses for another worker to take the sprint.
+//! lapses for another worker to take the sprint. A worker asked to leave
+//! (SIGTERM or SIGINT: a CI job cancelled) hands its sprints back at once
+//! instead (see `leave`).
+//!
+//! A worker with nothing new to do looks at the remote less and less often
+//! (the poll doubled each quiet round up to `poll_max`) and back at the poll
+//! as soon as it claims or finishes a sprint: sixteen idle workers polling
+//! each second were most of a git host's traffic.
 
 mod claim;
 mod finish;
+mod leave;
 mod outage;
 mod queue;
 mod tidy;
+
+pub use claim::rank;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -46,6 +56,9 @@ pub struct WorkerOptions {
     pub once: bool,
     /// Time between rounds.
     pub poll: Duration,
+    /// The longest time between looks at the remote of a worker that has
+    /// had nothing new to do for a while.
+    pub poll_max: Duration,
     /// `<host>/<pid>`.
     pub identity: String,
 }
@@ -66,6 +79,19 @@ pub struct WorkerSummary {
     pub refused_pushes: u32,
     /// Sprints whose claim it lost while its agent ran.
     pub dropped: Vec<String>,
+    /// Verdicts it published: the sprints its agents ran to the end.
+    pub sprints_run: u32,
+    /// Fetches and pushes it sent the remote, and their sum.
+    pub fetches: u32,
+    pub pushes: u32,
+    pub remote_requests: u32,
+    /// Seconds it waited with no agent of its own at work.
+    pub idle_seconds: f64,
+    /// Sprints it handed back when asked to leave (SIGTERM, SIGINT): the
+    /// lease released, the agent's commits on the unit branch.
+    pub handed_back: Vec<String>,
+    /// It left because it was asked to (SIGTERM, SIGINT).
+    pub terminated: bool,
     /// The run was finished when the worker left.
     pub finished: bool,
     /// The run's overall state when the worker left (`completed`,
@@ -138,6 +164,24 @@ pub(super) struct Claimed {
     queued: Option<queue::Queued>,
 }
 
+impl WorkerSummary {
+    /// Bring the remote's counts up to date.
+    fn count(&mut self, remote: &crate::store::remote::Remote) {
+        self.refused_pushes = remote.refused();
+        self.fetches = remote.fetches();
+        self.pushes = remote.pushes();
+        self.remote_requests = self.fetches + self.pushes;
+        self.sprints_run = self.verdicts.len() as u32;
+    }
+}
+
+/// How long a worker waits between looks at the remote: `base` doubled for
+/// each quiet round in a row, at most `max` (never below `base`).
+fn backed_off(base: Duration, quiet: u32, max: Duration) -> Duration {
+    base.saturating_mul(1u32 << quiet.min(16))
+        .min(max.max(base))
+}
+
 impl Engine {
     /// Work on the remote's run until it is finished (or, with `once`,
     /// until nothing is left to claim). `say` gets a line per thing done.
@@ -158,6 +202,7 @@ impl Engine {
             crate::dispatch::reap();
             std::thread::sleep(Duration::from_millis(200));
         });
+        leave::install_handler();
         // The run this clone last saw: a remote that no longer has it lost
         // it (a deleted ref), which a worker must not take for "no run yet".
         let mut seen = remote.tracked(STATE_REF);
@@ -192,7 +237,28 @@ impl Engine {
         let mut outage = outage::Outage::new(&remote.name, pause, self.offline_grace());
         let mut told_no_run = false;
         let mut last_tick: Option<Instant> = None;
+        // How often a worker with no agent free looks at the remote: a
+        // sixth of the run's lease (the leases it would find lapsed last
+        // that long), at least `pause`; set at each tick.
+        let mut busy_look = pause;
+        // Rounds in a row that brought this worker nothing new to do.
+        let mut quiet: u32 = 0;
+        let mut idle = Duration::ZERO;
         loop {
+            summary.idle_seconds = idle.as_secs_f64();
+            summary.count(remote);
+            if leave::asked() {
+                self.leave(&mut mine, options, &mut summary, say);
+                summary.count(remote);
+                summary.terminated = true;
+                summary.overall = self
+                    .store
+                    .tip()
+                    .ok()
+                    .flatten()
+                    .map(|t| t.state.overall().as_str().to_string());
+                return Ok(summary);
+            }
             // Verdicts first, each with the worker's next claim in its push
             // (see `publish_queued`); a tick then dispatches what is left.
             let mut i = 0;
@@ -216,6 +282,7 @@ impl Engine {
                     })?;
                 match finished {
                     finish::Finish::Over(won) => {
+                        quiet = 0;
                         // Its worktree goes first: the next claim may be
                         // its unit's next sprint, in a fresh one.
                         self.drop_worktree(&mine.remove(i));
@@ -242,13 +309,14 @@ impl Engine {
                 }
             }
             // A worker with no agent free has nothing to claim: it looks at
-            // the remote once a `pause` (for a stop, a lapsed lease, the
+            // the remote every `busy_look` (for a stop, a lapsed lease, the
             // run's end), not every poll — with many workers, their fetches
             // were most of the remote's and the machine's work.
+            // That look backs off too while nothing changes for it.
             let busy = mine.len() >= options.agents && !freed;
-            if busy && last_tick.is_some_and(|t| t.elapsed() < pause) {
-                summary.refused_pushes = remote.refused();
-                std::thread::sleep(options.poll);
+            let look = backed_off(busy_look, quiet, options.poll_max);
+            if busy && last_tick.is_some_and(|t| t.elapsed() < look) {
+                leave::nap(options.poll);
                 continue;
             }
             self.dispatch_room
@@ -266,11 +334,16 @@ impl Engine {
                     let queued = mine.iter().filter(|c| c.queued.is_some()).count()
                         + orphans.as_ref().map_or(0, Vec::len);
                     outage.tick_failed(e, queued, say)?;
-                    std::thread::sleep(outage.wait());
+                    let wait = outage.wait();
+                    leave::nap(wait);
+                    if mine.is_empty() {
+                        idle += wait;
+                    }
                     continue;
                 }
             }
             outage.set_grace(self.offline_grace());
+            busy_look = (self.lease() / 6).max(pause);
             if self.store.tip()?.is_some() {
                 let pending = orphans.get_or_insert_with(|| {
                     queue::load_all(&self.store.runtime_dir())
@@ -331,7 +404,6 @@ impl Engine {
                     }
                 }
             }
-            summary.refused_pushes = remote.refused();
             let now = self.store.tip()?;
             if let Some(t) = &now {
                 *seen = Some(t.id.to_string());
@@ -342,9 +414,23 @@ impl Engine {
             if mine.is_empty() && !unpublished && (finished || (options.once && !claimed_now)) {
                 summary.finished = finished;
                 summary.overall = now.map(|t| t.state.overall().as_str().to_string());
+                summary.count(remote);
                 return Ok(summary);
             }
-            std::thread::sleep(options.poll);
+            // Work seen (a claim won, an agent free again) brings the
+            // worker back to its poll; a quiet round backs it off.
+            quiet = if claimed_now || freed {
+                0
+            } else {
+                quiet.saturating_add(1)
+            };
+            if mine.is_empty() {
+                let wait = backed_off(options.poll, quiet, options.poll_max);
+                leave::nap(wait);
+                idle += wait;
+            } else {
+                leave::nap(options.poll);
+            }
         }
     }
 
@@ -366,11 +452,33 @@ impl Engine {
     /// clone holds: a quarter of the run's lease, so that its renewals (due
     /// every third of the lease) are not late for it.
     fn tick_wait(&self) -> Duration {
+        (self.lease() / 4).clamp(Duration::from_millis(100), Duration::from_secs(15))
+    }
+
+    /// The run's `[run] lease` as this clone last saw it (a minute before
+    /// there is a run).
+    fn lease(&self) -> Duration {
         let lease = match self.store.tip() {
             Ok(Some(tip)) => self.snapshot(&tip).ok().map(|(_, c)| c.run.lease),
             _ => None,
         };
-        (lease.unwrap_or(Duration::from_secs(60)) / 4)
-            .clamp(Duration::from_millis(100), Duration::from_secs(15))
+        lease.unwrap_or(Duration::from_secs(60))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::backed_off;
+    use std::time::Duration;
+
+    #[test]
+    fn the_poll_doubles_per_quiet_round_up_to_its_longest() {
+        let ms = Duration::from_millis;
+        let max = Duration::from_secs(30);
+        assert_eq!(backed_off(ms(100), 0, max), ms(100));
+        assert_eq!(backed_off(ms(100), 3, max), ms(800));
+        assert_eq!(backed_off(ms(100), 40, max), max);
+        // A longest poll below the poll is the poll.
+        assert_eq!(backed_off(ms(100), 5, ms(50)), ms(100));
     }
 }
