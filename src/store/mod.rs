@@ -12,6 +12,7 @@ pub mod clock;
 pub mod lease;
 pub mod message;
 pub mod remote;
+mod repo;
 pub mod rewind;
 pub mod sync;
 pub mod worktree;
@@ -177,7 +178,7 @@ struct Cached {
 impl Store {
     /// Open the repository containing `dir`.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
-        let repo = gix::discover(dir).map_err(|e| StoreError::NotARepository(e.to_string()))?;
+        let repo = repo::discover(dir).map_err(|e| StoreError::NotARepository(e.to_string()))?;
         let reftable = repo
             .config_snapshot()
             .string("extensions.refStorage")
