@@ -219,7 +219,9 @@ pub fn racing_workers_claim_each_sprint_once(host: Host, workers: usize, extra: 
         .iter()
         .map(|s| s["refused_pushes"].as_u64().unwrap_or(0))
         .sum();
-    assert!(lost >= 1, "some worker lost a claim: {summaries:#?}");
+    // Workers prefer different sprints (rendezvous order), and one with
+    // two agents may take both: a lost race may happen or not, but every
+    // lost claim was a refused push.
     assert!(
         refused >= lost,
         "each lost claim was a refused push: {summaries:#?}"
