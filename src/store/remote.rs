@@ -197,6 +197,17 @@ impl Remote {
         tracking(&self.name, local)
     }
 
+    /// The push that moves `name` to `new` under a lease on what the last
+    /// fetch saw; none when the remote holds `new` already.
+    pub fn move_to(&self, name: &str, new: &str) -> Option<RefPush> {
+        let theirs = self.tracked(name);
+        (theirs.as_deref() != Some(new)).then(|| RefPush {
+            name: name.to_string(),
+            new: Some(new.to_string()),
+            expected: theirs,
+        })
+    }
+
     /// The commit the last fetch saw for one of our refs.
     pub fn tracked(&self, local: &str) -> Option<String> {
         let name = self.tracking(local);

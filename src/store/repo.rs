@@ -47,6 +47,13 @@ mod tests {
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
+    fn commit(d: &std::path::Path, message: &str) {
+        let args = ["-c", "user.name=T", "-c", "user.email=t@example.com"];
+        let mut all = args.to_vec();
+        all.extend(["commit", "-q", "--allow-empty", "-m", message]);
+        git(d, &all);
+    }
+
     #[test]
     fn objects_in_packs_made_after_the_store_opened_are_read() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -54,39 +61,13 @@ mod tests {
         git(d, &["init", "-q"]);
         // No gc joining the packs on the way.
         git(d, &["config", "gc.auto", "0"]);
-        git(
-            d,
-            &[
-                "-c",
-                "user.name=T",
-                "-c",
-                "user.email=t@example.com",
-                "commit",
-                "-q",
-                "--allow-empty",
-                "-m",
-                "0",
-            ],
-        );
+        commit(d, "0");
         let store = super::super::Store::open(d).expect("store");
         // Sixty packs: more than gix's default slots (32 at least, 10%
         // over what the disk held at open), as a worker's fetches make.
         let mut last = String::new();
         for i in 1..=60 {
-            git(
-                d,
-                &[
-                    "-c",
-                    "user.name=T",
-                    "-c",
-                    "user.email=t@example.com",
-                    "commit",
-                    "-q",
-                    "--allow-empty",
-                    "-m",
-                    &i.to_string(),
-                ],
-            );
+            commit(d, &i.to_string());
             git(d, &["repack", "-q"]);
             last = git(d, &["rev-parse", "HEAD"]);
         }

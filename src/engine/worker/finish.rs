@@ -272,15 +272,7 @@ impl Engine {
             if held(tip, &q.unit, &q.sprint, q.dispatch, &q.worker).is_none() {
                 return Ok(None);
             }
-            let mut also = Vec::new();
-            let theirs = remote.tracked(&branch);
-            if theirs.as_deref() != Some(unit_tip.as_str()) {
-                also.push(RefPush {
-                    name: branch.clone(),
-                    new: Some(unit_tip.clone()),
-                    expected: theirs,
-                });
-            }
+            let mut also: Vec<RefPush> = remote.move_to(&branch, &unit_tip).into_iter().collect();
             let (outcome, evidence) = match outcome {
                 machine::Outcome::Completed => {
                     let tip = remote.tracked(&integration).ok_or_else(|| EngineError::Io {

@@ -137,15 +137,7 @@ impl Engine {
             if held(tip, &c.unit, &sprint, c.dispatch, me).is_none() {
                 return Ok(None);
             }
-            let mut also = Vec::new();
-            let theirs = remote.tracked(&branch);
-            if theirs.as_deref() != Some(unit_tip.as_str()) {
-                also.push(RefPush {
-                    name: branch.clone(),
-                    new: Some(unit_tip.clone()),
-                    expected: theirs,
-                });
-            }
+            let mut also: Vec<RefPush> = remote.move_to(&branch, &unit_tip).into_iter().collect();
             if let Some(id) = remote.tracked(&lease_ref) {
                 also.push(RefPush {
                     name: lease_ref.clone(),

@@ -153,31 +153,41 @@ pub(in crate::machine) fn lease_expired(
             needed: "only a RUNNING sprint claimed by that worker loses its lease",
         });
     }
+    interrupt(
+        b,
+        i,
+        k,
+        |id, attempt| {
+            format!(
+                "Worker {worker} stopped renewing its lease on sprint {id}; attempt {attempt} kept for another worker."
+            )
+        },
+        "Stop requested; its worker's lease lapsed on the active sprint, so the unit stops here.",
+    );
+    Ok(())
+}
+
+/// The active sprint is interrupted: it waits in BACKOFF with its attempt
+/// kept and no retry time (dispatched again at once). A stopping unit
+/// dispatches nothing more and no worker claims it: the interrupted sprint
+/// ends it, as a failed one would, or it would stay STOPPING (and the run
+/// unfinished) for good.
+fn interrupt(
+    b: &mut Steps<'_>,
+    i: usize,
+    k: usize,
+    why: impl Fn(&str, u32) -> String,
+    why_stopped: &str,
+) {
     let s = &mut b.state.units[i].sprints[k];
     s.agent = None;
     s.interrupted = true;
     s.retry_at = None;
-    let (id, attempt) = (s.id.clone(), s.attempt);
-    b.sprint_to(
-        i,
-        k,
-        SprintStatus::Backoff,
-        format!(
-            "Worker {worker} stopped renewing its lease on sprint {id}; attempt {attempt} kept for another worker."
-        ),
-    );
-    // A stopping unit dispatches nothing more and no worker claims it: the
-    // interrupted sprint ends it, as a failed one would, or it would stay
-    // STOPPING (and the run unfinished) for good.
+    let reason = why(&s.id.to_string(), s.attempt);
+    b.sprint_to(i, k, SprintStatus::Backoff, reason);
     if b.state.units[i].state == UnitStatus::Stopping {
-        b.unit_to(
-            i,
-            UnitStatus::Stopped,
-            "Stop requested; its worker's lease lapsed on the active sprint, so the unit stops here."
-                .into(),
-        );
+        b.unit_to(i, UnitStatus::Stopped, why_stopped.into());
     }
-    Ok(())
 }
 
 /// The DISPATCHED sprint's agent never started (its wrapper is gone
@@ -195,26 +205,17 @@ pub(in crate::machine) fn never_started(b: &mut Steps<'_>, unit: &str) -> Result
             needed: "only a DISPATCHED sprint whose agent never started",
         });
     }
-    let s = &mut b.state.units[i].sprints[k];
-    s.agent = None;
-    s.interrupted = true;
-    s.retry_at = None;
-    let (id, attempt) = (s.id.clone(), s.attempt);
-    b.sprint_to(
+    interrupt(
+        b,
         i,
         k,
-        SprintStatus::Backoff,
-        format!(
-            "The agent for sprint {id} never started (its wrapper is gone without a report); attempt {attempt} kept, not charged."
-        ),
+        |id, attempt| {
+            format!(
+                "The agent for sprint {id} never started (its wrapper is gone without a report); attempt {attempt} kept, not charged."
+            )
+        },
+        "Stop requested; no agent had started on its sprint, so the unit stops here.",
     );
-    if b.state.units[i].state == UnitStatus::Stopping {
-        b.unit_to(
-            i,
-            UnitStatus::Stopped,
-            "Stop requested; no agent had started on its sprint, so the unit stops here.".into(),
-        );
-    }
     Ok(())
 }
 

@@ -54,17 +54,21 @@ fn coded_heading(t: &str) -> Option<(String, String)> {
     if !shaped {
         return None;
     }
-    let after = &t[code.len()..];
-    let rest = after
-        .strip_prefix([':', '.', ')'])
+    let rest = after_separator(&t[code.len()..], &[':', '.', ')'])?;
+    (!rest.is_empty() && rest.starts_with(|c: char| c.is_alphabetic() || c == '`'))
+        .then(|| (code.to_string(), rest.to_string()))
+}
+
+/// The name after a code: past one of `marks` or a spaced dash.
+fn after_separator<'t>(after: &'t str, marks: &[char]) -> Option<&'t str> {
+    after
+        .strip_prefix(marks)
         .or_else(|| {
             [" — ", " – ", " - "]
                 .iter()
                 .find_map(|sep| after.strip_prefix(sep))
-        })?
-        .trim();
-    (!rest.is_empty() && rest.starts_with(|c: char| c.is_alphabetic() || c == '`'))
-        .then(|| (code.to_string(), rest.to_string()))
+        })
+        .map(str::trim)
 }
 
 /// `v0.1 — Local registry`, `v1.2.x: Hooks`: a release of a roadmap.
@@ -77,15 +81,7 @@ fn version_heading(t: &str) -> Option<(String, String)> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'x'))
         .unwrap_or(rest.len());
     let code = &t[..len + 1];
-    let after = &t[code.len()..];
-    let name = after
-        .strip_prefix(':')
-        .or_else(|| {
-            [" — ", " – ", " - "]
-                .iter()
-                .find_map(|sep| after.strip_prefix(sep))
-        })?
-        .trim();
+    let name = after_separator(&t[code.len()..], &[':'])?;
     (!name.is_empty()).then(|| (code.trim_end_matches('.').to_string(), name.to_string()))
 }
 

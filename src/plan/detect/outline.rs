@@ -457,18 +457,24 @@ fn heading_number(text: &str) -> Option<String> {
 
 /// `Task 1.2: Create the migration` for an item `**Task 1.2**: Create the
 /// migration` (or `1.2 Create …`, `Step 1.2 — …`) under heading number `1`.
-/// `TASK-101: Ethics engine` for an item `- [x] **TASK-101**: Ethics
-/// engine`: a bold code of letters and a number opening the item.
-fn coded_item(line: &str) -> Option<String> {
+/// An item's line without its list marker and box: `**Task 1.2**: …` of
+/// `- [x] **Task 1.2**: …`.
+fn item_label(line: &str) -> &str {
     let t = line
         .trim_start()
         .trim_start_matches(['-', '*', '+'])
         .trim_start();
-    let t = ["[ ]", "[x]", "[X]"]
+    ["[ ]", "[x]", "[X]"]
         .iter()
         .find_map(|m| t.strip_prefix(m))
         .unwrap_or(t)
-        .trim_start();
+        .trim_start()
+}
+
+/// `TASK-101: Ethics engine` for an item `- [x] **TASK-101**: Ethics
+/// engine`: a bold code of letters and a number opening the item.
+fn coded_item(line: &str) -> Option<String> {
+    let t = item_label(line);
     let inner = t.strip_prefix("**")?;
     let close = inner.find("**")?;
     let code = inner[..close].trim().trim_end_matches(':');
@@ -508,15 +514,7 @@ fn without_done_aside(name: &str) -> &str {
 /// A plain `1.2 Create …` item is a task line of its section, not a step:
 /// the label must be bold or carry a step word.
 fn numbered_item(line: &str, number: &str) -> Option<String> {
-    let t = line
-        .trim_start()
-        .trim_start_matches(['-', '*', '+'])
-        .trim_start();
-    let t = ["[ ]", "[x]", "[X]"]
-        .iter()
-        .find_map(|m| t.strip_prefix(m))
-        .unwrap_or(t)
-        .trim_start();
+    let t = item_label(line);
     let bold = t.starts_with("**") || t.starts_with("__");
     let t = t.trim_start_matches(['*', '_', ' ']);
     let worded = t.split_once(' ').is_some_and(|(w, _)| {
