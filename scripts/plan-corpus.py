@@ -22,7 +22,10 @@ Each plan is graded:
   unsafe  work the reading orders (one after another) may run at once, or
           open work (by the reading) sits only in sprints read as done
   refused the parser refused the plan
-Prints one line per plan and a summary; exits 0.
+A partly or unsafe reading that came with a guess `start` asks about or a
+warning shows `asked(codes)`; the summary counts the ones that did not (the
+reader misread and said nothing). Prints one line per plan and a summary;
+exits 0.
 """
 
 import json
@@ -219,6 +222,11 @@ def grade(binary, md, reading):
     else:
         unsafe = bool(got_at_once) and not want_at_once
     detail = f"units {len(plan['units'])}/{len(units)} sprints {got_counts}/{want_counts} done {sum(got_done)}/{sum(want_done)}"
+    # Whether the reader said it was unsure: a guess `start` asks about, or
+    # a warning (work outside every sprint, the same work twice).
+    said = [g.get("code", "") for g in plan.get("guesses", []) + plan.get("warnings", [])]
+    if said:
+        detail += " asked(" + ",".join(sorted(set(said))) + ")"
     hidden = hidden_open(plan, reading)
     if hidden:
         detail += f" hides open work: {hidden[:3]}"
@@ -264,6 +272,7 @@ def main():
     corpus = args[0]
     readings = readings or corpus
     tally = {}
+    silent = []
     for name in sorted(os.listdir(readings)):
         if not name.endswith(".reading.toml"):
             continue
@@ -280,6 +289,8 @@ def main():
                 continue
         verdict, detail = grade(binary, md, reading)
         tally[verdict] = tally.get(verdict, 0) + 1
+        if verdict in ("partly", "unsafe") and " asked(" not in detail:
+            silent.append(stem)
         family = reading.get("family", "?")
         if verbose or verdict != "right":
             print(f"{stem:45} {family:18} {verdict:8} {detail}")
@@ -288,6 +299,7 @@ def main():
     total = sum(tally.values())
     print()
     print(f"{total} plans: " + ", ".join(f"{tally.get(k, 0)} {k}" for k in ["right", "coarser", "partly", "unsafe", "refused"]))
+    print(f"read otherwise without saying so (partly or unsafe, no guess or warning): {len(silent)}")
     return 0
 
 

@@ -3,7 +3,9 @@
 //! zrealizowane`) marks its milestone or issue; a phase's ✅ is not done while
 //! a task inside says `Status: Not started`; unboxed items beside a ticked
 //! one are open work, never done by that tick; rows of a work table (a
-//! status or blocked-by column, coded rows) are task lines the tally counts.
+//! status or blocked-by column, coded rows) are task lines the tally counts;
+//! a checklist naming milestones inside a sprint is that sprint's work, not
+//! an index of sprints; two sprints in progress at once are a guess.
 
 use crate::common::plan_json::*;
 
@@ -12,6 +14,8 @@ json_snapshots! {
     languages => "marks-languages",
     contradicted => "marks-contradicted",
     work_table => "marks-work-table",
+    milestone_checklist => "marks-milestone-checklist",
+    progress_inside => "marks-progress-inside",
 }
 
 #[test]
@@ -55,4 +59,36 @@ fn rows_of_a_work_table_outside_every_sprint_are_open_work_a_warning_names() {
     assert!(codes(&v, "warnings").contains(&"plan::work_outside".to_string()));
     // The struck-through row is done work, not open.
     assert_eq!(v["tally"]["not_work"][0]["text"], "FLOW-002");
+}
+
+#[test]
+fn a_checklist_of_milestones_inside_a_sprint_is_its_work_not_an_index() {
+    // `Milestone 4: Retry hooks` is a task line of `## Milestones`: it makes
+    // no sprint of its own beside the group that holds it.
+    let (status, v, _) = json("marks-milestone-checklist");
+    assert_eq!(status, 0);
+    let names: Vec<String> = v["units"][0]["sprints"]
+        .as_array()
+        .expect("sprints")
+        .iter()
+        .map(|s| s["name"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(names, ["Milestones", "Follow-ups"]);
+    assert_eq!(sprints_done(&v, 0), [false, false]);
+    assert_eq!(v["tally"]["twice"].as_array().map(Vec::len), Some(0));
+}
+
+#[test]
+fn two_sprints_in_progress_at_once_say_the_work_may_be_the_lines() {
+    let (status, v, _) = json("marks-progress-inside");
+    assert_eq!(status, 0);
+    assert_eq!(sprints_done(&v, 0), [false, false, false]);
+    assert!(codes(&v, "guesses").contains(&"reading::progress_inside".to_string()));
+}
+
+#[test]
+fn one_sprint_in_progress_is_how_any_plan_is_worked() {
+    // The first fixture's `## Milestones` is the only sprint with a tick.
+    let (_, v, _) = json("marks-milestone-checklist");
+    assert!(!codes(&v, "guesses").contains(&"reading::progress_inside".to_string()));
 }

@@ -25,6 +25,8 @@ struct TaskLine<'d> {
     ticked: Option<bool>,
     /// `- [ ]*`: an optional task (Kiro), never holding a sprint open.
     optional: bool,
+    /// A top-level item or a table row, not a sub-task of another line.
+    top: bool,
 }
 
 impl TaskLine<'_> {
@@ -98,6 +100,7 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
             optional: t.starts_with('*') && !t.starts_with("**"),
             text: t.trim_start_matches('*').trim(),
             ticked,
+            top: *depth == 0,
         });
     }
     out.extend(work_rows(doc, units));
@@ -175,6 +178,7 @@ fn work_rows<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
                 optional: false,
                 text: text.trim().trim_matches('~').trim(),
                 ticked: Some(struck || done),
+                top: true,
             });
         }
     }
@@ -459,8 +463,8 @@ pub(super) fn account(
         task_lines: lines.len(),
         ..Tally::default()
     };
-    let open_in = count_lines(doc, units, plan_wide, &lines, &mut tally);
-    let mut open_in = open_in;
+    let (mut open_in, ticked_in) = count_lines(doc, units, plan_wide, &lines, &mut tally);
+    guesses.extend(progress_inside(doc, units, &open_in, &ticked_in));
     // A `Status: Not started` line inside a sprint marked done is open work
     // of its own, as an open box is.
     for (u, unit) in units.iter().enumerate() {
@@ -509,7 +513,10 @@ fn count_lines(
     plan_wide: &[&[Criterion]],
     lines: &[TaskLine],
     tally: &mut Tally,
-) -> HashMap<(usize, usize), usize> {
+) -> (
+    HashMap<(usize, usize), usize>,
+    HashMap<(usize, usize), usize>,
+) {
     let homes = Homes::new(doc, units);
     let criteria = std::cell::OnceCell::new();
     let elsewhere = std::cell::OnceCell::new();
@@ -519,6 +526,7 @@ fn count_lines(
         reason,
     };
     let mut open_in: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut ticked_in: HashMap<(usize, usize), usize> = HashMap::new();
     for line in lines {
         let home = match homes.of(line) {
             Home::None => {
@@ -554,13 +562,55 @@ fn count_lines(
                     tally.in_sprints += 1;
                     if line.open() {
                         *open_in.entry(home).or_default() += 1;
+                    } else if line.ticked == Some(true) && line.top {
+                        *ticked_in.entry(home).or_default() += 1;
                     }
                 }
             }
             Home::Several => tally.twice.push(shown(line, String::new())),
         }
     }
-    open_in
+    (open_in, ticked_in)
+}
+
+/// Open sprints whose own top-level task lines are partly ticked keep their
+/// progress a level below the sprint: each is read as one sprint whose
+/// agent does the open lines, where the author may have meant each line as
+/// a sprint. One sprint in progress is how any plan is worked; two or more
+/// at once are the sign.
+fn progress_inside(
+    doc: &Doc,
+    units: &[RawUnit],
+    open_in: &HashMap<(usize, usize), usize>,
+    ticked_in: &HashMap<(usize, usize), usize>,
+) -> Option<Warning> {
+    let mut mixed: Vec<(usize, &str, usize, usize)> = ticked_in
+        .iter()
+        .filter_map(|(&home, &ticked)| {
+            let open = *open_in.get(&home)?;
+            let s = &units[home.0].sprints[home.1];
+            Some((doc.line(s.span.start), s.sprint.name.as_str(), ticked, open))
+        })
+        .collect();
+    // A plan worked sprint by sprint has one sprint in progress at most;
+    // two or more say the author's unit of work is the line.
+    if mixed.len() < 2 {
+        return None;
+    }
+    mixed.sort();
+    let (line, name, ticked, open) = *mixed.first()?;
+    let n = mixed.len();
+    Some(Warning {
+        code: "reading::progress_inside".into(),
+        message: format!(
+            "{n} sprint{} keep{} progress on {} task lines (first: `{name}`, {ticked} ticked, {open} open): each is one sprint whose agent does the open lines",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "s" } else { "" },
+            if n == 1 { "its" } else { "their" },
+        ),
+        help: "if each task line is a sprint of its own, give it a heading, or have your agent rewrite the plan with `git supervisor import`".into(),
+        line,
+    })
 }
 
 /// Sprints marked done that hold open lines of their own are not done;

@@ -61,7 +61,18 @@ pub(super) fn marks_elsewhere(
     }
     let mut listed_only = Vec::new();
     let mut matched = 0;
-    for (checked, id, label, span) in index_items(doc) {
+    // An item that is a sprint's own task line is that sprint's work, not
+    // an index of sprints (`- [ ] Milestone 4: Hooks` under `## Milestones`).
+    let task_lines: std::collections::BTreeSet<String> = units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .flat_map(|s| &s.sprint.tasks)
+        .map(|t| norm(t))
+        .collect();
+    let index = index_items(doc)
+        .into_iter()
+        .filter(|(_, _, label, _)| !task_lines.contains(&norm(label)));
+    for (checked, id, label, span) in index {
         let Some(sprint) = find_by_id(units, &id) else {
             listed_only.push((checked, id, label, span));
             continue;
