@@ -505,18 +505,18 @@ pub(super) fn account(
     tally
 }
 
+/// Task lines per sprint, by (unit, sprint) index.
+type LineCounts = HashMap<(usize, usize), usize>;
+
 /// Give each line its home in the tally; returns each sprint's count of
-/// open task lines of its own.
+/// open task lines of its own, and of ticked top-level ones.
 fn count_lines(
     doc: &Doc,
     units: &[RawUnit],
     plan_wide: &[&[Criterion]],
     lines: &[TaskLine],
     tally: &mut Tally,
-) -> (
-    HashMap<(usize, usize), usize>,
-    HashMap<(usize, usize), usize>,
-) {
+) -> (LineCounts, LineCounts) {
     let homes = Homes::new(doc, units);
     let criteria = std::cell::OnceCell::new();
     let elsewhere = std::cell::OnceCell::new();
