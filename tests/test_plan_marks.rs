@@ -16,6 +16,7 @@ json_snapshots! {
     work_table => "marks-work-table",
     milestone_checklist => "marks-milestone-checklist",
     progress_inside => "marks-progress-inside",
+    feature_tables => "marks-feature-tables",
 }
 
 #[test]
@@ -91,4 +92,16 @@ fn one_sprint_in_progress_is_how_any_plan_is_worked() {
     // The first fixture's `## Milestones` is the only sprint with a tick.
     let (_, v, _) = json("marks-milestone-checklist");
     assert!(!codes(&v, "guesses").contains(&"reading::progress_inside".to_string()));
+}
+
+#[test]
+fn rows_of_a_feature_table_marked_done_or_open_are_task_lines() {
+    // `| enum with data | ✅ |` under `## Phase 2`: no code, but a status
+    // column of marks makes each row a task line of its phase.
+    let (status, v, _) = json("marks-feature-tables");
+    assert_eq!(status, 0);
+    assert_eq!(sprints_done(&v, 0), [false, false, false]);
+    assert_eq!(v["tally"]["task_lines"], 6);
+    assert_eq!(v["tally"]["in_sprints"], 6);
+    assert!(codes(&v, "guesses").contains(&"reading::progress_inside".to_string()));
 }

@@ -110,8 +110,9 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
 
 /// Rows of a work table are task lines too: a table with a status or
 /// blocked-by column whose rows open with a code (`| FLOW-003 | FLOW-002
-/// |`, `| MFO-115 | … | ⬜ |`), two or more. A row is done when its status
-/// says so or its code is struck through.
+/// |`, `| MFO-115 | … | ⬜ |`), two or more, or whose every status cell is
+/// a done or open mark. A row is done when its status says so or its code
+/// is struck through.
 fn work_rows<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
     // A table the reader read its units or sprints from is not counted
     // again: its rows name them.
@@ -140,12 +141,18 @@ fn work_rows<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
             known.contains(&t)
         })
     };
+    let sprint_rows: HashSet<usize> = units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .map(|s| s.span.start)
+        .collect();
     let mut out = Vec::new();
     for b in &doc.blocks {
         let Block::Table { header, rows, .. } = b else {
             continue;
         };
-        let status = column(header, &["status", "state", "done"]);
+        let status = column(header, &["status", "state", "done"])
+            .or_else(|| column_where(header, super::completion::is_status_key));
         let waits = column(
             header,
             &["blocked by", "depends on", "dependencies", "depends"],
@@ -153,9 +160,18 @@ fn work_rows<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         if status.is_none() && waits.is_none() {
             continue;
         }
+        // Or rows whose status cell is a mark, done or open (`| enum with
+        // data | ✅ |`, `| stdin | ⬜ |`): a feature table tracking work.
+        let marked = |r: &Row| {
+            status.and_then(|k| r.cells.get(k)).is_some_and(|c| {
+                super::completion::status_says_done(&c.text)
+                    || super::completion::status_says_open(&c.text)
+            })
+        };
+        let all_marked = status.is_some_and(|k| k > 0) && rows.iter().all(marked);
         let coded: Vec<&Row> = rows
             .iter()
-            .filter(|r| r.cells.first().is_some_and(|c| is_code(&c.text)))
+            .filter(|r| all_marked || r.cells.first().is_some_and(|c| is_code(&c.text)))
             .collect();
         if coded.len() < 2 || coded.iter().filter(|r| names_known(r)).count() * 2 >= coded.len() {
             continue;
@@ -165,6 +181,10 @@ fn work_rows<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
             &["task", "story", "title", "name", "description", "scope"],
         );
         for row in coded {
+            // A row the reader read as a sprint is that sprint.
+            if sprint_rows.contains(&row.span.start) {
+                continue;
+            }
             let code = &row.cells[0].text;
             let text = named
                 .and_then(|k| row.cells.get(k))
