@@ -2,7 +2,10 @@
 //! whether written as headings or as list items, below frame headings of no
 //! number, a phase with no steps of its own kept whole; numbered bold items
 //! as the last reading before a refusal; and a finer word's headings under a
-//! few of the coarser word's headings read as parts, never dropping the rest.
+//! few of the coarser word's headings read as parts, never dropping the rest;
+//! a Mermaid Gantt chart's task rows when nothing else reads as work; steps
+//! whose number carries their phase's letter (`P1.2`); numbered sub-sections
+//! each keeping a checkbox of their own.
 
 use serde_json::Value;
 
@@ -16,6 +19,9 @@ json_snapshots! {
     coded_items => "levels-coded-items",
     nested_groups => "levels-nested-groups",
     version_roadmap => "levels-version-roadmap",
+    gantt => "levels-gantt",
+    lettered_steps => "levels-lettered-steps",
+    checked_files => "levels-checked-files",
 }
 
 fn all_ids(v: &Value) -> Vec<String> {
@@ -98,4 +104,38 @@ fn a_roadmap_of_versions_reads_each_release_with_its_status() {
     assert_eq!(sprints_done(&v, 0), [true, true, false]);
     assert_eq!(sprint(&v, 0, 0)["name"], "Local lease registry");
     assert!(codes(&v, "guesses").contains(&"reading::numbered_headings".to_string()));
+}
+
+#[test]
+fn a_plan_written_as_a_gantt_chart_runs_its_task_rows() {
+    let (status, v, _) = json("levels-gantt");
+    assert_eq!(status, 0);
+    let names: Vec<&str> = v["units"][0]["sprints"]
+        .as_array()
+        .expect("sprints")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    // The zero-length `Release` milestone is a date, not work.
+    assert_eq!(
+        names,
+        ["Requirements", "Schema", "Storage layer", "HTTP API"]
+    );
+    assert_eq!(sprints_done(&v, 0), [true, true, false, false]);
+}
+
+#[test]
+fn steps_numbered_with_their_phases_letter_are_steps() {
+    let (status, v, _) = json("levels-lettered-steps");
+    assert_eq!(status, 0);
+    assert_eq!(all_ids(&v), ["1.1", "1.2", "2.1", "2.2", "3"]);
+    assert_eq!(sprints_done(&v, 0), [true, true, true, false, false]);
+}
+
+#[test]
+fn numbered_sub_sections_each_with_a_checkbox_are_steps() {
+    let (status, v, _) = json("levels-checked-files");
+    assert_eq!(status, 0);
+    assert_eq!(all_ids(&v), ["1.1", "1.2", "2.1", "2.2"]);
+    assert_eq!(sprints_done(&v, 0), [true, true, false, false]);
 }

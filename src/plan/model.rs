@@ -343,6 +343,8 @@ pub enum SprintSource {
     /// Numbered headings without a sprint word (`### 1.1 Split the store`):
     /// a guess, said so at `start`.
     Numbered,
+    /// The task rows of a Mermaid Gantt chart.
+    Gantt,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

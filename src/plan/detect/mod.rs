@@ -23,6 +23,7 @@ mod dependency_lines;
 mod dialect;
 mod done_elsewhere;
 mod fences;
+mod gantt;
 mod guesses;
 mod headings;
 mod levels;

@@ -530,6 +530,13 @@ fn numbered_item(line: &str, number: &str) -> Option<String> {
         _ => ("Task", t),
     };
     let (major, after) = rest.split_once('.')?;
+    // A phase's letter before the number (`**P1.2**` under `## Phase 1`)
+    // is part of the item's number.
+    let letters = major.chars().take_while(char::is_ascii_alphabetic).count();
+    let major = match &major[letters..] {
+        digits if bold && (1..=2).contains(&letters) && !digits.is_empty() => digits,
+        _ => major,
+    };
     if !major.eq_ignore_ascii_case(number) {
         return None;
     }

@@ -498,12 +498,14 @@ fn in_scope(
         return (sprints, Some(SprintSource::Checklists));
     }
     // 6. Numbered headings without a sprint word (a guess).
-    let numbered = super::numbered::numbered_sprints(doc, scope_all);
-    if numbered.is_empty() {
-        (numbered, None)
-    } else {
-        (numbered, Some(SprintSource::Numbered))
+    let numbered = super::numbered::numbered_sprints(doc, scope_all.clone());
+    if !numbered.is_empty() {
+        return (numbered, Some(SprintSource::Numbered));
     }
+    // 7. The task rows of a Mermaid Gantt chart.
+    let rows = super::gantt::gantt_sprints(doc, scope_all);
+    let source = (!rows.is_empty()).then_some(SprintSource::Gantt);
+    (rows, source)
 }
 
 /// A sprint with its id, name and text, and nothing read from it yet.

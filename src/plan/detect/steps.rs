@@ -146,7 +146,31 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
                 true
             })
             .collect();
-        if all_steps {
+        // Sub-sections each opening with a number and keeping a checkbox
+        // of their own (`### 01-ast.md` holding `- [x] All tasks`): steps
+        // whose progress the author tracks one by one.
+        let own_checks = |j: usize| {
+            doc.own_blocks(j).any(|b| {
+                matches!(
+                    doc.blocks[b],
+                    Block::Item {
+                        checked: Some(_),
+                        ..
+                    }
+                )
+            })
+        };
+        let opens_with_number = |j: usize| {
+            doc.heading(j).is_some_and(|(_, t, _)| {
+                t.trim_start_matches(|c: char| !c.is_alphanumeric())
+                    .starts_with(|c: char| c.is_ascii_digit())
+            })
+        };
+        let checked_steps = children.len() >= 2
+            && children
+                .iter()
+                .all(|&j| opens_with_number(j) && own_checks(j));
+        if all_steps || checked_steps {
             children
         } else if (numbered.len() >= 2 || (numbered.len() == 1 && only_a_frame(i)))
             && numbered
