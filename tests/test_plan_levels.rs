@@ -5,7 +5,8 @@
 //! few of the coarser word's headings read as parts, never dropping the rest;
 //! a Mermaid Gantt chart's task rows when nothing else reads as work; steps
 //! whose number carries their phase's letter (`P1.2`); numbered sub-sections
-//! each keeping a checkbox of their own.
+//! each keeping a checkbox of their own; numbered bold items under a heading
+//! that names their order (`## 3. Implementation order (phases)`), a guess.
 
 use serde_json::Value;
 
@@ -22,6 +23,7 @@ json_snapshots! {
     gantt => "levels-gantt",
     lettered_steps => "levels-lettered-steps",
     checked_files => "levels-checked-files",
+    order_section => "levels-order-section",
 }
 
 fn all_ids(v: &Value) -> Vec<String> {
@@ -138,4 +140,21 @@ fn numbered_sub_sections_each_with_a_checkbox_are_steps() {
     assert_eq!(status, 0);
     assert_eq!(all_ids(&v), ["1.1", "1.2", "2.1", "2.2"]);
     assert_eq!(sprints_done(&v, 0), [true, true, false, false]);
+}
+
+#[test]
+fn numbered_bold_items_under_a_heading_naming_their_order_are_the_steps() {
+    let (status, v, _) = json("levels-order-section");
+    assert_eq!(status, 0);
+    let names: Vec<&str> = v["units"][0]["sprints"]
+        .as_array()
+        .expect("sprints")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert_eq!(names.len(), 4, "{names:?}");
+    assert!(names[0].starts_with("Foundation"), "{names:?}");
+    assert!(names[3].starts_with("Polish"), "{names:?}");
+    // Read on one heading's word: `start` asks.
+    assert!(codes(&v, "guesses").contains(&"reading::bold_items".to_string()));
 }

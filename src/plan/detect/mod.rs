@@ -154,6 +154,7 @@ fn parse_once(
     if masked.starts_with('\u{feff}') {
         masked.replace_range(..3, "   ");
     }
+    let mut by_order = None;
     let doc = Doc::new(
         source,
         outline::promote_numbered_items(
@@ -167,6 +168,7 @@ fn parse_once(
                         outline::promote_unspaced_headings(&masked, blocks(&masked)),
                     ),
                     any_bold_item,
+                    &mut by_order,
                 ),
             ),
         ),
@@ -242,6 +244,18 @@ fn parse_once(
     let (template, template_source) = detect_template(&doc);
     if sprint_sources.contains(&SprintSource::Numbered) {
         guesses.extend(numbered::guess(&doc, &raw_units));
+    }
+    // Numbered bold items read as steps because their heading names an
+    // order: a level chosen on one heading's word.
+    if let Some((block, n)) = by_order.filter(|_| !any_bold_item) {
+        guesses.push(Warning {
+            code: "reading::bold_items".into(),
+            message: format!(
+                "{n} numbered bold items under a heading that names their order are read as the steps, in the order written"
+            ),
+            help: "check the reading with `git supervisor plan`, or give each step a heading".into(),
+            line: doc.line(doc.blocks[block].span().start),
+        });
     }
     let (entry_checks, exit_checks, rules) = plan_checks(&doc);
     let tally = accounting::account(

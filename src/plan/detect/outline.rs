@@ -269,7 +269,12 @@ type Candidate = (usize, String, bool);
 /// headings one level below their section.
 /// With `any`, the last reading before a refusal: every numbered bold item
 /// is a step, one to a section too, when there are two or more.
-pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>, any: bool) -> Vec<Block> {
+pub(super) fn promote_bold_items(
+    source: &str,
+    mut blocks: Vec<Block>,
+    any: bool,
+    by_order: &mut Option<(usize, usize)>,
+) -> Vec<Block> {
     // Only where no heading is a work item already: elsewhere such lists
     // are read by the readers of their sections (waves, a suggested order).
     let headed = blocks.iter().any(|b| {
@@ -285,18 +290,51 @@ pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>, any: bool
     let mut run: Vec<Candidate> = Vec::new();
     let mut runs: Vec<(u8, Vec<Candidate>)> = Vec::new();
     let mut has_status = false;
-    let mut flush = |run: &mut Vec<Candidate>, level: u8, status: bool| {
+    // Whether the section's heading names an order of steps (`## 5.
+    // Umsetzungsreihenfolge (Phasen)`, `## Implementation order`): its
+    // numbered bold items are those steps, unless they name sections the
+    // plan details elsewhere (then the list is an index of them).
+    let mut ordered = false;
+    let headings: Vec<String> = blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Heading { text, .. } => Some(text.to_lowercase()),
+            _ => None,
+        })
+        .collect();
+    let restates = |run: &[Candidate]| {
+        let named = run
+            .iter()
+            .filter(|(_, text, _)| {
+                let label = text
+                    .split_once(": ")
+                    .map_or(text.as_str(), |(_, l)| l)
+                    .split(" — ")
+                    .next()
+                    .unwrap_or_default()
+                    .to_lowercase();
+                headings.iter().any(|h| h.contains(&label))
+            })
+            .count();
+        named * 2 >= run.len()
+    };
+    let mut flush = |run: &mut Vec<Candidate>, level: u8, status: bool, ordered: bool| {
         let stepped = run.iter().all(|(_, _, stepped)| *stepped);
-        if (run.len() >= 2 && (status || stepped)) || (any && !run.is_empty()) {
+        let ordered = ordered && !restates(run);
+        if (run.len() >= 2 && (status || stepped || ordered)) || (any && !run.is_empty()) {
+            if ordered && !status && !stepped && by_order.is_none() {
+                *by_order = run.first().map(|(i, _, _)| (*i, run.len()));
+            }
             runs.push((level, std::mem::take(run)));
         }
         run.clear();
     };
     for (i, block) in blocks.iter().enumerate() {
         match block {
-            Block::Heading { level, .. } => {
-                flush(&mut run, section_level, has_status);
+            Block::Heading { level, text, .. } => {
+                flush(&mut run, section_level, has_status, ordered);
                 has_status = false;
+                ordered = names_an_order(text);
                 section_level = *level;
             }
             Block::Item {
@@ -307,7 +345,7 @@ pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>, any: bool
             } => match bold_item(&source[span.clone()]) {
                 Some((text, stepped)) => run.push((i, text, stepped)),
                 None => {
-                    flush(&mut run, section_level, has_status);
+                    flush(&mut run, section_level, has_status, ordered);
                     has_status = false;
                 }
             },
@@ -316,13 +354,14 @@ pub(super) fn promote_bold_items(source: &str, mut blocks: Vec<Block>, any: bool
                 has_status |= l.starts_with("status");
             }
             Block::Item { .. } => {}
+            _ if run.is_empty() => {}
             _ => {
-                flush(&mut run, section_level, has_status);
+                flush(&mut run, section_level, has_status, ordered);
                 has_status = false;
             }
         }
     }
-    flush(&mut run, section_level, has_status);
+    flush(&mut run, section_level, has_status, ordered);
     if any && runs.iter().map(|(_, r)| r.len()).sum::<usize>() < 2 {
         return blocks;
     }
@@ -585,6 +624,41 @@ fn bold_item(raw: &str) -> Option<(String, bool)> {
         format!("Step {number}: {label} — {after}")
     };
     Some((text, stepped))
+}
+
+/// A heading that names an order of steps: `Implementation order`,
+/// `Rollout phases`, `Umsetzungsreihenfolge (Phasen)`, `Orden de las
+/// fases`.
+fn names_an_order(heading: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "order",
+        "sequence",
+        "phases",
+        "stages",
+        "steps",
+        "milestones",
+        "reihenfolge",
+        "phasen",
+        "schritte",
+        "meilensteine",
+        "orden",
+        "ordem",
+        "ordine",
+        "ordre",
+        "fases",
+        "fasi",
+        "étapes",
+        "etapas",
+        "hitos",
+    ];
+    heading
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| {
+            WORDS
+                .iter()
+                .any(|k| w == *k || (k.len() > 7 && w.ends_with(k)))
+        })
 }
 
 /// `Step 1`, `Task 3`, `Phase 2`: a step word and a number.
