@@ -295,14 +295,19 @@ pub(super) fn promote_bold_items(
     // numbered bold items are those steps, unless they name sections the
     // plan details elsewhere (then the list is an index of them).
     let mut ordered = false;
-    let headings: Vec<String> = blocks
-        .iter()
-        .filter_map(|b| match b {
-            Block::Heading { text, .. } => Some(text.to_lowercase()),
-            _ => None,
-        })
-        .collect();
+    // Made when a run under such a heading is first met: most plans have
+    // none.
+    let headings: std::cell::OnceCell<Vec<String>> = std::cell::OnceCell::new();
     let restates = |run: &[Candidate]| {
+        let headings = headings.get_or_init(|| {
+            blocks
+                .iter()
+                .filter_map(|b| match b {
+                    Block::Heading { text, .. } => Some(text.to_lowercase()),
+                    _ => None,
+                })
+                .collect()
+        });
         let named = run
             .iter()
             .filter(|(_, text, _)| {
@@ -651,14 +656,17 @@ fn names_an_order(heading: &str) -> bool {
         "etapas",
         "hitos",
     ];
-    heading
-        .to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .any(|w| {
-            WORDS
-                .iter()
-                .any(|k| w == *k || (k.len() > 7 && w.ends_with(k)))
-        })
+    // Every heading passes here: compared in place, never copied.
+    let ends_with = |w: &str, k: &str| {
+        w.len() > k.len()
+            && w.is_char_boundary(w.len() - k.len())
+            && w[w.len() - k.len()..].eq_ignore_ascii_case(k)
+    };
+    heading.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        WORDS
+            .iter()
+            .any(|k| w.eq_ignore_ascii_case(k) || (k.len() > 7 && ends_with(w, k)))
+    })
 }
 
 /// `Step 1`, `Task 3`, `Phase 2`: a step word and a number.
