@@ -1,6 +1,7 @@
 //! The order and done marks real plans state, one fixture per shape: units
 //! ordered by tables, graphs, waves and sentences; sprint tables with a
-//! column per agent; work a plan marks done where it is, or elsewhere.
+//! column per agent; rows of a table that name the rows they wait for;
+//! work a plan marks done where it is, or elsewhere.
 
 use crate::common::plan_json::*;
 
@@ -248,4 +249,20 @@ fn done_marks_on_what_holds_the_sprints() {
     let (_, v, _) = json("dialect-kiro-in-progress");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
     assert_eq!(sprints_done(&v, 0), [false, false, false]);
+}
+
+#[test]
+fn rows_of_a_table_with_a_dependencies_column_wait_for_the_rows_they_name() {
+    let (status, v, _) = json("order-table-dependencies");
+    assert_eq!(status, 0);
+    assert_eq!(v["detection"]["dependencies"], "graph");
+    assert_eq!(v["units"].as_array().map(Vec::len), Some(5));
+    assert_eq!(deps(&v, 1), ["1 Workspace setup"]);
+    assert_eq!(deps(&v, 2), ["1 Workspace setup"]);
+    assert_eq!(deps(&v, 3), ["2 Backend API", "3 UI shell"]);
+    // An empty cell says nothing: the row waits for the one before it.
+    assert_eq!(deps(&v, 4), ["4 Repository screen"]);
+    // Sub-rows stay their row's task lines, not rows of the graph.
+    assert_eq!(sprint_ids(&v, 0), ["1"]);
+    assert!(codes(&v, "guesses").contains(&"reading::order_stated".to_string()));
 }

@@ -119,7 +119,7 @@ pub(super) fn reorder(sprints: &mut Vec<RawSprint>) -> bool {
 
 /// Whether some two steps wait for neither of the other (every step
 /// waits only for earlier ones).
-fn at_once(waits: &[Vec<usize>]) -> bool {
+pub(super) fn at_once(waits: &[Vec<usize>]) -> bool {
     let mut before: Vec<std::collections::BTreeSet<usize>> = Vec::with_capacity(waits.len());
     for w in waits {
         let mut all: std::collections::BTreeSet<usize> = w.iter().copied().collect();
@@ -151,7 +151,7 @@ fn dependency_value(line: &str) -> Option<String> {
 
 /// The step numbers a dependency value names, or None when it names
 /// something else. `None`, `n/a` and a dash name nothing.
-fn referenced_numbers(value: &str) -> Option<Vec<u32>> {
+pub(super) fn referenced_numbers(value: &str) -> Option<Vec<u32>> {
     // `Phase 2 (fixes code in Phase 2 handlers)`: the aside is no reference.
     let v = super::dependencies::strip_parentheticals(value);
     let v = v.trim_end_matches(['.', ' ', '✅']);

@@ -30,7 +30,8 @@ pub(super) fn split_by_stated_order(doc: &Doc, units: &mut Vec<RawUnit>) -> bool
         .or_else(|| from_phase_dependencies(doc, unit))
         .or_else(|| from_order_list(doc, unit))
         .or_else(|| from_sentence(doc, unit))
-        .or_else(|| from_dependency_lines(doc, unit));
+        .or_else(|| from_dependency_lines(doc, unit))
+        .or_else(|| from_table_dependencies(doc, unit));
     let found = split.is_some();
     if let Some(split) = split {
         *units = split;
@@ -429,6 +430,65 @@ fn from_dependency_lines(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         })
         .collect();
     let why = "a step of its own: each step's `Dependencies:` line names what it waits for";
+    Some(units_of(doc, unit, &names, &waits, why))
+}
+
+/// Sprints read from the rows of a table with a Dependencies column (a
+/// Taskmaster export: `| 4 | Repository UI | done | 2, 3 |`): each row
+/// waits for the rows its cell names. Every name must be an earlier row's
+/// number, or the plan stays one sequence; sub-rows (`4.1`) folded into
+/// their row say nothing about other rows.
+fn from_table_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
+    if unit.sprints.len() < 3 || unit.sprints.iter().any(|s| !s.id.suffix.is_empty()) {
+        return None;
+    }
+    let first = unit.sprints.first()?.span.start;
+    let (header, rows) = doc.blocks.iter().find_map(|b| match b {
+        Block::Table { header, rows, .. } if rows.iter().any(|r| r.span.start == first) => {
+            Some((header, rows))
+        }
+        _ => None,
+    })?;
+    let col = super::column(
+        header,
+        &[
+            "dependencies",
+            "depends on",
+            "depends",
+            "deps",
+            "blocked by",
+        ],
+    )?;
+    let position = |n: u32| unit.sprints.iter().position(|s| s.id.number == n);
+    let mut waits = Vec::with_capacity(unit.sprints.len());
+    for (me, s) in unit.sprints.iter().enumerate() {
+        let row = rows.iter().find(|r| r.span.start == s.span.start)?;
+        let cell = row.cells.get(col).map_or("", |c| c.text.trim());
+        // An empty cell says nothing: the row waits for the one before.
+        if cell.is_empty() {
+            waits.push(me.checked_sub(1).into_iter().collect());
+            continue;
+        }
+        let mut on = Vec::new();
+        for n in super::dependency_lines::referenced_numbers(&cell.to_lowercase())? {
+            match position(n) {
+                Some(p) if p < me => on.push(p),
+                _ => return None,
+            }
+        }
+        on.sort_unstable();
+        on.dedup();
+        waits.push(on);
+    }
+    if !super::dependency_lines::at_once(&waits) {
+        return None;
+    }
+    let names: Vec<String> = unit
+        .sprints
+        .iter()
+        .map(|s| format!("{} {}", s.id, s.sprint.name))
+        .collect();
+    let why = "a row of its own: its Dependencies cell names the rows it waits for";
     Some(units_of(doc, unit, &names, &waits, why))
 }
 
