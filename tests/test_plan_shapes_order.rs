@@ -1,6 +1,7 @@
 //! The order and done marks real plans state, one fixture per shape: units
 //! ordered by tables, graphs, waves and sentences; sprint tables with a
-//! column per agent; rows of a table that name the rows they wait for;
+//! column per agent; rows of a table that name the rows they wait for; an
+//! epic's created tickets in the order they state;
 //! work a plan marks done where it is, or elsewhere.
 
 use crate::common::plan_json::*;
@@ -265,4 +266,34 @@ fn rows_of_a_table_with_a_dependencies_column_wait_for_the_rows_they_name() {
     // Sub-rows stay their row's task lines, not rows of the graph.
     assert_eq!(sprint_ids(&v, 0), ["1"]);
     assert!(codes(&v, "guesses").contains(&"reading::order_stated".to_string()));
+}
+
+#[test]
+fn an_epics_created_tickets_are_its_units_in_the_order_they_state() {
+    let (status, v, _) = json("order-epic-tickets");
+    assert_eq!(status, 0);
+    assert_eq!(v["detection"]["dependencies"], "graph");
+    // The preview lists the same tickets: they are not sprints of their own.
+    assert_eq!(v["units"].as_array().map(Vec::len), Some(4));
+    assert_eq!(deps(&v, 1), ["#12 Execution engine"]);
+    assert_eq!(deps(&v, 2), ["#12 Execution engine"]);
+    assert_eq!(
+        deps(&v, 3),
+        ["#12 Execution engine", "#13 Result API", "#14 Routing"]
+    );
+    assert_eq!(sprints_done(&v, 0), [true]);
+    assert_eq!(sprints_done(&v, 1), [false]);
+}
+
+#[test]
+fn an_epics_dependency_order_line_orders_its_tickets() {
+    let (status, v, _) = json("order-epic-dependency-line");
+    assert_eq!(status, 0);
+    assert_eq!(v["detection"]["dependencies"], "graph");
+    assert_eq!(deps(&v, 1), ["001 Monorepo scaffold"]);
+    assert_eq!(deps(&v, 2), ["001 Monorepo scaffold"]);
+    // A `→` that ends its line carries on to the next.
+    assert_eq!(deps(&v, 3), ["003 Database schema"]);
+    // `parallel: true` and named by no arrow: it starts at once.
+    assert!(deps(&v, 4).is_empty());
 }

@@ -345,6 +345,8 @@ pub enum SprintSource {
     Numbered,
     /// The task rows of a Mermaid Gantt chart.
     Gantt,
+    /// The tickets an epic lists as created (ccpm's `## Tasks Created`).
+    Tickets,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -555,7 +555,19 @@ fn count_lines(
                     tally.criteria += 1;
                     continue;
                 }
-                homes.by_text(line).map_or(Home::None, Home::One)
+                // A line that only repeats a sprint's name (a preview of
+                // an epic's tickets) is an index entry, not that sprint's
+                // own line.
+                homes
+                    .by_text(line)
+                    .filter(|&(u, k)| {
+                        !units[u].sprints[k]
+                            .sprint
+                            .name
+                            .trim()
+                            .eq_ignore_ascii_case(line.text.trim())
+                    })
+                    .map_or(Home::None, Home::One)
             }
             home => home,
         };

@@ -44,6 +44,7 @@ mod task_types;
 mod template;
 #[cfg(test)]
 mod tests;
+mod tickets;
 mod units;
 mod validate;
 mod waves;

@@ -31,7 +31,8 @@ pub(super) fn split_by_stated_order(doc: &Doc, units: &mut Vec<RawUnit>) -> bool
         .or_else(|| from_order_list(doc, unit))
         .or_else(|| from_sentence(doc, unit))
         .or_else(|| from_dependency_lines(doc, unit))
-        .or_else(|| from_table_dependencies(doc, unit));
+        .or_else(|| from_table_dependencies(doc, unit))
+        .or_else(|| from_tickets(doc, unit));
     let found = split.is_some();
     if let Some(split) = split {
         *units = split;
@@ -489,6 +490,27 @@ fn from_table_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         .map(|s| format!("{} {}", s.id, s.sprint.name))
         .collect();
     let why = "a row of its own: its Dependencies cell names the rows it waits for";
+    Some(units_of(doc, unit, &names, &waits, why))
+}
+
+/// An epic's created tickets, ordered by their own `depends on` or the
+/// epic's `Dependency order:` line: see `tickets`.
+fn from_tickets(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
+    let tickets = super::tickets::created_tickets(doc);
+    let same = tickets.len() == unit.sprints.len()
+        && tickets
+            .iter()
+            .zip(&unit.sprints)
+            .all(|(t, s)| t.sprint.span.start == s.span.start);
+    if !same {
+        return None;
+    }
+    let waits = super::tickets::waits(doc, &tickets)?;
+    let names: Vec<String> = tickets
+        .iter()
+        .map(|t| format!("{} {}", t.code, t.sprint.sprint.name))
+        .collect();
+    let why = "a ticket of its own: the epic says what each ticket waits for";
     Some(units_of(doc, unit, &names, &waits, why))
 }
 

@@ -158,6 +158,21 @@ pub(super) fn detect_sprints(
     if todos.len() >= 2 && todos.len() > sprints.len() {
         return (todos, Some(SprintSource::Todos));
     }
+    // An epic's created tickets are its work, over any checklist beside
+    // them (a preview of the same tickets).
+    let weak = matches!(
+        source,
+        None | Some(SprintSource::Checklists) | Some(SprintSource::Numbered)
+    );
+    if weak {
+        let tickets = super::tickets::created_tickets(doc);
+        if !tickets.is_empty() {
+            return (
+                tickets.into_iter().map(|t| t.sprint).collect(),
+                Some(SprintSource::Tickets),
+            );
+        }
+    }
     if sprints.len() <= 1 {
         let milestones = super::done_elsewhere::progress_milestones(doc);
         if milestones.len() > sprints.len() {
