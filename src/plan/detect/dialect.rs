@@ -5,7 +5,8 @@
 //! (`T001` ids), a GSD-style `ROADMAP.md` (a phase index with `**Depends
 //! on**`), a superpowers plan (`### Task N` with `Step N:` lines), the
 //! sprint-supervisor `EXECUTION_PLAN.md` (a unit table with Sprint or Sortie
-//! sections); anything else is read by the generic rules.
+//! sections), a ccpm epic (`## Tasks Created`), a Mermaid Gantt chart;
+//! anything else is read by the generic rules.
 
 use super::*;
 
@@ -18,6 +19,12 @@ pub(super) fn dialect(doc: &Doc, units: &UnitSource, sprints: &[SprintSource]) -
         .filter_map(|i| doc.heading(i).map(|(_, t, _)| norm(t)))
         .collect();
     let has_heading = |h: &str| headings.iter().any(|t| t.contains(h));
+    if sprints.contains(&SprintSource::Tickets) {
+        return found("ccpm", "an epic's `## Tasks Created` ticket list");
+    }
+    if sprints.contains(&SprintSource::Gantt) {
+        return found("mermaid-gantt", "a Mermaid `gantt` chart's task rows");
+    }
     if sprints.contains(&SprintSource::TaskList) {
         return found("kiro", "top-level numbered task list (`- [ ] 1. …`)");
     }
