@@ -6,7 +6,8 @@
 //! a Mermaid Gantt chart's task rows when nothing else reads as work; steps
 //! whose number carries their phase's letter (`P1.2`); numbered sub-sections
 //! each keeping a checkbox of their own; numbered bold items under a heading
-//! that names their order (`## 3. Implementation order (phases)`), a guess.
+//! that names their order (`## 3. Implementation order (phases)`), a guess;
+//! a story's top-level tasks under `## Tasks / Subtasks`.
 
 use serde_json::Value;
 
@@ -24,6 +25,7 @@ json_snapshots! {
     lettered_steps => "levels-lettered-steps",
     checked_files => "levels-checked-files",
     order_section => "levels-order-section",
+    story_tasks => "levels-story-tasks",
 }
 
 fn all_ids(v: &Value) -> Vec<String> {
@@ -157,4 +159,20 @@ fn numbered_bold_items_under_a_heading_naming_their_order_are_the_steps() {
     assert!(names[3].starts_with("Polish"), "{names:?}");
     // Read on one heading's word: `start` asks.
     assert!(codes(&v, "guesses").contains(&"reading::bold_items".to_string()));
+}
+
+#[test]
+fn a_storys_tasks_with_their_subtasks_are_the_sprints() {
+    let (status, v, _) = json("levels-story-tasks");
+    assert_eq!(status, 0);
+    let names: Vec<&str> = v["units"][0]["sprints"]
+        .as_array()
+        .expect("sprints")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    // `Step 5 Specific Requirements` in the notes names a screen, not work.
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names[0].starts_with("Build the provider list"), "{names:?}");
+    assert_eq!(sprints_done(&v, 0), [true, false]);
 }

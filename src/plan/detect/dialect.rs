@@ -5,7 +5,8 @@
 //! (`T001` ids), a GSD-style `ROADMAP.md` (a phase index with `**Depends
 //! on**`), a superpowers plan (`### Task N` with `Step N:` lines), the
 //! sprint-supervisor `EXECUTION_PLAN.md` (a unit table with Sprint or Sortie
-//! sections), a ccpm epic (`## Tasks Created`), a Mermaid Gantt chart;
+//! sections), a ccpm epic (`## Tasks Created`), a BMAD story (`## Tasks /
+//! Subtasks`), a Mermaid Gantt chart;
 //! anything else is read by the generic rules.
 
 use super::*;
@@ -21,6 +22,9 @@ pub(super) fn dialect(doc: &Doc, units: &UnitSource, sprints: &[SprintSource]) -
     let has_heading = |h: &str| headings.iter().any(|t| t.contains(h));
     if sprints.contains(&SprintSource::Tickets) {
         return found("ccpm", "an epic's `## Tasks Created` ticket list");
+    }
+    if has_heading("tasks / subtasks") && headings.first().is_some_and(|h| h.starts_with("story")) {
+        return found("bmad-story", "a `Story` title over `## Tasks / Subtasks`");
     }
     if sprints.contains(&SprintSource::Gantt) {
         return found("mermaid-gantt", "a Mermaid `gantt` chart's task rows");

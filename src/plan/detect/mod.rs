@@ -39,6 +39,7 @@ mod sprint_graph;
 mod sprint_word;
 mod sprints;
 mod steps;
+mod story;
 mod task_list;
 mod task_types;
 mod template;
@@ -166,7 +167,10 @@ fn parse_once(
                     &masked,
                     bold_steps::promote_bold_steps(
                         &masked,
-                        outline::promote_unspaced_headings(&masked, blocks(&masked)),
+                        story::promote_story_tasks(
+                            &masked,
+                            outline::promote_unspaced_headings(&masked, blocks(&masked)),
+                        ),
                     ),
                     any_bold_item,
                     &mut by_order,
