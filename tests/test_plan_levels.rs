@@ -7,7 +7,8 @@
 //! whose number carries their phase's letter (`P1.2`); numbered sub-sections
 //! each keeping a checkbox of their own; numbered bold items under a heading
 //! that names their order (`## 3. Implementation order (phases)`), a guess;
-//! a story's top-level tasks under `## Tasks / Subtasks`.
+//! a story's top-level tasks under `## Tasks / Subtasks`; coded list items
+//! (`TASK-A1｜…`) as the last reading before a refusal, a guess.
 
 use serde_json::Value;
 
@@ -175,4 +176,20 @@ fn a_storys_tasks_with_their_subtasks_are_the_sprints() {
     assert_eq!(names.len(), 2, "{names:?}");
     assert!(names[0].starts_with("Build the provider list"), "{names:?}");
     assert_eq!(sprints_done(&v, 0), [true, false]);
+}
+
+#[test]
+fn coded_list_items_are_the_last_reading_before_a_refusal() {
+    let (status, v, _) = json("levels-coded-list");
+    assert_eq!(status, 0);
+    let names: Vec<&str> = v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .flat_map(|u| u["sprints"].as_array().expect("sprints"))
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert_eq!(names.len(), 4, "{names:?}");
+    assert!(names[0].contains("Merge the risk service"), "{names:?}");
+    assert!(codes(&v, "guesses").contains(&"reading::bold_items".to_string()));
 }

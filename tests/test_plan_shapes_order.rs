@@ -297,3 +297,15 @@ fn an_epics_dependency_order_line_orders_its_tickets() {
     // `parallel: true` and named by no arrow: it starts at once.
     assert!(deps(&v, 4).is_empty());
 }
+
+#[test]
+fn a_step_tables_numbered_rows_are_sprints_in_the_order_their_cells_state() {
+    let (status, v, _) = json("order-step-table");
+    assert_eq!(status, 0);
+    assert_eq!(v["detection"]["dependencies"], "graph");
+    assert_eq!(v["units"].as_array().map(Vec::len), Some(5));
+    assert!(deps(&v, 1).is_empty());
+    assert_eq!(deps(&v, 4).len(), 2);
+    assert_eq!(sprints_done(&v, 0), [true]);
+    assert_eq!(sprints_done(&v, 2), [false]);
+}

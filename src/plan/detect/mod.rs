@@ -16,6 +16,7 @@ mod about_plan;
 mod accounting;
 mod agent_columns;
 mod bold_steps;
+mod coded_items;
 mod completion;
 mod criteria;
 mod dependencies;
@@ -131,7 +132,7 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     plan.guesses.push(Warning {
         code: "reading::bold_items".into(),
         message: format!(
-            "nothing else reads as work: {} numbered bold item{} read as the steps, in the order written",
+            "nothing else reads as work: {} numbered bold or coded item{} read as the steps, in the order written",
             plan.units.iter().map(|u| u.sprints.len()).sum::<usize>(),
             if plan.units.iter().map(|u| u.sprints.len()).sum::<usize>() == 1 { " is" } else { "s are" },
         ),
@@ -157,6 +158,10 @@ fn parse_once(
         masked.replace_range(..3, "   ");
     }
     let mut by_order = None;
+    let mut blocks = blocks(&masked);
+    if any_bold_item {
+        blocks = coded_items::promote_coded_items(&masked, blocks);
+    }
     let doc = Doc::new(
         source,
         outline::promote_numbered_items(
@@ -169,7 +174,7 @@ fn parse_once(
                         &masked,
                         story::promote_story_tasks(
                             &masked,
-                            outline::promote_unspaced_headings(&masked, blocks(&masked)),
+                            outline::promote_unspaced_headings(&masked, blocks),
                         ),
                     ),
                     any_bold_item,

@@ -30,18 +30,29 @@ pub(super) fn is_sprint_table(header: &[Cell], rows: &[Row]) -> bool {
 /// with `[SEC-01](…)` rows): an id column only when every cell is a code.
 const CODE_COLUMNS: &[&str] = &["task", "task id", "item", "ticket", "issue", "key"];
 
-/// A sprint table's id column: `Sprint`, `ID`, `#`, or a column of codes.
+/// Columns named by a step word: an id column when every cell is a number
+/// (`| Step | Description | Dependencies |` over `| 3 | … |`).
+const NUMBER_COLUMNS: &[&str] = &["step", "phase", "stage", "milestone"];
+
+/// A sprint table's id column: `Sprint`, `ID`, `#`, a column of codes, or
+/// a step word's column of numbers.
 fn id_column(header: &[Cell], rows: &[Row]) -> Option<usize> {
-    column(header, &["sprint", "sprint id", "id", "#"]).or_else(|| {
-        let c = column(header, CODE_COLUMNS)?;
-        (!rows.is_empty()
-            && rows.iter().all(|r| {
-                r.cells
-                    .get(c)
-                    .is_some_and(|cell| step_code(&cell.text).is_some())
-            }))
-        .then_some(c)
-    })
+    let all = |c: usize, ok: fn(&str) -> bool| {
+        !rows.is_empty()
+            && rows
+                .iter()
+                .all(|r| r.cells.get(c).is_some_and(|cell| ok(&cell.text)))
+    };
+    column(header, &["sprint", "sprint id", "id", "#"])
+        .or_else(|| column(header, CODE_COLUMNS).filter(|&c| all(c, |t| step_code(t).is_some())))
+        .or_else(|| {
+            column(header, NUMBER_COLUMNS).filter(|&c| {
+                all(c, |t| {
+                    let t = t.trim();
+                    !t.is_empty() && t.chars().all(|ch| ch.is_ascii_digit() || ch == '.')
+                })
+            })
+        })
 }
 
 /// A step's code as written in a table cell: `SEC-01`, `AZM-03A`, `1.2`,
