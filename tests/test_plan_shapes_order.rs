@@ -154,13 +154,16 @@ fn order_stated_for_named_steps() {
         Some("Move modules into folders")
     );
 
-    let (_, v, _) = json("order-phase-dependencies");
-    assert_eq!(v["detection"]["dependencies"], "graph");
-    assert_eq!(deps(&v, 1), ["Phase 1"]);
-    assert_eq!(deps(&v, 2), ["Phase 2"]);
-    assert_eq!(deps(&v, 3), ["Phase 2"]);
-    assert_eq!(deps(&v, 4), ["Phase 3", "Phase 4"]);
-    assert_eq!(sprints_done(&v, 0), [true]);
+    // The same list in Russian (`Зависит от завершения Setup`) reads alike.
+    for fixture in ["order-phase-dependencies", "order-phase-dependencies-ru"] {
+        let (_, v, _) = json(fixture);
+        assert_eq!(v["detection"]["dependencies"], "graph", "{fixture}");
+        assert_eq!(deps(&v, 1), ["Phase 1"]);
+        assert_eq!(deps(&v, 2), ["Phase 2"]);
+        assert_eq!(deps(&v, 3), ["Phase 2"]);
+        assert_eq!(deps(&v, 4), ["Phase 3", "Phase 4"]);
+        assert_eq!(sprints_done(&v, 0), [true]);
+    }
 
     // Items handed out in waves: a wave waits for the one before; items
     // of a wave that says "parallel" run at once, others one by one, and

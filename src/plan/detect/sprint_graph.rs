@@ -78,6 +78,31 @@ fn from_todos(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
 /// Foundational phase completion`. Every phase must be covered and every
 /// "depends on" must name another item (by its label or `Phase N`), or the
 /// list is not read.
+/// "Depends on", as spec-kit's list writes it in the plans' languages.
+const DEPENDS_ON: &[&str] = &[
+    "depends on",
+    "depend on",
+    "зависит от",
+    "зависят от",
+    "depende de",
+    "dependen de",
+    "dipende da",
+    "dipendono da",
+    "dépend de",
+    "dépendent de",
+];
+
+/// "No dependencies", likewise.
+const NO_DEPENDENCIES: &[&str] = &[
+    "no dependencies",
+    "нет зависимостей",
+    "sin dependencias",
+    "sem dependências",
+    "nessuna dipendenza",
+    "aucune dépendance",
+    "keine abhängigkeiten",
+];
+
 fn from_phase_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
     let numbers: Vec<u32> = unit.sprints.iter().map(|s| s.id.number).collect();
     let whole_ids = unit.sprints.iter().all(|s| s.id.suffix.is_empty());
@@ -119,10 +144,10 @@ fn from_phase_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         let first_clause = [" - ", " — ", "; ", ". "]
             .iter()
             .fold(says.as_str(), |s, stop| s.split(stop).next().unwrap_or(s));
-        if first_clause.contains("no dependencies") {
+        if NO_DEPENDENCIES.iter().any(|w| first_clause.contains(w)) {
             continue;
         }
-        let on = ["depends on", "depend on"]
+        let on = DEPENDS_ON
             .iter()
             .find_map(|w| says.split_once(w).map(|(_, rest)| rest))?;
         // "Depends on Setup completion - BLOCKS all user stories": the
