@@ -8,7 +8,8 @@
 //! each keeping a checkbox of their own; numbered bold items under a heading
 //! that names their order (`## 3. Implementation order (phases)`), a guess;
 //! a story's top-level tasks under `## Tasks / Subtasks`; coded list items
-//! (`TASK-A1｜…`) as the last reading before a refusal, a guess.
+//! (`TASK-A1｜…`) as the last reading before a refusal, a guess; a table of
+//! jobs lettered `A`, `B`, `C`.
 
 use serde_json::Value;
 
@@ -192,4 +193,31 @@ fn coded_list_items_are_the_last_reading_before_a_refusal() {
     assert_eq!(names.len(), 4, "{names:?}");
     assert!(names[0].contains("Merge the risk service"), "{names:?}");
     assert!(codes(&v, "guesses").contains(&"reading::bold_items".to_string()));
+}
+
+#[test]
+fn a_table_of_jobs_lettered_a_b_c_is_read_not_refused() {
+    let (status, v, _) = json("levels-lettered-jobs");
+    assert_eq!(status, 0);
+    let names: Vec<&str> = v["units"][0]["sprints"]
+        .as_array()
+        .expect("sprints")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["A: Ending screen", "B: Era transition", "C: Card polish"]
+    );
+    // The held-back items are in the tally, not silently gone.
+    let not_work: Vec<&str> = v["tally"]["not_work"]
+        .as_array()
+        .expect("not_work")
+        .iter()
+        .filter_map(|l| l["text"].as_str())
+        .collect();
+    assert!(
+        not_work.iter().any(|t| t.starts_with("UI-kit integration")),
+        "{not_work:?}"
+    );
 }

@@ -77,7 +77,9 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         let unread_box = ["[~]", "[-]", "[/]", "[ ]"]
             .iter()
             .any(|m| text.trim_start().starts_with(m));
-        let bold = *depth == 0 && text.trim_start().starts_with("**");
+        // `- **UI-kit integration** → popup.gd`: a bold name opening a
+        // top-level item is a work line; `- **Goal**: …` is a field.
+        let bold = *depth == 0 && bold_work_label(raw);
         if !(checked.is_some() || unread_box || bold || (numbered && *depth == 0)) {
             continue;
         }
@@ -106,6 +108,21 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
     out.extend(work_rows(doc, units));
     out.sort_by_key(|l| l.span.start);
     out
+}
+
+/// Whether a list item (its source) opens with a bold name that is not a
+/// field label (`**Goal**:`, `**Files:**`).
+fn bold_work_label(raw: &str) -> bool {
+    let t = raw.trim_start_matches(['-', '*', '+']).trim_start();
+    let Some(inner) = t.strip_prefix("**") else {
+        return false;
+    };
+    let Some(close) = inner.find("**") else {
+        return false;
+    };
+    let label = inner[..close].trim();
+    let after = inner[close + 2..].trim_start();
+    !label.is_empty() && !label.ends_with(':') && !after.starts_with(':')
 }
 
 /// Rows of a work table are task lines too: a table with a status or

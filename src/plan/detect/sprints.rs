@@ -64,9 +64,10 @@ pub(super) fn step_code(cell: &str) -> Option<&str> {
         None => t,
     };
     let t = t.trim().trim_matches('`').trim_matches('*');
-    // A code has a number (`SEC-01`, `1.2`) or is an acronym (`SHV`).
+    // A code has a number (`SEC-01`, `1.2`), is an acronym (`SHV`) or one
+    // capital letter (`| **A** | Ending screen |`).
     let has_digit = t.chars().any(|c| c.is_ascii_digit())
-        || (t.len() >= 2 && t.chars().all(|c| c.is_ascii_uppercase() || c == '-'));
+        || (!t.is_empty() && t.chars().all(|c| c.is_ascii_uppercase() || c == '-'));
     let shaped = !t.is_empty()
         && t.len() <= 24
         && t.chars()
@@ -101,6 +102,7 @@ const SPRINT_NAME_COLUMNS: &[&str] = &[
     "topic",
     "backlog item",
     "work item",
+    "job",
 ];
 
 /// A sprint table's id cell as an id: `3`, `Sprint 3`, `S3`, `` `3` ``.
