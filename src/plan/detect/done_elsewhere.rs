@@ -63,13 +63,19 @@ pub(super) fn marks_elsewhere(
     let mut matched = 0;
     // An item that is a sprint's own task line is that sprint's work, not
     // an index of sprints (`- [ ] Milestone 4: Hooks` under `## Milestones`).
-    let task_lines: std::collections::BTreeSet<String> = units
-        .iter()
-        .flat_map(|u| &u.sprints)
-        .flat_map(|s| &s.sprint.tasks)
-        .map(|t| norm(t))
-        .collect();
-    let index = index_items(doc)
+    let index = index_items(doc);
+    // Made only when the plan has index items: most have none.
+    let task_lines: std::collections::BTreeSet<String> = if index.is_empty() {
+        Default::default()
+    } else {
+        units
+            .iter()
+            .flat_map(|u| &u.sprints)
+            .flat_map(|s| &s.sprint.tasks)
+            .map(|t| norm(t))
+            .collect()
+    };
+    let index = index
         .into_iter()
         .filter(|(_, _, label, _)| !task_lines.contains(&norm(label)));
     for (checked, id, label, span) in index {

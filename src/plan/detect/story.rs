@@ -10,6 +10,14 @@ use super::Block;
 
 /// Whether a heading is a story's task section.
 fn task_section(text: &str) -> bool {
+    // Every heading passes here: a look before any copy.
+    if !text
+        .as_bytes()
+        .windows(8)
+        .any(|w| w.eq_ignore_ascii_case(b"subtasks"))
+    {
+        return false;
+    }
     let t: String = norm(text).chars().filter(|c| !c.is_whitespace()).collect();
     matches!(
         t.as_str(),

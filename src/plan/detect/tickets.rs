@@ -27,10 +27,16 @@ pub(super) struct Ticket {
 
 /// The tickets under a `Tasks Created` heading, two or more.
 pub(super) fn created_tickets(doc: &Doc) -> Vec<Ticket> {
-    let Some(heading) = (0..doc.blocks.len()).find(|&i| {
-        doc.heading(i)
-            .is_some_and(|(_, t, _)| norm(t).trim_end_matches(':') == "tasks created")
-    }) else {
+    // A look at the bytes before any copy: most headings are no such list.
+    let named = |t: &str| {
+        t.as_bytes()
+            .windows(7)
+            .any(|w| w.eq_ignore_ascii_case(b"created"))
+            && norm(t).trim_end_matches(':') == "tasks created"
+    };
+    let Some(heading) =
+        (0..doc.blocks.len()).find(|&i| doc.heading(i).is_some_and(|(_, t, _)| named(t)))
+    else {
         return Vec::new();
     };
     let mut out: Vec<Ticket> = Vec::new();
