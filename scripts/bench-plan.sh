@@ -14,8 +14,15 @@ if [ -z "${BIN:-}" ]; then
   cargo build --release --quiet
 fi
 bin=${BIN:-$PWD/target/release/git-supervisor}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# KEEP=DIR keeps the generated plans there (`DIR/1000/EXECUTION_PLAN.md`,
+# `DIR/flat-1000/…`), for callgrind or another binary.
+if [ -n "${KEEP:-}" ]; then
+  work=$KEEP
+  mkdir -p "$work"
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
 
 generate() { # units -> EXECUTION_PLAN.md in $work/$1
   local units=$1 dir=$work/$1
