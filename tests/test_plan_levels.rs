@@ -9,7 +9,8 @@
 //! that names their order (`## 3. Implementation order (phases)`), a guess;
 //! a story's top-level tasks under `## Tasks / Subtasks`; coded list items
 //! (`TASK-A1｜…`) as the last reading before a refusal, a guess; a table of
-//! jobs lettered `A`, `B`, `C`.
+//! jobs lettered `A`, `B`, `C`; an index of milestone files whose other
+//! sections are about the plan.
 
 use serde_json::Value;
 
@@ -220,4 +221,21 @@ fn a_table_of_jobs_lettered_a_b_c_is_read_not_refused() {
         not_work.iter().any(|t| t.starts_with("UI-kit integration")),
         "{not_work:?}"
     );
+}
+
+#[test]
+fn an_index_of_milestone_files_reads_its_rows_not_its_sections() {
+    // `## 概览` (overview) and `## 后续版本` (later versions) under `#
+    // Milestones` are about the plan; the table's rows are the milestones.
+    let (status, v, _) = json("levels-milestone-files");
+    assert_eq!(status, 0);
+    let names: Vec<&str> = v["units"][0]["sprints"]
+        .as_array()
+        .expect("sprints")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(names[0].starts_with("M0.md"), "{names:?}");
+    assert_eq!(sprints_done(&v, 0), [true, true, false]);
 }

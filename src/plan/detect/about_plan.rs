@@ -45,6 +45,57 @@ const ABOUT_THE_PLAN: &[&str] = &[
     "history",
     "completed",
     "future",
+    // The same in the plans' other languages.
+    "übersicht",
+    "hintergrund",
+    "ziele",
+    "ausblick",
+    "anhang",
+    "risiken",
+    "aperçu",
+    "contexte",
+    "objectifs",
+    "annexe",
+    "risques",
+    "resumen",
+    "contexto",
+    "objetivos",
+    "riesgos",
+    "anexo",
+    "visão geral",
+    "обзор",
+    "контекст",
+    "цели",
+    "риски",
+    "приложение",
+];
+
+/// Names in scripts without spaces between words, matched as the heading's
+/// start (`后续版本（v2+）`, `进度追踪`).
+const ABOUT_THE_PLAN_CJK: &[&str] = &[
+    "概览",
+    "概述",
+    "背景",
+    "目标",
+    "进度",
+    "后续",
+    "未来",
+    "参考",
+    "附录",
+    "备注",
+    "风险",
+    "验收标准",
+    "概要",
+    "目的",
+    "進捗",
+    "今後",
+    "参考資料",
+    "備考",
+    "개요",
+    "배경",
+    "목표",
+    "향후",
+    "참고",
 ];
 
 /// Whether a heading (`## 7. Success Metrics`, `### Wave 1 Success
@@ -54,6 +105,9 @@ pub(super) fn describes_plan(heading: &str) -> bool {
     let lower = lower
         .trim_start_matches(|c: char| !c.is_alphabetic())
         .trim_end_matches(|c: char| !c.is_alphanumeric());
+    if ABOUT_THE_PLAN_CJK.iter().any(|w| lower.starts_with(w)) {
+        return true;
+    }
     ABOUT_THE_PLAN.iter().any(|w| {
         lower == *w
             || lower
@@ -75,5 +129,8 @@ mod tests {
         assert!(!describes_plan("3. Implement the summary view"));
         assert!(!describes_plan("Integration testing"));
         assert!(!describes_plan("Goalkeeper AI"));
+        assert!(describes_plan("## 后续版本（v2+）"));
+        assert!(describes_plan("Übersicht"));
+        assert!(!describes_plan("项目脚手架"));
     }
 }

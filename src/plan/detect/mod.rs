@@ -37,6 +37,7 @@ mod phase_graph;
 mod references;
 mod restated;
 mod sprint_graph;
+mod sprint_table;
 mod sprint_word;
 mod sprints;
 mod steps;
@@ -164,21 +165,24 @@ fn parse_once(
     }
     let doc = Doc::new(
         source,
-        outline::promote_numbered_items(
+        without_inline_code(
             &masked,
-            outline::promote_plain_lines(
+            outline::promote_numbered_items(
                 &masked,
-                outline::promote_bold_items(
+                outline::promote_plain_lines(
                     &masked,
-                    bold_steps::promote_bold_steps(
+                    outline::promote_bold_items(
                         &masked,
-                        story::promote_story_tasks(
+                        bold_steps::promote_bold_steps(
                             &masked,
-                            outline::promote_unspaced_headings(&masked, blocks),
+                            story::promote_story_tasks(
+                                &masked,
+                                outline::promote_unspaced_headings(&masked, blocks),
+                            ),
                         ),
+                        any_bold_item,
+                        &mut by_order,
                     ),
-                    any_bold_item,
-                    &mut by_order,
                 ),
             ),
         ),
@@ -325,6 +329,21 @@ fn parse_once(
 
 /// Blank out a leading `---` YAML frontmatter block (keeping byte offsets) and
 /// read its flat `key: value` pairs.
+/// Headings made from list items or lines keep their backticks; a sprint
+/// named from a heading has none (its canonical form writes it so), so
+/// neither do these: the same step reads the same either way.
+fn without_inline_code(source: &str, mut blocks: Vec<Block>) -> Vec<Block> {
+    for b in &mut blocks {
+        if let Block::Heading { text, span, .. } = b {
+            let written = source[span.clone()].trim_start().starts_with('#');
+            if !written && text.contains('`') {
+                *text = text.replace('`', "");
+            }
+        }
+    }
+    blocks
+}
+
 pub(super) fn mask_frontmatter(source: &str) -> (String, BTreeMap<String, String>) {
     let mut values = BTreeMap::new();
     let (Some(body), Some(cut)) = (
@@ -440,8 +459,14 @@ impl<'a> Doc<'a> {
                     continue;
                 };
                 let Some(w) = plural_word(text) else { continue };
+                // Sections about the plan (`## 概览`, `## Future`) are not
+                // its milestones.
                 let children: Vec<usize> = (i + 1..section_end[i])
                     .filter(|&j| parent[j] == Some(i))
+                    .filter(|&j| match &blocks[j] {
+                        Block::Heading { text, .. } => !about_plan::describes_plan(text),
+                        _ => true,
+                    })
                     .collect();
                 if children.len() < 2 {
                     continue;

@@ -8,6 +8,12 @@
 //! the Task column of a task table), entry and exit criteria
 //! (see [`criteria`](super::criteria)), task type and the files it names.
 
+use super::sprint_table::id_column;
+pub(super) use super::sprint_table::is_sprint_table;
+pub(super) use super::sprint_table::step_code;
+use super::sprint_table::table_row_done;
+use super::sprint_table::table_sprint_id;
+pub(super) use super::sprint_table::SPRINT_NAME_COLUMNS;
 use super::*;
 
 /// `Task 3.2: Name` → (3, "Name").
@@ -19,113 +25,6 @@ pub(super) fn task_heading(text: &str) -> Option<(u32, String)> {
         return None;
     }
     Some((major.parse().ok()?, name.trim().to_string()))
-}
-
-pub(super) fn is_sprint_table(header: &[Cell], rows: &[Row]) -> bool {
-    let id = id_column(header, rows);
-    id.is_some() && step_name_column(header, id).is_some() && column(header, UNIT_COLUMNS).is_none()
-}
-
-/// Columns that hold a step's code rather than its name (`| Task | Title |`
-/// with `[SEC-01](…)` rows): an id column only when every cell is a code.
-const CODE_COLUMNS: &[&str] = &["task", "task id", "item", "ticket", "issue", "key"];
-
-/// Columns named by a step word: an id column when every cell is a number
-/// (`| Step | Description | Dependencies |` over `| 3 | … |`).
-const NUMBER_COLUMNS: &[&str] = &["step", "phase", "stage", "milestone"];
-
-/// A sprint table's id column: `Sprint`, `ID`, `#`, a column of codes, or
-/// a step word's column of numbers.
-fn id_column(header: &[Cell], rows: &[Row]) -> Option<usize> {
-    let all = |c: usize, ok: fn(&str) -> bool| {
-        !rows.is_empty()
-            && rows
-                .iter()
-                .all(|r| r.cells.get(c).is_some_and(|cell| ok(&cell.text)))
-    };
-    column(header, &["sprint", "sprint id", "id", "#"])
-        .or_else(|| column(header, CODE_COLUMNS).filter(|&c| all(c, |t| step_code(t).is_some())))
-        .or_else(|| {
-            column(header, NUMBER_COLUMNS).filter(|&c| {
-                all(c, |t| {
-                    let t = t.trim();
-                    !t.is_empty() && t.chars().all(|ch| ch.is_ascii_digit() || ch == '.')
-                })
-            })
-        })
-}
-
-/// A step's code as written in a table cell: `SEC-01`, `AZM-03A`, `1.2`,
-/// `#37`, a link's text (`[SEC-01](security/SEC-01.md)`).
-pub(super) fn step_code(cell: &str) -> Option<&str> {
-    let t = cell.trim().trim_matches('`');
-    let t = match t.strip_prefix('[').and_then(|r| r.split_once("](")) {
-        Some((text, _)) => text,
-        None => t,
-    };
-    let t = t.trim().trim_matches('`').trim_matches('*');
-    // A code has a number (`SEC-01`, `1.2`), is an acronym (`SHV`) or one
-    // capital letter (`| **A** | Ending screen |`).
-    let has_digit = t.chars().any(|c| c.is_ascii_digit())
-        || (!t.is_empty() && t.chars().all(|c| c.is_ascii_uppercase() || c == '-'));
-    let shaped = !t.is_empty()
-        && t.len() <= 24
-        && t.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '#'));
-    (has_digit && shaped).then_some(t)
-}
-
-/// The column naming each row's step: a name column, a description, or the
-/// step's own word (`| # | Status | Stage |`) beside an id column.
-pub(super) fn step_name_column(header: &[Cell], id: Option<usize>) -> Option<usize> {
-    column(header, SPRINT_NAME_COLUMNS)
-        .or_else(|| column(header, &["description"]))
-        .or_else(|| {
-            column(header, &["stage", "step", "phase", "milestone", "task"])
-                .filter(|&c| Some(c) != id)
-        })
-}
-
-/// Column headings that name a sprint in a sprint table.
-const SPRINT_NAME_COLUMNS: &[&str] = &[
-    "name",
-    "title",
-    "sprint name",
-    "goal",
-    "sprint goal",
-    "deliverable",
-    "theme",
-    "focus",
-    "objective",
-    "summary",
-    "feature",
-    "topic",
-    "backlog item",
-    "work item",
-    "job",
-];
-
-/// A sprint table's id cell as an id: `3`, `Sprint 3`, `S3`, `` `3` ``.
-fn table_sprint_id(cell: &str) -> &str {
-    let t = cell
-        .trim()
-        .trim_start_matches("Sprint")
-        .trim()
-        .trim_matches('`');
-    match t.strip_prefix('S') {
-        Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => rest,
-        _ => t,
-    }
-}
-
-/// A sprint table row's Status cell says the sprint is done.
-fn table_row_done(status: &str) -> Option<String> {
-    super::completion::status_says_done(status).then(|| {
-        format!(
-            "marked complete in the plan (sprint table Status: {})",
-            status.trim()
-        )
-    })
 }
 
 /// A sprint id as written → the model's id. Letters count from A (`Phase
