@@ -1,7 +1,8 @@
 //! The order and done marks real plans state, one fixture per shape: units
 //! ordered by tables, graphs, waves and sentences; sprint tables with a
 //! column per agent; rows of a table that name the rows they wait for; an
-//! epic's created tickets in the order they state;
+//! epic's created tickets in the order they state; a drawn order of steps
+//! the reading could not use, said as a guess;
 //! work a plan marks done where it is, or elsewhere.
 
 use crate::common::plan_json::*;
@@ -311,4 +312,17 @@ fn a_step_tables_numbered_rows_are_sprints_in_the_order_their_cells_state() {
     assert_eq!(deps(&v, 4).len(), 2);
     assert_eq!(sprints_done(&v, 0), [true]);
     assert_eq!(sprints_done(&v, 2), [false]);
+}
+
+#[test]
+fn a_drawn_order_of_steps_the_reading_could_not_use_is_said() {
+    // A graph naming phases the reader cannot tie to all its sprints: the
+    // sprints run in sequence, and `start` asks.
+    let (_, v, _) = json("order-phase-graph-partial");
+    assert_eq!(v["detection"]["dependencies"], "sequential");
+    assert!(codes(&v, "guesses").contains(&"reading::graph_unread".to_string()));
+    // A drawing of the system's parts is no order of work.
+    let (status, v, _) = json("order-architecture-diagram");
+    assert_eq!(status, 0);
+    assert!(!codes(&v, "guesses").contains(&"reading::graph_unread".to_string()));
 }

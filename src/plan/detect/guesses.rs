@@ -93,5 +93,90 @@ pub(super) fn guesses(
             });
         }
     }
+    // A drawn graph the reading did not use: the sprints run one after
+    // another, which is safe, but the plan may allow more at once.
+    if dependencies == DependencyStructure::Sequential
+        && units.iter().map(|u| u.sprints.len()).sum::<usize>() > 1
+    {
+        if let Some(line) = drawn_graph(doc) {
+            out.push(Warning {
+                code: "reading::graph_unread".into(),
+                message: format!(
+                    "the plan draws an order at line {line} that could not be tied to its sprints: they run one after another"
+                ),
+                help: "if some sprints may run at once, name each sprint's dependencies (`Depends on: …`), or have your agent rewrite the plan with `git supervisor import`".into(),
+                line,
+            });
+        }
+    }
     out
+}
+
+/// The line of a graph of steps drawn in the plan: a Mermaid `graph` or
+/// `flowchart`, or a code block drawn with arrows (`──►`, `-->`, `▼`),
+/// that names steps (`Phase 2`, `M1`, `T3`, `US2`) twice or more; a
+/// drawing of the system's parts is no order of work.
+fn drawn_graph(doc: &Doc) -> Option<usize> {
+    doc.blocks.iter().find_map(|b| {
+        let Block::Code { info, text, span } = b else {
+            return None;
+        };
+        let first = text
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim();
+        let mermaid = info.trim().eq_ignore_ascii_case("mermaid")
+            && (first.starts_with("graph") || first.starts_with("flowchart"));
+        let arrows = text
+            .lines()
+            .filter(|l| {
+                l.contains("──►")
+                    || l.contains("─►")
+                    || (l.contains("-->") && !l.contains("<!--"))
+                    || l.trim() == "▼"
+                    || l.trim() == "↓"
+            })
+            .count();
+        ((mermaid || arrows >= 2) && names_steps(text) >= 2).then(|| doc.line(span.start))
+    })
+}
+
+/// How many step names (`Phase 2`, `M1`, `T3`, `US2`, `TASK-A1`) a
+/// drawing holds.
+fn names_steps(text: &str) -> usize {
+    const WORDS: &[&str] = &[
+        "phase",
+        "sprint",
+        "step",
+        "task",
+        "milestone",
+        "wave",
+        "stage",
+        "week",
+    ];
+    const CODES: &[&str] = &["m", "p", "t", "s", "w", "us", "task", "phase", "step"];
+    let tokens: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric() && c != '.')
+        .filter(|t| !t.is_empty())
+        .collect();
+    let mut n = 0;
+    for (k, t) in tokens.iter().enumerate() {
+        let lower = t.to_ascii_lowercase();
+        let letters = lower.chars().take_while(char::is_ascii_alphabetic).count();
+        let coded = letters > 0
+            && letters < lower.len()
+            && CODES.contains(&&lower[..letters])
+            && lower[letters..]
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == '.');
+        let worded = WORDS.contains(&lower.as_str())
+            && tokens
+                .get(k + 1)
+                .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()));
+        if coded || worded {
+            n += 1;
+        }
+    }
+    n
 }
