@@ -117,12 +117,7 @@ fn a_roadmap_of_versions_reads_each_release_with_its_status() {
 fn a_plan_written_as_a_gantt_chart_runs_its_task_rows() {
     let (status, v, _) = json("levels-gantt");
     assert_eq!(status, 0);
-    let names: Vec<&str> = v["units"][0]["sprints"]
-        .as_array()
-        .expect("sprints")
-        .iter()
-        .filter_map(|s| s["name"].as_str())
-        .collect();
+    let names = sprint_names(&v, 0);
     // The zero-length `Release` milestone is a date, not work.
     assert_eq!(
         names,
@@ -151,12 +146,7 @@ fn numbered_sub_sections_each_with_a_checkbox_are_steps() {
 fn numbered_bold_items_under_a_heading_naming_their_order_are_the_steps() {
     let (status, v, _) = json("levels-order-section");
     assert_eq!(status, 0);
-    let names: Vec<&str> = v["units"][0]["sprints"]
-        .as_array()
-        .expect("sprints")
-        .iter()
-        .filter_map(|s| s["name"].as_str())
-        .collect();
+    let names = sprint_names(&v, 0);
     assert_eq!(names.len(), 4, "{names:?}");
     assert!(names[0].starts_with("Foundation"), "{names:?}");
     assert!(names[3].starts_with("Polish"), "{names:?}");
@@ -168,12 +158,7 @@ fn numbered_bold_items_under_a_heading_naming_their_order_are_the_steps() {
 fn a_storys_tasks_with_their_subtasks_are_the_sprints() {
     let (status, v, _) = json("levels-story-tasks");
     assert_eq!(status, 0);
-    let names: Vec<&str> = v["units"][0]["sprints"]
-        .as_array()
-        .expect("sprints")
-        .iter()
-        .filter_map(|s| s["name"].as_str())
-        .collect();
+    let names = sprint_names(&v, 0);
     // `Step 5 Specific Requirements` in the notes names a screen, not work.
     assert_eq!(names.len(), 2, "{names:?}");
     assert!(names[0].starts_with("Build the provider list"), "{names:?}");
@@ -200,12 +185,7 @@ fn coded_list_items_are_the_last_reading_before_a_refusal() {
 fn a_table_of_jobs_lettered_a_b_c_is_read_not_refused() {
     let (status, v, _) = json("levels-lettered-jobs");
     assert_eq!(status, 0);
-    let names: Vec<&str> = v["units"][0]["sprints"]
-        .as_array()
-        .expect("sprints")
-        .iter()
-        .filter_map(|s| s["name"].as_str())
-        .collect();
+    let names = sprint_names(&v, 0);
     assert_eq!(
         names,
         ["A: Ending screen", "B: Era transition", "C: Card polish"]
@@ -229,12 +209,7 @@ fn an_index_of_milestone_files_reads_its_rows_not_its_sections() {
     // Milestones` are about the plan; the table's rows are the milestones.
     let (status, v, _) = json("levels-milestone-files");
     assert_eq!(status, 0);
-    let names: Vec<&str> = v["units"][0]["sprints"]
-        .as_array()
-        .expect("sprints")
-        .iter()
-        .filter_map(|s| s["name"].as_str())
-        .collect();
+    let names = sprint_names(&v, 0);
     assert_eq!(names.len(), 3, "{names:?}");
     assert!(names[0].starts_with("M0.md"), "{names:?}");
     assert_eq!(sprints_done(&v, 0), [true, true, false]);

@@ -68,12 +68,7 @@ fn a_checklist_of_milestones_inside_a_sprint_is_its_work_not_an_index() {
     // no sprint of its own beside the group that holds it.
     let (status, v, _) = json("marks-milestone-checklist");
     assert_eq!(status, 0);
-    let names: Vec<String> = v["units"][0]["sprints"]
-        .as_array()
-        .expect("sprints")
-        .iter()
-        .map(|s| s["name"].as_str().unwrap_or_default().to_string())
-        .collect();
+    let names = sprint_names(&v, 0);
     assert_eq!(names, ["Milestones", "Follow-ups"]);
     assert_eq!(sprints_done(&v, 0), [false, false]);
     assert_eq!(v["tally"]["twice"].as_array().map(Vec::len), Some(0));

@@ -8,16 +8,7 @@ use super::Block;
 
 /// `TASK-A1｜Name`, `US-12: Name`, `T-3 — Name`: the code and the name.
 fn coded_line(line: &str) -> Option<(&str, &str)> {
-    let t = line
-        .trim_start()
-        .trim_start_matches(['-', '*', '+'])
-        .trim_start();
-    let t = ["[ ]", "[x]", "[X]"]
-        .iter()
-        .find_map(|m| t.strip_prefix(m))
-        .unwrap_or(t)
-        .trim_start()
-        .trim_start_matches('*');
+    let t = super::outline::item_label(line).trim_start_matches('*');
     let end = t
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.'))
         .unwrap_or(t.len());

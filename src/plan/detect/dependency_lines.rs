@@ -37,16 +37,7 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
             continue;
         };
         written += 1;
-        let mut on = Vec::new();
-        for n in referenced_numbers(&value)? {
-            match position(n) {
-                Some(p) if p < me => on.push(p),
-                _ => return None,
-            }
-        }
-        on.sort_unstable();
-        on.dedup();
-        waits.push(on);
+        waits.push(earlier(&referenced_numbers(&value)?, me, position)?);
     }
     // Two lines at least, and some steps at once: otherwise the sequence
     // as written says the same.
@@ -55,6 +46,25 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
         .enumerate()
         .all(|(i, w)| w.as_slice() == i.checked_sub(1).as_slice() || i == 0 && w.is_empty());
     (written >= 2 && !chain && at_once(&waits)).then_some(waits)
+}
+
+/// The positions of the steps `named` (by number), each before step `me`,
+/// sorted; None when one is not an earlier step.
+pub(super) fn earlier(
+    named: &[u32],
+    me: usize,
+    position: impl Fn(u32) -> Option<usize>,
+) -> Option<Vec<usize>> {
+    let mut on = Vec::with_capacity(named.len());
+    for &n in named {
+        match position(n) {
+            Some(p) if p < me => on.push(p),
+            _ => return None,
+        }
+    }
+    on.sort_unstable();
+    on.dedup();
+    Some(on)
 }
 
 /// Steps whose lines name a later step (a board listing its backlog above

@@ -503,7 +503,7 @@ fn heading_number(text: &str) -> Option<String> {
 /// migration` (or `1.2 Create …`, `Step 1.2 — …`) under heading number `1`.
 /// An item's line without its list marker and box: `**Task 1.2**: …` of
 /// `- [x] **Task 1.2**: …`.
-fn item_label(line: &str) -> &str {
+pub(super) fn item_label(line: &str) -> &str {
     let t = line
         .trim_start()
         .trim_start_matches(['-', '*', '+'])

@@ -495,16 +495,8 @@ fn from_table_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
             waits.push(me.checked_sub(1).into_iter().collect());
             continue;
         }
-        let mut on = Vec::new();
-        for n in super::dependency_lines::referenced_numbers(&cell.to_lowercase())? {
-            match position(n) {
-                Some(p) if p < me => on.push(p),
-                _ => return None,
-            }
-        }
-        on.sort_unstable();
-        on.dedup();
-        waits.push(on);
+        let named = super::dependency_lines::referenced_numbers(&cell.to_lowercase())?;
+        waits.push(super::dependency_lines::earlier(&named, me, position)?);
     }
     if !super::dependency_lines::at_once(&waits) {
         return None;

@@ -51,15 +51,7 @@ pub(super) fn promote_story_tasks(source: &str, mut blocks: Vec<Block>) -> Vec<B
     for (n, (i, done)) in tasks.into_iter().enumerate() {
         let span = blocks[i].span();
         let first = source[span.clone()].lines().next().unwrap_or_default();
-        let label = first
-            .trim_start()
-            .trim_start_matches(['-', '*', '+'])
-            .trim_start();
-        let label = ["[ ]", "[x]", "[X]"]
-            .iter()
-            .find_map(|m| label.strip_prefix(m))
-            .unwrap_or(label)
-            .trim();
+        let label = super::outline::item_label(first).trim();
         // `Task 3: Configure ports (AC: 3)` keeps its own number.
         let numbered = label
             .strip_prefix("Task ")

@@ -92,16 +92,7 @@ pub(super) fn created_tickets(doc: &Doc) -> Vec<Ticket> {
 /// `#342 - Title`, `001.md - Title`, `**#12** — Title`: the ticket number,
 /// its code as written and the rest of the line.
 fn ticket_parts(line: &str) -> Option<(u32, &str, &str)> {
-    let t = line
-        .trim_start()
-        .trim_start_matches(['-', '*', '+'])
-        .trim_start();
-    let t = ["[ ]", "[x]", "[X]"]
-        .iter()
-        .find_map(|m| t.strip_prefix(m))
-        .unwrap_or(t)
-        .trim_start()
-        .trim_start_matches('*');
+    let t = super::outline::item_label(line).trim_start_matches('*');
     let hash = usize::from(t.starts_with('#'));
     let digits = t[hash..].chars().take_while(char::is_ascii_digit).count();
     if digits == 0 {
