@@ -5,7 +5,8 @@
 //! one are open work, never done by that tick; rows of a work table (a
 //! status or blocked-by column, coded rows) are task lines the tally counts;
 //! a checklist naming milestones inside a sprint is that sprint's work, not
-//! an index of sprints; two sprints in progress at once are a guess.
+//! an index of sprints; two sprints in progress at once are a guess; sprints
+//! only a status table lists are sprints in their place.
 
 use crate::common::plan_json::*;
 
@@ -99,4 +100,16 @@ fn rows_of_a_feature_table_marked_done_or_open_are_task_lines() {
     assert_eq!(v["tally"]["task_lines"], 6);
     assert_eq!(v["tally"]["in_sprints"], 6);
     assert!(codes(&v, "guesses").contains(&"reading::progress_inside".to_string()));
+}
+
+#[test]
+fn sprints_only_a_status_table_lists_are_sprints_in_their_place() {
+    // Sprint 1 (done) and Sprint 4 (planned) have no section: the overview
+    // table is their only mention, and Sprint 4's open work is not dropped.
+    let (status, v, _) = json("done-status-table-only");
+    assert_eq!(status, 0);
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "4"]);
+    assert_eq!(sprints_done(&v, 0), [true, true, false, false]);
+    assert_eq!(sprint_names(&v, 0)[3], "Final integration");
+    assert!(codes(&v, "guesses").contains(&"reading::done_elsewhere".to_string()));
 }

@@ -92,21 +92,38 @@ pub(super) fn marks_elsewhere(
     }
     // A status table naming the sprints by number (`| Sprint | Goal |
     // Status |`, `| 3 | Selector UX | COMPLETE |`) is an index too.
-    for (done, id, label) in status_rows(doc) {
-        if let Some(sprint) = find_by_id(units, &id) {
-            set(
-                sprint,
-                done,
-                format!("marked complete in the plan (`{label}` in its status table)"),
-            );
-        }
+    let mut rows_only = Vec::new();
+    for row in status_rows(doc) {
+        let Some(sprint) = find_by_id(units, &row.id) else {
+            rows_only.push(row);
+            continue;
+        };
+        matched += 1;
+        set(
+            sprint,
+            row.done,
+            format!(
+                "marked complete in the plan (`{}` in its status table)",
+                row.label
+            ),
+        );
     }
     // Phases the index lists without a section of their own (a shipped
     // milestone folded away): sprints too, in their place by number.
     if let [unit] = units {
         if matched > 0 {
-            for (checked, id, label, span) in listed_only {
-                let sprint = index_only_sprint(doc, checked, id, &label, span);
+            let listed = listed_only.into_iter().map(|(checked, id, label, span)| {
+                index_only_sprint(doc, checked, id, &label, span)
+            });
+            let rows = rows_only
+                .into_iter()
+                .filter(|row| row.plain)
+                .map(|row| row_only_sprint(doc, row));
+            for sprint in listed.chain(rows) {
+                // A sprint both lists name is added once.
+                if unit.sprints.iter().any(|s| s.id == sprint.id) {
+                    continue;
+                }
                 let at = unit.sprints.iter().position(|s| s.id > sprint.id);
                 unit.sprints
                     .insert(at.unwrap_or(unit.sprints.len()), sprint);
@@ -115,10 +132,44 @@ pub(super) fn marks_elsewhere(
     }
 }
 
+/// A row of a status table naming a sprint.
+struct StatusRow {
+    done: bool,
+    id: SprintId,
+    /// The row's words, cell by cell.
+    label: String,
+    /// Its first cell after the id that is not the status.
+    name: String,
+    /// The id cell holds a sprint's number and nothing else (`Sprint 7`,
+    /// `3`): only such a row makes a sprint of its own.
+    plain: bool,
+    span: Span,
+}
+
+/// A sprint from a status table's row alone (`| Sprint 7 | Final
+/// Integration | TBD | 📋 Planned |`, no section of its own).
+fn row_only_sprint(doc: &Doc, row: StatusRow) -> RawSprint {
+    let mut sprint = super::sprints::blank_sprint(row.id.clone(), &row.name, row.label.clone());
+    sprint.done = row.done.then(|| {
+        format!(
+            "marked complete in the plan (`{}` in its status table)",
+            row.label
+        )
+    });
+    sprint.origin = Origin::new(
+        doc.line(row.span.start),
+        "listed only in the plan's status table (no section of its own)",
+    );
+    RawSprint {
+        id: row.id,
+        span: row.span,
+        sprint,
+    }
+}
+
 /// The rows of status tables whose first column numbers sprints (`Sprint`,
-/// `Phase`, `Stage`, `Milestone`, `Step`, `Week`, `#`): (done, id, the
-/// row's words).
-fn status_rows(doc: &Doc) -> Vec<(bool, SprintId, String)> {
+/// `Phase`, `Stage`, `Milestone`, `Step`, `Week`, `#`).
+fn status_rows(doc: &Doc) -> Vec<StatusRow> {
     let mut out = Vec::new();
     for b in &doc.blocks {
         let Block::Table { header, rows, .. } = b else {
@@ -143,6 +194,7 @@ fn status_rows(doc: &Doc) -> Vec<(bool, SprintId, String)> {
                 .split(|c: char| c.is_whitespace() || c == ':')
                 .next()
                 .unwrap_or("");
+            let id_text = id.text.trim().trim_matches(['*', '`']).trim();
             if let Some(id) = super::sprints::model_id(raw).filter(|_| !raw.is_empty()) {
                 let label = row
                     .cells
@@ -150,7 +202,32 @@ fn status_rows(doc: &Doc) -> Vec<(bool, SprintId, String)> {
                     .map(|c| c.text.trim())
                     .collect::<Vec<_>>()
                     .join(" | ");
-                out.push((status_says_done(&status.text), id, label));
+                let name = row
+                    .cells
+                    .iter()
+                    .enumerate()
+                    .find(|(c, cell)| {
+                        *c != id_col && *c != status_col && !cell.text.trim().is_empty()
+                    })
+                    .map_or(String::new(), |(_, c)| c.text.trim().to_string());
+                let words: Vec<&str> = id_text.split_whitespace().collect();
+                let number = |w: &str| {
+                    w.starts_with(|c: char| c.is_ascii_digit())
+                        && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '.')
+                };
+                let plain = match words.as_slice() {
+                    [n] => number(n),
+                    [w, n] => w.chars().all(char::is_alphabetic) && number(n),
+                    _ => false,
+                };
+                out.push(StatusRow {
+                    done: status_says_done(&status.text),
+                    id,
+                    label,
+                    plain: plain && !name.is_empty(),
+                    name,
+                    span: row.span.clone(),
+                });
             }
         }
     }
