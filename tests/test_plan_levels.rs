@@ -10,7 +10,8 @@
 //! a story's top-level tasks under `## Tasks / Subtasks`; coded list items
 //! (`TASK-A1｜…`) as the last reading before a refusal, a guess; a table of
 //! jobs lettered `A`, `B`, `C`; an index of milestone files whose other
-//! sections are about the plan.
+//! sections are about the plan; ticket headings (`### BE-1 — …`) under a
+//! stage.
 
 use serde_json::Value;
 
@@ -213,4 +214,17 @@ fn an_index_of_milestone_files_reads_its_rows_not_its_sections() {
     assert_eq!(names.len(), 3, "{names:?}");
     assert!(names[0].starts_with("M0.md"), "{names:?}");
     assert_eq!(sprints_done(&v, 0), [true, true, false]);
+}
+
+#[test]
+fn ticket_headings_under_a_stage_are_its_steps() {
+    // `# STAGE 1` frames `### BE-1 — …` tickets through `## Backend
+    // tickets`: each ticket is a sprint.
+    let (status, v, _) = json("levels-coded-tickets");
+    assert_eq!(status, 0);
+    assert_eq!(all_ids(&v), ["1.1", "1.2", "1.3"]);
+    let names = sprint_names(&v, 0);
+    assert!(names[0].starts_with("BE-1"), "{names:?}");
+    assert!(names[2].starts_with("FE-1"), "{names:?}");
+    assert_eq!(sprints_done(&v, 0), [true, false, false]);
 }

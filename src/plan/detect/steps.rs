@@ -85,6 +85,20 @@ fn numbered_part<'t>(text: &'t str, id: &SprintId) -> Option<&'t str> {
     })
 }
 
+/// A ticket's heading: a code of capitals and a number (`BE-1 — Engine
+/// freeze`, `FE-12: Dashboard`, `INF-3 Exit checklist`).
+fn coded_heading(text: &str) -> bool {
+    let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let Some((letters, rest)) = t.split_once('-') else {
+        return false;
+    };
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    (1..=6).contains(&letters.len())
+        && letters.chars().all(|c| c.is_ascii_uppercase())
+        && digits > 0
+        && rest[digits..].starts_with([' ', ':'])
+}
+
 /// Sprints that are each only a frame for two or more steps of their own
 /// (`## Week 1` holding `### Days 1-2: …`, `### Day 5: …`, each with its own
 /// tasks) run as those steps: the finest heading that carries its own work
@@ -131,7 +145,7 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
         // the first numbered level counts (`2.1a` under `2.1` is a part).
         let numbered_at = |j: usize| {
             doc.heading(j)
-                .is_some_and(|(_, t, _)| numbered_after(t, number))
+                .is_some_and(|(_, t, _)| numbered_after(t, number) || coded_heading(t))
         };
         let numbered: Vec<usize> = (i + 1..doc.section_end[i])
             .filter(|&j| numbered_at(j))
