@@ -6,7 +6,8 @@
 //! status or blocked-by column, coded rows) are task lines the tally counts;
 //! a checklist naming milestones inside a sprint is that sprint's work, not
 //! an index of sprints; two sprints in progress at once are a guess; sprints
-//! only a status table lists are sprints in their place.
+//! only a status table lists are sprints in their place; open steps written
+//! as items keep their sprint open.
 
 use crate::common::plan_json::*;
 
@@ -112,4 +113,15 @@ fn sprints_only_a_status_table_lists_are_sprints_in_their_place() {
     assert_eq!(sprints_done(&v, 0), [true, true, false, false]);
     assert_eq!(sprint_names(&v, 0)[3], "Final integration");
     assert!(codes(&v, "guesses").contains(&"reading::done_elsewhere".to_string()));
+}
+
+#[test]
+fn open_steps_written_as_items_keep_their_sprint_open() {
+    // `- [ ] **TASK 30.4**` blocks read as steps of Sprint 30 are open work
+    // of it even where the plan is read at the sprint level: Sprint 30 is
+    // not done because its two other lines are ticked.
+    let (status, v, _) = json("marks-open-steps-in-done-sprint");
+    assert_eq!(status, 0);
+    let done = sprints_done(&v, 0);
+    assert!(!done.iter().any(|d| *d), "{done:?}");
 }

@@ -422,6 +422,14 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
                 ..
             } => plain = true,
             Block::Item { .. } => {}
+            // A step written as a list item and read as a heading keeps its
+            // box (`[ ] Task 30.4: Seed data`): an open one is open work of
+            // the sprint, whether or not the steps are read as sprints.
+            Block::Heading { text, .. } if text.starts_with("[ ]") => return None,
+            Block::Heading { text, .. } if text.starts_with("[x]") || text.starts_with("[X]") => {
+                boxes += 1;
+                (plain, ticked) = (false, false);
+            }
             _ => (plain, ticked) = (false, false),
         }
         if plain && ticked {
