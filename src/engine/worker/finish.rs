@@ -1,10 +1,16 @@
 //! The end of a worker's claim: its agent's work verified in the unit's
-//! worktree and the verdict published with the unit's branch, the merge
-//! into the integration branch and the lease's removal, or, when the run no
-//! longer holds the claim, nothing recorded.
+//! worktree, the worker's next sprint claimed by its lease and started, and
+//! the verdict published with the unit's branch, the merge into the
+//! integration branch, the lease's removal and the new claim's RUNNING
+//! transition, or, when the run no longer holds the claim, nothing
+//! recorded. The verdict's push is the only one of the sprint's that moves
+//! the state ref, and the new agent works while it waits for its turn.
 
+use super::claim::Claim;
 use super::claim::ClaimNext;
 use super::claim::Won;
+use super::lease_claim::started;
+use super::lease_claim::Pending;
 use super::queue::Queued;
 use super::Claimed;
 use super::WorkerOptions;
@@ -55,6 +61,7 @@ impl Engine {
                 }
                 Judged::Gone => return Ok(Finish::Over(None)),
                 Judged::Queued(q) => {
+                    super::trace(&format!("judged {}", c.unit));
                     if let Err(e) = q.save(&self.store.runtime_dir()) {
                         say(&format!(
                             "{} sprint {}: cannot keep its verdict on disk ({e}); it is kept in memory only",
@@ -69,11 +76,49 @@ impl Engine {
                     if let Some(remote) = self.store.remote() {
                         let _ = remote.fetch();
                     }
+                    // The next sprint first, as its lease alone: its agent
+                    // starts now, and its RUNNING transition rides on the
+                    // verdict's push.
+                    if next.taken.len() < options.agents {
+                        let mut taken = next.taken.clone();
+                        taken.push(c.unit.clone());
+                        let succ = ClaimNext {
+                            taken,
+                            options,
+                            dispatch: false,
+                            pending: Vec::new(),
+                        };
+                        super::trace("fetched");
+                        let r = self.claim_by_lease(&succ);
+                        super::trace("claimed");
+                        match r {
+                            Ok(Claim::Won(s)) => c.successor = Some(s),
+                            Ok(_) => {}
+                            Err(e) => say(&format!("cannot claim the next sprint: {e}")),
+                        }
+                    }
                 }
             }
         }
         let q = c.queued.as_ref().expect("judged above");
-        let claimed = self.publish_queued(q, Some(next), summary, say)?;
+        let mut next = ClaimNext {
+            taken: next.taken.clone(),
+            options,
+            dispatch: next.dispatch,
+            pending: next.pending.clone(),
+        };
+        // A worker whose next agent already works claims nothing more.
+        let claim = match &c.successor {
+            Some(s) => {
+                next.pending.extend(Pending::of(s));
+                next.taken.push(s.unit.clone());
+                next.taken.len() < options.agents
+            }
+            None => true,
+        };
+        super::trace("publishing");
+        let claimed = self.publish_queued(q, Some(&next), claim, summary, say)?;
+        super::trace("published");
         Ok(Finish::Over(claimed.map(Box::new)))
     }
 
@@ -92,13 +137,23 @@ impl Engine {
             return Ok(Judged::Working);
         };
         let (plan, config) = self.snapshot(&tip)?;
-        let Some(sp) = held(
-            &tip,
+        let sprint_id = c.sprint.to_string();
+        let leased = self.leased_to(&tip.state, &c.unit, &sprint_id, c.dispatch, &c.lease);
+        let held = held(
+            &tip.state,
             &c.unit,
-            &c.sprint.to_string(),
+            &sprint_id,
             c.dispatch,
             &options.identity,
-        ) else {
+        );
+        // A claim only its lease holds is judged as the sprint was
+        // dispatched.
+        let Some(sp) = held.or_else(|| {
+            leased
+                .then(|| tip.state.unit(&c.unit).and_then(|u| u.active_sprint()))
+                .flatten()
+                .cloned()
+        }) else {
             return Ok(Judged::Lost);
         };
         let unit_dir = tip
@@ -210,6 +265,7 @@ impl Engine {
         &self,
         q: &Queued,
         next: Option<&ClaimNext>,
+        claim: bool,
         summary: &mut WorkerSummary,
         say: &mut dyn FnMut(&str),
     ) -> Result<Option<Won>, EngineError> {
@@ -238,8 +294,11 @@ impl Engine {
         let integration = format!("refs/heads/{}", ws.integration_branch());
         let unit_tip = q.unit_tip.clone();
         if !q.background.is_empty() {
-            self.publish_decided(|tip| {
-                let Some(sp) = held(tip, &q.unit, &q.sprint, q.dispatch, &q.worker) else {
+            self.publish_chain(|_, state, _| {
+                if self.leased_to(state, &q.unit, &q.sprint, q.dispatch, &q.lease) {
+                    return Ok(Some((started(&q.unit, &q.worker), Vec::new())));
+                }
+                let Some(sp) = held(state, &q.unit, &q.sprint, q.dispatch, &q.worker) else {
                     return Ok(None);
                 };
                 Ok(sp.background.is_empty().then(|| {
@@ -257,19 +316,32 @@ impl Engine {
         let mut published = None;
         let mut won = None;
         let steps = self.publish_chain(|tip, state, n| {
-            if n > 0 {
-                // After the verdict: the worker's next claim, if any.
-                return match next {
-                    Some(next) if published.is_some() => {
-                        let pushed = [(q.unit.clone(), unit_tip.clone())];
-                        self.claim_step(tip, state, next, &pushed, &mut won)
-                    }
-                    _ => Ok(None),
-                };
+            if n == 0 {
+                published = None;
+                won = None;
             }
-            published = None;
-            won = None;
-            if held(tip, &q.unit, &q.sprint, q.dispatch, &q.worker).is_none() {
+            if published.is_some() {
+                // After the verdict: the RUNNING transitions of this
+                // worker's claims only their leases hold, then its next
+                // claim, if any.
+                let Some(next) = next else {
+                    return Ok(None);
+                };
+                if let Some(step) = self.record_step(state, &next.pending, &next.options.identity)
+                {
+                    return Ok(Some(step));
+                }
+                if !claim {
+                    return Ok(None);
+                }
+                let pushed = [(q.unit.clone(), unit_tip.clone())];
+                return self.claim_step(tip, state, next, &pushed, &mut won);
+            }
+            // A claim only its lease held: its RUNNING transition first.
+            if n == 0 && self.leased_to(state, &q.unit, &q.sprint, q.dispatch, &q.lease) {
+                return Ok(Some((started(&q.unit, &q.worker), Vec::new())));
+            }
+            if held(state, &q.unit, &q.sprint, q.dispatch, &q.worker).is_none() {
                 return Ok(None);
             }
             let mut also: Vec<RefPush> = remote.move_to(&branch, &unit_tip).into_iter().collect();
@@ -326,10 +398,13 @@ impl Engine {
             }
             Ok(Some((kind, also)))
         })?;
+        // The verdict's own transition (a RUNNING sprint's end), not the
+        // RUNNING one a claim only its lease held got first.
         let to = steps.iter().find_map(|s| match s.transition.change {
-            machine::Change::Sprint { to, .. } if s.transition.unit.as_deref() == Some(&q.unit) => {
-                Some(to)
-            }
+            machine::Change::Sprint {
+                from: SprintStatus::Running,
+                to,
+            } if s.transition.unit.as_deref() == Some(&q.unit) => Some(to),
             _ => None,
         });
         match (published, to) {
@@ -400,13 +475,13 @@ enum Judged {
 /// The sprint of `unit` the run holds RUNNING for `worker`'s claim
 /// (`sprint`, dispatch `dispatch`), if it still does.
 pub(super) fn held(
-    tip: &Tip,
+    state: &crate::machine::State,
     unit: &str,
     sprint: &str,
     dispatch: u32,
     worker: &str,
 ) -> Option<SprintState> {
-    tip.state
+    state
         .unit(unit)
         .and_then(|u| u.active_sprint())
         .filter(|sp| {
