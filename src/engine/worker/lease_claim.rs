@@ -32,13 +32,20 @@ use crate::store::remote::RefPush;
 
 impl Engine {
     /// Claim the waiting sprint this worker ranks first by pushing its
-    /// lease alone, and start its agent. A refused push means another
-    /// worker's lease came first: the next sprint in this worker's order
-    /// is tried at once, without a fetch.
-    pub(super) fn claim_by_lease(&self, next: &ClaimNext) -> Result<Claim, EngineError> {
+    /// lease, and start its agent. A refused push means another worker's
+    /// lease came first: the next sprint in this worker's order is tried
+    /// at once, without a fetch. The first push also carries `carry` (a
+    /// verdict posted in its lease); whether it landed comes back with the
+    /// claim (after a refusal the claim is pushed alone).
+    pub(super) fn claim_by_lease(
+        &self,
+        next: &ClaimNext,
+        carry: &[RefPush],
+    ) -> Result<(Claim, bool), EngineError> {
         let Some(tip) = self.store.tip()? else {
-            return Ok(Claim::Nothing);
+            return Ok((Claim::Nothing, false));
         };
+        let mut carry = carry.to_vec();
         let remote = self.store.remote().expect("a worker's engine has a remote");
         let me = &next.options.identity;
         let mut skip = next.taken.clone();
@@ -46,10 +53,11 @@ impl Engine {
         loop {
             let leased = |unit: &str, dispatch: u32| self.claimed_by_lease(unit, dispatch);
             let Some(unit) = claimable(&tip.state, &skip, me, leased) else {
-                return Ok(match tried {
+                let claim = match tried {
                     Some(unit) => Claim::Lost(unit),
                     None => Claim::Nothing,
-                });
+                };
+                return Ok((claim, false));
             };
             let dispatch = tip
                 .state
@@ -65,14 +73,22 @@ impl Engine {
                 expires: lease::now() + config.run.lease.as_secs() as i64,
             })?;
             let lease_ref = lease::lease_ref(&unit);
-            let pushed = remote.push(&[RefPush {
+            let mut refs = vec![RefPush {
                 name: lease_ref.clone(),
                 new: Some(id.to_string()),
                 expected: remote.tracked(&lease_ref),
-            }])?;
-            if pushed {
+            }];
+            let carried = !carry.is_empty();
+            refs.append(&mut carry);
+            if remote.push(&refs)? {
                 let won = Won::leased(unit, id.to_string(), dispatch, tip.state.clone());
-                return Ok(Claim::Won(Box::new(self.start_won(won, me)?)));
+                return match self.start_won(won, me) {
+                    Ok(c) => Ok((Claim::Won(Box::new(c)), carried)),
+                    // Recorded as a failed attempt (see `start_won`); the
+                    // post it carried stands.
+                    Err(_) if carried => Ok((Claim::Nothing, true)),
+                    Err(e) => Err(e),
+                };
             }
             tried = Some(unit.clone());
             skip.push(unit);
@@ -135,9 +151,7 @@ impl Engine {
         if pending.is_empty() {
             return Ok(());
         }
-        super::trace("recording");
         self.publish_chain(|_, state, _| Ok(self.record_step(state, &pending, me)))?;
-        super::trace("recorded");
         self.mark_recorded(mine);
         Ok(())
     }

@@ -28,6 +28,7 @@
 
 mod claim;
 mod finish;
+mod handover;
 mod lease_claim;
 mod leave;
 mod outage;
@@ -102,16 +103,6 @@ pub struct WorkerSummary {
     /// `stopped`, `blocked`, `killed`, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub overall: Option<String>,
-}
-
-pub(super) fn trace(msg: &str) {
-    if std::env::var_os("WTRACE").is_some() {
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_secs_f64();
-        eprintln!("{t:.3} {msg}");
-    }
 }
 
 /// What a claim is, for a person: a dispatch after the first is the same
@@ -306,11 +297,15 @@ impl Engine {
                     });
                 // A claim made before the verdict was published is this
                 // worker's whatever became of the verdict.
-                if let Some(s) = mine[i].successor.take() {
-                    summary.claimed.push(format!("{}/{}", s.unit, s.sprint));
-                    say(&claimed_line(&s));
-                    successors.push(*s);
-                }
+                let succeeded = match mine[i].successor.take() {
+                    Some(s) => {
+                        summary.claimed.push(format!("{}/{}", s.unit, s.sprint));
+                        say(&claimed_line(&s));
+                        successors.push(*s);
+                        true
+                    }
+                    None => false,
+                };
                 match finished? {
                     finish::Finish::Over(won) => {
                         quiet = 0;
@@ -329,7 +324,9 @@ impl Engine {
                                 say(&format!("cannot start the claimed sprint's agent: {e}"));
                                 freed = true;
                             }
-                            None => freed = true,
+                            // An agent of this worker's took its place
+                            // already, or it is free.
+                            None => freed |= !succeeded,
                         }
                     }
                     finish::Finish::Working => {
@@ -343,6 +340,9 @@ impl Engine {
                 quiet = 0;
                 mine.extend(successors);
                 self.mark_recorded(&mut mine);
+                // The verdict's fetches were this worker's look at the
+                // remote.
+                last_tick = Some(Instant::now());
             }
             // A worker with no agent free has nothing to claim: it looks at
             // the remote every `busy_look` (for a stop, a lapsed lease, the
@@ -361,10 +361,7 @@ impl Engine {
             // unreachable costs a round, not the worker; its agents go on.
             // Another process ticking this clone (`stop` typed here) costs
             // at most a short wait: the leases are renewed next round.
-            trace("tick");
-            let ticked = self.tick(LockMode::Once(self.tick_wait()));
-            trace("ticked");
-            match ticked {
+            match self.tick(LockMode::Once(self.tick_wait())) {
                 Ok(_) => {
                     outage.answered(say);
                     last_tick = Some(Instant::now());
@@ -429,7 +426,7 @@ impl Engine {
                     dispatch: false,
                     pending: Vec::new(),
                 };
-                match self.claim_by_lease(&next) {
+                match self.claim_by_lease(&next, &[]).map(|(c, _)| c) {
                     Ok(claim::Claim::Won(c)) => {
                         summary.claimed.push(format!("{}/{}", c.unit, c.sprint));
                         say(&claimed_line(&c));
