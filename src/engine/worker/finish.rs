@@ -403,10 +403,16 @@ impl Engine {
             if let Some(step) = self.record_step(state, &next.pending, &next.options.identity) {
                 return Ok(Some(step));
             }
-            if !claim {
-                return Ok(None);
-            }
             let pushed = [(q.unit.clone(), unit_tip.clone())];
+            if !claim {
+                // Its next agent works already: the next ready sprint is
+                // dispatched for another worker, not claimed.
+                let leased = |u: &str, d: u32| self.claimed_by_lease(u, d);
+                let me = &next.options.identity;
+                if super::claim::claimable(state, &next.taken, me, leased).is_some() {
+                    return Ok(None);
+                }
+            }
             self.claim_step(tip, state, next, &pushed, &mut won)
         })?;
         // The verdict's own transition (a RUNNING sprint's end), not the
