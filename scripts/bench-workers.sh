@@ -115,7 +115,7 @@ for k in $(seq 1 "$samples"); do
   clones "lat$k" 1
   workers "lat$k" 1
   sleep 0.5
-  (cd "$work/lat$k" && "$bin" start --remote origin > "$work/lat$k.out" 2>&1)
+  (cd "$work/lat$k" && "$bin" start --yes --remote origin > "$work/lat$k.out" 2>&1)
   published=$EPOCHREALTIME
   wait $pids
   started=$(head -1 "$work/agent-starts")
@@ -128,7 +128,7 @@ for n in $counts; do
   repo "tp$n" "$sprints"
   clones "tp$n" "$n"
   t0=$EPOCHREALTIME
-  (cd "$work/tp$n" && "$bin" start --remote origin > "$work/tp$n.out" 2>&1)
+  (cd "$work/tp$n" && "$bin" start --yes --remote origin > "$work/tp$n.out" 2>&1)
   workers "tp$n" "$n" --once
   until [ "$(completed "tp$n")" -ge "$sprints" ]; do
     sleep 0.1

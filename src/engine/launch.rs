@@ -351,7 +351,14 @@ impl Engine {
             if n == 0 {
                 units.clear();
             }
-            let waiting = state.waiting_for_an_agent().count();
+            // A sprint a worker's lease already claims waits for no one.
+            let waiting = state
+                .waiting_for_an_agent()
+                .filter(|u| {
+                    u.active_sprint()
+                        .is_some_and(|sp| !self.claimed_by_lease(&u.name, sp.dispatches))
+                })
+                .count();
             if room.is_some_and(|room| waiting >= room) {
                 return Ok(None);
             }

@@ -52,8 +52,10 @@ impl Engine {
                 }
                 continue;
             }
-            if refused <= 3 && unclaimed_stopping(&tip).is_some() {
-                match self.publish_decided(|tip| Ok(unclaimed_stopping(tip).map(|e| (e, vec![])))) {
+            if refused <= 3 && self.unclaimed_stopping(&tip).is_some() {
+                match self
+                    .publish_decided(|tip| Ok(self.unclaimed_stopping(tip).map(|e| (e, vec![]))))
+                {
                     Ok(steps) => report.steps += steps.len(),
                     Err(EngineError::Refused(_)) => refused += 1,
                     Err(e) => return Err(e),
@@ -194,20 +196,38 @@ impl Engine {
         }
         None
     }
-}
 
-/// A stopping unit whose sprint no worker has claimed: nothing runs for it
-/// and no worker will take it (they claim only RUNNING units), so it stops
-/// now rather than at `stop`'s timeout.
-fn unclaimed_stopping(tip: &Tip) -> Option<EventKind> {
-    tip.state.units.iter().find_map(|u| {
-        let sp = u.active_sprint()?;
-        let unclaimed = u.state == crate::machine::UnitStatus::Stopping
-            && sp.state == SprintStatus::Dispatched
-            && sp.agent.as_ref().is_none_or(|a| a.worker.is_none());
-        unclaimed.then(|| EventKind::ForceStop {
-            unit: u.name.clone(),
-            uncommitted: Vec::new(),
+    /// Whether a live lease on the remote claims `unit`'s sprint for
+    /// dispatch `dispatch`: a worker's claim is its lease, which the
+    /// state's RUNNING transition may not have caught up with yet (see
+    /// `worker`). A lease of an earlier dispatch, or one lapsed by this
+    /// clone's clock, claims nothing.
+    pub(crate) fn claimed_by_lease(&self, unit: &str, dispatch: u32) -> bool {
+        let Some(remote) = self.store.remote() else {
+            return false;
+        };
+        remote.tracked(&lease::lease_ref(unit)).is_some_and(|id| {
+            self.store
+                .read_lease(&id)
+                .is_some_and(|l| l.dispatch == dispatch && !self.store.lease_lapsed(&id, &l))
         })
-    })
+    }
+
+    /// A stopping unit whose sprint no worker has claimed (no RUNNING
+    /// transition, no live lease): nothing runs for it and no worker will
+    /// take it (they claim only RUNNING units), so it stops now rather
+    /// than at `stop`'s timeout.
+    fn unclaimed_stopping(&self, tip: &Tip) -> Option<EventKind> {
+        tip.state.units.iter().find_map(|u| {
+            let sp = u.active_sprint()?;
+            let unclaimed = u.state == crate::machine::UnitStatus::Stopping
+                && sp.state == SprintStatus::Dispatched
+                && sp.agent.as_ref().is_none_or(|a| a.worker.is_none())
+                && !self.claimed_by_lease(&u.name, sp.dispatches);
+            unclaimed.then(|| EventKind::ForceStop {
+                unit: u.name.clone(),
+                uncommitted: Vec::new(),
+            })
+        })
+    }
 }

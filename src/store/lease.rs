@@ -15,8 +15,13 @@
 //! takes others' early; a reader that first sees a lease late waits longer,
 //! never shorter. `Supervisor-Expires` (the writer's clock) stays for
 //! people reading the lease, and judges a lease written without `Lasts`.
+//!
+//! A lease whose agent is done carries the verdict its worker judged
+//! (`verdict.json` in the lease commit's tree, otherwise empty), so that
+//! whichever worker pushes the state next records it with its own.
 
 use gix::bstr::ByteSlice;
+use gix::objs::tree::EntryKind;
 use gix::ObjectId;
 
 use crate::base::runtime;
@@ -24,6 +29,9 @@ use crate::base::runtime;
 use super::git_err;
 use super::Store;
 use super::StoreError;
+
+/// The file of a lease commit's tree that holds its claim's judged verdict.
+pub const VERDICT_FILE: &str = "verdict.json";
 
 /// Where the remote keeps leases.
 pub const LEASES_PREFIX: &str = "refs/supervisor/leases/";
@@ -64,7 +72,21 @@ pub fn now() -> i64 {
 impl Store {
     /// Write a lease commit (not referenced by anything yet).
     pub fn write_lease(&self, lease: &Lease) -> Result<ObjectId, StoreError> {
-        let tree = self.write_tree(Vec::new())?;
+        self.write_lease_carrying(lease, None)
+    }
+
+    /// Write a lease commit that carries its claim's judged verdict
+    /// (`verdict`, as the worker serialized it) when there is one.
+    pub fn write_lease_carrying(
+        &self,
+        lease: &Lease,
+        verdict: Option<&str>,
+    ) -> Result<ObjectId, StoreError> {
+        let mut entries = Vec::new();
+        if let Some(text) = verdict {
+            entries.push((VERDICT_FILE.to_string(), self.blob(text)?, EntryKind::Blob));
+        }
+        let tree = self.write_tree(entries)?;
         let (name, email) = self.identity();
         let signature = gix::actor::Signature {
             name: name.into(),
@@ -151,6 +173,12 @@ impl Store {
             let _ = std::fs::remove_file(&beside);
         }
         now
+    }
+
+    /// The verdict a lease commit carries, if it carries one.
+    pub fn lease_verdict(&self, id: &str) -> Option<String> {
+        let id = ObjectId::from_hex(id.as_bytes()).ok()?;
+        self.file_at(id, VERDICT_FILE).ok().flatten()
     }
 
     /// Read a lease commit back (`None`: not a lease).

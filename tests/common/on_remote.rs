@@ -19,6 +19,7 @@ use super::fixture_repo;
 use super::git;
 use super::http_host::HttpHost;
 use super::ssh_host::SshHost;
+use super::wait_until;
 
 /// Which kind of server holds the remote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -330,9 +331,14 @@ pub fn plan(units: &[&str], sprints: u32) -> String {
 pub const WRITES_AND_COMMITS: &str = "write ${SUPERVISOR_UNIT}-${SUPERVISOR_SPRINT}.txt done\ncommit-all ${SUPERVISOR_UNIT}: sprint ${SUPERVISOR_SPRINT}\nresult complete\n";
 
 /// The worker whose claim on alpha's first sprint the remote recorded: the
-/// claim names it, `Supervisor-Worker: <host>/<pid>`.
+/// claim names it, `Supervisor-Worker: <host>/<pid>`. A claim is its lease
+/// first; its RUNNING transition follows within about half the lease.
 pub fn holder_of_alpha(remote: &OnRemote) -> u32 {
-    let claim = remote.transition("alpha: sprint 1 DISPATCHED -> RUNNING");
+    let subject = "alpha: sprint 1 DISPATCHED -> RUNNING";
+    wait_until("alpha's claim recorded", 30, || {
+        !remote.transition(subject).trim().is_empty()
+    });
+    let claim = remote.transition(subject);
     claim
         .lines()
         .find_map(|l| l.strip_prefix("Supervisor-Worker: "))

@@ -1,7 +1,8 @@
-//! A worker's claim on one sprint: the RUNNING transition pushed with its
-//! lease, the unit's worktree and agent started from the remote's unit
-//! branch, the lease renewed while the agent works, and a claim whose
-//! agent cannot start given back as a failed attempt.
+//! A worker's claim on one sprint: its lease (see `lease_claim`), or the
+//! RUNNING transition pushed with its lease when the claim rides on a push
+//! of the state anyway (a verdict's); the unit's worktree and agent started
+//! from the remote's unit branch, the lease renewed while the agent works,
+//! and a claim whose agent cannot start given back as a failed attempt.
 
 use std::time::Instant;
 
@@ -39,6 +40,8 @@ pub(super) struct ClaimNext<'a> {
     /// When no sprint waits, dispatch the next ready one and claim it, in
     /// the same push.
     pub(super) dispatch: bool,
+    /// This worker's claims whose RUNNING transitions the push carries.
+    pub(super) pending: Vec<super::lease_claim::Pending>,
 }
 
 /// What a claim came to.
@@ -58,41 +61,36 @@ pub(super) struct Won {
     lease: String,
     dispatch: u32,
     state: Option<Box<crate::machine::State>>,
+    /// The state holds the claim's RUNNING transition.
+    recorded: bool,
 }
 
 impl Won {
     /// The claim, once the chain that carried it (`steps`) was published.
     pub(super) fn published(mut self, steps: &[crate::machine::Step]) -> Option<Won> {
         self.state = Some(Box::new(steps.last()?.state.clone()));
+        self.recorded = true;
         Some(self)
+    }
+
+    /// A claim the remote took as its lease alone, on `state`.
+    pub(super) fn leased(
+        unit: String,
+        lease: String,
+        dispatch: u32,
+        state: crate::machine::State,
+    ) -> Won {
+        Won {
+            unit,
+            lease,
+            dispatch,
+            state: Some(Box::new(state)),
+            recorded: false,
+        }
     }
 }
 
 impl Engine {
-    /// Claim a DISPATCHED sprint no agent of this worker runs: its RUNNING
-    /// transition and lease in one push, then its worktree, job and agent.
-    /// A push the remote refuses decides again on its tip, so a sprint
-    /// another worker took first moves this claim to another waiting one.
-    pub(super) fn claim(&self, next: &ClaimNext) -> Result<Claim, EngineError> {
-        let mut won = None;
-        let mut tried = None;
-        let steps = self.publish_chain(|tip, state, n| {
-            if n == 0 {
-                won = None;
-            }
-            let step = self.claim_step(tip, state, next, &[], &mut won);
-            if let Some(w) = &won {
-                tried = Some(w.unit.clone());
-            }
-            step
-        })?;
-        Ok(match (won.and_then(|w| w.published(&steps)), tried) {
-            (Some(won), _) => Claim::Won(Box::new(self.start_won(won, &next.options.identity)?)),
-            (None, Some(unit)) => Claim::Lost(unit),
-            (None, None) => Claim::Nothing,
-        })
-    }
-
     /// The next event of a chain that ends in this worker's claim: the
     /// claim of a waiting sprint, or (with `next.dispatch`, none waiting)
     /// the dispatch of a ready one to claim after it. `None` once claimed.
@@ -109,7 +107,8 @@ impl Engine {
             return Ok(None);
         }
         let me = &next.options.identity;
-        let Some(unit) = claimable(state, &next.taken, me) else {
+        let leased = |unit: &str, dispatch: u32| self.claimed_by_lease(unit, dispatch);
+        let Some(unit) = claimable(state, &next.taken, me, leased) else {
             let Some((plan, config)) = next
                 .dispatch
                 .then(|| self.quiet_dispatch_config(tip))
@@ -150,6 +149,7 @@ impl Engine {
             lease: id.to_string(),
             dispatch: sp.dispatches,
             state: None,
+            recorded: false,
         });
         Ok(Some((
             EventKind::AgentStarted {
@@ -183,14 +183,17 @@ impl Engine {
                 paths: started.paths,
                 lease: won.lease,
                 renewed: Instant::now(),
+                since: Instant::now(),
                 base: started.base,
                 worktree: started.worktree,
                 root: started.root,
                 stopping: false,
                 queued: None,
+                recorded: won.recorded,
+                successor: None,
             }),
             Err(e) => {
-                self.fail_claim(&won.unit, won.dispatch, me, &e);
+                self.fail_claim(&won.unit, won.dispatch, &won.lease, me, &e);
                 Err(e)
             }
         }
@@ -271,15 +274,27 @@ impl Engine {
     /// Record a claim whose agent could not be started as a failed attempt,
     /// and give its lease back, in one push. Best effort: when even that
     /// fails, the lease lapses as usual.
-    fn fail_claim(&self, unit: &str, dispatch_no: u32, me: &str, e: &EngineError) {
+    fn fail_claim(&self, unit: &str, dispatch_no: u32, lease_id: &str, me: &str, e: &EngineError) {
         let Some(remote) = self.store.remote() else {
             return;
         };
         let lease_ref = lease::lease_ref(unit);
         let why = format!("The worker {me} could not start the sprint's agent: {e}.");
-        let _ = self.publish_decided(|tip| {
-            let held = tip
-                .state
+        let _ = self.publish_chain(|_, state, n| {
+            if n > 1 {
+                return Ok(None);
+            }
+            // A claim only its lease held is recorded first: a verdict
+            // ends a RUNNING sprint.
+            let sprint = state
+                .unit(unit)
+                .and_then(|u| u.active_sprint())
+                .map(|sp| sp.id.to_string())
+                .unwrap_or_default();
+            if n == 0 && self.leased_to(state, unit, &sprint, dispatch_no, lease_id) {
+                return Ok(Some((super::lease_claim::started(unit, me), Vec::new())));
+            }
+            let held = state
                 .unit(unit)
                 .and_then(|u| u.active_sprint())
                 .is_some_and(|sp| {
@@ -371,15 +386,21 @@ impl Engine {
 /// workers do not all race for one sprint. A claim the remote refuses is
 /// decided again on its tip, where the sprint another worker took no
 /// longer waits: the next in this worker's order is tried at once.
+/// A sprint another worker's live lease claims (`leased(unit, dispatch)`)
+/// waits for no one.
 pub(super) fn claimable(
     state: &crate::machine::State,
     taken: &[String],
     me: &str,
+    leased: impl Fn(&str, u32) -> bool,
 ) -> Option<String> {
     state
         .waiting_for_an_agent()
         .filter(|u| !taken.contains(&u.name))
-        .filter_map(|u| Some((rank(me, &u.name, &u.active_sprint()?.id.to_string()), u)))
+        .filter_map(|u| {
+            let sp = u.active_sprint()?;
+            (!leased(&u.name, sp.dispatches)).then(|| (rank(me, &u.name, &sp.id.to_string()), u))
+        })
         .max_by(|(a, x), (b, y)| a.cmp(b).then_with(|| y.name.cmp(&x.name)))
         .map(|(_, u)| u.name.clone())
 }

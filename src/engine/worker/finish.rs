@@ -1,10 +1,17 @@
 //! The end of a worker's claim: its agent's work verified in the unit's
-//! worktree and the verdict published with the unit's branch, the merge
-//! into the integration branch and the lease's removal, or, when the run no
-//! longer holds the claim, nothing recorded.
+//! worktree, the worker's next sprint claimed by its lease and started, and
+//! the verdict published with the unit's branch, the merge into the
+//! integration branch, the lease's removal and the new claim's RUNNING
+//! transition, or, when the run no longer holds the claim, nothing
+//! recorded. The verdict's push is the only one of the sprint's that moves
+//! the state ref, and the new agent works while it waits for its turn.
 
+use super::claim::Claim;
 use super::claim::ClaimNext;
 use super::claim::Won;
+use super::handover::Fold;
+use super::lease_claim::started;
+use super::lease_claim::Pending;
 use super::queue::Queued;
 use super::Claimed;
 use super::WorkerOptions;
@@ -20,7 +27,6 @@ use crate::machine::SprintStatus;
 use crate::store::lease;
 use crate::store::remote::RefPush;
 use crate::store::Tip;
-use crate::workspace::Merge;
 use crate::workspace::Workspaces;
 
 use super::WorkerSummary;
@@ -69,12 +75,111 @@ impl Engine {
                     if let Some(remote) = self.store.remote() {
                         let _ = remote.fetch();
                     }
+                    // The verdict in the lease, for whichever worker pushes
+                    // the state first, in the push of the next claim.
+                    let mut post = self.verdict_post(c).unwrap_or_else(|e| {
+                        say(&format!(
+                            "{} sprint {}: cannot post its verdict ({e}); publishing it alone",
+                            c.unit, c.sprint
+                        ));
+                        None
+                    });
+                    // The next sprint first, as its lease alone: its agent
+                    // starts now, and its RUNNING transition rides on the
+                    // verdict's push.
+                    if next.taken.len() < options.agents {
+                        let mut taken = next.taken.clone();
+                        taken.push(c.unit.clone());
+                        let succ = ClaimNext {
+                            taken,
+                            options,
+                            dispatch: false,
+                            pending: Vec::new(),
+                        };
+                        let carry = post.as_ref().map(|p| p.refs.clone()).unwrap_or_default();
+                        match self.claim_by_lease(&succ, &carry) {
+                            Ok((claim, carried)) => {
+                                if let Claim::Won(s) = claim {
+                                    c.successor = Some(s);
+                                }
+                                if carried {
+                                    self.posted(c, post.take());
+                                }
+                            }
+                            Err(e) => say(&format!("cannot claim the next sprint: {e}")),
+                        }
+                    }
+                    if let Some(p) = post {
+                        match self.store.remote().map(|r| r.push(&p.refs)) {
+                            Some(Ok(true)) => self.posted(c, Some(p)),
+                            Some(Err(e)) => say(&format!(
+                                "{} sprint {}: cannot post its verdict ({e}); publishing it alone",
+                                c.unit, c.sprint
+                            )),
+                            _ => {}
+                        }
+                    }
+                    // With its next agent at work, the worker is in no hurry:
+                    // workers whose agents ended together spread their
+                    // pushes of the state, and the first carries the others'
+                    // posted verdicts.
+                    // Without one, it pushes at once unless a verdict of
+                    // another's that ranks first is posted: that worker's
+                    // push will likely carry this one too.
+                    let remote = self.store.remote();
+                    let follow = if c.successor.is_some() {
+                        super::leave::nap(spread());
+                        remote.is_some_and(|r| r.fetch().is_ok()) && !self.leads(c)
+                    } else {
+                        !self.leads(c)
+                    };
+                    if let Some(remote) = remote.filter(|_| follow) {
+                        let wait = if c.successor.is_some() {
+                            FOLLOW + spread()
+                        } else {
+                            FOLLOW_ALONE
+                        };
+                        super::leave::nap(wait);
+                        let _ = remote.fetch();
+                    }
                 }
             }
         }
         let q = c.queued.as_ref().expect("judged above");
-        let claimed = self.publish_queued(q, Some(next), summary, say)?;
+        let mut next = ClaimNext {
+            taken: next.taken.clone(),
+            options,
+            dispatch: next.dispatch,
+            pending: next.pending.clone(),
+        };
+        // A worker whose next agent already works claims nothing more.
+        let claim = match &c.successor {
+            Some(s) => {
+                next.pending.extend(Pending::of(s));
+                next.taken.push(s.unit.clone());
+                next.taken.len() < options.agents
+            }
+            None => true,
+        };
+        let claimed = self.publish_queued(q, Some(&next), claim, summary, say)?;
         Ok(Finish::Over(claimed.map(Box::new)))
+    }
+
+    /// Whether `c`'s worker pushes the state for its verdict first (see
+    /// `leads_fold`).
+    fn leads(&self, c: &Claimed) -> bool {
+        let Ok(Some(tip)) = self.store.tip() else {
+            return true;
+        };
+        let Ok((_, config)) = self.snapshot(&tip) else {
+            return true;
+        };
+        let ws = Workspaces::new(
+            &self.workdir,
+            config.workspace.dir.as_deref(),
+            &tip.state.run_id,
+        );
+        self.leads_fold(&c.unit, &ws)
     }
 
     /// Verify a finished agent's work into a verdict to publish.
@@ -92,13 +197,23 @@ impl Engine {
             return Ok(Judged::Working);
         };
         let (plan, config) = self.snapshot(&tip)?;
-        let Some(sp) = held(
-            &tip,
+        let sprint_id = c.sprint.to_string();
+        let leased = self.leased_to(&tip.state, &c.unit, &sprint_id, c.dispatch, &c.lease);
+        let held = held(
+            &tip.state,
             &c.unit,
-            &c.sprint.to_string(),
+            &sprint_id,
             c.dispatch,
             &options.identity,
-        ) else {
+        );
+        // A claim only its lease holds is judged as the sprint was
+        // dispatched.
+        let Some(sp) = held.or_else(|| {
+            leased
+                .then(|| tip.state.unit(&c.unit).and_then(|u| u.active_sprint()))
+                .flatten()
+                .cloned()
+        }) else {
             return Ok(Judged::Lost);
         };
         let unit_dir = tip
@@ -210,36 +325,32 @@ impl Engine {
         &self,
         q: &Queued,
         next: Option<&ClaimNext>,
+        claim: bool,
         summary: &mut WorkerSummary,
         say: &mut dyn FnMut(&str),
     ) -> Result<Option<Won>, EngineError> {
-        // A usage limit is published like a verdict that merges nothing.
-        let (outcome, evidence) = match &q.verdict {
-            EventKind::Verdict {
-                outcome, evidence, ..
-            } => (outcome, evidence.clone()),
-            EventKind::UsageLimited { line, .. } => (&machine::Outcome::Partial, line.clone()),
-            _ => {
-                q.forget(&self.store.runtime_dir());
-                return Ok(None);
-            }
-        };
-        let evidence = &evidence;
+        if !matches!(
+            q.verdict,
+            EventKind::Verdict { .. } | EventKind::UsageLimited { .. }
+        ) {
+            q.forget(&self.store.runtime_dir());
+            return Ok(None);
+        }
         let Some(tip) = self.store.tip()? else {
             return Err(EngineError::NoRun);
         };
-        let remote = self.store.remote().expect("a worker's engine has a remote");
         let ws = Workspaces::new(
             &self.workdir,
             self.snapshot(&tip)?.1.workspace.dir.as_deref(),
             &tip.state.run_id,
         );
-        let branch = format!("refs/heads/{}", ws.unit_branch(&q.unit));
-        let integration = format!("refs/heads/{}", ws.integration_branch());
         let unit_tip = q.unit_tip.clone();
         if !q.background.is_empty() {
-            self.publish_decided(|tip| {
-                let Some(sp) = held(tip, &q.unit, &q.sprint, q.dispatch, &q.worker) else {
+            self.publish_chain(|_, state, _| {
+                if self.leased_to(state, &q.unit, &q.sprint, q.dispatch, &q.lease) {
+                    return Ok(Some((started(&q.unit, &q.worker), Vec::new())));
+                }
+                let Some(sp) = held(state, &q.unit, &q.sprint, q.dispatch, &q.worker) else {
                     return Ok(None);
                 };
                 Ok(sp.background.is_empty().then(|| {
@@ -255,85 +366,66 @@ impl Engine {
             })?;
         }
         let mut published = None;
+        let mut own_over = false;
         let mut won = None;
+        let mut fold = Fold::default();
         let steps = self.publish_chain(|tip, state, n| {
-            if n > 0 {
-                // After the verdict: the worker's next claim, if any.
-                return match next {
-                    Some(next) if published.is_some() => {
-                        let pushed = [(q.unit.clone(), unit_tip.clone())];
-                        self.claim_step(tip, state, next, &pushed, &mut won)
-                    }
-                    _ => Ok(None),
-                };
+            if n == 0 {
+                published = None;
+                own_over = false;
+                won = None;
+                fold = self.fold(&q.unit, &ws);
             }
-            published = None;
-            won = None;
-            if held(tip, &q.unit, &q.sprint, q.dispatch, &q.worker).is_none() {
+            if !own_over {
+                // A claim only its lease held: its RUNNING transition first.
+                if n == 0 && self.leased_to(state, &q.unit, &q.sprint, q.dispatch, &q.lease) {
+                    return Ok(Some((started(&q.unit, &q.worker), Vec::new())));
+                }
+                own_over = true;
+                if held(state, &q.unit, &q.sprint, q.dispatch, &q.worker).is_some() {
+                    let (kind, also, outcome) = self.verdict_step(&ws, q, &mut fold.integration)?;
+                    published = Some(outcome);
+                    return Ok(Some((kind, also)));
+                }
+                // Recorded by another worker (or no longer this worker's):
+                // nothing to push. Pushing others' verdicts too, every
+                // worker whose own was recorded raced the rest again.
                 return Ok(None);
             }
-            let mut also: Vec<RefPush> = remote.move_to(&branch, &unit_tip).into_iter().collect();
-            let (outcome, evidence) = match outcome {
-                machine::Outcome::Completed => {
-                    let tip = remote.tracked(&integration).ok_or_else(|| EngineError::Io {
-                        what: format!("the remote has no `{}`", ws.integration_branch()),
-                        source: std::io::Error::other("missing integration branch"),
-                    })?;
-                    let name = ws.integration_branch();
-                    match ws.merge_commit(&tip, &unit_tip, &q.unit, &q.sprint)? {
-                        Merge::Already { .. } => (*outcome, format!("{evidence} Already on `{name}`.")),
-                        Merge::Merged { commit } => {
-                            let text = format!(
-                                "{evidence} Merged into `{name}` as {}.",
-                                crate::engine::short(&commit)
-                            );
-                            also.push(RefPush {
-                                name: integration.clone(),
-                                new: Some(commit),
-                                expected: Some(tip),
-                            });
-                            (*outcome, text)
-                        }
-                        Merge::Conflict { files, .. } => (
-                            machine::Outcome::Failure,
-                            format!(
-                                "The sprint's work passed verification but conflicts with `{name}` in {}; its retry starts with that branch merged in, conflicts to resolve.",
-                                files.join(", ")
-                            ),
-                        ),
-                    }
-                }
-                other => (*other, evidence.clone()),
+            // Then what other workers posted and the claims only leases
+            // hold (this worker's among them), then its next claim.
+            if let Some(step) = self.fold_step(state, &ws, &mut fold)? {
+                return Ok(Some(step));
+            }
+            let Some(next) = next.filter(|_| published.is_some()) else {
+                return Ok(None);
             };
-            let lease_ref = lease::lease_ref(&q.unit);
-            if let Some(held) = remote.tracked(&lease_ref) {
-                also.push(RefPush {
-                    name: lease_ref,
-                    new: None,
-                    expected: Some(held),
-                });
+            if let Some(step) = self.record_step(state, &next.pending, &next.options.identity) {
+                return Ok(Some(step));
             }
-            published = Some(outcome);
-            let mut kind = q.verdict.clone();
-            if let EventKind::Verdict {
-                outcome: o,
-                evidence: e,
-                ..
-            } = &mut kind
-            {
-                *o = outcome;
-                *e = evidence;
+            let pushed = [(q.unit.clone(), unit_tip.clone())];
+            if !claim {
+                // Its next agent works already: the next ready sprint is
+                // dispatched for another worker, not claimed.
+                let leased = |u: &str, d: u32| self.claimed_by_lease(u, d);
+                let me = &next.options.identity;
+                if super::claim::claimable(state, &next.taken, me, leased).is_some() {
+                    return Ok(None);
+                }
             }
-            Ok(Some((kind, also)))
+            self.claim_step(tip, state, next, &pushed, &mut won)
         })?;
+        // The verdict's own transition (a RUNNING sprint's end), not the
+        // RUNNING one a claim only its lease held got first.
         let to = steps.iter().find_map(|s| match s.transition.change {
-            machine::Change::Sprint { to, .. } if s.transition.unit.as_deref() == Some(&q.unit) => {
-                Some(to)
-            }
+            machine::Change::Sprint {
+                from: SprintStatus::Running,
+                to,
+            } if s.transition.unit.as_deref() == Some(&q.unit) => Some(to),
             _ => None,
         });
-        match (published, to) {
-            (Some(_), Some(to)) => {
+        match (published, to.or_else(|| self.recorded_elsewhere(q))) {
+            (_, Some(to)) => {
                 summary
                     .verdicts
                     .push(format!("{}/{}: {to}", q.unit, q.sprint));
@@ -377,6 +469,31 @@ impl Engine {
     }
 }
 
+/// How much longer a worker whose posted verdict another's push will
+/// likely carry waits for it (a push carrying sixteen verdicts takes a few
+/// seconds to decide on a busy machine).
+const FOLLOW: std::time::Duration = std::time::Duration::from_millis(3000);
+
+/// The same for a worker with no agent at work: the run may be waiting for
+/// this verdict (the unit's next sprint, the run's end).
+const FOLLOW_ALONE: std::time::Duration = std::time::Duration::from_millis(1200);
+
+/// How long a worker whose next agent already works waits before it
+/// pushes the state with its verdict: `LEAST` and a random time below
+/// `SPREAD`, so that the first of the workers whose agents ended together
+/// finds most of their verdicts posted.
+const LEAST: std::time::Duration = std::time::Duration::from_millis(1000);
+const SPREAD: std::time::Duration = std::time::Duration::from_millis(2000);
+
+fn spread() -> std::time::Duration {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    let h = crate::base::hash::fnv1a(format!("{}/{nanos}", std::process::id()).bytes());
+    LEAST + SPREAD.mul_f64((h % 1000) as f64 / 1000.0)
+}
+
 /// Where a claim stands after `finish_if_done`.
 pub(super) enum Finish {
     /// Its agent is still at work.
@@ -400,13 +517,13 @@ enum Judged {
 /// The sprint of `unit` the run holds RUNNING for `worker`'s claim
 /// (`sprint`, dispatch `dispatch`), if it still does.
 pub(super) fn held(
-    tip: &Tip,
+    state: &crate::machine::State,
     unit: &str,
     sprint: &str,
     dispatch: u32,
     worker: &str,
 ) -> Option<SprintState> {
-    tip.state
+    state
         .unit(unit)
         .and_then(|u| u.active_sprint())
         .filter(|sp| {

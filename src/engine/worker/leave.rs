@@ -87,7 +87,9 @@ impl Engine {
         }
         for c in mine.drain(..) {
             let outcome = match &c.queued {
-                Some(q) => self.publish_queued(q, None, summary, say).map(|_| ()),
+                Some(q) => self
+                    .publish_queued(q, None, false, summary, say)
+                    .map(|_| ()),
                 None => self.hand_back(&c, options, summary, say),
             };
             if let Err(e) = outcome {
@@ -133,8 +135,31 @@ impl Engine {
         let lease_ref = lease::lease_ref(&c.unit);
         let me = &options.identity;
         let sprint = c.sprint.to_string();
+        // A claim only its lease holds: the sprint never left DISPATCHED,
+        // so the agent's commits and the lease's removal are all there is
+        // to push.
+        if self.leased_to(&tip.state, &c.unit, &sprint, c.dispatch, &c.lease) {
+            let mut refs: Vec<RefPush> = remote.move_to(&branch, &unit_tip).into_iter().collect();
+            refs.push(RefPush {
+                name: lease_ref.clone(),
+                new: None,
+                expected: Some(c.lease.clone()),
+            });
+            if remote.push(&refs)? {
+                summary.handed_back.push(format!("{}/{}", c.unit, c.sprint));
+                say(&format!(
+                    "{} sprint {}: handed back (lease released, the agent's commits on `{}`)",
+                    c.unit,
+                    c.sprint,
+                    ws.unit_branch(&c.unit)
+                ));
+                return Ok(());
+            }
+            // Refused: the claim moved on (recorded or lapsed) meanwhile.
+            remote.fetch()?;
+        }
         let steps = self.publish_decided(|tip| {
-            if held(tip, &c.unit, &sprint, c.dispatch, me).is_none() {
+            if held(&tip.state, &c.unit, &sprint, c.dispatch, me).is_none() {
                 return Ok(None);
             }
             let mut also: Vec<RefPush> = remote.move_to(&branch, &unit_tip).into_iter().collect();

@@ -2,16 +2,19 @@
 //!
 //! A worker is any clone with the agent CLI. Each round it ticks the run
 //! (fetch, lapsed leases, dispatches; see `remote`), then claims DISPATCHED
-//! sprints up to its number of agents: the claim is the DISPATCHED →
-//! RUNNING transition (trailer `Supervisor-Worker: <host>/<pid>`) pushed
-//! atomically with the sprint's lease, so of two workers racing for one
-//! sprint the remote takes one push and refuses the other, and the loser
-//! moves on. The agent runs in a local worktree of the unit's branch; the
-//! worker renews the lease while it runs (a renewal the remote refuses
-//! means the claim is gone: the agent is stopped). When the agent is done
-//! the worker verifies its work there and publishes, in one atomic push,
-//! the verdict, the unit's branch, the merge into the integration branch
-//! (the remote's branch is the merge queue's register) and the lease's
+//! sprints up to its number of agents: the claim is the sprint's lease,
+//! created on the remote by a push that moves no other ref, so of two
+//! workers racing for one sprint the remote takes one push and refuses the
+//! other, and the loser moves on; the DISPATCHED → RUNNING transition
+//! (trailer `Supervisor-Worker: <host>/<pid>`) follows with the worker's
+//! next push of the state (see `lease_claim`). The agent runs in a local
+//! worktree of the unit's branch; the worker renews the lease while it runs
+//! (a renewal the remote refuses means the claim is gone: the agent is
+//! stopped). When the agent is done the worker verifies its work there,
+//! claims its next sprint and starts that agent, then publishes, in one
+//! atomic push, the verdict (with the new claim's RUNNING transition), the
+//! unit's branch, the merge into the integration branch (the remote's
+//! branch is the merge queue's register) and the lease's
 //! removal. An agent ends with its worker: the wrapper watches the worker's
 //! pid, so a worker killed outright leaves no agent behind, and its lease
 //! lapses for another worker to take the sprint. A worker asked to leave
@@ -25,6 +28,8 @@
 
 mod claim;
 mod finish;
+mod handover;
+mod lease_claim;
 mod leave;
 mod outage;
 mod queue;
@@ -153,6 +158,8 @@ pub(super) struct Claimed {
     /// The lease commit the remote holds for it.
     pub(super) lease: String,
     pub(super) renewed: Instant,
+    /// When the claim was won.
+    pub(super) since: Instant,
     /// The unit's tip the agent started from.
     pub(super) base: String,
     /// The unit's worktree, and where in it the plan's root is.
@@ -162,6 +169,12 @@ pub(super) struct Claimed {
     pub(super) stopping: bool,
     /// The agent is done: its verdict, judged, waits to be published.
     queued: Option<queue::Queued>,
+    /// The state holds the claim's RUNNING transition (a claim won as its
+    /// lease alone waits for the worker's next push of the state).
+    pub(super) recorded: bool,
+    /// The claim this worker made and started once this one's agent was
+    /// done, before its verdict was published.
+    successor: Option<Box<Claimed>>,
 }
 
 impl WorkerSummary {
@@ -263,15 +276,17 @@ impl Engine {
             // (see `publish_queued`); a tick then dispatches what is left.
             let mut i = 0;
             let mut freed = false;
+            let mut successors = Vec::new();
             while i < mine.len() {
                 // The claim that ends here frees its unit for its next sprint.
+                let others = || (mine.iter().enumerate()).filter(|(j, _)| *j != i);
                 let next = claim::ClaimNext {
-                    taken: (mine.iter().enumerate())
-                        .filter(|(j, _)| *j != i)
-                        .map(|(_, c)| c.unit.clone())
-                        .collect(),
+                    taken: others().map(|(_, c)| c.unit.clone()).collect(),
                     options,
                     dispatch: true,
+                    pending: others()
+                        .filter_map(|(_, c)| lease_claim::Pending::of(c))
+                        .collect(),
                 };
                 let finished = self
                     .finish_if_done(&mut mine[i], &next, &mut summary, say)
@@ -279,8 +294,19 @@ impl Engine {
                         outage
                             .other_failed(e, say)
                             .map(|()| finish::Finish::Working)
-                    })?;
-                match finished {
+                    });
+                // A claim made before the verdict was published is this
+                // worker's whatever became of the verdict.
+                let succeeded = match mine[i].successor.take() {
+                    Some(s) => {
+                        summary.claimed.push(format!("{}/{}", s.unit, s.sprint));
+                        say(&claimed_line(&s));
+                        successors.push(*s);
+                        true
+                    }
+                    None => false,
+                };
+                match finished? {
                     finish::Finish::Over(won) => {
                         quiet = 0;
                         // Its worktree goes first: the next claim may be
@@ -298,7 +324,9 @@ impl Engine {
                                 say(&format!("cannot start the claimed sprint's agent: {e}"));
                                 freed = true;
                             }
-                            None => freed = true,
+                            // An agent of this worker's took its place
+                            // already, or it is free.
+                            None => freed |= !succeeded,
                         }
                     }
                     finish::Finish::Working => {
@@ -307,6 +335,14 @@ impl Engine {
                         i += 1;
                     }
                 }
+            }
+            if !successors.is_empty() {
+                quiet = 0;
+                mine.extend(successors);
+                self.mark_recorded(&mut mine);
+                // The verdict's fetches were this worker's look at the
+                // remote.
+                last_tick = Some(Instant::now());
             }
             // A worker with no agent free has nothing to claim: it looks at
             // the remote every `busy_look` (for a stop, a lapsed lease, the
@@ -329,6 +365,10 @@ impl Engine {
                 Ok(_) => {
                     outage.answered(say);
                     last_tick = Some(Instant::now());
+                    // Claims only their leases hold, recorded on this look
+                    // at the remote when no verdict carried them.
+                    self.record_claims(&mut mine, &options.identity)
+                        .or_else(|e| outage.other_failed(e, say))?;
                 }
                 Err(e) => {
                     let queued = mine.iter().filter(|c| c.queued.is_some()).count()
@@ -353,7 +393,7 @@ impl Engine {
                 });
                 let mut kept = Vec::new();
                 for q in pending.drain(..) {
-                    if let Err(e) = self.publish_queued(&q, None, &mut summary, say) {
+                    if let Err(e) = self.publish_queued(&q, None, false, &mut summary, say) {
                         outage.other_failed(e, say)?;
                         kept.push(q);
                     }
@@ -384,8 +424,9 @@ impl Engine {
                     taken: mine.iter().map(|c| c.unit.clone()).collect(),
                     options,
                     dispatch: false,
+                    pending: Vec::new(),
                 };
-                match self.claim(&next) {
+                match self.claim_by_lease(&next, &[]).map(|(c, _)| c) {
                     Ok(claim::Claim::Won(c)) => {
                         summary.claimed.push(format!("{}/{}", c.unit, c.sprint));
                         say(&claimed_line(&c));
