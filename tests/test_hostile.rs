@@ -500,7 +500,9 @@ fn hooks_turned_off_by_hookspath_say_so() {
 fn wait_names_the_process_that_holds_the_engine() {
     let repo = crate::common::fixture_repo("five");
     let dir = repo.path();
-    let s = scripts(&[("default.txt", "exit 0\n")]);
+    // Agents that keep working: the run is still going when `wait` looks,
+    // however slowly the machine starts the process below.
+    let s = scripts(&[("default.txt", "sleep 30000\n")]);
     let out = run_env(dir, &["start", "--yes"], &[("FAKE_AGENT_SCRIPT", s.path())]);
     assert_eq!(out.status, 0, "{}", out.stderr);
     // A hung process holding the engine lock.
@@ -509,7 +511,22 @@ fn wait_names_the_process_that_holds_the_engine() {
         .args(["sleep", "60"])
         .spawn()
         .expect("flock");
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Until the hung process holds the lock (a loaded machine starts it
+    // late): `flock -n` on the file fails three times running (the engine
+    // itself holds it only for a moment at a time).
+    let lock = dir.join(".git/supervisor/engine.lock");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut held = 0;
+    while held < 3 && std::time::Instant::now() < deadline {
+        let free = Command::new("flock")
+            .arg("-n")
+            .arg(&lock)
+            .arg("true")
+            .status()
+            .is_ok_and(|s| s.success());
+        held = if free { 0 } else { held + 1 };
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     let out = run_env(
         dir,
         &["wait", "--timeout", "13s"],
