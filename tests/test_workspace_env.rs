@@ -10,9 +10,18 @@ use crate::common::run_unpinned as sv;
 /// A free port range for this test: the OS's choice of one free port,
 /// rounded down to a multiple of 100 (slots 1 and 2 at +10 and +20).
 fn port_base() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let p = l.local_addr().expect("addr").port();
-    (p / 100 * 100).clamp(20000, 60000)
+    // A base whose two unit ports are free now (other tests hold ports of
+    // their own on a busy machine).
+    let free = |port: u16| std::net::TcpListener::bind(("127.0.0.1", port)).is_ok();
+    for _ in 0..50 {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let p = l.local_addr().expect("addr").port();
+        let base = (p / 100 * 100).clamp(20000, 60000);
+        if free(base + 10) && free(base + 20) {
+            return base;
+        }
+    }
+    panic!("no free pair of ports");
 }
 
 #[test]
@@ -28,12 +37,12 @@ fn two_agents_serve_on_their_own_ports_and_teardown_drops_their_databases() {
 # too (both run at once), note what answered, then do the work.
 python3 -m http.server "$SUPERVISOR_PORT" --bind 127.0.0.1 >/dev/null 2>&1 &
 server=$!
-for i in $(seq 1 100); do
+for i in $(seq 1 300); do
   if python3 -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$SUPERVISOR_PORT/', timeout=1)" 2>/dev/null; then break; fi
   sleep 0.1
 done
 echo "$SUPERVISOR_UNIT $SUPERVISOR_SLOT $SUPERVISOR_PORT" > "{s}/served-$SUPERVISOR_UNIT"
-for i in $(seq 1 100); do
+for i in $(seq 1 300); do
   [ "$(ls {s}/served-* 2>/dev/null | wc -l)" -ge 2 ] && break
   sleep 0.1
 done
@@ -42,7 +51,7 @@ for f in {s}/served-*; do
   python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/', timeout=2)" && echo "$SUPERVISOR_UNIT reached $port" >> "{s}/answers"
 done
 touch "{s}/checked-$SUPERVISOR_UNIT"
-for i in $(seq 1 100); do
+for i in $(seq 1 300); do
   [ "$(ls {s}/checked-* 2>/dev/null | wc -l)" -ge 2 ] && break
   sleep 0.1
 done
