@@ -134,6 +134,7 @@ impl Engine {
         let branch = format!("refs/heads/{}", ws.unit_branch(&c.unit));
         let lease_ref = lease::lease_ref(&c.unit);
         let me = &options.identity;
+        let branch_name = ws.unit_branch(&c.unit);
         let sprint = c.sprint.to_string();
         // A claim only its lease holds: the sprint never left DISPATCHED,
         // so the agent's commits and the lease's removal are all there is
@@ -146,13 +147,7 @@ impl Engine {
                 expected: Some(c.lease.clone()),
             });
             if remote.push(&refs)? {
-                summary.handed_back.push(format!("{}/{}", c.unit, c.sprint));
-                say(&format!(
-                    "{} sprint {}: handed back (lease released, the agent's commits on `{}`)",
-                    c.unit,
-                    c.sprint,
-                    ws.unit_branch(&c.unit)
-                ));
+                handed_back(summary, say, c, &branch_name);
                 return Ok(());
             }
             // Refused: the claim moved on (recorded or lapsed) meanwhile.
@@ -184,14 +179,17 @@ impl Engine {
                 c.unit, c.sprint
             ));
         } else {
-            summary.handed_back.push(format!("{}/{}", c.unit, c.sprint));
-            say(&format!(
-                "{} sprint {}: handed back (lease released, the agent's commits on `{}`)",
-                c.unit,
-                c.sprint,
-                ws.unit_branch(&c.unit)
-            ));
+            handed_back(summary, say, c, &branch_name);
         }
         Ok(())
     }
+}
+
+/// A claim given back: counted in the summary and said once.
+fn handed_back(summary: &mut WorkerSummary, say: &mut dyn FnMut(&str), c: &Claimed, branch: &str) {
+    summary.handed_back.push(format!("{}/{}", c.unit, c.sprint));
+    say(&format!(
+        "{} sprint {}: handed back (lease released, the agent's commits on `{branch}`)",
+        c.unit, c.sprint
+    ));
 }

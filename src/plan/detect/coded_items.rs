@@ -54,8 +54,7 @@ pub(super) fn promote_coded_items(source: &str, mut blocks: Vec<Block>) -> Vec<B
         return blocks;
     }
     for (i, level, text) in found {
-        let span = blocks[i].span();
-        blocks[i] = Block::Heading { level, text, span };
+        super::outline::into_heading(&mut blocks, i, level, text);
     }
     blocks
 }

@@ -372,15 +372,21 @@ pub(super) fn promote_bold_items(
     }
     for (level, items) in runs {
         for (i, text, _) in items {
-            let span = blocks[i].span();
-            blocks[i] = Block::Heading {
-                level: (level + 1).min(6),
-                text,
-                span,
-            };
+            into_heading(&mut blocks, i, level + 1, text);
         }
     }
     blocks
+}
+
+/// Block `i` (a list item or a line) read as a heading of `level` named
+/// `text`, its span kept, so every reader sees it as it sees a heading.
+pub(super) fn into_heading(blocks: &mut [Block], i: usize, level: u8, text: String) {
+    let span = blocks[i].span();
+    blocks[i] = Block::Heading {
+        level: level.min(6),
+        text,
+        span,
+    };
 }
 
 /// Top-level list items numbered after the heading they sit under (`- [x]
@@ -474,12 +480,7 @@ pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Ve
     let found: Vec<_> = found.into_values().filter(steps).collect();
     for items in found {
         for (i, level, text) in items {
-            let span = blocks[i].span();
-            blocks[i] = Block::Heading {
-                level: (level + 1).min(6),
-                text,
-                span,
-            };
+            into_heading(&mut blocks, i, level + 1, text);
         }
     }
     blocks

@@ -49,8 +49,7 @@ pub(super) fn promote_story_tasks(source: &str, mut blocks: Vec<Block>) -> Vec<B
         return blocks;
     }
     for (n, (i, done)) in tasks.into_iter().enumerate() {
-        let span = blocks[i].span();
-        let first = source[span.clone()].lines().next().unwrap_or_default();
+        let first = source[blocks[i].span()].lines().next().unwrap_or_default();
         let label = super::outline::item_label(first).trim();
         // `Task 3: Configure ports (AC: 3)` keeps its own number.
         let numbered = label
@@ -62,11 +61,7 @@ pub(super) fn promote_story_tasks(source: &str, mut blocks: Vec<Block>) -> Vec<B
             format!("Task {}: {label}", n + 1)
         };
         let mark = if done { "[x]" } else { "[ ]" };
-        blocks[i] = Block::Heading {
-            level: (level + 1).min(6),
-            text: format!("{mark} {text}"),
-            span,
-        };
+        super::outline::into_heading(&mut blocks, i, level + 1, format!("{mark} {text}"));
     }
     blocks
 }
