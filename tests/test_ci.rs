@@ -334,6 +334,9 @@ fn a_cancelled_job_hands_its_sprint_back_and_another_worker_claims_it_within_5s(
             .filter(|l| *l == "alpha: sprint 1 DISPATCHED -> RUNNING")
             .count()
     };
+    // A claim is its lease first: RUNNING is recorded with the worker's next
+    // push of the state, at the latest a quarter of the lease in.
+    crate::common::wait_until("alpha's RUNNING recorded", 30, || claims(&remote) >= 1);
     assert_eq!(claims(&remote), 1, "{:#?}", remote.subjects());
     // SAFETY: signalling a child process of this test by its pid.
     unsafe { libc::kill(first.id() as i32, libc::SIGTERM) };
