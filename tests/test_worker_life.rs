@@ -458,3 +458,41 @@ fn a_worker_s_agent_may_work_longer_than_the_kill_grace() {
         "completed on its first attempt: {subjects:#?}"
     );
 }
+
+/// Once a worker knows the run, its rounds fetch only the state, the
+/// leases and that run's branches: a finished run's branch that appears on
+/// the remote meanwhile is never fetched, and the run completes.
+#[test]
+fn a_worker_s_rounds_fetch_only_its_run_s_refs() {
+    let remote = OnRemote::with_plan(&plan(&["alpha"], 3));
+    let s = scripts(&[
+        ("default.txt", WRITES_AND_COMMITS),
+        (
+            "Long Haul-1.txt",
+            "write ${FAKE_AGENT_SCRIPT}/alpha.started yes\nsleep 800\nwrite alpha-1.txt done\ncommit-all alpha: sprint 1\nresult complete\n",
+        ),
+    ]);
+    remote.start(s.path());
+    let clone = remote.clone("one");
+    let w = text_worker(&clone, s.path(), &["--poll", "100ms"]);
+    wait_until("alpha's first agent", 60, || {
+        s.path().join("alpha.started").exists()
+    });
+    let tip = git(&remote.bare(), &["rev-parse", "refs/supervisor/state"]);
+    let tip = tip.trim();
+    for old in [
+        "refs/heads/supervisor/an-old-run/units/alpha",
+        "refs/supervisor/runs/an-old-run",
+    ] {
+        git(&remote.bare(), &["update-ref", old, tip]);
+    }
+    let (code, stdout, stderr) = leave(w, Duration::from_secs(60));
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains("the run is completed"), "{stdout}");
+    let tracked = git(
+        &clone,
+        &["for-each-ref", "--format=%(refname)", "refs/remotes/"],
+    );
+    assert!(!tracked.contains("an-old-run"), "{tracked}");
+    assert!(tracked.contains("/supervisor/state\n"), "{tracked}");
+}

@@ -63,6 +63,11 @@ pub struct Remote {
     pushes: Cell<u32>,
     /// The host's first HTTP 429 or 5xx answer was said (once a process).
     throttle_said: Cell<bool>,
+    /// The run the last fetch found on the remote: later fetches take only
+    /// what a round of it reads (see `round_refspecs`).
+    run: RefCell<Option<String>>,
+    /// The last state commit whose run was read, and that run.
+    run_read: RefCell<Option<(String, Option<String>)>>,
 }
 
 impl Remote {
@@ -78,6 +83,8 @@ impl Remote {
             fetches: Cell::new(0),
             pushes: Cell::new(0),
             throttle_said: Cell::new(false),
+            run: RefCell::new(None),
+            run_read: RefCell::new(None),
         }
     }
 
@@ -289,9 +296,14 @@ impl Remote {
         *self.known.borrow_mut() = None;
     }
 
-    /// Fetch the state namespace (state, leases, archived runs) and the
-    /// runs' branches into `refs/remotes/<remote>/supervisor/*`, then make
-    /// the local state ref the remote's.
+    /// Fetch what the run reads into `refs/remotes/<remote>/supervisor/*`,
+    /// then make the local state ref the remote's. The first fetch of a
+    /// process takes the whole state namespace (state, leases, archived
+    /// runs) and every run's branches; once it knows the run, a fetch takes
+    /// only the state, the leases and that run's branches (a remote that
+    /// kept a hundred finished runs advertises a hundred runs' branches to
+    /// every round of every worker otherwise). A fetch that finds another
+    /// run, or none, takes everything again at once.
     pub fn fetch(&self) -> Result<(), StoreError> {
         self.serialized(|| self.fetch_locked())
     }
@@ -301,24 +313,20 @@ impl Remote {
         // What this clone holds of the run: its cache, else what it saw.
         let local = self.local(super::STATE_REF);
         let held = local.clone().or_else(|| self.tracked(super::STATE_REF));
-        self.forget_known();
-        let out = self.git_remote(
-            &[
-                "fetch",
-                "--quiet",
-                "--no-tags",
-                "--prune",
-                "--no-write-fetch-head",
-                remote,
-                &fetch_refspecs(remote)[0],
-                &fetch_refspecs(remote)[1],
-            ],
-            &self.fetches,
-        )?;
-        if !out.status.success() {
-            return Err(self.failure(String::from_utf8_lossy(&out.stderr).trim().to_string()));
+        let narrowed = self.run.borrow().clone();
+        self.fetch_refs(&match &narrowed {
+            Some(run) => round_refspecs(remote, run).to_vec(),
+            None => fetch_refspecs(remote).to_vec(),
+        })?;
+        let mut found = self.tracked(super::STATE_REF);
+        let run = found.as_deref().and_then(|id| self.run_of(id));
+        if narrowed.is_some() && (run.is_none() || run != narrowed) {
+            self.fetch_refs(&fetch_refspecs(remote))?;
+            found = self.tracked(super::STATE_REF);
+            *self.run.borrow_mut() = found.as_deref().and_then(|id| self.run_of(id));
+        } else {
+            *self.run.borrow_mut() = run;
         }
-        let found = self.tracked(super::STATE_REF);
         if let Some(rewind) =
             super::rewind::rewound(&self.dir, remote, held.as_deref(), found.as_deref())
         {
@@ -333,6 +341,43 @@ impl Remote {
             return Ok(());
         }
         self.adopt_locked(super::STATE_REF)
+    }
+
+    /// One fetch of `refspecs`, pruning the tracking refs they cover.
+    fn fetch_refs(&self, refspecs: &[String]) -> Result<(), StoreError> {
+        self.forget_known();
+        let mut args = vec![
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--prune",
+            "--no-write-fetch-head",
+            &self.name,
+        ];
+        args.extend(refspecs.iter().map(String::as_str));
+        let out = self.git_remote(&args, &self.fetches)?;
+        if !out.status.success() {
+            return Err(self.failure(String::from_utf8_lossy(&out.stderr).trim().to_string()));
+        }
+        Ok(())
+    }
+
+    /// The run a state commit belongs to (its `Supervisor-Run` trailer).
+    fn run_of(&self, commit: &str) -> Option<String> {
+        if let Some((c, run)) = self.run_read.borrow().as_ref() {
+            if c == commit {
+                return run.clone();
+            }
+        }
+        let out = self.git(&["cat-file", "commit", commit]).ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let run = text
+            .lines()
+            .rev()
+            .find_map(|l| l.strip_prefix("Supervisor-Run: "))
+            .map(|r| r.trim().to_string());
+        *self.run_read.borrow_mut() = Some((commit.to_string(), run.clone()));
+        run
     }
 
     /// A local ref's commit.
@@ -551,6 +596,18 @@ pub fn fetch_refspecs(remote: &str) -> [String; 2] {
     [
         format!("+refs/supervisor/*:refs/remotes/{remote}/supervisor/*"),
         format!("+refs/heads/supervisor/*:refs/remotes/{remote}/supervisor/*"),
+    ]
+}
+
+/// What a round of run `run` fetches: the state, the leases and the run's
+/// own branches (see `Remote::fetch`).
+pub fn round_refspecs(remote: &str, run: &str) -> [String; 3] {
+    [
+        // A glob, so that a remote without the ref is no error (`*`
+        // matches the empty rest; nothing else of ours starts so).
+        format!("+refs/supervisor/state*:refs/remotes/{remote}/supervisor/state*"),
+        format!("+refs/supervisor/leases/*:refs/remotes/{remote}/supervisor/leases/*"),
+        format!("+refs/heads/supervisor/{run}/*:refs/remotes/{remote}/supervisor/{run}/*"),
     ]
 }
 
