@@ -11,7 +11,8 @@
 //! (`TASK-A1｜…`) as the last reading before a refusal, a guess; a table of
 //! jobs lettered `A`, `B`, `C`; an index of milestone files whose other
 //! sections are about the plan; ticket headings (`### BE-1 — …`) under a
-//! stage.
+//! stage; unnumbered checklist groups under numbered headings (`## Session
+//! 1` holding `### Models:`) as parts of those; stories lettered `B.1`.
 
 use serde_json::Value;
 
@@ -30,6 +31,8 @@ json_snapshots! {
     checked_files => "levels-checked-files",
     order_section => "levels-order-section",
     story_tasks => "levels-story-tasks",
+    session_sections => "levels-session-sections",
+    lettered_stories => "levels-lettered-stories",
 }
 
 fn all_ids(v: &Value) -> Vec<String> {
@@ -227,4 +230,31 @@ fn ticket_headings_under_a_stage_are_its_steps() {
     assert!(names[0].starts_with("BE-1"), "{names:?}");
     assert!(names[2].starts_with("FE-1"), "{names:?}");
     assert_eq!(sprints_done(&v, 0), [true, false, false]);
+}
+
+#[test]
+fn checklist_groups_under_numbered_headings_are_their_parts() {
+    // `### Models:` groups carry no number of their own; the `## Session N`
+    // headings above them, each with its status line, are the sprints.
+    let (status, v, _) = json("levels-session-sections");
+    assert_eq!(status, 0);
+    let names = sprint_names(&v, 0);
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(names[2].contains("Admin"), "{names:?}");
+    assert_eq!(sprints_done(&v, 0), [true, true, false]);
+}
+
+#[test]
+fn stories_lettered_with_a_number_are_the_sprints() {
+    // `Story B.1`, `Story B.2`: one sprint each (not one id twice), named
+    // with the plan's own word; an epic's `成功标准` (success criteria)
+    // checklist is criteria, not work outside every sprint.
+    let (status, v, _) = json("levels-lettered-stories");
+    assert_eq!(status, 0, "{v}");
+    let names = sprint_names(&v, 0);
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names[0].starts_with("Story B.1"), "{names:?}");
+    assert_eq!(sprints_done(&v, 0), [false, false]);
+    let warnings = v["warnings"].to_string();
+    assert!(!warnings.contains("work_outside"), "{warnings}");
 }

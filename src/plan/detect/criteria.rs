@@ -51,6 +51,7 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
         | "exit" => Label::Exit,
         // The same labels in other languages.
         "完成标准"
+        | "成功标准"
         | "验收标准"
         | "退出标准"
         | "完成条件"
@@ -117,7 +118,17 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
                 "exit checklist ",
             ];
             const ENTRY_PREFIXES: &[&str] = &["entry criteria ", "entry criteria("];
-            if EXIT_PREFIXES.iter().any(|p| t.starts_with(p)) {
+            // Written without spaces, a label ends its heading: `Epic成功标准`.
+            const EXIT_ENDINGS: &[&str] = &[
+                "成功标准",
+                "验收标准",
+                "完成标准",
+                "受け入れ基準",
+                "完了基準",
+            ];
+            if EXIT_PREFIXES.iter().any(|p| t.starts_with(p))
+                || EXIT_ENDINGS.iter().any(|e| t.ends_with(e))
+            {
                 Label::Exit
             } else if ENTRY_PREFIXES.iter().any(|p| t.starts_with(p)) {
                 Label::Entry

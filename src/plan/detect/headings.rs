@@ -239,6 +239,13 @@ fn read_id(s: &str) -> Option<(String, &str)> {
         if bytes.get(end).is_some_and(|c| c.is_ascii_alphabetic()) {
             return None;
         }
+        // `Story R.0`, `Story R.1`: a letter and a number under it.
+        if end == 1 && bytes.get(1) == Some(&b'.') && bytes.get(2).is_some_and(u8::is_ascii_digit) {
+            end = 2;
+            while bytes.get(end).is_some_and(u8::is_ascii_digit) {
+                end += 1;
+            }
+        }
     } else {
         return None;
     }
@@ -446,7 +453,7 @@ pub(crate) fn plural_word(text: &str) -> Option<Word> {
 
 /// A `Task N.M` heading, grouped into sprint N (the task-groups form).
 pub(crate) fn is_task_group_id(word: Word, id: &str) -> bool {
-    word == Word::Task && id.contains('.')
+    word == Word::Task && id.contains('.') && id.starts_with(|c: char| c.is_ascii_digit())
 }
 
 #[cfg(test)]

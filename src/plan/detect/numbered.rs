@@ -295,3 +295,74 @@ mod tests {
         }
     }
 }
+
+/// `Chat 1: Database`, `ЧАТ 2 — Ядро`, `Lot 3`: a word of any script and a
+/// number, then the name → (the word in lower case, the number).
+pub(super) fn word_numbered(text: &str) -> Option<(String, u32)> {
+    let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let (word, rest) = t.split_once(' ')?;
+    if word.is_empty() || word.chars().count() > 12 || !word.chars().all(char::is_alphabetic) {
+        return None;
+    }
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let after = &rest[digits.len()..];
+    if digits.is_empty() || !(after.is_empty() || after.starts_with([':', '.', ' ', ')', '—', '–']))
+    {
+        return None;
+    }
+    Some((word.to_lowercase(), digits.parse().ok()?))
+}
+
+/// The numbered headings `groups` (headings holding checklists) sit in,
+/// when every group is an unnumbered part of one: each group's nearest
+/// heading above is numbered the same way (`Chat 1`, `Chat 2`, or `1.`,
+/// `2.`), and at least two such headings hold groups. Every heading of
+/// that series at that level is a sprint, in order, named as written.
+pub(super) fn numbered_parents(
+    doc: &Doc,
+    groups: &[(usize, String)],
+) -> Option<Vec<(usize, String)>> {
+    let key = |i: usize| -> Option<String> {
+        let (level, text, _) = doc.heading(i)?;
+        if level < 2 {
+            return None;
+        }
+        match word_numbered(text) {
+            Some((word, _)) => Some(word),
+            None => numbered_heading(text)
+                .filter(|(id, _)| !id.contains('.'))
+                .map(|_| "#".to_string()),
+        }
+    };
+    let mut parents: Vec<usize> = Vec::new();
+    let mut series: Option<String> = None;
+    for (g, _) in groups {
+        let (_, text, _) = doc.heading(*g)?;
+        if numbered_heading(text).is_some() || word_numbered(text).is_some() {
+            return None;
+        }
+        let p = doc.parent[*g]?;
+        let k = key(p)?;
+        if series.get_or_insert_with(|| k.clone()) != &k {
+            return None;
+        }
+        if !parents.contains(&p) {
+            parents.push(p);
+        }
+    }
+    if parents.len() < 2 {
+        return None;
+    }
+    let level = doc.heading(parents[0])?.0;
+    let above = doc.parent[parents[0]];
+    let all: Vec<(usize, String)> = (0..doc.blocks.len())
+        .filter(|&i| doc.parent[i] == above && doc.heading(i).is_some_and(|h| h.0 == level))
+        .filter(|&i| key(i) == series)
+        .filter_map(|i| Some((i, clean_name(doc.heading(i)?.1))))
+        .collect();
+    // The series' own headings must be the groups' homes, in order.
+    parents
+        .iter()
+        .all(|p| all.iter().any(|(i, _)| i == p))
+        .then_some(all)
+}

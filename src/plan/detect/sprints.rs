@@ -37,6 +37,8 @@ pub(super) fn model_id(raw: &str) -> Option<SprintId> {
     let first = chars.next()?;
     if first.is_ascii_uppercase() {
         let digits: String = chars.collect();
+        // `R.0` as `R0`: the letter's number, then the one under it.
+        let digits = digits.strip_prefix('.').unwrap_or(&digits).to_string();
         let number = u32::from(first) - u32::from('A') + 1;
         let suffix = if digits.is_empty() {
             String::new()
@@ -126,21 +128,29 @@ fn in_scope(
         };
         match model_id(&h.id) {
             Some(id) => {
+                // The word as the plan writes it (`Story R.0`, not `Task R.0`).
+                let word = doc
+                    .heading(i)
+                    .and_then(|(_, t, _)| t.split_once(h.id.as_str()))
+                    .and_then(|(before, _)| before.split_whitespace().last())
+                    .filter(|w| w.chars().all(char::is_alphabetic))
+                    .map_or_else(|| h.word.as_str().to_string(), str::to_string);
                 let name = if h.id.parse::<SprintId>().is_ok() && !h.name.is_empty() {
                     h.name.clone()
                 } else if h.name.is_empty() {
-                    format!("{} {}", h.word.as_str(), h.id)
+                    format!("{word} {}", h.id)
                 } else {
-                    format!("{} {}: {}", h.word.as_str(), h.id, h.name)
+                    format!("{word} {}: {}", h.id, h.name)
                 };
                 let mut sprint = read_sprint(doc, i, id.clone(), name);
                 sprint.done = done_evidence(doc, i, h.done);
                 let written = doc.heading(i).is_some_and(|(_, t, _)| {
                     t.to_lowercase().contains(&h.word.as_str().to_lowercase())
+                        || t.contains(&format!("{word} {}", h.id))
                         || h.word == Word::Milestone && t.trim_start().starts_with('M')
                 });
                 let rule = if written {
-                    format!("`{} {}` heading", h.word.as_str(), h.id)
+                    format!("`{word} {}` heading", h.id)
                 } else {
                     format!("subsection {} of a `{}s` heading", h.id, h.word.as_str())
                 };
@@ -404,6 +414,10 @@ fn in_scope(
         }
         groups.push((i, clean_name(text)));
     }
+    // Groups of no number of their own under numbered headings (`### Models:`
+    // under `## Chat 1: Database`) are parts of those items: the numbered
+    // headings are the sprints.
+    let groups = super::numbered::numbered_parents(doc, &groups).unwrap_or(groups);
     // A group's text ends where a group nested in it begins: its items are
     // that group's own, not the same work twice.
     let heads: BTreeSet<usize> = groups.iter().map(|(i, _)| *i).collect();
