@@ -7,7 +7,8 @@
 //! a checklist naming milestones inside a sprint is that sprint's work, not
 //! an index of sprints; two sprints in progress at once are a guess; sprints
 //! only a status table lists are sprints in their place; open steps written
-//! as items keep their sprint open.
+//! as items keep their sprint open; a sprint table's status column named in
+//! the plan's language; `Task N.M` headings each with a mark of their own.
 
 use crate::common::plan_json::*;
 
@@ -19,6 +20,8 @@ json_snapshots! {
     milestone_checklist => "marks-milestone-checklist",
     progress_inside => "marks-progress-inside",
     feature_tables => "marks-feature-tables",
+    table_status_language => "marks-table-status-language",
+    task_headings => "marks-task-headings",
 }
 
 #[test]
@@ -124,4 +127,44 @@ fn open_steps_written_as_items_keep_their_sprint_open() {
     assert_eq!(status, 0);
     let done = sprints_done(&v, 0);
     assert!(!done.iter().any(|d| *d), "{done:?}");
+}
+
+#[test]
+fn a_sprint_table_s_status_column_is_read_in_the_plan_s_language() {
+    let (status, v, _) = json("marks-table-status-language");
+    assert_eq!(status, 0);
+    assert_eq!(sprints_done(&v, 0), [true, true, false]);
+}
+
+#[test]
+fn task_headings_marked_one_by_one_are_sprints_one_by_one() {
+    // `### Task 1.1: … ✅`: each task heading carries its own mark, so each
+    // is a sprint with it (grouped per phase, the marks were lost);
+    // `Task 1.2.1` is a sprint of its own, not work outside every sprint.
+    let (status, v, _) = json("marks-task-headings");
+    assert_eq!(status, 0, "{v}");
+    let names: Vec<String> = v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .flat_map(|u| u["sprints"].as_array().expect("sprints").clone())
+        .map(|s| s["name"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Projekt anlegen",
+            "Datenbank",
+            "Schema nachbessern",
+            "Layout"
+        ]
+    );
+    let done: Vec<bool> = v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .flat_map(|u| u["sprints"].as_array().expect("sprints").clone())
+        .map(|s| !s["done"].is_null())
+        .collect();
+    assert_eq!(done, [true, true, false, false]);
 }

@@ -21,10 +21,19 @@ pub(super) fn task_heading(text: &str) -> Option<(u32, String)> {
     let rest = text.trim().strip_prefix("Task ")?;
     let (num, name) = rest.split_once(':')?;
     let (major, minor) = num.trim().split_once('.')?;
-    if minor.is_empty() || !minor.chars().all(|c| c.is_ascii_digit()) {
+    // `Task 7.3.1` is part of task 7.3, in group 7.
+    if minor.is_empty() || !minor.chars().all(|c| c.is_ascii_digit() || c == '.') {
         return None;
     }
     Some((major.parse().ok()?, name.trim().to_string()))
+}
+
+/// `Task 3.2: Name ✅`, `Task 7.3.1: Name` → ("3.2", "Name").
+fn task_heading_id(text: &str) -> Option<(String, String)> {
+    let rest = text.trim().strip_prefix("Task ")?;
+    let (num, name) = rest.split_once(':')?;
+    let (name, _) = strip_done_marks(name.trim());
+    Some((num.trim().to_string(), name.trim().to_string()))
 }
 
 /// A sprint id as written → the model's id. Letters count from A (`Phase
@@ -224,7 +233,8 @@ fn in_scope(
                 "outputs",
             ],
         );
-        let status_col = column(header, &["status", "state"]);
+        // `Status`, `状态`, `Estado`: the column's name in the plan's language.
+        let status_col = column_where(header, super::completion::is_status_key);
         let exit_col = column_where(header, |h| {
             h.contains("exit")
                 || h.contains("validation")
@@ -315,6 +325,37 @@ fn in_scope(
                 groups.entry(major).or_default().push(i);
             }
         }
+    }
+    // Headings that carry a mark of their own (`### Task 1.2: Name ✅`, a
+    // status line) are tracked one by one: each is a sprint, `N.M`.
+    let tracked = groups.values().flatten().any(|&h| {
+        doc.heading(h)
+            .is_some_and(|(_, t, _)| strip_done_marks(t).1)
+            || done_evidence(doc, h, false).is_some()
+    });
+    if tracked {
+        for &h in groups.values().flatten() {
+            let Some((_, text, span)) = doc.heading(h) else {
+                continue;
+            };
+            let Some((id, name)) = task_heading_id(text) else {
+                continue;
+            };
+            let Some(id) = model_id(&id) else { continue };
+            let heading_done = strip_done_marks(text).1;
+            let mut sprint = read_sprint(doc, h, id.clone(), name);
+            sprint.done = done_evidence(doc, h, heading_done);
+            sprint.origin = Origin::new(
+                doc.line(span.start),
+                "`Task N.M` heading with a mark of its own",
+            );
+            sprints.push(RawSprint {
+                id,
+                span: span.clone(),
+                sprint,
+            });
+        }
+        return (sprints, Some(SprintSource::TaskGroups));
     }
     if !groups.is_empty() {
         for (major, headings) in groups {
