@@ -8,7 +8,9 @@
 //! an index of sprints; two sprints in progress at once are a guess; sprints
 //! only a status table lists are sprints in their place; open steps written
 //! as items keep their sprint open; a sprint table's status column named in
-//! the plan's language; `Task N.M` headings each with a mark of their own.
+//! the plan's language; `Task N.M` headings each with a mark of their own;
+//! a sprint whose tasks are all ticked is done though its acceptance checks
+//! are not (they are checks, not task lines).
 
 use crate::common::plan_json::*;
 
@@ -22,6 +24,7 @@ json_snapshots! {
     feature_tables => "marks-feature-tables",
     table_status_language => "marks-table-status-language",
     task_headings => "marks-task-headings",
+    checks_unticked => "marks-checks-unticked",
 }
 
 #[test]
@@ -167,4 +170,12 @@ fn task_headings_marked_one_by_one_are_sprints_one_by_one() {
         .map(|s| !s["done"].is_null())
         .collect();
     assert_eq!(done, [true, true, false, false]);
+}
+
+#[test]
+fn ticked_work_is_done_though_its_checks_are_left_unticked() {
+    let (status, v, _) = json("marks-checks-unticked");
+    assert_eq!(status, 0);
+    // Phase 1 keeps an open task line: open, whatever its checks say.
+    assert_eq!(sprints_done(&v, 0), [true, false]);
 }

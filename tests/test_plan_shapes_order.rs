@@ -3,7 +3,8 @@
 //! column per agent; rows of a table that name the rows they wait for; an
 //! epic's created tickets in the order they state; a drawn order of steps
 //! the reading could not use, said as a guess;
-//! work a plan marks done where it is, or elsewhere.
+//! work a plan marks done where it is, or elsewhere; a `Phase Dependencies`
+//! list whose items name the phase first (`Phase 4 (name): Depends on …`).
 
 use crate::common::plan_json::*;
 
@@ -325,4 +326,18 @@ fn a_drawn_order_of_steps_the_reading_could_not_use_is_said() {
     let (status, v, _) = json("order-architecture-diagram");
     assert_eq!(status, 0);
     assert!(!codes(&v, "guesses").contains(&"reading::graph_unread".to_string()));
+}
+
+#[test]
+fn a_phase_dependencies_list_naming_phases_first_orders_them() {
+    // `- Phase 4 (name): Depends on Phase 1（…）。Phase 2/3 と…`: the phase
+    // before its name; the clause ends at the full-width aside, so Phase 4
+    // waits for Phase 1 only; Phase 5, appended after the notes and named
+    // by no item, follows the phase before it.
+    let (status, v, _) = json("order-phase-dependencies-named");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(v["detection"]["dependencies"], "graph");
+    assert_eq!(deps(&v, 1), ["Phase 1"]);
+    assert_eq!(deps(&v, 3), ["Phase 1"]);
+    assert_eq!(deps(&v, 4), ["Phase 4"]);
 }

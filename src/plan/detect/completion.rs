@@ -405,8 +405,23 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
     // One list of ticked and unboxed items (`1. Set up the repo` over `4.
     // [x] Verified the hierarchy`): the unboxed ones may be open work.
     let (mut plain, mut ticked) = (false, false);
+    // Under a criteria heading (`### Acceptance Criteria`): checks, not
+    // task lines. Authors tick the work and leave its checks unticked; the
+    // work's own ticks are the mark, and some must be there.
+    let mut checks = false;
+    let mut open_checks = false;
     for j in doc.section(i) {
+        if let Block::Heading { text, .. } = &doc.blocks[j] {
+            checks = matches!(criteria_label(text), Some(Label::Exit | Label::Entry));
+        }
         match &doc.blocks[j] {
+            Block::Item {
+                checked: Some(false),
+                ..
+            } if checks => open_checks = true,
+            Block::Item {
+                checked: Some(_), ..
+            } if checks => {}
             Block::Item {
                 checked: Some(c), ..
             } => {
@@ -436,7 +451,12 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
             return None;
         }
     }
-    (boxes > 0).then(|| format!("marked complete in the plan (all {boxes} items ticked)"))
+    let unticked = if open_checks {
+        "; its checks unticked"
+    } else {
+        ""
+    };
+    (boxes > 0).then(|| format!("marked complete in the plan (all {boxes} items ticked{unticked})"))
 }
 
 #[cfg(test)]

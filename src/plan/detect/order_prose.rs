@@ -39,6 +39,9 @@ const CLAUSE_ENDS: &[&str] = &[
     " – ",
     " - ",
     "(",
+    // CJK text: a full-width aside or a full stop.
+    "（",
+    "。",
     " but ",
     " parallel",
     " independent",

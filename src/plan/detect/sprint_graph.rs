@@ -118,10 +118,20 @@ fn from_phase_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         };
         let item = item.replace("**", "");
         let (label, says) = item.split_once(':')?;
-        let (name, phases) = label.split_once('(')?;
-        let phases = phase_range(phases.trim_end_matches(')').trim(), last)?;
+        // `Setup (Phase 1)`, or `Phase 1 (型定義)`: the phases are in
+        // the parentheses or before them.
+        let (name, aside) = label.split_once('(').unwrap_or((label, ""));
+        let aside = aside.trim_end_matches(')').trim();
+        let (name, phases) = match phase_range(aside, last) {
+            Some(phases) => (name.trim(), phases),
+            None => (aside, phase_range(name.trim(), last)?),
+        };
         items.push((name.trim().to_lowercase(), phases, says.to_lowercase()));
     }
+    // Phases after every phase the list names (a review phase appended
+    // later) follow the one before them.
+    let listed = items.iter().flat_map(|(_, p, _)| p.iter().copied()).max()?;
+    let appended: Vec<u32> = numbers.iter().copied().filter(|n| *n > listed).collect();
     // `Phase 3+` runs to the last phase no other item names (`Final Phase`).
     let claimed: Vec<Vec<u32>> = items.iter().map(|(_, p, _)| p.clone()).collect();
     for (me, item) in items.iter_mut().enumerate() {
@@ -133,7 +143,7 @@ fn from_phase_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
             });
         }
     }
-    let covered = |n: &u32| items.iter().any(|(_, p, _)| p.contains(n));
+    let covered = |n: &u32| items.iter().any(|(_, p, _)| p.contains(n)) || appended.contains(n);
     if !whole_ids || items.len() < 2 || !numbers.iter().all(covered) {
         return None;
     }
@@ -151,8 +161,8 @@ fn from_phase_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
             .iter()
             .find_map(|w| says.split_once(w).map(|(_, rest)| rest))?;
         // "Depends on Setup completion - BLOCKS all user stories": the
-        // clause ends at the dash.
-        let on = [" - ", " — ", "; ", ". "]
+        // clause ends at the dash (or a full stop of CJK text).
+        let on = [" - ", " — ", "; ", ". ", "。"]
             .iter()
             .fold(on, |on, stop| on.split(stop).next().unwrap_or(on));
         let named: Vec<u32> = items
@@ -183,6 +193,10 @@ fn from_phase_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
                 .filter_map(|n| numbers.iter().position(|m| m == n))
                 .collect();
         }
+    }
+    for n in &appended {
+        let i = numbers.iter().position(|m| m == n)?;
+        waits[i] = i.checked_sub(1).into_iter().collect();
     }
     // Only earlier phases: anything else is a list this reading misread.
     if waits
