@@ -88,6 +88,43 @@ def parsed_deps(plan):
     return deps
 
 
+def sprint_graph(units, deps):
+    """Every sprint, flattened: (name, done, the sprints it waits for). A
+    sprint waits for the one before it in its unit; a unit's first sprint
+    for the last sprint of each unit its unit waits for."""
+    flat, first, last = [], [], []
+    for u in units:
+        first.append(len(flat))
+        for k, s in enumerate(u["sprints"]):
+            flat.append([s["name"], s["done"], [len(flat) - 1] if k > 0 else []])
+        last.append(len(flat) - 1)
+    for i, ds in enumerate(deps):
+        if first[i] <= last[i]:
+            flat[first[i]][2].extend(last[d] for d in ds if first[d] <= last[d])
+    return flat
+
+
+def same_sprint_order(plan, reading):
+    """The same sprints (matched by name), the same done marks and the same
+    sprints that may run at once, however they are cut into units."""
+    want = sprint_graph(
+        [{"sprints": [{"name": s.get("name", ""), "done": bool(s.get("done"))} for s in u.get("sprints", [])]} for u in reading.get("units", [])],
+        reading_deps(reading),
+    )
+    got = sprint_graph(
+        [{"sprints": [{"name": s["name"], "done": s.get("done") is not None} for s in u["sprints"]]} for u in plan["units"]],
+        parsed_deps(plan),
+    )
+    if len(want) != len(got):
+        return False
+    perm = match_by_name([w[0] for w in want], [g[0] for g in got])
+    if perm is None or any(got[k][1] != want[perm[k]][1] for k in range(len(got))):
+        return False
+    at_once = lambda flat: concurrent_pairs([f[2] for f in flat])
+    mapped = {tuple(sorted((perm[i], perm[j]))) for i, j in at_once(got)}
+    return mapped == at_once(want)
+
+
 def match_by_name(want, got):
     """perm[k] = the reading's index of parsed unit k, when every parsed unit
     matches exactly one reading unit by name (equal, or one contains the
@@ -239,6 +276,9 @@ def grade(binary, md, reading):
     one_sequence = not want_at_once and not got_at_once
     same_shape = got_counts == want_counts or (one_sequence and sum(got_counts) == sum(want_counts))
     if same_shape and got_done == want_done:
+        return "right", detail
+    # A graph cut into units otherwise: the same sprints may run at once.
+    if not one_sequence and same_sprint_order(plan, reading):
         return "right", detail
     if one_sequence and coarser(plan, reading):
         return "coarser", detail
