@@ -4,7 +4,8 @@
 //! epic's created tickets in the order they state; a drawn order of steps
 //! the reading could not use, said as a guess;
 //! work a plan marks done where it is, or elsewhere; a `Phase Dependencies`
-//! list whose items name the phase first (`Phase 4 (name): Depends on …`).
+//! list whose items name the phase first (`Phase 4 (name): Depends on …`);
+//! dependency lines naming inserted phases (`Phase 1.1`).
 
 use crate::common::plan_json::*;
 
@@ -340,4 +341,36 @@ fn a_phase_dependencies_list_naming_phases_first_orders_them() {
     assert_eq!(deps(&v, 1), ["Phase 1"]);
     assert_eq!(deps(&v, 3), ["Phase 1"]);
     assert_eq!(deps(&v, 4), ["Phase 4"]);
+}
+
+#[test]
+fn dependency_lines_name_inserted_phases_unless_the_plan_states_a_sequence() {
+    // `Phase 1.1` and `Phase 2` each wait only for Phase 1: they may run at
+    // once.
+    let (status, v, _) = json("order-inserted-phase-lines");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(v["detection"]["dependencies"], "graph");
+    assert_eq!(deps(&v, 1), ["Catalog schema"]);
+    assert_eq!(deps(&v, 2), ["Catalog schema"]);
+    assert_eq!(deps(&v, 3), ["Catalog browser"]);
+    // The same plan stating its order (`Phases execute in numeric order:
+    // 1 → 1.1 → 2 → 3`) is that one sequence.
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/plans/order-inserted-phase-lines/EXECUTION_PLAN.md"),
+    )
+    .expect("fixture");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plan = dir.path().join("EXECUTION_PLAN.md");
+    std::fs::write(
+        &plan,
+        format!("{text}\n## Progress\n\nPhases execute in numeric order: 1 → 1.1 → 2 → 3\n"),
+    )
+    .expect("write");
+    let out = crate::common::run(
+        dir.path(),
+        &["plan", "--format", "json", "EXECUTION_PLAN.md"],
+    );
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_ne!(v["detection"]["dependencies"], "graph", "{v}");
 }

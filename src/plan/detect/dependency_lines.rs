@@ -24,10 +24,20 @@ const KEYS: &[&str] = &[
 /// What each step waits for (indices of earlier steps), when the steps'
 /// own lines give the order and some steps may run at once.
 pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
-    if sprints.len() < 3 || sprints.iter().any(|s| !s.id.suffix.is_empty()) {
+    // Whole numbers, or numbers under a number (`Phase 1.1` inserted after
+    // `Phase 1`); a letter suffix (`2a`) names nothing a line can.
+    let dotted = |s: &RawSprint| {
+        s.id.suffix.is_empty()
+            || s.id
+                .suffix
+                .strip_prefix('.')
+                .is_some_and(|r| r.chars().all(|c| c.is_ascii_digit()))
+    };
+    if sprints.len() < 3 || !sprints.iter().all(dotted) {
         return None;
     }
-    let position = |n: u32| sprints.iter().position(|s| s.id.number == n);
+    let ids: Vec<String> = sprints.iter().map(|s| s.id.to_string()).collect();
+    let position = |id: &str| ids.iter().position(|i| i == id);
     let mut waits = Vec::with_capacity(sprints.len());
     let mut written = 0;
     for (me, s) in sprints.iter().enumerate() {
@@ -37,7 +47,16 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
             continue;
         };
         written += 1;
-        waits.push(earlier(&referenced_numbers(&value)?, me, position)?);
+        let mut on = Vec::new();
+        for id in referenced_ids(&value)? {
+            match position(&id) {
+                Some(p) if p < me => on.push(p),
+                _ => return None,
+            }
+        }
+        on.sort_unstable();
+        on.dedup();
+        waits.push(on);
     }
     // Two lines at least, and some steps at once: otherwise the sequence
     // as written says the same.
@@ -160,8 +179,17 @@ fn dependency_value(line: &str) -> Option<String> {
 }
 
 /// The step numbers a dependency value names, or None when it names
-/// something else. `None`, `n/a` and a dash name nothing.
+/// something else (a step numbered under another, too).
 pub(super) fn referenced_numbers(value: &str) -> Option<Vec<u32>> {
+    referenced_ids(value)?
+        .iter()
+        .map(|id| id.parse().ok())
+        .collect()
+}
+
+/// The step ids a dependency value names (`1`, `1.1`), or None when it
+/// names something else. `None`, `n/a` and a dash name nothing.
+fn referenced_ids(value: &str) -> Option<Vec<String>> {
     // `Phase 2 (fixes code in Phase 2 handlers)`: the aside is no reference.
     let v = super::dependencies::strip_parentheticals(value);
     let v = v.trim_end_matches(['.', ' ', '✅']);
@@ -200,15 +228,22 @@ pub(super) fn referenced_numbers(value: &str) -> Option<Vec<u32>> {
             if b < a || b - a > 200 {
                 return None;
             }
-            out.extend(a..=b);
+            out.extend((a..=b).map(|n| n.to_string()));
         } else if let Ok(n) = code.parse::<u32>() {
             if pending_range {
-                let from = *out.last()?;
-                out.extend(from + 1..=n);
+                let from: u32 = out.last()?.parse().ok()?;
+                out.extend((from + 1..=n).map(|n| n.to_string()));
                 pending_range = false;
             } else {
-                out.push(n);
+                out.push(n.to_string());
             }
+        } else if let Some((a, b)) = code.split_once('.').filter(|(a, b)| {
+            !a.is_empty()
+                && !b.is_empty()
+                && (a.chars().chain(b.chars())).all(|c| c.is_ascii_digit())
+        }) {
+            // `Phase 1.1`: a step numbered under another.
+            out.push(format!("{}.{}", a.parse::<u32>().ok()?, b));
         } else if token == "to" && !out.is_empty() {
             pending_range = true;
         } else if !WORDS.contains(&token) {

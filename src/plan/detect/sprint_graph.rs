@@ -449,6 +449,11 @@ fn scoped_parallel(line: &str) -> Option<(String, u32, u32)> {
 /// Steps that each write what they wait for (`**Dependencies:** Task
 /// Group 1`): see `dependency_lines`.
 fn from_dependency_lines(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
+    // `Phases execute in numeric order: 1 → 1.1 → 2`: the plan's own
+    // sequence over what each step's line allows.
+    if states_a_sequence(doc) {
+        return None;
+    }
     let waits = super::dependency_lines::waits(&unit.sprints)?;
     // The steps' names, with their numbers where two are named alike.
     let plain: Vec<&str> = unit
