@@ -23,22 +23,25 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
         t = t.replace(MARK_EMOJI, "");
         t = t.replace('\u{fe0f}', "");
     }
-    for mark in [
-        "[x]",
-        "[X]",
-        "(complete)",
-        "(completed)",
-        "(done)",
-        "[complete]",
-        "[completed]",
-        "[done]",
-        "(finished)",
-    ] {
-        if let Some(pos) = t.to_ascii_lowercase().find(mark) {
-            // ASCII lower-casing keeps byte offsets.
-            if t.is_char_boundary(pos) && t.is_char_boundary(pos + mark.len()) {
-                t.replace_range(pos..pos + mark.len(), "");
-                done = true;
+    // Every bracketed mark opens with `[` or `(`: most text has neither.
+    if t.contains(['[', '(']) {
+        for mark in [
+            "[x]",
+            "[X]",
+            "(complete)",
+            "(completed)",
+            "(done)",
+            "[complete]",
+            "[completed]",
+            "[done]",
+            "(finished)",
+        ] {
+            if let Some(pos) = t.to_ascii_lowercase().find(mark) {
+                // ASCII lower-casing keeps byte offsets.
+                if t.is_char_boundary(pos) && t.is_char_boundary(pos + mark.len()) {
+                    t.replace_range(pos..pos + mark.len(), "");
+                    done = true;
+                }
             }
         }
     }

@@ -26,9 +26,8 @@ pub(super) fn referenced_files(source: &str) -> Vec<String> {
                 '`' | '(' | ')' | '[' | ']' | ',' | '"' | '\'' | '*' | '|'
             )
     }) {
-        let word = word
-            .trim_end_matches([':', ';', '.'])
-            .trim_end_matches(".)");
+        // `)` splits words, so `.)` needs no trimming of its own.
+        let word = word.trim_end_matches([':', ';', '.']);
         let Some(stem) = word
             .strip_suffix(".md")
             .or_else(|| word.strip_suffix(".toml"))
