@@ -34,6 +34,7 @@ json_snapshots! {
     restated_phase => "first-sight-restated-phase",
     coded_tasks => "first-sight-coded-tasks",
     plain_text => "first-sight-plain-text",
+    sprint_mentioned => "first-sight-sprint-mentioned",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -86,6 +87,17 @@ fn the_same_work_listed_twice_is_a_warning() {
     let dir = crate::common::plans_dir().join("first-sight-duplicate-tickets");
     let out = crate::common::run(&dir, &["plan", "--strict"]);
     assert_ne!(out.status, 0, "--strict refuses the same work twice");
+}
+
+#[test]
+fn a_later_heading_that_mentions_a_sprint_is_not_that_work_again() {
+    // `### Semaine prochaine (Sem 4) - Sprint 3` under `## Prochaines
+    // actions` names Sprint 3 after words of its own: a mention, not a
+    // second Sprint 3 in a unit of its own.
+    let (status, v, _) = json("first-sight-sprint-mentioned");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(v["units"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(done(&v, 0), [true, false, false]);
 }
 
 #[test]

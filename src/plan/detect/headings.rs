@@ -182,7 +182,12 @@ fn strip_lead(text: &str) -> &str {
             t = rest;
         }
     }
-    // A unit's name before the sprint: `SwiftBruja — Sprint 1: Ship`.
+    unit_before_sprint(t).unwrap_or(t)
+}
+
+/// A unit's name before the sprint: `SwiftBruja — Sprint 1: Ship` → the
+/// text from `Sprint`.
+fn unit_before_sprint(t: &str) -> Option<&str> {
     for sep in [" — ", " – ", " - ", ": "] {
         if let Some((unit, rest)) = t.split_once(sep) {
             let lower = rest.to_lowercase();
@@ -191,11 +196,17 @@ fn strip_lead(text: &str) -> &str {
                 && matches!(Word::parse(&lower), Some((Word::Sprint | Word::Sortie, _)))
                 && Word::parse(&unit.to_lowercase()).is_none()
             {
-                return rest;
+                return Some(rest);
             }
         }
     }
-    t
+    None
+}
+
+/// Whether a sprint heading names something before its sprint word
+/// (`Parser — Sprint 1`, `Next week - Sprint 3`).
+pub(crate) fn names_unit_first(text: &str) -> bool {
+    unit_before_sprint(text.trim_start_matches(|c: char| !c.is_alphanumeric())).is_some()
 }
 
 /// Read a sprint-like id: digits first (`1a.1`, `3a2.1`, `2-3`), or a capital

@@ -113,6 +113,23 @@ pub(super) fn demote_restated(
         };
         demoted.push((i, about, kind));
     }
+    // A later heading that names a sprint after words of its own (`###
+    // Next week - Sprint 3` after `### Sprint 3: Performance`) mentions
+    // that sprint; it is not the same work again. Plans that name a unit
+    // before each sprint (`Parser — Sprint 1`) name every one so.
+    let mut plain: BTreeSet<(Word, &str)> = BTreeSet::new();
+    for (i, id) in ids.iter().enumerate() {
+        let (Some(id), Some(h), Block::Heading { text, .. }) = (id, &sprint_at[i], &blocks[i])
+        else {
+            continue;
+        };
+        if !super::headings::names_unit_first(text) {
+            plain.insert((h.word, id.as_str()));
+        } else if plain.contains(&(h.word, id.as_str())) && !demoted.iter().any(|(d, _, _)| *d == i)
+        {
+            demoted.push((i, h.id.clone(), About::Notes));
+        }
+    }
     for (i, about, kind) in demoted {
         sprint_at[i] = None;
         about_at[i] = Some((about, kind));
