@@ -57,6 +57,9 @@ pub struct Remote {
     /// it had not fetched: a push under an older lease is refused and
     /// fetches again.
     known: RefCell<Option<HashMap<String, String>>>,
+    /// The `Supervisor-Run` trailer of each tracked commit that has one,
+    /// read in the same `for-each-ref` (the state's says its run).
+    runs: RefCell<HashMap<String, String>>,
     /// Fetches and pushes this process sent the remote (each try of one
     /// the host throttled counts): what a worker costs its git host.
     fetches: Cell<u32>,
@@ -80,6 +83,7 @@ impl Remote {
             refused: Cell::new(0),
             accept_rewind: Cell::new(false),
             known: RefCell::new(None),
+            runs: RefCell::new(HashMap::new()),
             fetches: Cell::new(0),
             pushes: Cell::new(0),
             throttle_said: Cell::new(false),
@@ -264,17 +268,21 @@ impl Remote {
             let refs = self
                 .git(&[
                     "for-each-ref",
-                    "--format=%(refname) %(objectname) %(objecttype)",
+                    "--format=%(refname) %(objectname) %(objecttype) %(trailers:key=Supervisor-Run,valueonly,separator=%x2C)",
                     &prefix,
                 ])
                 .ok()
                 .filter(|o| o.status.success())
                 .map(|o| {
+                    let mut runs = self.runs.borrow_mut();
                     String::from_utf8_lossy(&o.stdout)
                         .lines()
                         .filter_map(|l| {
                             let mut parts = l.split(' ');
                             let (r, o, t) = (parts.next()?, parts.next()?, parts.next()?);
+                            if let Some(run) = parts.next().filter(|r| !r.is_empty()) {
+                                runs.insert(o.to_string(), run.to_string());
+                            }
                             // What `rev-parse <ref>^{commit}` finds: only
                             // commits (our refs name nothing else).
                             (t == "commit").then(|| (r.to_string(), o.to_string()))
@@ -294,6 +302,7 @@ impl Remote {
     /// for).
     fn forget_known(&self) {
         *self.known.borrow_mut() = None;
+        self.runs.borrow_mut().clear();
     }
 
     /// Fetch what the run reads into `refs/remotes/<remote>/supervisor/*`,
@@ -364,6 +373,9 @@ impl Remote {
 
     /// The run a state commit belongs to (its `Supervisor-Run` trailer).
     fn run_of(&self, commit: &str) -> Option<String> {
+        if let Some(run) = self.runs.borrow().get(commit) {
+            return Some(run.clone());
+        }
         if let Some((c, run)) = self.run_read.borrow().as_ref() {
             if c == commit {
                 return run.clone();

@@ -47,9 +47,11 @@ pub fn rewound(
     if held == found {
         return None;
     }
-    // Unrelated histories are another run, not this one moved back.
-    let related = git(dir, &["merge-base", held, found]).is_some_and(|o| o.status.success());
-    if !related || is_ancestor(dir, held, found) {
+    // Unrelated histories are another run, not this one moved back; a
+    // merge base that is what this clone held is the remote moving on (one
+    // process answers both: most fetches find the state moved on).
+    let base = git(dir, &["merge-base", held, found]).filter(|o| o.status.success())?;
+    if String::from_utf8_lossy(&base.stdout).trim() == held {
         return None;
     }
     let runs = format!("refs/remotes/{remote}/supervisor/runs/");
