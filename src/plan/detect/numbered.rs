@@ -271,31 +271,6 @@ pub(super) fn guess(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::numbered_heading;
-
-    #[test]
-    fn numbered_headings_give_id_and_name() {
-        for (heading, id, name) in [
-            ("1.1 Split the store", "1.1", "Split the store"),
-            ("3. Replace the parser", "3", "Replace the parser"),
-            ("T1: Add the source", "T1", "Add the source"),
-            ("TASK-03 — Wire it", "TASK-03", "Wire it"),
-            ("DB-T1 — Update the model", "DB-T1", "Update the model"),
-        ] {
-            assert_eq!(
-                numbered_heading(heading),
-                Some((id.to_string(), name.to_string())),
-                "{heading}"
-            );
-        }
-        for not_a_step in ["Overview", "API: notes", "2024 roadmap"] {
-            assert_eq!(numbered_heading(not_a_step), None, "{not_a_step}");
-        }
-    }
-}
-
 /// `Chat 1: Database`, `ЧАТ 2 — Ядро`, `Lot 3`: a word of any script and a
 /// number, then the name → (the word in lower case, the number).
 pub(super) fn word_numbered(text: &str) -> Option<(String, u32)> {
@@ -365,4 +340,29 @@ pub(super) fn numbered_parents(
         .iter()
         .all(|p| all.iter().any(|(i, _)| i == p))
         .then_some(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbered_heading;
+
+    #[test]
+    fn numbered_headings_give_id_and_name() {
+        for (heading, id, name) in [
+            ("1.1 Split the store", "1.1", "Split the store"),
+            ("3. Replace the parser", "3", "Replace the parser"),
+            ("T1: Add the source", "T1", "Add the source"),
+            ("TASK-03 — Wire it", "TASK-03", "Wire it"),
+            ("DB-T1 — Update the model", "DB-T1", "Update the model"),
+        ] {
+            assert_eq!(
+                numbered_heading(heading),
+                Some((id.to_string(), name.to_string())),
+                "{heading}"
+            );
+        }
+        for not_a_step in ["Overview", "API: notes", "2024 roadmap"] {
+            assert_eq!(numbered_heading(not_a_step), None, "{not_a_step}");
+        }
+    }
 }
