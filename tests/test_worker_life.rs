@@ -496,3 +496,34 @@ fn a_worker_s_rounds_fetch_only_its_run_s_refs() {
     assert!(!tracked.contains("an-old-run"), "{tracked}");
     assert!(tracked.contains("/supervisor/state\n"), "{tracked}");
 }
+
+/// A sprint a worker holds by its lease while the state still says
+/// DISPATCHED: `status` names the worker that claimed it, in text and in
+/// JSON, instead of leaving it looking unclaimed.
+#[test]
+fn status_names_the_worker_whose_lease_holds_a_dispatched_sprint() {
+    // A two-minute lease: RUNNING is recorded on its own only after a
+    // quarter of it, so the claim is the lease alone for 30 s.
+    let remote = OnRemote::with_plan_and_config(
+        &plan(&["alpha"], 1),
+        &[("lease = \"3s\"", "lease = \"2m\"")],
+    );
+    let s = scripts(&[(
+        "Long Haul-1.txt",
+        "write ${FAKE_AGENT_SCRIPT}/alpha.slept yes\nsleep 120000\n",
+    )]);
+    remote.start(s.path());
+    let clone = remote.clone("one");
+    let w = text_worker(&clone, s.path(), &["--poll", "100ms"]);
+    wait_until("the agent", 60, || s.path().join("alpha.slept").exists());
+    let out = crate::common::run(remote.src.path(), &["status", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("status json");
+    let text = crate::common::run(remote.src.path(), &["status"]).stdout;
+    let (_, stdout, stderr) = leave(w, Duration::from_secs(30));
+    let waiting = v["waiting"].to_string();
+    assert!(
+        waiting.contains("Long Haul sprint 1: claimed by worker "),
+        "{waiting}\n{stdout}\n{stderr}"
+    );
+    assert!(text.contains("claimed by worker "), "{text}");
+}

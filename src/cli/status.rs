@@ -146,6 +146,42 @@ fn overlap_lines(store: &Store, tip: &crate::store::Tip) -> Vec<String> {
         .collect()
 }
 
+/// Sprints of a run on a remote that a worker holds by its lease while the
+/// state still says DISPATCHED: a claim is its lease, and its RUNNING
+/// transition rides on that worker's next push of the state.
+fn lease_claims(store: &Store, tip: &crate::store::Tip) -> Vec<String> {
+    let (Some(r), Some(dir)) = (
+        crate::store::remote::recorded(&store.runtime_dir()),
+        store.workdir(),
+    ) else {
+        return Vec::new();
+    };
+    let remote = crate::store::remote::Remote::new(dir, &store.runtime_dir(), &r);
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let mut out = Vec::new();
+    for (_, id) in remote.tracked_under(crate::store::lease::LEASES_PREFIX) {
+        if store.lease_verdict(&id).is_some() {
+            continue;
+        }
+        let Some(lease) = store.read_lease(&id).filter(|l| !l.expired_at(now)) else {
+            continue;
+        };
+        let Some(sp) = tip
+            .state
+            .unit(&lease.subject)
+            .and_then(|u| u.active_sprint())
+            .filter(|sp| sp.state == crate::machine::SprintStatus::Dispatched)
+        else {
+            continue;
+        };
+        out.push(format!(
+            "{} sprint {}: claimed by worker {} (dispatch {}); its agent is at work, and RUNNING is recorded with that worker's next push",
+            lease.subject, sp.id, lease.worker, lease.dispatch
+        ));
+    }
+    out
+}
+
 fn deferred_polls(store: &Store, tip: &crate::store::Tip) -> Vec<String> {
     let Some(common) = store
         .runtime_dir()
@@ -267,6 +303,7 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                 v.background =
                     report::status::background(&t.state, &crate::dispatch::background::running);
                 v.waiting.extend(deferred_polls(&store, t));
+                v.waiting.extend(lease_claims(&store, t));
                 v.waiting.extend(overlap_lines(&store, t));
                 v.no_runnable_criterion = unchecked(&store, t);
                 v.agent_last_lines = super::live::last_lines(&store, &t.state);
@@ -312,7 +349,11 @@ pub fn cmd_status(ctx: &Context, args: &StatusArgs, out: &mut dyn Write) -> miet
                     let line = crate::base::escape::visible(&line);
                     writeln!(out, "{line}").map_err(super::io_err)?;
                 }
-                for line in deferred_polls(&store, t).into_iter().chain(overlap_lines(&store, t)) {
+                for line in deferred_polls(&store, t)
+                    .into_iter()
+                    .chain(overlap_lines(&store, t))
+                    .chain(lease_claims(&store, t))
+                {
                     // Unit names and exit criteria are the plan's free text.
                     let line = crate::base::escape::visible(&line);
                     writeln!(out, "{line}").map_err(super::io_err)?;
