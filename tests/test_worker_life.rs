@@ -255,18 +255,17 @@ fn a_lost_claim_says_why_and_a_second_dispatch_says_what_it_is() {
 /// to put it back; it does not wait for a new run.
 #[test]
 fn a_run_deleted_from_the_remote_is_named_as_such() {
-    let remote = OnRemote::with_plan(&plan(&["alpha"], 2));
-    let s = scripts(&[
-        ("default.txt", WRITES_AND_COMMITS),
-        (
-            "Long Haul-1.txt",
-            "write ${FAKE_AGENT_SCRIPT}/alpha.slept yes\nsleep 120000\n",
-        ),
-    ]);
-    remote.start(s.path());
-    let clone = remote.clone("one");
-    let w = text_worker(&clone, s.path(), &["--poll", "100ms"]);
-    wait_until("the agent", 60, || s.path().join("alpha.slept").exists());
+    let Working {
+        remote,
+        worker: w,
+        scripts: _s,
+        ..
+    } = working(
+        &plan(&["alpha"], 2),
+        &[],
+        "write ${FAKE_AGENT_SCRIPT}/alpha.slept yes\nsleep 120000\n",
+        "alpha.slept",
+    );
     let last = git(&remote.bare(), &["rev-parse", "refs/supervisor/state"]);
     git(
         &remote.bare(),
@@ -464,20 +463,18 @@ fn a_worker_s_agent_may_work_longer_than_the_kill_grace() {
 /// the remote meanwhile is never fetched, and the run completes.
 #[test]
 fn a_worker_s_rounds_fetch_only_its_run_s_refs() {
-    let remote = OnRemote::with_plan(&plan(&["alpha"], 3));
-    let s = scripts(&[
-        ("default.txt", WRITES_AND_COMMITS),
-        (
-            "Long Haul-1.txt",
-            "write ${FAKE_AGENT_SCRIPT}/alpha.started yes\nsleep 800\nwrite alpha-1.txt done\ncommit-all alpha: sprint 1\nresult complete\n",
-        ),
-    ]);
-    remote.start(s.path());
-    let clone = remote.clone("one");
-    let w = text_worker(&clone, s.path(), &["--poll", "100ms"]);
-    wait_until("alpha's first agent", 60, || {
-        s.path().join("alpha.started").exists()
-    });
+    let Working {
+        remote,
+        clone,
+        worker: w,
+        scripts: _s,
+        ..
+    } = working(
+        &plan(&["alpha"], 3),
+        &[],
+        "write ${FAKE_AGENT_SCRIPT}/alpha.started yes\nsleep 800\nwrite alpha-1.txt done\ncommit-all alpha: sprint 1\nresult complete\n",
+        "alpha.started",
+    );
     let tip = git(&remote.bare(), &["rev-parse", "refs/supervisor/state"]);
     let tip = tip.trim();
     for old in [
@@ -504,18 +501,17 @@ fn a_worker_s_rounds_fetch_only_its_run_s_refs() {
 fn status_names_the_worker_whose_lease_holds_a_dispatched_sprint() {
     // A two-minute lease: RUNNING is recorded on its own only after a
     // quarter of it, so the claim is the lease alone for 30 s.
-    let remote = OnRemote::with_plan_and_config(
+    let Working {
+        remote,
+        worker: w,
+        scripts: _s,
+        ..
+    } = working(
         &plan(&["alpha"], 1),
         &[("lease = \"3s\"", "lease = \"2m\"")],
-    );
-    let s = scripts(&[(
-        "Long Haul-1.txt",
         "write ${FAKE_AGENT_SCRIPT}/alpha.slept yes\nsleep 120000\n",
-    )]);
-    remote.start(s.path());
-    let clone = remote.clone("one");
-    let w = text_worker(&clone, s.path(), &["--poll", "100ms"]);
-    wait_until("the agent", 60, || s.path().join("alpha.slept").exists());
+        "alpha.slept",
+    );
     let out = crate::common::run(remote.src.path(), &["status", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("status json");
     let text = crate::common::run(remote.src.path(), &["status"]).stdout;
@@ -526,4 +522,36 @@ fn status_names_the_worker_whose_lease_holds_a_dispatched_sprint() {
         "{waiting}\n{stdout}\n{stderr}"
     );
     assert!(text.contains("claimed by worker "), "{text}");
+}
+
+/// A remote run of `plan` (its config edited by `edits`), one clone and a
+/// text worker in it whose first agent runs `first` (as `Long Haul-1`),
+/// once that agent has written `${FAKE_AGENT_SCRIPT}/<flag>`.
+struct Working {
+    remote: OnRemote,
+    /// The agent's scripts: bind it (`scripts: _s`) to keep them for the
+    /// test's length.
+    scripts: tempfile::TempDir,
+    clone: std::path::PathBuf,
+    worker: Child,
+}
+
+fn working(plan_text: &str, edits: &[(&str, &str)], first: &str, flag: &str) -> Working {
+    let remote = OnRemote::with_plan_and_config(plan_text, edits);
+    let s = scripts(&[
+        ("default.txt", WRITES_AND_COMMITS),
+        ("Long Haul-1.txt", first),
+    ]);
+    remote.start(s.path());
+    let clone = remote.clone("one");
+    let worker = text_worker(&clone, s.path(), &["--poll", "100ms"]);
+    wait_until("the first agent at work", 60, || {
+        s.path().join(flag).exists()
+    });
+    Working {
+        remote,
+        scripts: s,
+        clone,
+        worker,
+    }
 }
