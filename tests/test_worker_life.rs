@@ -1,8 +1,9 @@
 //! What a worker meets when it runs for long: the processes it starts are
 //! reaped, a remote it can never use fails at once, its messages say what
 //! they mean, its clone keeps no worktree of a finished unit, and work
-//! already on a unit's branch counts. Real `git daemon` on 127.0.0.1, real
-//! worker processes and the fake-agent binary.
+//! already on a unit's branch counts; its rounds fetch only its run's refs,
+//! and `status` names it while only its lease holds a sprint. Real `git
+//! daemon` on 127.0.0.1, real worker processes and the fake-agent binary.
 
 use std::path::Path;
 use std::process::Child;
