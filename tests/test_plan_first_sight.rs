@@ -35,6 +35,7 @@ json_snapshots! {
     coded_tasks => "first-sight-coded-tasks",
     plain_text => "first-sight-plain-text",
     sprint_mentioned => "first-sight-sprint-mentioned",
+    plain_waves => "first-sight-plain-waves",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -243,4 +244,15 @@ fn a_plain_text_roadmap_reads_its_phase_lines() {
     let (status, v, _) = json("first-sight-plain-text");
     assert_eq!(status, 0);
     assert_eq!(names(&v, 0), ["Agent autonomy", "Retrieval"], "{v}");
+}
+
+#[test]
+fn plain_wave_lines_under_a_title_are_read_and_a_legend_is_no_work() {
+    // No heading but the title: `Wave N — …` lines are the steps, and the
+    // `- [ ] Not started` / `- [x] Done` legend is not work outside them.
+    let (status, v, _) = json("first-sight-plain-waves");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0).len(), 3, "{v}");
+    assert_eq!(done(&v, 0), [true, false, false]);
+    assert!(!codes(&v, "warnings").contains(&"plan::work_outside".to_string()));
 }

@@ -12,7 +12,9 @@
 //! jobs lettered `A`, `B`, `C`; an index of milestone files whose other
 //! sections are about the plan; ticket headings (`### BE-1 — …`) under a
 //! stage; unnumbered checklist groups under numbered headings (`## Session
-//! 1` holding `### Models:`) as parts of those; stories lettered `B.1`.
+//! 1` holding `### Models:`) as parts of those, a numbered section elsewhere
+//! kept; stories lettered `B.1`; `Sprint N` headings inside one phase of
+//! many as that phase's parts.
 
 use serde_json::Value;
 
@@ -33,6 +35,8 @@ json_snapshots! {
     story_tasks => "levels-story-tasks",
     session_sections => "levels-session-sections",
     lettered_stories => "levels-lettered-stories",
+    phase_groups_later => "levels-phase-groups-later",
+    sprints_in_one_phase => "levels-sprints-in-one-phase",
 }
 
 fn all_ids(v: &Value) -> Vec<String> {
@@ -257,4 +261,28 @@ fn stories_lettered_with_a_number_are_the_sprints() {
     assert_eq!(sprints_done(&v, 0), [false, false]);
     let warnings = v["warnings"].to_string();
     assert!(!warnings.contains("work_outside"), "{warnings}");
+}
+
+#[test]
+fn numbered_phases_over_their_groups_keep_a_later_phase_of_their_own() {
+    // `## 🏗️ Faz 1` holds `### Backend` and `### Frontend`; `### Faz 3`
+    // under `## Later phases` holds its checklist itself.
+    let (status, v, _) = json("levels-phase-groups-later");
+    assert_eq!(status, 0);
+    let names = sprint_names(&v, 0);
+    assert_eq!(names.len(), 4, "{names:?}");
+    assert!(names[1].starts_with("Faz 1"), "{names:?}");
+    assert!(names[3].starts_with("Faz 3"), "{names:?}");
+    // Faz 1 keeps an open line in one of its groups: not done.
+    assert_eq!(sprints_done(&v, 0), [true, false, false, false]);
+}
+
+#[test]
+fn sprints_inside_one_phase_of_many_are_its_parts() {
+    // `#### Sprint 1`, `#### Sprint 2` under `### Phase 0.2` only: read as
+    // the sprints, every other phase was dropped.
+    let (status, v, _) = json("levels-sprints-in-one-phase");
+    assert_eq!(status, 0);
+    assert_eq!(all_ids(&v), ["0.1", "0.2", "1", "2"]);
+    assert_eq!(sprints_done(&v, 0), [true, false, false, false]);
 }

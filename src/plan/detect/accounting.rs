@@ -441,6 +441,23 @@ fn not_work_reason(e: &Elsewhere, line: &TaskLine) -> Option<String> {
             ));
         }
     }
+    // `- [ ] Not started`, `- [x] Done`: a legend of the marks.
+    let legend = norm(line.text.trim_end_matches(['.', ':']));
+    if matches!(
+        legend.as_str(),
+        "not started"
+            | "todo"
+            | "to do"
+            | "open"
+            | "pending"
+            | "in progress"
+            | "done"
+            | "complete"
+            | "completed"
+            | "blocked"
+    ) {
+        return Some("a legend of the marks, outside every sprint".into());
+    }
     match line.ticked {
         Some(true) => Some("ticked, outside every sprint".into()),
         None => Some("no checkbox, outside every sprint".into()),

@@ -311,10 +311,14 @@ pub(super) fn numbered_parents(
     };
     let mut parents: Vec<usize> = Vec::new();
     let mut series: Option<String> = None;
+    // Groups that are numbered: members of the series holding their
+    // checklist themselves (`## Faz 12` with no parts), checked below.
+    let mut members: Vec<usize> = Vec::new();
     for (g, _) in groups {
         let (_, text, _) = doc.heading(*g)?;
         if numbered_heading(text).is_some() || word_numbered(text).is_some() {
-            return None;
+            members.push(*g);
+            continue;
         }
         let p = doc.parent[*g]?;
         let k = key(p)?;
@@ -333,13 +337,30 @@ pub(super) fn numbered_parents(
     let all: Vec<(usize, String)> = (0..doc.blocks.len())
         .filter(|&i| doc.parent[i] == above && doc.heading(i).is_some_and(|h| h.0 == level))
         .filter(|&i| key(i) == series)
-        .filter_map(|i| Some((i, clean_name(doc.heading(i)?.1))))
+        .filter_map(|i| {
+            // `🏗️ Faz 1: …`: an icon before the number is no part of the name.
+            let text = doc.heading(i)?.1;
+            Some((
+                i,
+                clean_name(text.trim_start_matches(|c: char| !c.is_alphanumeric())),
+            ))
+        })
         .collect();
-    // The series' own headings must be the groups' homes, in order.
-    parents
-        .iter()
-        .all(|p| all.iter().any(|(i, _)| i == p))
-        .then_some(all)
+    // The series' own headings must be the groups' homes; a numbered group
+    // elsewhere (`### Faz 12` under `## Later phases`) stays a sprint of
+    // its own, in its place.
+    let series_at: Vec<usize> = all.iter().map(|(i, _)| *i).collect();
+    if !parents.iter().all(|p| series_at.contains(p)) {
+        return None;
+    }
+    let mut all = all;
+    for (g, name) in groups {
+        if members.contains(g) && !series_at.contains(g) {
+            all.push((*g, name.clone()));
+        }
+    }
+    all.sort_by_key(|(i, _)| *i);
+    Some(all)
 }
 
 #[cfg(test)]

@@ -156,12 +156,20 @@ fn pad(text: &str, len: usize) -> String {
 
 /// A bold item that may be a step: (block index, heading text, written with
 /// a step word).
-/// A plan written without Markdown headings: its lines that read as step
+/// A plan written without Markdown headings (but its title): its lines that read as step
 /// headings (a step word and a number, after any emoji), two or more,
 /// become level-2 headings, each with the span of its own line; the rest of
 /// their paragraph stays paragraph text.
 pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>) -> Vec<Block> {
-    if blocks.iter().any(|b| matches!(b, Block::Heading { .. })) {
+    // No heading but, at most, the plan's title.
+    let headings: Vec<u8> = blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Heading { level, .. } => Some(*level),
+            _ => None,
+        })
+        .collect();
+    if headings.len() > 1 || headings.iter().any(|&l| l > 1) {
         return blocks;
     }
     let heading_line = |line: &str| {
@@ -673,13 +681,22 @@ fn names_an_order(heading: &str) -> bool {
 /// `Step 1`, `Task 3`, `Phase 2`: a step word and a number.
 fn starts_with_step_word(text: &str) -> bool {
     let lower = text.to_ascii_lowercase();
-    ["step ", "task ", "phase ", "stage ", "milestone "]
-        .iter()
-        .any(|w| {
-            lower
-                .strip_prefix(w)
-                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
-        })
+    [
+        "step ",
+        "task ",
+        "phase ",
+        "stage ",
+        "milestone ",
+        "sprint ",
+        "wave ",
+        "week ",
+    ]
+    .iter()
+    .any(|w| {
+        lower
+            .strip_prefix(w)
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+    })
 }
 
 #[cfg(test)]

@@ -78,13 +78,13 @@ fn choose_word_of(
     seen: &BTreeMap<Word, usize>,
 ) -> Option<Word> {
     let count = |w: Word| seen.get(&w).copied().unwrap_or(0);
-    if count(Word::Sprint) > 0 || count(Word::Sortie) > 0 {
-        return Some(if count(Word::Sortie) > count(Word::Sprint) {
+    let sprint_word = (count(Word::Sprint) > 0 || count(Word::Sortie) > 0).then(|| {
+        if count(Word::Sortie) > count(Word::Sprint) {
             Word::Sortie
         } else {
             Word::Sprint
-        });
-    }
+        }
+    });
     // Per word: (min level, count, headings nested in another word's).
     let mut stats: BTreeMap<Word, (u8, usize, usize)> = BTreeMap::new();
     // Per word: the other word's headings its nested headings sit in.
@@ -137,6 +137,20 @@ fn choose_word_of(
             within.len() * 2 >= all_ids.get(outer).map_or(0, BTreeSet::len)
         })
     };
+    // `Sprint` names the sprints, unless every Sprint heading sits inside
+    // a few of another word's headings (`#### Sprint 1` … `4` under one
+    // `### Phase 0.4` of ten phases): those are that phase's parts, and
+    // choosing them would drop every other phase.
+    if let Some(w) = sprint_word {
+        let parts = stats
+            .get(&w)
+            .is_some_and(|&(_, n, nested)| n > 0 && nested == n && !spread(&w));
+        if !parts {
+            return Some(w);
+        }
+        stats.remove(&Word::Sprint);
+        stats.remove(&Word::Sortie);
+    }
     let inner = stats
         .iter()
         .filter(|(w, &(_, n, nested))| nested * 2 >= n && n >= 2 && spread(w))
