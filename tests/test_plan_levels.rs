@@ -14,7 +14,8 @@
 //! stage; unnumbered checklist groups under numbered headings (`## Session
 //! 1` holding `### Models:`) as parts of those, a numbered section elsewhere
 //! kept; stories lettered `B.1`; `Sprint N` headings inside one phase of
-//! many as that phase's parts.
+//! many as that phase's parts; `#` sections holding checklists when there
+//! are two or more (`# Engine 0.1.0`), a `# Future Versions` one not work.
 
 use serde_json::Value;
 
@@ -37,6 +38,7 @@ json_snapshots! {
     lettered_stories => "levels-lettered-stories",
     phase_groups_later => "levels-phase-groups-later",
     sprints_in_one_phase => "levels-sprints-in-one-phase",
+    title_sections => "levels-title-sections",
 }
 
 fn all_ids(v: &Value) -> Vec<String> {
@@ -285,4 +287,13 @@ fn sprints_inside_one_phase_of_many_are_its_parts() {
     assert_eq!(status, 0);
     assert_eq!(all_ids(&v), ["0.1", "0.2", "1", "2"]);
     assert_eq!(sprints_done(&v, 0), [true, false, false, false]);
+}
+
+#[test]
+fn top_level_sections_holding_checklists_are_the_sprints() {
+    let (status, v, _) = json("levels-title-sections");
+    assert_eq!(status, 0, "{v}");
+    let names = sprint_names(&v, 0);
+    assert_eq!(names, ["Engine 0.1.0", "Engine 0.2.0"], "{v}");
+    assert_eq!(sprints_done(&v, 0), [false, false]);
 }

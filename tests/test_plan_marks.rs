@@ -10,7 +10,9 @@
 //! as items keep their sprint open; a sprint table's status column named in
 //! the plan's language; `Task N.M` headings each with a mark of their own;
 //! a sprint whose tasks are all ticked is done though its acceptance checks
-//! are not (they are checks, not task lines).
+//! are not (they are checks, not task lines); a mark done but for something
+//! (`✅ DONE (except final deployment)`) is not done; a status table's done
+//! row does not close a sprint whose open items were read as its steps.
 
 use crate::common::plan_json::*;
 
@@ -25,6 +27,8 @@ json_snapshots! {
     table_status_language => "marks-table-status-language",
     task_headings => "marks-task-headings",
     checks_unticked => "marks-checks-unticked",
+    done_but_for => "marks-done-but-for",
+    table_over_open_steps => "marks-table-over-open-steps",
 }
 
 #[test]
@@ -178,4 +182,28 @@ fn ticked_work_is_done_though_its_checks_are_left_unticked() {
     assert_eq!(status, 0);
     // Phase 1 keeps an open task line: open, whatever its checks say.
     assert_eq!(sprints_done(&v, 0), [true, false]);
+}
+
+#[test]
+fn a_mark_done_but_for_something_is_not_done() {
+    let (status, v, _) = json("marks-done-but-for");
+    assert_eq!(status, 0);
+    assert_eq!(sprints_done(&v, 0), [true, true, false]);
+}
+
+#[test]
+fn a_status_table_does_not_close_a_sprint_with_open_steps() {
+    // Phase 1's `- [ ] **1.2.1**` items are read as its steps' headings:
+    // open lines of the sprint all the same, whatever the table says.
+    let (status, v, _) = json("marks-table-over-open-steps");
+    assert_eq!(status, 0, "{v}");
+    let done: Vec<bool> = v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .flat_map(|u| u["sprints"].as_array().expect("sprints").clone())
+        .map(|s| !s["done"].is_null())
+        .collect();
+    assert_eq!(done.first(), Some(&true), "{v}");
+    assert!(done[1..].iter().all(|d| !d), "{done:?}");
 }

@@ -203,6 +203,27 @@ fn unit_before_sprint(t: &str) -> Option<&str> {
     None
 }
 
+/// A done mark qualified by what is left: `(except …)`, `(hors …)`,
+/// `(sauf …)`, `(excepto …)`, `(salvo …)`, `(außer …)`, `(bis auf …)`,
+/// `(кроме …)`, `（除…）`.
+pub(crate) fn done_but_for(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    [
+        "(except",
+        "(hors ",
+        "(sauf ",
+        "(excepto",
+        "(salvo ",
+        "(außer",
+        "(bis auf",
+        "(кроме",
+        "（除",
+        "(but ",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+}
+
 /// Whether a sprint heading names something before its sprint word
 /// (`Parser — Sprint 1`, `Next week - Sprint 3`).
 pub(crate) fn names_unit_first(text: &str) -> bool {
@@ -272,6 +293,9 @@ fn read_id(s: &str) -> Option<(String, &str)> {
 pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
     let localized = super::locale::localize(text);
     let (text, done) = strip_done_marks(&localized);
+    // `✅ FAIT (hors déploiement final)`, `Done (except deploy)`: done but
+    // for something, which is not done.
+    let done = done && !done_but_for(&localized);
     let t = strip_lead(&text);
     let lower = t.to_lowercase();
     let (word, rest) = if let Some((word, len)) = Word::parse(&lower) {

@@ -426,16 +426,27 @@ fn in_scope(
     let scope_all = scope.clone();
     let mut n = 0;
     let mut groups: Vec<(usize, String)> = Vec::new();
+    // Two or more `#` headings are the plan's sections, not its title
+    // (`# Crystal 0.1.0`, `# Crystal 0.2.0`).
+    let titles = scope
+        .clone()
+        .filter(|&i| matches!(doc.heading(i), Some((1, _, _))))
+        .count();
+    let top = if titles >= 2 { 1 } else { 2 };
     for i in scope {
         let Some((level, text, _)) = doc.heading(i) else {
             continue;
         };
+        // `# Future Versions`: a section about the plan holds no sprint.
+        if level < 2 && super::about_plan::describes_plan(text) {
+            continue;
+        }
         // `## 3. Verification` numbered among the steps names a step (its
         // open lines are work), not the criteria of the step before; `## 4.
         // Acceptance Criteria` still names a list of criteria.
         let numbered_step = text.trim_start().starts_with(|c: char| c.is_ascii_digit())
             && !super::about_plan::describes_plan(text);
-        if level < 2
+        if level < top
             || (criteria_label(text).is_some() && !numbered_step)
             || is_template_heading(text)
         {
