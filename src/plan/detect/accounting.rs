@@ -527,19 +527,7 @@ pub(super) fn account(
                 continue;
             }
             let n = super::completion::open_status_lines(&s.sprint.body);
-            // A step written as an open item and read as a heading (`- [ ]
-            // **1.5.1** Unit tests`) is an open line of the sprint too.
-            let open_steps = doc
-                .blocks
-                .iter()
-                .position(|b| b.span().start == s.span.start)
-                .map_or(0, |i| {
-                    doc.section(i)
-                        .filter(|&j| {
-                            matches!(&doc.blocks[j], Block::Heading { text, .. } if text.starts_with("[ ]"))
-                        })
-                        .count()
-                });
+            let open_steps = super::completion::open_step_headings(doc, s.span.start);
             if n + open_steps > 0 {
                 *open_in.entry((u, k)).or_default() += n + open_steps;
             }

@@ -98,6 +98,22 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
     (t.trim().to_string(), done)
 }
 
+/// Steps written as open items and read as headings (`- [ ] **1.5.1** Unit
+/// tests`) in the section of the heading at `start`: open lines of that
+/// sprint, though the tally does not count them as task lines.
+pub(super) fn open_step_headings(doc: &Doc, start: usize) -> usize {
+    doc.blocks
+        .iter()
+        .position(|b| b.span().start == start)
+        .map_or(0, |i| {
+            doc.section(i)
+                .filter(|&j| {
+                    matches!(&doc.blocks[j], Block::Heading { text, .. } if text.starts_with("[ ]"))
+                })
+                .count()
+        })
+}
+
 /// A status value that says done: a done mark (`✅ Done`) or a first word
 /// of complete, completed, done, finished, shipped or merged.
 pub(crate) fn status_says_done(value: &str) -> bool {
