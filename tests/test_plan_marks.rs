@@ -150,11 +150,8 @@ fn task_headings_marked_one_by_one_are_sprints_one_by_one() {
     // `Task 1.2.1` is a sprint of its own, not work outside every sprint.
     let (status, v, _) = json("marks-task-headings");
     assert_eq!(status, 0, "{v}");
-    let names: Vec<String> = v["units"]
-        .as_array()
-        .expect("units")
+    let names: Vec<String> = every_sprint(&v)
         .iter()
-        .flat_map(|u| u["sprints"].as_array().expect("sprints").clone())
         .map(|s| s["name"].as_str().unwrap_or_default().to_string())
         .collect();
     assert_eq!(
@@ -166,11 +163,8 @@ fn task_headings_marked_one_by_one_are_sprints_one_by_one() {
             "Layout"
         ]
     );
-    let done: Vec<bool> = v["units"]
-        .as_array()
-        .expect("units")
+    let done: Vec<bool> = every_sprint(&v)
         .iter()
-        .flat_map(|u| u["sprints"].as_array().expect("sprints").clone())
         .map(|s| !s["done"].is_null())
         .collect();
     assert_eq!(done, [true, true, false, false]);
@@ -197,13 +191,20 @@ fn a_status_table_does_not_close_a_sprint_with_open_steps() {
     // open lines of the sprint all the same, whatever the table says.
     let (status, v, _) = json("marks-table-over-open-steps");
     assert_eq!(status, 0, "{v}");
-    let done: Vec<bool> = v["units"]
-        .as_array()
-        .expect("units")
+    let done: Vec<bool> = every_sprint(&v)
         .iter()
-        .flat_map(|u| u["sprints"].as_array().expect("sprints").clone())
         .map(|s| !s["done"].is_null())
         .collect();
     assert_eq!(done.first(), Some(&true), "{v}");
     assert!(done[1..].iter().all(|d| !d), "{done:?}");
+}
+
+/// Every sprint of every unit, in order.
+fn every_sprint(v: &serde_json::Value) -> Vec<serde_json::Value> {
+    v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .flat_map(|u| u["sprints"].as_array().expect("sprints").clone())
+        .collect()
 }
