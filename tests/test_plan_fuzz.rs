@@ -310,3 +310,28 @@ fn cr_only_line_endings_parse_like_lf() {
     }
     assert!(compared > 20, "only {compared} fixtures compared");
 }
+
+/// A unit named like a table's totals row (`sum`, `total`) that has a
+/// section of its own is a unit: its row is no summary (found by the
+/// round trip above, which wrote such a plan and read one unit back).
+#[test]
+fn a_unit_named_like_a_totals_row_with_its_own_section_is_a_unit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("EXECUTION_PLAN.md"),
+        "## Work Units\n\n| Work Unit | Directory | Sprints | Dependencies |\n|---|---|---|---|\n| stage | . | 1 | — |\n| sum | . | 1 | stage |\n\n## stage\n\n### Sprint 1: thing\n\n## sum\n\n### Sprint 1: thing\n",
+    )
+    .expect("plan");
+    let out = crate::common::run(
+        dir.path(),
+        &["plan", "--format", "json", "EXECUTION_PLAN.md"],
+    );
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    let names: Vec<&str> = v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .filter_map(|u| u["name"].as_str())
+        .collect();
+    assert_eq!(names, ["stage", "sum"], "{v}");
+}

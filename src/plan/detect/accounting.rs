@@ -519,19 +519,8 @@ pub(super) fn account(
     };
     let (mut open_in, ticked_in) = count_lines(doc, units, plan_wide, &lines, &mut tally);
     guesses.extend(progress_inside(doc, units, &open_in, &ticked_in));
-    // A `Status: Not started` line inside a sprint marked done is open work
-    // of its own, as an open box is.
-    for (u, unit) in units.iter().enumerate() {
-        for (k, s) in unit.sprints.iter().enumerate() {
-            if s.sprint.done.is_none() {
-                continue;
-            }
-            let n = super::completion::open_status_lines(&s.sprint.body);
-            let open_steps = super::completion::open_step_headings(doc, s.span.start);
-            if n + open_steps > 0 {
-                *open_in.entry((u, k)).or_default() += n + open_steps;
-            }
-        }
+    for (at, n) in super::completion::open_in_done(doc, units) {
+        *open_in.entry(at).or_default() += n;
     }
     guesses.extend(undo_done(doc, units, &open_in));
     same_work_twice(doc, units, &mut tally, problems);

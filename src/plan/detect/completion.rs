@@ -98,20 +98,44 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
     (t.trim().to_string(), done)
 }
 
-/// Steps written as open items and read as headings (`- [ ] **1.5.1** Unit
-/// tests`) in the section of the heading at `start`: open lines of that
-/// sprint, though the tally does not count them as task lines.
-pub(super) fn open_step_headings(doc: &Doc, start: usize) -> usize {
-    doc.blocks
+/// Open lines the tally does not count, in sprints marked done: `Status:
+/// Not started` lines (open work of their own, as an open box is) and open
+/// items read as step headings. (unit, sprint) → how many.
+pub(super) fn open_in_done(doc: &Doc, units: &[RawUnit]) -> Vec<((usize, usize), usize)> {
+    let heading_at: std::collections::HashMap<usize, usize> = doc
+        .blocks
         .iter()
-        .position(|b| b.span().start == start)
-        .map_or(0, |i| {
-            doc.section(i)
-                .filter(|&j| {
-                    matches!(&doc.blocks[j], Block::Heading { text, .. } if text.starts_with("[ ]"))
-                })
-                .count()
-        })
+        .enumerate()
+        .filter(|(_, b)| matches!(b, Block::Heading { .. }))
+        .map(|(i, b)| (b.span().start, i))
+        .collect();
+    let mut out = Vec::new();
+    for (u, unit) in units.iter().enumerate() {
+        for (k, s) in unit.sprints.iter().enumerate() {
+            if s.sprint.done.is_none() {
+                continue;
+            }
+            let steps = heading_at
+                .get(&s.span.start)
+                .map_or(0, |&i| open_step_headings(doc, i));
+            let n = open_status_lines(&s.sprint.body) + steps;
+            if n > 0 {
+                out.push(((u, k), n));
+            }
+        }
+    }
+    out
+}
+
+/// Steps written as open items and read as headings (`- [ ] **1.5.1** Unit
+/// tests`) in the section of heading `i`: open lines of that sprint, though
+/// the tally does not count them as task lines.
+fn open_step_headings(doc: &Doc, i: usize) -> usize {
+    doc.section(i)
+        .filter(
+            |&j| matches!(&doc.blocks[j], Block::Heading { text, .. } if text.starts_with("[ ]")),
+        )
+        .count()
 }
 
 /// A status value that says done: a done mark (`✅ Done`) or a first word

@@ -253,7 +253,11 @@ pub(super) fn units_from_table(
                 continue;
             };
             let (name, aliases) = unit_name_and_aliases(&name_cell.text);
-            if name.is_empty() || is_summary_row(&name) {
+            // A `Total` row sums the table, unless a unit of that name has a
+            // section of its own (a unit named `sum`).
+            let summary = is_summary_row(&name)
+                && find_unit_section(doc, &sections, &name, &aliases, None).is_none();
+            if name.is_empty() || summary {
                 continue;
             }
             // `Sources/A/` + `Tests/A/`: the first path written in code.
