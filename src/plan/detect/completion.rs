@@ -102,13 +102,7 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
 /// Not started` lines (open work of their own, as an open box is) and open
 /// items read as step headings. (unit, sprint) → how many.
 pub(super) fn open_in_done(doc: &Doc, units: &[RawUnit]) -> Vec<((usize, usize), usize)> {
-    let heading_at: std::collections::HashMap<usize, usize> = doc
-        .blocks
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| matches!(b, Block::Heading { .. }))
-        .map(|(i, b)| (b.span().start, i))
-        .collect();
+    let heading_at = doc.headings_by_start();
     let mut out = Vec::new();
     for (u, unit) in units.iter().enumerate() {
         for (k, s) in unit.sprints.iter().enumerate() {

@@ -506,10 +506,7 @@ fn strip_date(text: &str) -> &str {
 /// Sprints under a heading that groups finished work (`## ✅ Completed`,
 /// `## Done`) are done.
 fn under_done_groups(doc: &Doc, units: &mut [RawUnit]) {
-    let starts: HashMap<usize, usize> = (0..doc.blocks.len())
-        .filter(|&i| doc.heading(i).is_some())
-        .map(|i| (doc.blocks[i].span().start, i))
-        .collect();
+    let starts = doc.headings_by_start();
     for sprint in units.iter_mut().flat_map(|u| u.sprints.iter_mut()) {
         if sprint.sprint.done.is_some() {
             continue;

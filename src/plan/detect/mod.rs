@@ -581,6 +581,15 @@ impl<'a> Doc<'a> {
         }
     }
 
+    /// Each heading's block index by where its text starts: a sprint's
+    /// span names its heading.
+    fn headings_by_start(&self) -> std::collections::HashMap<usize, usize> {
+        (0..self.blocks.len())
+            .filter(|&i| matches!(self.blocks[i], Block::Heading { .. }))
+            .map(|i| (self.blocks[i].span().start, i))
+            .collect()
+    }
+
     /// Blocks of heading `i`'s section, after the heading itself.
     fn section(&self, i: usize) -> std::ops::Range<usize> {
         i + 1..self.section_end[i]

@@ -123,13 +123,7 @@ pub(super) fn obey(
     // A sprint's own text is its work ("Implement: stories that depend on
     // the foundation"), not the plan's order: only prose outside sprints
     // is read.
-    let heading_at: HashMap<usize, usize> = doc
-        .blocks
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| matches!(b, Block::Heading { .. }))
-        .map(|(i, b)| (b.span().start, i))
-        .collect();
+    let heading_at = doc.headings_by_start();
     let mut in_sprint = vec![false; doc.blocks.len()];
     for s in units.iter().flat_map(|u| &u.sprints) {
         if let Some(&i) = heading_at.get(&s.span.start) {
