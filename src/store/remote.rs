@@ -69,8 +69,6 @@ pub struct Remote {
     /// The run the last fetch found on the remote: later fetches take only
     /// what a round of it reads (see `round_refspecs`).
     run: RefCell<Option<String>>,
-    /// The last state commit whose run was read, and that run.
-    run_read: RefCell<Option<(String, Option<String>)>>,
 }
 
 impl Remote {
@@ -88,7 +86,6 @@ impl Remote {
             pushes: Cell::new(0),
             throttle_said: Cell::new(false),
             run: RefCell::new(None),
-            run_read: RefCell::new(None),
         }
     }
 
@@ -373,23 +370,8 @@ impl Remote {
 
     /// The run a state commit belongs to (its `Supervisor-Run` trailer).
     fn run_of(&self, commit: &str) -> Option<String> {
-        if let Some(run) = self.runs.borrow().get(commit) {
-            return Some(run.clone());
-        }
-        if let Some((c, run)) = self.run_read.borrow().as_ref() {
-            if c == commit {
-                return run.clone();
-            }
-        }
-        let out = self.git(&["cat-file", "commit", commit]).ok()?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let run = text
-            .lines()
-            .rev()
-            .find_map(|l| l.strip_prefix("Supervisor-Run: "))
-            .map(|r| r.trim().to_string());
-        *self.run_read.borrow_mut() = Some((commit.to_string(), run.clone()));
-        run
+        // Read in the `for-each-ref` that `tracked` runs (see `runs`).
+        self.runs.borrow().get(commit).cloned()
     }
 
     /// A local ref's commit.
