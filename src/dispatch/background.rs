@@ -44,10 +44,26 @@ pub fn survivors(wrapper: u32, agent: u32) -> Vec<BackgroundProcess> {
         .map(|p| BackgroundProcess {
             pid: p.pid,
             start: p.start,
-            command: reap::cmdline(p.pid).trim().to_string(),
+            command: command_of(p.pid),
             host: None,
         })
         .collect()
+}
+
+/// A process's command line as recorded: one read while it is in the
+/// middle of `exec` finds none, so it is read again a few times, and its
+/// name stands in if it stays empty (a line of ``` `` ``` said nothing).
+fn command_of(pid: u32) -> String {
+    for _ in 0..5 {
+        let line = reap::cmdline(pid).trim().to_string();
+        if !line.is_empty() {
+            return line;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .map(|c| c.trim().to_string())
+        .unwrap_or_default()
 }
 
 /// Whether the recorded process is still the one that runs under its pid.
