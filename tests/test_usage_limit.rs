@@ -51,9 +51,13 @@ fn limits_and_their_reset_times() {
         ("ERROR: You've hit your usage limit. Try again at 2:30 AM.", "2026-03-08T06:00:00Z", "America/New_York", Some("2026-03-08T07:30:00Z")),
         ("ERROR: You've hit your usage limit. Try again at 1:30 AM.", "2026-11-01T04:00:00Z", "America/New_York", Some("2026-11-01T05:30:00Z")),
         ("You've hit your limit · resets 1am (Europe/London)", "2026-03-28T23:30:00Z", "UTC", Some("2026-03-29T01:00:00Z")),
-        // A minute that has begun ends the wait at its end; one long past is tomorrow's.
+        // A minute that has begun ends the wait at its end; one passed ten
+        // minutes ago or less is a stale reset, kept as it was; one longer
+        // past is tomorrow's.
         ("ERROR: You've hit your usage limit. Try again at 12:00 PM.", "2026-11-28T12:00:30Z", "UTC", Some("2026-11-28T12:01:00Z")),
-        ("ERROR: You've hit your usage limit. Try again at 12:00 PM.", "2026-11-28T12:02:00Z", "UTC", Some("2026-11-29T12:00:00Z")),
+        ("ERROR: You've hit your usage limit. Try again at 12:00 PM.", "2026-11-28T12:02:00Z", "UTC", Some("2026-11-28T12:00:00Z")),
+        ("You've hit your session limit · resets 6:08pm (Asia/Tokyo)", "2026-11-28T09:09:30Z", "UTC", Some("2026-11-28T09:08:00Z")),
+        ("ERROR: You've hit your usage limit. Try again at 12:00 PM.", "2026-11-28T12:11:00Z", "UTC", Some("2026-11-29T12:00:00Z")),
     ];
     for (output, now, zone, want) in cases {
         let local = TimeZone::get(zone).expect("zone");

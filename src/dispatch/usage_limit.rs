@@ -27,9 +27,11 @@
 //!   current quota", Gemini's `RESOURCE_EXHAUSTED`), which name no reset;
 //! - an HTTP 429 whose `retry-after` is [`LONG_RETRY_AFTER`] or more.
 //!
-//! A clock time without a date means its next occurrence in the named zone;
-//! the CLIs print the minute with its seconds cut off, so a minute that has
-//! just begun means its end.
+//! A clock time without a date means its next occurrence in the named zone,
+//! unless it passed ten minutes ago or less: then the reset came while the
+//! message waited to be read, and the time is kept (the run asks again
+//! soon rather than in a day). The CLIs print the minute with its seconds
+//! cut off, so a minute that has just begun means its end.
 
 use std::time::Duration;
 
@@ -319,6 +321,12 @@ const MONTHS: [&str; 12] = [
     "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
 ];
 
+/// How far behind the clock a time of day without a date may be and still
+/// mean today's (a reset already past), not tomorrow's: the CLIs print it
+/// as they exit, and the wrapper reads it then, so only a machine stalled
+/// for minutes reads one late.
+const STALE_FOR: Duration = Duration::from_secs(600);
+
 /// `3:50pm (Asia/Tokyo)`, `8pm`, `Jan 30, 11:30am (Asia/Calcutta)`, `Jul
 /// 5th, 2026 8:19 PM`, `Aug 20, 2026, 7:38 AM`, `15:50`.
 fn clock_time(text: &str, now: Timestamp, local: &TimeZone) -> Option<Timestamp> {
@@ -393,7 +401,11 @@ fn clock_time(text: &str, now: Timestamp, local: &TimeZone) -> Option<Timestamp>
         }
         _ => {
             let mut c = at(today)?;
-            if c.checked_add(grace).ok()? <= now {
+            // A time of day ten minutes or less behind the clock is a reset
+            // that came while the message waited to be read: it is kept,
+            // past, so the run reads it as stale and asks again soon, where
+            // tomorrow's would pause the agent for a day.
+            if c.checked_add(STALE_FOR).ok()? <= now {
                 c = at(today.checked_add(1.day()).ok()?)?;
             }
             c

@@ -288,6 +288,26 @@ impl Project {
     }
 
     /// Everything that tells what happened, for failure messages.
+    /// Where the run stands and its last transitions, whole: first in a
+    /// failure's message, so a clipped CI log still shows how it ended.
+    pub(crate) fn ending(&self) -> String {
+        let (_, status, _) = self.sv(&["status"]);
+        let transitions = self.transitions();
+        let last: Vec<String> = transitions
+            .iter()
+            .rev()
+            .take(6)
+            .rev()
+            .map(|(t, m)| format!("@{t} {}", m.trim()))
+            .collect();
+        format!(
+            "--- status:\n{}\n--- the last {} transitions, whole:\n{}\n",
+            status.trim_end(),
+            last.len(),
+            last.join("\n--\n")
+        )
+    }
+
     pub(crate) fn story(&self) -> String {
         let mut s = format!("--- {} transitions:\n", self.cli.name());
         for (_, msg) in self.transitions() {
@@ -437,7 +457,7 @@ pub(crate) fn check(ok: bool, what: &str, p: &Project) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!("{what}\n{}", p.story()))
+        Err(format!("{what}\n{}{}", p.ending(), p.story()))
     }
 }
 
