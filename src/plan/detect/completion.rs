@@ -45,6 +45,12 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
             }
         }
     }
+    // A closing aside that is a done word of the plan's language alone:
+    // `Phase 0 — 환경 정리 (완료)`, `Этап 1 (ВЫПОЛНЕН)`, `（完了）`.
+    if let Some(head) = done_aside(&t) {
+        t = head;
+        done = true;
+    }
     // A trailing upper-case word: `Sprint 2: Parser DONE`, `— COMPLETE`.
     loop {
         let trimmed = t.trim_end_matches(|c: char| c.is_whitespace() || c == '*' || c == '_');
@@ -96,6 +102,31 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
         }
     }
     (t.trim().to_string(), done)
+}
+
+/// The text before a closing `(…)` or `（…）` that holds nothing but a
+/// done word (`완료`, `выполнен`, `terminé`); an aside that says more
+/// (`(完成度 50%)`, `(done by QA)`) is not a mark.
+fn done_aside(text: &str) -> Option<String> {
+    let t = text.trim_end_matches(|c: char| c.is_whitespace() || c == '*' || c == '_');
+    let (close, open) = if t.ends_with(')') {
+        (')', '(')
+    } else if t.ends_with('）') {
+        ('）', '（')
+    } else {
+        return None;
+    };
+    let at = t.rfind(open)?;
+    let inner = t[at + open.len_utf8()..t.len() - close.len_utf8()]
+        .trim()
+        .trim_matches(['*', '_', '!', '.'])
+        .to_lowercase();
+    let head = t[..at].trim_end();
+    let said = DONE_WORDS.contains(&inner.as_str())
+        || DONE_PHRASES.contains(&inner.as_str())
+        || ["выполнен", "выполнена", "завершен", "завершён", "завершена"]
+            .contains(&inner.as_str());
+    (said && !head.is_empty()).then(|| head.to_string())
 }
 
 /// Open lines the tally does not count, in sprints marked done: `Status:
@@ -387,17 +418,15 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
         let Block::Table { header, rows, .. } = &doc.blocks[j] else {
             continue;
         };
-        let Some(col) = column(header, &["status", "done", "state"]) else {
+        // The column in the plan's language (`状態`, `Estado`).
+        let Some(col) = column_where(header, |h| h == "done" || is_status_key(h)) else {
             continue;
         };
         let all_done = !rows.is_empty()
             && rows.iter().all(|r| {
                 r.cells.get(col).is_some_and(|c| {
-                    strip_done_marks(&c.text).1
-                        || matches!(
-                            norm(&c.text).as_str(),
-                            "done" | "complete" | "completed" | "finished" | "yes"
-                        )
+                    status_says_done(&c.text)
+                        || matches!(norm(&c.text).as_str(), "done" | "yes")
                 })
             });
         if all_done {

@@ -112,10 +112,21 @@ fn from_phase_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         .find(|(_, l)| l.starts_with('#') && l.to_lowercase().contains("phase dependencies"))?;
     // (label, phases, what it depends on)
     let mut items: Vec<(String, Vec<u32>, String)> = Vec::new();
+    // Items whose sub-items say their phases go one after another.
+    let mut in_sequence: Vec<bool> = Vec::new();
+    let mut subs: Vec<String> = Vec::new();
     for (_, line) in lines.take_while(|(_, l)| !l.starts_with('#')) {
+        if line.starts_with([' ', '\t']) && !items.is_empty() {
+            subs.push(line.trim().to_lowercase());
+            continue;
+        }
         let Some(item) = line.strip_prefix("- ") else {
             continue;
         };
+        if !items.is_empty() {
+            in_sequence.push(says_in_sequence(&subs));
+            subs.clear();
+        }
         let item = item.replace("**", "");
         let (label, says) = item.split_once(':')?;
         // `Setup (Phase 1)`, or `Phase 1 (型定義)`: the phases are in
@@ -127,6 +138,9 @@ fn from_phase_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
             None => (aside, phase_range(name.trim(), last)?),
         };
         items.push((name.trim().to_lowercase(), phases, says.to_lowercase()));
+    }
+    if !items.is_empty() {
+        in_sequence.push(says_in_sequence(&subs));
     }
     // Phases after every phase the list names (a review phase appended
     // later) follow the one before them.
@@ -186,12 +200,18 @@ fn from_phase_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         if named.is_empty() {
             return None;
         }
-        for p in phases {
+        for (k, p) in phases.iter().enumerate() {
             let i = numbers.iter().position(|n| n == p)?;
-            waits[i] = named
-                .iter()
-                .filter_map(|n| numbers.iter().position(|m| m == n))
-                .collect();
+            // "User stories should proceed sequentially (P1 → P2 → P3)":
+            // each of the item's phases waits for the one before it.
+            let before = k.checked_sub(1).map(|b| phases[b]);
+            waits[i] = match before.filter(|_| in_sequence[me]) {
+                Some(b) => numbers.iter().position(|m| *m == b).into_iter().collect(),
+                None => named
+                    .iter()
+                    .filter_map(|n| numbers.iter().position(|m| m == n))
+                    .collect(),
+            };
         }
     }
     for n in &appended {
@@ -212,6 +232,41 @@ fn from_phase_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         heading + 1
     );
     Some(units_of(doc, unit, &names, &waits, &why))
+}
+
+/// Words saying that work goes one after another, in the plans' languages.
+const IN_SEQUENCE: &[&str] = &[
+    "sequential",
+    "one after another",
+    "one at a time",
+    "順次",
+    "順番",
+    "依次",
+    "顺序",
+    "按顺序",
+    "последовательн",
+    "secuencial",
+    "séquentiel",
+    "sequenzial",
+    "nacheinander",
+    "sequencial",
+    "순차",
+];
+
+/// Whether an item's sub-items say its phases go one after another and do
+/// not offer to run them at once: spec-kit's template offers both ("can
+/// then proceed in parallel (if staffed)", "Or sequentially in priority
+/// order"), which says nothing either way.
+fn says_in_sequence(subs: &[String]) -> bool {
+    let offers_parallel = subs.iter().any(|l| {
+        ["parallel", "並列", "并行", "параллельн", "paralel", "parallèle"]
+            .iter()
+            .any(|w| l.contains(w))
+            && !["not ", "never", "ない", "不", "не ", "no se", "pas "]
+                .iter()
+                .any(|n| l.contains(n))
+    });
+    !offers_parallel && subs.iter().any(|l| IN_SEQUENCE.iter().any(|w| l.contains(w)))
 }
 
 /// `Phase 3-7` → 3..=7, `Phase 3+` → 3..=last, `Final Phase` → last.
