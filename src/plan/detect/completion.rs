@@ -124,7 +124,16 @@ fn done_aside(text: &str) -> Option<String> {
     let head = t[..at].trim_end();
     let said = DONE_WORDS.contains(&inner.as_str())
         || DONE_PHRASES.contains(&inner.as_str())
-        || ["выполнен", "выполнена", "завершен", "завершён", "завершена"]
+        || [
+            "выполнен",
+            "выполнена",
+            "завершен",
+            "завершён",
+            "завершена",
+            "реализован",
+            "реализовано",
+            "реализована",
+        ]
             .contains(&inner.as_str());
     (said && !head.is_empty()).then(|| head.to_string())
 }

@@ -57,7 +57,7 @@ pub(super) fn demote_restated(
         } else {
             *leaf_levels.entry(id).or_default() |= 1 << level(i);
         }
-        if !h.bare {
+        if !h.bare && !h.name.is_empty() {
             named.insert(id);
         }
     }
@@ -95,8 +95,12 @@ pub(super) fn demote_restated(
                 })
                 .map(|p| h.id[..p.len()].to_string())
         }
-        // A bare repeat of a named sprint's id.
-        .or_else(|| (h.bare && named.contains(id.as_str())).then(|| h.id.clone()));
+        // A bare repeat of a named sprint's id, or the id alone (`### Этап
+        // 1 (реализован)` over a table of pages, before `### Этап 1:
+        // Авторизация`).
+        .or_else(|| {
+            ((h.bare || h.name.is_empty()) && named.contains(id.as_str())).then(|| h.id.clone())
+        });
         let Some(about) = about else { continue };
         let mut criteria = false;
         let mut up = parent[i];
