@@ -134,7 +134,7 @@ fn done_aside(text: &str) -> Option<String> {
             "реализовано",
             "реализована",
         ]
-            .contains(&inner.as_str());
+        .contains(&inner.as_str());
     (said && !head.is_empty()).then(|| head.to_string())
 }
 
@@ -434,8 +434,7 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
         let all_done = !rows.is_empty()
             && rows.iter().all(|r| {
                 r.cells.get(col).is_some_and(|c| {
-                    status_says_done(&c.text)
-                        || matches!(norm(&c.text).as_str(), "done" | "yes")
+                    status_says_done(&c.text) || matches!(norm(&c.text).as_str(), "done" | "yes")
                 })
             });
         if all_done {

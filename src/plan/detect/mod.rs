@@ -25,6 +25,7 @@ mod dialect;
 mod done_elsewhere;
 mod fences;
 mod gantt;
+mod group_items;
 mod guesses;
 mod headings;
 mod levels;
@@ -177,7 +178,10 @@ fn parse_once(
                             &masked,
                             story::promote_story_tasks(
                                 &masked,
-                                outline::promote_unspaced_headings(&masked, blocks),
+                                group_items::promote_group_items(
+                                    &masked,
+                                    outline::promote_unspaced_headings(&masked, blocks),
+                                ),
                             ),
                         ),
                         any_bold_item,

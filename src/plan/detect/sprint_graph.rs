@@ -259,14 +259,24 @@ const IN_SEQUENCE: &[&str] = &[
 /// order"), which says nothing either way.
 fn says_in_sequence(subs: &[String]) -> bool {
     let offers_parallel = subs.iter().any(|l| {
-        ["parallel", "並列", "并行", "параллельн", "paralel", "parallèle"]
-            .iter()
-            .any(|w| l.contains(w))
+        [
+            "parallel",
+            "並列",
+            "并行",
+            "параллельн",
+            "paralel",
+            "parallèle",
+        ]
+        .iter()
+        .any(|w| l.contains(w))
             && !["not ", "never", "ない", "不", "не ", "no se", "pas "]
                 .iter()
                 .any(|n| l.contains(n))
     });
-    !offers_parallel && subs.iter().any(|l| IN_SEQUENCE.iter().any(|w| l.contains(w)))
+    !offers_parallel
+        && subs
+            .iter()
+            .any(|l| IN_SEQUENCE.iter().any(|w| l.contains(w)))
 }
 
 /// `Phase 3-7` → 3..=7, `Phase 3+` → 3..=last, `Final Phase` → last.
