@@ -12,6 +12,7 @@
 //!   `plan --strict` refuses.
 
 use super::about_plan::describes_plan;
+use super::elsewhere::*;
 use super::*;
 use crate::plan::model::Tally;
 use crate::plan::model::TallyLine;
@@ -331,99 +332,9 @@ enum Home {
     Several,
 }
 
-/// What a line in no sprint is judged by, made when the first such line
-/// is met: the sprints' names (which an index or progress list repeats,
-/// kept as hashes of their lower-cased words, so a line is looked up, not
-/// compared with every sprint) and the headings by where they start.
-struct Elsewhere<'d> {
-    sprint_names: HashMap<u64, &'d str>,
-    headings: Vec<(usize, &'d str)>,
-}
-
-/// Criteria written away from their sprint and plan-wide checks, as
-/// hashes of their lower-cased text.
-fn criteria_hashes(units: &[RawUnit], plan_wide: &[&[Criterion]]) -> HashSet<u64> {
-    units
-        .iter()
-        .flat_map(|u| &u.sprints)
-        .flat_map(|s| s.sprint.entry.iter().chain(&s.sprint.exit))
-        .chain(plan_wide.iter().flat_map(|c| c.iter()))
-        .map(|c| fnv(FNV_START, c.text.trim().bytes()))
-        .collect()
-}
-
-impl<'d> Elsewhere<'d> {
-    fn new(doc: &'d Doc, units: &'d [RawUnit]) -> Self {
-        let sprint_names = units
-            .iter()
-            .flat_map(|u| &u.sprints)
-            .map(|s| s.sprint.name.as_str())
-            .filter_map(|n| {
-                let words: Vec<&str> = alnum_words(n).collect();
-                (words.iter().map(|w| w.len()).sum::<usize>() >= 4).then(|| (words_hash(&words), n))
-            })
-            .collect();
-        let headings = doc
-            .blocks
-            .iter()
-            .filter_map(|b| match b {
-                Block::Heading { text, span, .. } => Some((span.start, text.as_str())),
-                _ => None,
-            })
-            .collect();
-        Elsewhere {
-            sprint_names,
-            headings,
-        }
-    }
-
-    /// The sprint a line names (`- [x] Phase 2: Terrain export — done`),
-    /// by any run of its words.
-    fn names_sprint(&self, line: &TaskLine) -> Option<&'d str> {
-        let words: Vec<&str> = alnum_words(line.text).collect();
-        (0..words.len()).find_map(|i| {
-            let mut h = FNV_START;
-            words[i..].iter().take(16).enumerate().find_map(|(k, w)| {
-                if k > 0 {
-                    h = fnv(h, std::iter::once(b' '));
-                }
-                h = fnv(h, w.bytes());
-                self.sprint_names.get(&h).copied()
-            })
-        })
-    }
-}
-
-const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// FNV-1a over bytes, ASCII lower-cased.
-fn fnv(mut hash: u64, bytes: impl Iterator<Item = u8>) -> u64 {
-    for b in bytes {
-        hash = (hash ^ u64::from(b.to_ascii_lowercase())).wrapping_mul(0x100_0000_01b3);
-    }
-    hash
-}
-
-fn alnum_words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-}
-
-/// The hash of words joined by single spaces.
-fn words_hash(words: &[&str]) -> u64 {
-    words.iter().enumerate().fold(FNV_START, |h, (k, w)| {
-        let h = if k > 0 {
-            fnv(h, std::iter::once(b' '))
-        } else {
-            h
-        };
-        fnv(h, w.bytes())
-    })
-}
-
 /// Why a line in no sprint is not work, if it is not.
 fn not_work_reason(e: &Elsewhere, line: &TaskLine) -> Option<String> {
-    if let Some(name) = e.names_sprint(line) {
+    if let Some(name) = e.names_sprint(line.text) {
         return Some(format!(
             "names sprint `{name}` (an index or progress entry)"
         ));

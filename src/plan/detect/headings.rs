@@ -71,7 +71,7 @@ impl Word {
         )
     }
 
-    fn parse(lower: &str) -> Option<(Word, usize)> {
+    pub(super) fn parse(lower: &str) -> Option<(Word, usize)> {
         const WORDS: &[(&str, Word)] = &[
             ("sprint", Word::Sprint),
             ("sortie", Word::Sortie),
@@ -417,6 +417,11 @@ pub(crate) fn tidy_name(name: &str) -> String {
             if let Some(open) = t.rfind('[') {
                 t = t[..open].trim_end();
             }
+        }
+        // A strikethrough's closing tildes (`~~Phase 4: Assets~~ — DONE`,
+        // its opening ones gone with the lead).
+        if let Some(head) = t.strip_suffix("~~") {
+            t = head.trim_end();
         }
         // An aside set off by a run of spaces (`Foundation   *~half a
         // day*`, emphasis already gone): an estimate or a gate.

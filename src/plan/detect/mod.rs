@@ -23,6 +23,7 @@ mod dependencies;
 mod dependency_lines;
 mod dialect;
 mod done_elsewhere;
+mod elsewhere;
 mod fences;
 mod gantt;
 mod group_items;
@@ -442,6 +443,14 @@ impl<'a> Doc<'a> {
         let mut about_at = vec![None; blocks.len()];
         for (i, h) in parsed.into_iter().enumerate() {
             match h {
+                // `~~Phase 0: Alignment~~ ✂️ SKIPPED`: work the plan dropped
+                // is about that phase, not work to dispatch.
+                Some(Heading::Sprint(h))
+                    if Some(h.word) == word
+                        && matches!(&blocks[i], Block::Heading { text, .. } if completion::dropped(text)) =>
+                {
+                    about_at[i] = Some((h.id, About::Notes))
+                }
                 Some(Heading::Sprint(h))
                     if Some(h.word) == word && !is_task_group_id(h.word, &h.id) =>
                 {

@@ -145,7 +145,7 @@ fn choose_word_of(
         let parts = stats
             .get(&w)
             .is_some_and(|&(_, n, nested)| n > 0 && nested == n && !spread(&w));
-        if !parts {
+        if !parts && !schedules_others(blocks, parsed, w, &ids) {
             return Some(w);
         }
         stats.remove(&Word::Sprint);
@@ -164,4 +164,50 @@ fn choose_word_of(
             .min_by_key(|(w, &(level, n, _))| (n < 2, level, std::cmp::Reverse(n), **w))
             .map(|(w, _)| *w)
     })
+}
+
+/// Whether every heading of `word` lists only other headings of the plan
+/// (`### Sprint 1 (Current): Foundation` holding `- [ ] Phase 1.5: Quick
+/// validation` and `- [ ] Phase 2: Backtest`): a schedule of the work
+/// those headings hold, not work of its own.
+fn schedules_others(
+    blocks: &[Block],
+    parsed: &[Option<Heading>],
+    word: Word,
+    ids: &BTreeMap<Word, BTreeSet<String>>,
+) -> bool {
+    let names_other = |text: &str| {
+        let t = text.trim().to_lowercase();
+        let Some((other, len)) = Word::parse(&t) else {
+            return false;
+        };
+        let id: String = t[len..]
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '.' || *c == '-')
+            .collect();
+        other != word && ids.get(&other).is_some_and(|known| known.contains(&id))
+    };
+    let mut headings = 0;
+    for (i, h) in parsed.iter().enumerate() {
+        let Some(Heading::Sprint(h)) = h else {
+            continue;
+        };
+        if h.word != word {
+            continue;
+        }
+        headings += 1;
+        let items: Vec<&str> = blocks[i + 1..]
+            .iter()
+            .take_while(|b| !matches!(b, Block::Heading { .. }))
+            .filter_map(|b| match b {
+                Block::Item { text, depth: 0, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        if items.is_empty() || !items.iter().all(|t| names_other(t)) {
+            return false;
+        }
+    }
+    headings >= 2
 }
