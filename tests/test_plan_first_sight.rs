@@ -36,6 +36,11 @@ json_snapshots! {
     plain_text => "first-sight-plain-text",
     sprint_mentioned => "first-sight-sprint-mentioned",
     plain_waves => "first-sight-plain-waves",
+    stated_sequence => "first-sight-stated-sequence",
+    localized_marks => "first-sight-localized-marks",
+    id_alone => "first-sight-id-alone",
+    numbered_groups => "first-sight-numbered-groups",
+    schedule_skipped => "first-sight-schedule-skipped",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -254,5 +259,61 @@ fn plain_wave_lines_under_a_title_are_read_and_a_legend_is_no_work() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(names(&v, 0).len(), 3, "{v}");
     assert_eq!(done(&v, 0), [true, false, false]);
+    assert!(!codes(&v, "warnings").contains(&"plan::work_outside".to_string()));
+}
+
+/// spec-kit's `Phase Dependencies` item for the user stories, its sub-item
+/// saying they go "sequentially (P1 → P2 → P3)": each story waits for the
+/// one before (they all started at once after Foundational).
+#[test]
+fn stories_said_to_go_in_sequence_wait_for_each_other() {
+    let (status, v, _) = json("first-sight-stated-sequence");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(deps(&v, 3), ["Phase 3"], "{v}");
+    assert_eq!(deps(&v, 4), ["Phase 4"], "{v}");
+}
+
+/// Done marks in the plan's language: a task table's `状態` column all ✅,
+/// a `(완료)` aside; an open row, `（継続中）` and `(完成度 50%)` are not.
+#[test]
+fn status_tables_and_asides_are_read_in_the_plans_language() {
+    let (_, v, _) = json("first-sight-localized-marks");
+    assert_eq!(done(&v, 0), [true, false, true, false], "{v}");
+    assert_eq!(names(&v, 0)[2], "P2: 연동");
+}
+
+/// `### Этап 1 (реализован)` over a table of pages, before `### Этап 1:
+/// Авторизация`: about that stage, not a unit of its own.
+#[test]
+fn a_heading_of_an_id_alone_is_about_the_named_sprint() {
+    let (_, v, _) = json("first-sight-id-alone");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(names(&v, 0), ["Авторизация", "Маршрутные листы", "Операции"]);
+    assert_eq!(done(&v, 0), [true, false, false]);
+}
+
+/// `1) Fundaciones` then its checklist, `2) …` then its own: the
+/// numbered lines title their checklists, one sprint each.
+#[test]
+fn numbered_lines_title_the_checklists_after_them() {
+    let (_, v, _) = json("first-sight-numbered-groups");
+    assert_eq!(
+        names(&v, 0),
+        ["Fundaciones", "Autenticación y perfiles", "Pulido y despliegue"]
+    );
+    assert_eq!(done(&v, 0), [true, true, false]);
+}
+
+/// `### Sprint N` sections that only list `Phase N` headings schedule the
+/// phases; the phases are the sprints, and a phase struck through as
+/// SKIPPED is dropped work, never dispatched.
+#[test]
+fn a_schedule_of_phases_and_a_skipped_phase_are_no_work() {
+    let (_, v, _) = json("first-sight-schedule-skipped");
+    assert_eq!(
+        names(&v, 0),
+        ["Feature validation", "Backtest framework", "Deployment"],
+        "{v}"
+    );
     assert!(!codes(&v, "warnings").contains(&"plan::work_outside".to_string()));
 }
