@@ -41,6 +41,7 @@ json_snapshots! {
     id_alone => "first-sight-id-alone",
     numbered_groups => "first-sight-numbered-groups",
     schedule_skipped => "first-sight-schedule-skipped",
+    numbered_localized => "first-sight-numbered-localized",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -288,7 +289,10 @@ fn status_tables_and_asides_are_read_in_the_plans_language() {
 fn a_heading_of_an_id_alone_is_about_the_named_sprint() {
     let (_, v, _) = json("first-sight-id-alone");
     assert_eq!(units(&v).len(), 1, "{v}");
-    assert_eq!(names(&v, 0), ["Авторизация", "Маршрутные листы", "Операции"]);
+    assert_eq!(
+        names(&v, 0),
+        ["Авторизация", "Маршрутные листы", "Операции"]
+    );
     assert_eq!(done(&v, 0), [true, false, false]);
 }
 
@@ -299,7 +303,11 @@ fn numbered_lines_title_the_checklists_after_them() {
     let (_, v, _) = json("first-sight-numbered-groups");
     assert_eq!(
         names(&v, 0),
-        ["Fundaciones", "Autenticación y perfiles", "Pulido y despliegue"]
+        [
+            "Fundaciones",
+            "Autenticación y perfiles",
+            "Pulido y despliegue"
+        ]
     );
     assert_eq!(done(&v, 0), [true, true, false]);
 }
@@ -316,4 +324,16 @@ fn a_schedule_of_phases_and_a_skipped_phase_are_no_work() {
         "{v}"
     );
     assert!(!codes(&v, "warnings").contains(&"plan::work_outside".to_string()));
+}
+
+/// `## 2. Fase 0 — …` sections (a section number before a word of the
+/// plan's language) are the sprints with their task lines; a closing
+/// `FASES COMPLETADAS` list of bold items only restates them (it was read
+/// as the steps, every task line left out).
+#[test]
+fn numbered_sections_in_the_plans_language_beat_a_closing_summary() {
+    let (_, v, _) = json("first-sight-numbered-localized");
+    assert_eq!(sprint_ids(&v, 0), ["0", "1"], "{v}");
+    assert_eq!(done(&v, 0), [true, false]);
+    assert_eq!(v["tally"]["in_sprints"], 4, "{v}");
 }

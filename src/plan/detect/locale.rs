@@ -227,12 +227,28 @@ pub(crate) fn localize(text: &str) -> Cow<'_, str> {
             .trim_start_matches(|c: char| !c.is_alphanumeric())
             .len();
     let (lead, body) = forms.split_at(lead_len);
-    let translated = translate(body).map(|t| format!("{lead}{t}"));
+    // `3. Fase 0 — …`: a section number before the word stays as it is.
+    let translated = translate(body)
+        .or_else(|| {
+            let (number, rest) = section_number(body)?;
+            translate(rest).map(|t| format!("{number}{t}"))
+        })
+        .map(|t| format!("{lead}{t}"));
     match (translated, forms) {
         (Some(t), _) => Cow::Owned(t),
         (None, Cow::Owned(f)) => Cow::Owned(f),
         (None, Cow::Borrowed(_)) => Cow::Borrowed(text),
     }
+}
+
+/// `3. ` of `3. Fase 0 — …` (up to three digits, a `.` or `)`, a space)
+/// and what follows it.
+fn section_number(body: &str) -> Option<(&str, &str)> {
+    let digits = body.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = body.get(digits..)?.strip_prefix(['.', ')'])?;
+    let words = rest.trim_start();
+    ((1..=3).contains(&digits) && words.len() < rest.len())
+        .then(|| (&body[..body.len() - words.len()], words))
 }
 
 fn translate(body: &str) -> Option<String> {
