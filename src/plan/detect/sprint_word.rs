@@ -177,7 +177,9 @@ fn schedules_others(
     ids: &BTreeMap<Word, BTreeSet<String>>,
 ) -> bool {
     let names_other = |text: &str| {
-        let t = text.trim().to_lowercase();
+        // The word and the id open the line: the first words are enough.
+        let t = text.trim();
+        let t: String = t.chars().take(24).collect::<String>().to_lowercase();
         let Some((other, len)) = Word::parse(&t) else {
             return false;
         };
@@ -197,15 +199,15 @@ fn schedules_others(
             continue;
         }
         headings += 1;
-        let items: Vec<&str> = blocks[i + 1..]
+        let mut items = blocks[i + 1..]
             .iter()
             .take_while(|b| !matches!(b, Block::Heading { .. }))
             .filter_map(|b| match b {
                 Block::Item { text, depth: 0, .. } => Some(text.as_str()),
                 _ => None,
             })
-            .collect();
-        if items.is_empty() || !items.iter().all(|t| names_other(t)) {
+            .peekable();
+        if items.peek().is_none() || !items.all(names_other) {
             return false;
         }
     }
