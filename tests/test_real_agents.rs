@@ -313,7 +313,7 @@ fn a_rate_limit_consumes_no_attempt(cli: Cli) -> Result<(), String> {
 }
 
 /// The subscription's usage limit, as the service answers it (a reset on
-/// a whole minute, at least 25 s ahead: the CLIs print the minute):
+/// a whole minute, at least 40 s ahead: the CLIs print the minute):
 /// no attempt is charged, the pause is recorded, and the run completes by
 /// itself after the reset. Claude Code says it only to a subscription
 /// (an OAuth token, no API key).
@@ -329,7 +329,7 @@ fn a_usage_limit_pauses_the_run_until_its_reset(cli: Cli) -> Result<(), String> 
     // Far enough ahead that the project is set up and the agents ask
     // before it (a loaded machine takes seconds).
     let mut reset = (now / 60 + 1) * 60;
-    if reset - now < 25 {
+    if reset - now < 40 {
         reset += 60;
     }
     let mut script = work(cli, "");
