@@ -205,7 +205,7 @@ fn unit_before_sprint(t: &str) -> Option<&str> {
 
 /// A done mark qualified by what is left: `(except …)`, `(hors …)`,
 /// `(sauf …)`, `(excepto …)`, `(salvo …)`, `(außer …)`, `(bis auf …)`,
-/// `(кроме …)`, `（除…）`.
+/// `(кроме …)`, `（除…）`; or done in part (`✅ 一部完了`, `PARTIALLY COMPLETE`).
 pub(crate) fn done_but_for(text: &str) -> bool {
     let lower = text.to_lowercase();
     [
@@ -222,6 +222,89 @@ pub(crate) fn done_but_for(text: &str) -> bool {
     ]
     .iter()
     .any(|w| lower.contains(w))
+        || partly_done(&lower)
+}
+
+/// The name after a done status that opens it: `COMPLETE 2025-10-02 -
+/// Hello` → `Hello`, `**Done** Camera` → `Camera`, `DONE — Intent` →
+/// `Intent`. The word must be in capitals, bold, set off by a dash or
+/// colon, or be `Done`, so a name that starts with a verb (`Complete the
+/// migration`) keeps it.
+fn leading_status(name: &str) -> Option<&str> {
+    let bold = name.starts_with("**");
+    let t = name.trim_start_matches(['*', '_']);
+    let word: &str = t.split(|c: char| !c.is_alphabetic()).next()?;
+    let lower = word.to_lowercase();
+    if !["done", "complete", "completed", "finished", "shipped"].contains(&lower.as_str()) {
+        return None;
+    }
+    let mut rest = t[word.len()..].trim_start_matches(['*', '_']);
+    let capitals = word.chars().all(|c| c.is_uppercase());
+    // A date the status was reached on (`2025-10-02`).
+    let date = rest.trim_start();
+    if date.len() >= 10 && date.as_bytes()[..10].iter().all(|b| b.is_ascii_digit() || *b == b'-') {
+        rest = &date[10..];
+    }
+    let set_off = rest.trim_start().starts_with(['—', '–', '-', ':', '|']);
+    let rest = rest
+        .trim_start()
+        .trim_start_matches(['—', '–', '-', ':', '|'])
+        .trim();
+    // `M5: **Done** Camera` reaches here without its stars: `Done` alone
+    // of the words is read so in title case (`Complete the migration` is
+    // work to do).
+    let title_done = word == "Done";
+    ((bold || capitals || set_off || title_done) && !rest.is_empty()).then_some(rest)
+}
+
+/// Words saying a piece of work is done in part.
+const PARTLY: &[&str] = &[
+    "partially",
+    "partly",
+    "partial",
+    "in part",
+    "一部",
+    "部分",
+    "일부",
+    "부분",
+    "teilweise",
+    "parcialmente",
+    "parcial",
+    "partiellement",
+    "parzialmente",
+    "częściowo",
+    "частично",
+];
+
+/// `✅ **一部完了**`, `✅ Partially`, `PARTIALLY COMPLETE`: a done mark
+/// that says only part is done (lower-cased text).
+fn partly_done(lower: &str) -> bool {
+    PARTLY.iter().any(|w| {
+        lower.match_indices(w).any(|(at, _)| {
+            let before = lower[..at].trim_end_matches([' ', '*', '_', '(', '（']);
+            let after = lower[at + w.len()..].trim_start_matches([' ', '*', '_', ')']);
+            before.ends_with(['✅', '✔', '☑', '✓'])
+                || [
+                    "complete",
+                    "done",
+                    "finished",
+                    "implemented",
+                    "完了",
+                    "完成",
+                    "완료",
+                    "terminé",
+                    "erledigt",
+                    "abgeschlossen",
+                    "completado",
+                    "concluído",
+                    "выполнен",
+                    "завершен",
+                    "готов",
+                ]
+                .iter()
+                .any(|d| after.starts_with(d))
+        })
+    })
 }
 
 /// Whether a sprint heading names something before its sprint word
@@ -330,6 +413,12 @@ pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
         (stripped.trim_start_matches(sep).trim(), true)
     } else {
         (trimmed.trim(), false)
+    };
+    // `M0: COMPLETE 2025-10-02 - Hello`, `M5: **Done** Camera`: a status
+    // before the name.
+    let (name, done) = match leading_status(name).filter(|_| separated) {
+        Some(rest) => (rest, !done_but_for(name)),
+        None => (name, done),
     };
     if !separated && !name.is_empty() && !name.starts_with('(') {
         let first: String = name
