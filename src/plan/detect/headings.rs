@@ -83,11 +83,13 @@ impl Word {
             ("step", Word::Step),
             ("patch", Word::Patch),
             ("task", Word::Task),
-            // A tracker's work items: `### Issue 4: Parser tests`, `Story 2`.
+            // A tracker's work items: `### Issue 4: Parser tests`, `Story 2`,
+            // `### PR 3: Target rename`.
             ("issue", Word::Task),
             ("story", Word::Task),
             ("ticket", Word::Task),
             ("priority", Word::Priority),
+            ("pr", Word::Task),
         ];
         WORDS
             .iter()
@@ -347,6 +349,12 @@ fn read_id(s: &str) -> Option<(String, &str)> {
         }
     } else if first.is_ascii_uppercase() {
         end = 1;
+        // `Phase UX1`, `Phase QA2`: two or three capitals are an id only
+        // with a number after them (`Phase API` is a name).
+        let capitals = bytes.iter().take_while(|b| b.is_ascii_uppercase()).count();
+        if (2..=3).contains(&capitals) && bytes.get(capitals).is_some_and(u8::is_ascii_digit) {
+            end = capitals;
+        }
         while end < bytes.len() && bytes[end].is_ascii_digit() {
             end += 1;
         }
