@@ -42,6 +42,10 @@ json_snapshots! {
     numbered_groups => "first-sight-numbered-groups",
     schedule_skipped => "first-sight-schedule-skipped",
     numbered_localized => "first-sight-numbered-localized",
+    partly_done => "first-sight-partly-done",
+    leading_status => "first-sight-leading-status",
+    pr_sequence => "first-sight-pr-sequence",
+    capital_ids => "first-sight-capital-ids",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -335,5 +339,42 @@ fn numbered_sections_in_the_plans_language_beat_a_closing_summary() {
     let (_, v, _) = json("first-sight-numbered-localized");
     assert_eq!(sprint_ids(&v, 0), ["0", "1"], "{v}");
     assert_eq!(done(&v, 0), [true, false]);
+    assert_eq!(v["tally"]["in_sprints"], 4, "{v}");
+}
+
+/// `✅ **一部完了**` (done in part) and `— PARTIALLY COMPLETE` on a heading:
+/// open work, not a done mark (both read done, their open lines hidden).
+#[test]
+fn a_mark_that_says_done_in_part_is_not_done() {
+    let (_, v, _) = json("first-sight-partly-done");
+    assert_eq!(done(&v, 0), [false, true, false], "{v}");
+    assert_eq!(names(&v, 0)[2], "Search");
+}
+
+/// `M0: COMPLETE 2025-10-02 - Hello`, `M1: DONE — …`, `M2: **Done** …`:
+/// the status before the name is the mark; `Complete the …` is a name.
+#[test]
+fn a_status_before_the_name_is_its_mark() {
+    let (_, v, _) = json("first-sight-leading-status");
+    assert_eq!(done(&v, 0), [true, true, true, false, false], "{v}");
+    assert_eq!(
+        names(&v, 0)[..3],
+        ["Hello world", "Intent queueing", "Camera and map"]
+    );
+    assert_eq!(names(&v, 0)[3], "Complete the resource ledger");
+}
+
+/// `### PR N: …` headings are the plan's work items (the plan was
+/// refused); `Phase UX1` is a phase like `Phase B1` (it was dropped).
+#[test]
+fn pull_requests_and_capital_ids_are_sprints() {
+    let (status, v, _) = json("first-sight-pr-sequence");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        ["Staging refactor", "CMake infrastructure", "Target rename"]
+    );
+    let (_, v, _) = json("first-sight-capital-ids");
+    assert_eq!(names(&v, 0).len(), 4, "{v}");
     assert_eq!(v["tally"]["in_sprints"], 4, "{v}");
 }

@@ -58,7 +58,10 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
             break;
         };
         let word = last.trim_matches(|c: char| !c.is_alphanumeric());
-        if matches!(word, "DONE" | "COMPLETE" | "COMPLETED" | "FINISHED")
+        // `— PARTIALLY COMPLETE`: the qualifier goes with the word (the
+        // heading reads it as not done).
+        let qualifier = done && matches!(word, "PARTIALLY" | "PARTLY");
+        if (qualifier || matches!(word, "DONE" | "COMPLETE" | "COMPLETED" | "FINISHED"))
             && trimmed.split_whitespace().count() > 2
         {
             let cut = trimmed.len() - last.len();

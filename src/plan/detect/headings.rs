@@ -244,7 +244,11 @@ fn leading_status(name: &str) -> Option<&str> {
     let capitals = word.chars().all(|c| c.is_uppercase());
     // A date the status was reached on (`2025-10-02`).
     let date = rest.trim_start();
-    if date.len() >= 10 && date.as_bytes()[..10].iter().all(|b| b.is_ascii_digit() || *b == b'-') {
+    if date.len() >= 10
+        && date.as_bytes()[..10]
+            .iter()
+            .all(|b| b.is_ascii_digit() || *b == b'-')
+    {
         rest = &date[10..];
     }
     let set_off = rest.trim_start().starts_with(['—', '–', '-', ':', '|']);
