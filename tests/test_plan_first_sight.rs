@@ -46,6 +46,7 @@ json_snapshots! {
     leading_status => "first-sight-leading-status",
     pr_sequence => "first-sight-pr-sequence",
     capital_ids => "first-sight-capital-ids",
+    restated_checklist => "first-sight-restated-checklist",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -377,4 +378,14 @@ fn pull_requests_and_capital_ids_are_sprints() {
     let (_, v, _) = json("first-sight-capital-ids");
     assert_eq!(names(&v, 0).len(), 4, "{v}");
     assert_eq!(v["tally"]["in_sprints"], 4, "{v}");
+}
+
+/// A checklist at the end cut by headings that name the phases (`###
+/// Phase 1 - Auth`): a phase whose boxes are all ticked is done, with the
+/// steps that are its sprints; one with an open box is not.
+#[test]
+fn a_checklist_by_phase_marks_the_phases_it_names() {
+    let (_, v, _) = json("first-sight-restated-checklist");
+    assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
+    assert!(codes(&v, "guesses").contains(&"reading::done_elsewhere".to_string()));
 }

@@ -90,6 +90,7 @@ pub(super) fn marks_elsewhere(
             format!("marked complete in the plan (`{label}` ticked in its index)"),
         );
     }
+    restated_checklists(doc, units);
     // A status table naming the sprints by number (`| Sprint | Goal |
     // Status |`, `| 3 | Selector UX | COMPLETE |`) is an index too.
     let mut rows_only = Vec::new();
@@ -127,6 +128,60 @@ pub(super) fn marks_elsewhere(
                 let at = unit.sprints.iter().position(|s| s.id > sprint.id);
                 unit.sprints
                     .insert(at.unwrap_or(unit.sprints.len()), sprint);
+            }
+        }
+    }
+}
+
+/// A checklist outside every sprint, cut by headings that name the
+/// sprints (`## Checklist` holding `### Fase 0 - Crítico` and its boxes):
+/// each heading's boxes mark the sprint it names done when every one is
+/// ticked, open otherwise; a phase whose steps are the sprints (`1.1`,
+/// `1.2` under `Phase 1`) marks each of them.
+fn restated_checklists(doc: &Doc, units: &mut [RawUnit]) {
+    for j in 0..doc.blocks.len() {
+        let Some((_, text, _)) = doc.heading(j) else {
+            continue;
+        };
+        if doc.is_sprint(j) || in_sprint(doc, doc.parent[j]) {
+            continue;
+        }
+        // Cheap first: most headings name no sprint.
+        if !text.contains(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        let Some(Heading::Sprint(h)) = parse_heading(text) else {
+            continue;
+        };
+        if doc.word.is_some_and(|w| w != h.word) {
+            continue;
+        }
+        let Some(id) = model_id(&h.id) else {
+            continue;
+        };
+        let boxes: Vec<bool> = doc
+            .own_blocks(j)
+            .filter_map(|b| match &doc.blocks[b] {
+                Block::Item {
+                    checked: Some(c), ..
+                } => Some(*c),
+                _ => None,
+            })
+            .collect();
+        if boxes.len() < 2 {
+            continue;
+        }
+        let done = boxes.iter().all(|c| *c);
+        let why = format!(
+            "marked complete in the plan (every box under `{}` ticked)",
+            text.trim()
+        );
+        let whole = id.suffix.is_empty();
+        for sprint in units.iter_mut().flat_map(|u| u.sprints.iter_mut()) {
+            let named = sprint.id == id
+                || (whole && sprint.id.number == id.number && sprint.id.suffix.starts_with('.'));
+            if named {
+                set(sprint, done, why.clone());
             }
         }
     }
