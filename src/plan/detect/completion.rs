@@ -161,6 +161,19 @@ fn done_aside(text: &str) -> Option<String> {
         .trim_matches(['*', '_', '!', '.'])
         .to_lowercase();
     let head = t[..at].trim_end();
+    // `(完了: 2026-02-14)`, `(done 2025-10-02)`: the word and the day.
+    let inner = match inner.split_once(|c: char| c == ':' || c == '：' || c.is_whitespace()) {
+        Some((word, day))
+            if !day.trim().is_empty()
+                && day
+                    .trim()
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || "-/.".contains(c)) =>
+        {
+            word.trim().to_string()
+        }
+        _ => inner,
+    };
     let said = DONE_WORDS.contains(&inner.as_str())
         || DONE_PHRASES.contains(&inner.as_str())
         || [
