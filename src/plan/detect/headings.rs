@@ -491,8 +491,15 @@ pub(crate) fn tidy_name(name: &str) -> String {
     if let Some(inner) = t.strip_prefix('(') {
         if let Some(close) = inner.find(')') {
             let rest = inner[close + 1..].trim_start();
-            if rest.is_empty() {
-                t = inner[..close].trim();
+            let aside = inner[..close].trim();
+            if rest.trim_start_matches([':', '—', '–', '-']).trim().is_empty() {
+                // `(Foundation)` names the sprint; `(3/3):`, a date, does
+                // not (the sprint is then named by its word and id).
+                t = if aside.chars().any(char::is_alphabetic) {
+                    aside
+                } else {
+                    ""
+                };
             } else if let Some(r) = rest.strip_prefix([':', '—', '–', '-']) {
                 if !r.trim().is_empty() {
                     t = r.trim();
