@@ -47,6 +47,7 @@ json_snapshots! {
     pr_sequence => "first-sight-pr-sequence",
     capital_ids => "first-sight-capital-ids",
     restated_checklist => "first-sight-restated-checklist",
+    phase_criteria => "first-sight-phase-criteria",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -390,4 +391,15 @@ fn a_checklist_by_phase_marks_the_phases_it_names() {
     let (_, v, _) = json("first-sight-restated-checklist");
     assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
     assert!(codes(&v, "guesses").contains(&"reading::done_elsewhere".to_string()));
+}
+
+/// A phase with acceptance criteria of its own beside its `### 1.1`,
+/// `### 1.2` parts is checked as a whole: the phase is the sprint, the
+/// parts its tasks, and the criteria its exit criteria (the parts were the
+/// sprints, and the criteria checked nothing).
+#[test]
+fn a_phase_with_its_own_criteria_is_one_sprint() {
+    let (_, v, _) = json("first-sight-phase-criteria");
+    assert_eq!(names(&v, 0), ["Project setup", "Core backend"], "{v}");
+    assert_eq!(v["tally"]["criteria"], 2, "{v}");
 }

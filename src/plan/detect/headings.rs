@@ -492,7 +492,11 @@ pub(crate) fn tidy_name(name: &str) -> String {
         if let Some(close) = inner.find(')') {
             let rest = inner[close + 1..].trim_start();
             let aside = inner[..close].trim();
-            if rest.trim_start_matches([':', '—', '–', '-']).trim().is_empty() {
+            if rest
+                .trim_start_matches([':', '—', '–', '-'])
+                .trim()
+                .is_empty()
+            {
                 // `(Foundation)` names the sprint; `(3/3):`, a date, does
                 // not (the sprint is then named by its word and id).
                 t = if aside.chars().any(char::is_alphabetic) {

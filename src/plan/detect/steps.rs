@@ -184,7 +184,16 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
             && children
                 .iter()
                 .all(|&j| opens_with_number(j) && own_checks(j));
-        if all_steps || checked_steps {
+        // A phase with exit criteria of its own (`### Acceptance
+        // Criteria` beside `### 1.1`, `### 1.2`) is checked as a whole:
+        // the phase is the sprint and its numbered parts are its tasks.
+        let checked_whole = children.iter().any(|&j| {
+            doc.heading(j)
+                .is_some_and(|(_, t, _)| criteria_label(t) == Some(Label::Exit))
+        });
+        if checked_whole {
+            Vec::new()
+        } else if all_steps || checked_steps {
             children
         } else if (numbered.len() >= 2 || (numbered.len() == 1 && only_a_frame(i)))
             && numbered
