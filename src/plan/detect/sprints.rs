@@ -42,13 +42,20 @@ pub(super) fn model_id(raw: &str) -> Option<SprintId> {
     if let Ok(id) = raw.parse::<SprintId>() {
         return Some(id);
     }
-    let mut chars = raw.chars();
-    let first = chars.next()?;
+    let first = raw.chars().next()?;
     if first.is_ascii_uppercase() {
-        let digits: String = chars.collect();
+        // `UX1`: two or three capitals count in base 27 (`A` 1 … `Z` 26,
+        // `UX` 591), so each code keeps a number of its own.
+        let capitals = raw.bytes().take_while(u8::is_ascii_uppercase).count();
+        let digits = &raw[capitals..];
+        if !digits.chars().all(|c| c.is_ascii_digit() || c == '.') {
+            return None;
+        }
         // `R.0` as `R0`: the letter's number, then the one under it.
-        let digits = digits.strip_prefix('.').unwrap_or(&digits).to_string();
-        let number = u32::from(first) - u32::from('A') + 1;
+        let digits = digits.strip_prefix('.').unwrap_or(digits).to_string();
+        let number = raw[..capitals]
+            .bytes()
+            .fold(0u32, |n, c| n * 27 + u32::from(c - b'A') + 1);
         let suffix = if digits.is_empty() {
             String::new()
         } else {

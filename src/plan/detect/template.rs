@@ -84,6 +84,11 @@ pub(super) fn detect_template(doc: &Doc) -> (Option<String>, Option<String>) {
         if !is_template_heading(text) {
             continue;
         }
+        // A sprint about a template (`### Sprint 1: Back up the current
+        // template`), or a section holding sprints, is work, not the prompt.
+        if doc.is_sprint(i) || doc.section(i).any(|j| doc.is_sprint(j)) {
+            continue;
+        }
         let code = doc.section(i).find_map(|j| match &doc.blocks[j] {
             Block::Code { text, .. } => Some(text.clone()),
             _ => None,
