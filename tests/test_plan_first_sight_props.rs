@@ -2,7 +2,7 @@
 //! stated in prose (however it is wrapped) or a closing summary table never
 //! lets units run at once; every task line has exactly one home (the
 //! tally adds up); a sprint with an open task line of its own is never
-//! done.
+//! done, nor one whose mark says it is done in part.
 
 use git_supervisor::plan::parse;
 use git_supervisor::plan::ParseContext;
@@ -238,6 +238,52 @@ proptest! {
                 let after = if ku == du { dp < kp } else { reach(ku).contains(&du) };
                 prop_assert!(after, "step {k} may run before step {d}:\n{text}");
             }
+        }
+    }
+}
+
+/// Heading marks, each with whether it says the whole sprint is done.
+const MARKS: &[(&str, bool)] = &[
+    ("✅", true),
+    ("(완료)", true),
+    ("(ВЫПОЛНЕН)", true),
+    ("— COMPLETE", true),
+    ("（完了: 2026-02-14）", true),
+    ("✅ **一部完了**", false),
+    ("✅ Partially", false),
+    ("— PARTIALLY COMPLETE", false),
+    ("✅ 部分完成", false),
+    ("(完成度 50%)", false),
+    ("✅ DONE (except deploy)", false),
+    ("", false),
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A sprint heading's mark reads done exactly when it says the whole
+    /// sprint is done: a mark qualified by "in part" or "except" never
+    /// does, whatever the words around it.
+    #[test]
+    fn a_mark_done_in_part_never_reads_done(
+        marks in prop::collection::vec(0..MARKS.len(), 2..6),
+        names in prop::collection::vec("[A-Z][a-z]{3,9}( [a-z]{3,9})?", 6),
+    ) {
+        let mut text = String::from("# Plan\n\n");
+        for (k, &m) in marks.iter().enumerate() {
+            text.push_str(&format!(
+                "## Phase {}: {} {}\n\n- Build {}\n\n",
+                k + 1,
+                names[k],
+                MARKS[m].0,
+                names[k].to_lowercase()
+            ));
+        }
+        let plan = parse(&text, &ctx()).expect("a plan");
+        let sprints: Vec<_> = plan.units.iter().flat_map(|u| &u.sprints).collect();
+        prop_assert_eq!(sprints.len(), marks.len(), "{}", text);
+        for (sprint, &m) in sprints.iter().zip(&marks) {
+            prop_assert_eq!(sprint.done.is_some(), MARKS[m].1, "{}\n{}", MARKS[m].0, text);
         }
     }
 }
