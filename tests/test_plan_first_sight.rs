@@ -48,6 +48,7 @@ json_snapshots! {
     capital_ids => "first-sight-capital-ids",
     restated_checklist => "first-sight-restated-checklist",
     phase_criteria => "first-sight-phase-criteria",
+    index_table => "first-sight-index-table",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -402,4 +403,16 @@ fn a_phase_with_its_own_criteria_is_one_sprint() {
     let (_, v, _) = json("first-sight-phase-criteria");
     assert_eq!(names(&v, 0), ["Project setup", "Core backend"], "{v}");
     assert_eq!(v["tally"]["criteria"], 2, "{v}");
+}
+
+/// A summary table naming every phase with a Dependencies column orders
+/// the phases its sections detail: 1 and 2 after 0, 3 after both (they
+/// ran as one sequence).
+#[test]
+fn a_summary_tables_dependencies_order_the_phases() {
+    let (_, v, _) = json("first-sight-index-table");
+    assert_eq!(units(&v).len(), 4, "{v}");
+    assert_eq!(deps(&v, 1), ["Phase 0"]);
+    assert_eq!(deps(&v, 2), ["Phase 0"]);
+    assert_eq!(deps(&v, 3), ["Phase 1", "Phase 2"]);
 }
