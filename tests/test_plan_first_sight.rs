@@ -282,14 +282,16 @@ fn stories_said_to_go_in_sequence_wait_for_each_other() {
 }
 
 /// Done marks in the plan's language: a task table's `状態` column all ✅,
-/// a `(완료)` aside, `（完了: 2026-02-14）`; an open row, `（継続中）` and
+/// a `(완료)` aside, `（完了: 2026-02-14）`, `（第 1-5 天，已完成）`; an open
+/// row, `（継続中）` and
 /// `(完成度 50%)` are not.
 #[test]
 fn status_tables_and_asides_are_read_in_the_plans_language() {
     let (_, v, _) = json("first-sight-localized-marks");
-    assert_eq!(done(&v, 0), [true, false, true, false, true], "{v}");
+    assert_eq!(done(&v, 0), [true, false, true, false, true, true], "{v}");
     assert_eq!(names(&v, 0)[2], "P2: 연동");
     assert_eq!(names(&v, 0)[4], "P4: エクスポート");
+    assert_eq!(names(&v, 0)[5], "P5: 安全骨架");
 }
 
 /// `### Этап 1 (реализован)` over a table of pages, before `### Этап 1:

@@ -161,6 +161,14 @@ fn done_aside(text: &str) -> Option<String> {
         .trim_matches(['*', '_', '!', '.'])
         .to_lowercase();
     let head = t[..at].trim_end();
+    // `（第 1-5 天，已完成）`, `(Week 1-2, done)`: the last part of a
+    // listing aside.
+    let inner = inner
+        .rsplit([',', '，', ';', '；', '、'])
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_string();
     // `(完了: 2026-02-14)`, `(done 2025-10-02)`: the word and the day.
     let inner = match inner.split_once(|c: char| c == ':' || c == '：' || c.is_whitespace()) {
         Some((word, day))
