@@ -37,6 +37,7 @@ mod outline;
 mod parallel;
 mod phase_graph;
 mod references;
+mod repeats;
 mod restated;
 mod sprint_graph;
 mod sprint_table;
@@ -216,6 +217,7 @@ fn parse_once(
             }
         }
     }
+    let repeated = repeats::distinct_repeats(&doc, &mut raw_units);
     // "Phases execute in numeric order" (a GSD roadmap): inserted phases
     // written out of place (`02.8` before `02.1`) run by their numbers.
     if sprint_graph::says_numeric_order(doc.source) {
@@ -258,6 +260,7 @@ fn parse_once(
     let dependencies = order_prose::obey(&doc, &mut raw_units, dependencies);
     let mut guesses =
         guesses::guesses(&doc, &raw_units, &done_in_place, &unit_source, dependencies);
+    guesses.extend(repeated);
     outside_prerequisites(&mut raw_units, &mut problems);
     validate(&doc, &raw_units, &mut problems);
     let (template, template_source) = detect_template(&doc);
@@ -712,6 +715,14 @@ pub(crate) fn clean_name(s: &str) -> String {
             .trim_end_matches('/')
             .trim_end();
         if next == name {
+            // A tab or a vertical tab inside a name reads back as a space
+            // from a table cell: it is one here too.
+            if name.contains(|c: char| c.is_whitespace() && c != ' ') {
+                return name
+                    .chars()
+                    .map(|c| if c.is_whitespace() { ' ' } else { c })
+                    .collect();
+            }
             return name.to_string();
         }
         name = next;
