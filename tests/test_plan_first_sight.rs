@@ -49,6 +49,8 @@ json_snapshots! {
     restated_checklist => "first-sight-restated-checklist",
     phase_criteria => "first-sight-phase-criteria",
     index_table => "first-sight-index-table",
+    pending_lines => "first-sight-pending-lines",
+    repeated_ids => "first-sight-repeated-ids",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -417,4 +419,31 @@ fn a_summary_tables_dependencies_order_the_phases() {
     assert_eq!(deps(&v, 1), ["Phase 0"]);
     assert_eq!(deps(&v, 2), ["Phase 0"]);
     assert_eq!(deps(&v, 3), ["Phase 1", "Phase 2"]);
+}
+
+/// `FÁZE N` (Czech) headings are the phases (three were dropped, the
+/// fourth read alone), `— DOKONČENO` is a mark in its language, and a
+/// `- ⏳ …` line beside ticked ones is open work: a marked phase holding
+/// one is not done.
+#[test]
+fn pending_lines_keep_a_marked_phase_open() {
+    let (_, v, _) = json("first-sight-pending-lines");
+    assert_eq!(
+        names(&v, 0),
+        ["Migrace obsahu", "Design", "Databáze", "記録"],
+        "{v}"
+    );
+    assert_eq!(done(&v, 0), [true, false, false, false]);
+    assert_eq!(v["tally"]["in_sprints"], 8, "{v}");
+}
+
+/// Two `Priority 3` groups with other names are two sprints (the plan was
+/// refused as defining sprint 3 twice); the later is read as `3b`, and the
+/// reading says so.
+#[test]
+fn an_id_repeated_under_another_name_is_a_second_sprint() {
+    let (status, v, _) = json("first-sight-repeated-ids");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "3b"]);
+    assert!(codes(&v, "guesses").contains(&"reading::repeated_id".to_string()));
 }

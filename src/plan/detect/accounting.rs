@@ -17,6 +17,9 @@ use super::*;
 use crate::plan::model::Tally;
 use crate::plan::model::TallyLine;
 
+/// Marks that open a line of work still to do or under way.
+const PENDING: &[char] = &['⏳', '🔄', '🚧', '⬜', '🔲', '☐'];
+
 /// One task line of the plan.
 struct TaskLine<'d> {
     span: Span,
@@ -28,6 +31,9 @@ struct TaskLine<'d> {
     optional: bool,
     /// A top-level item or a table row, not a sub-task of another line.
     top: bool,
+    /// Open by a pending mark, with no box: open work inside a sprint,
+    /// a status note outside every sprint.
+    marked_pending: bool,
 }
 
 impl TaskLine<'_> {
@@ -78,10 +84,13 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         let unread_box = ["[~]", "[-]", "[/]", "[ ]"]
             .iter()
             .any(|m| text.trim_start().starts_with(m));
+        // `- ⏳ **Try it in the field** ← next`: a line marked pending or
+        // under way is open work, boxed or not.
+        let pending = text.trim_start().starts_with(PENDING);
         // `- **UI-kit integration** → popup.gd`: a bold name opening a
         // top-level item is a work line; `- **Goal**: …` is a field.
         let bold = *depth == 0 && bold_work_label(raw);
-        if !(checked.is_some() || unread_box || bold || (numbered && *depth == 0)) {
+        if !(checked.is_some() || unread_box || pending || bold || (numbered && *depth == 0)) {
             continue;
         }
         let mut t = text.trim();
@@ -92,6 +101,9 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         }
         let ticked = if unread_box {
             t = t[3..].trim_start();
+            Some(false)
+        } else if pending && checked.is_none() {
+            t = t.trim_start_matches(PENDING).trim_start();
             Some(false)
         } else if checked.is_none() && *depth == 0 && boxed_list[i] {
             Some(false)
@@ -104,6 +116,7 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
             text: t.trim_start_matches('*').trim(),
             ticked,
             top: *depth == 0,
+            marked_pending: pending && checked.is_none(),
         });
     }
     out.extend(work_rows(doc, units));
@@ -217,6 +230,7 @@ fn work_rows<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
                 text: text.trim().trim_matches('~').trim(),
                 ticked: Some(struck || done),
                 top: true,
+                marked_pending: false,
             });
         }
     }
@@ -372,6 +386,7 @@ fn not_work_reason(e: &Elsewhere, line: &TaskLine) -> Option<String> {
     match line.ticked {
         Some(true) => Some("ticked, outside every sprint".into()),
         None => Some("no checkbox, outside every sprint".into()),
+        Some(false) if line.marked_pending => Some("no checkbox, outside every sprint".into()),
         Some(false) if line.optional => Some("optional, outside every sprint".into()),
         Some(false) => None,
     }

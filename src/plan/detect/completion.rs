@@ -91,7 +91,8 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
         "merged",
     ]
     .iter()
-    .any(|w| w.eq_ignore_ascii_case(word));
+    .any(|w| w.eq_ignore_ascii_case(word))
+        || DONE_WORDS.contains(&word.to_lowercase().as_str());
     if status_word {
         let before = trimmed[..trimmed.len() - last.len()].trim_end();
         let head = ['—', '–', '-', '|']

@@ -42,7 +42,13 @@ const WORDS: &[(&str, &str)] = &[
     ("woche", "Week"),
     ("stap", "Step"),
     ("mijlpaal", "Milestone"),
-    // Polish, Czech, Turkish, Indonesian, Vietnamese
+    // Polish, Czech, Slovak, Turkish, Indonesian, Vietnamese
+    ("fáze", "Phase"),
+    ("faze", "Phase"),
+    ("fáza", "Phase"),
+    ("milník", "Milestone"),
+    ("týden", "Week"),
+    ("týždeň", "Week"),
     ("faza", "Phase"),
     ("etap", "Stage"),
     ("krok", "Step"),
