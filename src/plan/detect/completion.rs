@@ -92,7 +92,11 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
     ]
     .iter()
     .any(|w| w.eq_ignore_ascii_case(word))
-        || DONE_WORDS.contains(&word.to_lowercase().as_str());
+        || (!word.is_empty()
+            && trimmed[..trimmed.len() - last.len()]
+                .trim_end()
+                .ends_with(['—', '–', '-', '|'])
+            && DONE_WORDS.contains(&word.to_lowercase().as_str()));
     if status_word {
         let before = trimmed[..trimmed.len() - last.len()].trim_end();
         let head = ['—', '–', '-', '|']
@@ -136,11 +140,18 @@ pub(crate) fn dropped(text: &str) -> bool {
         .starts_with("~~");
     text.split_whitespace().any(|w| {
         let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
-        let lower = bare.to_lowercase();
-        DROPPED.contains(&lower.as_str())
-            && (struck
-                || (bare.chars().any(char::is_alphabetic) && bare == bare.to_uppercase())
-                || (w.starts_with('(') && w.ends_with(')')))
+        // Every word of the list is six bytes or more.
+        if bare.len() < 6 {
+            return false;
+        }
+        let said = if bare.is_ascii() {
+            DROPPED.iter().any(|d| d.eq_ignore_ascii_case(bare))
+        } else {
+            DROPPED.contains(&bare.to_lowercase().as_str())
+        };
+        said && (struck
+            || (bare.chars().any(char::is_alphabetic) && bare == bare.to_uppercase())
+            || (w.starts_with('(') && w.ends_with(')')))
     })
 }
 
@@ -157,6 +168,10 @@ fn done_aside(text: &str) -> Option<String> {
         return None;
     };
     let at = t.rfind(open)?;
+    // A mark is a word or two and a day: a longer aside is something else.
+    if t.len() - at > 64 {
+        return None;
+    }
     let inner = t[at + open.len_utf8()..t.len() - close.len_utf8()]
         .trim()
         .trim_matches(['*', '_', '!', '.'])

@@ -236,8 +236,10 @@ fn leading_status(name: &str) -> Option<&str> {
     let bold = name.starts_with("**");
     let t = name.trim_start_matches(['*', '_']);
     let word: &str = t.split(|c: char| !c.is_alphabetic()).next()?;
-    let lower = word.to_lowercase();
-    if !["done", "complete", "completed", "finished", "shipped"].contains(&lower.as_str()) {
+    if !["done", "complete", "completed", "finished", "shipped"]
+        .iter()
+        .any(|w| w.eq_ignore_ascii_case(word))
+    {
         return None;
     }
     let mut rest = t[word.len()..].trim_start_matches(['*', '_']);
