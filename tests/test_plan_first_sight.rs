@@ -51,6 +51,7 @@ json_snapshots! {
     index_table => "first-sight-index-table",
     pending_lines => "first-sight-pending-lines",
     repeated_ids => "first-sight-repeated-ids",
+    welle_tables => "first-sight-welle-tables",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -446,4 +447,16 @@ fn an_id_repeated_under_another_name_is_a_second_sprint() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "3b"]);
     assert!(codes(&v, "guesses").contains(&"reading::repeated_id".to_string()));
+}
+
+/// `## Welle N` sections of work-package tables: each wave is a stage of
+/// the plan, run in order (the plan was refused as having no sprints).
+#[test]
+fn waves_in_the_plans_language_are_its_stages() {
+    let (status, v, _) = json("first-sight-welle-tables");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        ["Stabilität (keine neuen Features)", "Event-Integrität"]
+    );
 }

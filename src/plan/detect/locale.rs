@@ -40,6 +40,8 @@ const WORDS: &[(&str, &str)] = &[
     ("schritt", "Step"),
     ("etappe", "Stage"),
     ("woche", "Week"),
+    // A wave of work packages is a stage of the plan.
+    ("welle", "Stage"),
     ("stap", "Step"),
     ("mijlpaal", "Milestone"),
     // Polish, Czech, Slovak, Turkish, Indonesian, Vietnamese
