@@ -52,6 +52,7 @@ json_snapshots! {
     pending_lines => "first-sight-pending-lines",
     repeated_ids => "first-sight-repeated-ids",
     welle_tables => "first-sight-welle-tables",
+    marked_headings => "first-sight-marked-headings",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -459,4 +460,24 @@ fn waves_in_the_plans_language_are_its_stages() {
         names(&v, 0),
         ["Stabilität (keine neuen Features)", "Event-Integrität"]
     );
+}
+
+/// A wishlist of unnumbered feature headings, some struck and marked
+/// `(Done)`: the marked level holds the work items, each one sprint,
+/// done by its mark (the plan was refused), and the reading says so.
+#[test]
+fn headings_marked_done_one_by_one_are_the_sprints() {
+    let (status, v, _) = json("first-sight-marked-headings");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Browse contents",
+            "Eject button",
+            "Two-way sync",
+            "Playlists"
+        ]
+    );
+    assert_eq!(done(&v, 0), [true, true, false, false]);
+    assert!(codes(&v, "guesses").contains(&"reading::numbered_headings".to_string()));
 }

@@ -4,7 +4,9 @@
 //! numbered headings that carry work of their own is the sprint level; a
 //! heading that names no work (`1. Overview`, `2. Goals`) is not a sprint.
 //! Failing those, the sub-headings of an open-work group (`## Not
-//! Started` holding `### HDBSCAN`) are the steps. The reading is a guess,
+//! Started` holding `### HDBSCAN`) are the steps, and failing those the
+//! headings of a level the author marks done one by one (`### ~~Eject
+//! button~~ (Done)` beside `### Playlists`). The reading is a guess,
 //! said so in the plan's guesses.
 
 use super::sprints::read_sprint;
@@ -102,11 +104,69 @@ fn names_work(name: &str) -> bool {
 /// them, each with work of its own (list items, code, or a paragraph).
 pub(super) fn numbered_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
     let found = numbered_level(doc, scope.clone());
-    if found.is_empty() {
-        open_group(doc, scope)
-    } else {
-        found
+    if !found.is_empty() {
+        return found;
     }
+    let open = open_group(doc, scope.clone());
+    if !open.is_empty() {
+        return open;
+    }
+    marked_level(doc, scope)
+}
+
+/// Unnumbered headings the author marks done one by one (`### ~~Eject
+/// button~~ (Done)` among `### Playlists`): the level where two or more
+/// headings carry a mark holds the work items, each heading of it with
+/// text of its own a sprint, in order.
+fn marked_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
+    let mut by_level: BTreeMap<u8, (Vec<usize>, usize)> = BTreeMap::new();
+    for i in scope {
+        let Some((level, text, _)) = doc.heading(i) else {
+            continue;
+        };
+        // Leaves with text of their own, and no section about the plan.
+        if level < 2
+            || doc.own_blocks(i).end < doc.section_end[i]
+            || doc.own_blocks(i).next().is_none()
+            || super::about_plan::describes_plan(text)
+        {
+            continue;
+        }
+        let e = by_level.entry(level).or_default();
+        e.0.push(i);
+        e.1 += usize::from(strip_done_marks(text).1);
+    }
+    let Some((_, (chosen, _))) = by_level
+        .into_iter()
+        .filter(|(_, (v, marked))| *marked >= 2 && v.len() >= 3)
+        .max_by_key(|(_, (_, marked))| *marked)
+    else {
+        return Vec::new();
+    };
+    chosen
+        .into_iter()
+        .enumerate()
+        .filter_map(|(k, i)| {
+            let (_, text, span) = doc.heading(i)?;
+            let (name, marked) = strip_done_marks(text);
+            let id = SprintId {
+                number: k as u32 + 1,
+                suffix: String::new(),
+            };
+            let name = clean_name(&name.replace("~~", ""));
+            let mut sprint = read_sprint(doc, i, id.clone(), name);
+            sprint.done = done_evidence(doc, i, marked);
+            sprint.origin = Origin::new(
+                doc.line(span.start),
+                "heading of a level whose headings are marked done one by one",
+            );
+            Some(RawSprint {
+                id,
+                span: span.clone(),
+                sprint,
+            })
+        })
+        .collect()
 }
 
 /// Group headings that hold work not yet done (`## Not Started`, `##
@@ -262,7 +322,7 @@ pub(super) fn guess(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
     Some(Warning {
         code: "reading::numbered_headings".into(),
         message: format!(
-            "no heading names a sprint, phase or task: {} headings (numbered, or under an open-work group) are read as the sprints (first: `{}`)",
+            "no heading names a sprint, phase or task: {} headings (numbered, under an open-work group, or marked done one by one) are read as the sprints (first: `{}`)",
             units.iter().map(|u| u.sprints.len()).sum::<usize>(),
             first.sprint.name
         ),
