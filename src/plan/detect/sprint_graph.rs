@@ -549,6 +549,15 @@ fn from_dependency_lines(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
 /// waits for the rows its cell names. Every name must be an earlier row's
 /// number, or the plan stays one sequence; sub-rows (`4.1`) folded into
 /// their row say nothing about other rows.
+/// The names of a table's column of what each row waits for.
+const DEPENDENCY_COLUMNS: &[&str] = &[
+    "dependencies",
+    "depends on",
+    "depends",
+    "deps",
+    "blocked by",
+];
+
 fn from_table_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
     if unit.sprints.len() < 3 || unit.sprints.iter().any(|s| !s.id.suffix.is_empty()) {
         return None;
@@ -560,16 +569,7 @@ fn from_table_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         }
         _ => None,
     })?;
-    let col = super::column(
-        header,
-        &[
-            "dependencies",
-            "depends on",
-            "depends",
-            "deps",
-            "blocked by",
-        ],
-    )?;
+    let col = super::column(header, DEPENDENCY_COLUMNS)?;
     let position = |n: u32| unit.sprints.iter().position(|s| s.id.number == n);
     let mut waits = Vec::with_capacity(unit.sprints.len());
     for (me, s) in unit.sprints.iter().enumerate() {
@@ -609,16 +609,7 @@ fn from_index_table(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         let Block::Table { header, rows, .. } = b else {
             return None;
         };
-        let col = super::column(
-            header,
-            &[
-                "dependencies",
-                "depends on",
-                "depends",
-                "deps",
-                "blocked by",
-            ],
-        )?;
+        let col = super::column(header, DEPENDENCY_COLUMNS)?;
         // (the row's step, what its cell names)
         let mut named: Vec<(u32, Vec<u32>)> = Vec::with_capacity(rows.len());
         for row in rows {
