@@ -544,11 +544,6 @@ fn from_dependency_lines(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
     Some(units_of(doc, unit, &names, &waits, why))
 }
 
-/// Sprints read from the rows of a table with a Dependencies column (a
-/// Taskmaster export: `| 4 | Repository UI | done | 2, 3 |`): each row
-/// waits for the rows its cell names. Every name must be an earlier row's
-/// number, or the plan stays one sequence; sub-rows (`4.1`) folded into
-/// their row say nothing about other rows.
 /// The names of a table's column of what each row waits for.
 const DEPENDENCY_COLUMNS: &[&str] = &[
     "dependencies",
@@ -558,6 +553,11 @@ const DEPENDENCY_COLUMNS: &[&str] = &[
     "blocked by",
 ];
 
+/// Sprints read from the rows of a table with a Dependencies column (a
+/// Taskmaster export: `| 4 | Repository UI | done | 2, 3 |`): each row
+/// waits for the rows its cell names. Every name must be an earlier row's
+/// number, or the plan stays one sequence; sub-rows (`4.1`) folded into
+/// their row say nothing about other rows.
 fn from_table_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
     if unit.sprints.len() < 3 || unit.sprints.iter().any(|s| !s.id.suffix.is_empty()) {
         return None;
