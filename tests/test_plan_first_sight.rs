@@ -53,6 +53,7 @@ json_snapshots! {
     repeated_ids => "first-sight-repeated-ids",
     welle_tables => "first-sight-welle-tables",
     marked_headings => "first-sight-marked-headings",
+    versions => "first-sight-versions",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -480,4 +481,14 @@ fn headings_marked_done_one_by_one_are_the_sprints() {
     );
     assert_eq!(done(&v, 0), [true, true, false, false]);
     assert!(codes(&v, "guesses").contains(&"reading::numbered_headings".to_string()));
+}
+
+/// `## Version 0.2` headings over their feature lists are the roadmap's
+/// milestones, in order (the plan was refused); a version heading that
+/// only names a release over numbered sections is not one (I12).
+#[test]
+fn versions_over_their_features_are_milestones() {
+    let (status, v, _) = json("first-sight-versions");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["0.2", "0.3", "0.10"], "{v}");
 }

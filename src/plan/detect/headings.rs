@@ -89,6 +89,10 @@ impl Word {
             ("story", Word::Task),
             ("ticket", Word::Task),
             ("priority", Word::Priority),
+            // A roadmap's versions are its milestones: `## Version 0.2`,
+            // `## Release 3`.
+            ("version", Word::Milestone),
+            ("release", Word::Milestone),
             ("pr", Word::Task),
         ];
         WORDS
@@ -263,6 +267,37 @@ fn leading_status(name: &str) -> Option<&str> {
     // work to do).
     let title_done = word == "Done";
     ((bold || capitals || set_off || title_done) && !rest.is_empty()).then_some(rest)
+}
+
+/// `### Version 1.0.1 — Stabilisation` over a paragraph, its work in the
+/// `## 1. …` sections after it: versions that only name releases, not
+/// milestones of work. Version or release headings are milestones only
+/// when every one holds its own list or table (`## Version 0.2` over its
+/// features); otherwise none is.
+pub(crate) fn drop_empty_versions(blocks: &[super::Block], parsed: &mut [Option<Heading>]) {
+    let versions: Vec<usize> = (0..blocks.len())
+        .filter(|&i| {
+            let (Some(Heading::Sprint(h)), super::Block::Heading { text, .. }) =
+                (&parsed[i], &blocks[i])
+            else {
+                return false;
+            };
+            let lead = strip_lead(text).to_ascii_lowercase();
+            h.word == Word::Milestone
+                && (lead.starts_with("version") || lead.starts_with("release"))
+        })
+        .collect();
+    let holds_work = |i: usize| {
+        blocks[i + 1..]
+            .iter()
+            .take_while(|b| !matches!(b, super::Block::Heading { .. }))
+            .any(|b| matches!(b, super::Block::Item { .. } | super::Block::Table { .. }))
+    };
+    if !versions.iter().all(|&i| holds_work(i)) {
+        for i in versions {
+            parsed[i] = None;
+        }
+    }
 }
 
 /// Words saying a piece of work is done in part.
