@@ -282,9 +282,12 @@ pub(crate) fn drop_empty_versions(blocks: &[super::Block], parsed: &mut [Option<
             else {
                 return false;
             };
+            // Milestones only: most sprint headings are something else.
+            if h.word != Word::Milestone {
+                return false;
+            }
             let lead = strip_lead(text).to_ascii_lowercase();
-            h.word == Word::Milestone
-                && (lead.starts_with("version") || lead.starts_with("release"))
+            lead.starts_with("version") || lead.starts_with("release")
         })
         .collect();
     let holds_work = |i: usize| {
