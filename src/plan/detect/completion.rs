@@ -198,19 +198,7 @@ fn done_aside(text: &str) -> Option<String> {
         }
         _ => inner,
     };
-    let said = DONE_WORDS.contains(&inner.as_str())
-        || DONE_PHRASES.contains(&inner.as_str())
-        || [
-            "выполнен",
-            "выполнена",
-            "завершен",
-            "завершён",
-            "завершена",
-            "реализован",
-            "реализовано",
-            "реализована",
-        ]
-        .contains(&inner.as_str());
+    let said = DONE_WORDS.contains(&inner.as_str()) || DONE_PHRASES.contains(&inner.as_str());
     (said && !head.is_empty()).then(|| head.to_string())
 }
 
@@ -252,12 +240,14 @@ fn open_step_headings(doc: &Doc, i: usize) -> usize {
 /// of complete, completed, done, finished, shipped or merged.
 pub(crate) fn status_says_done(value: &str) -> bool {
     let v = value.trim().trim_matches(['*', '`']).trim();
-    let lower = v.to_lowercase();
+    v.starts_with(MARK_EMOJI) || strip_done_marks(v).1 || opens_with_done_word(&v.to_lowercase())
+}
+
+/// Whether lower-cased text opens with a done word or phrase of the
+/// plans' languages (`complete`, `erledigt`, `完了`).
+pub(crate) fn opens_with_done_word(lower: &str) -> bool {
     let first = lower.split(|c: char| !c.is_alphanumeric()).next();
-    v.starts_with(MARK_EMOJI)
-        || strip_done_marks(v).1
-        || DONE_WORDS.iter().any(|w| first == Some(w))
-        || DONE_PHRASES.iter().any(|p| lower.starts_with(p))
+    DONE_WORDS.iter().any(|w| first == Some(w)) || DONE_PHRASES.iter().any(|p| lower.starts_with(p))
 }
 
 /// A status value's first word that says done, in the languages plans are
@@ -311,8 +301,17 @@ const DONE_WORDS: &[&str] = &[
     "tamamlandı",
     "bitti",
     "готово",
+    "готов",
     "выполнено",
+    "выполнен",
+    "выполнена",
     "завершено",
+    "завершен",
+    "завершён",
+    "завершена",
+    "реализован",
+    "реализовано",
+    "реализована",
     "сделано",
     "виконано",
     "завершено",

@@ -329,26 +329,9 @@ fn partly_done(lower: &str) -> bool {
         lower.match_indices(w).any(|(at, _)| {
             let before = lower[..at].trim_end_matches([' ', '*', '_', '(', '（']);
             let after = lower[at + w.len()..].trim_start_matches([' ', '*', '_', ')']);
+            // The done word after the qualifier, as a status value reads one.
             before.ends_with(['✅', '✔', '☑', '✓'])
-                || [
-                    "complete",
-                    "done",
-                    "finished",
-                    "implemented",
-                    "完了",
-                    "完成",
-                    "완료",
-                    "terminé",
-                    "erledigt",
-                    "abgeschlossen",
-                    "completado",
-                    "concluído",
-                    "выполнен",
-                    "завершен",
-                    "готов",
-                ]
-                .iter()
-                .any(|d| after.starts_with(d))
+                || super::completion::opens_with_done_word(after)
         })
     })
 }
