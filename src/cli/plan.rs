@@ -247,6 +247,7 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
             SprintSource::Progress => "milestones named in the progress checklist",
             SprintSource::Numbered => "numbered headings without a sprint word (a guess)",
             SprintSource::Gantt => "task rows of a Mermaid Gantt chart",
+            SprintSource::TableRows => "the rows of a table of work",
             SprintSource::Tickets => "the epic's created tickets (`Tasks Created`)",
         })
         .collect();

@@ -347,6 +347,9 @@ pub enum SprintSource {
     Gantt,
     /// The tickets an epic lists as created (ccpm's `## Tasks Created`).
     Tickets,
+    /// The rows of a table of work (`| Phase | Task | Status |`): the last
+    /// reading before a refusal, a guess.
+    TableRows,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -404,6 +404,8 @@ pub(crate) fn is_status_key(key: &str) -> bool {
     ]
     .contains(&first)
         && k.split_whitespace().count() <= 2
+        // Vietnamese writes its one word in two syllables.
+        || k == "trạng thái"
 }
 
 /// Whether heading `i`'s own text (before any sub-heading) has a status

@@ -259,6 +259,29 @@ fn section_number(body: &str) -> Option<(&str, &str)> {
         .then(|| (&body[..body.len() - words.len()], words))
 }
 
+/// The English step word a table column's heading opens with, in any of
+/// the plans' languages (`Fase Proyek` → `Phase`, `Giai đoạn` → `Stage`,
+/// `Iteração` → `Iteration`, `Epic`); none for other headings.
+pub(crate) fn column_step_word(header: &str) -> Option<&'static str> {
+    const ENGLISH: &[(&str, &str)] = &[
+        ("phase", "Phase"),
+        ("stage", "Stage"),
+        ("step", "Step"),
+        ("week", "Week"),
+        ("iteration", "Iteration"),
+        ("milestone", "Milestone"),
+        ("sprint", "Sprint"),
+        ("epic", "Epic"),
+        ("wave", "Wave"),
+    ];
+    let lower = header.trim().trim_matches(['*', '`']).trim().to_lowercase();
+    ENGLISH.iter().chain(WORDS).find_map(|(word, english)| {
+        let rest = lower.strip_prefix(word)?;
+        // The whole word: `Fase Proyek`, not `Fases` or `Phaseout`.
+        (!rest.starts_with(char::is_alphanumeric)).then_some(*english)
+    })
+}
+
 fn translate(body: &str) -> Option<String> {
     // `第二阶段：…`, `第3週 …`
     if let Some(after) = body.strip_prefix('第') {
@@ -274,16 +297,15 @@ fn translate(body: &str) -> Option<String> {
         }
     }
     // `Fase 3 — …`, `فاز 1: …`, `阶段 2 …`, `フェーズ1：…`
-    let lower = body.to_lowercase();
     for (word, english_word) in WORDS {
-        let Some(after) = lower.strip_prefix(word) else {
+        // Only the word's own letters are lowercased: a letter later in the
+        // heading may change its length when lowercased (`METİN`).
+        let n = word.chars().count();
+        let end = body.char_indices().nth(n).map_or(body.len(), |(i, _)| i);
+        if body[..end].to_lowercase() != *word {
             continue;
-        };
-        // The same length in the original: lowercasing these words keeps
-        // their byte length except for a few scripts, checked here.
-        let Some(rest) = body.get(body.len() - after.len()..) else {
-            continue;
-        };
+        }
+        let rest = &body[end..];
         let spaced = rest.trim_start();
         if spaced.len() == rest.len() && word.is_ascii() {
             continue; // `Fases`, `Etapas`: a longer word, not this one.
@@ -321,10 +343,25 @@ mod tests {
             ("Fase 1: Fundamentos", "Phase 1: Fundamentos"),
             ("Этап 4. Релиз", "Stage 4. Релиз"),
             ("Semana 1", "Week 1"),
+            // A dotted capital I later in the heading is longer lowercased.
+            (
+                "AŞAMA 6: METİN DÜZENLEMELERİ",
+                "Stage 6: METİN DÜZENLEMELERİ",
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(localize(text), want, "{text}");
         }
+    }
+
+    #[test]
+    fn column_headings_name_their_step_word() {
+        assert_eq!(column_step_word("Fase Proyek"), Some("Phase"));
+        assert_eq!(column_step_word("Giai đoạn"), Some("Stage"));
+        assert_eq!(column_step_word("Iteração"), Some("Iteration"));
+        assert_eq!(column_step_word("**Epic**"), Some("Epic"));
+        assert_eq!(column_step_word("Fases"), None);
+        assert_eq!(column_step_word("Status"), None);
     }
 
     #[test]

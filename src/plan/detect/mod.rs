@@ -54,6 +54,7 @@ mod tickets;
 mod units;
 mod validate;
 mod waves;
+mod work_table;
 
 pub(crate) use completion::strip_done_marks;
 pub(crate) use criteria::classify_criterion;
@@ -133,6 +134,19 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         return Err(problems);
     };
     let first = plan.units.iter().flat_map(|u| &u.sprints).next();
+    if plan.detection.sprints.contains(&SprintSource::TableRows) {
+        let n = plan.sprint_total();
+        plan.guesses.push(Warning {
+            code: "reading::table_rows".into(),
+            message: format!(
+                "nothing else reads as work: the rows of a table are read as {n} step{}, rows with the same step column as one",
+                if n == 1 { "" } else { "s" },
+            ),
+            help: "check the reading with `git supervisor plan`, or give each step a heading".into(),
+            line: first.map_or(0, |s| s.origin.line),
+        });
+        return Ok(plan);
+    }
     plan.guesses.push(Warning {
         code: "reading::bold_items".into(),
         message: format!(
@@ -203,12 +217,18 @@ fn parse_once(
     let (mut raw_units, unit_source) = detect_units(&doc, title.as_deref(), ctx, &mut problems);
     let mut sprint_sources = Vec::new();
     for unit in &mut raw_units {
-        let (sprints, source) = detect_sprints(
+        let (mut sprints, mut source) = detect_sprints(
             &doc,
             unit.scope.clone(),
             unit.heads.as_deref(),
             &mut problems,
         );
+        if any_bold_item && sprints.is_empty() {
+            let rows = work_table::table_sprints(&doc, unit.scope.clone());
+            if !rows.is_empty() {
+                (sprints, source) = (rows, Some(SprintSource::TableRows));
+            }
+        }
         unit.sprints = sprints;
         unit.origin = Origin::new(doc.line(unit.name_span.start), unit.rule.clone());
         if let Some(s) = source {

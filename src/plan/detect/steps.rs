@@ -191,8 +191,35 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
             doc.heading(j)
                 .is_some_and(|(_, t, _)| criteria_label(t) == Some(Label::Exit))
         });
+        // Headings that open with a box (`### [x] Bootstrap the app`,
+        // `### [ ] Add the history API`), two or more at any depth: steps
+        // the author ticks one by one; the first boxed level counts.
+        // Written as headings: list items read as headings keep their box.
+        let boxed_at = |j: usize| {
+            doc.heading(j).is_some_and(|(_, t, span)| {
+                doc.source[span.clone()].trim_start().starts_with('#')
+                    && ["[ ]", "[x]", "[X]"]
+                        .iter()
+                        .any(|m| t.trim_start().starts_with(m))
+            })
+        };
+        let boxed: Vec<usize> = (i + 1..doc.section_end[i])
+            .filter(|&j| boxed_at(j))
+            .filter(|&j| {
+                let mut up = doc.parent[j];
+                while let Some(p) = up.filter(|&p| p != i) {
+                    if boxed_at(p) {
+                        return false;
+                    }
+                    up = doc.parent[p];
+                }
+                true
+            })
+            .collect();
         if checked_whole {
             Vec::new()
+        } else if boxed.len() >= 2 {
+            boxed
         } else if all_steps || checked_steps {
             children
         } else if (numbered.len() >= 2 || (numbered.len() == 1 && only_a_frame(i)))
@@ -232,6 +259,10 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
             let (name, marked) = strip_done_marks(text);
             // `1.2 Database schema`: the id is the sprint's own.
             let name = numbered_part(&name, &parent.id).map_or(name.clone(), str::to_string);
+            let name = name
+                .trim_start()
+                .strip_prefix("[ ]")
+                .map_or(name.clone(), |rest| rest.trim().to_string());
             let name = tidy_name(&without_done_word(&name, marked));
             let mut sprint = read_sprint(doc, j, id.clone(), name);
             // An open box of its own wins over its frame's mark.

@@ -1,0 +1,198 @@
+//! The last reading before a refusal: a plan whose work is written as the
+//! rows of a table. A table is read so when one of its columns is named by a
+//! step word in any of the plans' languages (`Phase`, `Woche`, `Giai đoạn`,
+//! `Iteração`, `Fase Proyek`, `Epic`):
+//!
+//! - rows that repeat that column's value, or leave it blank under the row
+//!   above (a Gantt-style table), are one step's task rows;
+//! - where every row is a step of its own, the same work written on rows
+//!   one after another (`Sprint 1` over two weeks) is one step;
+//! - a `Status` column says done only where every row of the step says so.
+//!
+//! The first table of the plan that reads as two or more steps is the
+//! plan's steps; the reading is a guess `start` asks about.
+
+use super::sprints::blank_sprint;
+use super::*;
+
+/// The steps of the first table in `scope` that reads as two or more.
+pub(super) fn table_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
+    scope
+        .filter_map(|i| match &doc.blocks[i] {
+            Block::Table { header, rows, .. } => Some(read_table(doc, header, rows)),
+            _ => None,
+        })
+        .find(|sprints| sprints.len() >= 2)
+        .unwrap_or_default()
+}
+
+/// One step read from a table: its rows, and the key they share.
+struct Group<'r> {
+    key: String,
+    rows: Vec<&'r Row>,
+}
+
+fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> Vec<RawSprint> {
+    let Some(key_col) = header
+        .iter()
+        .position(|h| super::locale::column_step_word(&h.text).is_some())
+    else {
+        return Vec::new();
+    };
+    let text = |r: &Row, c: usize| r.cells.get(c).map_or(String::new(), |x| cell_text(&x.text));
+    // Rows of dashes inside the table (`|----|----|`) divide it, nothing more.
+    let rows: Vec<&Row> = rows
+        .iter()
+        .filter(|r| {
+            r.cells
+                .iter()
+                .any(|c| !cell_text(&c.text).trim_matches(['-', ':', ' ']).is_empty())
+        })
+        .collect();
+    let status_col = column_where(header, super::completion::is_status_key);
+    let name_col = name_column(header, &rows, key_col, status_col);
+    let mut groups: Vec<Group> = Vec::new();
+    for r in &rows {
+        let key = text(r, key_col);
+        match groups.last_mut() {
+            Some(g) if key.is_empty() || key == g.key => g.rows.push(r),
+            _ if key.is_empty() => {}
+            _ => groups.push(Group { key, rows: vec![r] }),
+        }
+    }
+    // Every row a step of its own: the same work on rows one after another
+    // is one step written over several (`| 3 | Sprint 1 |`, `| 4 | Sprint 1 |`).
+    let one_per_row = groups.iter().all(|g| g.rows.len() == 1);
+    if let Some(nc) = name_col.filter(|_| one_per_row) {
+        let mut merged: Vec<Group> = Vec::new();
+        for g in groups {
+            match merged.last_mut() {
+                Some(m)
+                    if !text(g.rows[0], nc).is_empty()
+                        && text(g.rows[0], nc) == text(m.rows[0], nc) =>
+                {
+                    m.key = format!("{}-{}", m.key.split('-').next().unwrap_or_default(), g.key);
+                    m.rows.extend(g.rows);
+                }
+                _ => merged.push(g),
+            }
+        }
+        groups = merged;
+    }
+    if groups.len() < 2 {
+        return Vec::new();
+    }
+    let numbered = |k: &str| {
+        k.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == '-')
+    };
+    // Rows grouped under a number are that step's tasks, the step named by
+    // the column (`Giai đoạn 0`).
+    let grouped = !one_per_row && groups.iter().any(|g| g.rows.len() > 1);
+    let mut out = Vec::new();
+    for (k, g) in groups.iter().enumerate() {
+        let id = SprintId {
+            number: k as u32 + 1,
+            suffix: String::new(),
+        };
+        let name = if !numbered(&g.key) {
+            g.key.clone()
+        } else if let Some(nc) = name_col
+            .filter(|_| !grouped)
+            .filter(|&nc| g.rows.iter().all(|r| text(r, nc) == text(g.rows[0], nc)))
+        {
+            text(g.rows[0], nc)
+        } else {
+            format!("{} {}", cell_text(&header[key_col].text), g.key)
+        };
+        let span = g.rows[0].span.start..g.rows[g.rows.len() - 1].span.end;
+        let mut sprint = blank_sprint(id.clone(), &name, doc.source[span.clone()].to_string());
+        sprint.tasks = g
+            .rows
+            .iter()
+            .map(|r| {
+                let task = name_col.map(|nc| text(r, nc)).unwrap_or_default();
+                if task.is_empty() {
+                    name.clone()
+                } else {
+                    task
+                }
+            })
+            .collect();
+        sprint.done = status_col.and_then(|sc| {
+            let all = g
+                .rows
+                .iter()
+                .all(|r| super::completion::status_says_done(&text(r, sc)));
+            all.then(|| {
+                format!(
+                    "marked complete in the plan (its table rows' {}: {})",
+                    cell_text(&header[sc].text),
+                    text(g.rows[0], sc)
+                )
+            })
+        });
+        sprint.origin = Origin::new(
+            doc.line(span.start),
+            "the rows of a table of work (a guess)",
+        );
+        out.push(RawSprint { id, span, sprint });
+    }
+    out
+}
+
+/// The column naming each row's work: of the columns besides the key and
+/// the status, the one with the most different values that are not dates
+/// or durations (the leftmost of equals).
+fn name_column(header: &[Cell], rows: &[&Row], key: usize, status: Option<usize>) -> Option<usize> {
+    let mut best: Option<(usize, usize)> = None;
+    for c in 0..header.len() {
+        if c == key || Some(c) == status {
+            continue;
+        }
+        let values: Vec<String> = rows
+            .iter()
+            .filter_map(|r| r.cells.get(c).map(|x| cell_text(&x.text)))
+            .filter(|v| !v.is_empty())
+            .collect();
+        // Dates, weeks and durations: most of their characters are digits.
+        if values.is_empty() || values.iter().all(|v| is_measure(v)) {
+            continue;
+        }
+        let distinct = values
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        if best.is_none_or(|(_, d)| distinct > d) {
+            best = Some((c, distinct));
+        }
+    }
+    best.map(|(c, _)| c)
+}
+
+/// `16.09.2019`, `2 minggu`, `Minggu 4-6`, `12h`: a date or a length of time,
+/// not a name.
+fn is_measure(v: &str) -> bool {
+    let digits = v.chars().filter(char::is_ascii_digit).count();
+    let letters = v.chars().filter(|c| c.is_alphabetic()).count();
+    digits > 0 && letters <= 8
+}
+
+/// A cell's text without emphasis or code marks around it.
+fn cell_text(t: &str) -> String {
+    t.trim().trim_matches(['*', '`', '_']).trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measures_are_not_names() {
+        assert!(is_measure("16.09.2019"));
+        assert!(is_measure("Minggu 4-6"));
+        assert!(is_measure("2 minggu"));
+        assert!(!is_measure("Sprint 1"));
+        assert!(!is_measure("Buat desain arsitektur"));
+    }
+}
