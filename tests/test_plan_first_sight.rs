@@ -54,6 +54,11 @@ json_snapshots! {
     welle_tables => "first-sight-welle-tables",
     marked_headings => "first-sight-marked-headings",
     versions => "first-sight-versions",
+    work_table => "first-sight-work-table",
+    week_table => "first-sight-week-table",
+    boxed_headings => "first-sight-boxed-headings",
+    label_lines => "first-sight-label-lines",
+    dotted_capital => "first-sight-dotted-capital",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -491,4 +496,74 @@ fn versions_over_their_features_are_milestones() {
     let (status, v, _) = json("first-sight-versions");
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprint_ids(&v, 0), ["0.2", "0.3", "0.10"], "{v}");
+}
+
+/// A plan that is one table of work, rows grouped by a step column written
+/// in the plan's language (`Giai đoạn`), a blank cell continuing the row
+/// above: each group is a step, done only where every row's status says so
+/// (the plan was refused), and the reading says it is a guess.
+#[test]
+fn a_table_of_work_is_read_before_a_refusal() {
+    let (status, v, _) = json("first-sight-work-table");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0), ["Giai đoạn 0", "Giai đoạn 1", "Giai đoạn 2"]);
+    assert_eq!(done(&v, 0), [true, false, false]);
+    assert!(codes(&v, "guesses").contains(&"reading::table_rows".to_string()));
+}
+
+/// A week-by-week table where one sprint spans two weeks: the two rows of
+/// the same work are one step; dates are not names (the plan was refused).
+#[test]
+fn the_same_work_on_rows_in_a_row_is_one_step() {
+    let (status, v, _) = json("first-sight-week-table");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Projektstart und Projektplanung",
+            "Sprint 1",
+            "Dokumentation der Zwischenergebnisse",
+            "Sprint 2"
+        ]
+    );
+}
+
+/// `### [x] Name` headings under `Completed` and `Pending` sections of a
+/// tracker titled `Phase 1 …`: each boxed heading is a step, done by its
+/// box (the whole tracker was one open sprint: finished work redone).
+#[test]
+fn headings_ticked_one_by_one_are_steps() {
+    let (status, v, _) = json("first-sight-boxed-headings");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Bootstrap the service",
+            "Overlay editing",
+            "Edit history API",
+            "Benchmark run and report"
+        ]
+    );
+    assert_eq!(done(&v, 0), [true, true, false, false]);
+}
+
+/// `Hito 1:` label lines (not headings) over lists whose boxes are written
+/// as code (`` `[X]` ``, `` `[.]` `` under way): the labels are the steps,
+/// the boxes their marks (the plan was refused).
+#[test]
+fn step_labels_over_quoted_boxes_are_read_before_a_refusal() {
+    let (status, v, _) = json("first-sight-label-lines");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0), ["Hito 1", "Hito 2"]);
+    assert_eq!(done(&v, 0), [false, true]);
+    assert!(!codes(&v, "guesses").is_empty(), "{v}");
+}
+
+/// `AŞAMA 3: METİN …`: a dotted capital I later in the heading (longer
+/// when lowercased) hid the sprint word, and the stage was dropped.
+#[test]
+fn a_dotted_capital_does_not_hide_a_stage() {
+    let (status, v, _) = json("first-sight-dotted-capital");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
 }

@@ -29,6 +29,7 @@ mod gantt;
 mod group_items;
 mod guesses;
 mod headings;
+mod last_resort;
 mod levels;
 mod locale;
 mod numbered;
@@ -127,36 +128,12 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         Err(problems) if problems.iter().any(|p| p.code == ProblemCode::NoSprints) => problems,
         read => return read,
     };
-    // The last reading tried before a refusal: numbered bold items (`3.
-    // **Persistent artifacts** — …`) are the steps, wherever they sit; a
-    // guess `start` asks about.
+    // The last reading tried before a refusal (see `last_resort`).
     let Ok(mut plan) = parse_once(source, ctx, strict, true) else {
         return Err(problems);
     };
-    let first = plan.units.iter().flat_map(|u| &u.sprints).next();
-    if plan.detection.sprints.contains(&SprintSource::TableRows) {
-        let n = plan.sprint_total();
-        plan.guesses.push(Warning {
-            code: "reading::table_rows".into(),
-            message: format!(
-                "nothing else reads as work: the rows of a table are read as {n} step{}, rows with the same step column as one",
-                if n == 1 { "" } else { "s" },
-            ),
-            help: "check the reading with `git supervisor plan`, or give each step a heading".into(),
-            line: first.map_or(0, |s| s.origin.line),
-        });
-        return Ok(plan);
-    }
-    plan.guesses.push(Warning {
-        code: "reading::bold_items".into(),
-        message: format!(
-            "nothing else reads as work: {} numbered bold or coded item{} read as the steps, in the order written",
-            plan.units.iter().map(|u| u.sprints.len()).sum::<usize>(),
-            if plan.units.iter().map(|u| u.sprints.len()).sum::<usize>() == 1 { " is" } else { "s are" },
-        ),
-        help: "check the reading with `git supervisor plan`, or give each step a heading".into(),
-        line: first.map_or(0, |s| s.origin.line),
-    });
+    let guess = last_resort::guess(&plan);
+    plan.guesses.push(guess);
     Ok(plan)
 }
 
@@ -176,37 +153,22 @@ fn parse_once(
         masked.replace_range(..3, "   ");
     }
     let mut by_order = None;
+    if any_bold_item {
+        outline::unquote_boxes(&mut masked);
+    }
     let mut blocks = blocks(&masked);
     if any_bold_item {
         blocks = coded_items::promote_coded_items(&masked, blocks);
     }
-    let doc = Doc::new(
-        source,
-        without_inline_code(
-            &masked,
-            outline::promote_numbered_items(
-                &masked,
-                outline::promote_plain_lines(
-                    &masked,
-                    outline::promote_bold_items(
-                        &masked,
-                        bold_steps::promote_bold_steps(
-                            &masked,
-                            story::promote_story_tasks(
-                                &masked,
-                                group_items::promote_group_items(
-                                    &masked,
-                                    outline::promote_unspaced_headings(&masked, blocks),
-                                ),
-                            ),
-                        ),
-                        any_bold_item,
-                        &mut by_order,
-                    ),
-                ),
-            ),
-        ),
-    );
+    // Work items written in other outline forms, read as headings.
+    let blocks = outline::promote_unspaced_headings(&masked, blocks);
+    let blocks = group_items::promote_group_items(&masked, blocks);
+    let blocks = story::promote_story_tasks(&masked, blocks);
+    let blocks = bold_steps::promote_bold_steps(&masked, blocks);
+    let blocks = outline::promote_bold_items(&masked, blocks, any_bold_item, &mut by_order);
+    let blocks = outline::promote_plain_lines(&masked, blocks, any_bold_item);
+    let blocks = outline::promote_numbered_items(&masked, blocks);
+    let doc = Doc::new(source, without_inline_code(&masked, blocks));
     let mut problems = Vec::new();
 
     let title = doc.blocks.iter().find_map(|b| match b {

@@ -160,7 +160,34 @@ fn pad(text: &str, len: usize) -> String {
 /// headings (a step word and a number, after any emoji), two or more,
 /// become level-2 headings, each with the span of its own line; the rest of
 /// their paragraph stays paragraph text.
-pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>) -> Vec<Block> {
+/// With `any`, the last reading before a refusal: beside other headings
+/// too, a line that is only a step word of any language and a number
+/// (`Hito 1:`) becomes a heading of the lowest level, ending at the next
+/// heading of any level.
+pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>, any: bool) -> Vec<Block> {
+    if any {
+        let label = |line: &str| {
+            let t = line.trim().trim_end_matches(':').trim_end();
+            let english = super::locale::localize(t);
+            let words: Vec<&str> = english.split_whitespace().collect();
+            (words.len() == 2 && starts_with_step_word(&english)).then(|| (6, t.to_string()))
+        };
+        let count = blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Paragraph { span, .. } => Some(
+                    source[span.clone()]
+                        .lines()
+                        .filter(|l| label(l).is_some())
+                        .count(),
+                ),
+                _ => None,
+            })
+            .sum::<usize>();
+        if count >= 2 {
+            return headings_in_paragraphs(source, blocks, label);
+        }
+    }
     // No heading but, at most, the plan's title.
     let headings: Vec<u8> = blocks
         .iter()
@@ -195,6 +222,38 @@ pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>) -> Vec<Block
     headings_in_paragraphs(source, blocks, |line| {
         heading_line(line).then(|| (2, line.trim().to_string()))
     })
+}
+
+/// The last reading before a refusal: a list item's box written as code
+/// (`` * `[X]` - `Menu; 7h` ``) is a box; `[.]`, work under way, an open one.
+/// Rewritten in place, the same length.
+pub(super) fn unquote_boxes(masked: &mut String) {
+    let mut edits = Vec::new();
+    let mut at = 0;
+    for line in masked.split_inclusive('\n') {
+        let t = line.trim_start();
+        let lead = line.len() - t.len();
+        if let Some(rest) = t
+            .strip_prefix(['-', '*', '+'])
+            .filter(|r| r.starts_with(' '))
+        {
+            let box_at = at + lead + 1 + (rest.len() - rest.trim_start().len());
+            for (quoted, plain) in [
+                ("`[X]`", "[X]  "),
+                ("`[x]`", "[x]  "),
+                ("`[ ]`", "[ ]  "),
+                ("`[.]`", "[ ]  "),
+            ] {
+                if rest.trim_start().starts_with(quoted) {
+                    edits.push((box_at, plain));
+                }
+            }
+        }
+        at += line.len();
+    }
+    for (pos, plain) in edits {
+        masked.replace_range(pos..pos + plain.len(), plain);
+    }
 }
 
 /// Paragraph lines that `heading` reads as headings become headings (each
