@@ -59,6 +59,7 @@ json_snapshots! {
     boxed_headings => "first-sight-boxed-headings",
     label_lines => "first-sight-label-lines",
     dotted_capital => "first-sight-dotted-capital",
+    trailing_boxes => "first-sight-trailing-boxes",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -566,4 +567,23 @@ fn a_dotted_capital_does_not_hide_a_stage() {
     let (status, v, _) = json("first-sight-dotted-capital");
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+}
+
+/// `### 10. Sharing [ ]` headings, some with subtask boxes and some
+/// without: each boxed heading is a step, done by its box (those without
+/// subtasks were dropped: open work never dispatched).
+#[test]
+fn headings_ending_in_a_box_are_steps_with_or_without_subtasks() {
+    let (status, v, _) = json("first-sight-trailing-boxes");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "5. Feed Implementation",
+            "10. Cross-Platform Sharing",
+            "1. Project Setup",
+            "2. Authentication"
+        ]
+    );
+    assert_eq!(done(&v, 0), [false, false, true, true]);
 }

@@ -321,7 +321,14 @@ pub(crate) fn sprint(out: &mut String, s: &Sprint, annotation: Option<&String>) 
 }
 
 fn cell(s: &str) -> String {
-    one_line(s).replace('|', "\\|")
+    let line = one_line(s).replace('|', "\\|");
+    // An unclosed backtick would open a code span that swallows the
+    // row's other cells.
+    if line.matches('`').count() % 2 == 1 {
+        line.replace('`', "\\`")
+    } else {
+        line
+    }
 }
 
 /// The plan in canonical form. `annotations` are `**Priority**:` lines.

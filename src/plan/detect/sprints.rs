@@ -468,10 +468,20 @@ fn in_scope(
                 }
             )
         });
-        if !has_checks {
+        // `### 10. Cross-Platform Sharing [ ]`: a heading that ends with a
+        // box of its own is a work item, with or without items under it (a
+        // box in front, `### [x] 1.1 …`, is read with the numbered headings).
+        let boxed = ["[ ]", "[x]", "[X]", "[~]"]
+            .iter()
+            .find(|m| text.trim_end().ends_with(*m));
+        if !has_checks && boxed.is_none() {
             continue;
         }
-        groups.push((i, clean_name(text)));
+        let name = match boxed {
+            Some(m) => text.trim().trim_end_matches(m).trim(),
+            None => text,
+        };
+        groups.push((i, clean_name(name)));
     }
     // Groups of no number of their own under numbered headings (`### Models:`
     // under `## Chat 1: Database`) are parts of those items: the numbered

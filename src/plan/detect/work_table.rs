@@ -40,9 +40,12 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> Vec<RawSprint> {
         return Vec::new();
     };
     let text = |r: &Row, c: usize| r.cells.get(c).map_or(String::new(), |x| cell_text(&x.text));
-    // Rows of dashes inside the table (`|----|----|`) divide it, nothing more.
+    // Rows of dashes inside the table (`|----|----|`) divide it, nothing
+    // more; a line of one cell under a wider table is a paragraph Markdown
+    // took into the table, not a row of work.
     let rows: Vec<&Row> = rows
         .iter()
+        .filter(|r| r.source_cells >= 2 || header.len() < 2)
         .filter(|r| {
             r.cells
                 .iter()
