@@ -60,6 +60,7 @@ json_snapshots! {
     label_lines => "first-sight-label-lines",
     dotted_capital => "first-sight-dotted-capital",
     trailing_boxes => "first-sight-trailing-boxes",
+    status_rows => "first-sight-status-rows",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -586,4 +587,22 @@ fn headings_ending_in_a_box_are_steps_with_or_without_subtasks() {
         ]
     );
     assert_eq!(done(&v, 0), [false, false, true, true]);
+}
+
+/// Phases whose work is a table of titled items with a status each: the
+/// titles are the phase's tasks (the phases had none, and an agent was
+/// sent with nothing to do).
+#[test]
+fn titled_rows_with_a_status_are_a_phases_tasks() {
+    let (status, v, _) = json("first-sight-status-rows");
+    assert_eq!(status, 0, "{v}");
+    let tasks = |k: usize| v["units"][0]["sprints"][k]["tasks"].clone();
+    assert_eq!(
+        tasks(0),
+        serde_json::json!(["Master plan", "Architecture diagrams"])
+    );
+    assert_eq!(
+        tasks(1),
+        serde_json::json!(["Repository creation", "CI templates"])
+    );
 }

@@ -297,9 +297,15 @@ fn translate(body: &str) -> Option<String> {
         }
     }
     // `Fase 3 — …`, `فاز 1: …`, `阶段 2 …`, `フェーズ1：…`
+    // Only the opening letters are lowercased (every word is shorter): a
+    // letter later in the heading may change its length when lowercased
+    // (`METİN`).
+    let head_end = body.char_indices().nth(16).map_or(body.len(), |(i, _)| i);
+    let head = body[..head_end].to_lowercase();
     for (word, english_word) in WORDS {
-        // Only the word's own letters are lowercased: a letter later in the
-        // heading may change its length when lowercased (`METİN`).
+        if !head.starts_with(word) {
+            continue;
+        }
         let n = word.chars().count();
         let end = body.char_indices().nth(n).map_or(body.len(), |(i, _)| i);
         if body[..end].to_lowercase() != *word {

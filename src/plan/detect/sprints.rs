@@ -703,7 +703,17 @@ pub(super) fn read_sprint_until(
                 } else if label == Label::Tasks {
                     // A task table (`| Task | Status | Notes |`): its task
                     // column lists the sprint's tasks.
-                    if let Some(col) = column(header, &["task", "tasks", "work item"]) {
+                    // A table of work items with a status each (`| PRD |
+                    // Title | Effort | Status |`): its titles are the tasks.
+                    let titled = || {
+                        column_where(header, super::completion::is_status_key).and(column(
+                            header,
+                            &["title", "name", "feature", "story", "deliverable"],
+                        ))
+                    };
+                    if let Some(col) =
+                        column(header, &["task", "tasks", "work item"]).or_else(titled)
+                    {
                         sprint.tasks.extend(
                             rows.iter()
                                 .filter_map(|r| r.cells.get(col))
