@@ -61,6 +61,8 @@ json_snapshots! {
     dotted_capital => "first-sight-dotted-capital",
     trailing_boxes => "first-sight-trailing-boxes",
     status_rows => "first-sight-status-rows",
+    glued_phase => "first-sight-glued-phase",
+    part_status_table => "first-sight-part-status-table",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -605,4 +607,34 @@ fn titled_rows_with_a_status_are_a_phases_tasks() {
         tasks(1),
         serde_json::json!(["Repository creation", "CI templates"])
     );
+}
+
+/// `## Phase0：…` (the number glued to the word) over `### 0-1. …` steps:
+/// the steps are the sprints, a bare `### 2-1. …` is a task of its phase,
+/// and a restatement under `## 完了したタスク` (finished tasks) is done
+/// (phase 2 was dropped: open work never dispatched).
+#[test]
+fn glued_phase_numbers_and_hyphened_steps_are_read() {
+    let (status, v, _) = json("first-sight-glued-phase");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        sprint_ids(&v, 0),
+        ["0.1", "0.2", "1.1", "1.2", "2", "0-1"],
+        "{v}"
+    );
+    assert_eq!(done(&v, 0), [true, true, true, false, false, true]);
+    assert_eq!(
+        v["units"][0]["sprints"][4]["tasks"],
+        serde_json::json!(["2-1. 本番リリース", "2-2. モニタリング・分析"])
+    );
+}
+
+/// `| Sprint | Name | Status |` tables inside `### M1`, `### M2`: the
+/// milestones' own parts; their rows `S3` do not mark milestone 3 done
+/// (it was: open work hidden).
+#[test]
+fn a_milestones_sprint_table_marks_only_its_milestone() {
+    let (status, v, _) = json("first-sight-part-status-table");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
 }

@@ -226,7 +226,11 @@ fn row_only_sprint(doc: &Doc, row: StatusRow) -> RawSprint {
 /// `Phase`, `Stage`, `Milestone`, `Step`, `Week`, `#`).
 fn status_rows(doc: &Doc) -> Vec<StatusRow> {
     let mut out = Vec::new();
-    for b in &doc.blocks {
+    let mut heading = None;
+    for (i, b) in doc.blocks.iter().enumerate() {
+        if matches!(b, Block::Heading { .. }) {
+            heading = Some(i);
+        }
         let Block::Table { header, rows, .. } = b else {
             continue;
         };
@@ -237,6 +241,14 @@ fn status_rows(doc: &Doc) -> Vec<StatusRow> {
         ) else {
             continue;
         };
+        // `| Sprint | Name | Status |` inside `### M2: Web UI`: the parts of
+        // that milestone, not the plan's sprints of those numbers.
+        let finer = doc
+            .word
+            .is_some_and(|w| norm(&header[id_col].text) != w.as_str().to_lowercase());
+        if finer && in_sprint(doc, heading) {
+            continue;
+        }
         for row in rows {
             let (Some(id), Some(status)) = (row.cells.get(id_col), row.cells.get(status_col))
             else {

@@ -418,11 +418,16 @@ pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
     let lower = t.to_lowercase();
     let (word, rest) = if let Some((word, len)) = Word::parse(&lower) {
         let rest = &t[len..];
-        // `Sprint 1`, `PATCH-01`; not `Sprints`, `Phases`, `Stepping`.
+        // `Sprint 1`, `PATCH-01`, `Phase0`; not `Sprints`, `Phases`,
+        // `Stepping`.
         let rest = rest
             .strip_prefix(' ')
             .or_else(|| rest.strip_prefix('-'))
-            .or_else(|| rest.strip_prefix('_'))?;
+            .or_else(|| rest.strip_prefix('_'))
+            .or_else(|| {
+                rest.starts_with(|c: char| c.is_ascii_digit())
+                    .then_some(rest)
+            })?;
         (word, rest.trim_start_matches([' ', '#']))
     } else if let Some(rest) = t.strip_prefix('M') {
         // `M0 — Launch week`, `M2: Prove it`.

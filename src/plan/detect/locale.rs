@@ -313,7 +313,10 @@ fn translate(body: &str) -> Option<String> {
         }
         let rest = &body[end..];
         let spaced = rest.trim_start();
-        if spaced.len() == rest.len() && word.is_ascii() {
+        if spaced.len() == rest.len()
+            && word.is_ascii()
+            && !spaced.starts_with(|c: char| c.is_ascii_digit())
+        {
             continue; // `Fases`, `Etapas`: a longer word, not this one.
         }
         let Some((number, rest)) = leading_number(spaced) else {

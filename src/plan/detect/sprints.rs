@@ -572,7 +572,16 @@ pub(super) fn read_sprint_until(
                 label = criteria_label(text).unwrap_or(match &doc.about_at[j] {
                     Some((_, About::Criteria)) => Label::Exit,
                     _ => Label::Tasks,
-                })
+                });
+                // A numbered step with nothing under it (`### 4-1. Release`
+                // under `## Phase 4`) is a task line of the sprint.
+                let bare = j != heading && doc.section(j).next().is_none();
+                if bare
+                    && label == Label::Tasks
+                    && text.trim_start().starts_with(|c: char| c.is_ascii_digit())
+                {
+                    sprint.tasks.push(clean_name(text));
+                }
             }
             Block::Paragraph { text, span } => {
                 // `Run: `cmd`` then `Expected: PASS` (a superpowers step):

@@ -27,10 +27,9 @@ fn without_done_word(name: &str, marked: bool) -> String {
         Some(w)
             if marked
                 && words.len() > 1
-                && ["completed", "complete", "done", "finished"].contains(
+                && super::completion::opens_with_done_word(
                     &w.trim_matches(|c: char| !c.is_alphanumeric())
-                        .to_lowercase()
-                        .as_str(),
+                        .to_lowercase(),
                 ) =>
         {
             words.len() - 1
@@ -74,7 +73,8 @@ fn numbered_part<'t>(text: &'t str, id: &SprintId) -> Option<&'t str> {
         .iter()
         .find(|w| t.get(..w.len()).is_some_and(|h| h.eq_ignore_ascii_case(w)))
         .map_or(t, |w| t[w.len()..].trim_start());
-    let (major, rest) = t.split_once('.')?;
+    // `1.2`, and `1-2` where a plan numbers its steps so (`### 0-1. …`).
+    let (major, rest) = t.split_once(['.', '-'])?;
     let minor = rest.chars().take_while(char::is_ascii_digit).count();
     (major.eq_ignore_ascii_case(&id.to_string()) && minor > 0).then(|| {
         rest[minor..]
