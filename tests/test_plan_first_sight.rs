@@ -63,6 +63,7 @@ json_snapshots! {
     status_rows => "first-sight-status-rows",
     glued_phase => "first-sight-glued-phase",
     part_status_table => "first-sight-part-status-table",
+    dependency_table => "first-sight-dependency-table",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -637,4 +638,27 @@ fn a_milestones_sprint_table_marks_only_its_milestone() {
     let (status, v, _) = json("first-sight-part-status-table");
     assert_eq!(status, 0, "{v}");
     assert_eq!(done(&v, 0), [true, false, false], "{v}");
+}
+
+/// A plan that is one table of tracks with a `Depends On` column: each
+/// track is a unit waiting for the tracks it names, done by its status
+/// (the plan was refused).
+#[test]
+fn a_table_of_tracks_with_dependencies_is_a_graph() {
+    let (status, v, _) = json("first-sight-dependency-table");
+    assert_eq!(status, 0, "{v}");
+    let units = v["units"].as_array().expect("units");
+    assert_eq!(units.len(), 5, "{v}");
+    assert_eq!(units[4]["name"], "05_release");
+    assert_eq!(
+        units[4]["deps"],
+        serde_json::json!(["03_agent_tools", "04_metadata"])
+    );
+    assert_eq!(units[2]["deps"], serde_json::json!(["02_context_layer"]));
+    assert_eq!(v["detection"]["dependencies"], "graph");
+    let done: Vec<bool> = units
+        .iter()
+        .map(|u| !u["sprints"][0]["done"].is_null())
+        .collect();
+    assert_eq!(done, [true, true, false, false, false]);
 }

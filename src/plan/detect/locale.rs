@@ -273,6 +273,7 @@ pub(crate) fn column_step_word(header: &str) -> Option<&'static str> {
         ("sprint", "Sprint"),
         ("epic", "Epic"),
         ("wave", "Wave"),
+        ("track", "Track"),
     ];
     let lower = header.trim().trim_matches(['*', '`']).trim().to_lowercase();
     ENGLISH.iter().chain(WORDS).find_map(|(word, english)| {

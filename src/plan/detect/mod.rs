@@ -178,6 +178,7 @@ fn parse_once(
 
     let (mut raw_units, unit_source) = detect_units(&doc, title.as_deref(), ctx, &mut problems);
     let mut sprint_sources = Vec::new();
+    let mut table_deps = None;
     for unit in &mut raw_units {
         let (mut sprints, mut source) = detect_sprints(
             &doc,
@@ -186,9 +187,10 @@ fn parse_once(
             &mut problems,
         );
         if any_bold_item && sprints.is_empty() {
-            let rows = work_table::table_sprints(&doc, unit.scope.clone());
-            if !rows.is_empty() {
-                (sprints, source) = (rows, Some(SprintSource::TableRows));
+            let work = work_table::table_sprints(&doc, unit.scope.clone());
+            if !work.sprints.is_empty() {
+                table_deps = work.deps;
+                (sprints, source) = (work.sprints, Some(SprintSource::TableRows));
             }
         }
         unit.sprints = sprints;
@@ -198,6 +200,9 @@ fn parse_once(
                 sprint_sources.push(s);
             }
         }
+    }
+    if let Some(deps) = table_deps.filter(|_| raw_units.len() == 1) {
+        raw_units = work_table::units_by_dependencies(raw_units.remove(0), deps);
     }
     let repeated = repeats::distinct_repeats(&doc, &mut raw_units);
     // "Phases execute in numeric order" (a GSD roadmap): inserted phases

@@ -15,16 +15,57 @@
 use super::sprints::blank_sprint;
 use super::*;
 
+/// The steps read from a table of work, and what each waits for when the
+/// table has a dependency column naming other steps.
+#[derive(Default)]
+pub(super) struct TableWork {
+    pub(super) sprints: Vec<RawSprint>,
+    /// Per step, the names of the steps it waits for.
+    pub(super) deps: Option<Vec<Vec<String>>>,
+}
+
 /// The steps of the first table in `scope` that reads as two or more.
-pub(super) fn table_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
+pub(super) fn table_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> TableWork {
     scope
         .filter_map(|i| match &doc.blocks[i] {
             Block::Table { header, rows, .. } => Some(read_table(doc, header, rows)),
             _ => None,
         })
-        .find(|sprints| sprints.len() >= 2)
+        .find(|work| work.sprints.len() >= 2)
         .unwrap_or_default()
 }
+
+/// The one unit of a table of work whose steps name what they wait for,
+/// as one unit per step with those dependencies (`| Track | Depends On |`).
+pub(super) fn units_by_dependencies(unit: RawUnit, deps: Vec<Vec<String>>) -> Vec<RawUnit> {
+    unit.sprints
+        .into_iter()
+        .zip(deps)
+        .map(|(sprint, waits)| {
+            let name = sprint.sprint.name.clone();
+            let mut u = RawUnit::new(name, sprint.span.clone(), unit.scope.clone());
+            u.rule = "a row of a table of work with a dependency column".into();
+            u.origin = Origin::new(sprint.sprint.origin.line, u.rule.clone());
+            u.deps = waits
+                .into_iter()
+                .map(|d| (d, sprint.span.clone()))
+                .collect();
+            u.sprints = vec![sprint];
+            u
+        })
+        .collect()
+}
+
+/// `| Depends On |`, `| Dependencies |`, `| Blocked by |`.
+const DEPENDENCY_COLUMNS: &[&str] = &[
+    "depends on",
+    "dependencies",
+    "dependency",
+    "deps",
+    "blocked by",
+    "requires",
+    "after",
+];
 
 /// One step read from a table: its rows, and the key they share.
 struct Group<'r> {
@@ -32,12 +73,12 @@ struct Group<'r> {
     rows: Vec<&'r Row>,
 }
 
-fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> Vec<RawSprint> {
+fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> TableWork {
     let Some(key_col) = header
         .iter()
         .position(|h| super::locale::column_step_word(&h.text).is_some())
     else {
-        return Vec::new();
+        return TableWork::default();
     };
     let text = |r: &Row, c: usize| r.cells.get(c).map_or(String::new(), |x| cell_text(&x.text));
     // Rows of dashes inside the table (`|----|----|`) divide it, nothing
@@ -54,6 +95,10 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> Vec<RawSprint> {
         .collect();
     let status_col = column_where(header, super::completion::is_status_key);
     let name_col = name_column(header, &rows, key_col, status_col);
+    let numbered = |k: &str| {
+        k.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == '-')
+    };
     let mut groups: Vec<Group> = Vec::new();
     for r in &rows {
         let key = text(r, key_col);
@@ -65,8 +110,11 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> Vec<RawSprint> {
     }
     // Every row a step of its own: the same work on rows one after another
     // is one step written over several (`| 3 | Sprint 1 |`, `| 4 | Sprint 1 |`).
+    // Only rows keyed by number (`| 3 | Sprint 1 |`): keys that are names
+    // name each row's work themselves.
     let one_per_row = groups.iter().all(|g| g.rows.len() == 1);
-    if let Some(nc) = name_col.filter(|_| one_per_row) {
+    let by_number = groups.iter().all(|g| numbered(&g.key));
+    if let Some(nc) = name_col.filter(|_| one_per_row && by_number) {
         let mut merged: Vec<Group> = Vec::new();
         for g in groups {
             match merged.last_mut() {
@@ -83,12 +131,8 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> Vec<RawSprint> {
         groups = merged;
     }
     if groups.len() < 2 {
-        return Vec::new();
+        return TableWork::default();
     }
-    let numbered = |k: &str| {
-        k.chars()
-            .all(|c| c.is_ascii_digit() || c == '.' || c == '-')
-    };
     // Rows grouped under a number are that step's tasks, the step named by
     // the column (`Giai đoạn 0`).
     let grouped = !one_per_row && groups.iter().any(|g| g.rows.len() > 1);
@@ -141,16 +185,61 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> Vec<RawSprint> {
         );
         out.push(RawSprint { id, span, sprint });
     }
-    out
+    let deps = dependencies(header, &groups, &out, text);
+    TableWork { sprints: out, deps }
 }
 
-/// The column naming each row's work: of the columns besides the key and
-/// the status, the one with the most different values that are not dates
+/// Per step, the steps its dependency cells name by key or by name; none
+/// when the table has no such column or it names no step.
+fn dependencies(
+    header: &[Cell],
+    groups: &[Group],
+    sprints: &[RawSprint],
+    text: impl Fn(&Row, usize) -> String,
+) -> Option<Vec<Vec<String>>> {
+    let col = column(header, DEPENDENCY_COLUMNS)?;
+    let names: Vec<&str> = sprints.iter().map(|s| s.sprint.name.as_str()).collect();
+    let distinct = names
+        .iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+        == names.len();
+    let find = |word: &str| {
+        let w = word.trim().trim_matches(['`', '*']).trim();
+        groups
+            .iter()
+            .position(|g| g.key.eq_ignore_ascii_case(w))
+            .or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case(w)))
+    };
+    let deps: Vec<Vec<String>> = groups
+        .iter()
+        .enumerate()
+        .map(|(k, g)| {
+            let mut waits: Vec<String> = Vec::new();
+            for r in &g.rows {
+                for word in text(r, col).split([',', ';', '&', '/']) {
+                    if let Some(j) = find(word).filter(|&j| j != k) {
+                        let name = names[j].to_string();
+                        if !waits.contains(&name) {
+                            waits.push(name);
+                        }
+                    }
+                }
+            }
+            waits
+        })
+        .collect();
+    (distinct && deps.iter().any(|d| !d.is_empty())).then_some(deps)
+}
+
+/// The column naming each row's work: of the columns besides the key, the
+/// status and the dependencies, the one with the most different values that are not dates
 /// or durations (the leftmost of equals).
 fn name_column(header: &[Cell], rows: &[&Row], key: usize, status: Option<usize>) -> Option<usize> {
     let mut best: Option<(usize, usize)> = None;
+    let waits = column(header, DEPENDENCY_COLUMNS);
     for c in 0..header.len() {
-        if c == key || Some(c) == status {
+        if c == key || Some(c) == status || Some(c) == waits {
             continue;
         }
         let values: Vec<String> = rows
