@@ -46,6 +46,47 @@ pub(super) fn mask_nested_fences(text: &mut String) {
     }
 }
 
+/// A block never closed runs to the end of the file and would swallow the
+/// plan after it (a ```` ```json ```` block pasted without its closing
+/// fence, the next work item's `## GM-PR-02` heading after it). Where the
+/// text of such a block holds a `##` heading, its opening fence is not a
+/// fence: the line is blanked (same length), and the text after it read
+/// again, until every block left closes or holds no heading.
+pub(super) fn drop_unclosed_fences(text: &mut String) {
+    loop {
+        let mut open: Option<(char, usize, std::ops::Range<usize>)> = None;
+        let mut heading_inside = false;
+        let mut at = 0;
+        for line in text.split_inclusive('\n') {
+            let range = at..at + line.trim_end_matches(['\n', '\r']).len();
+            at += line.len();
+            let t = line.trim_start();
+            let indent = line.len() - t.len();
+            let fenced = fence(t).filter(|_| indent <= 3);
+            match (&open, fenced) {
+                (None, Some((c, n, _))) => {
+                    open = Some((c, n, range));
+                    heading_inside = false;
+                }
+                (Some((oc, on, _)), Some((c, n, info)))
+                    if c == *oc && n >= *on && info.is_empty() =>
+                {
+                    open = None;
+                }
+                (Some(_), _) => heading_inside |= t.starts_with("## ") || t.starts_with("### "),
+                (None, None) => {}
+            }
+        }
+        match open {
+            Some((_, _, range)) if heading_inside => {
+                let blank = " ".repeat(range.len());
+                text.replace_range(range, &blank);
+            }
+            _ => return,
+        }
+    }
+}
+
 /// A fence line: its character, length and info string.
 pub(super) fn fence(t: &str) -> Option<(char, usize, &str)> {
     let c = t.chars().next().filter(|&c| c == '`' || c == '~')?;
@@ -60,7 +101,21 @@ pub(super) fn fence(t: &str) -> Option<(char, usize, &str)> {
 
 #[cfg(test)]
 mod tests {
+    use super::drop_unclosed_fences;
     use super::mask_nested_fences;
+
+    #[test]
+    fn a_block_never_closed_does_not_swallow_the_headings_after_it() {
+        let mut t = "## PR 1\n```json\n{}\n## PR 2\n```md\n## PR 3\n".to_string();
+        drop_unclosed_fences(&mut t);
+        assert_eq!(t, "## PR 1\n       \n{}\n## PR 2\n     \n## PR 3\n");
+        // Closed blocks, and an unclosed one holding no heading, stay.
+        for kept in ["```sh\n## x\n```\n## y\n", "## a\n```sh\n# comment\nmake\n"] {
+            let mut t = kept.to_string();
+            drop_unclosed_fences(&mut t);
+            assert_eq!(t, kept);
+        }
+    }
 
     #[test]
     fn an_example_inside_a_bundle_stays_inside() {

@@ -147,6 +147,7 @@ fn parse_once(
     let source = normalized.as_deref().unwrap_or(source);
     let (mut masked, frontmatter) = mask_frontmatter(source);
     fences::mask_nested_fences(&mut masked);
+    fences::drop_unclosed_fences(&mut masked);
     outline::rewrite_xml_tasks(&mut masked);
     // A byte-order mark would hide the first heading; blank it (same length).
     if masked.starts_with('\u{feff}') {
