@@ -42,6 +42,7 @@ mod repeats;
 mod restated;
 mod sprint_graph;
 mod sprint_table;
+mod sprint_text;
 mod sprint_word;
 mod sprints;
 mod steps;
