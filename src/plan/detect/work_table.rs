@@ -108,10 +108,9 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> TableWork {
             _ => groups.push(Group { key, rows: vec![r] }),
         }
     }
-    // Every row a step of its own: the same work on rows one after another
-    // is one step written over several (`| 3 | Sprint 1 |`, `| 4 | Sprint 1 |`).
-    // Only rows keyed by number (`| 3 | Sprint 1 |`): keys that are names
-    // name each row's work themselves.
+    // Every row a step of its own, keyed by number: the same work on rows
+    // one after another is one step written over several (`| 3 | Sprint 1
+    // |`, `| 4 | Sprint 1 |`). Keys that are names name each row's work.
     let one_per_row = groups.iter().all(|g| g.rows.len() == 1);
     let by_number = groups.iter().all(|g| numbered(&g.key));
     if let Some(nc) = name_col.filter(|_| one_per_row && by_number) {
