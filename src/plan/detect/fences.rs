@@ -13,13 +13,8 @@
 pub(super) fn mask_nested_fences(text: &mut String) {
     let mut stack: Vec<(char, usize)> = Vec::new();
     let mut inner: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        let range = at..at + line.trim_end_matches(['\n', '\r']).len();
-        at += line.len();
-        let t = line.trim_start();
-        let indent = line.len() - t.len();
-        let Some((c, n, info)) = fence(t).filter(|_| indent <= 3) else {
+    for (range, _, fenced) in lines(text) {
+        let Some((c, n, info)) = fenced else {
             continue;
         };
         match stack.last() {
@@ -56,13 +51,7 @@ pub(super) fn drop_unclosed_fences(text: &mut String) {
     loop {
         let mut open: Option<(char, usize, std::ops::Range<usize>)> = None;
         let mut heading_inside = false;
-        let mut at = 0;
-        for line in text.split_inclusive('\n') {
-            let range = at..at + line.trim_end_matches(['\n', '\r']).len();
-            at += line.len();
-            let t = line.trim_start();
-            let indent = line.len() - t.len();
-            let fenced = fence(t).filter(|_| indent <= 3);
+        for (range, t, fenced) in lines(text) {
             match (&open, fenced) {
                 (None, Some((c, n, _))) => {
                     open = Some((c, n, range));
@@ -88,7 +77,23 @@ pub(super) fn drop_unclosed_fences(text: &mut String) {
 }
 
 /// A fence line: its character, length and info string.
-pub(super) fn fence(t: &str) -> Option<(char, usize, &str)> {
+type Fence<'t> = (char, usize, &'t str);
+
+/// Each line of `text`: its range (without the line end), its text after
+/// the indent, and the fence it is, if it is one (indented at most three).
+fn lines(text: &str) -> impl Iterator<Item = (std::ops::Range<usize>, &str, Option<Fence<'_>>)> {
+    let mut at = 0;
+    text.split_inclusive('\n').map(move |line| {
+        let range = at..at + line.trim_end_matches(['\n', '\r']).len();
+        at += line.len();
+        let t = line.trim_start();
+        let fenced = fence(t).filter(|_| line.len() - t.len() <= 3);
+        (range, t, fenced)
+    })
+}
+
+/// A fence line's [`Fence`], if it is one.
+pub(super) fn fence(t: &str) -> Option<Fence<'_>> {
     let c = t.chars().next().filter(|&c| c == '`' || c == '~')?;
     let n = t.chars().take_while(|&x| x == c).count();
     if n < 3 {

@@ -172,19 +172,7 @@ pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>, any: bool) -
             let words: Vec<&str> = english.split_whitespace().collect();
             (words.len() == 2 && starts_with_step_word(&english)).then(|| (6, t.to_string()))
         };
-        let count = blocks
-            .iter()
-            .filter_map(|b| match b {
-                Block::Paragraph { span, .. } => Some(
-                    source[span.clone()]
-                        .lines()
-                        .filter(|l| label(l).is_some())
-                        .count(),
-                ),
-                _ => None,
-            })
-            .sum::<usize>();
-        if count >= 2 {
+        if paragraph_lines(source, &blocks, |l| label(l).is_some()) >= 2 {
             return headings_in_paragraphs(source, blocks, label);
         }
     }
@@ -204,19 +192,7 @@ pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>, any: bool) -
         t.chars().count() <= 120
             && starts_with_step_word(t.trim_start_matches(|c: char| !c.is_alphanumeric()))
     };
-    let count = blocks
-        .iter()
-        .filter_map(|b| match b {
-            Block::Paragraph { span, .. } => Some(
-                source[span.clone()]
-                    .lines()
-                    .filter(|l| heading_line(l))
-                    .count(),
-            ),
-            _ => None,
-        })
-        .sum::<usize>();
-    if count < 2 {
+    if paragraph_lines(source, &blocks, heading_line) < 2 {
         return blocks;
     }
     headings_in_paragraphs(source, blocks, |line| {
@@ -254,6 +230,19 @@ pub(super) fn unquote_boxes(masked: &mut String) {
     for (pos, plain) in edits {
         masked.replace_range(pos..pos + plain.len(), plain);
     }
+}
+
+/// How many lines of the paragraphs among `blocks` `keep` says yes to.
+fn paragraph_lines(source: &str, blocks: &[Block], keep: impl Fn(&str) -> bool) -> usize {
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Paragraph { span, .. } => {
+                Some(source[span.clone()].lines().filter(|l| keep(l)).count())
+            }
+            _ => None,
+        })
+        .sum()
 }
 
 /// Paragraph lines that `heading` reads as headings become headings (each
