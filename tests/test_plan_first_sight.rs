@@ -64,6 +64,7 @@ json_snapshots! {
     glued_phase => "first-sight-glued-phase",
     part_status_table => "first-sight-part-status-table",
     dependency_table => "first-sight-dependency-table",
+    task_table => "first-sight-task-table",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -661,4 +662,14 @@ fn a_table_of_tracks_with_dependencies_is_a_graph() {
         .map(|u| !u["sprints"][0]["done"].is_null())
         .collect();
     assert_eq!(done, [true, true, false, false, false]);
+}
+
+/// A plan that is one `| Task | … | Status |` table: each row a step,
+/// done by its status (the plan was refused).
+#[test]
+fn a_task_table_is_read_row_by_row() {
+    let (status, v, _) = json("first-sight-task-table");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0), ["Odoo guide", "Prozessmodell", "Testkonzept"]);
+    assert_eq!(done(&v, 0), [true, true, false]);
 }

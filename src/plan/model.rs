@@ -21,6 +21,17 @@ pub struct SprintId {
     pub suffix: String,
 }
 
+impl SprintId {
+    /// The id `number` with no suffix (`3`): the id of a step numbered by
+    /// its place.
+    pub fn whole(number: u32) -> Self {
+        SprintId {
+            number,
+            suffix: String::new(),
+        }
+    }
+}
+
 impl Ord for SprintId {
     fn cmp(&self, other: &Self) -> Ordering {
         self.number

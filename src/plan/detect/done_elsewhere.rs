@@ -640,10 +640,7 @@ pub(super) fn progress_milestones(doc: &Doc) -> Vec<RawSprint> {
     found
         .into_iter()
         .map(|(n, name, done, span, line)| {
-            let id = SprintId {
-                number: n,
-                suffix: String::new(),
-            };
+            let id = SprintId::whole(n);
             let short: String = name
                 .split(". ")
                 .next()

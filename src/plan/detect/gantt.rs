@@ -62,10 +62,7 @@ pub(super) fn gantt_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<Raw
             if tags.iter().any(|t| t == "milestone") {
                 continue;
             }
-            let id = SprintId {
-                number: out.len() as u32 + 1,
-                suffix: String::new(),
-            };
+            let id = SprintId::whole(out.len() as u32 + 1);
             let mut sprint = blank_sprint(id.clone(), name, t.to_string());
             sprint.tasks = vec![name.to_string()];
             sprint.done = tags.iter().any(|t| t == "done").then(|| {

@@ -274,6 +274,11 @@ pub(crate) fn column_step_word(header: &str) -> Option<&'static str> {
         ("epic", "Epic"),
         ("wave", "Wave"),
         ("track", "Track"),
+        // A table's work named by its item (`| Task | Owner | Status |`).
+        ("task", "Task"),
+        ("story", "Story"),
+        ("ticket", "Ticket"),
+        ("issue", "Issue"),
     ];
     let lower = header.trim().trim_matches(['*', '`']).trim().to_lowercase();
     ENGLISH.iter().chain(WORDS).find_map(|(word, english)| {

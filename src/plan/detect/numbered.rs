@@ -149,10 +149,7 @@ fn marked_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
         .filter_map(|(k, i)| {
             let (_, text, span) = doc.heading(i)?;
             let (name, marked) = strip_done_marks(text);
-            let id = SprintId {
-                number: k as u32 + 1,
-                suffix: String::new(),
-            };
+            let id = SprintId::whole(k as u32 + 1);
             let name = clean_name(&name.replace("~~", ""));
             let mut sprint = read_sprint(doc, i, id.clone(), name);
             sprint.done = done_evidence(doc, i, marked);
@@ -209,10 +206,7 @@ fn open_group(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
         .enumerate()
         .filter_map(|(k, i)| {
             let (_, text, span) = doc.heading(i)?;
-            let id = SprintId {
-                number: k as u32 + 1,
-                suffix: String::new(),
-            };
+            let id = SprintId::whole(k as u32 + 1);
             let mut sprint = read_sprint(doc, i, id.clone(), clean_name(text));
             sprint.origin = Origin::new(doc.line(span.start), "heading under an open-work group");
             Some(RawSprint {
@@ -264,10 +258,9 @@ fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
     let as_written = written.iter().all(Option::is_some) && written.windows(2).all(|w| w[0] < w[1]);
     let mut out: Vec<RawSprint> = Vec::new();
     for (k, ((i, code, name, marked), id)) in chosen.into_iter().zip(written).enumerate() {
-        let id = id.filter(|_| as_written).unwrap_or(SprintId {
-            number: k as u32 + 1,
-            suffix: String::new(),
-        });
+        let id = id
+            .filter(|_| as_written)
+            .unwrap_or(SprintId::whole(k as u32 + 1));
         let Some((_, _, span)) = doc.heading(i) else {
             continue;
         };

@@ -694,10 +694,7 @@ fn units_of(
                 .iter()
                 .map(|&w| (names[w].clone(), s.span.clone()))
                 .collect();
-            let id = SprintId {
-                number: 1,
-                suffix: String::new(),
-            };
+            let id = SprintId::whole(1);
             let mut sprint = s.sprint.clone();
             sprint.id = id.clone();
             out.sprints = vec![RawSprint {

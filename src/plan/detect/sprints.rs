@@ -256,10 +256,7 @@ fn in_scope(
             };
             let raw_id = table_sprint_id(&id_cell.text);
             let (id, code) = if coded {
-                let id = SprintId {
-                    number: k as u32 + 1,
-                    suffix: String::new(),
-                };
+                let id = SprintId::whole(k as u32 + 1);
                 (id, step_code(&id_cell.text))
             } else {
                 let Ok(id) = raw_id.parse::<SprintId>() else {
@@ -367,10 +364,7 @@ fn in_scope(
     }
     if !groups.is_empty() {
         for (major, headings) in groups {
-            let id = SprintId {
-                number: major,
-                suffix: String::new(),
-            };
+            let id = SprintId::whole(major);
             let first = headings[0];
             let name = task_heading(doc.heading(first).map(|h| h.1).unwrap_or_default())
                 .map(|(_, n)| n)
@@ -414,10 +408,7 @@ fn in_scope(
     {
         if let Some((_, text, span)) = doc.heading(i) {
             if let Some(name) = titled_sprint(text) {
-                let id = SprintId {
-                    number: 1,
-                    suffix: String::new(),
-                };
+                let id = SprintId::whole(1);
                 let mut sprint = read_sprint(doc, i, id.clone(), name);
                 sprint.done = done_evidence(doc, i, false);
                 sprint.origin = Origin::new(doc.line(span.start), "the document's `Sprint:` title");
@@ -493,10 +484,7 @@ fn in_scope(
     let heads: BTreeSet<usize> = groups.iter().map(|(i, _)| *i).collect();
     for (i, name) in groups {
         n += 1;
-        let id = SprintId {
-            number: n,
-            suffix: String::new(),
-        };
+        let id = SprintId::whole(n);
         let mut sprint = read_sprint_until(doc, i, id.clone(), name, |j| {
             doc.is_sprint(j) || heads.contains(&j)
         });
@@ -526,10 +514,7 @@ fn todo_sprints(doc: &Doc) -> Vec<RawSprint> {
         .into_iter()
         .enumerate()
         .map(|(n, todo)| {
-            let id = SprintId {
-                number: n as u32 + 1,
-                suffix: String::new(),
-            };
+            let id = SprintId::whole(n as u32 + 1);
             let text = if todo.content.is_empty() {
                 todo.id.clone()
             } else {

@@ -143,10 +143,7 @@ pub(super) fn task_list_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec
                     last.sprint.body = doc.source[body_start..span.start].to_string();
                 }
                 body_start = span.start;
-                let id = SprintId {
-                    number: n,
-                    suffix: String::new(),
-                };
+                let id = SprintId::whole(n);
                 let sprint = Sprint {
                     done: (checked == Some(true))
                         .then(|| "marked complete in the plan (its task is ticked)".to_string()),

@@ -133,10 +133,7 @@ pub(super) fn wave_units(doc: &Doc) -> Option<Vec<RawUnit>> {
         unit.rule = why.clone();
         unit.origin = Origin::new(doc.line(span.start), why);
         unit.deps = deps.into_iter().map(|d| (d, span.clone())).collect();
-        let id = SprintId {
-            number: 1,
-            suffix: String::new(),
-        };
+        let id = SprintId::whole(1);
         let body = std::iter::once(format!("{}: {}", item.label, item.title))
             .chain(item.lines.iter().cloned())
             .collect::<Vec<_>>()

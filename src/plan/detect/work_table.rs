@@ -137,10 +137,7 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> TableWork {
     let grouped = !one_per_row && groups.iter().any(|g| g.rows.len() > 1);
     let mut out = Vec::new();
     for (k, g) in groups.iter().enumerate() {
-        let id = SprintId {
-            number: k as u32 + 1,
-            suffix: String::new(),
-        };
+        let id = SprintId::whole(k as u32 + 1);
         let name = if !numbered(&g.key) {
             g.key.clone()
         } else if let Some(nc) = name_col

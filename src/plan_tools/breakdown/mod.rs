@@ -343,10 +343,7 @@ pub fn breakdown(source: &str, project: &str, build: Option<&str>) -> Breakdown 
         let groups = sprints_for(tasks);
         let mut sprints = Vec::new();
         for (k, g) in groups.into_iter().enumerate() {
-            let id = SprintId {
-                number: k as u32 + 1,
-                suffix: String::new(),
-            };
+            let id = SprintId::whole(k as u32 + 1);
             let entry = vec![checklist(if k == 0 {
                 "First sprint — no prerequisites".into()
             } else {

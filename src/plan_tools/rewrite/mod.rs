@@ -546,10 +546,7 @@ pub fn evaluate(plan: &Plan, budget: u32, cmds: &Commands) -> (Plan, Evaluation)
         for (k, item) in items.into_iter().enumerate() {
             let mut s = item.sprint;
             if !kept {
-                s.id = SprintId {
-                    number: k as u32 + 1,
-                    suffix: String::new(),
-                };
+                s.id = SprintId::whole(k as u32 + 1);
             }
             if !kept {
                 for t in &mut s.tasks {

@@ -184,31 +184,9 @@ pub(in crate::plan::detect) fn is_status_group(title: &str) -> bool {
         .unwrap_or(t)
         .trim();
     // Finished work in the plans' other languages (`## 完了したタスク`,
-    // `## Tamamlanan`, `## Erledigt`).
-    const DONE_GROUPS: &[&str] = &[
-        "完了したタスク",
-        "完了タスク",
-        "完了済み",
-        "已完成",
-        "已完成任务",
-        "완료된 작업",
-        "erledigt",
-        "abgeschlossen",
-        "terminé",
-        "terminées",
-        "completado",
-        "completadas",
-        "concluído",
-        "concluídas",
-        "completati",
-        "tamamlanan",
-        "tamamlananlar",
-        "выполнено",
-        "завершено",
-        "zrobione",
-        "ukończone",
-    ];
-    STATES.contains(&t) || DONE_GROUPS.contains(&t)
+    // `## Erledigt`, `## Tamamlanan`): a done word alone.
+    STATES.contains(&t)
+        || (t.split_whitespace().count() <= 2 && super::super::completion::opens_with_done_word(t))
 }
 
 /// Sections numbered alike (`Chunk 1`, `Chunk 2`; `Wave 1`, `Wave 2`; `1.
