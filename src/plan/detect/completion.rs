@@ -240,7 +240,27 @@ fn open_step_headings(doc: &Doc, i: usize) -> usize {
 /// of complete, completed, done, finished, shipped or merged.
 pub(crate) fn status_says_done(value: &str) -> bool {
     let v = value.trim().trim_matches(['*', '`']).trim();
-    v.starts_with(MARK_EMOJI) || strip_done_marks(v).1 || opens_with_done_word(&v.to_lowercase())
+    let lower = v.to_lowercase();
+    (v.starts_with(MARK_EMOJI) || strip_done_marks(v).1 || opens_with_done_word(&lower))
+        && !still_open(&lower)
+}
+
+/// A done word that goes on to name work left (`Implemented, needs
+/// hardening`, `Done except the docs`): the item is still open.
+fn still_open(lower: &str) -> bool {
+    const LEFT: &[&str] = &[
+        "needs ",
+        "need ",
+        "partial",
+        "partly",
+        "remaining",
+        "except",
+        " but ",
+        "in progress",
+        "not yet",
+        "blocked",
+    ];
+    LEFT.iter().any(|w| lower.contains(w))
 }
 
 /// Whether lower-cased text opens with a done word or phrase of the

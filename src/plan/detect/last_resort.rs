@@ -1,7 +1,7 @@
 //! The last reading tried before a plan is refused for having no sprints:
 //! work written in forms that elsewhere are notes (numbered bold items,
 //! coded items, `Hito 1:` label lines over lists, boxes written as code,
-//! the rows of a table of work). A plan read so is a guess `start` asks
+//! the rows of a table of work, a checklist tree). A plan read so is a guess `start` asks
 //! about; this module says which.
 
 use super::*;
@@ -21,6 +21,17 @@ pub(super) fn guess(plan: &Plan) -> Warning {
             code: "reading::table_rows".into(),
             message: format!(
                 "nothing else reads as work: the rows of a table are read as {n} step{}, rows with the same step column as one",
+                if n == 1 { "" } else { "s" },
+            ),
+            help,
+            line,
+        };
+    }
+    if plan.detection.sprints.contains(&SprintSource::Checklists) {
+        return Warning {
+            code: "reading::checklist_tree".into(),
+            message: format!(
+                "nothing else reads as work: {n} top-level checklist item{} read as the steps, the items nested under each as its tasks",
                 if n == 1 { "" } else { "s" },
             ),
             help,

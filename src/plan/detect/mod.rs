@@ -16,6 +16,7 @@ mod about_plan;
 mod accounting;
 mod agent_columns;
 mod bold_steps;
+mod checklist_tree;
 mod coded_items;
 mod completion;
 mod criteria;
@@ -40,6 +41,7 @@ mod phase_graph;
 mod references;
 mod repeats;
 mod restated;
+mod section_units;
 mod sprint_graph;
 mod sprint_table;
 mod sprint_text;
@@ -161,6 +163,7 @@ fn parse_once(
     let mut blocks = blocks(&masked);
     if any_bold_item {
         blocks = coded_items::promote_coded_items(&masked, blocks);
+        blocks = checklist_tree::promote_checklist_tree(&masked, blocks);
     }
     // Work items written in other outline forms, read as headings.
     let blocks = outline::promote_unspaced_headings(&masked, blocks);
@@ -233,6 +236,8 @@ fn parse_once(
         UnitSource::Steps
     } else if sprint_graph::split_by_stated_order(&doc, &mut raw_units) {
         UnitSource::Steps
+    } else if section_units::split_by_section_fields(&doc, &mut raw_units) {
+        UnitSource::Sections
     } else {
         unit_source
     };

@@ -440,6 +440,11 @@ fn in_scope(
         if level < 2 && super::about_plan::describes_plan(text) {
             continue;
         }
+        // `### Performance` under `## Future Enhancements (Post-MVP)`: a
+        // section about the plan holds no work, whatever its parts hold.
+        if under_a_section_about_the_plan(doc, i) {
+            continue;
+        }
         // `## 3. Verification` numbered among the steps names a step (its
         // open lines are work), not the criteria of the step before; `## 4.
         // Acceptance Criteria` still names a list of criteria.
@@ -479,6 +484,7 @@ fn in_scope(
     // under `## Chat 1: Database`) are parts of those items: the numbered
     // headings are the sprints.
     let groups = super::numbered::numbered_parents(doc, &groups).unwrap_or(groups);
+    let groups = status_buckets_lifted(doc, groups, top);
     // A group's text ends where a group nested in it begins: its items are
     // that group's own, not the same work twice.
     let heads: BTreeSet<usize> = groups.iter().map(|(i, _)| *i).collect();
@@ -488,7 +494,21 @@ fn in_scope(
         let mut sprint = read_sprint_until(doc, i, id.clone(), name, |j| {
             doc.is_sprint(j) || heads.contains(&j)
         });
-        sprint.done = done_evidence(doc, i, false);
+        // A mark on the heading (`Ship [x]`, `Design ✅`) counts while none
+        // of its own items is open.
+        let open_item = doc.own_blocks(i).any(|j| {
+            matches!(
+                doc.blocks[j],
+                Block::Item {
+                    checked: Some(false),
+                    ..
+                }
+            )
+        });
+        let marked = doc
+            .heading(i)
+            .is_some_and(|(_, t, _)| strip_done_marks(t).1 && !open_item);
+        sprint.done = done_evidence(doc, i, marked);
         let span = doc.blocks[i].span();
         sprint.origin = Origin::new(doc.line(span.start), "heading holding `- [ ]` items");
         sprints.push(RawSprint { id, span, sprint });
@@ -553,4 +573,50 @@ fn todo_sprints(doc: &Doc) -> Vec<RawSprint> {
             RawSprint { id, span, sprint }
         })
         .collect()
+}
+
+/// Groups named by a state (`### ✅ Completed`, `### 🏗️ In Progress`,
+/// `### 📋 Planned`) under a section of work (`## Current Sprint (Week 1)`)
+/// sort that section's items by their state: the section is the work item,
+/// read once, and its state is its items' (open while one is).
+fn status_buckets_lifted(doc: &Doc, groups: Vec<(usize, String)>, top: u8) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    for (i, name) in groups {
+        let parent = doc.parent[i].filter(|_| super::units::sections::is_status_group(&name));
+        let lifted = parent.and_then(|p| {
+            let (level, text, _) = doc.heading(p)?;
+            (level >= top && !super::units::sections::is_status_group(text))
+                .then(|| (p, clean_name(text)))
+        });
+        let (i, name) = lifted.unwrap_or((i, name));
+        if out.iter().any(|(j, _)| *j == i) {
+            continue;
+        }
+        out.push((i, name));
+    }
+    out
+}
+
+/// Whether a heading sits in a section about the plan (`## Future
+/// Enhancements`, `## Appendix`), below the title; a group of finished
+/// work (`## Completed`) is no such section.
+fn under_a_section_about_the_plan(doc: &Doc, i: usize) -> bool {
+    let mut up = doc.parent[i];
+    while let Some(p) = up {
+        if let Some((level, text, _)) = doc.heading(p) {
+            // `目标 3：前端`, a goal numbered among others, is a work item.
+            let numbered_item = text
+                .trim_start_matches(|c: char| !c.is_alphabetic())
+                .contains(|c: char| c.is_ascii_digit());
+            if level >= 2
+                && !numbered_item
+                && super::about_plan::describes_plan(text)
+                && !super::units::sections::is_status_group(text)
+            {
+                return true;
+            }
+        }
+        up = doc.parent[p];
+    }
+    false
 }

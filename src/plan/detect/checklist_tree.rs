@@ -1,0 +1,66 @@
+//! The last reading before a refusal, beside numbered bold items: a
+//! checklist tree. Top-level checklist items, two or more in one section
+//! and most holding checklist items of their own (`- [ ] **Design**` over
+//! `- [x] write design.md`), are the section's steps; the nested items are
+//! their tasks. Each top-level item becomes a heading one level below its
+//! section, its box kept at the end (`Design [ ]`), so the checklist-group
+//! reader reads it as a work item with or without tasks. A step is done
+//! where its box is ticked or all its tasks are, never with one open.
+
+use super::Block;
+
+/// Top-level items of checklist trees as headings, where a section holds
+/// such a tree.
+pub(super) fn promote_checklist_tree(source: &str, mut blocks: Vec<Block>) -> Vec<Block> {
+    let mut level = 1u8;
+    // Per section: (block index, heading text) of its top-level boxed items,
+    // and how many of them hold boxed items of their own.
+    let mut section: Vec<(usize, String)> = Vec::new();
+    let mut holding = 0;
+    let mut found: Vec<(usize, u8, String)> = Vec::new();
+    let flush = |section: &mut Vec<(usize, String)>,
+                 holding: &mut usize,
+                 found: &mut Vec<(usize, u8, String)>,
+                 level: u8| {
+        if section.len() >= 2 && *holding * 2 >= section.len() {
+            found.extend(section.drain(..).map(|(i, t)| (i, (level + 1).min(6), t)));
+        }
+        section.clear();
+        *holding = 0;
+    };
+    for (i, b) in blocks.iter().enumerate() {
+        match b {
+            Block::Heading { level: l, .. } => {
+                flush(&mut section, &mut holding, &mut found, level);
+                level = *l;
+            }
+            Block::Item {
+                depth: 0,
+                checked: Some(ticked),
+                span,
+                ..
+            } => {
+                let first = source[span.clone()].lines().next().unwrap_or_default();
+                let name = super::outline::item_label(first).trim().replace("**", "");
+                if name.is_empty() {
+                    continue;
+                }
+                // `Setup @DONE`: a done word on the item is its tick.
+                let (name, marked) = super::completion::strip_done_marks(&name);
+                let mark = if *ticked || marked { "[x]" } else { "[ ]" };
+                section.push((i, format!("{} {mark}", name.trim())));
+                let nested_box = blocks[i + 1..]
+                    .iter()
+                    .take_while(|b| matches!(b, Block::Item { depth, .. } if *depth > 0))
+                    .any(|b| matches!(b, Block::Item { checked: Some(_), .. }));
+                holding += usize::from(nested_box);
+            }
+            _ => {}
+        }
+    }
+    flush(&mut section, &mut holding, &mut found, level);
+    for (i, level, text) in found {
+        super::outline::into_heading(&mut blocks, i, level, text);
+    }
+    blocks
+}
