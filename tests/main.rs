@@ -42,6 +42,7 @@ mod test_plan_judgement;
 mod test_plan_levels;
 mod test_plan_marks;
 mod test_plan_props;
+mod test_plan_sections;
 mod test_plan_shapes;
 mod test_plan_shapes_order;
 mod test_plan_tool_props;

@@ -52,7 +52,15 @@ pub(super) fn promote_checklist_tree(source: &str, mut blocks: Vec<Block>) -> Ve
                 let nested_box = blocks[i + 1..]
                     .iter()
                     .take_while(|b| matches!(b, Block::Item { depth, .. } if *depth > 0))
-                    .any(|b| matches!(b, Block::Item { checked: Some(_), .. }));
+                    .any(|b| {
+                        matches!(
+                            b,
+                            Block::Item {
+                                checked: Some(_),
+                                ..
+                            }
+                        )
+                    });
                 holding += usize::from(nested_box);
             }
             _ => {}

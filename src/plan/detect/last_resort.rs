@@ -31,7 +31,7 @@ pub(super) fn guess(plan: &Plan) -> Warning {
         return Warning {
             code: "reading::checklist_tree".into(),
             message: format!(
-                "nothing else reads as work: {n} top-level checklist item{} read as the steps, the items nested under each as its tasks",
+                "no heading names a step: {n} top-level checklist item{} read as the steps, the items nested under each as its tasks",
                 if n == 1 { "" } else { "s" },
             ),
             help,

@@ -129,6 +129,18 @@ pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
 pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan, Vec<Problem>> {
     let problems = match parse_once(source, ctx, strict, false) {
         Err(problems) if problems.iter().any(|p| p.code == ProblemCode::NoSprints) => problems,
+        // One checklist for the whole plan says little about its steps: a
+        // checklist tree in it is finer (see `checklist_tree`).
+        Ok(plan) if one_checklist(&plan) => {
+            return Ok(match parse_once(source, ctx, strict, true) {
+                Ok(mut tree) if tree.sprint_total() > 1 && one_source_checklists(&tree) => {
+                    let guess = last_resort::guess(&tree);
+                    tree.guesses.push(guess);
+                    tree
+                }
+                _ => plan,
+            })
+        }
         read => return read,
     };
     // The last reading tried before a refusal (see `last_resort`).
@@ -138,6 +150,15 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     let guess = last_resort::guess(&plan);
     plan.guesses.push(guess);
     Ok(plan)
+}
+
+/// A plan read as one sprint, from one heading holding a checklist.
+fn one_checklist(plan: &Plan) -> bool {
+    plan.sprint_total() == 1 && one_source_checklists(plan)
+}
+
+fn one_source_checklists(plan: &Plan) -> bool {
+    plan.detection.sprints == [SprintSource::Checklists]
 }
 
 fn parse_once(

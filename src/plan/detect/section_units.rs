@@ -32,7 +32,11 @@ pub(super) fn split_by_section_fields(doc: &Doc, units: &mut Vec<RawUnit>) -> bo
     // Each sprint's section: the nearest heading above it stating a wait.
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
     for (k, s) in unit.sprints.iter().enumerate() {
-        let Some(at) = doc.blocks.iter().position(|b| b.span().start == s.span.start) else {
+        let Some(at) = doc
+            .blocks
+            .iter()
+            .position(|b| b.span().start == s.span.start)
+        else {
             return false;
         };
         let mut up = doc.parent[at];
@@ -57,7 +61,10 @@ pub(super) fn split_by_section_fields(doc: &Doc, units: &mut Vec<RawUnit>) -> bo
     }
     let names: Vec<String> = groups
         .iter()
-        .map(|(g, _)| doc.heading(*g).map_or_else(String::new, |(_, t, _)| clean_name(t)))
+        .map(|(g, _)| {
+            doc.heading(*g)
+                .map_or_else(String::new, |(_, t, _)| clean_name(t))
+        })
         .collect();
     let mut split = Vec::new();
     for (k, (g, members)) in groups.iter().enumerate() {

@@ -496,7 +496,7 @@ fn in_scope(
         });
         // A mark on the heading (`Ship [x]`, `Design ✅`) counts while none
         // of its own items is open.
-        let open_item = doc.own_blocks(i).any(|j| {
+        let open_item = doc.section(i).any(|j| {
             matches!(
                 doc.blocks[j],
                 Block::Item {
@@ -513,11 +513,19 @@ fn in_scope(
         sprint.origin = Origin::new(doc.line(span.start), "heading holding `- [ ]` items");
         sprints.push(RawSprint { id, span, sprint });
     }
-    if !sprints.is_empty() {
+    // 6. Numbered headings without a sprint word (a guess); also over a lone
+    // checklist, which says less of the plan's steps than three or more
+    // numbered headings do (`### T.1 — Backend tests ✅` beside one box),
+    // unless the checklist is the plan's only mark of finished work (a
+    // ticked `### To-dos` restating the steps).
+    let numbered = super::numbered::numbered_sprints(doc, scope_all.clone());
+    let only_done_mark = || {
+        sprints.iter().any(|s| s.sprint.done.is_some())
+            && numbered.iter().all(|s| s.sprint.done.is_none())
+    };
+    if !sprints.is_empty() && (sprints.len() > 1 || numbered.len() < 3 || only_done_mark()) {
         return (sprints, Some(SprintSource::Checklists));
     }
-    // 6. Numbered headings without a sprint word (a guess).
-    let numbered = super::numbered::numbered_sprints(doc, scope_all.clone());
     if !numbered.is_empty() {
         return (numbered, Some(SprintSource::Numbered));
     }

@@ -89,6 +89,16 @@ fn numbered_part<'t>(text: &'t str, id: &SprintId) -> Option<&'t str> {
 /// freeze`, `FE-12: Dashboard`, `INF-3 Exit checklist`).
 fn coded_heading(text: &str) -> bool {
     let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    // `T001 — Create the monorepo`: a task id of a letter or few and three
+    // digits or more, with no dash.
+    let letters = t.chars().take_while(char::is_ascii_uppercase).count();
+    let digits = t[letters..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .count();
+    if (1..=4).contains(&letters) && digits >= 3 && t[letters + digits..].starts_with([' ', ':']) {
+        return true;
+    }
     let Some((letters, rest)) = t.split_once('-') else {
         return false;
     };
@@ -187,10 +197,14 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
         // A phase with exit criteria of its own (`### Acceptance
         // Criteria` beside `### 1.1`, `### 1.2`) is checked as a whole:
         // the phase is the sprint and its numbered parts are its tasks.
-        let checked_whole = children.iter().any(|&j| {
-            doc.heading(j)
-                .is_some_and(|(_, t, _)| criteria_label(t) == Some(Label::Exit))
-        });
+        // The plan's title read as its one sprint (`# M1 — Foundations`)
+        // has the plan's criteria, not a phase's.
+        let the_whole_plan = at.len() == 1 && doc.heading(i).is_some_and(|(l, _, _)| l == 1);
+        let checked_whole = !the_whole_plan
+            && children.iter().any(|&j| {
+                doc.heading(j)
+                    .is_some_and(|(_, t, _)| criteria_label(t) == Some(Label::Exit))
+            });
         // Headings that open with a box (`### [x] Bootstrap the app`,
         // `### [ ] Add the history API`), two or more at any depth: steps
         // the author ticks one by one; the first boxed level counts.

@@ -1,0 +1,119 @@
+//! First-sight plans whose work is read from how their sections and lists
+//! nest: a checklist tree, groups named by a state, sections about the
+//! plan, sections that state what they wait for, task specs under the
+//! plan's title, lettered items beside a lone checklist. Each has a `plan
+//! --format json` snapshot and the fact a person reads in it asserted.
+
+use crate::common::plan_json::*;
+
+json_snapshots! {
+    "first_sight_":
+    checklist_tree => "first-sight-checklist-tree",
+    section_tree => "first-sight-section-tree",
+    state_buckets => "first-sight-state-buckets",
+    work_left => "first-sight-work-left",
+    section_waits => "first-sight-section-waits",
+    title_tasks => "first-sight-title-tasks",
+    lone_checklist => "first-sight-lone-checklist",
+}
+
+/// A plan that is one checklist tree: each top-level item a step, done
+/// by its box, its done word or all its sub-items, never with one open;
+/// said as a guess (the plan was refused).
+#[test]
+fn a_checklist_tree_is_read_item_by_item() {
+    let (status, v, _) = json("first-sight-checklist-tree");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        sprint_names(&v, 0),
+        [
+            "Project scaffolding (folders, config files)",
+            "Requirements phase",
+            "Design phase",
+            "Build phase",
+            "Release"
+        ]
+    );
+    assert_eq!(sprints_done(&v, 0), [true, true, true, false, false]);
+    assert!(
+        codes(&v, "guesses").contains(&"reading::checklist_tree".to_string()),
+        "{v}"
+    );
+}
+
+/// The plan's one section holds a checklist tree: its top-level items are
+/// the steps (it was one open sprint, finished work redone).
+#[test]
+fn a_lone_section_holding_a_checklist_tree_is_read_item_by_item() {
+    let (status, v, _) = json("first-sight-section-tree");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprints_done(&v, 0), [true, false, true, false]);
+}
+
+/// `### ✅ Completed` / `### In Progress` under `## Current Sprint` sort
+/// that sprint's items: it is one open step, not a done one beside open
+/// ones; `## Future Enhancements` holds no work (it was: open work in a
+/// sprint read as done, a wishlist dispatched).
+#[test]
+fn groups_named_by_a_state_are_their_sections_items() {
+    let (status, v, _) = json("first-sight-state-buckets");
+    assert_eq!(status, 0, "{v}");
+    let names = sprint_names(&v, 0);
+    assert_eq!(names.len(), 3, "{v}");
+    assert!(names[0].contains("Current Sprint (Week 1)"), "{v}");
+    assert_eq!(sprints_done(&v, 0), [false, false, false]);
+    assert!(!names.iter().any(|n| n == "Features" || n == "Performance"));
+}
+
+/// `Status: Implemented, needs hardening` names work left: not done.
+#[test]
+fn a_status_naming_work_left_is_not_done() {
+    let (status, v, _) = json("first-sight-work-left");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprints_done(&v, 0), [true, false, false]);
+}
+
+/// Sections that each say what they wait for (`**Dependencies**: Track
+/// A`, `None`, `Tracks A-C`) are units ordered so (they were one
+/// sequence of every task).
+#[test]
+fn sections_that_state_their_waits_are_units() {
+    let (status, v, _) = json("first-sight-section-waits");
+    assert_eq!(status, 0, "{v}");
+    let units = v["units"].as_array().expect("units");
+    assert_eq!(units.len(), 4, "{v}");
+    assert_eq!(units[0]["deps"], serde_json::json!([]));
+    assert_eq!(units[1]["deps"], serde_json::json!([]));
+    assert_eq!(
+        units[2]["deps"],
+        serde_json::json!(["Track A: Infrastructure"])
+    );
+    assert_eq!(
+        units[3]["deps"],
+        serde_json::json!([
+            "Track A: Infrastructure",
+            "Track B: Models",
+            "Track C: Adapters"
+        ])
+    );
+    assert_eq!(sprints_done(&v, 0), [true, false]);
+}
+
+/// `## T001 — …` task specs under a `# M1 — …` title are the steps, even
+/// beside the plan's `## Exit criteria` (they were one sprint).
+#[test]
+fn task_specs_under_the_title_are_the_steps() {
+    let (status, v, _) = json("first-sight-title-tasks");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_names(&v, 0).len(), 3, "{v}");
+    assert_eq!(sprints_done(&v, 0), [true, true, false]);
+}
+
+/// Lettered items (`### T.1 — … ✅ DONE`) beside one checklist are the
+/// steps, not that checklist alone (it was the only sprint).
+#[test]
+fn lettered_items_beside_a_lone_checklist_are_the_steps() {
+    let (status, v, _) = json("first-sight-lone-checklist");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprints_done(&v, 0), [true, true, true, false, false]);
+}
