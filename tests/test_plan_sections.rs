@@ -4,6 +4,8 @@
 //! plan's title, lettered items beside a lone checklist. Each has a `plan
 //! --format json` snapshot and the fact a person reads in it asserted.
 
+use serde_json::Value;
+
 use crate::common::plan_json::*;
 
 json_snapshots! {
@@ -15,6 +17,7 @@ json_snapshots! {
     section_waits => "first-sight-section-waits",
     title_tasks => "first-sight-title-tasks",
     lone_checklist => "first-sight-lone-checklist",
+    inner_streams => "first-sight-inner-streams",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -97,6 +100,28 @@ fn sections_that_state_their_waits_are_units() {
         ])
     );
     assert_eq!(sprints_done(&v, 0), [true, false]);
+}
+
+/// Streams inside phases that each state what they wait for, on the line
+/// or in the items below it, are units of one sprint each; an item that
+/// only says what may run beside it names no wait (they were one sequence
+/// of phases).
+#[test]
+fn streams_that_state_their_waits_are_units() {
+    let (status, v, _) = json("first-sight-inner-streams");
+    assert_eq!(status, 0, "{v}");
+    let units = v["units"].as_array().expect("units");
+    let deps: Vec<Value> = units.iter().map(|u| u["deps"].clone()).collect();
+    assert_eq!(
+        deps,
+        [
+            serde_json::json!([]),
+            serde_json::json!([]),
+            serde_json::json!([]),
+            serde_json::json!(["Stream C: Phase definitions"]),
+            serde_json::json!(["Stream A: Task dependencies"]),
+        ]
+    );
 }
 
 /// `## T001 — …` task specs under a `# M1 — …` title are the steps, even
