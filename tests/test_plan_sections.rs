@@ -18,6 +18,8 @@ json_snapshots! {
     title_tasks => "first-sight-title-tasks",
     lone_checklist => "first-sight-lone-checklist",
     inner_streams => "first-sight-inner-streams",
+    board_table => "first-sight-board-table",
+    tracker_table => "first-sight-tracker-table",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -141,4 +143,39 @@ fn lettered_items_beside_a_lone_checklist_are_the_steps() {
     let (status, v, _) = json("first-sight-lone-checklist");
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprints_done(&v, 0), [true, true, true, false, false]);
+}
+
+/// A board exported as one `| To Do | In Progress | Done |` table: each
+/// card a step, column by column, done in the `Done` column (the plan was
+/// refused).
+#[test]
+fn a_board_table_is_read_card_by_card() {
+    let (status, v, _) = json("first-sight-board-table");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        sprints_done(&v, 0),
+        [false, false, false, true, true, true],
+        "{v}"
+    );
+    assert_eq!(sprint_names(&v, 0)[2], "task-9.1 - Board milestone view");
+}
+
+/// A tracker table keyed by ids (`| Plan | Title | … | Depends on | Status
+/// |`), taken for a unit table by its `Title` column, is a graph of steps:
+/// a note opening with an id waits for it, a note naming no id waits for
+/// nothing (the plan was refused).
+#[test]
+fn a_tracker_table_keyed_by_ids_is_a_graph_of_steps() {
+    let (status, v, _) = json("first-sight-tracker-table");
+    assert_eq!(status, 0, "{v}");
+    let units = v["units"].as_array().expect("units");
+    assert_eq!(units.len(), 5, "{v}");
+    assert_eq!(units[1]["deps"], serde_json::json!(["Fix scope totals"]));
+    assert_eq!(units[2]["deps"], serde_json::json!([]));
+    assert_eq!(units[3]["deps"], serde_json::json!(["Bounded timelines"]));
+    let done: Vec<bool> = units
+        .iter()
+        .map(|u| !u["sprints"][0]["done"].is_null())
+        .collect();
+    assert_eq!(done, [true, true, true, false, false]);
 }

@@ -16,6 +16,22 @@ pub(super) fn guess(plan: &Plan) -> Warning {
         .next()
         .map_or(0, |s| s.origin.line);
     let help = "check the reading with `git supervisor plan`, or give each step a heading".into();
+    let board = plan
+        .units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .any(|s| s.origin.rule.contains("board"));
+    if board {
+        return Warning {
+            code: "reading::table_rows".into(),
+            message: format!(
+                "nothing else reads as work: the cards of a board are read as {n} step{}, column by column, those in a column of finished work done",
+                if n == 1 { "" } else { "s" },
+            ),
+            help,
+            line,
+        };
+    }
     if plan.detection.sprints.contains(&SprintSource::TableRows) {
         return Warning {
             code: "reading::table_rows".into(),

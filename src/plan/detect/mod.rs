@@ -202,7 +202,29 @@ fn parse_once(
         _ => None,
     });
 
-    let (mut raw_units, unit_source) = detect_units(&doc, title.as_deref(), ctx, &mut problems);
+    let (mut raw_units, mut unit_source) = detect_units(&doc, title.as_deref(), ctx, &mut problems);
+    // The last reading: a table of work taken for a unit table (its
+    // `Title` column) whose rows lead to no sprints is the plan's steps.
+    if any_bold_item && matches!(unit_source, UnitSource::Table { .. }) {
+        let lost = raw_units
+            .iter()
+            .all(|u| u.scope.is_empty() && u.heads.is_none());
+        if lost
+            && !work_table::table_sprints(&doc, 0..doc.blocks.len())
+                .sprints
+                .is_empty()
+        {
+            let name = title
+                .clone()
+                .filter(|t| !t.is_empty())
+                .unwrap_or_else(|| ctx.dir_name.clone());
+            let mut unit = RawUnit::new(name, 0..0, 0..doc.blocks.len());
+            unit.rule = "single unit: the plan's title (its table is a table of work)".into();
+            raw_units = vec![unit];
+            unit_source = UnitSource::Single;
+            problems.clear();
+        }
+    }
     let mut sprint_sources = Vec::new();
     let mut table_deps = None;
     for unit in &mut raw_units {

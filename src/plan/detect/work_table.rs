@@ -74,12 +74,12 @@ struct Group<'r> {
 }
 
 fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> TableWork {
-    let Some(key_col) = header
-        .iter()
-        .position(|h| super::locale::column_step_word(&h.text).is_some())
-    else {
-        return TableWork::default();
-    };
+    if let Some(cards) = board_cards(doc, header, rows) {
+        return TableWork {
+            sprints: cards,
+            deps: None,
+        };
+    }
     let text = |r: &Row, c: usize| r.cells.get(c).map_or(String::new(), |x| cell_text(&x.text));
     // Rows of dashes inside the table (`|----|----|`) divide it, nothing
     // more; a line of one cell under a wider table is a paragraph Markdown
@@ -94,6 +94,13 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> TableWork {
         })
         .collect();
     let status_col = column_where(header, super::completion::is_status_key);
+    let Some(key_col) = header
+        .iter()
+        .position(|h| super::locale::column_step_word(&h.text).is_some())
+        .or_else(|| status_col.and_then(|sc| id_column(header, &rows, sc)))
+    else {
+        return TableWork::default();
+    };
     let name_col = name_column(header, &rows, key_col, status_col);
     let numbered = |k: &str| {
         k.chars()
@@ -185,6 +192,74 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> TableWork {
     TableWork { sprints: out, deps }
 }
 
+/// A tracker's id column (`| Plan | Title | Status |` keyed `001`, `002`,
+/// or `T-1`, `TASK-3`), in a table with a status column: the first column
+/// whose every value is an id of its own.
+fn id_column(header: &[Cell], rows: &[&Row], status: usize) -> Option<usize> {
+    let id = |v: &str| {
+        let letters = v.chars().take_while(char::is_ascii_alphabetic).count();
+        let rest = v[letters..].trim_start_matches(['-', '_']);
+        letters <= 6
+            && !rest.is_empty()
+            && rest.starts_with(|c: char| c.is_ascii_digit())
+            && rest.chars().all(|c| c.is_ascii_digit() || c == '.')
+    };
+    (0..header.len()).filter(|&c| c != status).find(|&c| {
+        let values: Vec<String> = rows
+            .iter()
+            .map(|r| r.cells.get(c).map_or(String::new(), |x| cell_text(&x.text)))
+            .collect();
+        let distinct = values
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        values.len() >= 2 && distinct == values.len() && values.iter().all(|v| id(v))
+    })
+}
+
+/// A board (`| To Do | In Progress | Done |`): every column named by a
+/// state, every card in it a step, column by column; a card in a column of
+/// finished work is done.
+fn board_cards(doc: &Doc, header: &[Cell], rows: &[Row]) -> Option<Vec<RawSprint>> {
+    let states = header.len() >= 2
+        && header
+            .iter()
+            .all(|h| super::units::sections::is_status_group(&cell_text(&h.text)));
+    if !states {
+        return None;
+    }
+    let mut out = Vec::new();
+    for (c, h) in header.iter().enumerate() {
+        let column = cell_text(&h.text);
+        let done = super::completion::opens_with_done_word(&column.to_lowercase());
+        for r in rows {
+            let Some(cell) = r.cells.get(c) else {
+                continue;
+            };
+            // `└─ task-24.1`: a card's sub-card is a card too.
+            let name = cell_text(cell_text(&cell.text).trim_start_matches(['└', '─', ' ']));
+            if name.trim_matches(['-', ':', ' ']).is_empty() {
+                continue;
+            }
+            let id = SprintId::whole(out.len() as u32 + 1);
+            let mut sprint = blank_sprint(id.clone(), &clean_name(&name), name.clone());
+            sprint.tasks = vec![name.clone()];
+            sprint.done = done
+                .then(|| format!("marked complete in the plan (on the board under `{column}`)"));
+            sprint.origin = Origin::new(
+                doc.line(r.span.start),
+                "a card of a board of work (a guess)",
+            );
+            out.push(RawSprint {
+                id,
+                span: r.span.clone(),
+                sprint,
+            });
+        }
+    }
+    (out.len() >= 2).then_some(out)
+}
+
 /// Per step, the steps its dependency cells name by key or by name; none
 /// when the table has no such column or it names no step.
 fn dependencies(
@@ -214,7 +289,9 @@ fn dependencies(
             let mut waits: Vec<String> = Vec::new();
             for r in &g.rows {
                 for word in text(r, col).split([',', ';', '&', '/']) {
-                    if let Some(j) = find(word).filter(|&j| j != k) {
+                    // `010 shared output dispatcher`: a key opening a note.
+                    let first = word.split_whitespace().next().unwrap_or_default();
+                    if let Some(j) = find(word).or_else(|| find(first)).filter(|&j| j != k) {
                         let name = names[j].to_string();
                         if !waits.contains(&name) {
                             waits.push(name);
