@@ -20,6 +20,7 @@ json_snapshots! {
     inner_streams => "first-sight-inner-streams",
     board_table => "first-sight-board-table",
     tracker_table => "first-sight-tracker-table",
+    coded_index => "first-sight-coded-index",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -178,4 +179,23 @@ fn a_tracker_table_keyed_by_ids_is_a_graph_of_steps() {
         .map(|u| !u["sprints"][0]["done"].is_null())
         .collect();
     assert_eq!(done, [true, true, true, false, false]);
+}
+
+/// Coded steps indexed by a table with a `Depends on` column: each runs
+/// when what its cell names is done (`IP-16`, outside the plan, holds
+/// nothing back), and each row's step keeps the text of its own section
+/// (the steps ran in one sequence, their sections' work not in them).
+#[test]
+fn an_index_table_of_coded_steps_orders_them_and_keeps_their_sections() {
+    let (status, v, _) = json("first-sight-coded-index");
+    assert_eq!(status, 0, "{v}");
+    let units = v["units"].as_array().expect("units");
+    assert_eq!(units.len(), 4, "{v}");
+    assert_eq!(units[0]["deps"], serde_json::json!([]));
+    assert_eq!(units[2]["deps"], serde_json::json!([]));
+    assert_eq!(
+        units[3]["deps"],
+        serde_json::json!(["IP-18: Grants as operations", "IP-19: Rolling windows"])
+    );
+    assert_eq!(v["tally"]["in_sprints"], 5, "{v}");
 }

@@ -643,3 +643,28 @@ fn reads_as_prerequisite(dep: &str) -> bool {
             >= 2;
     words >= 2 || version
 }
+
+/// The names of a table's column of what each row waits for (`| Depends
+/// On |`, `| Blocked by |`, `| Abhängigkeiten |`, `| 依赖 |`).
+pub(super) const DEPENDENCY_COLUMNS: &[&str] = &[
+    "depends on",
+    "depends",
+    "dependencies",
+    "dependency",
+    "deps",
+    "blocked by",
+    "requires",
+    "after",
+    "abhängigkeiten",
+    "abhängig von",
+    "dependencias",
+    "dependências",
+    "depende de",
+    "dépendances",
+    "dépend de",
+    "зависимости",
+    "зависит от",
+    "依赖",
+    "前置",
+    "前置任务",
+];

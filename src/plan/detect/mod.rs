@@ -30,6 +30,7 @@ mod gantt;
 mod group_items;
 mod guesses;
 mod headings;
+mod index_graph;
 mod last_resort;
 mod levels;
 mod locale;

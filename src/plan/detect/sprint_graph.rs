@@ -9,6 +9,7 @@
 //! Steps that each write a `Dependencies:` line are read in
 //! `dependency_lines`.
 
+use super::dependencies::DEPENDENCY_COLUMNS;
 use super::done_elsewhere::todos;
 use super::Block;
 use super::Doc;
@@ -33,6 +34,11 @@ pub(super) fn split_by_stated_order(doc: &Doc, units: &mut Vec<RawUnit>) -> bool
         .or_else(|| from_dependency_lines(doc, unit))
         .or_else(|| from_table_dependencies(doc, unit))
         .or_else(|| from_index_table(doc, unit))
+        .or_else(|| {
+            super::index_graph::from_coded_index(doc, unit, |names, waits, why| {
+                units_of(doc, unit, names, waits, why)
+            })
+        })
         .or_else(|| from_tickets(doc, unit));
     let found = split.is_some();
     if let Some(split) = split {
@@ -543,15 +549,6 @@ fn from_dependency_lines(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
     let why = "a step of its own: each step's `Dependencies:` line names what it waits for";
     Some(units_of(doc, unit, &names, &waits, why))
 }
-
-/// The names of a table's column of what each row waits for.
-const DEPENDENCY_COLUMNS: &[&str] = &[
-    "dependencies",
-    "depends on",
-    "depends",
-    "deps",
-    "blocked by",
-];
 
 /// Sprints read from the rows of a table with a Dependencies column (a
 /// Taskmaster export: `| 4 | Repository UI | done | 2, 3 |`): each row

@@ -119,3 +119,18 @@ pub(super) fn table_row_done(status: &str) -> Option<String> {
         )
     })
 }
+
+/// The heading of the section a coded row's step has of its own (`## IP-17
+/// — Boolean entitlements` for row `IP-17`): the one heading in `scope`
+/// whose text opens with the code.
+pub(super) fn section_of(doc: &Doc, scope: std::ops::Range<usize>, code: &str) -> Option<usize> {
+    let mut found = scope.filter(|&i| {
+        doc.heading(i).is_some_and(|(_, t, _)| {
+            let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
+            t.strip_prefix(code)
+                .is_some_and(|r| r.is_empty() || r.starts_with([' ', ':', '.', '—', '–', ')', '`']))
+        })
+    });
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}

@@ -291,7 +291,23 @@ fn in_scope(
                 .collect();
             let task_type = parse_task_type(&cell(type_col))
                 .unwrap_or_else(|| classify_task_type(&name, &tasks));
-            let body = doc.source[row.span.clone()].to_string();
+            let mut body = doc.source[row.span.clone()].to_string();
+            let mut tasks = tasks;
+            let mut exit = exit;
+            let mut done = table_row_done(&cell(status_col));
+            // The row's step written out in a section of its own: its text
+            // is the step's, the row its index entry.
+            if let Some(h) =
+                code.and_then(|c| super::sprint_table::section_of(doc, scope.clone(), c))
+            {
+                let own = read_sprint(doc, h, id.clone(), name.clone());
+                tasks.extend(own.tasks);
+                if exit.is_empty() {
+                    exit = own.exit;
+                }
+                body.push_str(&own.body);
+                done = done.or_else(|| done_evidence(doc, h, false));
+            }
             sprints.push(RawSprint {
                 id: id.clone(),
                 span: row.span.clone(),
@@ -304,7 +320,7 @@ fn in_scope(
                     exit,
                     files: code_paths(&body),
                     body,
-                    done: table_row_done(&cell(status_col)),
+                    done,
                     origin: Origin::new(doc.line(row.span.start), "sprint table row"),
                 },
             });

@@ -12,6 +12,7 @@
 //! The first table of the plan that reads as two or more steps is the
 //! plan's steps; the reading is a guess `start` asks about.
 
+use super::dependencies::DEPENDENCY_COLUMNS;
 use super::sprints::blank_sprint;
 use super::*;
 
@@ -55,17 +56,6 @@ pub(super) fn units_by_dependencies(unit: RawUnit, deps: Vec<Vec<String>>) -> Ve
         })
         .collect()
 }
-
-/// `| Depends On |`, `| Dependencies |`, `| Blocked by |`.
-const DEPENDENCY_COLUMNS: &[&str] = &[
-    "depends on",
-    "dependencies",
-    "dependency",
-    "deps",
-    "blocked by",
-    "requires",
-    "after",
-];
 
 /// One step read from a table: its rows, and the key they share.
 struct Group<'r> {

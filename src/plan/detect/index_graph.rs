@@ -1,0 +1,105 @@
+//! A plan of coded steps (`## IP-17 — Boolean entitlements`) with an index
+//! table that lists every step by its code and says what each waits for
+//! (`| IP-18 | … | IP-17 | BLOCKED |`): each step runs as a unit of its own,
+//! waiting for the steps its cell names. A code the plan does not hold
+//! (`IP-16`, a finished earlier phase) orders nothing in it; every named
+//! step must come earlier, or the plan stays one sequence.
+
+use super::dependencies::DEPENDENCY_COLUMNS;
+use super::*;
+
+/// `IP-17` of `IP-17: Boolean entitlements`: a code of capitals, a dash and
+/// a number opening a name.
+fn code_of(text: &str) -> Option<String> {
+    let t = text.trim().trim_matches(['`', '*']).trim_start_matches('`');
+    let letters = t.chars().take_while(char::is_ascii_uppercase).count();
+    let rest = t[letters..].strip_prefix(['-', '_'])?;
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let end = letters + 1 + digits;
+    let after = &t[end..];
+    ((1..=6).contains(&letters)
+        && digits > 0
+        && (after.is_empty() || after.starts_with([' ', ':', '.', '`', ','])))
+    .then(|| t[..end].to_string())
+}
+
+/// The codes a dependency cell names, each part's first word (`IP-18`,
+/// `IP-19` of `` `IP-18`, `IP-19` ``).
+fn named_codes(cell: &str) -> Vec<String> {
+    cell.split([',', ';', '&', '/'])
+        .flat_map(|p| p.split(" and "))
+        .filter_map(|p| code_of(p.split_whitespace().next().unwrap_or_default()))
+        .collect()
+}
+
+/// One unit per coded step, ordered by the index table's dependency
+/// column.
+pub(super) fn from_coded_index(
+    doc: &Doc,
+    unit: &RawUnit,
+    units_of: impl Fn(&[String], &[Vec<usize>], &str) -> Vec<RawUnit>,
+) -> Option<Vec<RawUnit>> {
+    if unit.sprints.len() < 3 {
+        return None;
+    }
+    let codes: Vec<String> = unit
+        .sprints
+        .iter()
+        .map(|s| code_of(&s.sprint.name))
+        .collect::<Option<_>>()?;
+    doc.blocks.iter().find_map(|b| {
+        let Block::Table { header, rows, .. } = b else {
+            return None;
+        };
+        let col = column(header, DEPENDENCY_COLUMNS)?;
+        let mut listed: Vec<(usize, Vec<String>)> = Vec::with_capacity(rows.len());
+        for row in rows {
+            let code = code_of(&row.cells.first()?.text)?;
+            let at = codes.iter().position(|c| *c == code)?;
+            let cell = row.cells.get(col).map_or("", |c| c.text.as_str());
+            listed.push((at, named_codes(cell)));
+        }
+        if listed.len() != codes.len() {
+            return None;
+        }
+        let mut waits = vec![Vec::new(); codes.len()];
+        for (at, named) in listed {
+            for code in named {
+                // A code the plan does not hold is work outside it.
+                let Some(on) = codes.iter().position(|c| *c == code) else {
+                    continue;
+                };
+                if on >= at {
+                    return None;
+                }
+                waits[at].push(on);
+            }
+        }
+        if !super::dependency_lines::at_once(&waits) {
+            return None;
+        }
+        let names: Vec<String> = unit.sprints.iter().map(|s| s.sprint.name.clone()).collect();
+        let why = format!(
+            "a step of its own: the index table's dependency column (line {}) orders the steps",
+            doc.line(b.span().start)
+        );
+        Some(units_of(&names, &waits, &why))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_open_names_and_cells() {
+        assert_eq!(
+            code_of("IP-17: Boolean entitlements").as_deref(),
+            Some("IP-17")
+        );
+        assert_eq!(code_of("`IP-16`").as_deref(), Some("IP-16"));
+        assert_eq!(code_of("Phase 1"), None);
+        assert_eq!(named_codes("`IP-18`, `IP-19`"), ["IP-18", "IP-19"]);
+        assert!(named_codes("—").is_empty());
+    }
+}
