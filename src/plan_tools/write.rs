@@ -40,9 +40,17 @@ fn regenerated(heading: &str, body: &str, plan: &Plan) -> bool {
         let n = u.name.to_lowercase();
         h == n || super::analysis::has_phrase(&h, &n)
     });
+    // A section read as a sprint (`## T001 — Create the monorepo`) is
+    // written as that sprint.
+    let read_as_sprint = plan
+        .units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .any(|s| h.ends_with(&s.name.to_lowercase()) && s.name.chars().count() >= 8);
     // Sprint headings in any of the words the parser reads (Sortie, Phase,
     // Step, …) and headings about a sprint are regenerated too.
-    let sprint_inside = crate::plan::detect::is_work_heading(heading.trim_start_matches('#'))
+    let sprint_inside = read_as_sprint
+        || crate::plan::detect::is_work_heading(heading.trim_start_matches('#'))
         || body.lines().any(|l| {
             let t = l.trim_start_matches('#').trim().to_lowercase();
             l.starts_with('#')

@@ -23,6 +23,7 @@ mod criteria;
 mod dependencies;
 mod dependency_lines;
 mod dialect;
+mod doc;
 mod done_elsewhere;
 mod elsewhere;
 mod fences;
@@ -64,6 +65,7 @@ mod work_table;
 pub(crate) use completion::strip_done_marks;
 pub(crate) use criteria::classify_criterion;
 pub(crate) use criteria::inline_code;
+use doc::Doc;
 pub(crate) use headings::tidy_name;
 pub(crate) use task_types::classify_task_type;
 
@@ -130,17 +132,24 @@ pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
 pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan, Vec<Problem>> {
     let problems = match parse_once(source, ctx, strict, false) {
         Err(problems) if problems.iter().any(|p| p.code == ProblemCode::NoSprints) => problems,
-        // One checklist for the whole plan says little about its steps: a
-        // checklist tree in it is finer (see `checklist_tree`).
-        Ok(plan) if one_checklist(&plan) => {
+        // One step for the whole plan says little about its steps: a
+        // checklist tree or a table of work in it is finer (see
+        // `checklist_tree`, `work_table`).
+        Ok(plan) if one_step(&plan) => {
             return Ok(match parse_once(source, ctx, strict, true) {
-                Ok(mut tree) if tree.sprint_total() > 1 && one_source_checklists(&tree) => {
+                Ok(mut tree) if tree.sprint_total() > 1 && finer_reading(&tree) => {
                     let guess = last_resort::guess(&tree);
                     tree.guesses.push(guess);
                     tree
                 }
                 _ => plan,
             })
+        }
+        // A table of work read over a guess of numbered headings says so.
+        Ok(mut plan) if plan.detection.sprints.contains(&SprintSource::TableRows) => {
+            let guess = last_resort::guess(&plan);
+            plan.guesses.push(guess);
+            return Ok(plan);
         }
         read => return read,
     };
@@ -153,13 +162,19 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     Ok(plan)
 }
 
-/// A plan read as one sprint, from one heading holding a checklist.
-fn one_checklist(plan: &Plan) -> bool {
-    plan.sprint_total() == 1 && one_source_checklists(plan)
+/// A plan read as one sprint, one unit: its steps may be written finer
+/// (a checklist tree, a table of work).
+fn one_step(plan: &Plan) -> bool {
+    plan.sprint_total() == 1 && plan.units.len() == 1
 }
 
-fn one_source_checklists(plan: &Plan) -> bool {
-    plan.detection.sprints == [SprintSource::Checklists]
+/// A finer reading of a one-sprint plan: a checklist tree or a table's
+/// rows, not a guess of another kind.
+fn finer_reading(plan: &Plan) -> bool {
+    matches!(
+        plan.detection.sprints.as_slice(),
+        [SprintSource::Checklists] | [SprintSource::TableRows]
+    )
 }
 
 fn parse_once(
@@ -228,6 +243,7 @@ fn parse_once(
     }
     let mut sprint_sources = Vec::new();
     let mut table_deps = None;
+    let units_read = raw_units.len();
     for unit in &mut raw_units {
         let (mut sprints, mut source) = detect_sprints(
             &doc,
@@ -235,7 +251,24 @@ fn parse_once(
             unit.heads.as_deref(),
             &mut problems,
         );
-        if any_bold_item && sprints.is_empty() {
+        // A lone unit read as one step (its title, `# Phase 2.1 Taskboard`)
+        // may hold its steps in a table of work.
+        let lone = sprints.len() == 1 && units_read == 1;
+        // Numbered headings are a guess: the plan's one table of work,
+        // ordering its rows (`| TASK-003 | … | TASK-001 | DONE |`) and
+        // holding more steps, says more (`## 1. Task index` over it).
+        if source == Some(SprintSource::Numbered) {
+            let work = work_table::table_sprints(&doc, unit.scope.clone());
+            // One such table: of two, reading one would drop the other's.
+            if work.deps.is_some()
+                && work.sprints.len() > sprints.len()
+                && work_table::tables_of_work(&doc, unit.scope.clone()) == 1
+            {
+                table_deps = work.deps;
+                (sprints, source) = (work.sprints, Some(SprintSource::TableRows));
+            }
+        }
+        if any_bold_item && (sprints.is_empty() || lone) {
             let work = work_table::table_sprints(&doc, unit.scope.clone());
             if !work.sprints.is_empty() {
                 table_deps = work.deps;
@@ -418,257 +451,6 @@ pub(super) fn mask_frontmatter(source: &str) -> (String, BTreeMap<String, String
     }
     masked.push_str(&source[cut..]);
     (masked, values)
-}
-
-pub(super) struct Doc<'a> {
-    source: &'a str,
-    blocks: Vec<Block>,
-    /// For each block index that is a heading: one past the last block of its
-    /// section (the next heading of the same or a higher level).
-    section_end: Vec<usize>,
-    /// For each heading: the nearest enclosing heading.
-    parent: Vec<Option<usize>>,
-    /// Sprint headings of the plan's sprint word, by block index.
-    sprint_at: Vec<Option<SprintHeading>>,
-    /// Headings about a sprint (`Sprint 1 Success`), by block index.
-    about_at: Vec<Option<(String, About)>>,
-    /// The word the plan uses for its sprints, if it uses one.
-    word: Option<Word>,
-    /// Every word's headings, for diagnostics ("Sortie headings were seen").
-    seen: BTreeMap<Word, usize>,
-    /// Byte offset of each line start, for 1-based line numbers.
-    line_starts: Vec<usize>,
-}
-
-impl<'a> Doc<'a> {
-    fn new(source: &'a str, blocks: Vec<Block>) -> Self {
-        let mut section_end = vec![blocks.len(); blocks.len()];
-        // A stack of open headings gives every section's end in one pass.
-        let mut open: Vec<(usize, u8)> = Vec::new();
-        for (i, b) in blocks.iter().enumerate() {
-            if let Block::Heading { level, .. } = b {
-                while let Some(&(j, l)) = open.last() {
-                    if l >= *level {
-                        section_end[j] = i;
-                        open.pop();
-                    } else {
-                        break;
-                    }
-                }
-                open.push((i, *level));
-            }
-        }
-        let mut parent = vec![None; blocks.len()];
-        let mut open: Vec<(usize, u8)> = Vec::new();
-        let mut parsed: Vec<Option<Heading>> = vec![None; blocks.len()];
-        for (i, b) in blocks.iter().enumerate() {
-            if let Block::Heading { level, text, .. } = b {
-                while open.last().is_some_and(|&(_, l)| l >= *level) {
-                    open.pop();
-                }
-                parent[i] = open.last().map(|&(j, _)| j);
-                open.push((i, *level));
-                parsed[i] = parse_heading(text);
-            }
-        }
-        headings::drop_empty_versions(&blocks, &mut parsed);
-        let mut seen: BTreeMap<Word, usize> = BTreeMap::new();
-        for h in parsed.iter().flatten() {
-            if let Heading::Sprint(h) = h {
-                if !is_task_group_id(h.word, &h.id) {
-                    *seen.entry(h.word).or_default() += 1;
-                }
-            }
-        }
-        let word = sprint_word::choose_word(&blocks, &parent, &parsed, &seen);
-        let mut sprint_at = vec![None; blocks.len()];
-        let mut about_at = vec![None; blocks.len()];
-        for (i, h) in parsed.into_iter().enumerate() {
-            match h {
-                // `~~Phase 0: Alignment~~ ✂️ SKIPPED`: work the plan dropped
-                // is about that phase, not work to dispatch.
-                Some(Heading::Sprint(h))
-                    if Some(h.word) == word
-                        && matches!(&blocks[i], Block::Heading { text, .. } if completion::dropped(text)) =>
-                {
-                    about_at[i] = Some((h.id, About::Notes))
-                }
-                Some(Heading::Sprint(h))
-                    if Some(h.word) == word && !is_task_group_id(h.word, &h.id) =>
-                {
-                    sprint_at[i] = Some(h)
-                }
-                Some(Heading::About { word: w, id, about }) if Some(w) == word => {
-                    about_at[i] = Some((id, about))
-                }
-                _ => {}
-            }
-        }
-        restated::demote_restated(&blocks, &parent, &mut sprint_at, &mut about_at);
-        // No numbered sprint headings: the subsections of a `## Milestones`
-        // heading are the sprints, numbered in order.
-        let mut word = word;
-        if word.is_none() {
-            for i in 0..blocks.len() {
-                let Block::Heading { text, .. } = &blocks[i] else {
-                    continue;
-                };
-                let Some(w) = plural_word(text) else { continue };
-                // Sections about the plan (`## 概览`, `## Future`) are not
-                // its milestones.
-                let children: Vec<usize> = (i + 1..section_end[i])
-                    .filter(|&j| parent[j] == Some(i))
-                    .filter(|&j| match &blocks[j] {
-                        Block::Heading { text, .. } => !about_plan::describes_plan(text),
-                        _ => true,
-                    })
-                    .collect();
-                if children.len() < 2 {
-                    continue;
-                }
-                // A table of the steps under the heading (`| # | Status |
-                // Stage |`): its rows are the sprints, and the subsections
-                // are notes about them.
-                let first_child = children[0];
-                let tabled = blocks[i + 1..first_child].iter().any(|b| {
-                    matches!(b, Block::Table { header, rows, .. }
-                        if rows.len() >= 2 && sprints::is_sprint_table(header, rows))
-                });
-                if tabled {
-                    continue;
-                }
-                for (k, &j) in children.iter().enumerate() {
-                    if let Block::Heading { text, .. } = &blocks[j] {
-                        let (name, done) = strip_done_marks(text);
-                        sprint_at[j] = Some(SprintHeading {
-                            word: w,
-                            id: (k + 1).to_string(),
-                            name: clean_name(&name.replace('`', "")),
-                            done,
-                            bare: false,
-                        });
-                    }
-                }
-                word = Some(w);
-                break;
-            }
-        }
-        // Still none: `## Phase: Compatibility Fix`, `## Phase: MVP` — a
-        // sprint word and a colon, no number — at one level, at least two,
-        // are the sprints, numbered in order.
-        if word.is_none() {
-            let named: Vec<(usize, u8, Word, String, bool)> = blocks
-                .iter()
-                .enumerate()
-                .filter_map(|(i, b)| {
-                    let Block::Heading { level, text, .. } = b else {
-                        return None;
-                    };
-                    let (w, name, done) = headings::unnumbered(text)?;
-                    Some((i, *level, w, name, done))
-                })
-                .collect();
-            if let Some(&(_, level, w, _, _)) = named.first() {
-                let same: Vec<&(usize, u8, Word, String, bool)> = named
-                    .iter()
-                    .filter(|(_, l, nw, _, _)| *l == level && *nw == w)
-                    .collect();
-                if same.len() >= 2 {
-                    for (k, (i, _, _, name, done)) in same.into_iter().enumerate() {
-                        sprint_at[*i] = Some(SprintHeading {
-                            word: w,
-                            id: (k + 1).to_string(),
-                            name: clean_name(name),
-                            done: *done,
-                            bare: false,
-                        });
-                    }
-                    word = Some(w);
-                }
-            }
-        }
-        // A sprint heading holding sprint headings of the same word (`Phase
-        // A` holding `Phase A0`…) is a container: its leaves are the sprints.
-        // One with task lines of its own before its first inner sprint
-        // stays a sprint too: its own work is not dropped.
-        let mut next_sprint = blocks.len();
-        for i in (0..blocks.len()).rev() {
-            if sprint_at[i].is_some() {
-                let own_tasks = blocks[i + 1..next_sprint.min(section_end[i])]
-                    .iter()
-                    .take_while(|b| !matches!(b, Block::Heading { .. }))
-                    .any(|b| matches!(b, Block::Item { .. }));
-                if next_sprint < section_end[i] && !own_tasks {
-                    sprint_at[i] = None;
-                }
-                next_sprint = i;
-            }
-        }
-        let line_starts = std::iter::once(0)
-            .chain(source.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
-        Doc {
-            source,
-            blocks,
-            section_end,
-            parent,
-            sprint_at,
-            about_at,
-            word,
-            seen,
-            line_starts,
-        }
-    }
-
-    /// 1-based line of a byte offset.
-    fn line(&self, offset: usize) -> usize {
-        self.line_starts.partition_point(|&s| s <= offset)
-    }
-
-    fn is_sprint(&self, i: usize) -> bool {
-        self.sprint_at[i].is_some()
-    }
-
-    fn heading(&self, i: usize) -> Option<(u8, &str, &Span)> {
-        match &self.blocks[i] {
-            Block::Heading { level, text, span } => Some((*level, text.as_str(), span)),
-            _ => None,
-        }
-    }
-
-    /// Each heading's block index by where its text starts: a sprint's
-    /// span names its heading.
-    fn headings_by_start(&self) -> std::collections::HashMap<usize, usize> {
-        (0..self.blocks.len())
-            .filter(|&i| matches!(self.blocks[i], Block::Heading { .. }))
-            .map(|i| (self.blocks[i].span().start, i))
-            .collect()
-    }
-
-    /// Blocks of heading `i`'s section, after the heading itself.
-    fn section(&self, i: usize) -> std::ops::Range<usize> {
-        i + 1..self.section_end[i]
-    }
-
-    /// Source text from the heading to the end of its section.
-    fn section_text(&self, i: usize) -> &'a str {
-        let start = self.blocks[i].span().start;
-        let end = self
-            .blocks
-            .get(self.section_end[i])
-            .map(|b| b.span().start)
-            .unwrap_or(self.source.len());
-        &self.source[start..end.max(start)]
-    }
-
-    /// Blocks of heading `i` up to its first sub-heading.
-    fn own_blocks(&self, i: usize) -> std::ops::Range<usize> {
-        let end = self
-            .section(i)
-            .find(|&j| matches!(self.blocks[j], Block::Heading { .. }))
-            .unwrap_or(self.section_end[i]);
-        i + 1..end
-    }
 }
 
 #[derive(Debug)]

@@ -182,12 +182,22 @@ fn in_scope(
             None => id_problem(span.clone(), &h.id, problems),
         }
     }
-    if !sprints.is_empty() || heads.is_some() {
+    // The plan's title read as its one sprint (`# Release 2.0`) over a
+    // sprint table: the table's rows are the sprints.
+    let title_over_table = heads.is_none()
+        && at.len() == 1
+        && doc.heading(at[0]).is_some_and(|(l, _, _)| l == 1)
+        && scope.clone().any(|i| {
+            matches!(&doc.blocks[i], Block::Table { header, rows, .. }
+                if rows.len() >= 2 && is_sprint_table(header, rows))
+        });
+    if (!sprints.is_empty() || heads.is_some()) && !title_over_table {
         return (
             super::steps::subdivided(doc, sprints, &at),
             Some(SprintSource::Headers),
         );
     }
+    sprints.clear();
 
     // 2. A sprint table.
     for i in scope.clone() {

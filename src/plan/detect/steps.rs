@@ -277,7 +277,9 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
                 .trim_start()
                 .strip_prefix("[ ]")
                 .map_or(name.clone(), |rest| rest.trim().to_string());
-            let name = tidy_name(&without_done_word(&name, marked));
+            // A heading's name has no inline code (`packages/core`), as a
+            // sprint heading's has none.
+            let name = tidy_name(&without_done_word(&name, marked).replace('`', ""));
             let mut sprint = read_sprint(doc, j, id.clone(), name);
             // An open box of its own wins over its frame's mark.
             let open_box = text.trim_start().starts_with("[ ]");
@@ -296,6 +298,19 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
                 span: span.clone(),
                 sprint,
             });
+        }
+        // The frame's own criteria (`## Exit criteria for M1`) are met when
+        // its last step is: they go with that step.
+        let from = out.len() - steps.len();
+        let own: Vec<Criterion> = parent
+            .sprint
+            .exit
+            .iter()
+            .filter(|c| !out[from..].iter().any(|s| s.sprint.exit.contains(c)))
+            .cloned()
+            .collect();
+        if let Some(last) = out.last_mut() {
+            last.sprint.exit.extend(own);
         }
     }
     out

@@ -36,6 +36,16 @@ pub(super) fn table_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> TableWo
         .unwrap_or_default()
 }
 
+/// How many tables in `scope` read as two or more steps.
+pub(super) fn tables_of_work(doc: &Doc, scope: std::ops::Range<usize>) -> usize {
+    scope
+        .filter(|&i| match &doc.blocks[i] {
+            Block::Table { header, rows, .. } => read_table(doc, header, rows).sprints.len() >= 2,
+            _ => false,
+        })
+        .count()
+}
+
 /// The one unit of a table of work whose steps name what they wait for,
 /// as one unit per step with those dependencies (`| Track | Depends On |`).
 pub(super) fn units_by_dependencies(unit: RawUnit, deps: Vec<Vec<String>>) -> Vec<RawUnit> {
@@ -135,8 +145,13 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> TableWork {
     let mut out = Vec::new();
     for (k, g) in groups.iter().enumerate() {
         let id = SprintId::whole(k as u32 + 1);
-        let name = if !numbered(&g.key) {
+        // A key that is a code (`M2.1.0`, `T01`) names nothing: the row's
+        // name column does, after it.
+        let code = is_id(&g.key) && !numbered(&g.key);
+        let name = if !numbered(&g.key) && !code {
             g.key.clone()
+        } else if let Some(nc) = name_col.filter(|_| code && g.rows.len() == 1) {
+            format!("{}: {}", g.key, text(g.rows[0], nc))
         } else if let Some(nc) = name_col
             .filter(|_| !grouped)
             .filter(|&nc| g.rows.iter().all(|r| text(r, nc) == text(g.rows[0], nc)))
@@ -186,14 +201,7 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> TableWork {
 /// or `T-1`, `TASK-3`), in a table with a status column: the first column
 /// whose every value is an id of its own.
 fn id_column(header: &[Cell], rows: &[&Row], status: usize) -> Option<usize> {
-    let id = |v: &str| {
-        let letters = v.chars().take_while(char::is_ascii_alphabetic).count();
-        let rest = v[letters..].trim_start_matches(['-', '_']);
-        letters <= 6
-            && !rest.is_empty()
-            && rest.starts_with(|c: char| c.is_ascii_digit())
-            && rest.chars().all(|c| c.is_ascii_digit() || c == '.')
-    };
+    let id = is_id;
     (0..header.len()).filter(|&c| c != status).find(|&c| {
         let values: Vec<String> = rows
             .iter()
@@ -205,6 +213,17 @@ fn id_column(header: &[Cell], rows: &[&Row], status: usize) -> Option<usize> {
             .len();
         values.len() >= 2 && distinct == values.len() && values.iter().all(|v| id(v))
     })
+}
+
+/// An id: letters (a few, or none) then a number (`001`, `T-1`, `M2.1.0`,
+/// `TASK-3`).
+fn is_id(v: &str) -> bool {
+    let letters = v.chars().take_while(char::is_ascii_alphabetic).count();
+    let rest = v[letters..].trim_start_matches(['-', '_']);
+    letters <= 6
+        && !rest.is_empty()
+        && rest.starts_with(|c: char| c.is_ascii_digit())
+        && rest.chars().all(|c| c.is_ascii_digit() || c == '.')
 }
 
 /// A board (`| To Do | In Progress | Done |`): every column named by a
@@ -279,9 +298,18 @@ fn dependencies(
             let mut waits: Vec<String> = Vec::new();
             for r in &g.rows {
                 for word in text(r, col).split([',', ';', '&', '/']) {
+                    // `TASK-001 ~ TASK-011`: every row from one to the other.
+                    let range = ["~", "–", "—", " to ", ".."].iter().find_map(|sep| {
+                        let (a, b) = word.split_once(sep)?;
+                        Some((find(a)?, find(b)?))
+                    });
                     // `010 shared output dispatcher`: a key opening a note.
                     let first = word.split_whitespace().next().unwrap_or_default();
-                    if let Some(j) = find(word).or_else(|| find(first)).filter(|&j| j != k) {
+                    let named: Vec<usize> = match range {
+                        Some((a, b)) if a <= b => (a..=b).collect(),
+                        _ => find(word).or_else(|| find(first)).into_iter().collect(),
+                    };
+                    for j in named.into_iter().filter(|&j| j != k) {
                         let name = names[j].to_string();
                         if !waits.contains(&name) {
                             waits.push(name);
@@ -335,7 +363,13 @@ fn is_measure(v: &str) -> bool {
 
 /// A cell's text without emphasis or code marks around it.
 fn cell_text(t: &str) -> String {
-    t.trim().trim_matches(['*', '`', '_']).trim().to_string()
+    let t = t.trim().trim_matches(['*', '_']).trim();
+    // A code mark goes only in pairs: `` `context.py` (new) `` keeps its own.
+    let t = match t.strip_prefix('`').and_then(|r| r.strip_suffix('`')) {
+        Some(inner) if !inner.contains('`') => inner,
+        _ => t,
+    };
+    t.trim().to_string()
 }
 
 #[cfg(test)]
