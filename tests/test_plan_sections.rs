@@ -21,6 +21,7 @@ json_snapshots! {
     board_table => "first-sight-board-table",
     tracker_table => "first-sight-tracker-table",
     coded_index => "first-sight-coded-index",
+    bracket_deps => "first-sight-bracket-deps",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -198,4 +199,21 @@ fn an_index_table_of_coded_steps_orders_them_and_keeps_their_sections() {
         serde_json::json!(["IP-18: Grants as operations", "IP-19: Rolling windows"])
     );
     assert_eq!(v["tally"]["in_sprints"], 5, "{v}");
+}
+
+/// `**Depends On:** [T002]` lines under coded items order them as a graph
+/// (they ran in one sequence); where the codes are not the steps' numbers
+/// (`T011` is step 1) the lines are not read by number, and the plan stays
+/// one sequence.
+#[test]
+fn bracketed_dependency_lines_order_coded_items() {
+    let (status, v, _) = json("first-sight-bracket-deps");
+    assert_eq!(status, 0, "{v}");
+    let units = v["units"].as_array().expect("units");
+    assert_eq!(units.len(), 5, "{v}");
+    assert_eq!(units[2]["deps"], units[3]["deps"], "{v}");
+    assert_eq!(units[4]["deps"].as_array().map(Vec::len), Some(2), "{v}");
+    let (status, v, _) = json("first-sight-bracket-deps-offset");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(v["units"].as_array().map(Vec::len), Some(1), "{v}");
 }

@@ -36,6 +36,25 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
     if sprints.len() < 3 || !sprints.iter().all(dotted) {
         return None;
     }
+    // Steps named by their own codes (`T004: …`) are named by those in the
+    // lines: a code must be its step's number, or a line would name
+    // another step.
+    let own_number = |s: &RawSprint| {
+        let name = s.sprint.name.trim_start();
+        let letters = name.chars().take_while(char::is_ascii_alphabetic).count();
+        let digits: String = name[letters..]
+            .trim_start_matches(['-', '_'])
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        (letters <= 6 && !digits.is_empty()).then(|| digits.parse::<u32>().ok())?
+    };
+    if sprints
+        .iter()
+        .any(|s| own_number(s).is_some_and(|n| s.id.suffix.is_empty() && n != s.id.number))
+    {
+        return None;
+    }
     let ids: Vec<String> = sprints.iter().map(|s| s.id.to_string()).collect();
     let position = |id: &str| ids.iter().position(|i| i == id);
     let mut waits = Vec::with_capacity(sprints.len());
@@ -209,7 +228,7 @@ fn referenced_ids(value: &str) -> Option<Vec<String>> {
     let mut out = Vec::new();
     let mut pending_range = false;
     for token in v.split(|c: char| c.is_whitespace() || c == ',' || c == ';') {
-        let token = token.trim_matches(['(', ')', '.']);
+        let token = token.trim_matches(['(', ')', '[', ']', '.']);
         if token.is_empty() {
             continue;
         }
