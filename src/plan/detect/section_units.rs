@@ -36,7 +36,13 @@ pub(super) fn split_by_section_fields(doc: &Doc, units: &mut Vec<RawUnit>) -> bo
     if unit.sprints.len() < 2 {
         return false;
     }
-    let split = holding_sections(doc, unit).or_else(|| inner_sections(doc, unit));
+    // Most plans write no such field: a look at the text first.
+    let lower = doc.source.to_ascii_lowercase();
+    if !WAIT_KEYS.iter().any(|k| lower.contains(k)) {
+        return false;
+    }
+    let starts = doc.headings_by_start();
+    let split = holding_sections(doc, unit, &starts).or_else(|| inner_sections(doc, unit, &starts));
     let Some(split) = split else {
         return false;
     };
@@ -44,18 +50,14 @@ pub(super) fn split_by_section_fields(doc: &Doc, units: &mut Vec<RawUnit>) -> bo
     true
 }
 
-/// The sprint's heading block.
-fn heading_of(doc: &Doc, s: &RawSprint) -> Option<usize> {
-    doc.blocks
-        .iter()
-        .position(|b| b.span().start == s.span.start)
-}
+/// Heading blocks by where they start.
+type Starts = std::collections::HashMap<usize, usize>;
 
 /// Sections above the sprints, each holding a run of them.
-fn holding_sections(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
+fn holding_sections(doc: &Doc, unit: &RawUnit, starts: &Starts) -> Option<Vec<RawUnit>> {
     let mut groups: Vec<(usize, Vec<RawSprint>)> = Vec::new();
     for s in &unit.sprints {
-        let mut up = doc.parent[heading_of(doc, s)?];
+        let mut up = doc.parent[*starts.get(&s.span.start)?];
         let section = loop {
             let p = up?;
             if doc.heading(p).is_some_and(|(l, _, _)| l >= 2) && waits(doc, p).is_some() {
@@ -75,11 +77,11 @@ fn holding_sections(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
 
 /// Sections inside the sprints, every sub-section of each that states a
 /// wait: each a unit of one sprint.
-fn inner_sections(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
+fn inner_sections(doc: &Doc, unit: &RawUnit, starts: &Starts) -> Option<Vec<RawUnit>> {
     let mut groups: Vec<(usize, Vec<RawSprint>)> = Vec::new();
     let mut n = 0;
     for s in &unit.sprints {
-        let at = heading_of(doc, s)?;
+        let at = *starts.get(&s.span.start)?;
         let inner: Vec<usize> = doc
             .section(at)
             .filter(|&j| doc.parent[j] == Some(at) && waits(doc, j).is_some())

@@ -615,6 +615,7 @@ fn todo_sprints(doc: &Doc) -> Vec<RawSprint> {
 /// read once, and its state is its items' (open while one is).
 fn status_buckets_lifted(doc: &Doc, groups: Vec<(usize, String)>, top: u8) -> Vec<(usize, String)> {
     let mut out: Vec<(usize, String)> = Vec::new();
+    let mut seen = BTreeSet::new();
     for (i, name) in groups {
         let parent = doc.parent[i].filter(|_| super::units::sections::is_status_group(&name));
         let lifted = parent.and_then(|p| {
@@ -623,10 +624,9 @@ fn status_buckets_lifted(doc: &Doc, groups: Vec<(usize, String)>, top: u8) -> Ve
                 .then(|| (p, clean_name(text)))
         });
         let (i, name) = lifted.unwrap_or((i, name));
-        if out.iter().any(|(j, _)| *j == i) {
-            continue;
+        if seen.insert(i) {
+            out.push((i, name));
         }
-        out.push((i, name));
     }
     out
 }
