@@ -22,6 +22,7 @@ json_snapshots! {
     tracker_table => "first-sight-tracker-table",
     coded_index => "first-sight-coded-index",
     bracket_deps => "first-sight-bracket-deps",
+    bare_boxes => "first-sight-bare-boxes",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -216,4 +217,15 @@ fn bracketed_dependency_lines_order_coded_items() {
     let (status, v, _) = json("first-sight-bracket-deps-offset");
     assert_eq!(status, 0, "{v}");
     assert_eq!(v["units"].as_array().map(Vec::len), Some(1), "{v}");
+}
+
+/// Boxes written without a list marker (`[X] Export PDF` on a line of its
+/// own) are checklist items: a phase is done when all its boxes are ticked,
+/// and open while one is not (every phase read open, finished work redone).
+#[test]
+fn boxes_without_a_list_marker_are_items() {
+    let (status, v, _) = json("first-sight-bare-boxes");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprints_done(&v, 0), [true, true, false], "{v}");
+    assert_eq!(v["tally"]["in_sprints"], 6, "{v}");
 }

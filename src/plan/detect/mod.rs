@@ -15,6 +15,7 @@
 mod about_plan;
 mod accounting;
 mod agent_columns;
+mod bare_boxes;
 mod bold_steps;
 mod checklist_tree;
 mod coded_items;
@@ -210,6 +211,7 @@ fn parse_once(
     let blocks = outline::promote_bold_items(&masked, blocks, any_bold_item, &mut by_order);
     let blocks = outline::promote_plain_lines(&masked, blocks, any_bold_item);
     let blocks = outline::promote_numbered_items(&masked, blocks);
+    let blocks = bare_boxes::items_from_bare_boxes(&masked, blocks);
     let doc = Doc::new(source, without_inline_code(&masked, blocks));
     let mut problems = Vec::new();
 
