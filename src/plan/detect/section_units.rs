@@ -36,9 +36,28 @@ pub(super) fn split_by_section_fields(doc: &Doc, units: &mut Vec<RawUnit>) -> bo
     if unit.sprints.len() < 2 {
         return false;
     }
-    // Most plans write no such field: a look at the text first.
-    let lower = doc.source.to_ascii_lowercase();
-    if !WAIT_KEYS.iter().any(|k| lower.contains(k)) {
+    // Either shape needs a wait stated above the first sprint or in a
+    // section of its own: most plans have neither, and cost no more.
+    let Some(first) = unit.sprints.first() else {
+        return false;
+    };
+    let Some(at) = doc
+        .blocks
+        .iter()
+        .position(|b| b.span().start == first.span.start)
+    else {
+        return false;
+    };
+    let mut above = doc.parent[at];
+    let mut stated = false;
+    while let Some(p) = above {
+        stated |= waits(doc, p).is_some();
+        above = doc.parent[p];
+    }
+    stated |= doc
+        .section(at)
+        .any(|j| doc.parent[j] == Some(at) && waits(doc, j).is_some());
+    if !stated {
         return false;
     }
     let starts = doc.headings_by_start();
