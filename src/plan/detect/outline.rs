@@ -19,6 +19,7 @@
 //! in which a level is written without headings.
 
 use super::Block;
+use crate::plan::markdown::Span;
 use std::collections::BTreeMap;
 
 /// Old Mac line endings (a CR with no LF after it) as LF, byte for byte, so
@@ -253,6 +254,19 @@ fn headings_in_paragraphs(
     blocks: Vec<Block>,
     heading: impl Fn(&str) -> Option<(u8, String)>,
 ) -> Vec<Block> {
+    blocks_in_paragraphs(source, blocks, |line, span| {
+        heading(line).map(|(level, text)| Block::Heading { level, text, span })
+    })
+}
+
+/// Paragraph lines that `pick` reads as blocks of their own (a heading, a
+/// checklist item) become those blocks, each given the span of its own
+/// line; the rest of their paragraph stays paragraph text.
+pub(super) fn blocks_in_paragraphs(
+    source: &str,
+    blocks: Vec<Block>,
+    pick: impl Fn(&str, Span) -> Option<Block>,
+) -> Vec<Block> {
     let mut out = Vec::with_capacity(blocks.len() + 8);
     for b in blocks {
         let Block::Paragraph { span, .. } = &b else {
@@ -260,7 +274,7 @@ fn headings_in_paragraphs(
             continue;
         };
         let text = &source[span.clone()];
-        if !text.lines().any(|l| heading(l).is_some()) {
+        if !text.lines().any(|l| pick(l, 0..0).is_some()) {
             out.push(b);
             continue;
         }
@@ -278,13 +292,9 @@ fn headings_in_paragraphs(
         for line in text.split_inclusive('\n') {
             let (s, e) = (at, at + line.trim_end().len());
             at += line.len();
-            if let Some((level, text)) = heading(line) {
+            if let Some(block) = pick(line, s..e) {
                 flush(&mut out, &mut pending);
-                out.push(Block::Heading {
-                    level,
-                    text,
-                    span: s..e,
-                });
+                out.push(block);
             } else if !line.trim().is_empty() {
                 pending = Some((pending.map_or(s, |p| p.0), e));
             }
