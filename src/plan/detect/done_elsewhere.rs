@@ -574,23 +574,29 @@ fn strip_date(text: &str) -> &str {
 /// `## Done`) are done.
 fn under_done_groups(doc: &Doc, units: &mut [RawUnit]) {
     let starts = doc.headings_by_start();
+    // Each heading is judged once, however many sprints sit under it.
+    let mut judged: HashMap<usize, bool> = HashMap::new();
+    let done_group = |h: usize| {
+        doc.heading(h).is_some_and(|(_, text, _)| {
+            let (clean, marked) = strip_done_marks(text);
+            let group = super::units::sections::is_status_group(&clean)
+                || (marked && super::units::sections::is_status_group(text));
+            group && (status_says_done(&clean) || marked)
+        })
+    };
     for sprint in units.iter_mut().flat_map(|u| u.sprints.iter_mut()) {
         if sprint.sprint.done.is_some() {
             continue;
         }
         let mut up = starts.get(&sprint.span.start).and_then(|&i| doc.parent[i]);
         while let Some(h) = up {
-            if let Some((_, text, _)) = doc.heading(h) {
-                let (clean, marked) = strip_done_marks(text);
-                let group = super::units::sections::is_status_group(&clean)
-                    || (marked && super::units::sections::is_status_group(text));
-                if group && (status_says_done(&clean) || marked) {
-                    sprint.sprint.done = Some(format!(
-                        "marked complete in the plan (under `{}`)",
-                        text.trim()
-                    ));
-                    break;
-                }
+            if *judged.entry(h).or_insert_with(|| done_group(h)) {
+                let text = doc.heading(h).map_or("", |(_, t, _)| t);
+                sprint.sprint.done = Some(format!(
+                    "marked complete in the plan (under `{}`)",
+                    text.trim()
+                ));
+                break;
             }
             up = doc.parent[h];
         }
