@@ -23,6 +23,7 @@ json_snapshots! {
     coded_index => "first-sight-coded-index",
     bracket_deps => "first-sight-bracket-deps",
     bare_boxes => "first-sight-bare-boxes",
+    done_tail_deps => "first-sight-done-tail-deps",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -228,4 +229,16 @@ fn boxes_without_a_list_marker_are_items() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprints_done(&v, 0), [true, true, false], "{v}");
     assert_eq!(v["tally"]["in_sprints"], 6, "{v}");
+}
+
+/// `**Dependencies:** Phase 1 complete` and `Phases 3–4 complete` name
+/// units and the state they must reach (the plan was refused: "unknown
+/// unit `Phase 1 complete`").
+#[test]
+fn a_dependency_naming_a_state_or_a_range_names_its_units() {
+    let (status, v, _) = json("first-sight-done-tail-deps");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(deps(&v, 1), ["Foundation"]);
+    assert_eq!(deps(&v, 4), ["Protocol"]);
+    assert_eq!(deps(&v, 5), ["Emulation", "Broadcast"]);
 }

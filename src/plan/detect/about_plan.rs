@@ -105,14 +105,20 @@ pub(super) fn describes_plan(heading: &str) -> bool {
     let lower = lower
         .trim_start_matches(|c: char| !c.is_alphabetic())
         .trim_end_matches(|c: char| !c.is_alphanumeric());
-    if ABOUT_THE_PLAN_CJK.iter().any(|w| lower.starts_with(w)) {
-        return true;
+    // `Goal 3: Build the API`, `目标 3：前端`: a name numbered among
+    // others is a work item, not a section about the plan.
+    let numbered = |rest: &str| {
+        rest.trim_start_matches([' ', ':', '：'])
+            .starts_with(|c: char| c.is_ascii_digit())
+    };
+    if let Some(w) = ABOUT_THE_PLAN_CJK.iter().find(|w| lower.starts_with(*w)) {
+        return !numbered(&lower[w.len()..]);
     }
     ABOUT_THE_PLAN.iter().any(|w| {
         lower == *w
             || lower
                 .strip_prefix(w)
-                .is_some_and(|r| r.starts_with([' ', ':', '(']))
+                .is_some_and(|r| r.starts_with([' ', ':', '(']) && !numbered(r))
             || lower.strip_suffix(w).is_some_and(|r| r.ends_with(' '))
     })
 }
@@ -132,5 +138,7 @@ mod tests {
         assert!(describes_plan("## 后续版本（v2+）"));
         assert!(describes_plan("Übersicht"));
         assert!(!describes_plan("项目脚手架"));
+        assert!(!describes_plan("目标 3：前端 orchestrator"));
+        assert!(!describes_plan("Goal 2: Ship the parser"));
     }
 }

@@ -228,11 +228,25 @@ pub(super) fn resolve_table_deps(units: &mut [RawUnit], problems: &mut Vec<Probl
         let deps: Vec<(String, Span)> = std::mem::take(&mut units[t].deps)
             .into_iter()
             .flat_map(|(text, span)| {
+                // `Phase 0 complete`: the unit named, not its state.
+                let names_units = |t: &str| {
+                    index.get(t).is_some()
+                        || expand_range(t).is_some_and(|r| r.iter().all(|n| index.get(n).is_some()))
+                };
+                let text = match without_done_tail(&text) {
+                    Some(bare) if !names_units(&text) && names_units(bare) => bare.to_string(),
+                    _ => text,
+                };
                 let named = index
                     .get(&text)
                     .or_else(|| index.get(&strip_parentheticals(&text)));
+                // `Phases 2–4`: each unit of the range, when each is one.
+                let range = expand_range(&text)
+                    .filter(|names| names.iter().all(|n| index.get(n).is_some()));
                 let parts: Vec<String> = if named.is_some() {
                     vec![text]
+                } else if let Some(names) = range {
+                    names
                 } else {
                     text.split(" and ")
                         .map(clean_name)
@@ -644,8 +658,9 @@ fn reads_as_prerequisite(dep: &str) -> bool {
     words >= 2 || version
 }
 
-/// The names of a table's column of what each row waits for (`| Depends
-/// On |`, `| Blocked by |`, `| Abhängigkeiten |`, `| 依赖 |`).
+/// The names of what a step waits for, as a table's column (`| Depends
+/// On |`, `| Blocked by |`, `| Abhängigkeiten |`, `| 依赖 |`) or a
+/// section's field (`**Dependencies**: Track A`).
 pub(super) const DEPENDENCY_COLUMNS: &[&str] = &[
     "depends on",
     "depends",
@@ -655,6 +670,8 @@ pub(super) const DEPENDENCY_COLUMNS: &[&str] = &[
     "blocked by",
     "requires",
     "after",
+    "waits for",
+    "prerequisites",
     "abhängigkeiten",
     "abhängig von",
     "dependencias",
@@ -668,3 +685,33 @@ pub(super) const DEPENDENCY_COLUMNS: &[&str] = &[
     "前置",
     "前置任务",
 ];
+
+/// `Phase 0` of `Phase 0 complete`: a name followed by the state it must
+/// reach.
+fn without_done_tail(text: &str) -> Option<&str> {
+    let t = text.trim_end();
+    let (head, last) = t.rsplit_once(' ')?;
+    super::completion::opens_with_done_word(&last.to_lowercase()).then(|| head.trim_end())
+}
+
+/// `Tracks A-E` → `Track A` … `Track E`, `Phases 2–4` → `Phase 2` …
+/// `Phase 4`: the word, then each id from one to the other.
+pub(super) fn expand_range(name: &str) -> Option<Vec<String>> {
+    let (word, range) = name.trim().rsplit_once(' ')?;
+    let (from, to) = range.split_once(['-', '–'])?;
+    let word = word.strip_suffix('s').unwrap_or(word);
+    let ids: Vec<String> = match (from.parse::<u32>(), to.parse::<u32>()) {
+        (Ok(a), Ok(b)) if a <= b && b - a < 64 => (a..=b).map(|n| n.to_string()).collect(),
+        _ => {
+            let (mut a, mut b) = (from.chars(), to.chars());
+            let (Some(a), None, Some(b), None) = (a.next(), a.next(), b.next(), b.next()) else {
+                return None;
+            };
+            if !(a.is_ascii_alphabetic() && b.is_ascii_alphabetic() && a <= b) {
+                return None;
+            }
+            (a..=b).map(|c| c.to_string()).collect()
+        }
+    };
+    Some(ids.into_iter().map(|id| format!("{word} {id}")).collect())
+}

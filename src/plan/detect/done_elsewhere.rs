@@ -502,20 +502,16 @@ fn index_items(doc: &Doc) -> Vec<(bool, SprintId, String, Span)> {
         .filter_map(|(checked, label, span)| {
             // `Complete Milestone 1 by adding …` (an ExecPlan's progress
             // line) is about Milestone 1.
-            let named = [
-                "complete ",
-                "completed ",
-                "finish ",
-                "finished ",
-                "done with ",
-            ]
-            .iter()
-            .find_map(|v| {
-                label
-                    .get(..v.len())
-                    .filter(|h| h.eq_ignore_ascii_case(v))
-                    .map(|_| &label[v.len()..])
-            })
+            let named = after_word(
+                &label,
+                &[
+                    "complete ",
+                    "completed ",
+                    "finish ",
+                    "finished ",
+                    "done with ",
+                ],
+            )
             // The verb's object is the sprint: its word and id, not
             // the prose after them (`by adding …`).
             .map(|rest| {

@@ -138,7 +138,11 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         // `checklist_tree`, `work_table`).
         Ok(plan) if one_step(&plan) => {
             return Ok(match parse_once(source, ctx, strict, true) {
-                Ok(mut tree) if tree.sprint_total() > 1 && finer_reading(&tree) => {
+                Ok(mut tree)
+                    if tree.sprint_total() > 1
+                        && finer_reading(&tree)
+                        && keeps_done(&plan, &tree) =>
+                {
                     let guess = last_resort::guess(&tree);
                     tree.guesses.push(guess);
                     tree
@@ -167,6 +171,18 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
 /// (a checklist tree, a table of work).
 fn one_step(plan: &Plan) -> bool {
     plan.sprint_total() == 1 && plan.units.len() == 1
+}
+
+/// A finer reading loses no done mark: a step read done stays done in
+/// every step it is read as.
+fn keeps_done(coarse: &Plan, fine: &Plan) -> bool {
+    let done = |p: &Plan| {
+        p.units
+            .iter()
+            .flat_map(|u| &u.sprints)
+            .all(|s| s.done.is_some())
+    };
+    !done(coarse) || done(fine)
 }
 
 /// A finer reading of a one-sprint plan: a checklist tree or a table's
@@ -262,8 +278,11 @@ fn parse_once(
         if source == Some(SprintSource::Numbered) {
             let work = work_table::table_sprints(&doc, unit.scope.clone());
             // One such table: of two, reading one would drop the other's.
+            // And never at the cost of a done mark the headings carry.
+            let marks = |s: &[RawSprint]| s.iter().filter(|s| s.sprint.done.is_some()).count();
             if work.deps.is_some()
                 && work.sprints.len() > sprints.len()
+                && marks(&work.sprints) >= marks(&sprints)
                 && work_table::tables_of_work(&doc, unit.scope.clone()) == 1
             {
                 table_deps = work.deps;
@@ -505,6 +524,16 @@ impl RawUnit {
             sprints: Vec::new(),
         }
     }
+}
+
+/// `text` past the first of `words` it opens with, in any case
+/// (`Requires Stream E` → `Stream E` for `requires `).
+pub(super) fn after_word<'t>(text: &'t str, words: &[&str]) -> Option<&'t str> {
+    words.iter().find_map(|w| {
+        text.get(..w.len())
+            .filter(|h| h.eq_ignore_ascii_case(w))
+            .map(|_| &text[w.len()..])
+    })
 }
 
 pub(super) fn norm(s: &str) -> String {

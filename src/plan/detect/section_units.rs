@@ -13,18 +13,18 @@
 //! that say `None` everywhere, or name libraries, are about something else,
 //! and the plan stays one sequence.
 
+use super::dependencies::DEPENDENCY_COLUMNS;
 use super::*;
 
-/// Field names whose value lists what a section waits for.
-const WAIT_KEYS: &[&str] = &[
-    "depends on",
-    "dependencies",
-    "dependency",
-    "deps",
-    "requires",
-    "blocked by",
-    "waits for",
-    "prerequisites",
+/// Words that open a clause naming what a section waits for (`Requires
+/// Stream E`).
+const WAIT_WORDS: &[&str] = &[
+    "requires ",
+    "needs ",
+    "after ",
+    "waits for ",
+    "depends on ",
+    "blocked by ",
 ];
 
 /// Replace a lone unit by the sections that state their waits; true when
@@ -188,7 +188,7 @@ fn waits(doc: &Doc, heading: usize) -> Option<(Vec<String>, Span)> {
             let Some((key, value)) = line.split_once(':') else {
                 continue;
             };
-            if !WAIT_KEYS.contains(&norm(key).as_str()) {
+            if !DEPENDENCY_COLUMNS.contains(&norm(key).as_str()) {
                 continue;
             }
             let clauses: Vec<String> = if value.trim().is_empty() {
@@ -202,7 +202,7 @@ fn waits(doc: &Doc, heading: usize) -> Option<(Vec<String>, Span)> {
                         !(t.contains("parallel")
                             || t.contains("can start")
                             || t.contains("independent"))
-                            || waits_word(&t).is_some()
+                            || after_word(&t, WAIT_WORDS).is_some()
                     })
                     .map(str::to_string)
                     .collect()
@@ -216,25 +216,6 @@ fn waits(doc: &Doc, heading: usize) -> Option<(Vec<String>, Span)> {
     None
 }
 
-/// `Requires Stream E` → `Stream E`: the clause past a word of waiting.
-fn waits_word(clause: &str) -> Option<&str> {
-    [
-        "requires ",
-        "needs ",
-        "after ",
-        "waits for ",
-        "depends on ",
-        "blocked by ",
-    ]
-    .iter()
-    .find_map(|w| {
-        clause
-            .get(..w.len())
-            .filter(|h| h.eq_ignore_ascii_case(w))
-            .map(|_| &clause[w.len()..])
-    })
-}
-
 /// The names one clause gives: its first part, past a word of waiting,
 /// split at commas and `and`.
 fn clause_names(clause: &str) -> Vec<String> {
@@ -245,7 +226,7 @@ fn clause_names(clause: &str) -> Vec<String> {
         .min()
         .map_or(value.as_str(), |at| &value[..at])
         .trim();
-    let first = waits_word(first).unwrap_or(first);
+    let first = after_word(first, WAIT_WORDS).unwrap_or(first);
     split_dep_names(first)
         .into_iter()
         .flat_map(|n| n.split(" and ").map(clean_name).collect::<Vec<_>>())
@@ -275,25 +256,10 @@ fn resolve(name: &str, names: &[String]) -> Option<Vec<usize>> {
     if let Some(k) = labelled {
         return Some(vec![k]);
     }
-    // `Tracks A-E`, `Phase 1–3`: the word, then each id from one to the other.
-    let (word, range) = name.rsplit_once(' ')?;
-    let (from, to) = range.split_once(['-', '–'])?;
-    let word = word.strip_suffix('s').unwrap_or(word);
-    let ids: Vec<String> = match (from.parse::<u32>(), to.parse::<u32>()) {
-        (Ok(a), Ok(b)) if a <= b && b - a < 64 => (a..=b).map(|n| n.to_string()).collect(),
-        _ => {
-            let (mut a, mut b) = (from.chars(), to.chars());
-            let (Some(a), None, Some(b), None) = (a.next(), a.next(), b.next(), b.next()) else {
-                return None;
-            };
-            if !(a.is_ascii_alphabetic() && b.is_ascii_alphabetic() && a <= b) {
-                return None;
-            }
-            (a..=b).map(|c| c.to_string()).collect()
-        }
-    };
-    ids.iter()
-        .map(|id| names.iter().position(|n| opens(n, &format!("{word} {id}"))))
+    // `Tracks A-E`, `Phase 1–3`: each section of the range.
+    super::dependencies::expand_range(name)?
+        .iter()
+        .map(|n| names.iter().position(|m| opens(m, n)))
         .collect()
 }
 

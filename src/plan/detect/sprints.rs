@@ -638,12 +638,7 @@ fn under_a_section_about_the_plan(doc: &Doc, i: usize) -> bool {
     let mut up = doc.parent[i];
     while let Some(p) = up {
         if let Some((level, text, _)) = doc.heading(p) {
-            // `目标 3：前端`, a goal numbered among others, is a work item.
-            let numbered_item = text
-                .trim_start_matches(|c: char| !c.is_alphabetic())
-                .contains(|c: char| c.is_ascii_digit());
             if level >= 2
-                && !numbered_item
                 && super::about_plan::describes_plan(text)
                 && !super::units::sections::is_status_group(text)
             {

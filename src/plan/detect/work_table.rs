@@ -226,6 +226,9 @@ fn is_id(v: &str) -> bool {
         && rest.chars().all(|c| c.is_ascii_digit() || c == '.')
 }
 
+/// Where a step read from a board comes from (the guess names it so).
+pub(super) const BOARD_CARD: &str = "a card of a board of work (a guess)";
+
 /// A board (`| To Do | In Progress | Done |`): every column named by a
 /// state, every card in it a step, column by column; a card in a column of
 /// finished work is done.
@@ -255,10 +258,7 @@ fn board_cards(doc: &Doc, header: &[Cell], rows: &[Row]) -> Option<Vec<RawSprint
             sprint.tasks = vec![name.clone()];
             sprint.done = done
                 .then(|| format!("marked complete in the plan (on the board under `{column}`)"));
-            sprint.origin = Origin::new(
-                doc.line(r.span.start),
-                "a card of a board of work (a guess)",
-            );
+            sprint.origin = Origin::new(doc.line(r.span.start), BOARD_CARD);
             out.push(RawSprint {
                 id,
                 span: r.span.clone(),
