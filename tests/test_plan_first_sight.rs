@@ -100,9 +100,9 @@ fn a_numbered_verification_step_with_open_lines_is_open_work() {
     assert_eq!(
         names(&v, 0),
         [
-            "1. Extract the config loader",
-            "2. Replace the YAML parser",
-            "3. Verification"
+            "Extract the config loader",
+            "Replace the YAML parser",
+            "Verification"
         ]
     );
     assert_eq!(done(&v, 0), [true, true, false]);
@@ -584,12 +584,14 @@ fn headings_ending_in_a_box_are_steps_with_or_without_subtasks() {
     assert_eq!(
         names(&v, 0),
         [
-            "5. Feed Implementation",
-            "10. Cross-Platform Sharing",
-            "1. Project Setup",
-            "2. Authentication"
+            "Feed Implementation",
+            "Cross-Platform Sharing",
+            "Project Setup",
+            "Authentication"
         ]
     );
+    // Listed by state, the steps keep the numbers the plan gave them.
+    assert_eq!(sprint_ids(&v, 0), ["5", "10", "1", "2"], "{v}");
     assert_eq!(done(&v, 0), [false, false, true, true]);
 }
 

@@ -24,6 +24,7 @@ json_snapshots! {
     bracket_deps => "first-sight-bracket-deps",
     bare_boxes => "first-sight-bare-boxes",
     done_tail_deps => "first-sight-done-tail-deps",
+    state_grouped_deps => "first-sight-state-grouped-deps",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -241,4 +242,40 @@ fn a_dependency_naming_a_state_or_a_range_names_its_units() {
     assert_eq!(deps(&v, 1), ["Foundation"]);
     assert_eq!(deps(&v, 4), ["Protocol"]);
     assert_eq!(deps(&v, 5), ["Emulation", "Broadcast"]);
+}
+
+/// Numbered steps listed by state (open ones first) whose `_Dependencies:
+/// 2, 3_` lines name steps by the plan's numbers: each step keeps its
+/// number, runs after what its line names and beside the rest (the steps
+/// were numbered by place, so the lines named the wrong steps and the plan
+/// ran as one sequence, done steps last).
+#[test]
+fn steps_listed_by_state_keep_their_numbers_and_their_order() {
+    let (status, v, _) = json("first-sight-state-grouped-deps");
+    assert_eq!(status, 0, "{v}");
+    let units = v["units"].as_array().expect("units");
+    let names: Vec<&str> = units
+        .iter()
+        .map(|u| u["name"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "Project Setup",
+            "Member Accounts",
+            "Photo Upload",
+            "Gallery Pages",
+            "Comments",
+            "Weekly Digest Email"
+        ],
+        "{v}"
+    );
+    assert_eq!(deps(&v, 2), ["Project Setup"]);
+    assert_eq!(deps(&v, 3), ["Member Accounts", "Photo Upload"]);
+    assert_eq!(deps(&v, 5), ["Photo Upload"]);
+    let done: Vec<bool> = units
+        .iter()
+        .map(|u| !u["sprints"][0]["done"].is_null())
+        .collect();
+    assert_eq!(done, [true, true, true, false, false, false]);
 }

@@ -514,9 +514,13 @@ fn in_scope(
     // A group's text ends where a group nested in it begins: its items are
     // that group's own, not the same work twice.
     let heads: BTreeSet<usize> = groups.iter().map(|(i, _)| *i).collect();
-    for (i, name) in groups {
+    let own_numbers = own_numbers(&groups);
+    for (k, (i, name)) in groups.into_iter().enumerate() {
         n += 1;
-        let id = SprintId::whole(n);
+        let (id, name) = match &own_numbers {
+            Some(numbered) => numbered[k].clone(),
+            None => (SprintId::whole(n), name),
+        };
         let mut sprint = read_sprint_until(doc, i, id.clone(), name, |j| {
             doc.is_sprint(j) || heads.contains(&j)
         });
@@ -559,6 +563,25 @@ fn in_scope(
     let rows = super::gantt::gantt_sprints(doc, scope_all);
     let source = (!rows.is_empty()).then_some(SprintSource::Gantt);
     (rows, source)
+}
+
+/// Groups that each open with a whole number of their own, all distinct
+/// (`### 5. Feed`, `### 1. Setup [x]` written below the open ones), keep
+/// those numbers as their ids: a board grouped by state lists its steps out
+/// of order, and its `Dependencies: 4` lines name them by number.
+fn own_numbers(groups: &[(usize, String)]) -> Option<Vec<(SprintId, String)>> {
+    let numbered: Vec<(SprintId, String)> = groups
+        .iter()
+        .map(|(_, name)| {
+            let (id, rest) = super::numbered::numbered_heading(name)?;
+            let n: u32 = id.parse().ok()?;
+            Some((SprintId::whole(n), rest))
+        })
+        .collect::<Option<_>>()?;
+    let mut seen: Vec<u32> = numbered.iter().map(|(id, _)| id.number).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    (groups.len() >= 2 && seen.len() == numbered.len()).then_some(numbered)
 }
 
 /// Sprints from the frontmatter's `todos:` (a Cursor plan): one per todo, in
