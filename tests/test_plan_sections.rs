@@ -25,6 +25,7 @@ json_snapshots! {
     bare_boxes => "first-sight-bare-boxes",
     done_tail_deps => "first-sight-done-tail-deps",
     state_grouped_deps => "first-sight-state-grouped-deps",
+    step_tables => "first-sight-step-tables",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -278,4 +279,31 @@ fn steps_listed_by_state_keep_their_numbers_and_their_order() {
         .map(|u| !u["sprints"][0]["done"].is_null())
         .collect();
     assert_eq!(done, [true, true, true, false, false, false]);
+}
+
+/// Each phase's steps written as a table of its own, the phases named in
+/// prose: every table with the same columns holds steps, in order (only
+/// the first table was read, and the other phases' work was dropped
+/// without a word); a later table restating steps already read is not work.
+#[test]
+fn every_table_of_the_same_steps_is_read() {
+    let (status, v, _) = json("first-sight-step-tables");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        sprint_names(&v, 0),
+        [
+            "Builds",
+            "Async",
+            "Promises",
+            "Commit",
+            "Execute",
+            "Documentation"
+        ],
+        "{v}"
+    );
+    assert_eq!(
+        sprints_done(&v, 0),
+        [true, true, true, false, false, false],
+        "{v}"
+    );
 }

@@ -10,7 +10,9 @@
 //! - a `Status` column says done only where every row of the step says so.
 //!
 //! The first table of the plan that reads as two or more steps is the
-//! plan's steps; the reading is a guess `start` asks about.
+//! plan's steps, with every later table of the same columns (one table per
+//! phase) that restates none of them; the reading is a guess `start` asks
+//! about.
 
 use super::dependencies::DEPENDENCY_COLUMNS;
 use super::sprints::blank_sprint;
@@ -23,24 +25,65 @@ pub(super) struct TableWork {
     pub(super) sprints: Vec<RawSprint>,
     /// Per step, the names of the steps it waits for.
     pub(super) deps: Option<Vec<Vec<String>>>,
+    /// The names of the table's columns, lower-cased, and of its step and
+    /// status columns: a later table with the same columns, or the same
+    /// step and status columns, holds more of the same work.
+    shape: (Vec<String>, Option<[String; 2]>),
 }
 
-/// The steps of the first table in `scope` that reads as two or more.
+/// The steps of the first table in `scope` that reads as two or more, and
+/// of every later table with the same columns: a plan that writes each
+/// phase's steps as a table of its own (`| STEP | STATUS |` once per phase)
+/// has its work in all of them, and reading the first alone dropped the
+/// rest without a word.
 pub(super) fn table_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> TableWork {
-    scope
+    let tables: Vec<(&[Cell], &[Row])> = scope
         .filter_map(|i| match &doc.blocks[i] {
-            Block::Table { header, rows, .. } => Some(read_table(doc, header, rows)),
+            Block::Table { header, rows, .. } => Some((header.as_slice(), rows.as_slice())),
             _ => None,
         })
-        .find(|work| work.sprints.len() >= 2)
-        .unwrap_or_default()
+        .collect();
+    let Some((first, mut work)) = tables
+        .iter()
+        .enumerate()
+        .map(|(k, (header, rows))| (k, read_table(doc, header, rows, 2)))
+        .find(|(_, work)| work.sprints.len() >= 2)
+    else {
+        return TableWork::default();
+    };
+    for (header, rows) in &tables[first + 1..] {
+        let more = read_table(doc, header, rows, 1);
+        // A table restating steps already read (`| IMP-001 | Expected
+        // impact |`) is about them, not more work.
+        let known = |s: &RawSprint| work.sprints.iter().any(|w| w.sprint.name == s.sprint.name);
+        let (columns, tracked) = &more.shape;
+        let alike = *columns == work.shape.0 || tracked.is_some() && *tracked == work.shape.1;
+        if more.sprints.is_empty() || !alike || more.sprints.iter().any(known) {
+            continue;
+        }
+        work.deps = match (work.deps.take(), more.deps) {
+            (Some(mut a), Some(b)) => {
+                a.extend(b);
+                Some(a)
+            }
+            _ => None,
+        };
+        work.sprints.extend(more.sprints);
+    }
+    for (k, s) in work.sprints.iter_mut().enumerate() {
+        s.id = SprintId::whole(k as u32 + 1);
+        s.sprint.id = s.id.clone();
+    }
+    work
 }
 
 /// How many tables in `scope` read as two or more steps.
 pub(super) fn tables_of_work(doc: &Doc, scope: std::ops::Range<usize>) -> usize {
     scope
         .filter(|&i| match &doc.blocks[i] {
-            Block::Table { header, rows, .. } => read_table(doc, header, rows).sprints.len() >= 2,
+            Block::Table { header, rows, .. } => {
+                read_table(doc, header, rows, 2).sprints.len() >= 2
+            }
             _ => false,
         })
         .count()
@@ -73,11 +116,14 @@ struct Group<'r> {
     rows: Vec<&'r Row>,
 }
 
-fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> TableWork {
+/// The steps of one table, when it reads as `least` or more.
+fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWork {
     if let Some(cards) = board_cards(doc, header, rows) {
+        // A board's columns are its states: every card is in this one.
         return TableWork {
             sprints: cards,
             deps: None,
+            shape: (Vec::new(), None),
         };
     }
     let text = |r: &Row, c: usize| r.cells.get(c).map_or(String::new(), |x| cell_text(&x.text));
@@ -136,7 +182,7 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> TableWork {
         }
         groups = merged;
     }
-    if groups.len() < 2 {
+    if groups.len() < least.max(1) {
         return TableWork::default();
     }
     // Rows grouped under a number are that step's tasks, the step named by
@@ -194,7 +240,16 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row]) -> TableWork {
         out.push(RawSprint { id, span, sprint });
     }
     let deps = dependencies(header, &groups, &out, text);
-    TableWork { sprints: out, deps }
+    let column = |c: usize| cell_text(&header[c].text).to_lowercase();
+    let shape = (
+        (0..header.len()).map(column).collect(),
+        status_col.map(|sc| [column(key_col), column(sc)]),
+    );
+    TableWork {
+        sprints: out,
+        deps,
+        shape,
+    }
 }
 
 /// A tracker's id column (`| Plan | Title | Status |` keyed `001`, `002`,
