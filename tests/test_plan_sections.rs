@@ -26,6 +26,7 @@ json_snapshots! {
     done_tail_deps => "first-sight-done-tail-deps",
     state_grouped_deps => "first-sight-state-grouped-deps",
     step_tables => "first-sight-step-tables",
+    struck_items => "first-sight-struck-items",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -306,4 +307,17 @@ fn every_table_of_the_same_steps_is_read() {
         [true, true, true, false, false, false],
         "{v}"
     );
+}
+
+/// A TODO that strikes out what is finished (`* ~~Ports trade goods~~`),
+/// under setext headings: struck items are ticked, the others open, so a
+/// release is done when all its items are struck (the plan was refused).
+#[test]
+fn struck_out_items_are_ticked_ones() {
+    let (status, v, _) = json("first-sight-struck-items");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprints_done(&v, 0), [true, false, false], "{v}");
+    // The lists that strike items are checklists; the nested note and the
+    // list that strikes nothing stay plain items.
+    assert_eq!(v["tally"]["in_sprints"], 5, "{v}");
 }

@@ -1,6 +1,9 @@
-//! Boxes written without a list marker (`[x] Create the repository` on a
-//! line of its own): each such line of a paragraph is a checklist item, as
-//! `- [x] …` would be; the paragraph's other lines stay its text.
+//! Checklists written without boxes. Boxes written without a list marker
+//! (`[x] Create the repository` on a line of its own): each such line of a
+//! paragraph is a checklist item, as `- [x] …` would be; the paragraph's
+//! other lines stay its text. And lists that strike out what is finished
+//! (`* ~~Units belong to a team~~`): a struck item is a ticked one, its
+//! unstruck siblings open ones.
 
 use super::Block;
 
@@ -29,4 +32,81 @@ pub(super) fn items_from_bare_boxes(source: &str, blocks: Vec<Block>) -> Vec<Blo
             span,
         })
     })
+}
+
+/// Whether an item's whole text is struck out (`~~Network~~`, `~~Fix
+/// click~~ (done)`).
+fn struck(text: &str) -> bool {
+    let t = text.trim();
+    t.strip_prefix("~~")
+        .and_then(|r| r.split_once("~~"))
+        .is_some_and(|(inside, after)| {
+            !inside.trim().is_empty() && (after.trim().is_empty() || after.trim().starts_with('('))
+        })
+}
+
+/// The blocks with each list that strikes out some of its items (and has
+/// no box) read as a checklist: struck items ticked, the others at their
+/// depth open. Only where some list strikes out part of its items: that is
+/// a plan marking progress item by item, where a list struck out whole (a
+/// `## Completed` log beside numbered open work) may be no more than a log.
+pub(super) fn items_from_struck_lists(mut blocks: Vec<Block>) -> Vec<Block> {
+    let mut runs = Vec::new();
+    let mut start = 0;
+    while start < blocks.len() {
+        let end = (start..blocks.len())
+            .find(|&j| !matches!(blocks[j], Block::Item { .. }))
+            .unwrap_or(blocks.len());
+        runs.push(start..end);
+        start = end + 1;
+    }
+    let partly_struck = runs.iter().any(|run| {
+        let texts = || {
+            blocks[run.clone()].iter().filter_map(|b| match b {
+                Block::Item {
+                    text,
+                    checked: None,
+                    ..
+                } => Some(text),
+                _ => None,
+            })
+        };
+        texts().any(|t| struck(t)) && texts().any(|t| !struck(t))
+    });
+    if !partly_struck {
+        return blocks;
+    }
+    for run in runs {
+        let items = || {
+            blocks[run.clone()].iter().filter_map(|b| match b {
+                Block::Item {
+                    text,
+                    checked,
+                    depth,
+                    ..
+                } => Some((text, *checked, *depth)),
+                _ => None,
+            })
+        };
+        if items().any(|(_, checked, _)| checked.is_some()) {
+            continue;
+        }
+        let Some(depth) = items().find(|(t, _, _)| struck(t)).map(|(_, _, d)| d) else {
+            continue;
+        };
+        for b in &mut blocks[run] {
+            if let Block::Item {
+                text,
+                checked,
+                depth: d,
+                ..
+            } = b
+            {
+                if *d == depth {
+                    *checked = Some(struck(text));
+                }
+            }
+        }
+    }
+    blocks
 }

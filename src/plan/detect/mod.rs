@@ -228,6 +228,7 @@ fn parse_once(
     let blocks = outline::promote_plain_lines(&masked, blocks, any_bold_item);
     let blocks = outline::promote_numbered_items(&masked, blocks);
     let blocks = bare_boxes::items_from_bare_boxes(&masked, blocks);
+    let blocks = bare_boxes::items_from_struck_lists(blocks);
     let doc = Doc::new(source, without_inline_code(&masked, blocks));
     let mut problems = Vec::new();
 
