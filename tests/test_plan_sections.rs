@@ -27,6 +27,7 @@ json_snapshots! {
     state_grouped_deps => "first-sight-state-grouped-deps",
     step_tables => "first-sight-step-tables",
     struck_items => "first-sight-struck-items",
+    prefixed_codes => "first-sight-prefixed-codes",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -320,4 +321,14 @@ fn struck_out_items_are_ticked_ones() {
     // The lists that strike items are checklists; the nested note and the
     // list that strikes nothing stay plain items.
     assert_eq!(v["tally"]["in_sprints"], 5, "{v}");
+}
+
+/// A status table keyed by prefixed codes (`ROADMAP:S001`, a range
+/// `ROADMAP:A-001…A-003`, `ROADMAP:MONITORING`): each row is a step, done
+/// by its status (the plan was refused).
+#[test]
+fn a_status_table_keyed_by_prefixed_codes_is_the_work() {
+    let (status, v, _) = json("first-sight-prefixed-codes");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprints_done(&v, 0), [true, true, false, false], "{v}");
 }

@@ -271,14 +271,23 @@ fn id_column(header: &[Cell], rows: &[&Row], status: usize) -> Option<usize> {
 }
 
 /// An id: letters (a few, or none) then a number (`001`, `T-1`, `M2.1.0`,
-/// `TASK-3`).
+/// `TASK-3`), or one word of capitals, digits and joiners
+/// (`ROADMAP:S001`, `ROADMAP:D-005…D-007`, `ROADMAP:MONITORING`).
 fn is_id(v: &str) -> bool {
     let letters = v.chars().take_while(char::is_ascii_alphabetic).count();
     let rest = v[letters..].trim_start_matches(['-', '_']);
-    letters <= 6
+    let numbered = letters <= 6
         && !rest.is_empty()
         && rest.starts_with(|c: char| c.is_ascii_digit())
-        && rest.chars().all(|c| c.is_ascii_digit() || c == '.')
+        && rest.chars().all(|c| c.is_ascii_digit() || c == '.');
+    let capitals = v.chars().count() <= 40
+        && v.chars().any(|c| c.is_ascii_uppercase())
+        && v.chars().all(|c| {
+            c.is_ascii_uppercase()
+                || c.is_ascii_digit()
+                || matches!(c, '-' | '_' | ':' | '.' | '…' | '/')
+        });
+    numbered || capitals
 }
 
 /// Where a step read from a board comes from (the guess names it so).
