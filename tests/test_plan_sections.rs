@@ -28,6 +28,7 @@ json_snapshots! {
     step_tables => "first-sight-step-tables",
     struck_items => "first-sight-struck-items",
     prefixed_codes => "first-sight-prefixed-codes",
+    word_series => "first-sight-word-series",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -331,4 +332,18 @@ fn a_status_table_keyed_by_prefixed_codes_is_the_work() {
     let (status, v, _) = json("first-sight-prefixed-codes");
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprints_done(&v, 0), [true, true, false, false], "{v}");
+}
+
+/// `## Track 1 — …` headings, each a fenced prompt for a session: a series
+/// of one word and a number is the plan's steps; `Option 1`/`Option 2`
+/// are alternatives, not work (the plan was refused).
+#[test]
+fn a_series_of_numbered_headings_of_one_word_is_the_steps() {
+    let (status, v, _) = json("first-sight-word-series");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        sprint_names(&v, 0),
+        ["Invitation cut-outs", "Consent records", "Planner review"],
+        "{v}"
+    );
 }

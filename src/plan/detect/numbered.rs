@@ -219,7 +219,9 @@ fn open_group(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
 }
 
 fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
-    let mut by_level: BTreeMap<u8, Vec<(usize, String, String, bool)>> = BTreeMap::new();
+    // Keyed by level, and by the word of a `Track 1 — …` series (the same
+    // word before every number of it); plain numbers have no word.
+    let mut by_level: BTreeMap<(u8, String), Vec<(usize, String, String, bool)>> = BTreeMap::new();
     for i in scope {
         let Some((level, text, _)) = doc.heading(i) else {
             continue;
@@ -228,8 +230,12 @@ fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
             continue;
         }
         let (clean, done) = strip_done_marks(text);
-        let Some((id, name)) = numbered_heading(&clean) else {
-            continue;
+        let (series, (id, name)) = match numbered_heading(&clean) {
+            Some(numbered) => (String::new(), numbered),
+            None => match word_series(&clean) {
+                Some((word, id, name)) => (word, (id, name)),
+                None => continue,
+            },
         };
         let own_work = doc.section(i).any(|j| {
             matches!(
@@ -241,14 +247,18 @@ fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
             )
         });
         if own_work && names_work(&name) {
-            by_level.entry(level).or_default().push((i, id, name, done));
+            by_level
+                .entry((level, series))
+                .or_default()
+                .push((i, id, name, done));
         }
     }
-    // The level with the most numbered headings; the finer one on a tie.
+    // The level with the most numbered headings; the finer one on a tie,
+    // and plain numbers over a word's series.
     let Some((_, chosen)) = by_level
         .into_iter()
         .filter(|(_, v)| v.len() >= 2)
-        .max_by_key(|(level, v)| (v.len(), *level))
+        .max_by_key(|((level, series), v)| (v.len(), *level, series.is_empty()))
     else {
         return Vec::new();
     };
@@ -322,6 +332,39 @@ pub(super) fn guess(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
         help: "check the sprints with `git supervisor plan`, or have your agent rewrite the plan with `git supervisor import`".into(),
         line: doc.line(first.span.start),
     })
+}
+
+/// `Track 1 — Invitations`, `트랙 2 — 동의`, `Lane 3: Docs`: a word of any
+/// script, a number, a separator and a name → (the word in lower case, the
+/// number, the name). Words for alternatives and illustrations (`Option
+/// 2`, `Figure 1`) name no work.
+fn word_series(text: &str) -> Option<(String, String, String)> {
+    const NOT_WORK: &[&str] = &[
+        "option",
+        "alternative",
+        "variant",
+        "approach",
+        "example",
+        "figure",
+        "table",
+        "appendix",
+        "scenario",
+        "case",
+        "version",
+        "chapter",
+        "question",
+        "risk",
+    ];
+    let (word, n) = word_numbered(text)?;
+    if NOT_WORK.contains(&word.as_str()) {
+        return None;
+    }
+    let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let after = t.split_once(' ')?.1;
+    let name = after
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_start_matches([':', '.', ')', '—', '–', '-', ' ']);
+    (!name.is_empty()).then(|| (word, n.to_string(), name.trim().to_string()))
 }
 
 /// `Chat 1: Database`, `ЧАТ 2 — Ядро`, `Lot 3`: a word of any script and a
