@@ -218,10 +218,13 @@ fn open_group(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
         .collect()
 }
 
+/// A numbered heading: its block, id, name, and whether it is marked done.
+type Numbered = (usize, String, String, bool);
+
 fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
     // Keyed by level, and by the word of a `Track 1 — …` series (the same
     // word before every number of it); plain numbers have no word.
-    let mut by_level: BTreeMap<(u8, String), Vec<(usize, String, String, bool)>> = BTreeMap::new();
+    let mut by_level: BTreeMap<(u8, String), Vec<Numbered>> = BTreeMap::new();
     for i in scope {
         let Some((level, text, _)) = doc.heading(i) else {
             continue;
@@ -337,7 +340,8 @@ pub(super) fn guess(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
 /// `Track 1 — Invitations`, `트랙 2 — 동의`, `Lane 3: Docs`: a word of any
 /// script, a number, a separator and a name → (the word in lower case, the
 /// number, the name). Words for alternatives and illustrations (`Option
-/// 2`, `Figure 1`) name no work.
+/// 2`, `Figure 1`) name no work, and waves and layers group work the wave
+/// reader reads.
 fn word_series(text: &str) -> Option<(String, String, String)> {
     const NOT_WORK: &[&str] = &[
         "option",
@@ -354,6 +358,9 @@ fn word_series(text: &str) -> Option<(String, String, String)> {
         "chapter",
         "question",
         "risk",
+        "wave",
+        "layer",
+        "tier",
     ];
     let (word, n) = word_numbered(text)?;
     if NOT_WORK.contains(&word.as_str()) {
