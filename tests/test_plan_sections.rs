@@ -29,6 +29,7 @@ json_snapshots! {
     struck_items => "first-sight-struck-items",
     prefixed_codes => "first-sight-prefixed-codes",
     word_series => "first-sight-word-series",
+    section_board => "first-sight-section-board",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -344,6 +345,32 @@ fn a_series_of_numbered_headings_of_one_word_is_the_steps() {
     assert_eq!(
         sprint_names(&v, 0),
         ["Invitation cut-outs", "Consent records", "Planner review"],
+        "{v}"
+    );
+}
+
+/// A board written as sections (`## Bugs`, `## In Progress`, `## Done`,
+/// one card per item): every card is a step, column by column, those under
+/// `Done` done (the three columns were read as three steps, 5 cards of
+/// finished and open work in them).
+#[test]
+fn a_board_written_as_sections_is_read_card_by_card() {
+    let (status, v, _) = json("first-sight-section-board");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        sprint_names(&v, 0),
+        [
+            "Long words should wrap",
+            "Help modal needs to scroll",
+            "Import from Trello",
+            "Search cards by title",
+            "Due dates"
+        ],
+        "{v}"
+    );
+    assert_eq!(
+        sprints_done(&v, 0),
+        [false, false, false, true, true],
         "{v}"
     );
 }

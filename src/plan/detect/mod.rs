@@ -44,6 +44,7 @@ mod phase_graph;
 mod references;
 mod repeats;
 mod restated;
+mod section_board;
 mod section_units;
 mod sprint_graph;
 mod sprint_table;

@@ -447,7 +447,13 @@ fn in_scope(
         }
     }
 
-    // 5. Checklist groups: every heading whose own text holds `- [ ]` items.
+    // 5. A board written as sections (`## In Progress`, `## Done`): its
+    // cards.
+    if let Some(cards) = super::section_board::board_sprints(doc, scope.clone()) {
+        return (cards, Some(SprintSource::Checklists));
+    }
+
+    // 6. Checklist groups: every heading whose own text holds `- [ ]` items.
     let scope_all = scope.clone();
     let mut n = 0;
     let mut groups: Vec<(usize, String)> = Vec::new();
@@ -543,7 +549,7 @@ fn in_scope(
         sprint.origin = Origin::new(doc.line(span.start), "heading holding `- [ ]` items");
         sprints.push(RawSprint { id, span, sprint });
     }
-    // 6. Numbered headings without a sprint word (a guess); also over a lone
+    // 7. Numbered headings without a sprint word (a guess); also over a lone
     // checklist, which says less of the plan's steps than three or more
     // numbered headings do (`### T.1 — Backend tests ✅` beside one box),
     // unless the checklist is the plan's only mark of finished work (a
@@ -559,7 +565,7 @@ fn in_scope(
     if !numbered.is_empty() {
         return (numbered, Some(SprintSource::Numbered));
     }
-    // 7. The task rows of a Mermaid Gantt chart.
+    // 8. The task rows of a Mermaid Gantt chart.
     let rows = super::gantt::gantt_sprints(doc, scope_all);
     let source = (!rows.is_empty()).then_some(SprintSource::Gantt);
     (rows, source)
