@@ -338,6 +338,16 @@ const DONE_WORDS: &[&str] = &[
     "виконано",
     "завершено",
     "xong",
+    // Indonesian, Dutch, Swedish, Persian, Arabic, Hebrew, Hindi
+    "selesai",
+    "voltooid",
+    "klaar",
+    "مكتمل",
+    "منجز",
+    "تم",
+    "הושלם",
+    "בוצע",
+    "पूर्ण",
 ];
 
 /// Done said in scripts without spaces between words, or in two words.
@@ -349,6 +359,9 @@ const DONE_PHRASES: &[&str] = &[
     "완료",
     "hoàn thành",
     "đã xong",
+    "تکمیل شده",
+    "انجام شده",
+    "पूरा हुआ",
 ];
 
 /// How many `Status:` lines in `body` say the work is not done (`Status:
@@ -423,6 +436,16 @@ pub(crate) fn is_status_key(key: &str) -> bool {
         "狀態",
         "状態",
         "상태",
+        "ステータス",
+        "stav",
+        "стан",
+        "وضعیت",
+        "الحالة",
+        "حالة",
+        "סטטוס",
+        "מצב",
+        "स्थिति",
+        "κατάσταση",
     ]
     .contains(&first)
         && k.split_whitespace().count() <= 2

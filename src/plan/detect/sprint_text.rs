@@ -208,11 +208,15 @@ pub(super) fn read_sprint_until(
                             &["title", "name", "feature", "story", "deliverable"],
                         ))
                     };
-                    if let Some(col) =
-                        column(header, &["task", "tasks", "work item"]).or_else(titled)
+                    if let Some(col) = column(header, &["task", "tasks", "work item"])
+                        .or_else(titled)
+                        .or_else(|| super::work_table::item_column(header, rows))
                     {
+                        // A line of one cell under a wider table is a
+                        // paragraph Markdown took into it (`DoD: …`).
                         sprint.tasks.extend(
                             rows.iter()
+                                .filter(|r| r.source_cells >= 2 || header.len() < 2)
                                 .filter_map(|r| r.cells.get(col))
                                 .map(|c| c.text.trim().to_string())
                                 .filter(|t| !t.is_empty()),

@@ -417,6 +417,32 @@ fn name_column(header: &[Cell], rows: &[&Row], key: usize, status: Option<usize>
     best.map(|(c, _)| c)
 }
 
+/// The column of a tracked table that names its items (`| Order | Item |
+/// Issue | Depends on |`, `| ویژگی | وضعیت | درصد |`): in a table with a
+/// status or a dependency column (and none of a unit table's), the first
+/// other column whose values are not all ids, dates or lengths of time.
+pub(super) fn item_column(header: &[Cell], rows: &[Row]) -> Option<usize> {
+    let status = column_where(header, super::completion::is_status_key);
+    let waits = column(header, DEPENDENCY_COLUMNS);
+    // A table of units (`| Package | Layer | Depends on | Sprints |`) names
+    // no sprint's tasks.
+    let units = column(header, &["sprints", "directory", "dir", "layer"]).is_some();
+    if status.is_none() && waits.is_none() || units {
+        return None;
+    }
+    (0..header.len()).find(|&c| {
+        let values: Vec<String> = rows
+            .iter()
+            .filter_map(|r| r.cells.get(c).map(|x| cell_text(&x.text)))
+            .filter(|v| !v.is_empty())
+            .collect();
+        Some(c) != status
+            && Some(c) != waits
+            && !values.is_empty()
+            && !values.iter().all(|v| is_measure(v) || is_id(v))
+    })
+}
+
 /// `16.09.2019`, `2 minggu`, `Minggu 4-6`, `12h`: a date or a length of
 /// time; any short label with a number, which names no work by itself.
 fn is_measure(v: &str) -> bool {
