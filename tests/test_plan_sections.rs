@@ -30,6 +30,7 @@ json_snapshots! {
     prefixed_codes => "first-sight-prefixed-codes",
     word_series => "first-sight-word-series",
     section_board => "first-sight-section-board",
+    phase_tables => "first-sight-phase-tables",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -373,4 +374,28 @@ fn a_board_written_as_sections_is_read_card_by_card() {
         [false, false, false, true, true],
         "{v}"
     );
+}
+
+/// Phases whose work is a tracked table (`| Order | Item | Issue | Depends
+/// on |`, `| Feature | Status | Percent |`): the column naming the items
+/// gives each phase its tasks (the phases had none, and an agent would be
+/// sent with nothing to do).
+#[test]
+fn a_phases_tracked_table_gives_its_tasks() {
+    let (status, v, _) = json("first-sight-phase-tables");
+    assert_eq!(status, 0, "{v}");
+    let tasks = |k: usize| v["units"][0]["sprints"][k]["tasks"].clone();
+    assert_eq!(
+        tasks(1),
+        serde_json::json!([
+            "ExperimentRecord schema v1",
+            "Mutation format v1",
+            "EvaluationPlan v1"
+        ])
+    );
+    assert_eq!(
+        tasks(2),
+        serde_json::json!(["ToolResult contract", "Retry policy"])
+    );
+    assert_eq!(sprints_done(&v, 0), [true, false, false], "{v}");
 }
