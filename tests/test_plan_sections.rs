@@ -31,6 +31,7 @@ json_snapshots! {
     word_series => "first-sight-word-series",
     section_board => "first-sight-section-board",
     phase_tables => "first-sight-phase-tables",
+    design_doc_table => "first-sight-design-doc-table",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -398,4 +399,24 @@ fn a_phases_tracked_table_gives_its_tasks() {
         serde_json::json!(["ToolResult contract", "Retry policy"])
     );
     assert_eq!(sprints_done(&v, 0), [true, false, false], "{v}");
+}
+
+/// A design document of numbered sections, its work a table keyed by a
+/// step word (`| Phase | Result | Acceptance |`, rows `P0: …`) inside one
+/// of them: the rows are the steps (the five sections were dispatched as
+/// work, the goal and the test strategy among them).
+#[test]
+fn a_work_table_inside_a_numbered_design_doc_is_its_steps() {
+    let (status, v, _) = json("first-sight-design-doc-table");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        sprint_names(&v, 0),
+        [
+            "P0: Groundwork",
+            "P1: Offline decoder",
+            "P2: Read-only integration",
+            "P3: Release"
+        ],
+        "{v}"
+    );
 }

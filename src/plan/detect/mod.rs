@@ -282,8 +282,22 @@ fn parse_once(
             // One such table: of two, reading one would drop the other's.
             // And never at the cost of a done mark the headings carry.
             let marks = |s: &[RawSprint]| s.iter().filter(|s| s.sprint.done.is_some()).count();
-            if work.deps.is_some()
-                && work.sprints.len() > sprints.len()
+            // A table keyed by a step word (`| Phase | Result |`, rows
+            // `P0: …`) in a numbered section names the work; the other
+            // sections describe it (a design document's `## 1.
+            // Goal`, `## 9. Tests`).
+            let inside = |w: &work_table::TableWork| {
+                let at = w.sprints.first().map_or(0, |s| s.span.start);
+                let section = doc.blocks.iter().rev().find_map(|b| match b {
+                    Block::Heading { span, text, .. } if span.start < at => Some(text),
+                    _ => None,
+                });
+                w.sprints.len() >= 3
+                    && section.is_some_and(|t| numbered::numbered_heading(t).is_some())
+            };
+            let says_more = work.deps.is_some() && work.sprints.len() > sprints.len()
+                || work.stepped && inside(&work);
+            if says_more
                 && marks(&work.sprints) >= marks(&sprints)
                 && work_table::tables_of_work(&doc, unit.scope.clone()) == 1
             {

@@ -29,6 +29,9 @@ pub(super) struct TableWork {
     /// status columns: a later table with the same columns, or the same
     /// step and status columns, holds more of the same work.
     shape: (Vec<String>, Option<[String; 2]>),
+    /// Whether the steps are keyed by a column a step word names (`|
+    /// Phase | Result |`), not by ids beside a status.
+    pub(super) stepped: bool,
 }
 
 /// The steps of the first table in `scope` that reads as two or more, and
@@ -124,6 +127,7 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
             sprints: cards,
             deps: None,
             shape: (Vec::new(), None),
+            stepped: false,
         };
     }
     let text = |r: &Row, c: usize| r.cells.get(c).map_or(String::new(), |x| cell_text(&x.text));
@@ -245,10 +249,12 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
         (0..header.len()).map(column).collect(),
         status_col.map(|sc| [column(key_col), column(sc)]),
     );
+    let stepped = super::locale::column_step_word(&header[key_col].text).is_some();
     TableWork {
         sprints: out,
         deps,
         shape,
+        stepped,
     }
 }
 
