@@ -225,7 +225,16 @@ pub fn blocks(source: &str) -> Vec<Block> {
                 if let Some(t) = table.as_mut() {
                     let span = t.row_span.clone();
                     let source_cells = count_source_cells(&source[span.clone()]);
-                    let cells = std::mem::take(&mut t.row_cells);
+                    let mut cells = std::mem::take(&mut t.row_cells);
+                    // A `|` inside a code span splits the cell in GFM, though
+                    // the author wrote one (`--fields=a:b[:x|y]`): the cells
+                    // are read again as written.
+                    let written = cells_as_written(source, span.clone());
+                    if written.len() == source_cells
+                        && written.len() < split_cells(&source[span.clone()])
+                    {
+                        cells = written;
+                    }
                     t.rows.push(Row {
                         cells,
                         span,
@@ -318,6 +327,65 @@ fn push_inline(
     }
 }
 
+/// The cells of one table line split on the `|` outside code spans, each
+/// its trimmed source text.
+fn cells_as_written(source: &str, span: Span) -> Vec<Cell> {
+    let line = &source[span.clone()];
+    let mut cells = Vec::new();
+    let mut start = 0;
+    let mut escaped = false;
+    let mut in_code = false;
+    let mut push = |from: usize, to: usize| {
+        let raw = &line[from..to];
+        let lead = raw.len() - raw.trim_start().len();
+        cells.push(Cell {
+            text: raw.trim().to_string(),
+            span: span.start + from + lead..span.start + from + lead + raw.trim().len(),
+        });
+    };
+    let trimmed_end = line.trim_end().len();
+    let body_start = line.len() - line.trim_start().len();
+    for (i, c) in line.char_indices() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\\' => escaped = true,
+            '`' => in_code = !in_code,
+            '|' if !in_code => {
+                if i > body_start {
+                    push(start, i);
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < trimmed_end {
+        push(start, trimmed_end);
+    }
+    cells
+}
+
+/// Count the cells of one source table line split on every unescaped `|`,
+/// as GFM splits them (code spans too).
+fn split_cells(line: &str) -> usize {
+    let line = line.trim();
+    let mut cells = 1usize;
+    let mut escaped = false;
+    let chars: Vec<char> = line.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '|' if i != 0 && i != chars.len() - 1 => cells += 1,
+            _ => {}
+        }
+    }
+    cells
+}
+
 /// Count the cells written on one source table line: split on `|` that is
 /// neither escaped nor inside a code span, ignoring the optional outer pipes.
 fn count_source_cells(line: &str) -> usize {
@@ -368,6 +436,17 @@ mod tests {
                 ("done".to_string(), 0, Some(true)),
             ]
         );
+    }
+
+    #[test]
+    fn a_pipe_in_a_code_span_stays_in_its_cell() {
+        let b =
+            blocks("| ID | What | Status |\n|---|---|---|\n| 1 | Add `--fields=a[:x|y]` | ✅ |\n");
+        let Block::Table { rows, .. } = &b[0] else {
+            panic!("expected a table, got {b:?}")
+        };
+        let texts: Vec<&str> = rows[0].cells.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(texts, ["1", "Add `--fields=a[:x|y]`", "✅"]);
     }
 
     #[test]
