@@ -32,6 +32,9 @@ json_snapshots! {
     section_board => "first-sight-section-board",
     phase_tables => "first-sight-phase-tables",
     design_doc_table => "first-sight-design-doc-table",
+    section_board_lines => "first-sight-section-board-lines",
+    drawn_boxes => "first-sight-drawn-boxes",
+    plain_sections => "first-sight-plain-sections",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -419,4 +422,57 @@ fn a_work_table_inside_a_numbered_design_doc_is_its_steps() {
         ],
         "{v}"
     );
+}
+
+/// Columns named by a state after what they sort (`# Pages to do`, `#
+/// Pages done`), one of them written as a bare line: every card is a step,
+/// the bare line too (the plan was refused, and once read, the page in
+/// progress was lost).
+#[test]
+fn columns_named_after_their_cards_and_bare_lines_are_a_board() {
+    let (status, v, _) = json("first-sight-section-board-lines");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        sprints_done(&v, 0),
+        [false, false, false, false, true],
+        "{v}"
+    );
+    assert_eq!(
+        v["units"][0]["sprints"][3]["name"], "https://wiki.example.org/Terrain_file_description",
+        "{v}"
+    );
+}
+
+/// A build log under `# Checklist`, its boxes drawn as emoji shortcodes
+/// (`:ballot_box_with_check:Design schematic\\`): each line is a step,
+/// ticked or open as drawn, out of order too (the plan was refused).
+#[test]
+fn a_checklist_of_drawn_boxes_is_the_steps_before_a_refusal() {
+    let (status, v, _) = json("first-sight-drawn-boxes");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        sprints_done(&v, 0),
+        [true, true, true, false, true, false],
+        "{v}"
+    );
+    assert_eq!(
+        v["units"][0]["sprints"][0]["name"], "Design schematic",
+        "{v}"
+    );
+}
+
+/// A runbook of plain sections under its title (`Pre-install`, `Prepare
+/// data`, `Import`), no step word, number or box anywhere: the sections are
+/// read as its steps, in order, and the reading says it guessed (the plan
+/// was refused); a section about the plan (`Notes`) is no step.
+#[test]
+fn plain_sections_are_the_steps_before_a_refusal_with_a_guess() {
+    let (status, v, _) = json("first-sight-plain-sections");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        sprint_names(&v, 0),
+        ["Pre-install", "Prepare data", "Import"],
+        "{v}"
+    );
+    assert_eq!(v["guesses"][0]["code"], "reading::numbered_headings", "{v}");
 }

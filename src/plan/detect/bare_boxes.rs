@@ -1,5 +1,6 @@
 //! Checklists written without boxes. Boxes written without a list marker
-//! (`[x] Create the repository` on a line of its own): each such line of a
+//! (`[x] Create the repository` on a line of its own, or drawn:
+//! `:ballot_box_with_check:Order the PCB`, `☐ Debug`): each such line of a
 //! paragraph is a checklist item, as `- [x] …` would be; the paragraph's
 //! other lines stay its text. And lists that strike out what is finished
 //! (`* ~~Units belong to a team~~`): a struck item is a ticked one, its
@@ -7,9 +8,33 @@
 
 use super::Block;
 
+/// Boxes drawn as emoji shortcodes or box glyphs (`:ballot_box_with_check:`,
+/// `☐`), ticked or not; the text may follow with no space.
+const DRAWN_BOXES: &[(&str, bool)] = &[
+    (":ballot_box_with_check:", true),
+    (":white_check_mark:", true),
+    (":heavy_check_mark:", true),
+    (":black_square_button:", false),
+    (":white_square_button:", false),
+    (":white_large_square:", false),
+    ("☑", true),
+    ("☒", true),
+    ("☐", false),
+    ("⬜", false),
+    ("🔲", false),
+];
+
 /// The box a line opens with, and the text after it.
 fn boxed(line: &str) -> Option<(bool, &str)> {
     let t = line.trim_start();
+    if let Some((rest, ticked)) = DRAWN_BOXES
+        .iter()
+        .find_map(|(b, ticked)| t.strip_prefix(b).map(|r| (r, *ticked)))
+    {
+        // A line ending in `\` breaks the line, no more.
+        let rest = rest.trim().trim_end_matches('\\').trim();
+        return (!rest.is_empty()).then_some((ticked, rest));
+    }
     let (ticked, rest) = if let Some(r) = t.strip_prefix("[ ]") {
         (false, r)
     } else {

@@ -72,3 +72,53 @@ pub(super) fn promote_checklist_tree(source: &str, mut blocks: Vec<Block>) -> Ve
     }
     blocks
 }
+
+/// The very last reading, for a plan refused with every other: its first
+/// flat checklist (three or more top-level boxed items in one section, a
+/// `# Checklist` build log) is its steps, each item a heading one level
+/// below its section, its box kept.
+pub(super) fn promote_flat_checklist(source: &str, mut blocks: Vec<Block>) -> Vec<Block> {
+    let mut level = 1u8;
+    let mut run: Vec<(usize, String)> = Vec::new();
+    let mut chosen: Option<(u8, Vec<(usize, String)>)> = None;
+    for (i, b) in blocks.iter().enumerate() {
+        match b {
+            Block::Heading { level: l, .. } => {
+                if run.len() >= 3 {
+                    chosen = Some((level, std::mem::take(&mut run)));
+                    break;
+                }
+                run.clear();
+                level = *l;
+            }
+            Block::Item {
+                depth: 0,
+                checked: Some(ticked),
+                span,
+                ..
+            } => {
+                let first = source[span.clone()].lines().next().unwrap_or_default();
+                // A box drawn on a paragraph line has no list marker: the
+                // item's text is its name.
+                let listed = first.trim_start().starts_with(['-', '*', '+']);
+                let name = match b {
+                    Block::Item { text, .. } if !listed => text.clone(),
+                    _ => super::outline::item_label(first).trim().replace("**", ""),
+                };
+                if name.trim().is_empty() {
+                    continue;
+                }
+                let mark = if *ticked { "[x]" } else { "[ ]" };
+                run.push((i, format!("{} {mark}", name.trim())));
+            }
+            _ => {}
+        }
+    }
+    let chosen = chosen.or_else(|| (run.len() >= 3).then_some((level, run)));
+    if let Some((level, items)) = chosen {
+        for (i, text) in items {
+            super::outline::into_heading(&mut blocks, i, (level + 1).min(6), text);
+        }
+    }
+    blocks
+}

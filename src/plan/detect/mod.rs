@@ -45,6 +45,7 @@ mod references;
 mod repeats;
 mod restated;
 mod section_board;
+mod section_steps;
 mod section_units;
 mod sprint_graph;
 mod sprint_table;
@@ -132,13 +133,13 @@ pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
 
 /// [`parse`], refusing the plan for its warnings too when `strict`.
 pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan, Vec<Problem>> {
-    let problems = match parse_once(source, ctx, strict, false) {
+    let problems = match parse_once(source, ctx, strict, Pass::First) {
         Err(problems) if problems.iter().any(|p| p.code == ProblemCode::NoSprints) => problems,
         // One step for the whole plan says little about its steps: a
         // checklist tree or a table of work in it is finer (see
         // `checklist_tree`, `work_table`).
         Ok(plan) if one_step(&plan) => {
-            return Ok(match parse_once(source, ctx, strict, true) {
+            return Ok(match parse_once(source, ctx, strict, Pass::LastResort) {
                 Ok(mut tree)
                     if tree.sprint_total() > 1
                         && finer_reading(&tree)
@@ -159,13 +160,17 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         }
         read => return read,
     };
-    // The last reading tried before a refusal (see `last_resort`).
-    let Ok(mut plan) = parse_once(source, ctx, strict, true) else {
-        return Err(problems);
-    };
-    let guess = last_resort::guess(&plan);
-    plan.guesses.push(guess);
-    Ok(plan)
+    // The last reading tried before a refusal (see `last_resort`); after
+    // it the plan's first flat checklist as its steps, and last its plain
+    // sections (the numbered-heading reader says it guessed).
+    if let Ok(mut plan) = parse_once(source, ctx, strict, Pass::LastResort)
+        .or_else(|_| parse_once(source, ctx, strict, Pass::FlatChecklist))
+    {
+        let guess = last_resort::guess(&plan);
+        plan.guesses.push(guess);
+        return Ok(plan);
+    }
+    parse_once(source, ctx, strict, Pass::Sections).map_err(|_| problems)
 }
 
 /// A plan read as one sprint, one unit: its steps may be written finer
@@ -195,12 +200,25 @@ fn finer_reading(plan: &Plan) -> bool {
     )
 }
 
+/// Which reading a pass tries: the plan's own forms first; then, before a
+/// refusal, work written in forms that are elsewhere notes (see
+/// `last_resort`); then the plan's first flat checklist as its steps; last,
+/// its plain sections (see `section_steps`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    First,
+    LastResort,
+    FlatChecklist,
+    Sections,
+}
+
 fn parse_once(
     source: &str,
     ctx: &ParseContext,
     strict: bool,
-    any_bold_item: bool,
+    pass: Pass,
 ) -> Result<Plan, Vec<Problem>> {
+    let any_bold_item = pass != Pass::First;
     let normalized = outline::lone_cr_to_lf(source);
     let source = normalized.as_deref().unwrap_or(source);
     let (mut masked, frontmatter) = mask_frontmatter(source);
@@ -230,6 +248,11 @@ fn parse_once(
     let blocks = outline::promote_numbered_items(&masked, blocks);
     let blocks = bare_boxes::items_from_bare_boxes(&masked, blocks);
     let blocks = bare_boxes::items_from_struck_lists(blocks);
+    let blocks = match pass {
+        Pass::FlatChecklist => checklist_tree::promote_flat_checklist(&masked, blocks),
+        Pass::Sections => section_steps::number_sections(blocks),
+        _ => blocks,
+    };
     let doc = Doc::new(source, without_inline_code(&masked, blocks));
     let mut problems = Vec::new();
 

@@ -13,6 +13,9 @@
 use super::sprints::blank_sprint;
 use super::*;
 
+/// Where a step read from a board of sections comes from.
+const CARD: &str = "a card of a board written as sections";
+
 /// The cards of a board written as sections, when `scope` is one.
 pub(super) fn board_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Option<Vec<RawSprint>> {
     let headings: Vec<usize> = scope.filter(|&i| doc.heading(i).is_some()).collect();
@@ -30,8 +33,7 @@ pub(super) fn board_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Option<
         return board_sprints(doc, columns[0] + 1..doc.section_end[columns[0]]);
     }
     let text = |i: usize| doc.heading(i).map_or("", |(_, t, _)| t);
-    let done_column =
-        |i: usize| super::completion::opens_with_done_word(&clean_name(text(i)).to_lowercase());
+    let done_column = |i: usize| super::units::sections::is_done_group(text(i));
     let states: Vec<usize> = columns
         .iter()
         .copied()
@@ -56,6 +58,42 @@ pub(super) fn board_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Option<
     for &c in &columns {
         let finished = done_column(c);
         let blocks: Vec<usize> = doc.own_blocks(c).collect();
+        // A column written as lines, no list in it (`# In progress` over a
+        // bare link): each line is a card.
+        if !blocks
+            .iter()
+            .any(|&j| matches!(doc.blocks[j], Block::Item { .. }))
+        {
+            for &j in &blocks {
+                let Block::Paragraph { span, .. } = &doc.blocks[j] else {
+                    continue;
+                };
+                let mut at = span.start;
+                for line in doc.source[span.clone()].split_inclusive('\n') {
+                    let card = line.trim();
+                    let line_span = at..at + line.trim_end().len();
+                    at += line.len();
+                    if card.is_empty() {
+                        continue;
+                    }
+                    let id = SprintId::whole(out.len() as u32 + 1);
+                    let mut sprint = blank_sprint(id.clone(), card, card.to_string());
+                    sprint.done = finished.then(|| {
+                        format!(
+                            "marked complete in the plan (a card in `{}`)",
+                            clean_name(text(c))
+                        )
+                    });
+                    sprint.origin = Origin::new(doc.line(line_span.start), CARD);
+                    out.push(RawSprint {
+                        id,
+                        span: line_span,
+                        sprint,
+                    });
+                }
+            }
+            continue;
+        }
         for (k, &j) in blocks.iter().enumerate() {
             let Block::Item {
                 text: card,

@@ -185,8 +185,28 @@ pub(in crate::plan::detect) fn is_status_group(title: &str) -> bool {
         .trim();
     // Finished work in the plans' other languages (`## 完了したタスク`,
     // `## Erledigt`, `## Tamamlanan`): a done word alone.
+    // A state after what it sorts (`Pages to do`, `Pages done`).
+    let words = t.split_whitespace().count();
+    let after_a_noun = words <= 3
+        && STATES
+            .iter()
+            .any(|s| t.ends_with(s) && t[..t.len() - s.len()].ends_with(' '));
     STATES.contains(&t)
-        || (t.split_whitespace().count() <= 2 && super::super::completion::opens_with_done_word(t))
+        || after_a_noun
+        || (words <= 2 && super::super::completion::opens_with_done_word(t))
+}
+
+/// Whether a group named by a state names finished work (`## Done`,
+/// `## Pages done`, `## ✅ Completed`).
+pub(in crate::plan::detect) fn is_done_group(title: &str) -> bool {
+    let t = title
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    is_status_group(title)
+        && (super::super::completion::opens_with_done_word(&t)
+            || t.split_whitespace()
+                .last()
+                .is_some_and(super::super::completion::opens_with_done_word))
 }
 
 /// Sections numbered alike (`Chunk 1`, `Chunk 2`; `Wave 1`, `Wave 2`; `1.
