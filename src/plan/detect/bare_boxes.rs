@@ -6,6 +6,8 @@
 //! (`* ~~Units belong to a team~~`): a struck item is a ticked one, its
 //! unstruck siblings open ones.
 
+use std::collections::BTreeSet;
+
 use super::Block;
 
 /// Boxes drawn as emoji shortcodes or box glyphs (`:ballot_box_with_check:`,
@@ -116,18 +118,21 @@ pub(super) fn items_from_struck_lists(mut blocks: Vec<Block>) -> Vec<Block> {
         if items().any(|(_, checked, _)| checked.is_some()) {
             continue;
         }
-        let Some(depth) = items().find(|(t, _, _)| struck(t)).map(|(_, _, d)| d) else {
-            continue;
-        };
+        // Every depth that strikes an item is a checklist (a tree struck
+        // item by item); a depth that strikes none stays plain notes.
+        let depths: BTreeSet<usize> = items()
+            .filter(|(t, _, _)| struck(t))
+            .map(|(_, _, d)| d)
+            .collect();
         for b in &mut blocks[run] {
             if let Block::Item {
                 text,
                 checked,
-                depth: d,
+                depth,
                 ..
             } = b
             {
-                if *d == depth {
+                if depths.contains(depth) {
                     *checked = Some(struck(text));
                 }
             }

@@ -233,7 +233,7 @@ fn parse_once(
     if any_bold_item {
         outline::unquote_boxes(&mut masked);
     }
-    let mut blocks = blocks(&masked);
+    let mut blocks = bare_boxes::items_from_struck_lists(blocks(&masked));
     if any_bold_item {
         blocks = coded_items::promote_coded_items(&masked, blocks);
         blocks = checklist_tree::promote_checklist_tree(&masked, blocks);
@@ -247,7 +247,6 @@ fn parse_once(
     let blocks = outline::promote_plain_lines(&masked, blocks, any_bold_item);
     let blocks = outline::promote_numbered_items(&masked, blocks);
     let blocks = bare_boxes::items_from_bare_boxes(&masked, blocks);
-    let blocks = bare_boxes::items_from_struck_lists(blocks);
     let blocks = match pass {
         Pass::FlatChecklist => checklist_tree::promote_flat_checklist(&masked, blocks),
         Pass::Sections => section_steps::number_sections(blocks),
