@@ -35,6 +35,7 @@ json_snapshots! {
     section_board_lines => "first-sight-section-board-lines",
     drawn_boxes => "first-sight-drawn-boxes",
     plain_sections => "first-sight-plain-sections",
+    cursor_todos_numbered => "first-sight-cursor-todos-numbered",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -475,4 +476,15 @@ fn plain_sections_are_the_steps_before_a_refusal_with_a_guess() {
         "{v}"
     );
     assert_eq!(v["guesses"][0]["code"], "reading::numbered_headings", "{v}");
+}
+
+/// A Cursor plan whose frontmatter todos (two completed) sit over numbered
+/// body sections that do not match them one to one: the todos are the
+/// steps, done as their status says (the numbered sections were a guess,
+/// and every one read open: finished work redone).
+#[test]
+fn a_cursor_plans_todos_outweigh_a_guess_of_numbered_sections() {
+    let (status, v, _) = json("first-sight-cursor-todos-numbered");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprints_done(&v, 0), [true, true, false], "{v}");
 }

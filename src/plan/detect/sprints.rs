@@ -83,10 +83,11 @@ pub(super) fn detect_sprints(
         return (sprints, source);
     }
     // A plan read as one unit may keep its steps outside its body: a Cursor
-    // plan's frontmatter `todos:` (when the body shows fewer), an
-    // ExecPlan's milestones named only in its progress list.
+    // plan's frontmatter `todos:` (when the body shows fewer, or only
+    // numbered sections that are a guess), an ExecPlan's milestones named
+    // only in its progress list.
     let todos = todo_sprints(doc);
-    if todos.len() >= 2 && todos.len() > sprints.len() {
+    if todos.len() >= 2 && (todos.len() > sprints.len() || source == Some(SprintSource::Numbered)) {
         return (todos, Some(SprintSource::Todos));
     }
     // An epic's created tickets are its work, over any checklist beside
