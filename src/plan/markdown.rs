@@ -368,27 +368,21 @@ fn cells_as_written(source: &str, span: Span) -> Vec<Cell> {
     cells
 }
 
-/// Count the cells of one source table line split on every unescaped `|`,
-/// as GFM splits them (code spans too).
-fn split_cells(line: &str) -> usize {
-    let line = line.trim();
-    let mut cells = 1usize;
-    let mut escaped = false;
-    let chars: Vec<char> = line.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' => escaped = true,
-            '|' if i != 0 && i != chars.len() - 1 => cells += 1,
-            _ => {}
-        }
-    }
-    cells
-}
-
 /// Count the cells written on one source table line: split on `|` that is
 /// neither escaped nor inside a code span, ignoring the optional outer pipes.
 fn count_source_cells(line: &str) -> usize {
+    count_cells(line, true)
+}
+
+/// Count the cells of one source table line split on every unescaped `|`,
+/// as GFM splits them (code spans too).
+fn split_cells(line: &str) -> usize {
+    count_cells(line, false)
+}
+
+/// The cells of one table line, split on the unescaped `|` (outside code
+/// spans when `code_spans` holds them whole).
+fn count_cells(line: &str, code_spans: bool) -> usize {
     let line = line.trim();
     let mut cells = 1usize;
     let mut escaped = false;
@@ -401,7 +395,7 @@ fn count_source_cells(line: &str) -> usize {
         }
         match c {
             '\\' => escaped = true,
-            '`' => in_code = !in_code,
+            '`' if code_spans => in_code = !in_code,
             '|' if !in_code && i != 0 && i != chars.len() - 1 => cells += 1,
             _ => {}
         }

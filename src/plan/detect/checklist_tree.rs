@@ -37,14 +37,11 @@ pub(super) fn promote_checklist_tree(source: &str, mut blocks: Vec<Block>) -> Ve
             Block::Item {
                 depth: 0,
                 checked: Some(ticked),
-                span,
                 ..
             } => {
-                let first = source[span.clone()].lines().next().unwrap_or_default();
-                let name = super::outline::item_label(first).trim().replace("**", "");
-                if name.is_empty() {
+                let Some(name) = item_name(source, b) else {
                     continue;
-                }
+                };
                 // `Setup @DONE`: a done word on the item is its tick.
                 let (name, marked) = super::completion::strip_done_marks(&name);
                 let mark = if *ticked || marked { "[x]" } else { "[ ]" };
@@ -94,20 +91,11 @@ pub(super) fn promote_flat_checklist(source: &str, mut blocks: Vec<Block>) -> Ve
             Block::Item {
                 depth: 0,
                 checked: Some(ticked),
-                span,
                 ..
             } => {
-                let first = source[span.clone()].lines().next().unwrap_or_default();
-                // A box drawn on a paragraph line has no list marker: the
-                // item's text is its name.
-                let listed = first.trim_start().starts_with(['-', '*', '+']);
-                let name = match b {
-                    Block::Item { text, .. } if !listed => text.clone(),
-                    _ => super::outline::item_label(first).trim().replace("**", ""),
-                };
-                if name.trim().is_empty() {
+                let Some(name) = item_name(source, b) else {
                     continue;
-                }
+                };
                 let mark = if *ticked { "[x]" } else { "[ ]" };
                 run.push((i, format!("{} {mark}", name.trim())));
             }
@@ -121,4 +109,20 @@ pub(super) fn promote_flat_checklist(source: &str, mut blocks: Vec<Block>) -> Ve
         }
     }
     blocks
+}
+
+/// A checklist item's name: its first line without the marker, the box and
+/// bold marks; for a box drawn on a paragraph line (no list marker), the
+/// item's text.
+fn item_name(source: &str, item: &Block) -> Option<String> {
+    let Block::Item { text, span, .. } = item else {
+        return None;
+    };
+    let first = source[span.clone()].lines().next().unwrap_or_default();
+    let name = if first.trim_start().starts_with(['-', '*', '+']) {
+        super::outline::item_label(first).trim().replace("**", "")
+    } else {
+        text.trim().to_string()
+    };
+    (!name.trim().is_empty()).then_some(name)
 }
