@@ -229,11 +229,11 @@ pub fn blocks(source: &str) -> Vec<Block> {
                     // A `|` inside a code span splits the cell in GFM, though
                     // the author wrote one (`--fields=a:b[:x|y]`): the cells
                     // are read again as written.
-                    let written = cells_as_written(source, span.clone());
-                    if written.len() == source_cells
-                        && written.len() < split_cells(&source[span.clone()])
-                    {
-                        cells = written;
+                    if source_cells < split_cells(&source[span.clone()]) {
+                        let written = cells_as_written(source, span.clone());
+                        if written.len() == source_cells {
+                            cells = written;
+                        }
                     }
                     t.rows.push(Row {
                         cells,

@@ -186,14 +186,16 @@ pub(in crate::plan::detect) fn is_status_group(title: &str) -> bool {
     // Finished work in the plans' other languages (`## 完了したタスク`,
     // `## Erledigt`, `## Tamamlanan`): a done word alone.
     // A state after what it sorts (`Pages to do`, `Pages done`).
-    let words = t.split_whitespace().count();
-    let after_a_noun = words <= 3
-        && STATES
+    let words = || t.split_whitespace().count();
+    let after_a_noun = || {
+        STATES
             .iter()
-            .any(|s| t.ends_with(s) && t[..t.len() - s.len()].ends_with(' '));
+            .any(|s| t.ends_with(s) && t[..t.len() - s.len()].ends_with(' '))
+            && words() <= 3
+    };
     STATES.contains(&t)
-        || after_a_noun
-        || (words <= 2 && super::super::completion::opens_with_done_word(t))
+        || (words() <= 2 && super::super::completion::opens_with_done_word(t))
+        || after_a_noun()
 }
 
 /// Whether a group named by a state names finished work (`## Done`,
