@@ -36,6 +36,7 @@ json_snapshots! {
     drawn_boxes => "first-sight-drawn-boxes",
     plain_sections => "first-sight-plain-sections",
     cursor_todos_numbered => "first-sight-cursor-todos-numbered",
+    parallel_said => "first-sight-parallel-said",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -487,4 +488,29 @@ fn a_cursor_plans_todos_outweigh_a_guess_of_numbered_sections() {
     let (status, v, _) = json("first-sight-cursor-todos-numbered");
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprints_done(&v, 0), [true, true, false], "{v}");
+}
+
+/// A plan that says its tracks run concurrently but names no order the
+/// reader can tie to them runs them one after another, and says so: a
+/// guess `start` asks about (it was read so in silence). A feature named
+/// `parallel fetching` says nothing of the plan's order.
+#[test]
+fn parallel_work_said_in_prose_and_not_read_is_asked_about() {
+    let (status, v, _) = json("first-sight-parallel-said");
+    assert_eq!(status, 0, "{v}");
+    let codes: Vec<&str> = v["guesses"]
+        .as_array()
+        .map(|g| g.iter().filter_map(|x| x["code"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(codes.contains(&"reading::parallel_unread"), "{v}");
+    assert_eq!(
+        v["guesses"][codes
+            .iter()
+            .position(|c| *c == "reading::parallel_unread")
+            .unwrap_or(0)]["line"],
+        3,
+        "{v}"
+    );
+    let (_, v, _) = json("first-sight-parallel-feature");
+    assert!(v["guesses"].as_array().is_none_or(|g| g.is_empty()), "{v}");
 }

@@ -107,9 +107,98 @@ pub(super) fn guesses(
                 help: "if some sprints may run at once, name each sprint's dependencies (`Depends on: …`), or have your agent rewrite the plan with `git supervisor import`".into(),
                 line,
             });
+        } else if let Some(line) = parallel_said(doc) {
+            out.push(Warning {
+                code: "reading::parallel_unread".into(),
+                message: format!(
+                    "the plan says at line {line} that some of its work may run at once, and names no order that could be tied to its sprints: they run one after another"
+                ),
+                help: "if some sprints may run at once, name each sprint's dependencies (`Depends on: …`) or put them in layers, or have your agent rewrite the plan with `git supervisor import`".into(),
+                line,
+            });
         }
     }
     out
+}
+
+/// The line of a sentence outside code that says work may run at once
+/// (`7 concurrent tracks`, `Tracks 1, 3 and 5 can run in parallel`,
+/// `병렬 작업 트랙`, `可并行`): a phrase of parallel work beside a word of
+/// the plan's work or of running it. A feature (`parallel fetching`,
+/// players acting `simultaneously`) says nothing of the plan's order, nor
+/// does a legend of marks (`[P]: can run in parallel`).
+fn parallel_said(doc: &Doc) -> Option<usize> {
+    const PARALLEL: &[&str] = &[
+        "in parallel",
+        "parallel to",
+        "parallel with",
+        "parallelizable",
+        "parallelisable",
+        "parallel track",
+        "parallel stream",
+        "parallel work",
+        "parallel lane",
+        "parallel session",
+        "concurrent track",
+        "concurrent stream",
+        "concurrently",
+        "並行",
+        "并行",
+        "병렬",
+        "동시 진행",
+        "parallèle",
+        "paralelo",
+        "paralelamente",
+        "in parallelo",
+        "równoleg",
+        "paralel",
+        "параллельн",
+        "song song",
+        "gleichzeitig",
+        "同時に",
+    ];
+    const WORK: &[&str] = &[
+        "can ",
+        "may ",
+        "run",
+        "work",
+        "track",
+        "stream",
+        "task",
+        "phase",
+        "step",
+        "sprint",
+        "agent",
+        "team",
+        "lane",
+        "wave",
+        "session",
+        "트랙",
+        "작업",
+        "任务",
+        "轨",
+        "タスク",
+        "トラック",
+        "pode",
+        "puede",
+        "peut",
+        "kann",
+        "może",
+    ];
+    doc.blocks.iter().find_map(|b| {
+        let (text, span) = match b {
+            Block::Paragraph { text, span } | Block::Item { text, span, .. } => (text, span),
+            Block::Heading { text, span, .. } => (text, span),
+            _ => return None,
+        };
+        text.lines().enumerate().find_map(|(k, l)| {
+            let lower = l.to_lowercase();
+            let said = !l.contains("[P]")
+                && PARALLEL.iter().any(|p| lower.contains(p))
+                && WORK.iter().any(|w| lower.contains(w));
+            said.then(|| doc.line(span.start) + k)
+        })
+    })
 }
 
 /// The line of a graph of steps drawn in the plan: a Mermaid `graph` or
