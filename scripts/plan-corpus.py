@@ -161,10 +161,10 @@ def tokens(text):
     return out
 
 
-def holds(sprint, want):
+def holds(sprint, want, by_id=True):
     """Whether parsed `sprint` (its name, id or one of its task lines) is
     where the reading's sprint `want` went."""
-    if want.get("id") and str(want["id"]).lower() == str(sprint.get("id", "")).lower():
+    if by_id and want.get("id") and str(want["id"]).lower() == str(sprint.get("id", "")).lower():
         return True
     name = want.get("name", "")
     need = tokens(name)
@@ -210,12 +210,15 @@ def hidden_open(plan, reading):
     """The reading's open sprints that land only in parsed sprints read as
     done: open work a run would never dispatch."""
     got = [s for u in plan["units"] for s in u["sprints"]]
+    # Ids name the same step only where both read the plan at one level
+    # (as many sprints): a reading's `2` is not the parse's second task.
+    same_level = len(got) == sum(len(u.get("sprints", [])) for u in reading.get("units", []))
     out = []
     for u in reading.get("units", []):
         for w in u.get("sprints", []):
             if w.get("done"):
                 continue
-            homes = [g for g in got if holds(g, w)]
+            homes = [g for g in got if holds(g, w, by_id=same_level)]
             if homes and all(g.get("done") is not None for g in homes):
                 out.append(w.get("name", ""))
     return out

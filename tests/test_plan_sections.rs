@@ -37,6 +37,7 @@ json_snapshots! {
     plain_sections => "first-sight-plain-sections",
     cursor_todos_numbered => "first-sight-cursor-todos-numbered",
     parallel_said => "first-sight-parallel-said",
+    decorated_headings => "first-sight-decorated-headings",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -513,4 +514,17 @@ fn parallel_work_said_in_prose_and_not_read_is_asked_about() {
     );
     let (_, v, _) = json("first-sight-parallel-feature");
     assert!(v["guesses"].as_array().is_none_or(|g| g.is_empty()), "{v}");
+}
+
+/// Sections that each open with a pictograph (`## 📍 FASE 0`, `## 🔧 FASE
+/// 1`, `## ✅ FASE 3: Final verification`): the ✅ among them decorates,
+/// it marks nothing done (the final verification read done, and would
+/// never have run).
+#[test]
+fn a_check_mark_among_decorated_headings_marks_nothing_done() {
+    let (status, v, _) = json("first-sight-decorated-headings");
+    assert_eq!(status, 0, "{v}");
+    let done = sprints_done(&v, 0);
+    assert_eq!(done.len(), 4, "{v}");
+    assert!(done.iter().all(|d| !d), "{v}");
 }

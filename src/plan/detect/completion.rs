@@ -453,6 +453,39 @@ pub(crate) fn is_status_key(key: &str) -> bool {
         || k == "trạng thái"
 }
 
+/// Whether heading `i` opens with ✅ as its siblings open with pictographs
+/// that mark no state (`## 📍 FASE 0`, `## 🔧 FASE 1`, `## ✅ FASE 3`, `##
+/// 🚦 GATES`): a decoration of the section, not a done mark.
+fn decorated(doc: &Doc, i: usize) -> bool {
+    const STATES: &[char] = &[
+        '✅', '✔', '☑', '🚧', '⏳', '🔄', '📋', '⬜', '🔲', '❌', '🟢', '🟡', '🔴', '🟠', '⏸', '⌛',
+    ];
+    let lead = |j: usize| {
+        doc.heading(j)
+            .and_then(|(_, t, _)| t.trim_start().chars().next())
+    };
+    let pictograph = |c: char| matches!(c as u32, 0x1F300..=0x1FAFF | 0x2600..=0x27BF);
+    if lead(i) != Some('✅') {
+        return false;
+    }
+    let Some((level, _, _)) = doc.heading(i) else {
+        return false;
+    };
+    // The nearest three siblings each way: a plan of many sprints asks
+    // this of each, and its neighbours say its style.
+    let sibling = |j: &usize| {
+        doc.parent[*j] == doc.parent[i] && doc.heading(*j).is_some_and(|(l, _, _)| l == level)
+    };
+    let before = (0..i).rev().filter(sibling).take(3);
+    let after = (i + 1..doc.blocks.len()).filter(sibling).take(3);
+    let decorations = before
+        .chain(after)
+        .filter_map(lead)
+        .filter(|&c| pictograph(c) && !STATES.contains(&c))
+        .count();
+    decorations >= 2
+}
+
 /// Whether heading `i`'s own text (before any sub-heading) has a status
 /// line that says done (`Status M1: zrealizowane`).
 pub(super) fn own_status_done(doc: &Doc, i: usize) -> bool {
@@ -532,7 +565,7 @@ fn count_says_done<'d>(doc: &'d Doc, blocks: impl Iterator<Item = usize> + 'd) -
 
 /// Why sprint heading `i`'s text says it is done, if it does.
 pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<String> {
-    if heading_done {
+    if heading_done && !decorated(doc, i) {
         return Some("marked complete in the plan (on its heading)".into());
     }
     if let Some(v) = status_values(doc, doc.own_blocks(i)).find(|v| status_says_done(v)) {
