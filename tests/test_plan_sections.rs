@@ -38,6 +38,7 @@ json_snapshots! {
     cursor_todos_numbered => "first-sight-cursor-todos-numbered",
     parallel_said => "first-sight-parallel-said",
     decorated_headings => "first-sight-decorated-headings",
+    check_glyphs => "first-sight-check-glyphs",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -328,9 +329,10 @@ fn struck_out_items_are_ticked_ones() {
     let (status, v, _) = json("first-sight-struck-items");
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprints_done(&v, 0), [true, false, false], "{v}");
-    // The lists that strike items are checklists; the nested note and the
-    // list that strikes nothing stay plain items.
-    assert_eq!(v["tally"]["in_sprints"], 5, "{v}");
+    // The lists that strike items are checklists, and so is the top of the
+    // list that strikes nothing yet (its work is open); the nested note
+    // stays a plain item.
+    assert_eq!(v["tally"]["in_sprints"], 7, "{v}");
 }
 
 /// A status table keyed by prefixed codes (`ROADMAP:S001`, a range
@@ -527,4 +529,20 @@ fn a_check_mark_among_decorated_headings_marks_nothing_done() {
     let done = sprints_done(&v, 0);
     assert_eq!(done.len(), 4, "{v}");
     assert!(done.iter().all(|d| !d), "{v}");
+}
+
+/// Releases headed by a version alone (`## 0.1.0` over `### items`) whose
+/// finished items are led by a check glyph (`- √ mob generation`): each
+/// release is a step named by its subtitle, done when all its items are
+/// checked (the plan was refused).
+#[test]
+fn versions_with_check_glyph_items_are_releases_done_item_by_item() {
+    let (status, v, _) = json("first-sight-check-glyphs");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        sprint_names(&v, 0),
+        ["basic playable proof of concept", "debug tools", "items"],
+        "{v}"
+    );
+    assert_eq!(sprints_done(&v, 0), [true, false, false], "{v}");
 }

@@ -3,8 +3,9 @@
 //! `:ballot_box_with_check:Order the PCB`, `☐ Debug`): each such line of a
 //! paragraph is a checklist item, as `- [x] …` would be; the paragraph's
 //! other lines stay its text. And lists that strike out what is finished
-//! (`* ~~Units belong to a team~~`): a struck item is a ticked one, its
-//! unstruck siblings open ones.
+//! (`* ~~Units belong to a team~~`) or lead it with a check glyph (`- √
+//! basic i/o`): a marked item is a ticked one, its unmarked siblings open
+//! ones.
 
 use std::collections::BTreeSet;
 
@@ -61,10 +62,14 @@ pub(super) fn items_from_bare_boxes(source: &str, blocks: Vec<Block>) -> Vec<Blo
     })
 }
 
-/// Whether an item's whole text is struck out (`~~Network~~`, `~~Fix
-/// click~~ (done)`).
+/// Whether an item is marked finished without a box: its whole text struck
+/// out (`~~Network~~`, `~~Fix click~~ (done)`), or led by a check glyph
+/// (`√ basic i/o`, `✓ mob generation`).
 fn struck(text: &str) -> bool {
     let t = text.trim();
+    if t.starts_with(['√', '✓', '✔']) {
+        return t.chars().skip(1).any(char::is_alphanumeric);
+    }
     t.strip_prefix("~~")
         .and_then(|r| r.split_once("~~"))
         .is_some_and(|(inside, after)| {
@@ -74,9 +79,10 @@ fn struck(text: &str) -> bool {
 
 /// The blocks with each list that strikes out some of its items (and has
 /// no box) read as a checklist: struck items ticked, the others at their
-/// depth open. Only where some list strikes out part of its items: that is
-/// a plan marking progress item by item, where a list struck out whole (a
-/// `## Completed` log beside numbered open work) may be no more than a log.
+/// depth open. Only where some list strikes out part of its items, or some
+/// item is led by a check glyph: that is a plan marking progress item by
+/// item, where a list struck out whole (a `## Completed` log beside
+/// numbered open work) may be no more than a log.
 pub(super) fn items_from_struck_lists(mut blocks: Vec<Block>) -> Vec<Block> {
     let mut runs = Vec::new();
     let mut start = 0;
@@ -100,7 +106,11 @@ pub(super) fn items_from_struck_lists(mut blocks: Vec<Block>) -> Vec<Block> {
         };
         texts().any(|t| struck(t)) && texts().any(|t| !struck(t))
     });
-    if !partly_struck {
+    // A check glyph marks finished work wherever it stands.
+    let glyphs = blocks.iter().any(|b| {
+        matches!(b, Block::Item { text, checked: None, .. } if text.trim_start().starts_with(['√', '✓', '✔']))
+    });
+    if !partly_struck && !glyphs {
         return blocks;
     }
     for run in runs {
@@ -119,11 +129,17 @@ pub(super) fn items_from_struck_lists(mut blocks: Vec<Block>) -> Vec<Block> {
             continue;
         }
         // Every depth that strikes an item is a checklist (a tree struck
-        // item by item); a depth that strikes none stays plain notes.
-        let depths: BTreeSet<usize> = items()
+        // item by item); a depth that strikes none stays plain notes. A
+        // list that strikes nothing yet (`0.4 Release` not begun) is open
+        // work at its top level: read as notes, its section was dropped
+        // beside the sections with marks.
+        let mut depths: BTreeSet<usize> = items()
             .filter(|(t, _, _)| struck(t))
             .map(|(_, _, d)| d)
             .collect();
+        if depths.is_empty() {
+            depths.insert(0);
+        }
         for b in &mut blocks[run] {
             if let Block::Item {
                 text,

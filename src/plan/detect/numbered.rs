@@ -34,6 +34,10 @@ pub(super) fn numbered_heading(text: &str) -> Option<(String, String)> {
     let rest = t[id_len..]
         .trim_start_matches([')', ':', '—', '–', '-'])
         .trim();
+    // `## 0.1.0`: a version alone names its release.
+    if rest.is_empty() && id.matches('.').count() >= 1 && t[id_len..].trim().is_empty() {
+        return Some((id.to_string(), id.to_string()));
+    }
     if rest.is_empty() || !rest.starts_with(|c: char| c.is_alphabetic() || c == '`') {
         return None;
     }
@@ -286,6 +290,16 @@ fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
             format!("{code}: {name}")
         } else {
             name.to_string()
+        };
+        // A version alone (`## 0.4.0`) over its subtitle (`### mobs`): the
+        // subtitle names the release.
+        let name = match doc.blocks.get(i + 1) {
+            Some(Block::Heading { text, .. })
+                if name == code && doc.section(i).contains(&(i + 1)) =>
+            {
+                clean_name(text)
+            }
+            _ => name,
         };
         let mut sprint = read_sprint(doc, i, id.clone(), name);
         sprint.done = done_evidence(doc, i, marked);
