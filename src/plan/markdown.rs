@@ -229,7 +229,8 @@ pub fn blocks(source: &str) -> Vec<Block> {
                     // A `|` inside a code span splits the cell in GFM, though
                     // the author wrote one (`--fields=a:b[:x|y]`): the cells
                     // are read again as written.
-                    if source_cells < split_cells(&source[span.clone()]) {
+                    let line = &source[span.clone()];
+                    if line.contains('`') && source_cells < split_cells(line) {
                         let written = cells_as_written(source, span.clone());
                         if written.len() == source_cells {
                             cells = written;
@@ -384,11 +385,11 @@ fn split_cells(line: &str) -> usize {
 /// spans when `code_spans` holds them whole).
 fn count_cells(line: &str, code_spans: bool) -> usize {
     let line = line.trim();
+    let last = line.len().saturating_sub(1);
     let mut cells = 1usize;
     let mut escaped = false;
     let mut in_code = false;
-    let chars: Vec<char> = line.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
+    for (i, c) in line.char_indices() {
         if escaped {
             escaped = false;
             continue;
@@ -396,7 +397,7 @@ fn count_cells(line: &str, code_spans: bool) -> usize {
         match c {
             '\\' => escaped = true,
             '`' if code_spans => in_code = !in_code,
-            '|' if !in_code && i != 0 && i != chars.len() - 1 => cells += 1,
+            '|' if !in_code && i != 0 && i != last => cells += 1,
             _ => {}
         }
     }

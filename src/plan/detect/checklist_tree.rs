@@ -6,6 +6,10 @@
 //! section, its box kept at the end (`Design [ ]`), so the checklist-group
 //! reader reads it as a work item with or without tasks. A step is done
 //! where its box is ticked or all its tasks are, never with one open.
+//!
+//! After that last reading, in a pass of its own: the plan's first run of
+//! three or more top-level boxed items (a `# Checklist` build log, nested
+//! items or not) is its steps, each promoted the same way.
 
 use super::Block;
 
@@ -70,8 +74,8 @@ pub(super) fn promote_checklist_tree(source: &str, mut blocks: Vec<Block>) -> Ve
     blocks
 }
 
-/// The very last reading, for a plan refused with every other: its first
-/// flat checklist (three or more top-level boxed items in one section, a
+/// The very last reading but one, for a plan refused with every other: its
+/// first checklist (three or more top-level boxed items in one section, a
 /// `# Checklist` build log) is its steps, each item a heading one level
 /// below its section, its box kept.
 pub(super) fn promote_flat_checklist(source: &str, mut blocks: Vec<Block>) -> Vec<Block> {

@@ -476,8 +476,10 @@ fn decorated(doc: &Doc, i: usize) -> bool {
     let sibling = |j: &usize| {
         doc.parent[*j] == doc.parent[i] && doc.heading(*j).is_some_and(|(l, _, _)| l == level)
     };
-    let before = (0..i).rev().filter(sibling).take(3);
-    let after = (i + 1..doc.blocks.len()).filter(sibling).take(3);
+    // Siblings lie inside the parent's section: the walk never leaves it.
+    let (lo, hi) = doc.parent[i].map_or((0, doc.blocks.len()), |p| (p + 1, doc.section_end[p]));
+    let before = (lo..i).rev().filter(sibling).take(3);
+    let after = (i + 1..hi).filter(sibling).take(3);
     let decorations = before
         .chain(after)
         .filter_map(lead)

@@ -126,7 +126,9 @@ pub(super) fn guesses(
 /// `병렬 작업 트랙`, `可并行`): a phrase of parallel work beside a word of
 /// the plan's work or of running it. A feature (`parallel fetching`,
 /// players acting `simultaneously`) says nothing of the plan's order, nor
-/// does a legend of marks (`[P]: can run in parallel`).
+/// does a legend of marks (`[P]: can run in parallel`). Wider than
+/// `parallel::AT_ONCE` in languages, narrower in English: `simultaneously`
+/// and `at the same time` describe features too often to ask about.
 fn parallel_said(doc: &Doc) -> Option<usize> {
     const PARALLEL: &[&str] = &[
         "in parallel",
@@ -191,13 +193,22 @@ fn parallel_said(doc: &Doc) -> Option<usize> {
             Block::Heading { text, span, .. } => (text, span),
             _ => return None,
         };
-        text.lines().enumerate().find_map(|(k, l)| {
-            let lower = l.to_lowercase();
-            let said = !l.contains("[P]")
-                && PARALLEL.iter().any(|p| lower.contains(p))
-                && WORK.iter().any(|w| lower.contains(w));
-            said.then(|| doc.line(span.start) + k)
-        })
+        // Most blocks say nothing of parallel work: one look at the whole
+        // block first, then its lines.
+        let lower = text.to_lowercase();
+        if !PARALLEL.iter().any(|p| lower.contains(p)) {
+            return None;
+        }
+        lower
+            .lines()
+            .zip(text.lines())
+            .enumerate()
+            .find_map(|(k, (l, written))| {
+                let said = !written.contains("[P]")
+                    && PARALLEL.iter().any(|p| l.contains(p))
+                    && WORK.iter().any(|w| l.contains(w));
+                said.then(|| doc.line(span.start) + k)
+            })
     })
 }
 

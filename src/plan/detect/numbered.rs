@@ -1,6 +1,8 @@
 //! The last level tried before a plan is refused: headings numbered as
 //! work items (`### [x] 1.1 Split the store` under `## Batch 1`, `## 3.
-//! Replace the parser`) without a sprint word. The level with the most
+//! Replace the parser`, a series of one word and a number `## Track 2 —
+//! …`, a version alone `## 0.4.0` named by its subtitle) without a sprint
+//! word. The level with the most
 //! numbered headings that carry work of their own is the sprint level; a
 //! heading that names no work (`1. Overview`, `2. Goals`) is not a sprint.
 //! Failing those, the sub-headings of an open-work group (`## Not

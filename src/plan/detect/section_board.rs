@@ -115,14 +115,7 @@ pub(super) fn board_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Option<
             // The card's title is its first line; what follows (a `>`
             // note) is its description.
             let first = doc.source[span.clone()].lines().next().unwrap_or_default();
-            let title = first
-                .trim_start()
-                .trim_start_matches(['-', '*', '+'])
-                .trim_start();
-            let title = ["[ ]", "[x]", "[X]"]
-                .iter()
-                .find_map(|b| title.strip_prefix(b))
-                .unwrap_or(title);
+            let title = super::outline::item_label(first);
             let name = if card.starts_with(title.trim()) {
                 title.trim().replace("~~", "")
             } else {
@@ -153,10 +146,7 @@ pub(super) fn board_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Option<
                     }
                 )
             });
-            sprint.origin = Origin::new(
-                doc.line(span.start),
-                "a card of a board written as sections",
-            );
+            sprint.origin = Origin::new(doc.line(span.start), CARD);
             out.push(RawSprint {
                 id,
                 span: span.start..end,

@@ -120,17 +120,28 @@ pub(super) fn table_row_done(status: &str) -> Option<String> {
     })
 }
 
-/// The heading of the section a coded row's step has of its own (`## IP-17
-/// — Boolean entitlements` for row `IP-17`): the one heading in `scope`
-/// whose text opens with the code.
-pub(super) fn section_of(doc: &Doc, scope: std::ops::Range<usize>, code: &str) -> Option<usize> {
-    let mut found = scope.filter(|&i| {
-        doc.heading(i).is_some_and(|(_, t, _)| {
-            let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
-            t.strip_prefix(code)
-                .is_some_and(|r| r.is_empty() || r.starts_with([' ', ':', '.', '—', '–', ')', '`']))
-        })
-    });
-    let first = found.next()?;
-    found.next().is_none().then_some(first)
+/// The headings of `scope` that open with a code (`## IP-17 — Boolean
+/// entitlements`), by that code: the section a coded row's step has of its
+/// own. A code two headings open with names neither. Built once per table,
+/// so a long coded table looks each row up instead of walking the plan.
+pub(super) fn sections_by_code(
+    doc: &Doc,
+    scope: std::ops::Range<usize>,
+) -> std::collections::HashMap<String, Option<usize>> {
+    let mut out: std::collections::HashMap<String, Option<usize>> = Default::default();
+    for i in scope {
+        let Some((_, t, _)) = doc.heading(i) else {
+            continue;
+        };
+        let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
+        let end = t.find([' ', ':', '—', '–', ')', '`']).unwrap_or(t.len());
+        let code = t[..end].trim_end_matches('.');
+        if code.is_empty() {
+            continue;
+        }
+        out.entry(code.to_string())
+            .and_modify(|h| *h = None)
+            .or_insert(Some(i));
+    }
+    out
 }

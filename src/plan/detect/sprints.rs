@@ -261,6 +261,11 @@ fn in_scope(
                 || h.contains("acceptance")
         });
         let type_col = column(header, &["type", "task type"]);
+        let sections = if coded {
+            super::sprint_table::sections_by_code(doc, scope.clone())
+        } else {
+            Default::default()
+        };
         for (k, row) in rows.iter().enumerate() {
             let Some(id_cell) = row.cells.get(id_col) else {
                 continue;
@@ -308,9 +313,7 @@ fn in_scope(
             let mut done = table_row_done(&cell(status_col));
             // The row's step written out in a section of its own: its text
             // is the step's, the row its index entry.
-            if let Some(h) =
-                code.and_then(|c| super::sprint_table::section_of(doc, scope.clone(), c))
-            {
+            if let Some(h) = code.and_then(|c| sections.get(c).copied().flatten()) {
                 let own = read_sprint(doc, h, id.clone(), name.clone());
                 tasks.extend(own.tasks);
                 if exit.is_empty() {
@@ -531,8 +534,9 @@ fn in_scope(
         let mut sprint = read_sprint_until(doc, i, id.clone(), name, |j| {
             doc.is_sprint(j) || heads.contains(&j)
         });
-        // A mark on the heading (`Ship [x]`, `Design ✅`) counts while none
-        // of its own items is open.
+        // A mark on the heading (`Ship [x]`, `Design ✅`) counts while no
+        // item in its section is open, a group nested in it included (the
+        // heading marks all it holds).
         let open_item = doc.section(i).any(|j| {
             matches!(
                 doc.blocks[j],
@@ -555,12 +559,15 @@ fn in_scope(
     // numbered headings do (`### T.1 — Backend tests ✅` beside one box),
     // unless the checklist is the plan's only mark of finished work (a
     // ticked `### To-dos` restating the steps).
+    if sprints.len() > 1 {
+        return (sprints, Some(SprintSource::Checklists));
+    }
     let numbered = super::numbered::numbered_sprints(doc, scope_all.clone());
     let only_done_mark = || {
         sprints.iter().any(|s| s.sprint.done.is_some())
             && numbered.iter().all(|s| s.sprint.done.is_none())
     };
-    if !sprints.is_empty() && (sprints.len() > 1 || numbered.len() < 3 || only_done_mark()) {
+    if !sprints.is_empty() && (numbered.len() < 3 || only_done_mark()) {
         return (sprints, Some(SprintSource::Checklists));
     }
     if !numbered.is_empty() {

@@ -1,7 +1,11 @@
-//! The last reading before a refusal: a plan whose work is written as the
-//! rows of a table. A table is read so when one of its columns is named by a
-//! step word in any of the plans' languages (`Phase`, `Woche`, `Giai đoạn`,
-//! `Iteração`, `Fase Proyek`, `Epic`):
+//! A plan whose work is written as the rows of a table: read before a
+//! refusal, over a plan read as one step, and over a guess of numbered
+//! headings where the table orders its rows or is keyed by a step word in a
+//! numbered section. A table is read so when one of its columns is named by
+//! a step word in any of the plans' languages (`Phase`, `Woche`, `Giai
+//! đoạn`, `Iteração`, `Fase Proyek`, `Epic`), or is a tracker's id column
+//! beside a status column (`ROADMAP:S001`, `TASK-3`); a board (`| To Do |
+//! Done |`) is read card by card:
 //!
 //! - rows that repeat that column's value, or leave it blank under the row
 //!   above (a Gantt-style table), are one step's task rows;
@@ -10,9 +14,10 @@
 //! - a `Status` column says done only where every row of the step says so.
 //!
 //! The first table of the plan that reads as two or more steps is the
-//! plan's steps, with every later table of the same columns (one table per
-//! phase) that restates none of them; the reading is a guess `start` asks
-//! about.
+//! plan's steps, with every later table of the same columns, or the same
+//! step and status columns (one table per phase), that restates none of
+//! them; the reading is a guess `start` asks about. A sprint's own tracked
+//! table names its tasks (`item_column`).
 
 use super::dependencies::DEPENDENCY_COLUMNS;
 use super::sprints::blank_sprint;
@@ -313,7 +318,7 @@ fn board_cards(doc: &Doc, header: &[Cell], rows: &[Row]) -> Option<Vec<RawSprint
     let mut out = Vec::new();
     for (c, h) in header.iter().enumerate() {
         let column = cell_text(&h.text);
-        let done = super::completion::opens_with_done_word(&column.to_lowercase());
+        let done = super::units::sections::is_done_group(&column);
         for r in rows {
             let Some(cell) = r.cells.get(c) else {
                 continue;

@@ -183,16 +183,25 @@ pub(in crate::plan::detect) fn is_status_group(title: &str) -> bool {
         .find_map(|w| t.strip_suffix(w))
         .unwrap_or(t)
         .trim();
-    // Finished work in the plans' other languages (`## 完了したタスク`,
-    // `## Erledigt`, `## Tamamlanan`): a done word alone.
-    // A state after what it sorts (`Pages to do`, `Pages done`).
     let words = || t.split_whitespace().count();
+    // A state after what it sorts (`Pages to do`, `Pages done`): only the
+    // states of a board's columns, as `Ideas for later` or `Plan for the
+    // future` name no state of work.
     let after_a_noun = || {
-        STATES
-            .iter()
-            .any(|s| t.ends_with(s) && t[..t.len() - s.len()].ends_with(' '))
+        [
+            "done",
+            "to do",
+            "todo",
+            "in progress",
+            "completed",
+            "finished",
+        ]
+        .iter()
+        .any(|s| t.ends_with(s) && t[..t.len() - s.len()].ends_with(' '))
             && words() <= 3
     };
+    // Finished work in the plans' other languages (`## 完了したタスク`,
+    // `## Erledigt`, `## Tamamlanan`): a done word alone.
     STATES.contains(&t)
         || (words() <= 2 && super::super::completion::opens_with_done_word(t))
         || after_a_noun()
