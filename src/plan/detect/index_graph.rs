@@ -47,15 +47,26 @@ pub(super) fn from_coded_index(
         .iter()
         .map(|s| code_of(&s.sprint.name))
         .collect::<Option<_>>()?;
+    let at_code: std::collections::HashMap<&str, usize> = codes
+        .iter()
+        .enumerate()
+        .map(|(k, c)| (c.as_str(), k))
+        .collect();
     doc.blocks.iter().find_map(|b| {
         let Block::Table { header, rows, .. } = b else {
             return None;
         };
         let col = column(header, DEPENDENCY_COLUMNS)?;
         let mut listed: Vec<(usize, Vec<String>)> = Vec::with_capacity(rows.len());
+        let mut seen = vec![false; codes.len()];
         for row in rows {
             let code = code_of(&row.cells.first()?.text)?;
-            let at = codes.iter().position(|c| *c == code)?;
+            let at = *at_code.get(code.as_str())?;
+            // Each step listed once: a code written twice leaves another
+            // step unlisted.
+            if std::mem::replace(&mut seen[at], true) {
+                return None;
+            }
             let cell = row.cells.get(col).map_or("", |c| c.text.as_str());
             listed.push((at, named_codes(cell)));
         }
@@ -66,7 +77,7 @@ pub(super) fn from_coded_index(
         for (at, named) in listed {
             for code in named {
                 // A code the plan does not hold is work outside it.
-                let Some(on) = codes.iter().position(|c| *c == code) else {
+                let Some(&on) = at_code.get(code.as_str()) else {
                     continue;
                 };
                 if on >= at {
