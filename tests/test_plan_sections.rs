@@ -39,6 +39,10 @@ json_snapshots! {
     parallel_said => "first-sight-parallel-said",
     decorated_headings => "first-sight-decorated-headings",
     check_glyphs => "first-sight-check-glyphs",
+    verify_line => "first-sight-verify-line",
+    progress_items => "first-sight-progress-items",
+    series_siblings => "first-sight-series-siblings",
+    done_list => "first-sight-done-list",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -545,4 +549,66 @@ fn versions_with_check_glyph_items_are_releases_done_item_by_item() {
         "{v}"
     );
     assert_eq!(sprints_done(&v, 0), [true, false, false], "{v}");
+}
+
+/// A gate whose every box is ticked, closed by a `- Verify: …` line, is
+/// done: the line is the gate's check, not work left open. A `[~]` box is
+/// open.
+#[test]
+fn a_verify_line_after_ticked_work_leaves_the_step_done() {
+    let (status, v, _) = json("first-sight-verify-line");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprints_done(&v, 0), [true, false], "{v}");
+}
+
+/// An ExecPlan whose only checklist is `## Progress`: the heading names a
+/// list, so each item is a step, done by its own box (it was one open
+/// step named `Progress`, its two finished items run again).
+#[test]
+fn a_lone_progress_checklist_is_read_item_by_item() {
+    let (status, v, _) = json("first-sight-progress-items");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        sprints_done(&v, 0),
+        [true, true, false, false, false],
+        "{v}"
+    );
+    assert!(
+        sprint_names(&v, 0)[0].starts_with("Agreed the design"),
+        "{v}"
+    );
+}
+
+/// Phases where only the later ones hold `### Sprint N` headings: the
+/// earlier phases are steps too, in their place (they were dropped, with
+/// their work, without a word).
+#[test]
+fn phases_of_the_series_without_sprints_are_steps_not_dropped() {
+    let (status, v, _) = json("first-sight-series-siblings");
+    assert_eq!(status, 0, "{v}");
+    let units = v["units"].as_array().expect("units");
+    assert_eq!(units.len(), 4, "{v}");
+    assert!(
+        units[0]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("Fase 1"),
+        "{v}"
+    );
+    assert_eq!(units[1]["deps"][0], units[0]["name"], "{v}");
+    assert_eq!(
+        sprint_names(&v, 2),
+        ["Base do sistema", "Relatórios"],
+        "{v}"
+    );
+}
+
+/// `**Completed in this repo:**` over a list naming phases marks those
+/// phases done; a list under `Partial / remaining` or a line about one
+/// piece of work (`✅ **Shaders ready**:`) marks none.
+#[test]
+fn a_completed_list_naming_phases_marks_them_done() {
+    let (status, v, _) = json("first-sight-done-list");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprints_done(&v, 0), [true, true, false], "{v}");
 }

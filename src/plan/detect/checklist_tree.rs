@@ -128,5 +128,13 @@ fn item_name(source: &str, item: &Block) -> Option<String> {
     } else {
         text.trim().to_string()
     };
+    // `(2026-05-06 10:00Z) Agreed the design`: an ExecPlan's timestamp
+    // says when, the words after it name the step.
+    let name = match name.trim_start().strip_prefix('(') {
+        Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => rest
+            .split_once(')')
+            .map_or(name.clone(), |(_, after)| after.trim().to_string()),
+        _ => name,
+    };
     (!name.trim().is_empty()).then_some(name)
 }

@@ -662,6 +662,15 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
                 boxes += 1;
                 ticked = true;
             }
+            // `- Verify: psql -c …` after the ticked work: the step's
+            // check, not work left open.
+            Block::Item {
+                checked: None,
+                depth: 0,
+                text,
+                ..
+            } if super::criteria::label_line(text.trim_start_matches(['*', '_']))
+                .is_some_and(|(l, _)| !matches!(l, Label::Tasks | Label::Rules)) => {}
             Block::Item {
                 checked: None,
                 depth: 0,

@@ -91,6 +91,7 @@ pub(super) fn marks_elsewhere(
         );
     }
     restated_checklists(doc, units);
+    done_lists(doc, units);
     // A status table naming the sprints by number (`| Sprint | Goal |
     // Status |`, `| 3 | Selector UX | COMPLETE |`) is an index too.
     let mut rows_only = Vec::new();
@@ -183,6 +184,82 @@ fn restated_checklists(doc: &Doc, units: &mut [RawUnit]) {
             if named {
                 set(sprint, done, why.clone());
             }
+        }
+    }
+}
+
+/// A plain list outside every sprint, under a label that says done
+/// (`**Completed in this repo:**`, `### Done`), whose items name sprints
+/// by their headings (`- Phase 1: Renderer contract …`): each sprint it
+/// names is done. A list of other things names none and marks nothing.
+fn done_lists(doc: &Doc, units: &mut [RawUnit]) {
+    let mut label_done = false;
+    for j in 0..doc.blocks.len() {
+        let label = match &doc.blocks[j] {
+            Block::Paragraph { text, .. }
+                if text.trim_end().ends_with([':', '：']) || text.trim_end().ends_with(":**") =>
+            {
+                Some(text.as_str())
+            }
+            Block::Heading { text, .. } if !doc.is_sprint(j) => Some(text.as_str()),
+            _ => None,
+        };
+        if let Some(label) = label {
+            // The label is a done bucket's name (`Completed in this
+            // repo`, `Done`), not a line about one piece of work marked
+            // done (`✅ **Operations ready**:`).
+            let label = label.trim().trim_matches(['*', '_', ':', '：', ' ']);
+            let words: Vec<&str> = label.split_whitespace().collect();
+            let first = words
+                .first()
+                .map_or("", |w| w.trim_matches(|c: char| !c.is_alphanumeric()));
+            label_done = !label.contains('\n')
+                && words.len() <= 4
+                && !first.is_empty()
+                && status_says_done(first)
+                && !in_sprint(doc, doc.parent.get(j).copied().flatten());
+            continue;
+        }
+        let Block::Item {
+            text,
+            checked: None,
+            depth: 0,
+            ..
+        } = &doc.blocks[j]
+        else {
+            if !matches!(doc.blocks[j], Block::Item { .. }) {
+                label_done = false;
+            }
+            continue;
+        };
+        if !label_done {
+            continue;
+        }
+        let head = text.lines().next().unwrap_or_default().replace("**", "");
+        let Some(Heading::Sprint(h)) = parse_heading(head.trim()) else {
+            continue;
+        };
+        if doc.word.is_some_and(|w| w != h.word) {
+            continue;
+        }
+        // `Phase 1: …`, `Phase 1 — …`: the item opens with the sprint's
+        // name, not with words about it (`Phase 3でのV2 …`).
+        let after = head
+            .find(h.id.as_str())
+            .map(|at| head[at + h.id.len()..].trim_start());
+        if !after.is_some_and(|a| a.is_empty() || a.starts_with([':', '-', '–', '—', '(', '.']))
+        {
+            continue;
+        }
+        let Some(id) = model_id(&h.id) else {
+            continue;
+        };
+        if let Some(sprint) = find_by_id(units, &id) {
+            let why = format!(
+                "marked complete in the plan (`{}` listed as done)",
+                head.trim()
+            );
+            set(sprint, true, why);
         }
     }
 }

@@ -139,18 +139,30 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         // checklist tree or a table of work in it is finer (see
         // `checklist_tree`, `work_table`).
         Ok(plan) if one_step(&plan) => {
+            let finer = |tree: &Plan| tree.sprint_total() > 1 && keeps_done(&plan, tree);
             return Ok(match parse_once(source, ctx, strict, Pass::LastResort) {
-                Ok(mut tree)
-                    if tree.sprint_total() > 1
-                        && finer_reading(&tree)
-                        && keeps_done(&plan, &tree) =>
-                {
+                Ok(mut tree) if finer(&tree) && finer_reading(&tree) => {
                     let guess = last_resort::guess(&tree);
                     tree.guesses.push(guess);
                     tree
                 }
+                // `## Progress` holding the plan's only checklist (a Codex
+                // ExecPlan, a `## To-dos` list): the heading names a list,
+                // not a step, so each of its items is one.
+                _ if container_step(&plan) => {
+                    match parse_once(source, ctx, strict, Pass::FlatChecklist) {
+                        Ok(mut items)
+                            if finer(&items) && items.sprint_total() == tasks_of(&plan) =>
+                        {
+                            let guess = last_resort::guess(&items);
+                            items.guesses.push(guess);
+                            items
+                        }
+                        _ => plan,
+                    }
+                }
                 _ => plan,
-            })
+            });
         }
         // A table of work read over a guess of numbered headings says so.
         Ok(mut plan) if plan.detection.sprints.contains(&SprintSource::TableRows) => {
@@ -177,6 +189,41 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
 /// (a checklist tree, a table of work).
 fn one_step(plan: &Plan) -> bool {
     plan.sprint_total() == 1 && plan.units.len() == 1
+}
+
+/// A lone sprint read from a checklist under a heading that names a list
+/// (`Progress`, `To-dos`, `Tasks`, `任务`), not a piece of work.
+fn container_step(plan: &Plan) -> bool {
+    let [unit] = plan.units.as_slice() else {
+        return false;
+    };
+    let [sprint] = unit.sprints.as_slice() else {
+        return false;
+    };
+    let name = headings::tidy_name(&sprint.name).to_lowercase();
+    plan.detection.sprints == [SprintSource::Checklists]
+        && (matches!(
+            name.trim_end_matches(':'),
+            "progress"
+                | "to-dos"
+                | "todos"
+                | "todo"
+                | "to do"
+                | "checklist"
+                | "task list"
+                | "action items"
+                | "work items"
+                | "status"
+        ) || criteria::criteria_label(&name) == Some(criteria::Label::Tasks))
+}
+
+/// The task lines of a one-sprint plan.
+fn tasks_of(plan: &Plan) -> usize {
+    plan.units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .map(|s| s.tasks.len())
+        .sum()
 }
 
 /// A finer reading loses no done mark: a step read done stays done in
@@ -293,6 +340,29 @@ fn parse_once(
             unit.heads.as_deref(),
             &mut problems,
         );
+        if sprints.is_empty() && unit.whole {
+            let heading = unit.scope.start - 1;
+            // `Phase 7: Directory rename` is step 7.
+            let written = doc.heading(heading).map(|(_, t, _)| clean_name(t));
+            let id = written
+                .as_deref()
+                .unwrap_or_default()
+                .trim_start_matches(char::is_alphabetic)
+                .trim_start()
+                .split(|c: char| !c.is_ascii_digit() && c != '.')
+                .next()
+                .and_then(|n| sprints::model_id(n.trim_end_matches('.')))
+                .unwrap_or(SprintId::whole(1));
+            let mut sprint = read_sprint(&doc, heading, id.clone(), unit.name.clone());
+            sprint.done = completion::done_evidence(&doc, heading, unit.done_mark);
+            sprint.origin = Origin::new(
+                doc.line(unit.name_span.start),
+                "a section of the units' series with no steps of its own: one step",
+            );
+            let span = unit.name_span.clone();
+            sprints.push(RawSprint { id, span, sprint });
+            source = source.or(Some(SprintSource::Headers));
+        }
         // A lone unit read as one step (its title, `# Phase 2.1 Taskboard`)
         // may hold its steps in a table of work.
         let lone = sprints.len() == 1 && units_read == 1;
@@ -539,6 +609,9 @@ pub(super) struct RawUnit {
     /// Its heading marks it done (`## Phase 1: Setup (COMPLETE)`): so are
     /// its sprints.
     done_mark: bool,
+    /// A section of the other units' series that holds no steps of its own
+    /// (`## Fase 1` beside `## Fase 3` / `### Sprint 0`): one step, itself.
+    whole: bool,
     sprints: Vec<RawSprint>,
 }
 
@@ -559,6 +632,7 @@ impl RawUnit {
             sequential: false,
             alongside: false,
             done_mark: false,
+            whole: false,
             sprints: Vec::new(),
         }
     }

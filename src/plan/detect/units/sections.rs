@@ -60,6 +60,7 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
             true
         })
         .collect();
+    let (holders, whole) = with_series_siblings(doc, holders);
     let mut units = Vec::new();
     let mut texts = Vec::new();
     let mut titles: Vec<String> = Vec::new();
@@ -78,6 +79,7 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
             doc.section(i),
         );
         read_unit_fields(doc, i, &mut unit);
+        unit.whole = whole.contains(&i);
         units.push(unit);
         texts.push(doc.section_text(i));
         titles.push(clean);
@@ -91,6 +93,44 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
     parallel_by_word(&mut units, &texts);
     said_at_once_before(doc, &mut units);
     units
+}
+
+/// The holders, with the sections of their own series that hold no step
+/// headings but work of their own (`## Fase 1` with its list of activities
+/// beside `## Fase 3` holding `### Sprint 0`): without them that work would
+/// be dropped. Those sections are returned apart too: each is one step.
+fn with_series_siblings(doc: &Doc, holders: Vec<usize>) -> (Vec<usize>, Vec<usize>) {
+    // `Fase 3 – Arquitetura` → `fase`: a word, then a number.
+    let series = |i: usize| {
+        let (_, text, _) = doc.heading(i)?;
+        let text = clean_name(text);
+        let word: String = text.chars().take_while(|c| c.is_alphabetic()).collect();
+        let rest = text[word.len()..].trim_start();
+        (!word.is_empty() && rest.starts_with(|c: char| c.is_ascii_digit()))
+            .then(|| word.to_lowercase())
+    };
+    let Some(&first) = holders.first() else {
+        return (holders, Vec::new());
+    };
+    let key = series(first);
+    let same = |i: usize| {
+        doc.parent[i] == doc.parent[first]
+            && doc.heading(i).map(|h| h.0) == doc.heading(first).map(|h| h.0)
+    };
+    if key.is_none() || holders.iter().any(|&h| series(h) != key || !same(h)) {
+        return (holders, Vec::new());
+    }
+    let whole: Vec<usize> = (0..doc.blocks.len())
+        .filter(|&i| same(i) && !holders.contains(&i) && series(i) == key)
+        .filter(|&i| {
+            doc.section(i)
+                .any(|j| matches!(doc.blocks[j], Block::Item { .. }))
+        })
+        .collect();
+    let mut all = holders;
+    all.extend(&whole);
+    all.sort_unstable();
+    (all, whole)
 }
 
 /// "The units below are independent and run in parallel." before the first
