@@ -43,6 +43,7 @@ json_snapshots! {
     progress_items => "first-sight-progress-items",
     series_siblings => "first-sight-series-siblings",
     done_list => "first-sight-done-list",
+    detailed_steps => "first-sight-detailed-steps",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -611,4 +612,21 @@ fn a_completed_list_naming_phases_marks_them_done() {
     let (status, v, _) = json("first-sight-done-list");
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprints_done(&v, 0), [true, true, false], "{v}");
+}
+
+/// Two phases summed up under `## Implementation Plan`, then six `####
+/// Step A.1` headings detailing the work under `## Step by Step Tasks`:
+/// the steps are the sprints (the two summaries were, and every step was
+/// dropped as not work).
+#[test]
+fn detailed_steps_outweigh_a_short_summary_of_phases() {
+    let (status, v, _) = json("first-sight-detailed-steps");
+    assert_eq!(status, 0, "{v}");
+    let total: usize = v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .map(|u| u["sprints"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert_eq!(total, 6, "{v}");
 }

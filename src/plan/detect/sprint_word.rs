@@ -156,14 +156,26 @@ fn choose_word_of(
         .filter(|(w, &(_, n, nested))| nested * 2 >= n && n >= 2 && spread(w))
         .max_by_key(|(w, &(_, n, _))| (n, std::cmp::Reverse(**w)))
         .map(|(w, _)| *w);
-    inner.or_else(|| {
+    let outermost = stats
+        .iter()
+        // A word written once (`## Milestone 1: v1 Launch` above seven
+        // `### Phase N`) names the whole, not its steps.
+        .min_by_key(|(w, &(level, n, _))| (n < 2, level, std::cmp::Reverse(n), **w))
+        .map(|(w, _)| *w);
+    // Three `### Phase N` summaries under `## Implementation Plan`, then
+    // twenty-six `#### Step A.1` under `## Step by Step Tasks`: two series
+    // apart, neither inside the other, and the far longer one details the
+    // work the short one sums up.
+    let detailed = outermost.and_then(|o| {
+        let (_, few, _) = stats[&o];
         stats
             .iter()
-            // A word written once (`## Milestone 1: v1 Launch` above seven
-            // `### Phase N`) names the whole, not its steps.
-            .min_by_key(|(w, &(level, n, _))| (n < 2, level, std::cmp::Reverse(n), **w))
+            .filter(|(w, &(_, n, nested))| **w != o && nested == 0 && n >= 6 && n >= 3 * few)
+            .filter(|(w, _)| !outers.contains_key(w) && !outers.contains_key(&o))
+            .max_by_key(|(w, &(_, n, _))| (n, std::cmp::Reverse(**w)))
             .map(|(w, _)| *w)
-    })
+    });
+    inner.or(detailed).or(outermost)
 }
 
 /// Whether every heading of `word` lists only other headings of the plan
