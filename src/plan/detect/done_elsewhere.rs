@@ -205,6 +205,12 @@ fn done_lists(doc: &Doc, units: &mut [RawUnit]) {
             _ => None,
         };
         if let Some(label) = label {
+            // Most labels sit in a sprint's own text (`**Exit Criteria**:`):
+            // settled by a walk up, before any word is looked up.
+            if in_sprint(doc, doc.parent.get(j).copied().flatten()) {
+                label_done = false;
+                continue;
+            }
             // The label is a done bucket's name (`Completed in this
             // repo`, `Done`), not a line about one piece of work marked
             // done (`✅ **Operations ready**:`).
@@ -216,8 +222,7 @@ fn done_lists(doc: &Doc, units: &mut [RawUnit]) {
             label_done = !label.contains('\n')
                 && words.len() <= 4
                 && !first.is_empty()
-                && status_says_done(first)
-                && !in_sprint(doc, doc.parent.get(j).copied().flatten());
+                && status_says_done(first);
             continue;
         }
         let Block::Item {

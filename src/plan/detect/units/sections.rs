@@ -120,8 +120,10 @@ fn with_series_siblings(doc: &Doc, holders: Vec<usize>) -> (Vec<usize>, Vec<usiz
     if key.is_none() || holders.iter().any(|&h| series(h) != key || !same(h)) {
         return (holders, Vec::new());
     }
+    let held: std::collections::HashSet<usize> = holders.iter().copied().collect();
     let whole: Vec<usize> = (0..doc.blocks.len())
-        .filter(|&i| same(i) && !holders.contains(&i) && series(i) == key)
+        .filter(|&i| doc.heading(i).is_some() && same(i) && !held.contains(&i))
+        .filter(|&i| series(i) == key)
         .filter(|&i| {
             doc.section(i)
                 .any(|j| matches!(doc.blocks[j], Block::Item { .. }))
