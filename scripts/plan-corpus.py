@@ -18,6 +18,8 @@ Each plan is graded:
           order (as it or one of its task lines), every open parsed sprint
           holding some, done exactly when all it holds are: the same work and marks
           read at a coarser level (phases holding their task items)
+  serial  the same sprints and done marks, run one after another where the
+          reading lets some run at once: safe, and slower than it could be
   partly  read, but the structure or the done marks differ (and order is safe)
   unsafe  work the reading orders (one after another) may run at once, or
           open work (by the reading) sits only in sprints read as done
@@ -290,6 +292,10 @@ def grade(binary, md, reading):
         return "right", detail
     if one_sequence and coarser(plan, reading):
         return "coarser", detail
+    # The same sprints and marks, run one after another where the reading
+    # lets some run at once: safe, and slower than it could be.
+    if not got_at_once and want_at_once and sum(got_counts) == sum(want_counts) and got_done == want_done:
+        return "serial", detail
     # The same units in the same order: each read at its own level.
     if len(units) == len(plan["units"]) and got_at_once == want_at_once:
         if all(
@@ -346,7 +352,7 @@ def main():
             print(f"{stem:45} {family:18} {verdict}")
     total = sum(tally.values())
     print()
-    print(f"{total} plans: " + ", ".join(f"{tally.get(k, 0)} {k}" for k in ["right", "coarser", "partly", "unsafe", "refused"]))
+    print(f"{total} plans: " + ", ".join(f"{tally.get(k, 0)} {k}" for k in ["right", "serial", "coarser", "partly", "unsafe", "refused"]))
     print(f"read otherwise without saying so (partly or unsafe, no guess or warning): {len(silent)}")
     return 0
 
