@@ -44,6 +44,7 @@ json_snapshots! {
     series_siblings => "first-sight-series-siblings",
     done_list => "first-sight-done-list",
     detailed_steps => "first-sight-detailed-steps",
+    series_tail => "first-sight-series-tail",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -629,4 +630,18 @@ fn detailed_steps_outweigh_a_short_summary_of_phases() {
         .map(|u| u["sprints"].as_array().map_or(0, Vec::len))
         .sum();
     assert_eq!(total, 6, "{v}");
+}
+
+/// `## Rally (5/3):` after `## Milestone 2`, written as the milestones are
+/// (`##### To Do:`): the series' last step (it was dropped); the notes
+/// after it are not.
+#[test]
+fn a_section_written_as_the_steps_after_the_last_is_the_next_step() {
+    let (status, v, _) = json("first-sight-series-tail");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        sprint_names(&v, 0),
+        ["Milestone 1", "Milestone 2", "Rally (5/3)"],
+        "{v}"
+    );
 }

@@ -125,8 +125,13 @@ fn intro(source: &str) -> Extras {
     let mut paragraph = String::new();
     for line in rest.lines() {
         let t = line.trim_start();
+        // A fence ends the paragraph before it: joined to the line after
+        // the fence, `Depends on: a` over `=` would become a heading.
         if t.starts_with("```") || t.starts_with("~~~") {
             fenced = !fenced;
+            if !paragraph.is_empty() {
+                intro.push(std::mem::take(&mut paragraph));
+            }
             continue;
         }
         if fenced {

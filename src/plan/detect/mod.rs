@@ -47,6 +47,7 @@ mod restated;
 mod section_board;
 mod section_steps;
 mod section_units;
+mod series_tail;
 mod sprint_graph;
 mod sprint_table;
 mod sprint_text;

@@ -1,0 +1,143 @@
+//! A section after the last of the plan's step headings, at their level,
+//! written as they are but named without the step word (`## Rally (5/3)`
+//! after `## Milestone 6 (4/21)`, each holding `##### To Do:`; `##
+//! Documentation ✅ COMPLETE` after `## Phase 5`, each a checklist): the
+//! series' next step, not a note. Without it the last step is dropped.
+
+use super::about_plan::describes_plan;
+use super::headings::SprintHeading;
+use super::*;
+
+/// Mark the sections that close the series of step headings as its next
+/// steps, numbered on from the last.
+pub(super) fn extend_series(
+    blocks: &[Block],
+    parent: &[Option<usize>],
+    section_end: &[usize],
+    sprint_at: &mut [Option<SprintHeading>],
+    set_aside: &[bool],
+) {
+    let series: Vec<usize> = (0..blocks.len())
+        .filter(|&i| sprint_at[i].is_some())
+        .collect();
+    let [first, .., last] = series.as_slice() else {
+        return;
+    };
+    let level = |i: usize| match &blocks[i] {
+        Block::Heading { level, .. } => Some(*level),
+        _ => None,
+    };
+    // One series: every step a sibling of the first, at its level.
+    if series
+        .iter()
+        .any(|&i| parent[i] != parent[*first] || level(i) != level(*first))
+    {
+        return;
+    }
+    let shapes: Vec<Shape> = series
+        .iter()
+        .map(|&i| Shape::of(blocks, i, section_end[i]))
+        .collect();
+    let Some(mut number) = sprint_at[*last]
+        .as_ref()
+        .and_then(|h| h.id.parse::<u32>().ok())
+    else {
+        return;
+    };
+    let word = sprint_at[*last].as_ref().map(|h| h.word);
+    let mut next = section_end[*last];
+    while next < blocks.len() && parent[next] == parent[*first] && level(next) == level(*first) {
+        let Block::Heading { text, .. } = &blocks[next] else {
+            break;
+        };
+        // `## M2 remaining priorities`: a heading with a step word, or one
+        // read as about a step, is read by the rules for those.
+        // A first word with a number (`M2 remaining priorities`) names a
+        // step by its code: not a step of no number.
+        let coded = clean_name(text)
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.contains(|c: char| c.is_ascii_digit()));
+        if describes_plan(text) || coded || parse_heading(text).is_some() || set_aside[next] {
+            break;
+        }
+        let shape = Shape::of(blocks, next, section_end[next]);
+        if !shapes.iter().all(|s| s.matches(&shape)) {
+            break;
+        }
+        let (name, done) = strip_done_marks(text);
+        number += 1;
+        sprint_at[next] = word.map(|word| SprintHeading {
+            word,
+            id: number.to_string(),
+            name: clean_name(&name).trim_end_matches([':', '：']).to_string(),
+            done,
+            bare: false,
+        });
+        next = section_end[next];
+    }
+}
+
+/// What a step's section is made of, as far as telling a step from a note.
+struct Shape {
+    /// The names of its subsections (`to do`, `done`).
+    subsections: Vec<String>,
+    /// It holds task-list boxes.
+    boxes: bool,
+    /// A `Due:` or `Status:` line opens it.
+    dated: bool,
+    /// A box of it names a step (`- [x] Phase 0: Foundation`): an index of
+    /// the steps, not one more.
+    restates: bool,
+}
+
+impl Shape {
+    fn of(blocks: &[Block], heading: usize, end: usize) -> Shape {
+        let mut shape = Shape {
+            subsections: Vec::new(),
+            boxes: false,
+            dated: false,
+            restates: false,
+        };
+        for (k, b) in blocks[heading + 1..end].iter().enumerate() {
+            match b {
+                Block::Heading { text, .. } => shape.subsections.push(
+                    clean_name(text)
+                        .to_lowercase()
+                        .trim_matches(|c: char| !c.is_alphabetic())
+                        .to_string(),
+                ),
+                Block::Item {
+                    checked: Some(_),
+                    text,
+                    ..
+                } => {
+                    shape.boxes = true;
+                    shape.restates |= matches!(
+                        parse_heading(text.trim()),
+                        Some(super::headings::Heading::Sprint(_))
+                    );
+                }
+                Block::Paragraph { text, .. } if k == 0 => {
+                    let l = text.trim_start_matches(['*', '_']).to_lowercase();
+                    shape.dated = l.starts_with("due") || l.contains("| status");
+                }
+                _ => {}
+            }
+        }
+        shape
+    }
+
+    /// Whether `other` is written as this step is: the same subsection
+    /// names, or both checklists, or both opened by a date or status line.
+    fn matches(&self, other: &Shape) -> bool {
+        // `##### To Do:` under the last step, `To Do:` and `Done:` under
+        // the others.
+        let within = |a: &[String], b: &[String]| a.iter().all(|s| b.contains(s));
+        let named = !self.subsections.is_empty()
+            && !other.subsections.is_empty()
+            && (within(&self.subsections, &other.subsections)
+                || within(&other.subsections, &self.subsections));
+        named || (self.boxes && other.boxes && !other.restates) || (self.dated && other.dated)
+    }
+}
