@@ -392,3 +392,24 @@ proptest! {
         run_case(&case)?;
     }
 }
+
+/// A sprint fixed twice by hand, in the person's checkout and then in the
+/// unit's worktree (the checkout's commit wakes nothing): both commits
+/// reach the integration branch, with hooks or without.
+#[test]
+fn a_sprint_fixed_in_the_checkout_and_the_unit_worktree_integrates_both() {
+    for hooks in [false, true] {
+        let case = Case {
+            hooks,
+            agent_gives_up: [true, true, false, true, false],
+            fixes: vec![
+                (Place::OwnWorktree, None),
+                (Place::OwnWorktree, None),
+                (Place::Checkout, Some(Place::UnitWorktree)),
+            ],
+        };
+        if let Err(e) = run_case(&case) {
+            panic!("hooks {hooks}: {e}");
+        }
+    }
+}
