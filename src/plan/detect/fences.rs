@@ -62,7 +62,14 @@ pub(super) fn drop_unclosed_fences(text: &mut String) {
                 {
                     open = None;
                 }
-                (Some(_), _) => heading_inside |= t.starts_with("## ") || t.starts_with("### "),
+                // Headings, or task boxes (`[ ] Task`, `- [x] Task`): the
+                // plan's own text, not the example's.
+                (Some(_), _) => {
+                    heading_inside |= t.starts_with("## ")
+                        || t.starts_with("### ")
+                        || t.trim_start_matches(['-', '*', ' ']).starts_with("[ ] ")
+                        || t.trim_start_matches(['-', '*', ' ']).starts_with("[x] ")
+                }
                 (None, None) => {}
             }
         }
@@ -114,6 +121,13 @@ mod tests {
         let mut t = "## PR 1\n```json\n{}\n## PR 2\n```md\n## PR 3\n".to_string();
         drop_unclosed_fences(&mut t);
         assert_eq!(t, "## PR 1\n       \n{}\n## PR 2\n     \n## PR 3\n");
+        // Task boxes after a block never closed are the plan's too.
+        let mut t = "### 1.2 Split\n```json\n{}\n2.1 Cache\n[ ] Add the SDK\n".to_string();
+        drop_unclosed_fences(&mut t);
+        assert_eq!(
+            t,
+            "### 1.2 Split\n       \n{}\n2.1 Cache\n[ ] Add the SDK\n"
+        );
         // Closed blocks, and an unclosed one holding no heading, stay.
         for kept in ["```sh\n## x\n```\n## y\n", "## a\n```sh\n# comment\nmake\n"] {
             let mut t = kept.to_string();

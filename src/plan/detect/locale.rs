@@ -229,7 +229,17 @@ fn english(word: &str, number: &str, rest: &str) -> String {
 /// The heading text with a sprint word of another language read as its
 /// English word (see the module header); the text itself otherwise.
 pub(crate) fn localize(text: &str) -> Cow<'_, str> {
-    let forms = ascii_forms(text);
+    // Digits of other scripts count in the word and number before the
+    // name; the name after its separator keeps its own (`Sprint 1: tests
+    // pass ۰` stays so, or a rewrite would change its name).
+    let cut = text
+        .char_indices()
+        .find(|&(i, c)| c == ':' || c == '：' || (c == '—' || c == '–') && i > 0)
+        .map_or(text.len(), |(i, c)| i + c.len_utf8());
+    let forms = match ascii_forms(&text[..cut]) {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        Cow::Owned(head) => Cow::Owned(head + &text[cut..]),
+    };
     let lead_len = forms.len()
         - forms
             .trim_start_matches(|c: char| !c.is_alphanumeric())
@@ -343,7 +353,7 @@ mod tests {
             ("فاز ۱: Session Grazer 🔍", "Phase 1: Session Grazer 🔍"),
             (
                 "فاز ۰: پاکسازی و آماده‌سازی (تسک ۱-۸)",
-                "Phase 0: پاکسازی و آماده‌سازی (تسک 1-8)",
+                "Phase 0: پاکسازی و آماده‌سازی (تسک ۱-۸)",
             ),
             (
                 "第一阶段：补浏览器级 QA / E2E",

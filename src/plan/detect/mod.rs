@@ -348,6 +348,7 @@ fn parse_once(
             let id = written
                 .as_deref()
                 .unwrap_or_default()
+                .trim_start_matches(|c: char| !c.is_alphanumeric())
                 .trim_start_matches(char::is_alphabetic)
                 .trim_start()
                 .split(|c: char| !c.is_ascii_digit() && c != '.')

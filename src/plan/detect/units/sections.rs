@@ -103,7 +103,9 @@ fn with_series_siblings(doc: &Doc, holders: Vec<usize>) -> (Vec<usize>, Vec<usiz
     // `Fase 3 – Arquitetura` → `fase`: a word, then a number.
     let series = |i: usize| {
         let (_, text, _) = doc.heading(i)?;
+        // `🎯 Fase 1: MVP`: a pictograph before the word decorates it.
         let text = clean_name(text);
+        let text = text.trim_start_matches(|c: char| !c.is_alphanumeric());
         let word: String = text.chars().take_while(|c| c.is_alphabetic()).collect();
         let rest = text[word.len()..].trim_start();
         (!word.is_empty() && rest.starts_with(|c: char| c.is_ascii_digit()))
