@@ -45,6 +45,7 @@ json_snapshots! {
     done_list => "first-sight-done-list",
     detailed_steps => "first-sight-detailed-steps",
     series_tail => "first-sight-series-tail",
+    coded_deps => "first-sight-coded-deps",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -647,4 +648,21 @@ fn a_section_written_as_the_steps_after_the_last_is_the_next_step() {
         ["Milestone 1", "Milestone 2", "Rally (5/3)"],
         "{v}"
     );
+}
+
+/// Steps named by codes (`I-001`, `C-003`) whose fields share one line
+/// (`**Priority:** HIGH | **Dependencies:** I-001, I-002`): the lines are
+/// the plan's order, so the first two run at once and the third waits for
+/// both (all four ran in sequence).
+#[test]
+fn dependency_fields_on_one_line_name_steps_by_their_codes() {
+    let (status, v, _) = json("first-sight-coded-deps");
+    assert_eq!(status, 0, "{v}");
+    let units = v["units"].as_array().expect("units");
+    assert_eq!(units.len(), 4, "{v}");
+    assert!(
+        units[1]["deps"].as_array().is_some_and(|d| d.is_empty()),
+        "{v}"
+    );
+    assert_eq!(units[2]["deps"].as_array().map(Vec::len), Some(2), "{v}");
 }

@@ -56,7 +56,18 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
         return None;
     }
     let ids: Vec<String> = sprints.iter().map(|s| s.id.to_string()).collect();
-    let position = |id: &str| ids.iter().position(|i| i == id);
+    // Steps numbered by their place (`1.3`) but named by a code (`C-003:
+    // Core module`) are named by that code's number in the lines, when no
+    // two codes share it.
+    let codes: Vec<Option<u32>> = sprints.iter().map(own_number).collect();
+    let position = |id: &str| {
+        ids.iter().position(|i| i == id).or_else(|| {
+            let n: u32 = id.parse().ok()?;
+            let mut named = codes.iter().enumerate().filter(|(_, c)| **c == Some(n));
+            let (at, _) = named.next()?;
+            named.next().is_none().then_some(at)
+        })
+    };
     let mut waits = Vec::with_capacity(sprints.len());
     let mut written = 0;
     for (me, s) in sprints.iter().enumerate() {
@@ -182,6 +193,15 @@ pub(super) fn at_once(waits: &[Vec<usize>]) -> bool {
 /// The value of a dependency line (`- **Blocked by:** Task 03.` →
 /// `Task 03.`), lower-cased.
 fn dependency_value(line: &str) -> Option<String> {
+    // `**Priority:** HIGH | **Effort:** 6 hours | **Dependencies:** C-003`:
+    // fields on one line, each read as a line of its own.
+    if line.contains(" | ") {
+        return line.split(" | ").find_map(dependency_field);
+    }
+    dependency_field(line)
+}
+
+fn dependency_field(line: &str) -> Option<String> {
     let t = line.trim().trim_start_matches(['-', '*', '+', ' ', '_']);
     // Every key opens with one of these: most lines are no dependency line.
     if !matches!(
