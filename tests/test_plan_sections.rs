@@ -46,6 +46,7 @@ json_snapshots! {
     detailed_steps => "first-sight-detailed-steps",
     series_tail => "first-sight-series-tail",
     coded_deps => "first-sight-coded-deps",
+    dependency_table_es => "first-sight-dependency-table-es",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -665,4 +666,17 @@ fn dependency_fields_on_one_line_name_steps_by_their_codes() {
         "{v}"
     );
     assert_eq!(units[2]["deps"].as_array().map(Vec::len), Some(2), "{v}");
+}
+
+/// A Spanish table of phases and what each waits for (`| **3** | 1 y 2 |`,
+/// `Nada`): phases 1 and 2 run at once after 0, and 3 waits for both (the
+/// four ran in sequence).
+#[test]
+fn a_dependency_table_in_the_plans_language_orders_its_phases() {
+    let (status, v, _) = json("first-sight-dependency-table-es");
+    assert_eq!(status, 0, "{v}");
+    let units = v["units"].as_array().expect("units");
+    assert_eq!(units.len(), 4, "{v}");
+    assert_eq!(units[2]["deps"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(units[3]["deps"].as_array().map(Vec::len), Some(2), "{v}");
 }

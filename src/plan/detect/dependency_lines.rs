@@ -233,22 +233,28 @@ fn referenced_ids(value: &str) -> Option<Vec<String>> {
     let v = super::dependencies::strip_parentheticals(value);
     let v = v.trim_end_matches(['.', ' ', '✅']);
     if v.is_empty()
-        || ["none", "n/a", "-", "—", "–", "nothing"]
-            .iter()
-            .any(|w| v == *w || v.starts_with(&format!("{w} ")) || v.starts_with(&format!("{w},")))
+        || [
+            "none", "n/a", "-", "—", "–", "nothing", "nada", "ninguna", "ninguno", "keine", "kein",
+            "aucune", "aucun", "nenhuma", "nenhum", "nessuna", "nessuno", "нет", "无", "なし",
+            "없음",
+        ]
+        .iter()
+        .any(|w| v == *w || v.starts_with(&format!("{w} ")) || v.starts_with(&format!("{w},")))
     {
         return Some(Vec::new());
     }
     // Words that may stand before a step number; anything else is not a
     // reference to a step.
+    // The same in the plans' languages (`1 y 3`, `Fase 2`, `Phase 1 und 2`).
     const WORDS: &[&str] = &[
         "task", "tasks", "group", "groups", "step", "steps", "phase", "phases", "and", "to", "t",
-        "#",
+        "#", "&", "+", "y", "e", "und", "et", "fase", "fases", "phasen", "etapa", "etapas",
+        "étape", "étapes", "tarea", "tareas", "paso", "pasos", "schritt", "schritte",
     ];
     let mut out = Vec::new();
     let mut pending_range = false;
     for token in v.split(|c: char| c.is_whitespace() || c == ',' || c == ';') {
-        let token = token.trim_matches(['(', ')', '[', ']', '.']);
+        let token = token.trim_matches(['(', ')', '[', ']', '.', '*']);
         if token.is_empty() {
             continue;
         }
@@ -331,5 +337,10 @@ mod tests {
             referenced_numbers("task-301, task-302"),
             Some(vec![301, 302])
         );
+        // In the plans' languages.
+        assert_eq!(referenced_numbers("1 y 3"), Some(vec![1, 3]));
+        assert_eq!(referenced_numbers("**fase 2**"), Some(vec![2]));
+        assert_eq!(referenced_numbers("nada"), Some(vec![]));
+        assert_eq!(referenced_numbers("phase 1 und 2"), Some(vec![1, 2]));
     }
 }
