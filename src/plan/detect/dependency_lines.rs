@@ -193,10 +193,13 @@ pub(super) fn at_once(waits: &[Vec<usize>]) -> bool {
 /// The value of a dependency line (`- **Blocked by:** Task 03.` →
 /// `Task 03.`), lower-cased.
 fn dependency_value(line: &str) -> Option<String> {
-    // `**Priority:** HIGH | **Effort:** 6 hours | **Dependencies:** C-003`:
-    // fields on one line, each read as a line of its own.
-    if line.contains(" | ") {
-        return line.split(" | ").find_map(dependency_field);
+    // `**Priority:** HIGH | **Effort:** 6 hours | **Dependencies:** C-003`,
+    // `**Status:** [x] · **Depends on:** T001`: fields on one line, each
+    // read as a line of its own.
+    for separator in [" | ", " · ", " • "] {
+        if line.contains(separator) {
+            return line.split(separator).find_map(dependency_field);
+        }
     }
     dependency_field(line)
 }
@@ -317,6 +320,15 @@ mod tests {
             Some("2, 3")
         );
         assert_eq!(dependency_value("Run: make"), None);
+        // Fields that share a line.
+        assert_eq!(
+            dependency_value("**Priority:** HIGH | **Dependencies:** C-003").as_deref(),
+            Some("c-003")
+        );
+        assert_eq!(
+            dependency_value("- **Status:** `[x]`  · **Depends on:** T001").as_deref(),
+            Some("t001")
+        );
         assert_eq!(
             referenced_numbers("task groups 1-8"),
             Some((1..=8).collect())
