@@ -628,12 +628,7 @@ fn a_completed_list_naming_phases_marks_them_done() {
 fn detailed_steps_outweigh_a_short_summary_of_phases() {
     let (status, v, _) = json("first-sight-detailed-steps");
     assert_eq!(status, 0, "{v}");
-    let total: usize = v["units"]
-        .as_array()
-        .expect("units")
-        .iter()
-        .map(|u| u["sprints"].as_array().map_or(0, Vec::len))
-        .sum();
+    let total = sprint_total(&v);
     assert_eq!(total, 6, "{v}");
 }
 

@@ -559,12 +559,7 @@ fn sprint_words_of_other_languages() {
     ] {
         let (status, v, out) = json(fixture);
         assert_eq!(status, 0, "{fixture}: {out}");
-        let total: usize = v["units"]
-            .as_array()
-            .expect("units")
-            .iter()
-            .map(|u| u["sprints"].as_array().map_or(0, Vec::len))
-            .sum();
+        let total = sprint_total(&v);
         assert_eq!(total, 3, "{fixture}: {out}");
         let all: Vec<String> = (0..v["units"].as_array().expect("units").len())
             .flat_map(|u| sprint_names(&v, u))

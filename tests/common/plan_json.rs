@@ -71,6 +71,16 @@ pub(crate) fn exit_texts(s: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// How many sprints the plan holds, over every unit.
+pub(crate) fn sprint_total(v: &Value) -> usize {
+    v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .map(|u| u["sprints"].as_array().map_or(0, Vec::len))
+        .sum()
+}
+
 pub(crate) fn sprint_names(v: &Value, unit: usize) -> Vec<String> {
     v["units"][unit]["sprints"]
         .as_array()
