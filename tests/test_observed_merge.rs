@@ -309,3 +309,81 @@ fn a_hand_fix_made_after_the_credit_is_merged_too() {
     );
     assert_eq!(times_completed(dir, "api"), 1, "{log}");
 }
+
+/// A fix committed in the unit's worktree after the engine credited the
+/// sprint from the person's first commit and looked at history, just
+/// before it removes that worktree (the unit is complete): the fix is left
+/// on the unit's branch, which no worktree holds any more, and is merged
+/// as a late fix all the same. Here `[workspace] teardown`, which runs at
+/// that very moment, makes the commit, so the interleaving is not left to
+/// timing.
+#[test]
+fn a_late_fix_in_a_unit_worktree_the_engine_then_removes_is_merged_too() {
+    let repo = hand_fix_repo();
+    let dir = repo.path();
+    let _cleanup = beside(dir);
+    let s = agents();
+    let env = [("FAKE_AGENT_SCRIPT", s.path())];
+    let scratch = tempfile::tempdir().expect("scratch");
+    let made = scratch.path().join("late-commit");
+    let teardown = scratch.path().join("late.sh");
+    std::fs::write(
+        &teardown,
+        format!(
+            "[ \"$SUPERVISOR_UNIT\" = api ] || exit 0\n\
+             echo more > api/more.txt\n\
+             git add -A\n\
+             git commit -qm 'api: one more thing' --trailer 'Supervisor-Sprint: api/1' --trailer 'Supervisor-Status: complete'\n\
+             git rev-parse HEAD > {}\n",
+            made.display()
+        ),
+    )
+    .expect("teardown script");
+    let config = dir.join(".workflow/config.toml");
+    let mut text = std::fs::read_to_string(&config).expect("config");
+    text.push_str(&format!(
+        "\n[workspace]\nteardown = \"sh {}\"\n",
+        teardown.display()
+    ));
+    std::fs::write(&config, text).expect("config");
+    git(dir, &["commit", "-qam", "a teardown that commits"]);
+    let out = sv(dir, &env, &["start", "--yes", "--wait"]);
+    assert_ne!(out.status, 0, "api blocks the run: {}", out.stdout);
+    std::fs::write(dir.join("api/api.txt"), "fixed\n").expect("fix");
+    commit_by_hand(dir, &env, "api: fixed by hand", "api/1");
+
+    // The tick credits api/1 from the checkout's commit, then removes
+    // api's worktree, in which the late fix has just been committed.
+    let out = sv(dir, &env, &["tick"]);
+    assert_eq!(out.status, 0, "{}", out.stderr);
+    let late = std::fs::read_to_string(&made)
+        .expect("the late fix was committed in api's worktree")
+        .trim()
+        .to_string();
+    let st = sv(dir, &env, &["status", "--format", "json"]);
+    let st: serde_json::Value = serde_json::from_str(&st.stdout).expect("status JSON");
+    let worktree = PathBuf::from(st["workspaces"]["api"]["worktree"].as_str().expect("path"));
+    assert!(!worktree.join(".git").exists(), "api's worktree went");
+
+    let out = sv(dir, &env, &["resume", "--wait"]);
+    let log = crate::common::run(dir, &["log"]).stdout;
+    assert_eq!(out.status, 0, "{}\n{}\n{log}", out.stdout, out.stderr);
+    let branch = integration(dir);
+    assert_eq!(
+        git(dir, &["merge-base", "--is-ancestor", &late, &branch]),
+        "",
+        "the late commit is on the integration branch: {log}"
+    );
+    assert_eq!(
+        git(dir, &["show", &format!("{branch}:api/more.txt")]),
+        "more\n"
+    );
+    assert!(
+        log.contains(&format!(
+            "Commit {} marks api/1 complete after it was credited",
+            &late[..12]
+        )),
+        "{log}"
+    );
+    assert_eq!(times_completed(dir, "api"), 1, "{log}");
+}

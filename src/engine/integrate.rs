@@ -51,6 +51,8 @@ impl Engine {
     /// A COMPLETED unit's work is all on the integration branch: its
     /// worktree goes (its branch stays, as history). One with uncommitted
     /// files is kept for the user to look at (`clean --force` removes it).
+    /// A fix committed in it since the tick looked at history stays on the
+    /// branch, where the next look finds it (`unheld_branch_tips`).
     pub(super) fn remove_integrated_worktrees(&self, tip: &Tip) -> Result<(), EngineError> {
         if !tip.state.worktrees {
             return Ok(());

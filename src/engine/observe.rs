@@ -105,6 +105,8 @@ impl Engine {
         let cached = std::fs::read_to_string(&cache).unwrap_or_default();
         let root = self.project_root(state);
         let mut claims: Vec<Claim> = Vec::new();
+        // Found on a unit's branch no worktree holds: late fixes only.
+        let mut unheld: Vec<Claim> = Vec::new();
         let scanned = match &workspaces {
             None => {
                 let from = cached
@@ -118,15 +120,24 @@ impl Engine {
                 claims.extend(self.claims_between(&root, &from, &head));
                 format!("{reconciled} {head}")
             }
-            Some(_) => {
+            Some(ws) => {
                 // Incremental per worktree: what any worktree's HEAD held
                 // when last scanned without a finding was judged then.
                 let tips = self.observation_tips(state);
+                let unheld_tips: Vec<(std::path::PathBuf, String)> = self
+                    .unheld_branch_tips(state, ws)
+                    .into_iter()
+                    .filter(|(_, b)| !tips.iter().any(|(_, h)| h == b))
+                    .collect();
                 let before: Vec<&str> = match cached.split_whitespace().collect::<Vec<_>>() {
                     scanned if scanned.first() == Some(&reconciled.as_str()) => scanned,
                     _ => vec![reconciled.as_str()],
                 };
-                let mut heads: Vec<String> = tips.iter().map(|(_, h)| h.clone()).collect();
+                let mut heads: Vec<String> = tips
+                    .iter()
+                    .chain(&unheld_tips)
+                    .map(|(_, h)| h.clone())
+                    .collect();
                 heads.sort();
                 heads.dedup();
                 if heads.iter().all(|h| before.contains(&h.as_str())) {
@@ -134,11 +145,15 @@ impl Engine {
                 }
                 for (tree, tip_head) in &tips {
                     for c in self.claims_hiding(tree, &before, tip_head) {
-                        let known = claims.iter().any(|k| {
-                            k.source == c.source && k.unit == c.unit && k.sprint == c.sprint
-                        });
-                        if !known {
+                        if !known(&claims, &c) {
                             claims.push(c);
+                        }
+                    }
+                }
+                for (tree, tip_head) in &unheld_tips {
+                    for c in self.claims_hiding(tree, &before, tip_head) {
+                        if !known(&claims, &c) && !known(&unheld, &c) {
+                            unheld.push(c);
                         }
                     }
                 }
@@ -270,7 +285,8 @@ impl Engine {
                 }));
             }
         }
-        if let (Some(ws), false) = (&workspaces, claims.is_empty()) {
+        if let (Some(ws), false) = (&workspaces, claims.is_empty() && unheld.is_empty()) {
+            claims.extend(unheld);
             match self.late_observation(tip, ws, &claims)? {
                 Late::Said(kind) => return Ok(Some(*kind)),
                 Late::Busy => held_back = true,
@@ -542,4 +558,11 @@ impl Engine {
             None => (outcome, evidence),
         }
     }
+}
+
+/// `claim` (the same commit for the same sprint) is among `claims`.
+fn known(claims: &[Claim], claim: &Claim) -> bool {
+    claims
+        .iter()
+        .any(|k| k.source == claim.source && k.unit == claim.unit && k.sprint == claim.sprint)
 }

@@ -7,7 +7,9 @@
 //! commit (a committed progress file: its worktree's HEAD) is merged by the
 //! same step an agent's verified sprint takes. A merge that conflicts credits nothing: the sprint stays
 //! as it was and one notice names the conflicting files and the unit's
-//! worktree and branch to commit in instead.
+//! worktree and branch to commit in instead. A marked commit for a sprint
+//! already credited is merged as a late fix, also when it sits on a unit's
+//! branch whose worktree has gone since it was made.
 
 use std::path::Path;
 use std::path::PathBuf;
@@ -123,6 +125,30 @@ impl Engine {
             tips.push((in_root(&path), head));
         }
         tips
+    }
+
+    /// The units' branches that no worktree has checked out, as (project
+    /// root, branch tip). A complete unit's worktree goes, and a fix the
+    /// person commits in it after a tick looked at history but before the
+    /// worktree went is on that branch alone: no worktree's HEAD shows it
+    /// any more. With no tree to verify in, what is found there only joins
+    /// as a late fix (the root is where `git` runs to read the history).
+    pub(super) fn unheld_branch_tips(
+        &self,
+        state: &State,
+        ws: &Workspaces,
+    ) -> Vec<(PathBuf, String)> {
+        let root = self.project_root(state);
+        state
+            .units
+            .iter()
+            .filter(|u| !ws.unit_path(&u.name).join(".git").exists())
+            .filter_map(|u| {
+                let name = format!("refs/heads/{}", ws.unit_branch(&u.name));
+                let id = self.store.ref_id(&name).ok().flatten()?;
+                Some((root.clone(), id.to_string()))
+            })
+            .collect()
     }
 
     /// The sprint's observed work into the integration branch (see the
