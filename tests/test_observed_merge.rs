@@ -287,27 +287,7 @@ fn a_hand_fix_made_after_the_credit_is_merged_too() {
     commit_by_hand(dir, &env, "api: one more thing", "api/1");
     let late = git(dir, &["rev-parse", "HEAD"]).trim().to_string();
 
-    let out = sv(dir, &env, &["resume", "--wait"]);
-    let log = crate::common::run(dir, &["log"]).stdout;
-    assert_eq!(out.status, 0, "{}\n{}\n{log}", out.stdout, out.stderr);
-    let branch = integration(dir);
-    assert_eq!(
-        git(dir, &["merge-base", "--is-ancestor", &late, &branch]),
-        "",
-        "the late commit is on the integration branch: {log}"
-    );
-    assert_eq!(
-        git(dir, &["show", &format!("{branch}:api/more.txt")]),
-        "more\n"
-    );
-    assert!(
-        log.contains(&format!(
-            "Commit {} marks api/1 complete after it was credited",
-            &late[..12]
-        )),
-        "{log}"
-    );
-    assert_eq!(times_completed(dir, "api"), 1, "{log}");
+    resume_merges_the_late_fix(dir, &env, &late);
 }
 
 /// A fix committed in the unit's worktree after the engine credited the
@@ -365,12 +345,19 @@ fn a_late_fix_in_a_unit_worktree_the_engine_then_removes_is_merged_too() {
     let worktree = PathBuf::from(st["workspaces"]["api"]["worktree"].as_str().expect("path"));
     assert!(!worktree.join(".git").exists(), "api's worktree went");
 
-    let out = sv(dir, &env, &["resume", "--wait"]);
+    resume_merges_the_late_fix(dir, &env, &late);
+}
+
+/// `resume --wait` merges `late`, a second fix of api/1 made after the
+/// sprint was credited, as a late fix: on the integration branch with its
+/// file, said once, and api credited once.
+fn resume_merges_the_late_fix(dir: &Path, env: &[(&str, &Path)], late: &str) {
+    let out = sv(dir, env, &["resume", "--wait"]);
     let log = crate::common::run(dir, &["log"]).stdout;
     assert_eq!(out.status, 0, "{}\n{}\n{log}", out.stdout, out.stderr);
     let branch = integration(dir);
     assert_eq!(
-        git(dir, &["merge-base", "--is-ancestor", &late, &branch]),
+        git(dir, &["merge-base", "--is-ancestor", late, &branch]),
         "",
         "the late commit is on the integration branch: {log}"
     );
