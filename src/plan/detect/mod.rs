@@ -341,20 +341,8 @@ fn parse_once(
             unit.heads.as_deref(),
             &mut problems,
         );
-        if sprints.is_empty() && unit.whole {
+        if let (true, Some(id)) = (sprints.is_empty(), unit.whole.clone()) {
             let heading = unit.scope.start - 1;
-            // `Phase 7: Directory rename` is step 7.
-            let written = doc.heading(heading).map(|(_, t, _)| clean_name(t));
-            let id = written
-                .as_deref()
-                .unwrap_or_default()
-                .trim_start_matches(|c: char| !c.is_alphanumeric())
-                .trim_start_matches(char::is_alphabetic)
-                .trim_start()
-                .split(|c: char| !c.is_ascii_digit() && c != '.')
-                .next()
-                .and_then(|n| sprints::model_id(n.trim_end_matches('.')))
-                .unwrap_or(SprintId::whole(1));
             let mut sprint = read_sprint(&doc, heading, id.clone(), unit.name.clone());
             sprint.done = completion::done_evidence(&doc, heading, unit.done_mark);
             sprint.origin = Origin::new(
@@ -612,8 +600,9 @@ pub(super) struct RawUnit {
     /// its sprints.
     done_mark: bool,
     /// A section of the other units' series that holds no steps of its own
-    /// (`## Fase 1` beside `## Fase 3` / `### Sprint 0`): one step, itself.
-    whole: bool,
+    /// (`## Fase 1` beside `## Fase 3` / `### Sprint 0`): one step, itself,
+    /// numbered as the section is.
+    whole: Option<SprintId>,
     sprints: Vec<RawSprint>,
 }
 
@@ -634,7 +623,7 @@ impl RawUnit {
             sequential: false,
             alongside: false,
             done_mark: false,
-            whole: false,
+            whole: None,
             sprints: Vec::new(),
         }
     }

@@ -79,7 +79,10 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
             doc.section(i),
         );
         read_unit_fields(doc, i, &mut unit);
-        unit.whole = whole.contains(&i);
+        unit.whole = whole
+            .iter()
+            .find(|(j, _)| *j == i)
+            .map(|(_, n)| SprintId::whole(*n));
         units.push(unit);
         texts.push(doc.section_text(i));
         titles.push(clean);
@@ -98,41 +101,46 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
 /// The holders, with the sections of their own series that hold no step
 /// headings but work of their own (`## Fase 1` with its list of activities
 /// beside `## Fase 3` holding `### Sprint 0`): without them that work would
-/// be dropped. Those sections are returned apart too: each is one step.
-fn with_series_siblings(doc: &Doc, holders: Vec<usize>) -> (Vec<usize>, Vec<usize>) {
-    // `Fase 3 – Arquitetura` → `fase`: a word, then a number.
+/// be dropped. Those sections are returned apart too, each with its number:
+/// each is one step.
+fn with_series_siblings(doc: &Doc, holders: Vec<usize>) -> (Vec<usize>, Vec<(usize, u32)>) {
+    // `Fase 3 – Arquitetura` → (`fase`, 3): a word, then a number.
     let series = |i: usize| {
         let (_, text, _) = doc.heading(i)?;
         // `🎯 Fase 1: MVP`: a pictograph before the word decorates it.
         let text = clean_name(text);
         let text = text.trim_start_matches(|c: char| !c.is_alphanumeric());
         let word: String = text.chars().take_while(|c| c.is_alphabetic()).collect();
-        let rest = text[word.len()..].trim_start();
-        (!word.is_empty() && rest.starts_with(|c: char| c.is_ascii_digit()))
-            .then(|| word.to_lowercase())
+        let digits: String = text[word.len()..]
+            .trim_start()
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        Some((word.to_lowercase(), digits.parse::<u32>().ok()?)).filter(|(w, _)| !w.is_empty())
     };
+    let word = |i: usize| series(i).map(|(w, _)| w);
     let Some(&first) = holders.first() else {
         return (holders, Vec::new());
     };
-    let key = series(first);
+    let key = word(first);
     let same = |i: usize| {
         doc.parent[i] == doc.parent[first]
             && doc.heading(i).map(|h| h.0) == doc.heading(first).map(|h| h.0)
     };
-    if key.is_none() || holders.iter().any(|&h| series(h) != key || !same(h)) {
+    if key.is_none() || holders.iter().any(|&h| word(h) != key || !same(h)) {
         return (holders, Vec::new());
     }
     let held: std::collections::HashSet<usize> = holders.iter().copied().collect();
-    let whole: Vec<usize> = (0..doc.blocks.len())
+    let whole: Vec<(usize, u32)> = (0..doc.blocks.len())
         .filter(|&i| doc.heading(i).is_some() && same(i) && !held.contains(&i))
-        .filter(|&i| series(i) == key)
-        .filter(|&i| {
+        .filter_map(|i| series(i).filter(|(w, _)| Some(w) == key.as_ref()).map(|(_, n)| (i, n)))
+        .filter(|&(i, _)| {
             doc.section(i)
                 .any(|j| matches!(doc.blocks[j], Block::Item { .. }))
         })
         .collect();
     let mut all = holders;
-    all.extend(&whole);
+    all.extend(whole.iter().map(|(i, _)| i));
     all.sort_unstable();
     (all, whole)
 }
