@@ -142,6 +142,9 @@ impl Engine {
         state
             .units
             .iter()
+            // Only a complete unit's worktree is removed while its branch
+            // stays: the others have none to look at, or a worktree.
+            .filter(|u| u.state == crate::machine::UnitStatus::Completed)
             .filter(|u| !ws.unit_path(&u.name).join(".git").exists())
             .filter_map(|u| {
                 let name = format!("refs/heads/{}", ws.unit_branch(&u.name));
