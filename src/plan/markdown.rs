@@ -333,9 +333,6 @@ fn push_inline(
 fn cells_as_written(source: &str, span: Span) -> Vec<Cell> {
     let line = &source[span.clone()];
     let mut cells = Vec::new();
-    let mut start = 0;
-    let mut escaped = false;
-    let mut in_code = false;
     let mut push = |from: usize, to: usize| {
         let raw = &line[from..to];
         let lead = raw.len() - raw.trim_start().len();
@@ -346,22 +343,12 @@ fn cells_as_written(source: &str, span: Span) -> Vec<Cell> {
     };
     let trimmed_end = line.trim_end().len();
     let body_start = line.len() - line.trim_start().len();
-    for (i, c) in line.char_indices() {
-        if escaped {
-            escaped = false;
-            continue;
+    let mut start = 0;
+    for i in splitting_pipes(line, true) {
+        if i > body_start {
+            push(start, i);
         }
-        match c {
-            '\\' => escaped = true,
-            '`' => in_code = !in_code,
-            '|' if !in_code => {
-                if i > body_start {
-                    push(start, i);
-                }
-                start = i + 1;
-            }
-            _ => {}
-        }
+        start = i + 1;
     }
     if start < trimmed_end {
         push(start, trimmed_end);
@@ -386,22 +373,29 @@ fn split_cells(line: &str) -> usize {
 fn count_cells(line: &str, code_spans: bool) -> usize {
     let line = line.trim();
     let last = line.len().saturating_sub(1);
-    let mut cells = 1usize;
+    1 + splitting_pipes(line, code_spans)
+        .filter(|&i| i != 0 && i != last)
+        .count()
+}
+
+/// Where the `|` that split one table line sit: unescaped, and outside
+/// code spans when `code_spans` holds them whole.
+fn splitting_pipes(line: &str, code_spans: bool) -> impl Iterator<Item = usize> + '_ {
     let mut escaped = false;
     let mut in_code = false;
-    for (i, c) in line.char_indices() {
+    line.char_indices().filter_map(move |(i, c)| {
         if escaped {
             escaped = false;
-            continue;
+            return None;
         }
         match c {
             '\\' => escaped = true,
             '`' if code_spans => in_code = !in_code,
-            '|' if !in_code && i != 0 && i != last => cells += 1,
+            '|' if !in_code => return Some(i),
             _ => {}
         }
-    }
-    cells
+        None
+    })
 }
 
 #[cfg(test)]

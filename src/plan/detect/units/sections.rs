@@ -133,7 +133,11 @@ fn with_series_siblings(doc: &Doc, holders: Vec<usize>) -> (Vec<usize>, Vec<(usi
     let held: std::collections::HashSet<usize> = holders.iter().copied().collect();
     let whole: Vec<(usize, u32)> = (0..doc.blocks.len())
         .filter(|&i| doc.heading(i).is_some() && same(i) && !held.contains(&i))
-        .filter_map(|i| series(i).filter(|(w, _)| Some(w) == key.as_ref()).map(|(_, n)| (i, n)))
+        .filter_map(|i| {
+            series(i)
+                .filter(|(w, _)| Some(w) == key.as_ref())
+                .map(|(_, n)| (i, n))
+        })
         .filter(|&(i, _)| {
             doc.section(i)
                 .any(|j| matches!(doc.blocks[j], Block::Item { .. }))
