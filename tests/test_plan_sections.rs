@@ -47,6 +47,7 @@ json_snapshots! {
     series_tail => "first-sight-series-tail",
     coded_deps => "first-sight-coded-deps",
     dependency_table_es => "first-sight-dependency-table-es",
+    same_id_inside => "first-sight-same-id-inside",
 }
 
 /// A plan that is one checklist tree: each top-level item a step, done
@@ -674,4 +675,16 @@ fn a_dependency_table_in_the_plans_language_orders_its_phases() {
     assert_eq!(units.len(), 4, "{v}");
     assert_eq!(units[2]["deps"].as_array().map(Vec::len), Some(1), "{v}");
     assert_eq!(units[3]["deps"].as_array().map(Vec::len), Some(2), "{v}");
+}
+
+/// `### Phase 2-1 종료 조건` (exit conditions) inside `## Phase 2-1 …`: a heading
+/// about the phase, not a step inside it. The phases are the steps, each
+/// done by its status table (the conditions were read as the steps, and
+/// every task row was dropped).
+#[test]
+fn a_step_heading_inside_one_with_its_own_id_is_about_it() {
+    let (status, v, _) = json("first-sight-same-id-inside");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_names(&v, 0), ["Standards", "Agent quality"], "{v}");
+    assert_eq!(sprints_done(&v, 0), [true, false], "{v}");
 }

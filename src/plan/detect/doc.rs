@@ -173,6 +173,23 @@ impl<'a> Doc<'a> {
                 }
             }
         }
+        // A step heading inside one with its own id (`### Phase 2-1 종료
+        // 조건` under `## Phase 2-1 …`) is about that step, not a step of
+        // its own: otherwise the step would be read as a container of it.
+        for i in 0..blocks.len() {
+            let Some(id) = sprint_at[i].as_ref().map(|h| h.id.to_lowercase()) else {
+                continue;
+            };
+            for j in i + 1..section_end[i] {
+                if sprint_at[j]
+                    .as_ref()
+                    .is_some_and(|h| h.id.to_lowercase() == id)
+                {
+                    let h = sprint_at[j].take().expect("checked");
+                    about_at[j] = Some((h.id, About::Notes));
+                }
+            }
+        }
         // A sprint heading holding sprint headings of the same word (`Phase
         // A` holding `Phase A0`…) is a container: its leaves are the sprints.
         // One with task lines of its own before its first inner sprint
