@@ -193,17 +193,25 @@ pub(super) fn at_once(waits: &[Vec<usize>]) -> bool {
 /// The value of a dependency line (`- **Blocked by:** Task 03.` →
 /// `Task 03.`), lower-cased.
 fn dependency_value(line: &str) -> Option<String> {
+    // Every key is followed by a colon: most lines are no dependency line,
+    // and every step's every line is asked (`reorder`).
+    if !line.contains(':') {
+        return None;
+    }
     // `**Priority:** HIGH | **Effort:** 6 hours | **Dependencies:** C-003`,
     // `**Status:** [x] · **Depends on:** T001`: fields on one line, each
     // read as a line of its own.
-    for separator in [" | ", " · ", " • "] {
-        if line.contains(separator) {
-            return line.split(separator).find_map(dependency_field);
-        }
+    match FIELD_SEPARATORS.iter().find(|s| line.contains(*s)) {
+        Some(separator) => line.split(separator).find_map(dependency_field),
+        None => dependency_field(line),
     }
-    dependency_field(line)
 }
 
+/// What divides the fields written on one line.
+const FIELD_SEPARATORS: [&str; 3] = [" | ", " · ", " • "];
+
+/// The value of a line that opens with a dependency key, up to the next
+/// field on the line.
 fn dependency_field(line: &str) -> Option<String> {
     let t = line.trim().trim_start_matches(['-', '*', '+', ' ', '_']);
     // Every key opens with one of these: most lines are no dependency line.
@@ -215,6 +223,9 @@ fn dependency_field(line: &str) -> Option<String> {
     }
     let (key, value) = t.split_once(':')?;
     let key = key.trim().trim_matches(['*', '_', ' ']);
+    let value = FIELD_SEPARATORS
+        .iter()
+        .fold(value, |v, s| v.split_once(s).map_or(v, |(first, _)| first));
     KEYS.iter()
         .any(|k| k.eq_ignore_ascii_case(key))
         .then(|| value.trim().trim_matches(['*', '_', ' ']).to_lowercase())
