@@ -121,8 +121,7 @@ fn a_hand_fix_reaches_the_integration_branch(hooks: bool, in_unit_worktree: bool
         dir.to_path_buf()
     };
     std::fs::write(place.join("api/api.txt"), "fixed\n").expect("fix");
-    commit_by_hand(&place, &env, "api: fixed by hand", "api/1");
-    let fix = git(&place, &["rev-parse", "HEAD"]).trim().to_string();
+    let fix = commit_by_hand(&place, &env, "api: fixed by hand", "api/1");
 
     let out = sv(dir, &env, &["resume", "--wait"]);
     let log = crate::common::run(dir, &["log"]).stdout;

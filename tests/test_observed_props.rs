@@ -183,13 +183,13 @@ fn fix_by_hand(
     std::fs::write(root.join(unit).join(format!("s{sprint}.txt")), "by hand\n").expect("fix");
     let own = format!("{unit}/hand-{n}.txt");
     std::fs::write(root.join(&own), format!("hand {n}\n")).expect("fix");
-    crate::common::worktrees::commit_by_hand(
+    let commit = crate::common::worktrees::commit_by_hand(
         &root,
         env,
         &format!("{unit}: sprint {sprint} by hand ({n})"),
         &format!("{unit}/{sprint}"),
     );
-    (git(&root, &["rev-parse", "HEAD"]).trim().to_string(), own)
+    (commit, own)
 }
 
 fn run_case(case: &Case) -> Result<(), TestCaseError> {

@@ -57,16 +57,26 @@ pub(crate) fn sprint_path(repo: &Path, unit: &str) -> Vec<String> {
 
 /// `git commit` in `cwd` with the sprint's trailers, through the hooks
 /// when installed.
-pub(crate) fn commit_by_hand(cwd: &Path, env: &[(&str, &Path)], message: &str, marker: &str) {
+pub(crate) fn commit_by_hand(
+    cwd: &Path,
+    env: &[(&str, &Path)],
+    message: &str,
+    marker: &str,
+) -> String {
     git(cwd, &["add", "-A"]);
     let mut cmd = crate::common::command("git", cwd);
     for (k, v) in env {
         cmd.env(k, v);
     }
+    // The commit's id is read from git's own summary line: the hook it runs
+    // may wake a run that completes the unit and removes this worktree, so
+    // no later command can be run from `cwd`.
     let out = cmd
         .args([
+            "-c",
+            "core.abbrev=no",
             "commit",
-            "-qm",
+            "-m",
             message,
             "--trailer",
             &format!("Supervisor-Sprint: {marker}"),
@@ -75,11 +85,19 @@ pub(crate) fn commit_by_hand(cwd: &Path, env: &[(&str, &Path)], message: &str, m
         ])
         .output()
         .expect("git commit");
+    let said = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "{}",
+        "{said}{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    said.lines()
+        .find_map(|l| {
+            let head = l.strip_prefix('[')?.split(']').next()?;
+            let id = head.rsplit(' ').next()?;
+            (id.len() == 40 && id.bytes().all(|b| b.is_ascii_hexdigit())).then(|| id.to_string())
+        })
+        .unwrap_or_else(|| panic!("no commit id in git's summary: {said}"))
 }
 
 /// Agent wrappers (`agent-run`) alive whose command line mentions `needle`.
