@@ -25,6 +25,8 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
     }
     // Every bracketed mark opens with `[` or `(`: most text has neither.
     if t.contains(['[', '(']) {
+        // ASCII lower-casing keeps byte offsets: found in `lower`, cut from both.
+        let mut lower = t.to_ascii_lowercase();
         for mark in [
             "[x]",
             "[X]",
@@ -36,10 +38,10 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
             "[done]",
             "(finished)",
         ] {
-            if let Some(pos) = t.to_ascii_lowercase().find(mark) {
-                // ASCII lower-casing keeps byte offsets.
+            if let Some(pos) = lower.find(mark) {
                 if t.is_char_boundary(pos) && t.is_char_boundary(pos + mark.len()) {
                     t.replace_range(pos..pos + mark.len(), "");
+                    lower.replace_range(pos..pos + mark.len(), "");
                     done = true;
                 }
             }

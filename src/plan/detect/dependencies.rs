@@ -88,7 +88,7 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
             let lower = text.to_ascii_lowercase();
             for key in ["depends on ", "requires "] {
                 let mut from = 0;
-                while let Some(pos) = lower[from..].find(key) {
+                while let Some(pos) = super::short_find::find(&lower[from..], key) {
                     let start = from + pos + key.len();
                     let end = lower[start..]
                         .find(['.', '\n', ')'])

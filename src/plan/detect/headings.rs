@@ -195,7 +195,7 @@ fn strip_lead(text: &str) -> &str {
 /// text from `Sprint`.
 fn unit_before_sprint(t: &str) -> Option<&str> {
     for sep in [" — ", " – ", " - ", ": "] {
-        if let Some((unit, rest)) = t.split_once(sep) {
+        if let Some((unit, rest)) = super::short_find::split_once(t, sep) {
             let lower = rest.to_lowercase();
             if unit.split_whitespace().count() <= 4
                 && !unit.is_empty()

@@ -48,6 +48,7 @@ mod section_board;
 mod section_steps;
 mod section_units;
 mod series_tail;
+mod short_find;
 mod sprint_graph;
 mod sprint_table;
 mod sprint_text;
