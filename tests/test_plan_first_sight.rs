@@ -65,6 +65,8 @@ json_snapshots! {
     part_status_table => "first-sight-part-status-table",
     dependency_table => "first-sight-dependency-table",
     task_table => "first-sight-task-table",
+    parallel_tracks => "first-sight-parallel-tracks",
+    tracks_waiting => "first-sight-tracks-waiting",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -674,4 +676,54 @@ fn a_task_table_is_read_row_by_row() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(names(&v, 0), ["Odoo guide", "Prozessmodell", "Testkonzept"]);
     assert_eq!(done(&v, 0), [true, true, false]);
+}
+
+/// Tracks the plan says are independent and run in parallel: each is a
+/// unit, its checklist or its task list its steps, a track with no list
+/// one step; the notes under `Focus:` and `Deliverables:` are not work.
+/// Before, only the one track holding boxes was read and the others
+/// were dropped without a word.
+#[test]
+fn tracks_said_to_run_in_parallel_are_units_of_their_items() {
+    let (status, v, _) = json("first-sight-parallel-tracks");
+    assert_eq!(status, 0, "{v}");
+    let units = v["units"].as_array().expect("units");
+    let unit_names: Vec<&str> = units.iter().filter_map(|u| u["name"].as_str()).collect();
+    assert_eq!(
+        unit_names,
+        [
+            "Track A — Storage",
+            "Track B — HTTP API",
+            "Track C — Documentation"
+        ]
+    );
+    assert_eq!(v["detection"]["dependencies"], "parallel", "{v}");
+    assert!(units.iter().all(|u| u["deps"] == serde_json::json!([])));
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Write the schema migration",
+            "Add the account repository",
+            "Index the journal by date"
+        ]
+    );
+    assert_eq!(done(&v, 0), [true, false, false]);
+    assert_eq!(names(&v, 1).len(), 2, "{v}");
+    assert_eq!(names(&v, 1)[0], "Define the OpenAPI document");
+    assert_eq!(names(&v, 2), ["Track C — Documentation"]);
+    assert_eq!(v["units"][2]["sprints"][0]["id"], "1", "{v}");
+    // The same said in one sentence over checklists alone.
+    let (_, v, _) = json("first-sight-parallel-said");
+    assert_eq!(v["units"].as_array().map(Vec::len), Some(3), "{v}");
+    assert_eq!(v["detection"]["dependencies"], "parallel", "{v}");
+}
+
+/// The same tracks, one of which says it waits for another: the plan's
+/// one sequence stands, and the reading says it saw parallel words.
+#[test]
+fn tracks_that_wait_for_another_stay_one_sequence() {
+    let (status, v, _) = json("first-sight-tracks-waiting");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(v["units"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(v["detection"]["dependencies"], "sequential", "{v}");
 }

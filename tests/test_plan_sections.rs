@@ -508,7 +508,7 @@ fn a_cursor_plans_todos_outweigh_a_guess_of_numbered_sections() {
 /// `parallel fetching` says nothing of the plan's order.
 #[test]
 fn parallel_work_said_in_prose_and_not_read_is_asked_about() {
-    let (status, v, _) = json("first-sight-parallel-said");
+    let (status, v, _) = json("first-sight-tracks-waiting");
     assert_eq!(status, 0, "{v}");
     let codes: Vec<&str> = v["guesses"]
         .as_array()

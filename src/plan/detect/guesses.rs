@@ -129,7 +129,7 @@ pub(super) fn guesses(
 /// does a legend of marks (`[P]: can run in parallel`). Wider than
 /// `parallel::AT_ONCE` in languages, narrower in English: `simultaneously`
 /// and `at the same time` describe features too often to ask about.
-fn parallel_said(doc: &Doc) -> Option<usize> {
+pub(super) fn parallel_said(doc: &Doc) -> Option<usize> {
     const PARALLEL: &[&str] = &[
         "in parallel",
         "parallel to",

@@ -56,6 +56,7 @@ mod sprint_word;
 mod sprints;
 mod steps;
 mod story;
+mod stream_units;
 mod task_list;
 mod task_types;
 mod template;
@@ -420,7 +421,7 @@ fn parse_once(
     }
     attach_loose_criteria(&doc, &mut raw_units);
     done_elsewhere::marks_above(&doc, &mut raw_units);
-    let done_in_place = guesses::done_in_place(&raw_units);
+    let mut done_in_place = guesses::done_in_place(&raw_units);
     done_elsewhere::marks_elsewhere(&doc, source, &frontmatter, &mut raw_units);
     let waves = waves::wave_units(&doc);
     let mut ordered_by_graph = false;
@@ -435,6 +436,8 @@ fn parse_once(
         UnitSource::Steps
     } else if section_units::split_by_section_fields(&doc, &mut raw_units) {
         UnitSource::Sections
+    } else if stream_units::split_by_streams(&doc, &mut raw_units, &mut done_in_place) {
+        UnitSource::Steps
     } else {
         unit_source
     };
