@@ -67,6 +67,7 @@ json_snapshots! {
     task_table => "first-sight-task-table",
     parallel_tracks => "first-sight-parallel-tracks",
     tracks_waiting => "first-sight-tracks-waiting",
+    coded_headings => "first-sight-coded-headings",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -726,4 +727,26 @@ fn tracks_that_wait_for_another_stay_one_sequence() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(v["units"].as_array().map(Vec::len), Some(1), "{v}");
     assert_eq!(v["detection"]["dependencies"], "sequential", "{v}");
+}
+
+/// Five `### FIX-001: …` headings across the plan's sections, one of
+/// which is `## WEEK 1-2 ACTIONS` (restated in a priority matrix): the
+/// coded series is the work. Before, the week heading was the only step
+/// and the fixes outside it were dropped.
+#[test]
+fn a_coded_series_of_headings_outweighs_one_step_word_section() {
+    let (status, v, _) = json("first-sight-coded-headings");
+    assert_eq!(status, 0, "{v}");
+    let all: Vec<String> = v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .flat_map(|u| u["sprints"].as_array().cloned().unwrap_or_default())
+        .filter_map(|s| s["name"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(all.len(), 5, "{v}");
+    assert_eq!(all[0], "FIX-001: Rotate the production token");
+    assert_eq!(all[4], "FIX-005: Write the runbook");
+    assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
+    assert_ne!(v["detection"]["dependencies"], "parallel", "{v}");
 }

@@ -64,7 +64,8 @@ impl<'a> Doc<'a> {
                 }
             }
         }
-        let word = sprint_word::choose_word(&blocks, &parent, &parsed, &seen);
+        let mut word = sprint_word::choose_word(&blocks, &parent, &parsed, &seen);
+        let coded = word.and_then(|w| sprint_word::coded_series(&blocks, &parent, &parsed, w));
         let mut sprint_at = vec![None; blocks.len()];
         let mut about_at = vec![None; blocks.len()];
         for (i, h) in parsed.into_iter().enumerate() {
@@ -88,12 +89,28 @@ impl<'a> Doc<'a> {
                 _ => {}
             }
         }
+        if let Some(series) = coded {
+            sprint_at.fill(None);
+            about_at.fill(None);
+            for (i, n) in series {
+                if let Block::Heading { text, .. } = &blocks[i] {
+                    let (name, done) = strip_done_marks(text);
+                    sprint_at[i] = Some(SprintHeading {
+                        word: Word::Task,
+                        id: n.to_string(),
+                        name: clean_name(&name),
+                        done,
+                        bare: false,
+                    });
+                }
+            }
+            word = Some(Word::Task);
+        }
         restated::demote_restated(&blocks, &parent, &mut sprint_at, &mut about_at);
         let set_aside: Vec<bool> = about_at.iter().map(Option::is_some).collect();
         series_tail::extend_series(&blocks, &parent, &section_end, &mut sprint_at, &set_aside);
         // No numbered sprint headings: the subsections of a `## Milestones`
         // heading are the sprints, numbered in order.
-        let mut word = word;
         if word.is_none() {
             for i in 0..blocks.len() {
                 let Block::Heading { text, .. } = &blocks[i] else {

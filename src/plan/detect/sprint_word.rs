@@ -19,6 +19,96 @@ pub(super) fn choose_word(
     parsed: &[Option<Heading>],
     seen: &BTreeMap<Word, usize>,
 ) -> Option<Word> {
+    choose_word_among(blocks, parent, parsed, seen)
+}
+
+/// The plan's longest series of coded headings (`TODO-001`, `FEAT-12`),
+/// no sprint word of their own, when it is at least three times the
+/// word's distinct headings and lies mostly outside them: nineteen `### TODO-001:
+/// …` across the plan's sections and one `## WEEK 1-2 ACTIONS` among
+/// them. The series is the work; the word names a section of it. Each
+/// heading (by index) with its number.
+pub(super) fn coded_series(
+    blocks: &[Block],
+    parent: &[Option<usize>],
+    parsed: &[Option<Heading>],
+    word: Word,
+) -> Option<Vec<(usize, u32)>> {
+    let mut series: BTreeMap<&str, Vec<(usize, u32)>> = BTreeMap::new();
+    for (i, b) in blocks.iter().enumerate() {
+        let Block::Heading { text, .. } = b else {
+            continue;
+        };
+        if matches!(parsed[i], Some(Heading::Sprint(_))) {
+            continue;
+        }
+        if let Some((code, n)) = heading_code(text) {
+            series.entry(code).or_default().push((i, n));
+        }
+    }
+    let longest = series.into_values().max_by_key(Vec::len)?;
+    let numbers: BTreeSet<u32> = longest.iter().map(|(_, n)| *n).collect();
+    let word_headings: Vec<usize> = parsed
+        .iter()
+        .enumerate()
+        .filter_map(|(i, h)| match h {
+            Some(Heading::Sprint(h)) if h.word == word && !is_task_group_id(h.word, &h.id) => {
+                Some(i)
+            }
+            _ => None,
+        })
+        .collect();
+    // `### Week 1-2 (HIGH)` in a priority matrix restates the section.
+    let word_ids: BTreeSet<String> = word_headings
+        .iter()
+        .filter_map(|&i| match &parsed[i] {
+            Some(Heading::Sprint(h)) => Some(h.id.to_lowercase()),
+            _ => None,
+        })
+        .collect();
+    let inside = longest
+        .iter()
+        .filter(|(i, _)| {
+            let mut up = parent[*i];
+            while let Some(p) = up {
+                if word_headings.contains(&p) {
+                    return true;
+                }
+                up = parent[p];
+            }
+            false
+        })
+        .count();
+    let outweighs = numbers.len() >= 3
+        && numbers.len() == longest.len()
+        && numbers.len() >= 3 * word_ids.len()
+        && inside * 2 < longest.len();
+    outweighs.then_some(longest)
+}
+
+/// `TODO-001` of `TODO-001: Set up the environment ⚡`: capitals, a dash
+/// and a number opening the heading, then a separator or the end.
+fn heading_code(text: &str) -> Option<(&str, u32)> {
+    let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let (letters, rest) = t.split_once('-')?;
+    if letters.is_empty() || letters.len() > 8 || !letters.chars().all(|c| c.is_ascii_uppercase()) {
+        return None;
+    }
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let after = &rest[digits..];
+    let ends = after.is_empty() || after.starts_with([':', ' ', '.', '—', '–', '|']);
+    if digits == 0 || !ends {
+        return None;
+    }
+    Some((letters, rest[..digits].parse().ok()?))
+}
+
+fn choose_word_among(
+    blocks: &[Block],
+    parent: &[Option<usize>],
+    parsed: &[Option<Heading>],
+    seen: &BTreeMap<Word, usize>,
+) -> Option<Word> {
     // `### M1 — …` among `### B1 — …` and `### I1 — …`: codes of a task
     // list, not milestones.
     if count_letter_codes(blocks) >= 2 {
