@@ -68,6 +68,7 @@ json_snapshots! {
     parallel_tracks => "first-sight-parallel-tracks",
     tracks_waiting => "first-sight-tracks-waiting",
     coded_headings => "first-sight-coded-headings",
+    order_list => "first-sight-order-list",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -749,4 +750,27 @@ fn a_coded_series_of_headings_outweighs_one_step_word_section() {
     assert_eq!(all[4], "FIX-005: Write the runbook");
     assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
     assert_ne!(v["detection"]["dependencies"], "parallel", "{v}");
+}
+
+/// A plan that is an index: `## Execution order` over a plain numbered
+/// list of phase files, then rules. The list is the steps, and the
+/// reading says it guessed; before, the sections were read as steps.
+#[test]
+fn a_plain_numbered_list_under_an_order_heading_is_the_last_reading() {
+    let (status, v, _) = json("first-sight-order-list");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "phase-01-inventory.md",
+            "phase-02-billing.md",
+            "phase-03-reports.md",
+            "phase-04-audit.md"
+        ]
+    );
+    let codes: Vec<&str> = v["guesses"]
+        .as_array()
+        .map(|g| g.iter().filter_map(|x| x["code"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(codes.contains(&"reading::bold_items"), "{v}");
 }

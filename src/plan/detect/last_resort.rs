@@ -41,7 +41,7 @@ pub(super) fn guess(plan: &Plan) -> Warning {
         (
             "reading::bold_items",
             format!(
-                "nothing else reads as work: {n} numbered bold or coded item{s} or step label{} read as the steps, in the order written",
+                "nothing else reads as work: {n} numbered item{s} (bold, coded, or under a heading naming their order) or step label{} read as the steps, in the order written",
                 if n == 1 { " is" } else { "s are" },
             ),
         )

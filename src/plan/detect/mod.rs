@@ -293,7 +293,9 @@ fn parse_once(
     let blocks = group_items::promote_group_items(&masked, blocks);
     let blocks = story::promote_story_tasks(&masked, blocks);
     let blocks = bold_steps::promote_bold_steps(&masked, blocks);
-    let blocks = outline::promote_bold_items(&masked, blocks, any_bold_item, &mut by_order);
+    let plain_items = pass == Pass::LastResort;
+    let blocks =
+        outline::promote_bold_items(&masked, blocks, any_bold_item, plain_items, &mut by_order);
     let blocks = outline::promote_plain_lines(&masked, blocks, any_bold_item);
     let blocks = outline::promote_numbered_items(&masked, blocks);
     let blocks = bare_boxes::items_from_bare_boxes(&masked, blocks);

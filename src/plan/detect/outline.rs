@@ -334,11 +334,13 @@ type Candidate = (usize, String, bool);
 /// list, each with a `Status:` line or a step word in its label, become
 /// headings one level below their section.
 /// With `any`, the last reading before a refusal: every numbered bold item
-/// is a step, one to a section too, when there are two or more.
+/// is a step, one to a section too, when there are two or more; with
+/// `plain` too, plain numbered items under a heading naming their order.
 pub(super) fn promote_bold_items(
     source: &str,
     mut blocks: Vec<Block>,
     any: bool,
+    plain: bool,
     by_order: &mut Option<(usize, usize)>,
 ) -> Vec<Block> {
     // Only where no heading is a work item already: elsewhere such lists
@@ -413,7 +415,9 @@ pub(super) fn promote_bold_items(
                 span,
                 checked: None,
                 ..
-            } => match bold_item(&source[span.clone()]) {
+            } => match bold_item(&source[span.clone()]).or_else(|| {
+                (plain && ordered).then(|| plain_numbered_item(&source[span.clone()]))?
+            }) {
                 Some((text, stepped)) => run.push((i, text, stepped)),
                 None => {
                     flush(&mut run, section_level, has_status, ordered);
@@ -666,6 +670,23 @@ fn numbered_item(line: &str, number: &str) -> Option<String> {
 
 /// `1. **Step 1**: Upgrade the framework` → `Step 1: Upgrade the
 /// framework`; `2. **Migrate the store**` → `2. Migrate the store`.
+/// `3. phase-03-emergency.md` under `## Execution Order`: a plain
+/// numbered item, a step in the last reading before a refusal when its
+/// heading names the order of the steps (elsewhere such a list restates
+/// work the plan details, or marks done, in another form).
+fn plain_numbered_item(raw: &str) -> Option<(String, bool)> {
+    let first = raw.lines().next()?.trim();
+    let digits = first.chars().take_while(char::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let label = first[digits..].strip_prefix(['.', ')'])?.trim();
+    if label.is_empty() || label.starts_with("**") {
+        return None;
+    }
+    Some((format!("Step {}: {label}", &first[..digits]), false))
+}
+
 fn bold_item(raw: &str) -> Option<(String, bool)> {
     let first = raw.lines().next()?.trim();
     let digits = first.chars().take_while(char::is_ascii_digit).count();
