@@ -69,6 +69,7 @@ json_snapshots! {
     tracks_waiting => "first-sight-tracks-waiting",
     coded_headings => "first-sight-coded-headings",
     order_list => "first-sight-order-list",
+    plain_fas => "first-sight-plain-fas",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -773,4 +774,19 @@ fn a_plain_numbered_list_under_an_order_heading_is_the_last_reading() {
         .map(|g| g.iter().filter_map(|x| x["code"].as_str()).collect())
         .unwrap_or_default();
     assert!(codes.contains(&"reading::bold_items"), "{v}");
+}
+
+/// A plan written without headings, its steps lines in Swedish (`🟢 FAS
+/// 1: …`) over bare boxes: the phase lines are the steps and the boxes
+/// their tasks, the first phase done by its ticks. Before, each box was
+/// a step of its own.
+#[test]
+fn plain_step_lines_in_other_languages_are_the_steps() {
+    let (status, v, _) = json("first-sight-plain-fas");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        ["Infrastruktur & Miljö", "Kärnarkitektur", "Identitet"]
+    );
+    assert_eq!(done(&v, 0), [true, false, false]);
 }

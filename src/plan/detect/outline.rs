@@ -191,7 +191,9 @@ pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>, any: bool) -
     let heading_line = |line: &str| {
         let t = line.trim();
         t.chars().count() <= 120
-            && starts_with_step_word(t.trim_start_matches(|c: char| !c.is_alphanumeric()))
+            && starts_with_step_word(&super::locale::localize(
+                t.trim_start_matches(|c: char| !c.is_alphanumeric()),
+            ))
     };
     if paragraph_lines(source, &blocks, heading_line) < 2 {
         return blocks;
