@@ -70,6 +70,7 @@ json_snapshots! {
     coded_headings => "first-sight-coded-headings",
     order_list => "first-sight-order-list",
     plain_fas => "first-sight-plain-fas",
+    unboxed_tier => "first-sight-unboxed-tier",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -789,4 +790,24 @@ fn plain_step_lines_in_other_languages_are_the_steps() {
         ["Infrastruktur & Miljö", "Kärnarkitektur", "Identitet"]
     );
     assert_eq!(done(&v, 0), [true, false, false]);
+}
+
+/// Numbered steps under `## P0 …` and `## P1 …` hold boxes; those under
+/// `## P2 …` are written in plain bullets. They are steps of the same
+/// series, not dropped; the appendix's `### 3.1 Glossary` is not.
+#[test]
+fn numbered_steps_without_boxes_beside_boxed_ones_are_kept() {
+    let (status, v, _) = json("first-sight-unboxed-tier");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "0.1 Deputies' handles on hover",
+            "0.2 Commit the UI polish",
+            "1.1 Law coverage 2020–2023",
+            "2.1 Senate",
+            "2.2 Compare lists"
+        ]
+    );
+    assert_eq!(done(&v, 0), [false, false, false, false, false]);
 }
