@@ -71,6 +71,7 @@ json_snapshots! {
     order_list => "first-sight-order-list",
     plain_fas => "first-sight-plain-fas",
     unboxed_tier => "first-sight-unboxed-tier",
+    done_direction => "first-sight-done-direction",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -810,4 +811,20 @@ fn numbered_steps_without_boxes_beside_boxed_ones_are_kept() {
         ]
     );
     assert_eq!(done(&v, 0), [false, false, false, false, false]);
+}
+
+/// A roadmap's directions, one headed `Sharing: video export — DONE`,
+/// then a priority list naming each: the listed step that heading names
+/// is done, and the reading says the mark came from elsewhere. Before,
+/// the finished export would have been redone.
+#[test]
+fn a_done_heading_elsewhere_marks_the_step_it_names() {
+    let (status, v, _) = json("first-sight-done-direction");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, false, false]);
+    let codes: Vec<&str> = v["guesses"]
+        .as_array()
+        .map(|g| g.iter().filter_map(|x| x["code"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(codes.contains(&"reading::done_elsewhere"), "{v}");
 }

@@ -92,6 +92,7 @@ pub(super) fn marks_elsewhere(
     }
     restated_checklists(doc, units);
     done_lists(doc, units);
+    done_headings(doc, units);
     // A status table naming the sprints by number (`| Sprint | Goal |
     // Status |`, `| 3 | Selector UX | COMPLETE |`) is an index too.
     let mut rows_only = Vec::new();
@@ -403,6 +404,44 @@ fn index_only_sprint(doc: &Doc, checked: bool, id: SprintId, label: &str, span: 
         "listed only in the plan's index (no section of its own)",
     );
     RawSprint { id, span, sprint }
+}
+
+/// A heading outside every sprint marked done whose name, or its part
+/// after a label (`### Sharing: video / GIF export — DONE`), is the name
+/// of exactly one sprint, or of its head before a dash (`Video / GIF
+/// export — highest sharing value` in a priority list): that sprint is
+/// done. Only a sprint no evidence of its own marks.
+fn done_headings(doc: &Doc, units: &mut [RawUnit]) {
+    for i in 0..doc.blocks.len() {
+        let Some((_, text, _)) = doc.heading(i) else {
+            continue;
+        };
+        if doc.is_sprint(i) || in_sprint(doc, Some(i)) {
+            continue;
+        }
+        let (name, marked) = strip_done_marks(text);
+        if !marked || super::headings::done_but_for(text) {
+            continue;
+        }
+        let name = clean_name(&name).to_lowercase();
+        let after_label = name.split_once(": ").map(|(_, n)| n.trim().to_string());
+        let names_it = |s: &RawSprint| {
+            let own = s.sprint.name.to_lowercase();
+            let head = own.split(" — ").next().unwrap_or(&own).trim().to_string();
+            [Some(&name), after_label.as_ref()]
+                .into_iter()
+                .flatten()
+                .any(|n| !n.is_empty() && (*n == own || *n == head))
+        };
+        if let Some(sprint) = the_one(units, names_it) {
+            if sprint.sprint.done.is_none() {
+                sprint.sprint.done = Some(format!(
+                    "marked complete in the plan (its heading `{}`)",
+                    clean_name(text)
+                ));
+            }
+        }
+    }
 }
 
 /// Record the author's word: done with `why`, or open, which clears only
