@@ -72,6 +72,7 @@ json_snapshots! {
     plain_fas => "first-sight-plain-fas",
     unboxed_tier => "first-sight-unboxed-tier",
     done_direction => "first-sight-done-direction",
+    progress_parts => "first-sight-progress-parts",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -827,4 +828,17 @@ fn a_done_heading_elsewhere_marks_the_step_it_names() {
         .map(|g| g.iter().filter_map(|x| x["code"].as_str()).collect())
         .unwrap_or_default();
     assert!(codes.contains(&"reading::done_elsewhere"), "{v}");
+}
+
+/// An ExecPlan's progress log stamped with a time zone (`(2025-12-29 21:08
+/// CET) Task 1: …`) marks the task it names; lettered parts (`Task 2a`,
+/// `Task 2b`) mark their task done when every part is ticked, and never
+/// become steps of their own. Before, no mark was read: finished work
+/// would have run again.
+#[test]
+fn a_progress_log_with_zones_and_parts_marks_its_tasks() {
+    let (status, v, _) = json("first-sight-progress-parts");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0).len(), 4, "{v}");
+    assert_eq!(done(&v, 0), [true, true, false, false]);
 }

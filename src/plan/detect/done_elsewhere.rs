@@ -90,6 +90,9 @@ pub(super) fn marks_elsewhere(
             format!("marked complete in the plan (`{label}` ticked in its index)"),
         );
     }
+    // `Task 5a`, `Task 5b` ticked in the index of a plan whose step is
+    // `Task 5`: parts of that step, done when every part is.
+    let listed_only = parts_of_steps(units, listed_only);
     restated_checklists(doc, units);
     done_lists(doc, units);
     done_headings(doc, units);
@@ -406,6 +409,43 @@ fn index_only_sprint(doc: &Doc, checked: bool, id: SprintId, label: &str, span: 
     RawSprint { id, span, sprint }
 }
 
+/// Index entries naming a lettered part of a step (`Task 5a` of `Task 5`)
+/// mark that step done when every part is ticked; the entries left are
+/// those naming no step.
+fn parts_of_steps(
+    units: &mut [RawUnit],
+    listed: Vec<(bool, SprintId, String, Span)>,
+) -> Vec<(bool, SprintId, String, Span)> {
+    let is_part =
+        |id: &SprintId| !id.suffix.is_empty() && id.suffix.chars().all(|c| c.is_ascii_lowercase());
+    let mut parts: BTreeMap<u32, (bool, Vec<String>)> = BTreeMap::new();
+    let mut rest = Vec::new();
+    for entry in listed {
+        let whole = SprintId::whole(entry.1.number);
+        let has_step = units.iter().flat_map(|u| &u.sprints).any(|s| s.id == whole);
+        if is_part(&entry.1) && has_step {
+            let e = parts.entry(entry.1.number).or_insert((true, Vec::new()));
+            e.0 &= entry.0;
+            e.1.push(entry.1.to_string());
+        } else {
+            rest.push(entry);
+        }
+    }
+    for (number, (all_ticked, labels)) in parts {
+        if let Some(sprint) = find_by_id(units, &SprintId::whole(number)) {
+            set(
+                sprint,
+                all_ticked,
+                format!(
+                    "marked complete in the plan (every part ticked in its index: {})",
+                    labels.join(", ")
+                ),
+            );
+        }
+    }
+    rest
+}
+
 /// A heading outside every sprint marked done whose name, or its part
 /// after a label (`### Sharing: video / GIF export — DONE`), is the name
 /// of exactly one sprint, or of its head before a dash (`Video / GIF
@@ -675,10 +715,12 @@ fn strip_date(text: &str) -> &str {
     if let Some(rest) = t.strip_prefix('(') {
         if let Some(end) = rest.find(')') {
             let inside = &rest[..end];
-            if inside.chars().any(|c| c.is_ascii_digit())
+            // `(2025-12-29 21:05 CET)`, `(2026-05-06 10:00Z)`: a date, a
+            // time and its zone.
+            if inside.starts_with(|c: char| c.is_ascii_digit())
                 && inside
                     .chars()
-                    .all(|c| c.is_ascii_digit() || " -/:.TZ".contains(c))
+                    .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase() || " -/:.+".contains(c))
             {
                 return rest[end + 1..].trim_start();
             }
