@@ -73,6 +73,7 @@ json_snapshots! {
     unboxed_tier => "first-sight-unboxed-tier",
     done_direction => "first-sight-done-direction",
     progress_parts => "first-sight-progress-parts",
+    entry_template => "first-sight-entry-template",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -841,4 +842,20 @@ fn a_progress_log_with_zones_and_parts_marks_its_tasks() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(names(&v, 0).len(), 4, "{v}");
     assert_eq!(done(&v, 0), [true, true, false, false]);
+}
+
+/// `## Task template (copy for new work)` holding `### DEF-YYYYMMDD-### —
+/// short description` and its boxes: a pattern to copy, listed as not
+/// work. Before, it was dispatched as a step.
+#[test]
+fn a_template_for_entries_is_not_work() {
+    let (status, v, _) = json("first-sight-entry-template");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        ["Import the ledger", "Reconcile the accounts"]
+    );
+    let not_work = v["tally"]["not_work"].as_array().expect("not work");
+    assert_eq!(not_work.len(), 2, "{v}");
+    assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
 }

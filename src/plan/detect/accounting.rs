@@ -347,7 +347,7 @@ enum Home {
 }
 
 /// Why a line in no sprint is not work, if it is not.
-fn not_work_reason(e: &Elsewhere, line: &TaskLine) -> Option<String> {
+fn not_work_reason(doc: &Doc, e: &Elsewhere, line: &TaskLine) -> Option<String> {
     if let Some(name) = e.names_sprint(line.text) {
         return Some(format!(
             "names sprint `{name}` (an index or progress entry)"
@@ -365,6 +365,11 @@ fn not_work_reason(e: &Elsewhere, line: &TaskLine) -> Option<String> {
                 clean_name(heading)
             ));
         }
+    }
+    // The template's section is the nearest heading's or one above it.
+    let nearest = i.checked_sub(1).map(|k| e.heading_blocks[k]);
+    if nearest.is_some_and(|h| super::template::in_entry_template(doc, h)) {
+        return Some("in a section that is a template to copy".into());
     }
     // `- [ ] Not started`, `- [x] Done`: a legend of the marks.
     let legend = norm(line.text.trim_end_matches(['.', ':']));
@@ -524,7 +529,7 @@ fn count_lines(
         match home {
             Home::None => {
                 let e = elsewhere.get_or_init(|| Elsewhere::new(doc, units));
-                match not_work_reason(e, line) {
+                match not_work_reason(doc, e, line) {
                     Some(reason) => tally.not_work.push(shown(line, reason)),
                     None => tally.outside.push(shown(line, String::new())),
                 }

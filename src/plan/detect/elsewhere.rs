@@ -15,6 +15,8 @@ pub(super) struct Elsewhere<'d> {
     /// line that opens with them (`- [ ] Phase 1.5: Quick validation`).
     sprint_ids: HashMap<(Word, String), &'d str>,
     pub(super) headings: Vec<(usize, &'d str)>,
+    /// The block index of each of `headings`.
+    pub(super) heading_blocks: Vec<usize>,
 }
 
 /// Criteria written away from their sprint and plan-wide checks, as
@@ -51,18 +53,20 @@ impl<'d> Elsewhere<'d> {
                 Some(((h.word, h.id.to_lowercase()), s.sprint.name.as_str()))
             })
             .collect();
-        let headings = doc
+        let (headings, heading_blocks) = doc
             .blocks
             .iter()
-            .filter_map(|b| match b {
-                Block::Heading { text, span, .. } => Some((span.start, text.as_str())),
+            .enumerate()
+            .filter_map(|(i, b)| match b {
+                Block::Heading { text, span, .. } => Some(((span.start, text.as_str()), i)),
                 _ => None,
             })
-            .collect();
+            .unzip();
         Elsewhere {
             sprint_names,
             sprint_ids,
             headings,
+            heading_blocks,
         }
     }
 

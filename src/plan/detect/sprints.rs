@@ -489,6 +489,7 @@ fn in_scope(
         if level < top
             || (criteria_label(text).is_some() && !numbered_step)
             || is_template_heading(text)
+            || in_entry_template(doc, i)
         {
             continue;
         }

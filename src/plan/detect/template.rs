@@ -34,6 +34,46 @@ pub(super) fn is_template_heading(text: &str) -> bool {
     names_one && !about_one
 }
 
+/// A section that is a template for the plan's own entries (`## GOV
+/// Template (reference)` holding `- [ ] EP XXX — Название эпика`, `### Fix
+/// Task Template` with `DEF-YYYYMMDD-###`): its heading names a template in
+/// one of several languages and its text holds placeholders. Its boxes are
+/// a pattern to copy, not work.
+pub(super) fn is_entry_template(doc: &Doc, i: usize) -> bool {
+    let Some((_, text, _)) = doc.heading(i) else {
+        return false;
+    };
+    let l = text.to_lowercase();
+    let named = l.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        matches!(
+            w,
+            "template" | "шаблон" | "plantilla" | "vorlage" | "modèle" | "modello" | "sjabloon"
+        )
+    }) || l.contains("テンプレート")
+        || l.contains("模板");
+    if !named {
+        return false;
+    }
+    let body = doc.section_text(i);
+    [
+        "XXX", "YYYY", "<Name>", "<name>", "{name}", "TBD-", "###-", "-###",
+    ]
+    .iter()
+    .any(|p| body.contains(p))
+}
+
+/// Whether heading `i` is an entry template or lies in one.
+pub(super) fn in_entry_template(doc: &Doc, i: usize) -> bool {
+    let mut at = Some(i);
+    while let Some(h) = at {
+        if is_entry_template(doc, h) {
+            return true;
+        }
+        at = doc.parent[h];
+    }
+    false
+}
+
 /// Template variables (`<N>`, `{{sprint}}`, `{unit}`, `$PROJECT_ROOT`,
 /// `[SPRINT_NAME]`) or instructions to the agent.
 fn reads_as_template(body: &str) -> bool {
