@@ -74,6 +74,7 @@ json_snapshots! {
     done_direction => "first-sight-done-direction",
     progress_parts => "first-sight-progress-parts",
     entry_template => "first-sight-entry-template",
+    shouted_done => "first-sight-shouted-done",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -857,5 +858,31 @@ fn a_template_for_entries_is_not_work() {
     );
     let not_work = v["tally"]["not_work"].as_array().expect("not work");
     assert_eq!(not_work.len(), 2, "{v}");
+    assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
+}
+
+/// `### Settimana 1 ✅ COMPLETATA`: the done word in capitals, in the
+/// plan's language, is a mark, not the week's name. Before, the week was
+/// named `COMPLETATA`, and every later bare `### Settimana 1` was read as
+/// restating it and dropped with its work.
+#[test]
+fn a_done_word_in_capitals_in_any_language_is_a_mark() {
+    let (status, v, _) = json("first-sight-shouted-done");
+    assert_eq!(status, 0, "{v}");
+    let all: Vec<(String, bool)> = v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .flat_map(|u| u["sprints"].as_array().cloned().unwrap_or_default())
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or("").to_string(),
+                !s["done"].is_null(),
+            )
+        })
+        .collect();
+    assert_eq!(all.len(), 4, "{v}");
+    assert_eq!(all[0], ("Settimana 1".to_string(), true));
+    assert!(all[1..].iter().all(|(_, d)| !d), "{v}");
     assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
 }

@@ -63,7 +63,16 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
         // `— PARTIALLY COMPLETE`: the qualifier goes with the word (the
         // heading reads it as not done).
         let qualifier = done && matches!(word, "PARTIALLY" | "PARTLY");
-        if (qualifier || matches!(word, "DONE" | "COMPLETE" | "COMPLETED" | "FINISHED"))
+        // In capitals, the plan's language's word too (`Settimana 1 ✅
+        // COMPLETATA`, `Fase 2 — CONCLUÍDA`).
+        let shouted = || {
+            word.chars().any(char::is_alphabetic)
+                && !word.chars().any(char::is_lowercase)
+                && DONE_WORDS.contains(&word.to_lowercase().as_str())
+        };
+        if (qualifier
+            || matches!(word, "DONE" | "COMPLETE" | "COMPLETED" | "FINISHED")
+            || shouted())
             && trimmed.split_whitespace().count() > 2
         {
             let cut = trimmed.len() - last.len();
