@@ -75,6 +75,7 @@ json_snapshots! {
     progress_parts => "first-sight-progress-parts",
     entry_template => "first-sight-entry-template",
     shouted_done => "first-sight-shouted-done",
+    ideas_and_criteria => "first-sight-ideas-and-criteria",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -884,5 +885,18 @@ fn a_done_word_in_capitals_in_any_language_is_a_mark() {
     assert_eq!(all.len(), 4, "{v}");
     assert_eq!(all[0], ("Settimana 1".to_string(), true));
     assert!(all[1..].iter().all(|(_, d)| !d), "{v}");
+    assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
+}
+
+/// `## 💡 Backlog (idee future)` is ideas for later and `## Критерии
+/// готовности 0.3.0` the release's criteria: neither is a step. Before,
+/// both were dispatched.
+#[test]
+fn ideas_for_later_and_criteria_with_a_version_are_not_steps() {
+    let (status, v, _) = json("first-sight-ideas-and-criteria");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0), ["Setup", "Indexer configuration"]);
+    assert_eq!(done(&v, 0), [true, false]);
+    assert_eq!(v["tally"]["criteria"], 1, "{v}");
     assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
 }

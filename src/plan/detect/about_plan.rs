@@ -123,9 +123,45 @@ pub(super) fn describes_plan(heading: &str) -> bool {
     })
 }
 
+/// Whether a heading names ideas put off to some later day (`💡 Backlog
+/// (Idee Future)`, `Future ideas`, `Icebox`, `Someday`): ideas the plan
+/// keeps, not steps it schedules. A numbered heading is a step whatever
+/// its name.
+pub(super) fn names_later_ideas(heading: &str) -> bool {
+    // Future milestones and nice-to-haves are still work of the plan;
+    // ideas are not yet.
+    const LATER: &[&str] = &[
+        "ideas", "idea", "someday", "icebox", "wishlist", "idee", "ideen", "idées", "ideias",
+        "идеи",
+    ];
+    let lower = heading.to_lowercase();
+    if lower
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .starts_with(|c: char| c.is_ascii_digit())
+    {
+        return false;
+    }
+    lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| LATER.contains(&w))
+        || lower.contains("parking lot")
+}
+
 #[cfg(test)]
 mod tests {
     use super::describes_plan;
+    use super::names_later_ideas;
+
+    #[test]
+    fn headings_of_later_ideas_are_named_so() {
+        assert!(names_later_ideas("💡 Backlog (Idee Future)"));
+        assert!(names_later_ideas("Future ideas"));
+        assert!(!names_later_ideas("Future Milestones"));
+        assert!(!names_later_ideas("Lower Priority (P2 - Nice to Have)"));
+        assert!(!names_later_ideas("3. Future-proof the parser"));
+        assert!(!names_later_ideas("Backlog"));
+        assert!(!names_later_ideas("Futures contracts"));
+    }
 
     #[test]
     fn sections_about_the_plan_are_named_so() {

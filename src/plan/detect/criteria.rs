@@ -116,6 +116,20 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
                 "dod ",
                 "done when ",
                 "exit checklist ",
+                // `Критерии готовности 0.3.0`, `Criterios de aceptación (v2)`.
+                "критерии готовности ",
+                "критерии приёмки ",
+                "критерии приемки ",
+                "критерии завершения ",
+                "criterios de aceptación ",
+                "criterios de aceptacion ",
+                "criterios de éxito ",
+                "critères d'acceptation ",
+                "critères de succès ",
+                "critérios de aceitação ",
+                "criteri di accettazione ",
+                "akzeptanzkriterien ",
+                "abnahmekriterien ",
             ];
             const ENTRY_PREFIXES: &[&str] = &["entry criteria ", "entry criteria("];
             // Written without spaces, a label ends its heading: `Epic成功标准`.

@@ -481,6 +481,11 @@ fn in_scope(
         if under_a_section_about_the_plan(doc, i) {
             continue;
         }
+        // `## 💡 Backlog (Idee Future)` after the releases: ideas kept for
+        // some later day, not steps.
+        if super::about_plan::names_later_ideas(text) {
+            continue;
+        }
         // `## 3. Verification` numbered among the steps names a step (its
         // open lines are work), not the criteria of the step before; `## 4.
         // Acceptance Criteria` still names a list of criteria.
