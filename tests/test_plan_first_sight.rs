@@ -76,6 +76,7 @@ json_snapshots! {
     entry_template => "first-sight-entry-template",
     shouted_done => "first-sight-shouted-done",
     ideas_and_criteria => "first-sight-ideas-and-criteria",
+    prose_step => "first-sight-prose-step",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -899,4 +900,24 @@ fn ideas_for_later_and_criteria_with_a_version_are_not_steps() {
     assert_eq!(done(&v, 0), [true, false]);
     assert_eq!(v["tally"]["criteria"], 1, "{v}");
     assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
+}
+
+/// A phase whose numbered deliveries hold lists but one, written as
+/// before/after prose: the phase is read at the level of its deliveries
+/// like the phase before it. Before, the whole phase was one step beside
+/// the first phase's deliveries (two levels at once).
+#[test]
+fn a_delivery_written_in_prose_keeps_its_phase_at_the_deliveries_level() {
+    let (status, v, _) = json("first-sight-prose-step");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Homepage redesign",
+            "Demo video",
+            "Design system",
+            "Loading states",
+            "Humane error messages"
+        ]
+    );
 }

@@ -242,6 +242,18 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
                 .all(|&j| own_work(j) || section_work(j) || list_item(j))
         {
             numbered
+        } else if numbered.len() >= 3
+            && numbered
+                .iter()
+                .filter(|&&j| own_work(j) || section_work(j) || list_item(j))
+                .count()
+                + 1
+                >= numbered.len()
+        {
+            // `#### 2.5 Error messages` written as before/after prose among
+            // four numbered deliveries with lists: one step of the same
+            // series, its work in words.
+            numbered
         } else {
             Vec::new()
         }
