@@ -77,6 +77,7 @@ json_snapshots! {
     shouted_done => "first-sight-shouted-done",
     ideas_and_criteria => "first-sight-ideas-and-criteria",
     prose_step => "first-sight-prose-step",
+    phase_waves => "first-sight-phase-waves",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -918,6 +919,24 @@ fn a_delivery_written_in_prose_keeps_its_phase_at_the_deliveries_level() {
             "Design system",
             "Loading states",
             "Humane error messages"
+        ]
+    );
+}
+
+/// `### Wave 1-2: …` under `## Phase 1`: the waves numbered after their
+/// phase are its steps. Before, each phase was one step holding all its
+/// waves.
+#[test]
+fn waves_numbered_after_their_phase_are_its_steps() {
+    let (status, v, _) = json("first-sight-phase-waves");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Package foundation",
+            "Client module",
+            "Download progress",
+            "Adapter management"
         ]
     );
 }

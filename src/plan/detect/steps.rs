@@ -61,7 +61,7 @@ fn numbered_after(text: &str, id: &SprintId) -> bool {
 
 /// The text after a step's number (`Database schema` for `1.2 Database
 /// schema`), when the step is numbered after sprint `id`; a step word
-/// before the number (`Task`, `Step`) is part of the number.
+/// before the number (`Task`, `Step`, `Wave`) is part of the number.
 fn numbered_part<'t>(text: &'t str, id: &SprintId) -> Option<&'t str> {
     let t = text.trim_start();
     let t = ["[ ]", "[x]", "[X]"]
@@ -69,7 +69,8 @@ fn numbered_part<'t>(text: &'t str, id: &SprintId) -> Option<&'t str> {
         .find_map(|m| t.strip_prefix(m))
         .unwrap_or(t);
     let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
-    let t = ["task ", "step "]
+    // `Wave 1-2` under `Phase 1`: a wave of the phase's work.
+    let t = ["task ", "step ", "wave ", "welle "]
         .iter()
         .find(|w| t.get(..w.len()).is_some_and(|h| h.eq_ignore_ascii_case(w)))
         .map_or(t, |w| t[w.len()..].trim_start());
