@@ -78,6 +78,7 @@ json_snapshots! {
     ideas_and_criteria => "first-sight-ideas-and-criteria",
     prose_step => "first-sight-prose-step",
     phase_waves => "first-sight-phase-waves",
+    parallel_es => "first-sight-parallel-es",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -937,6 +938,32 @@ fn waves_numbered_after_their_phase_are_its_steps() {
             "Client module",
             "Download progress",
             "Adapter management"
+        ]
+    );
+}
+
+/// "Las fases 2-4 son independientes entre sí y pueden hacerse en
+/// paralelo": phases 2 to 4 wait for phase 1 only, and phase 5 for all
+/// three, as the English sentence is read. Before, a sequence and a note
+/// that the plan's words were not read.
+#[test]
+fn a_scoped_parallel_sentence_in_spanish_is_obeyed() {
+    let (status, v, _) = json("first-sight-parallel-es");
+    assert_eq!(status, 0, "{v}");
+    let deps: Vec<serde_json::Value> = v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .map(|u| u["deps"].clone())
+        .collect();
+    assert_eq!(
+        deps,
+        [
+            serde_json::json!([]),
+            serde_json::json!(["Fase 1"]),
+            serde_json::json!(["Fase 1"]),
+            serde_json::json!(["Fase 1"]),
+            serde_json::json!(["Fase 2", "Fase 3", "Fase 4"]),
         ]
     );
 }

@@ -477,9 +477,26 @@ fn scoped_parallel(line: &str) -> Option<(String, u32, u32)> {
         "sprints ",
         "chunks ",
         "milestones ",
+        // The same in the plans' other languages (`Las fases 2-4 son
+        // independientes … en paralelo`).
+        "fases ",
+        "etapas ",
+        "pasos ",
+        "tareas ",
+        "tarefas ",
+        "étapes ",
+        "tâches ",
+        "phasen ",
+        "schritte ",
+        "aufgaben ",
+        "fasi ",
     ];
     for sentence in lower.split(". ") {
         let t = sentence.trim_start_matches(|c: char| !c.is_alphanumeric());
+        let t = ["las ", "los ", "les ", "as ", "os ", "die ", "le "]
+            .iter()
+            .find_map(|a| t.strip_prefix(a))
+            .unwrap_or(t);
         let Some(word) = plural.iter().find(|w| t.starts_with(**w)) else {
             continue;
         };
@@ -503,9 +520,25 @@ fn scoped_parallel(line: &str) -> Option<(String, u32, u32)> {
             continue;
         };
         let claim = &after[m..];
-        let parallel = claim.contains("in parallel")
-            || claim.contains("concurrently")
-            || claim.contains("are independent");
+        let parallel = [
+            "in parallel",
+            "concurrently",
+            "are independent",
+            "en paralelo",
+            "em paralelo",
+            "en parallèle",
+            "in parallelo",
+            "laufen parallel",
+            "parallel laufen",
+            "parallel ausgeführt",
+            "independientes",
+            "independentes",
+            "indépendant",
+            "unabhängig",
+            "indipendenti",
+        ]
+        .iter()
+        .any(|w| claim.contains(w));
         // "in parallel with Phase 3" orders the range against another step.
         if !parallel || claim.contains("parallel with") || last <= first {
             continue;
@@ -736,6 +769,13 @@ mod tests {
             None
         );
         assert_eq!(scoped_parallel("Tasks 1-4 are done."), None);
+        assert_eq!(
+            scoped_parallel(
+                "Las fases 2-4 son independientes entre si y pueden hacerse en paralelo."
+            ),
+            Some(("Fase".into(), 2, 4))
+        );
+        assert_eq!(scoped_parallel("Phases 2-3 add parallel downloads."), None);
         assert_eq!(
             scoped_parallel("Sprint 1-2 (Parallel tracks): 6-8 days"),
             None
