@@ -79,6 +79,7 @@ json_snapshots! {
     prose_step => "first-sight-prose-step",
     phase_waves => "first-sight-phase-waves",
     parallel_es => "first-sight-parallel-es",
+    lettered_codes => "first-sight-lettered-codes",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -964,6 +965,23 @@ fn a_scoped_parallel_sentence_in_spanish_is_obeyed() {
             serde_json::json!(["Fase 1"]),
             serde_json::json!(["Fase 1"]),
             serde_json::json!(["Fase 2", "Fase 3", "Fase 4"]),
+        ]
+    );
+}
+
+/// Work packages coded with a letter after their number (`### WP-01A —
+/// Chess engine wrapper`) are the steps. Before, the codes were not read
+/// and the plan's one checklist was its only step.
+#[test]
+fn codes_with_a_letter_after_the_number_name_steps() {
+    let (status, v, _) = json("first-sight-lettered-codes");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "WP-01A: Chess engine wrapper",
+            "WP-01B: Board UI wrapper",
+            "WP-02A: PGN parsing"
         ]
     );
 }

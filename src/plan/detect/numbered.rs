@@ -46,8 +46,9 @@ pub(super) fn numbered_heading(text: &str) -> Option<(String, String)> {
     Some((id.to_string(), rest.to_string()))
 }
 
-/// `T1: Name`, `TASK-03 — Name`, `DB-T1 — Name`: a code of capitals,
-/// digits and dashes (a digit last), then a separator and a name.
+/// `T1: Name`, `TASK-03 — Name`, `DB-T1 — Name`, `WP-01A — Name`: a code
+/// of capitals, digits and dashes (a digit last, or one letter after
+/// one), then a separator and a name.
 fn coded_heading(t: &str) -> Option<(String, String)> {
     if let Some(version) = version_heading(t) {
         return Some(version);
@@ -56,9 +57,14 @@ fn coded_heading(t: &str) -> Option<(String, String)> {
         .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-' || c == '.'))
         .unwrap_or(t.len());
     let code = t[..len].trim_end_matches(['.', '-']);
-    let shaped = code.starts_with(|c: char| c.is_ascii_uppercase())
-        && code.ends_with(|c: char| c.is_ascii_digit())
-        && code.len() <= 16;
+    // A digit last, or one letter after a digit: `WP-01A`, `WP-01B` are
+    // two packages of one number.
+    let digit_last = code.ends_with(|c: char| c.is_ascii_digit())
+        || code
+            .strip_suffix(|c: char| c.is_ascii_uppercase())
+            .is_some_and(|head| head.ends_with(|c: char| c.is_ascii_digit()));
+    let shaped =
+        code.starts_with(|c: char| c.is_ascii_uppercase()) && digit_last && code.len() <= 16;
     if !shaped {
         return None;
     }
