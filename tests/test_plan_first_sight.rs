@@ -80,6 +80,7 @@ json_snapshots! {
     phase_waves => "first-sight-phase-waves",
     parallel_es => "first-sight-parallel-es",
     lettered_codes => "first-sight-lettered-codes",
+    criteria_by_phase => "first-sight-criteria-by-phase",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -984,4 +985,20 @@ fn codes_with_a_letter_after_the_number_name_steps() {
             "WP-02A: PGN parsing"
         ]
     );
+}
+
+/// `## Critérios de aprovação por fase` holding `### Aprovação da Fase 1`
+/// and its boxes: the phases' approval criteria, listed as such, not a
+/// step after the last phase. Before, the section was dispatched.
+#[test]
+fn approval_criteria_by_phase_are_not_a_step() {
+    let (status, v, _) = json("first-sight-criteria-by-phase");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0), ["Fundação", "Catálogo"]);
+    assert_eq!(
+        v["tally"]["not_work"].as_array().map(Vec::len),
+        Some(3),
+        "{v}"
+    );
+    assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
 }

@@ -368,6 +368,16 @@ fn not_work_reason(doc: &Doc, e: &Elsewhere, line: &TaskLine) -> Option<String> 
     }
     // The template's section is the nearest heading's or one above it.
     let nearest = i.checked_sub(1).map(|k| e.heading_blocks[k]);
+    // `### Aprovação da Fase 1` under `## Critérios de aprovação por fase`.
+    let mut up = nearest.and_then(|h| doc.parent[h]);
+    while let Some(h) = up {
+        if let Some((_, text, _)) = doc.heading(h) {
+            if criteria_label(text).is_some() {
+                return Some(format!("criteria section `{}`", clean_name(text)));
+            }
+        }
+        up = doc.parent[h];
+    }
     if nearest.is_some_and(|h| super::template::in_entry_template(doc, h)) {
         return Some("in a section that is a template to copy".into());
     }

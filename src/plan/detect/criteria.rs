@@ -73,6 +73,9 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
         | "abnahmekriterien"
         | "abschlusskriterien"
         | "critérios de aceitação"
+        | "critérios de aprovação"
+        | "criterios de aprobación"
+        | "approval criteria"
         | "critérios de saída"
         | "criteri di accettazione"
         | "критерии приёмки"
@@ -127,6 +130,9 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
                 "critères d'acceptation ",
                 "critères de succès ",
                 "critérios de aceitação ",
+                "critérios de aprovação ",
+                "criterios de aprobación ",
+                "approval criteria ",
                 "criteri di accettazione ",
                 "akzeptanzkriterien ",
                 "abnahmekriterien ",

@@ -58,7 +58,14 @@ pub(super) fn extend_series(
             .split_whitespace()
             .next()
             .is_some_and(|w| w.contains(|c: char| c.is_ascii_digit()));
-        if describes_plan(text) || coded || parse_heading(text).is_some() || set_aside[next] {
+        // `## Critérios de aprovação por fase`: the steps' criteria.
+        let criteria = super::criteria::criteria_label(text).is_some();
+        if describes_plan(text)
+            || criteria
+            || coded
+            || parse_heading(text).is_some()
+            || set_aside[next]
+        {
             break;
         }
         let shape = Shape::of(blocks, next, section_end[next]);

@@ -688,6 +688,11 @@ fn under_a_section_about_the_plan(doc: &Doc, i: usize) -> bool {
             {
                 return true;
             }
+            // `### Aprovação da Fase 1` under `## Critérios de aprovação
+            // por fase`: each phase's criteria, not work.
+            if matches!(criteria_label(text), Some(Label::Exit | Label::Entry)) {
+                return true;
+            }
         }
         up = doc.parent[p];
     }
