@@ -287,3 +287,65 @@ proptest! {
         }
     }
 }
+
+/// Tracks (`## Track A — x`), each a checklist of ticked or open lines,
+/// under a preamble that says they run in parallel or not, one of them
+/// saying it waits for another or not.
+fn render_tracks(tracks: &[Vec<bool>], parallel: bool, waits: bool) -> String {
+    let mut out = String::from("# Tracks\n\n");
+    if parallel {
+        out.push_str("The tracks below are independent and run in parallel.\n");
+    }
+    for (k, lines) in tracks.iter().enumerate() {
+        let label = (b'A' + k as u8) as char;
+        out.push_str(&format!("\n## Track {label} — Stream {k}\n\n"));
+        if waits && k == 1 {
+            out.push_str("Can start once Track A has merged its schema.\n\n");
+        }
+        for (t, ticked) in lines.iter().enumerate() {
+            let mark = if *ticked { 'x' } else { ' ' };
+            out.push_str(&format!("- [{mark}] Item {t} of track {label}\n"));
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Tracks run at once only when the plan says so and none says it
+    /// waits; every line keeps one home, and an open line keeps its step
+    /// open, whichever way the tracks are read.
+    #[test]
+    fn tracks_run_at_once_only_when_said_and_lose_no_line(
+        tracks in prop::collection::vec(prop::collection::vec(any::<bool>(), 1..4), 2..5),
+        parallel in any::<bool>(),
+        waits in any::<bool>(),
+    ) {
+        let text = render_tracks(&tracks, parallel, waits);
+        let plan = parse(&text, &ctx()).expect("a plan");
+        if !parallel || waits {
+            prop_assert!(!plan.units_can_run_at_once(), "{text}");
+        } else {
+            prop_assert!(plan.units_can_run_at_once(), "{text}");
+        }
+        let lines: usize = tracks.iter().map(Vec::len).sum();
+        prop_assert_eq!(plan.tally.task_lines, lines);
+        prop_assert_eq!(plan.tally.in_sprints, lines, "{}", text);
+        prop_assert!(plan.tally.adds_up());
+        prop_assert!(plan.tally.twice.is_empty());
+        for sprint in plan.units.iter().flat_map(|u| &u.sprints) {
+            let open = tracks.iter().enumerate().any(|(k, lines)| {
+                let label = (b'A' + k as u8) as char;
+                lines.iter().enumerate().any(|(t, ticked)| {
+                    !ticked
+                        && (sprint.name == format!("Item {t} of track {label}")
+                            || sprint.tasks.iter().any(|x| *x == format!("Item {t} of track {label}")))
+                })
+            });
+            if open {
+                prop_assert!(sprint.done.is_none(), "{} done with an open line\n{text}", sprint.name);
+            }
+        }
+    }
+}
