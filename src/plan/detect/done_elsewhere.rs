@@ -92,10 +92,10 @@ pub(super) fn marks_elsewhere(
     }
     // `Task 5a`, `Task 5b` ticked in the index of a plan whose step is
     // `Task 5`: parts of that step, done when every part is.
-    let listed_only = parts_of_steps(units, listed_only);
+    let listed_only = super::done_named::parts_of_steps(units, listed_only);
     restated_checklists(doc, units);
     done_lists(doc, units);
-    done_headings(doc, units);
+    super::done_named::done_headings(doc, units);
     // A status table naming the sprints by number (`| Sprint | Goal |
     // Status |`, `| 3 | Selector UX | COMPLETE |`) is an index too.
     let mut rows_only = Vec::new();
@@ -409,84 +409,9 @@ fn index_only_sprint(doc: &Doc, checked: bool, id: SprintId, label: &str, span: 
     RawSprint { id, span, sprint }
 }
 
-/// Index entries naming a lettered part of a step (`Task 5a` of `Task 5`)
-/// mark that step done when every part is ticked; the entries left are
-/// those naming no step.
-fn parts_of_steps(
-    units: &mut [RawUnit],
-    listed: Vec<(bool, SprintId, String, Span)>,
-) -> Vec<(bool, SprintId, String, Span)> {
-    let is_part =
-        |id: &SprintId| !id.suffix.is_empty() && id.suffix.chars().all(|c| c.is_ascii_lowercase());
-    let mut parts: BTreeMap<u32, (bool, Vec<String>)> = BTreeMap::new();
-    let mut rest = Vec::new();
-    for entry in listed {
-        let whole = SprintId::whole(entry.1.number);
-        let has_step = units.iter().flat_map(|u| &u.sprints).any(|s| s.id == whole);
-        if is_part(&entry.1) && has_step {
-            let e = parts.entry(entry.1.number).or_insert((true, Vec::new()));
-            e.0 &= entry.0;
-            e.1.push(entry.1.to_string());
-        } else {
-            rest.push(entry);
-        }
-    }
-    for (number, (all_ticked, labels)) in parts {
-        if let Some(sprint) = find_by_id(units, &SprintId::whole(number)) {
-            set(
-                sprint,
-                all_ticked,
-                format!(
-                    "marked complete in the plan (every part ticked in its index: {})",
-                    labels.join(", ")
-                ),
-            );
-        }
-    }
-    rest
-}
-
-/// A heading outside every sprint marked done whose name, or its part
-/// after a label (`### Sharing: video / GIF export — DONE`), is the name
-/// of exactly one sprint, or of its head before a dash (`Video / GIF
-/// export — highest sharing value` in a priority list): that sprint is
-/// done. Only a sprint no evidence of its own marks.
-fn done_headings(doc: &Doc, units: &mut [RawUnit]) {
-    for i in 0..doc.blocks.len() {
-        let Some((_, text, _)) = doc.heading(i) else {
-            continue;
-        };
-        if doc.is_sprint(i) || in_sprint(doc, Some(i)) {
-            continue;
-        }
-        let (name, marked) = strip_done_marks(text);
-        if !marked || super::headings::done_but_for(text) {
-            continue;
-        }
-        let name = clean_name(&name).to_lowercase();
-        let after_label = name.split_once(": ").map(|(_, n)| n.trim().to_string());
-        let names_it = |s: &RawSprint| {
-            let own = s.sprint.name.to_lowercase();
-            let head = own.split(" — ").next().unwrap_or(&own).trim().to_string();
-            [Some(&name), after_label.as_ref()]
-                .into_iter()
-                .flatten()
-                .any(|n| !n.is_empty() && (*n == own || *n == head))
-        };
-        if let Some(sprint) = the_one(units, names_it) {
-            if sprint.sprint.done.is_none() {
-                sprint.sprint.done = Some(format!(
-                    "marked complete in the plan (its heading `{}`)",
-                    clean_name(text)
-                ));
-            }
-        }
-    }
-}
-
 /// Record the author's word: done with `why`, or open, which clears only
 /// evidence read from the section's inner checklist.
-fn set(sprint: &mut RawSprint, done: bool, why: String) {
+pub(super) fn set(sprint: &mut RawSprint, done: bool, why: String) {
     let weak = sprint
         .sprint
         .done
@@ -612,12 +537,15 @@ fn find_by_todo<'u>(units: &'u mut [RawUnit], todo: &Todo) -> Option<&'u mut Raw
 }
 
 /// The one sprint with this id.
-fn find_by_id<'u>(units: &'u mut [RawUnit], id: &SprintId) -> Option<&'u mut RawSprint> {
+pub(super) fn find_by_id<'u>(units: &'u mut [RawUnit], id: &SprintId) -> Option<&'u mut RawSprint> {
     the_one(units, |s| &s.id == id)
 }
 
 /// The sprint `matches` picks when it picks exactly one.
-fn the_one(units: &mut [RawUnit], matches: impl Fn(&RawSprint) -> bool) -> Option<&mut RawSprint> {
+pub(super) fn the_one(
+    units: &mut [RawUnit],
+    matches: impl Fn(&RawSprint) -> bool,
+) -> Option<&mut RawSprint> {
     let mut found = units
         .iter_mut()
         .flat_map(|u| u.sprints.iter_mut())
@@ -698,7 +626,7 @@ fn index_items(doc: &Doc) -> Vec<(bool, SprintId, String, Span)> {
 }
 
 /// Whether the block under `heading` sits in a sprint's section.
-fn in_sprint(doc: &Doc, heading: Option<usize>) -> bool {
+pub(super) fn in_sprint(doc: &Doc, heading: Option<usize>) -> bool {
     let mut up = heading;
     while let Some(h) = up {
         if doc.is_sprint(h) {

@@ -16,6 +16,7 @@ mod about_plan;
 mod accounting;
 mod agent_columns;
 mod bare_boxes;
+mod bold_items;
 mod bold_steps;
 mod checklist_tree;
 mod coded_items;
@@ -26,6 +27,7 @@ mod dependency_lines;
 mod dialect;
 mod doc;
 mod done_elsewhere;
+mod done_named;
 mod elsewhere;
 mod fences;
 mod gantt;
@@ -295,7 +297,7 @@ fn parse_once(
     let blocks = bold_steps::promote_bold_steps(&masked, blocks);
     let plain_items = pass == Pass::LastResort;
     let blocks =
-        outline::promote_bold_items(&masked, blocks, any_bold_item, plain_items, &mut by_order);
+        bold_items::promote_bold_items(&masked, blocks, any_bold_item, plain_items, &mut by_order);
     let blocks = outline::promote_plain_lines(&masked, blocks, any_bold_item);
     let blocks = outline::promote_numbered_items(&masked, blocks);
     let blocks = bare_boxes::items_from_bare_boxes(&masked, blocks);

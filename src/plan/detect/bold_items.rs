@@ -1,0 +1,239 @@
+//! Numbered list items read as step headings, byte for byte: items that
+//! open with a bold label (`1. **Step 1**: Upgrade …`, `2. **Migrate the
+//! store**` with a `Status:` sub-bullet), two or more in one list, or
+//! under a heading that names their order (`## Implementation order`);
+//! in the last reading before a refusal any numbered bold item, and
+//! plain numbered items under such a heading (`## Execution Order` over
+//! `1. phase-01-inspection.md`).
+
+use super::outline::into_heading;
+use super::outline::starts_with_step_word;
+use super::Block;
+
+type Candidate = (usize, String, bool);
+
+/// Numbered list items that open with a bold label, two or more in one
+/// list, each with a `Status:` line or a step word in its label, become
+/// headings one level below their section.
+/// With `any`, the last reading before a refusal: every numbered bold item
+/// is a step, one to a section too, when there are two or more; with
+/// `plain` too, plain numbered items under a heading naming their order.
+pub(super) fn promote_bold_items(
+    source: &str,
+    mut blocks: Vec<Block>,
+    any: bool,
+    plain: bool,
+    by_order: &mut Option<(usize, usize)>,
+) -> Vec<Block> {
+    // Only where no heading is a work item already: elsewhere such lists
+    // are read by the readers of their sections (waves, a suggested order).
+    let headed = blocks.iter().any(|b| {
+        matches!(b, Block::Heading { text, .. }
+            if matches!(super::headings::parse_heading(text), Some(super::headings::Heading::Sprint(_))))
+    });
+    if headed {
+        return blocks;
+    }
+    let mut section_level = 1u8;
+    // Runs of candidate items: (block index, heading text, written with a
+    // step word).
+    let mut run: Vec<Candidate> = Vec::new();
+    let mut runs: Vec<(u8, Vec<Candidate>)> = Vec::new();
+    let mut has_status = false;
+    // Whether the section's heading names an order of steps (`## 5.
+    // Umsetzungsreihenfolge (Phasen)`, `## Implementation order`): its
+    // numbered bold items are those steps, unless they name sections the
+    // plan details elsewhere (then the list is an index of them).
+    let mut ordered = false;
+    // Made when a run under such a heading is first met: most plans have
+    // none.
+    let headings: std::cell::OnceCell<Vec<String>> = std::cell::OnceCell::new();
+    let restates = |run: &[Candidate]| {
+        let headings = headings.get_or_init(|| {
+            blocks
+                .iter()
+                .filter_map(|b| match b {
+                    Block::Heading { text, .. } => Some(text.to_lowercase()),
+                    _ => None,
+                })
+                .collect()
+        });
+        let named = run
+            .iter()
+            .filter(|(_, text, _)| {
+                let label = text
+                    .split_once(": ")
+                    .map_or(text.as_str(), |(_, l)| l)
+                    .split(" — ")
+                    .next()
+                    .unwrap_or_default()
+                    .to_lowercase();
+                headings.iter().any(|h| h.contains(&label))
+            })
+            .count();
+        named * 2 >= run.len()
+    };
+    let mut flush = |run: &mut Vec<Candidate>, level: u8, status: bool, ordered: bool| {
+        let stepped = run.iter().all(|(_, _, stepped)| *stepped);
+        let ordered = ordered && !restates(run);
+        if (run.len() >= 2 && (status || stepped || ordered)) || (any && !run.is_empty()) {
+            if ordered && !status && !stepped && by_order.is_none() {
+                *by_order = run.first().map(|(i, _, _)| (*i, run.len()));
+            }
+            runs.push((level, std::mem::take(run)));
+        }
+        run.clear();
+    };
+    for (i, block) in blocks.iter().enumerate() {
+        match block {
+            Block::Heading { level, text, .. } => {
+                flush(&mut run, section_level, has_status, ordered);
+                has_status = false;
+                ordered = names_an_order(text);
+                section_level = *level;
+            }
+            Block::Item {
+                depth: 0,
+                span,
+                checked: None,
+                ..
+            } => match bold_item(&source[span.clone()]).or_else(|| {
+                (plain && ordered).then(|| plain_numbered_item(&source[span.clone()]))?
+            }) {
+                Some((text, stepped)) => run.push((i, text, stepped)),
+                None => {
+                    flush(&mut run, section_level, has_status, ordered);
+                    has_status = false;
+                }
+            },
+            Block::Item { text, depth, .. } if *depth > 0 && !run.is_empty() => {
+                let l = text.trim_start_matches(['*', '_']).to_ascii_lowercase();
+                has_status |= l.starts_with("status");
+            }
+            Block::Item { .. } => {}
+            _ if run.is_empty() => {}
+            _ => {
+                flush(&mut run, section_level, has_status, ordered);
+                has_status = false;
+            }
+        }
+    }
+    flush(&mut run, section_level, has_status, ordered);
+    if any && runs.iter().map(|(_, r)| r.len()).sum::<usize>() < 2 {
+        return blocks;
+    }
+    for (level, items) in runs {
+        for (i, text, _) in items {
+            into_heading(&mut blocks, i, level + 1, text);
+        }
+    }
+    blocks
+}
+
+/// `3. phase-03-emergency.md` under `## Execution Order`: a plain
+/// numbered item, a step in the last reading before a refusal when its
+/// heading names the order of the steps (elsewhere such a list restates
+/// work the plan details, or marks done, in another form).
+fn plain_numbered_item(raw: &str) -> Option<(String, bool)> {
+    let first = raw.lines().next()?.trim();
+    let digits = first.chars().take_while(char::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let label = first[digits..].strip_prefix(['.', ')'])?.trim();
+    if label.is_empty() || label.starts_with("**") {
+        return None;
+    }
+    Some((format!("Step {}: {label}", &first[..digits]), false))
+}
+
+/// `1. **Step 1**: Upgrade the framework` → `Step 1: Upgrade the
+/// framework`; `2. **Migrate the store**` → `2. Migrate the store`.
+fn bold_item(raw: &str) -> Option<(String, bool)> {
+    let first = raw.lines().next()?.trim();
+    let digits = first.chars().take_while(char::is_ascii_digit).count();
+    if digits == 0 {
+        return None;
+    }
+    let rest = first[digits..].strip_prefix(['.', ')'])?.trim_start();
+    let inner = rest.strip_prefix("**")?;
+    let close = inner.find("**")?;
+    let label = inner[..close].trim().trim_end_matches(':');
+    let after = inner[close + 2..]
+        .trim_start_matches([':', ' ', '—', '–', '-'])
+        .trim();
+    if label.is_empty() {
+        return None;
+    }
+    let number = &first[..digits];
+    let stepped = starts_with_step_word(label);
+    let text = if stepped {
+        if after.is_empty() {
+            label.to_string()
+        } else {
+            format!("{label}: {after}")
+        }
+    } else if after.is_empty() {
+        format!("Step {number}: {label}")
+    } else {
+        format!("Step {number}: {label} — {after}")
+    };
+    Some((text, stepped))
+}
+
+/// A heading that names an order of steps: `Implementation order`,
+/// `Rollout phases`, `Umsetzungsreihenfolge (Phasen)`, `Orden de las
+/// fases`.
+fn names_an_order(heading: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "order",
+        "sequence",
+        "phases",
+        "stages",
+        "steps",
+        "milestones",
+        "reihenfolge",
+        "phasen",
+        "schritte",
+        "meilensteine",
+        "orden",
+        "ordem",
+        "ordine",
+        "ordre",
+        "fases",
+        "fasi",
+        "étapes",
+        "etapas",
+        "hitos",
+    ];
+    // Every heading passes here: compared in place, never copied.
+    let ends_with = |w: &str, k: &str| {
+        w.len() > k.len()
+            && w.is_char_boundary(w.len() - k.len())
+            && w[w.len() - k.len()..].eq_ignore_ascii_case(k)
+    };
+    heading.split(|c: char| !c.is_alphanumeric()).any(|w| {
+        WORDS
+            .iter()
+            .any(|k| w.eq_ignore_ascii_case(k) || (k.len() > 7 && ends_with(w, k)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bold_items_read_as_steps() {
+        assert_eq!(
+            bold_item("1. **Step 1**: Upgrade v5"),
+            Some(("Step 1: Upgrade v5".into(), true))
+        );
+        assert_eq!(
+            bold_item("2. **Migrate the store**"),
+            Some(("Step 2: Migrate the store".into(), false))
+        );
+        assert_eq!(bold_item("- **Step 1**: x"), None);
+        assert_eq!(bold_item("1. plain"), None);
+    }
+}
