@@ -79,7 +79,20 @@ pub(super) fn coded_series(
             false
         })
         .count();
-    let outweighs = numbers.len() >= 3
+    // `## FIX-001 …` holding `### Sprint 1: …`: the codes name units of
+    // the word's steps, not steps beside them.
+    let holding = word_headings.iter().any(|&w| {
+        let mut up = parent[w];
+        while let Some(p) = up {
+            if longest.iter().any(|(i, _)| *i == p) {
+                return true;
+            }
+            up = parent[p];
+        }
+        false
+    });
+    let outweighs = !holding
+        && numbers.len() >= 3
         && numbers.len() == longest.len()
         && numbers.len() >= 3 * word_ids.len()
         && inside * 2 < longest.len();

@@ -350,10 +350,13 @@ fn item_step(
         .map_or(doc.source.len(), |b| b.span().start);
     let body = doc.source[span.start..end.max(span.end)].trim_end();
     let first = body.lines().next().unwrap_or_default();
+    // A name has no inline code (`POST /transfers`), as a heading's has
+    // none: its canonical form reads back the same.
     let name = super::outline::item_label(first)
         .trim_start_matches(|c: char| c.is_ascii_digit())
         .trim_start_matches(['.', ')'])
-        .replace("**", "");
+        .replace("**", "")
+        .replace('`', "");
     let id = SprintId::whole(k as u32 + 1);
     let mut sprint = blank_sprint(id.clone(), name.trim(), body.to_string());
     sprint.tasks = (i + 1..end_block)

@@ -287,10 +287,17 @@ fn id_column(header: &[Cell], rows: &[&Row], status: usize) -> Option<usize> {
 fn is_id(v: &str) -> bool {
     let letters = v.chars().take_while(char::is_ascii_alphabetic).count();
     let rest = v[letters..].trim_start_matches(['-', '_']);
+    // `2a.0`, `Task-05b`: a part's letter after its number counts.
+    let part = |seg: &str| {
+        let digits = seg.chars().take_while(char::is_ascii_digit).count();
+        digits > 0
+            && seg[digits..].chars().count() <= 1
+            && seg[digits..].chars().all(|c| c.is_ascii_lowercase())
+    };
     let numbered = letters <= 6
         && !rest.is_empty()
         && rest.starts_with(|c: char| c.is_ascii_digit())
-        && rest.chars().all(|c| c.is_ascii_digit() || c == '.');
+        && rest.split('.').all(part);
     let capitals = v.chars().count() <= 40
         && v.chars().any(|c| c.is_ascii_uppercase())
         && v.chars().all(|c| {
