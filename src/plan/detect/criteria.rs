@@ -119,7 +119,12 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
                 "dod ",
                 "done when ",
                 "exit checklist ",
-                // `Критерии готовности 0.3.0`, `Criterios de aceptación (v2)`.
+                "approval criteria ",
+            ];
+            // `Критерии готовности 0.3.0`, `Criterios de aceptación (v2)`:
+            // every one opens with `к`, `c` or `a`, which most labels do
+            // not (every heading and label line is asked).
+            const OTHER_LANGUAGES: &[&str] = &[
                 "критерии готовности ",
                 "критерии приёмки ",
                 "критерии приемки ",
@@ -132,7 +137,6 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
                 "critérios de aceitação ",
                 "critérios de aprovação ",
                 "criterios de aprobación ",
-                "approval criteria ",
                 "criteri di accettazione ",
                 "akzeptanzkriterien ",
                 "abnahmekriterien ",
@@ -146,7 +150,11 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
                 "受け入れ基準",
                 "完了基準",
             ];
+            let other = || {
+                t.starts_with(['к', 'c', 'a']) && OTHER_LANGUAGES.iter().any(|p| t.starts_with(p))
+            };
             if EXIT_PREFIXES.iter().any(|p| t.starts_with(p))
+                || other()
                 || EXIT_ENDINGS.iter().any(|e| t.ends_with(e))
             {
                 Label::Exit
