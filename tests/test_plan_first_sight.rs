@@ -780,11 +780,10 @@ fn a_plain_numbered_list_under_an_order_heading_is_the_last_reading() {
             "phase-04-audit.md"
         ]
     );
-    let codes: Vec<&str> = v["guesses"]
-        .as_array()
-        .map(|g| g.iter().filter_map(|x| x["code"].as_str()).collect())
-        .unwrap_or_default();
-    assert!(codes.contains(&"reading::bold_items"), "{v}");
+    assert!(
+        codes(&v, "guesses").contains(&"reading::bold_items".to_string()),
+        "{v}"
+    );
 }
 
 /// A plan written without headings, its steps lines in Swedish (`🟢 FAS
@@ -831,11 +830,10 @@ fn a_done_heading_elsewhere_marks_the_step_it_names() {
     let (status, v, _) = json("first-sight-done-direction");
     assert_eq!(status, 0, "{v}");
     assert_eq!(done(&v, 0), [true, false, false]);
-    let codes: Vec<&str> = v["guesses"]
-        .as_array()
-        .map(|g| g.iter().filter_map(|x| x["code"].as_str()).collect())
-        .unwrap_or_default();
-    assert!(codes.contains(&"reading::done_elsewhere"), "{v}");
+    assert!(
+        codes(&v, "guesses").contains(&"reading::done_elsewhere".to_string()),
+        "{v}"
+    );
 }
 
 /// An ExecPlan's progress log stamped with a time zone (`(2025-12-29 21:08
