@@ -366,20 +366,25 @@ fn not_work_reason(doc: &Doc, e: &Elsewhere, line: &TaskLine) -> Option<String> 
             ));
         }
     }
-    // The template's section is the nearest heading's or one above it.
-    let nearest = i.checked_sub(1).map(|k| e.heading_blocks[k]);
-    // `### Aprovação da Fase 1` under `## Critérios de aprovação por fase`.
-    let mut up = nearest.and_then(|h| doc.parent[h]);
+    // The sections above the line, the nearest first: a template to copy
+    // (`## Task template` with its placeholders), or criteria holding the
+    // nearest (`### Aprovação da Fase 1` under `## Critérios de aprovação`).
+    let mut up = i.checked_sub(1).map(|k| e.heading_blocks[k]);
+    let mut nearest = true;
     while let Some(h) = up {
-        if let Some((_, text, _)) = doc.heading(h) {
-            if criteria_label(text).is_some() {
+        if super::template::is_entry_template(doc, h) {
+            return Some("in a section that is a template to copy".into());
+        }
+        match doc.heading(h) {
+            Some((_, text, _))
+                if !nearest && matches!(criteria_label(text), Some(Label::Exit | Label::Entry)) =>
+            {
                 return Some(format!("criteria section `{}`", clean_name(text)));
             }
+            _ => {}
         }
+        nearest = false;
         up = doc.parent[h];
-    }
-    if nearest.is_some_and(|h| super::template::in_entry_template(doc, h)) {
-        return Some("in a section that is a template to copy".into());
     }
     // `- [ ] Not started`, `- [x] Done`: a legend of the marks.
     let legend = norm(line.text.trim_end_matches(['.', ':']));

@@ -135,27 +135,29 @@ pub(super) fn promote_bold_items(
 /// heading names the order of the steps (elsewhere such a list restates
 /// work the plan details, or marks done, in another form).
 fn plain_numbered_item(raw: &str) -> Option<(String, bool)> {
-    let first = raw.lines().next()?.trim();
-    let digits = first.chars().take_while(char::is_ascii_digit).count();
-    if digits == 0 {
-        return None;
-    }
-    let label = first[digits..].strip_prefix(['.', ')'])?.trim();
+    let (number, label) = numbered_line(raw)?;
+    let label = label.trim_end();
     if label.is_empty() || label.starts_with("**") {
         return None;
     }
-    Some((format!("Step {}: {label}", &first[..digits]), false))
+    Some((format!("Step {number}: {label}"), false))
 }
 
-/// `1. **Step 1**: Upgrade the framework` → `Step 1: Upgrade the
-/// framework`; `2. **Migrate the store**` → `2. Migrate the store`.
-fn bold_item(raw: &str) -> Option<(String, bool)> {
+/// `(3, rest)` of an item's first line `3. rest` or `3) rest`.
+fn numbered_line(raw: &str) -> Option<(&str, &str)> {
     let first = raw.lines().next()?.trim();
     let digits = first.chars().take_while(char::is_ascii_digit).count();
     if digits == 0 {
         return None;
     }
     let rest = first[digits..].strip_prefix(['.', ')'])?.trim_start();
+    Some((&first[..digits], rest))
+}
+
+/// `1. **Step 1**: Upgrade the framework` → `Step 1: Upgrade the
+/// framework`; `2. **Migrate the store**` → `2. Migrate the store`.
+fn bold_item(raw: &str) -> Option<(String, bool)> {
+    let (number, rest) = numbered_line(raw)?;
     let inner = rest.strip_prefix("**")?;
     let close = inner.find("**")?;
     let label = inner[..close].trim().trim_end_matches(':');
@@ -165,7 +167,6 @@ fn bold_item(raw: &str) -> Option<(String, bool)> {
     if label.is_empty() {
         return None;
     }
-    let number = &first[..digits];
     let stepped = starts_with_step_word(label);
     let text = if stepped {
         if after.is_empty() {

@@ -18,7 +18,7 @@ use super::*;
 
 /// Words that open a clause naming what a section waits for (`Requires
 /// Stream E`).
-const WAIT_WORDS: &[&str] = &[
+pub(super) const WAIT_WORDS: &[&str] = &[
     "requires ",
     "needs ",
     "after ",

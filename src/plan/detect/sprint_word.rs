@@ -34,7 +34,7 @@ pub(super) fn coded_series(
     parsed: &[Option<Heading>],
     word: Word,
 ) -> Option<Vec<(usize, u32)>> {
-    let mut series: BTreeMap<&str, Vec<(usize, u32)>> = BTreeMap::new();
+    let mut series: BTreeMap<String, Vec<(usize, u32)>> = BTreeMap::new();
     for (i, b) in blocks.iter().enumerate() {
         let Block::Heading { text, .. } = b else {
             continue;
@@ -99,21 +99,15 @@ pub(super) fn coded_series(
     outweighs.then_some(longest)
 }
 
-/// `TODO-001` of `TODO-001: Set up the environment ⚡`: capitals, a dash
-/// and a number opening the heading, then a separator or the end.
-fn heading_code(text: &str) -> Option<(&str, u32)> {
-    let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
-    let (letters, rest) = t.split_once('-')?;
-    if letters.is_empty() || letters.len() > 8 || !letters.chars().all(|c| c.is_ascii_uppercase()) {
-        return None;
-    }
-    let digits = rest.chars().take_while(char::is_ascii_digit).count();
-    let after = &rest[digits..];
-    let ends = after.is_empty() || after.starts_with([':', ' ', '.', '—', '–', '|']);
-    if digits == 0 || !ends {
-        return None;
-    }
-    Some((letters, rest[..digits].parse().ok()?))
+/// `TODO-001` of `TODO-001: Set up the environment ⚡`: a code the
+/// numbered-heading reader reads, of capitals, a dash and a number.
+fn heading_code(text: &str) -> Option<(String, u32)> {
+    let (code, _) = super::numbered::numbered_heading(text)?;
+    let (letters, number) = code.split_once('-')?;
+    let shaped = (1..=8).contains(&letters.len())
+        && letters.chars().all(|c| c.is_ascii_uppercase())
+        && number.chars().all(|c| c.is_ascii_digit());
+    shaped.then(|| Some((letters.to_string(), number.parse().ok()?)))?
 }
 
 fn choose_word_among(

@@ -237,23 +237,16 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
             boxed
         } else if all_steps || checked_steps {
             children
-        } else if (numbered.len() >= 2 || (numbered.len() == 1 && only_a_frame(i)))
-            && numbered
-                .iter()
-                .all(|&j| own_work(j) || section_work(j) || list_item(j))
-        {
-            numbered
-        } else if numbered.len() >= 3
-            && numbered
+        } else if (numbered.len() >= 2 || (numbered.len() == 1 && only_a_frame(i))) && {
+            // Every one carries work, or all but one of three or more
+            // (`#### 2.5 Error messages` written as before/after prose
+            // among four numbered deliveries with lists).
+            let with_work = numbered
                 .iter()
                 .filter(|&&j| own_work(j) || section_work(j) || list_item(j))
-                .count()
-                + 1
-                >= numbered.len()
-        {
-            // `#### 2.5 Error messages` written as before/after prose among
-            // four numbered deliveries with lists: one step of the same
-            // series, its work in words.
+                .count();
+            with_work == numbered.len() || numbered.len() >= 3 && with_work + 1 >= numbered.len()
+        } {
             numbered
         } else {
             Vec::new()

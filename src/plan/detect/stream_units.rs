@@ -17,20 +17,16 @@ use super::*;
 /// Words that name a stream of work in a heading (`Track A`, `Stream 2`).
 const STREAM_WORDS: &[&str] = &["track", "stream", "workstream", "lane"];
 
-/// Words that say one piece of work waits for another.
-const WAIT_WORDS: &[&str] = &[
-    "after ",
-    "depends on",
+/// Words beside those of `section_units` that say one piece of work
+/// waits for another (`Can start once Track A has merged`).
+const MORE_WAIT_WORDS: &[&str] = &[
     "depend on",
+    "depends on:",
     "dependent on",
-    "requires ",
-    "blocked by",
     "blocks ",
-    "waits for",
     "wait for",
     "once ",
     "until ",
-    "needs ",
     "prerequisite",
     "before ",
 ];
@@ -159,18 +155,21 @@ fn waits_named(doc: &Doc) -> bool {
             _ => return false,
         };
         let lower = text.to_lowercase();
-        WAIT_WORDS.iter().any(|w| {
-            let mut from = 0;
-            while let Some(p) = super::short_find::find(&lower[from..], w) {
-                let at = from + p + w.len();
-                let near: String = lower[at..].chars().take(40).collect();
-                if STREAM_WORDS.iter().any(|s| near.contains(s)) {
-                    return true;
+        super::section_units::WAIT_WORDS
+            .iter()
+            .chain(MORE_WAIT_WORDS)
+            .any(|w| {
+                let mut from = 0;
+                while let Some(p) = super::short_find::find(&lower[from..], w) {
+                    let at = from + p + w.len();
+                    let near: String = lower[at..].chars().take(40).collect();
+                    if STREAM_WORDS.iter().any(|s| near.contains(s)) {
+                        return true;
+                    }
+                    from = at;
                 }
-                from = at;
-            }
-            false
-        })
+                false
+            })
     })
 }
 
@@ -197,13 +196,6 @@ fn stream_steps(
             )
         })
         .collect();
-    if boxed.len() >= 2 {
-        return boxed
-            .iter()
-            .enumerate()
-            .map(|(k, &i)| item_step(doc, h, i, k, whole, in_place))
-            .collect();
-    }
     let subsections: Vec<usize> = doc
         .section(h)
         .filter(|&j| doc.parent[j] == Some(h))
@@ -212,6 +204,21 @@ fn stream_steps(
                 .is_some_and(|(_, t, _)| criteria_label(t).is_none())
         })
         .collect();
+    // Its checklist first, then its sub-sections, then its task list.
+    let listed = if boxed.len() >= 2 {
+        Some(boxed)
+    } else if subsections.len() >= 2 {
+        None
+    } else {
+        Some(items).filter(|items| items.len() >= 2)
+    };
+    if let Some(listed) = listed {
+        return listed
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| item_step(doc, h, i, k, whole, in_place))
+            .collect();
+    }
     if subsections.len() >= 2 {
         return subsections
             .iter()
@@ -233,13 +240,6 @@ fn stream_steps(
                     sprint,
                 })
             })
-            .collect();
-    }
-    if items.len() >= 2 {
-        return items
-            .iter()
-            .enumerate()
-            .map(|(k, &i)| item_step(doc, h, i, k, whole, in_place))
             .collect();
     }
     // The stream's own step is its first.
