@@ -354,11 +354,16 @@ pub fn render(plan: &Plan, extras: &Extras, annotations: &BTreeMap<At, String>) 
     if let Some(t) = &plan.title {
         let _ = writeln!(out, "# {t}\n");
     }
-    for p in &extras.intro {
+    // Kept text that opens a raw HTML block it does not close (`<?`,
+    // `<!--`) would hide every heading after it: it goes after the plan,
+    // where in its own plan it hid nothing of the structure either.
+    let (open, kept): (Vec<&String>, Vec<&String>) = extras
+        .intro
+        .iter()
+        .chain(&extras.sections)
+        .partition(|t| opens_html_block(t));
+    for p in kept {
         let _ = writeln!(out, "{p}\n");
-    }
-    for s in &extras.sections {
-        let _ = writeln!(out, "{s}\n");
     }
     let layers = plan.units.iter().any(|u| u.layer.is_some());
     // Dependencies are written only where the layers do not already imply
@@ -446,10 +451,64 @@ pub fn render(plan: &Plan, extras: &Extras, annotations: &BTreeMap<At, String>) 
         let ticks = if t.contains("```") { "````" } else { "```" };
         let _ = writeln!(out, "{ticks}\n{}\n{ticks}", t.trim_end());
     }
+    for p in open {
+        let _ = writeln!(out, "{p}\n");
+    }
     while out.ends_with("\n\n") {
         out.pop();
     }
     out
+}
+
+/// Whether `text` holds a line that opens a CommonMark raw HTML block
+/// ending only at a marker (`<?` … `?>`, `<!--` … `-->`, `<![CDATA[` …
+/// `]]>`, `<!DOCTYPE` … `>`, `<script` … `</script>`) with no such marker
+/// after it.
+fn opens_html_block(text: &str) -> bool {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start_matches(' ');
+        let indent = line.len() - t.len();
+        let rest = &text[at + indent..];
+        at += line.len();
+        if indent > 3 {
+            continue;
+        }
+        let lower = t.to_ascii_lowercase();
+        let close = if !lower.starts_with('<') {
+            None
+        } else if lower.starts_with("<!--") {
+            Some("-->")
+        } else if lower.starts_with("<?") {
+            Some("?>")
+        } else if lower.starts_with("<![cdata[") {
+            Some("]]>")
+        } else if lower.starts_with("<!")
+            && lower[2..].starts_with(|c: char| c.is_ascii_alphabetic())
+        {
+            Some(">")
+        } else {
+            ["script", "pre", "style", "textarea"]
+                .iter()
+                .find(|tag| {
+                    lower[1..].starts_with(*tag)
+                        && lower[1 + tag.len()..].starts_with([' ', '>', '\n', '\r'])
+                })
+                .map(|tag| match *tag {
+                    "script" => "</script>",
+                    "pre" => "</pre>",
+                    "style" => "</style>",
+                    _ => "</textarea>",
+                })
+        };
+        if let Some(close) = close {
+            let opener = if close == ">" { 2 } else { 1 };
+            if !rest[opener..].to_ascii_lowercase().contains(close) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Plan-wide checks: items, or code blocks for bare commands.
@@ -471,5 +530,23 @@ fn criteria_items(out: &mut String, list: &[Criterion]) {
     }
     if in_list {
         out.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::opens_html_block;
+
+    #[test]
+    fn raw_html_blocks_left_open_are_found() {
+        assert!(opens_html_block("<?"));
+        assert!(opens_html_block("Notes\n<!-- draft"));
+        assert!(opens_html_block("<script>\nlet x = 1;"));
+        assert!(!opens_html_block("<!-- a note -->"));
+        assert!(!opens_html_block("<?xml version=\"1.0\"?>"));
+        assert!(!opens_html_block("Plain prose with <b>bold</b>."));
+        assert!(!opens_html_block("<prefix is no tag"));
+        assert!(!opens_html_block("    <? indented code"));
+        assert!(!opens_html_block(""));
     }
 }
