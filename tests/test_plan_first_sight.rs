@@ -81,6 +81,10 @@ json_snapshots! {
     parallel_es => "first-sight-parallel-es",
     lettered_codes => "first-sight-lettered-codes",
     criteria_by_phase => "first-sight-criteria-by-phase",
+    quoted_codes => "first-sight-quoted-codes",
+    feature_board => "first-sight-feature-board",
+    breakdown_table => "first-sight-breakdown-table",
+    rows_across_stages => "first-sight-rows-across-stages",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -999,4 +1003,80 @@ fn approval_criteria_by_phase_are_not_a_step() {
         "{v}"
     );
     assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
+}
+
+/// Coded steps whose name opens with a quote (`### T2 — "Why is this
+/// here?" popover`) or carry a note before the dash (`### T4 (stretch) —
+/// …`) are steps like their siblings. Before, both were dropped without a
+/// word.
+#[test]
+fn coded_steps_named_in_quotes_or_with_a_note_are_kept() {
+    let (status, v, _) = json("first-sight-quoted-codes");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "T1: Fix the importer's date parsing",
+            "T2: \"Why is this here?\" popover",
+            "T3: Reverse search",
+            "T4: Skill ignore list"
+        ]
+    );
+}
+
+/// `## Completed Features` and `## Missing / Pending Features`, each a
+/// list of boxed features, are the columns of a board: every feature is a
+/// step, done in the first column. A section of notes without boxes after
+/// them is not a column. Before, each column was one step.
+#[test]
+fn sections_of_done_and_pending_features_are_a_board() {
+    let (status, v, _) = json("first-sight-feature-board");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Project scaffolding",
+            "Local persistence",
+            "Dark theme",
+            "Testing",
+            "Text to speech"
+        ]
+    );
+    assert_eq!(done(&v, 0), [true, true, true, false, false]);
+}
+
+/// A feature table whose `Milestone` column names the rows of the
+/// milestone table breaks those milestones down: its rows are their
+/// tasks, not a second unit of the same work. A milestone with an open
+/// feature is open.
+#[test]
+fn a_table_naming_other_steps_in_a_column_is_their_breakdown() {
+    let (status, v, _) = json("first-sight-breakdown-table");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(v["units"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "v0.1.0: Animation foundation",
+            "v0.2.0: External data",
+            "v0.3.0: Customisation",
+            "v1.0.0: First release"
+        ]
+    );
+    assert_eq!(done(&v, 0), [true, true, false, false]);
+    assert_eq!(v["tally"]["in_sprints"], 6, "{v}");
+}
+
+/// Rows numbered on from one stage's table to the next (`1`–`3` under
+/// `### 阶段一`, `4`–`5` under `### 阶段二`) are the steps; the stages
+/// group them. Before, each stage was one step.
+#[test]
+fn rows_counted_across_stage_tables_are_the_steps() {
+    let (status, v, _) = json("first-sight-rows-across-stages");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        ["AL 状态机", "网络扫描", "PDO 映射", "Watchdog 机制", "错误恢复"]
+    );
+    assert_eq!(done(&v, 0), [false; 5]);
 }

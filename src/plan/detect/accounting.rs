@@ -209,7 +209,15 @@ fn work_rows<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         }
         let named = column(
             header,
-            &["task", "story", "title", "name", "description", "scope"],
+            &[
+                "task",
+                "story",
+                "title",
+                "name",
+                "description",
+                "scope",
+                "feature",
+            ],
         );
         for row in coded {
             // A row the reader read as a sprint is that sprint.

@@ -18,6 +18,7 @@ mod agent_columns;
 mod bare_boxes;
 mod bold_items;
 mod bold_steps;
+mod breakdown_table;
 mod checklist_tree;
 mod coded_items;
 mod completion;
@@ -39,6 +40,7 @@ mod last_resort;
 mod levels;
 mod locale;
 mod numbered;
+mod numbered_rows;
 mod order_prose;
 mod outline;
 mod parallel;
@@ -393,6 +395,11 @@ fn parse_once(
                 (sprints, source) = (work.sprints, Some(SprintSource::TableRows));
             }
         }
+        if source == Some(SprintSource::Headers) {
+            if let Some(rows) = numbered_rows::rows_across_sections(&doc, &sprints) {
+                (sprints, source) = (rows, Some(SprintSource::Table));
+            }
+        }
         if any_bold_item && (sprints.is_empty() || lone) {
             let work = work_table::table_sprints(&doc, unit.scope.clone());
             if !work.sprints.is_empty() {
@@ -410,6 +417,18 @@ fn parse_once(
     }
     if let Some(deps) = table_deps.filter(|_| raw_units.len() == 1) {
         raw_units = work_table::units_by_dependencies(raw_units.remove(0), deps);
+    }
+    if raw_units.len() > 1 && breakdown_table::fold_breakdowns(&doc, &mut raw_units) {
+        // A lone unit left is the plan's one sequence, not a section of it.
+        if raw_units.len() == 1 && matches!(unit_source, UnitSource::Sections) {
+            unit_source = UnitSource::Single;
+            if let Some(title) = title.clone().filter(|t| !t.is_empty()) {
+                raw_units[0].name = title;
+            }
+            raw_units[0].rule =
+                "single unit: the plan's title (its other table breaks these steps down)".into();
+            raw_units[0].origin = Origin::new(1, raw_units[0].rule.clone());
+        }
     }
     let repeated = repeats::distinct_repeats(&doc, &mut raw_units);
     // "Phases execute in numeric order" (a GSD roadmap): inserted phases

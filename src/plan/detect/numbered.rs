@@ -68,9 +68,18 @@ fn coded_heading(t: &str) -> Option<(String, String)> {
     if !shaped {
         return None;
     }
-    let rest = after_separator(&t[code.len()..], &[':', '.', ')'])?;
-    (!rest.is_empty() && rest.starts_with(|c: char| c.is_alphabetic() || c == '`'))
-        .then(|| (code.to_string(), rest.to_string()))
+    let after = &t[code.len()..];
+    // A note on the item between its code and its name (`T7 (stretch) —
+    // OE-fitness score`).
+    let after = after
+        .strip_prefix(" (")
+        .and_then(|n| n.split_once(')'))
+        .filter(|(note, _)| !note.is_empty() && note.len() <= 24)
+        .map_or(after, |(_, rest)| rest);
+    let rest = after_separator(after, &[':', '.', ')'])?;
+    // A name may open quoted (`T4 — "Why is this here?" popover`).
+    let names = |c: char| c.is_alphabetic() || "`\"“„«'‘「".contains(c);
+    (!rest.is_empty() && rest.starts_with(names)).then(|| (code.to_string(), rest.to_string()))
 }
 
 /// The name after a code: past one of `marks` or a spaced dash.

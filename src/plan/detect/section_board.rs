@@ -54,8 +54,27 @@ pub(super) fn board_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Option<
     {
         return None;
     }
+    let boxed = |c: usize| {
+        doc.own_blocks(c).any(|j| {
+            matches!(
+                doc.blocks[j],
+                Block::Item {
+                    checked: Some(_),
+                    depth: 0,
+                    ..
+                }
+            )
+        })
+    };
+    // Where the cards carry boxes (not only their tasks), a section
+    // without one that names no state (`## 📝 Notes for Agents`) is notes
+    // on the board, not a column.
+    let carded = states.iter().any(|&c| boxed(c));
     let mut out: Vec<RawSprint> = Vec::new();
     for &c in &columns {
+        if carded && !states.contains(&c) && !boxed(c) {
+            continue;
+        }
         let finished = done_column(c);
         let blocks: Vec<usize> = doc.own_blocks(c).collect();
         // A column written as lines, no list in it (`# In progress` over a
@@ -116,7 +135,17 @@ pub(super) fn board_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Option<
             // note) is its description.
             let first = doc.source[span.clone()].lines().next().unwrap_or_default();
             let title = super::outline::item_label(first);
-            let name = if card.starts_with(title.trim()) {
+            // A card named in bold before its description (`**Testing**:
+            // Write unit tests …`) is named by the bold words.
+            let bold = title
+                .strip_prefix("**")
+                .and_then(|t| t.split_once("**"))
+                .filter(|(name, after)| after.starts_with(':') || name.ends_with(':'))
+                .map(|(name, _)| name.trim().trim_end_matches(':').trim().to_string())
+                .filter(|name| !name.is_empty());
+            let name = if let Some(bold) = bold {
+                bold
+            } else if card.starts_with(title.trim()) {
                 title.trim().replace("~~", "")
             } else {
                 card.replace("~~", "")

@@ -234,11 +234,15 @@ pub(in crate::plan::detect) fn is_status_group(title: &str) -> bool {
         .next()
         .unwrap_or_default()
         .trim();
-    let t = ["tasks", "work", "items", "sprints", "phases", "steps"]
-        .iter()
-        .find_map(|w| t.strip_suffix(w))
-        .unwrap_or(t)
-        .trim();
+    // Two names for one column (`Missing / Pending Features`): the last.
+    let t = t.rsplit(" / ").next().unwrap_or(t).trim();
+    let t = [
+        "tasks", "work", "items", "sprints", "phases", "steps", "features", "stories", "tickets",
+    ]
+    .iter()
+    .find_map(|w| t.strip_suffix(w))
+    .unwrap_or(t)
+    .trim();
     let words = || t.split_whitespace().count();
     // A state after what it sorts (`Pages to do`, `Pages done`): only the
     // states of a board's columns, as `Ideas for later` or `Plan for the

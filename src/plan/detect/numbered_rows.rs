@@ -1,0 +1,57 @@
+//! Steps numbered on across the tables of their sections: `### 阶段一` holds
+//! rows `1`–`7`, `### 阶段二` rows `8`–`12`, and so on. One count that runs
+//! through every section's table numbers the plan's steps; the sections
+//! group them (a stage, a phase) and are not steps a worker takes whole.
+//! Tables numbered per section (`1.1`, `1.2` under Milestone 1) are a
+//! section's tasks, and stay so.
+
+use super::*;
+
+/// The rows of the sections of `sprints`, as steps, when every one of those
+/// sections holds one table whose first column counts on from the last
+/// section's: `1` to `n` through all of them, more rows than sections.
+pub(super) fn rows_across_sections(doc: &Doc, sprints: &[RawSprint]) -> Option<Vec<RawSprint>> {
+    if sprints.len() < 2 {
+        return None;
+    }
+    let mut next = 1u32;
+    let mut out: Vec<RawSprint> = Vec::new();
+    for s in sprints {
+        let h = doc
+            .blocks
+            .iter()
+            .position(|b| matches!(b, Block::Heading { span, .. } if *span == s.span))?;
+        let section = h + 1..doc.section_end[h];
+        let tables: Vec<&[Row]> = section
+            .clone()
+            .filter_map(|i| match &doc.blocks[i] {
+                Block::Table { rows, .. } => Some(rows.as_slice()),
+                _ => None,
+            })
+            .collect();
+        let [rows] = tables.as_slice() else {
+            return None;
+        };
+        for row in *rows {
+            let n: u32 = row.cells.first()?.text.trim().parse().ok()?;
+            if n != next {
+                return None;
+            }
+            next += 1;
+        }
+        let work = super::work_table::table_sprints(doc, section);
+        if work.sprints.len() != rows.len() {
+            return None;
+        }
+        for mut row in work.sprints {
+            // Numbered as the plan counts them, not per table.
+            row.id = SprintId::whole(out.len() as u32 + 1);
+            row.sprint.id = row.id.clone();
+            if row.sprint.done.is_none() {
+                row.sprint.done.clone_from(&s.sprint.done);
+            }
+            out.push(row);
+        }
+    }
+    (out.len() > sprints.len()).then_some(out)
+}
