@@ -85,6 +85,9 @@ json_snapshots! {
     feature_board => "first-sight-feature-board",
     breakdown_table => "first-sight-breakdown-table",
     rows_across_stages => "first-sight-rows-across-stages",
+    lettered_phases => "first-sight-lettered-phases",
+    criteria_section => "first-sight-criteria-section",
+    nested_groups => "first-sight-nested-groups",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1076,7 +1079,67 @@ fn rows_counted_across_stage_tables_are_the_steps() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(
         names(&v, 0),
-        ["AL 状态机", "网络扫描", "PDO 映射", "Watchdog 机制", "错误恢复"]
+        [
+            "AL 状态机",
+            "网络扫描",
+            "PDO 映射",
+            "Watchdog 机制",
+            "错误恢复"
+        ]
     );
     assert_eq!(done(&v, 0), [false; 5]);
+}
+
+/// `## PHASE A — … — TERMINEE`: the phase is named as written (the `A`
+/// inside `PHASE` is not its id) and done by its unaccented mark.
+#[test]
+fn lettered_phases_keep_their_word_and_an_unaccented_done_mark() {
+    let (status, v, _) = json("first-sight-lettered-phases");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "PHASE A: Documentation & garde-fous",
+            "PHASE B: Collecteurs de données",
+            "PHASE E: Moteur de signaux"
+        ]
+    );
+    assert_eq!(done(&v, 0), [true, false, false]);
+}
+
+/// `### 🎯 Critérios de aceite por fase` restating each phase (`#### ✅
+/// FASE 1 APROVADA QUANDO:`) holds the phases' exit criteria. Before, it
+/// was a second unit whose steps were marked done by their ✅.
+#[test]
+fn a_criteria_section_restating_the_phases_is_their_criteria() {
+    let (status, v, _) = json("first-sight-criteria-section");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(v["units"].as_array().map(Vec::len), Some(1), "{v}");
+    assert_eq!(
+        names(&v, 0),
+        ["Infraestrutura (Semanas 1-2)", "Calendários (Semanas 3-4)"]
+    );
+    assert_eq!(done(&v, 0), [false, false]);
+    let exit = |k: usize| v["units"][0]["sprints"][k]["exit"].as_array().map(Vec::len);
+    assert_eq!((exit(0), exit(1)), (Some(2), Some(1)), "{v}");
+    assert_eq!(v["tally"]["criteria"], 3, "{v}");
+}
+
+/// Checklists under `## 1.` to `## 3.` and under `#### 4.1.1` inside `## 4.
+/// Tests and tuning`: the fourth step is section 4, as its siblings are
+/// sections; its parts are its tasks, and one open box keeps it open.
+#[test]
+fn groups_nested_in_the_next_numbered_section_are_that_step() {
+    let (status, v, _) = json("first-sight-nested-groups");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Core calculations",
+            "Dashboard component",
+            "Refactor",
+            "Tests and tuning"
+        ]
+    );
+    assert_eq!(done(&v, 0), [true, true, true, false]);
 }

@@ -316,7 +316,13 @@ const DONE_WORDS: &[&str] = &[
     "terminato",
     "terminé",
     "terminée",
+    "terminés",
+    "terminées",
+    // Shouted without its accent (`PHASE A — … — TERMINEE`).
+    "terminee",
+    "terminees",
     "achevé",
+    "achevée",
     "fait",
     "erledigt",
     "fertig",

@@ -73,6 +73,7 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
         | "abnahmekriterien"
         | "abschlusskriterien"
         | "critérios de aceitação"
+        | "critérios de aceite"
         | "critérios de aprovação"
         | "criterios de aprobación"
         | "approval criteria"
@@ -135,6 +136,7 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
                 "critères d'acceptation ",
                 "critères de succès ",
                 "critérios de aceitação ",
+                "critérios de aceite ",
                 "critérios de aprovação ",
                 "criterios de aprobación ",
                 "criteri di accettazione ",

@@ -62,3 +62,54 @@ pub(super) fn fenced_checks(block: &str) -> impl Iterator<Item = (&str, bool)> {
         (!item.is_empty()).then_some((item, ticked))
     })
 }
+
+/// Checklist groups numbered as one series at one level (`## 1.` … `##
+/// 9.`) beside deeper groups inside the next number of that series (`####
+/// 10.1.1` under `## 10. Tests`): the deeper groups are parts of their
+/// numbered section, which is the step, as its siblings are. Reading the
+/// parts as steps mixes two levels in one sequence.
+pub(super) fn nested_groups_lifted(
+    doc: &Doc,
+    groups: Vec<(usize, String)>,
+) -> Vec<(usize, String)> {
+    let level = |i: usize| doc.heading(i).map_or(0, |(l, _, _)| l);
+    let whole_number = |i: usize| {
+        doc.heading(i)
+            .and_then(|(_, t, _)| super::numbered::numbered_heading(t))
+            .is_some_and(|(id, _)| id.parse::<u32>().is_ok())
+    };
+    let Some(top) = groups.iter().map(|&(i, _)| level(i)).min() else {
+        return groups;
+    };
+    let at_top: Vec<usize> = groups
+        .iter()
+        .map(|&(i, _)| i)
+        .filter(|&i| level(i) == top)
+        .collect();
+    if at_top.len() < 3 || !at_top.iter().all(|&i| whole_number(i)) {
+        return groups;
+    }
+    let section_of = |i: usize| {
+        let mut up = doc.parent[i];
+        while let Some(p) = up {
+            if level(p) == top {
+                return Some(p);
+            }
+            up = doc.parent[p];
+        }
+        None
+    };
+    let mut out: Vec<(usize, String)> = Vec::new();
+    for (i, name) in groups {
+        let lifted = (level(i) > top)
+            .then(|| section_of(i))
+            .flatten()
+            .filter(|&p| whole_number(p) && !at_top.contains(&p))
+            .and_then(|p| Some((p, clean_name(doc.heading(p)?.1))));
+        let (i, name) = lifted.unwrap_or((i, name));
+        if !out.iter().any(|(j, _)| *j == i) {
+            out.push((i, name));
+        }
+    }
+    out
+}

@@ -23,6 +23,7 @@ mod checklist_tree;
 mod coded_items;
 mod completion;
 mod criteria;
+mod criteria_units;
 mod dependencies;
 mod dependency_lines;
 mod dialect;
@@ -418,7 +419,10 @@ fn parse_once(
     if let Some(deps) = table_deps.filter(|_| raw_units.len() == 1) {
         raw_units = work_table::units_by_dependencies(raw_units.remove(0), deps);
     }
-    if raw_units.len() > 1 && breakdown_table::fold_breakdowns(&doc, &mut raw_units) {
+    let folded = raw_units.len() > 1
+        && (criteria_units::fold_criteria_units(&mut raw_units)
+            | breakdown_table::fold_breakdowns(&doc, &mut raw_units));
+    if folded {
         // A lone unit left is the plan's one sequence, not a section of it.
         if raw_units.len() == 1 && matches!(unit_source, UnitSource::Sections) {
             unit_source = UnitSource::Single;

@@ -149,8 +149,8 @@ fn in_scope(
                 // The word as the plan writes it (`Story R.0`, not `Task R.0`).
                 let word = doc
                     .heading(i)
-                    .and_then(|(_, t, _)| t.split_once(h.id.as_str()))
-                    .and_then(|(before, _)| before.split_whitespace().last())
+                    .and_then(|(_, t, _)| before_token(t, &h.id))
+                    .and_then(|before| before.split_whitespace().last())
                     .filter(|w| w.chars().all(char::is_alphabetic))
                     .map_or_else(|| h.word.as_str().to_string(), str::to_string);
                 let name = if h.id.parse::<SprintId>().is_ok() && !h.name.is_empty() {
@@ -527,6 +527,7 @@ fn in_scope(
     // headings are the sprints.
     let groups = super::numbered::numbered_parents(doc, &groups).unwrap_or(groups);
     let groups = status_buckets_lifted(doc, groups, top);
+    let groups = super::levels::nested_groups_lifted(doc, groups);
     let groups = with_unboxed_siblings(doc, groups, scope_all.clone());
     // A group's text ends where a group nested in it begins: its items are
     // that group's own, not the same work twice.
@@ -775,4 +776,16 @@ fn with_unboxed_siblings(
     all.extend(added);
     all.sort_by_key(|(i, _)| *i);
     all
+}
+
+/// The text before `id` written as a word of its own (`PHASE ` of `PHASE A
+/// — Docs`, not `PH` of the `A` inside `PHASE`).
+fn before_token<'t>(text: &'t str, id: &str) -> Option<&'t str> {
+    text.match_indices(id).map(|(at, _)| at).find_map(|at| {
+        let before = &text[..at];
+        let after = &text[at + id.len()..];
+        let starts = before.is_empty() || before.ends_with(|c: char| !c.is_alphanumeric());
+        let ends = !after.starts_with(|c: char| c.is_alphanumeric());
+        (starts && ends).then_some(before)
+    })
 }
