@@ -88,6 +88,7 @@ json_snapshots! {
     lettered_phases => "first-sight-lettered-phases",
     criteria_section => "first-sight-criteria-section",
     nested_groups => "first-sight-nested-groups",
+    phase_tasks => "first-sight-phase-tasks",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1142,4 +1143,25 @@ fn groups_nested_in_the_next_numbered_section_are_that_step() {
         ]
     );
     assert_eq!(done(&v, 0), [true, true, true, false]);
+}
+
+/// `### Fase 1` holding `#### Task 1.1` and `#### Task 1.2`, read as a
+/// unit: its tasks are its steps. Before, they were grouped into one step
+/// per major number, so each phase was one step named after its first
+/// task and the others were folded into it.
+#[test]
+fn the_tasks_of_a_phase_read_as_a_unit_are_its_steps() {
+    let (status, v, _) = json("first-sight-phase-tasks");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Implementar API Routes (1.5 dias)",
+            "Configurar RLS Policies (1 dia)"
+        ]
+    );
+    assert_eq!(
+        names(&v, 1),
+        ["Página Principal (1.5 dias)", "Modal CRUD (1 dia)"]
+    );
 }

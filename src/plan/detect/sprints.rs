@@ -368,7 +368,10 @@ fn in_scope(
             .is_some_and(|(_, t, _)| strip_done_marks(t).1)
             || done_evidence(doc, h, false).is_some()
     });
-    if tracked {
+    // One major number alone (`#### Task 1.1` … `1.3` under `### Fase 1`):
+    // its section is the group; the tasks are the steps.
+    let one_group = groups.len() == 1 && groups.values().all(|h| h.len() >= 2);
+    if tracked || one_group {
         for &h in groups.values().flatten() {
             let Some((_, text, span)) = doc.heading(h) else {
                 continue;
