@@ -89,6 +89,7 @@ json_snapshots! {
     criteria_section => "first-sight-criteria-section",
     nested_groups => "first-sight-nested-groups",
     phase_tasks => "first-sight-phase-tasks",
+    counted_steps => "first-sight-counted-steps",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1164,4 +1165,18 @@ fn the_tasks_of_a_phase_read_as_a_unit_are_its_steps() {
         names(&v, 1),
         ["Página Principal (1.5 dias)", "Modal CRUD (1 dia)"]
     );
+}
+
+/// Bold lines `**Step 1: …**` to `**Step 3: …**` counted on across the
+/// phases that group them are the steps, each with its checklist; the
+/// design sections named after the phases hold none. Before, each phase
+/// was one step.
+#[test]
+fn bold_step_lines_counted_through_the_plan_are_the_steps() {
+    let (status, v, _) = json("first-sight-counted-steps");
+    assert_eq!(status, 0, "{v}");
+    let all: Vec<String> = (0..2).flat_map(|u| names(&v, u)).collect();
+    assert_eq!(all, ["项目脚手架", "config/ 配置层", "生成器核心"]);
+    assert_eq!(done(&v, 0), [false, false]);
+    assert_eq!(v["units"][1]["deps"], serde_json::json!(["游戏 UI 模板"]));
 }

@@ -4,6 +4,9 @@
 //! are found like `### 1.1` sub-sections. Only a section with two or more
 //! such lines numbered after the section itself (`1.1`, `1.2` under a
 //! heading numbered 1) is read so; a lone bold label stays a paragraph.
+//! So is a series of bold lines named by a step word and counted on through
+//! the plan (`**Step 1: Scaffold**` … `**Step 11: Integrate**`, across the
+//! phases that group them).
 
 use super::Block;
 
@@ -37,6 +40,7 @@ pub(super) fn promote_bold_steps(source: &str, mut blocks: Vec<Block>) -> Vec<Bl
         }
     }
     flush(&mut pending, &mut found);
+    found.extend(counted_series(source, &blocks));
     for (i, level, text) in found {
         let span = blocks[i].span();
         blocks[i] = Block::Heading { level, text, span };
@@ -59,6 +63,64 @@ fn bold_step(raw: &str, number: u32) -> Option<String> {
     let after = rest[minor.len()..].trim_start_matches([':', '.', ')']);
     let named = after.starts_with(' ') && after.trim().len() >= 2;
     (major.parse() == Ok(number) && !minor.is_empty() && named).then(|| inner.to_string())
+}
+
+/// Bold lines `**Step N: name**` whose numbers count 1, 2, 3 … through the
+/// plan, two or more: each a heading one level below its section.
+fn counted_series(source: &str, blocks: &[Block]) -> Vec<(usize, u8, String)> {
+    let mut level = 1;
+    let mut series = Vec::new();
+    for (i, block) in blocks.iter().enumerate() {
+        match block {
+            Block::Heading { level: l, .. } => level = *l,
+            Block::Paragraph { span, .. } => {
+                let raw = source[span.clone()].trim();
+                if let Some((n, text)) = counted_step(raw) {
+                    series.push((i, (level + 1).min(6), text, n));
+                }
+            }
+            _ => {}
+        }
+    }
+    let counts_on = series
+        .iter()
+        .enumerate()
+        .all(|(k, (_, _, _, n))| *n == k as u32 + 1);
+    if series.len() < 2 || !counts_on {
+        return Vec::new();
+    }
+    series.into_iter().map(|(i, l, t, _)| (i, l, t)).collect()
+}
+
+/// `**Step 3: lib/ core**` (or `**Task 3 — …**`): its number and text.
+fn counted_step(raw: &str) -> Option<(u32, String)> {
+    if raw.contains('\n') {
+        return None;
+    }
+    let inner = raw.strip_prefix("**")?.strip_suffix("**")?.trim();
+    if inner.contains("**") {
+        return None;
+    }
+    let lower = inner.to_lowercase();
+    let (word, len) = super::headings::Word::parse(&lower)?;
+    let steps = [
+        super::headings::Word::Step,
+        super::headings::Word::Task,
+        super::headings::Word::Sprint,
+        super::headings::Word::Stage,
+    ];
+    if !steps.contains(&word) {
+        return None;
+    }
+    let rest = inner[len..].strip_prefix(' ')?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    let n: u32 = digits.parse().ok()?;
+    let after = &rest[digits.len()..];
+    let name = [":", "：", " —", " –", " -", "."]
+        .iter()
+        .find_map(|sep| after.strip_prefix(sep))?
+        .trim();
+    (!name.is_empty()).then(|| (n, inner.to_string()))
 }
 
 /// The first number in a heading (`Phase 3: Payments` → 3).
@@ -87,5 +149,18 @@ mod tests {
         assert_eq!(bold_step("**Exit Criteria:**", 1), None);
         assert_eq!(bold_step("**1.2** and more text", 1), None);
         assert_eq!(bold_step("**1.5x faster**", 1), None);
+    }
+
+    #[test]
+    fn bold_lines_counted_by_a_step_word() {
+        use super::counted_step;
+        assert_eq!(
+            counted_step("**Step 3: lib/ 核心逻辑**"),
+            Some((3, "Step 3: lib/ 核心逻辑".to_string()))
+        );
+        assert_eq!(counted_step("**Task 2 — Parser**").map(|s| s.0), Some(2));
+        assert_eq!(counted_step("**Step 3**"), None);
+        assert_eq!(counted_step("**Phase 2: Build**"), None);
+        assert_eq!(counted_step("**Stepping stones: 3**"), None);
     }
 }
