@@ -90,6 +90,7 @@ json_snapshots! {
     nested_groups => "first-sight-nested-groups",
     phase_tasks => "first-sight-phase-tasks",
     counted_steps => "first-sight-counted-steps",
+    week_spans => "first-sight-week-spans",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1179,4 +1180,24 @@ fn bold_step_lines_counted_through_the_plan_are_the_steps() {
     assert_eq!(all, ["项目脚手架", "config/ 配置层", "生成器核心"]);
     assert_eq!(done(&v, 0), [false, false]);
     assert_eq!(v["units"][1]["deps"], serde_json::json!(["游戏 UI 模板"]));
+}
+
+/// `#### Weeks 1-4: Core Engine` under a `### Week-by-Week Plan` in each
+/// phase: the spans of weeks are the steps, and the phases, not their
+/// like-named parts, are the units, one after another. Before, the weeks
+/// were not read, and each phase was one step.
+#[test]
+fn spans_of_weeks_under_each_phase_are_the_steps() {
+    let (status, v, _) = json("first-sight-week-spans");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        ["Core Engine", "Developer Experience — 60% Complete"]
+    );
+    assert_eq!(names(&v, 1), ["Cloud Infrastructure", "Event Store"]);
+    assert_eq!(done(&v, 0), [true, false]);
+    assert_eq!(
+        v["units"][1]["deps"],
+        serde_json::json!(["Foundation (Weeks 1-8) — 90% Complete"])
+    );
 }

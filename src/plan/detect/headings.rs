@@ -418,6 +418,11 @@ pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
     let lower = t.to_lowercase();
     let (word, rest) = if let Some((word, len)) = Word::parse(&lower) {
         let rest = &t[len..];
+        // `Weeks 1-4: Core engine`: a span of weeks, named as a week is.
+        let rest = match rest.strip_prefix("s ") {
+            Some(span) if word == Word::Week && is_span(span) => &rest[1..],
+            _ => rest,
+        };
         // `Sprint 1`, `PATCH-01`, `Phase0`; not `Sprints`, `Phases`,
         // `Stepping`.
         let rest = rest
@@ -508,6 +513,16 @@ pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
     }
     heading.name = tidy_name(&name);
     Some(Heading::Sprint(heading))
+}
+
+/// `1-4`, `13–14`: a span of numbers opening `text`.
+fn is_span(text: &str) -> bool {
+    let first = text.chars().take_while(char::is_ascii_digit).count();
+    let rest = &text[first..];
+    let Some(second) = rest.strip_prefix(['-', '–']) else {
+        return false;
+    };
+    first > 0 && second.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// Asides around a sprint's name are not its name: `(Week 1): Core DX` is

@@ -45,6 +45,7 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
     if orphan || holders.len() < 2 {
         return units_from_dividers(doc);
     }
+    let holders = distinct_holders(doc, holders);
     // A holder inside another holder: keep the outer one only.
     let holders: Vec<usize> = holders
         .iter()
@@ -203,6 +204,29 @@ fn table_holders(doc: &Doc) -> Vec<usize> {
 }
 
 /// A heading that groups sprints by their state.
+/// Holders named alike (`### Week-by-Week Plan` under each `## Phase N`)
+/// are parts of the sections above them, which are the units: each is
+/// replaced by its parent heading, until the names differ.
+fn distinct_holders(doc: &Doc, mut holders: Vec<usize>) -> Vec<usize> {
+    let name = |i: usize| doc.heading(i).map(|(_, t, _)| clean_name(t).to_lowercase());
+    for _ in 0..3 {
+        let repeated = |h: usize| holders.iter().filter(|&&o| name(o) == name(h)).count() > 1;
+        let lifted: Vec<usize> = holders
+            .iter()
+            .map(|&h| match doc.parent[h] {
+                Some(p) if repeated(h) && doc.heading(p).is_some_and(|(l, _, _)| l >= 2) => p,
+                _ => h,
+            })
+            .collect();
+        if lifted == holders {
+            break;
+        }
+        holders = lifted;
+        holders.dedup();
+    }
+    holders
+}
+
 pub(in crate::plan::detect) fn is_status_group(title: &str) -> bool {
     const STATES: &[&str] = &[
         "completed",
