@@ -210,7 +210,12 @@ fn table_holders(doc: &Doc) -> Vec<usize> {
 fn distinct_holders(doc: &Doc, mut holders: Vec<usize>) -> Vec<usize> {
     let name = |i: usize| doc.heading(i).map(|(_, t, _)| clean_name(t).to_lowercase());
     for _ in 0..3 {
-        let repeated = |h: usize| holders.iter().filter(|&&o| name(o) == name(h)).count() > 1;
+        // (Columns of a board in each phase, `### BACKLOG`, `### DONE`,
+        // sort the phase's work; they are read as such elsewhere.)
+        let repeated = |h: usize| {
+            holders.iter().filter(|&&o| name(o) == name(h)).count() > 1
+                && !doc.heading(h).is_some_and(|(_, t, _)| is_status_group(t))
+        };
         let lifted: Vec<usize> = holders
             .iter()
             .map(|&h| match doc.parent[h] {
