@@ -91,6 +91,7 @@ json_snapshots! {
     phase_tasks => "first-sight-phase-tasks",
     counted_steps => "first-sight-counted-steps",
     week_spans => "first-sight-week-spans",
+    fenced_plan => "first-sight-fenced-plan",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1200,4 +1201,15 @@ fn spans_of_weeks_under_each_phase_are_the_steps() {
         v["units"][1]["deps"],
         serde_json::json!(["Foundation (Weeks 1-8) — 90% Complete"])
     );
+}
+
+/// A plan pasted whole into a ```` ````markdown ```` block is read as the
+/// plan. Before, it was refused: nothing outside the block.
+#[test]
+fn a_plan_pasted_into_one_markdown_block_is_read() {
+    let (status, v, _) = json("first-sight-fenced-plan");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0), ["Verify artifacts"]);
+    assert_eq!(done(&v, 0), [false]);
+    assert_eq!(v["tally"]["in_sprints"], 3, "{v}");
 }

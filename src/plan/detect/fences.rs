@@ -7,6 +7,10 @@
 //! closing fence is its own; those inner fence lines are blanked (same
 //! length) in the copy the blocks are read from. A document whose fences
 //! do not balance that way is left as CommonMark reads it.
+//!
+//! A plan pasted whole into a ```` ```markdown ```` block (as a chat answer
+//! gives it) is the plan, not an example of one: that one fence pair is
+//! blanked and its text read.
 
 /// Blank the fence lines of blocks nested in other blocks, if every block
 /// then closes.
@@ -110,6 +114,44 @@ pub(super) fn fence(t: &str) -> Option<Fence<'_>> {
     let info = t[n..].trim();
     // A backtick fence's info string has no backtick (that is inline code).
     (c == '~' || !info.contains('`')).then_some((c, n, info))
+}
+
+/// Blank the fence lines around a document that is one `markdown` block
+/// from its first line to its last, so its text is read as the plan.
+pub(super) fn unwrap_whole_document(text: &mut String) {
+    let first_at = text.len() - text.trim_start().len();
+    let first_end = text[first_at..]
+        .find('\n')
+        .map_or(text.len(), |n| first_at + n);
+    let opening = text[first_at..first_end].trim_end();
+    let marks = opening
+        .chars()
+        .take_while(|&c| c == '`' || c == '~')
+        .count();
+    let info = opening[marks..].trim().to_ascii_lowercase();
+    if marks < 3 || !matches!(info.as_str(), "markdown" | "md") {
+        return;
+    }
+    let opening_len = opening.len();
+    let fence = opening[..marks].to_string();
+    let body = text[..text.trim_end().len()].to_string();
+    let last_at = body.rfind('\n').map_or(0, |n| n + 1);
+    if last_at <= first_end || body[last_at..].trim() != fence.as_str() {
+        return;
+    }
+    // No line between them closes the block early.
+    let closes_early = body[first_end..last_at]
+        .lines()
+        .any(|l| l.trim() == fence.as_str());
+    if closes_early {
+        return;
+    }
+    let blank = |t: &mut String, r: std::ops::Range<usize>| {
+        let spaces = " ".repeat(r.len());
+        t.replace_range(r, &spaces);
+    };
+    blank(text, last_at..body.len());
+    blank(text, first_at..first_at + opening_len);
 }
 
 #[cfg(test)]

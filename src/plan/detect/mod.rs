@@ -277,6 +277,7 @@ fn parse_once(
     let normalized = outline::lone_cr_to_lf(source);
     let source = normalized.as_deref().unwrap_or(source);
     let (mut masked, frontmatter) = mask_frontmatter(source);
+    fences::unwrap_whole_document(&mut masked);
     fences::mask_nested_fences(&mut masked);
     fences::drop_unclosed_fences(&mut masked);
     outline::rewrite_xml_tasks(&mut masked);
