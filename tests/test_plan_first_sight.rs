@@ -92,6 +92,7 @@ json_snapshots! {
     counted_steps => "first-sight-counted-steps",
     week_spans => "first-sight-week-spans",
     fenced_plan => "first-sight-fenced-plan",
+    stated_deps => "first-sight-stated-deps",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1212,4 +1213,29 @@ fn a_plan_pasted_into_one_markdown_block_is_read() {
     assert_eq!(names(&v, 0), ["Verify artifacts"]);
     assert_eq!(done(&v, 0), [false]);
     assert_eq!(v["tally"]["in_sprints"], 3, "{v}");
+}
+
+/// "Sprint 2-3 dependen de Sprint 1", "Sprint 4 depende de Sprint 2-3"
+/// in a notes list: the sprints are a graph, 2 and 3 at once after 1, 4
+/// after both. Before, one sequence.
+#[test]
+fn statements_of_what_each_sprint_waits_for_make_a_graph() {
+    let (status, v, _) = json("first-sight-stated-deps");
+    assert_eq!(status, 0, "{v}");
+    let deps: Vec<Value> = v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .map(|u| u["deps"].clone())
+        .collect();
+    assert_eq!(
+        deps,
+        [
+            serde_json::json!([]),
+            serde_json::json!(["Sprint 0"]),
+            serde_json::json!(["Sprint 1"]),
+            serde_json::json!(["Sprint 1"]),
+            serde_json::json!(["Sprint 2", "Sprint 3"]),
+        ]
+    );
 }

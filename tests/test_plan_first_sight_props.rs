@@ -349,3 +349,86 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Statements about the steps anywhere in the plan ("Sprint 4 depende
+    /// de Sprint 2-3"): a step never runs before a step a statement names
+    /// for it, a step no statement names runs after every step before it,
+    /// and one statement whose other side names no step leaves the plan
+    /// one sequence.
+    #[test]
+    fn stated_dependencies_are_obeyed_and_never_loosened(
+        picks in prop::collection::vec(prop::option::of(prop::collection::vec(any::<prop::sample::Index>(), 1..3)), 3..8),
+        spanish in any::<bool>(),
+        vague in any::<bool>(),
+    ) {
+        let n = picks.len();
+        let waits: Vec<Option<Vec<usize>>> = picks
+            .iter()
+            .enumerate()
+            .map(|(k, pick)| {
+                let pick = pick.as_ref().filter(|_| k > 0)?;
+                let mut on: Vec<usize> = pick.iter().map(|i| i.index(k)).collect();
+                on.sort_unstable();
+                on.dedup();
+                Some(on)
+            })
+            .collect();
+        let mut text = String::from("# Plan\n");
+        for k in 0..n {
+            text.push_str(&format!("\n## Sprint {}: Work {k}\n\n- [ ] Build part {k}\n", k + 1));
+        }
+        text.push_str("\n## Order\n\n");
+        let says = if spanish { "depende de" } else { "depends on" };
+        for (k, on) in waits.iter().enumerate() {
+            if let Some(on) = on {
+                let named: Vec<String> = on.iter().map(|d| (d + 1).to_string()).collect();
+                text.push_str(&format!("- Sprint {} {says} Sprint {}\n", k + 1, named.join(", ")));
+            }
+        }
+        if vague {
+            text.push_str(&format!("- Sprint {n} {says} the design review\n"));
+        }
+        let plan = parse(&text, &ctx()).expect("a plan");
+        let names: Vec<&str> = plan.units.iter().map(|u| u.name.as_str()).collect();
+        let at = |k: usize| {
+            plan.units.iter().enumerate().find_map(|(u, unit)| {
+                unit.sprints
+                    .iter()
+                    .position(|s| s.name.ends_with(&format!("Work {k}")))
+                    .map(|p| (u, p))
+            })
+        };
+        let reach = |u: usize| {
+            let mut seen = std::collections::BTreeSet::new();
+            let mut stack = vec![u];
+            while let Some(x) = stack.pop() {
+                for d in &plan.units[x].deps {
+                    if let Some(j) = names.iter().position(|m| m == d) {
+                        if seen.insert(j) {
+                            stack.push(j);
+                        }
+                    }
+                }
+            }
+            seen
+        };
+        if vague {
+            prop_assert_eq!(plan.units.len(), 1, "{}", text);
+        }
+        for (k, on) in waits.iter().enumerate() {
+            let (ku, kp) = at(k).expect("every step read");
+            let before: Vec<usize> = match on {
+                Some(on) => on.clone(),
+                None => (0..k).collect(),
+            };
+            for d in before {
+                let (du, dp) = at(d).expect("every step read");
+                let after = if ku == du { dp < kp } else { reach(ku).contains(&du) };
+                prop_assert!(after, "step {k} may run before step {d}:\n{text}");
+            }
+        }
+    }
+}

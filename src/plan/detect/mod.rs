@@ -59,6 +59,7 @@ mod sprint_table;
 mod sprint_text;
 mod sprint_word;
 mod sprints;
+mod stated_deps;
 mod steps;
 mod story;
 mod stream_units;

@@ -39,7 +39,12 @@ pub(super) fn split_by_stated_order(doc: &Doc, units: &mut Vec<RawUnit>) -> bool
                 units_of(doc, unit, names, waits, why)
             })
         })
-        .or_else(|| from_tickets(doc, unit));
+        .or_else(|| from_tickets(doc, unit))
+        .or_else(|| {
+            super::stated_deps::from_statements(doc, unit, |names, waits, why| {
+                units_of(doc, unit, names, waits, why)
+            })
+        });
     let found = split.is_some();
     if let Some(split) = split {
         *units = split;
