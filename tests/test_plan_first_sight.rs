@@ -93,6 +93,8 @@ json_snapshots! {
     week_spans => "first-sight-week-spans",
     fenced_plan => "first-sight-fenced-plan",
     stated_deps => "first-sight-stated-deps",
+    routine_steps => "first-sight-routine-steps",
+    unicode_word => "first-sight-unicode-word",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1238,4 +1240,32 @@ fn statements_of_what_each_sprint_waits_for_make_a_graph() {
             serde_json::json!(["Sprint 2", "Sprint 3"]),
         ]
     );
+}
+
+/// `### Крок 1` … `4` under `## 2. Незмінний цикл роботи агента` (the
+/// agent's cycle, repeated for each defect) beside `### Milestone 0` … `2`:
+/// the milestones are the steps. Before, the cycle's four steps were, and
+/// every milestone was dropped.
+#[test]
+fn a_routine_repeated_for_each_step_is_not_the_steps() {
+    let (status, v, _) = json("first-sight-routine-steps");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Public repository and reporting",
+            "Baseline freeze",
+            "Golden fixtures"
+        ]
+    );
+}
+
+/// `## Sprint Sıralaması ve Bağımlılıklar` ("sprint order and
+/// dependencies") names no sprint `S`: a letter id ends where a word in
+/// any script would go on.
+#[test]
+fn a_letter_before_a_word_in_another_script_is_no_id() {
+    let (status, v, _) = json("first-sight-unicode-word");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0), ["Proje İskeleti", "Veri Toplama"]);
 }

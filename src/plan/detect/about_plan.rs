@@ -147,6 +147,31 @@ pub(super) fn names_later_ideas(heading: &str) -> bool {
         || lower.contains("parking lot")
 }
 
+/// Whether a heading names a routine repeated for each piece of work (`5.
+/// Незмінний цикл роботи агента`, `Daily workflow`, `Each cycle`), not a
+/// stretch of the plan.
+pub(super) fn names_routine(heading: &str) -> bool {
+    const ROUTINE: &[&str] = &[
+        "cycle",
+        "loop",
+        "workflow",
+        "routine",
+        "procedure",
+        "daily",
+        "цикл",
+        "ciclo",
+        "zyklus",
+        "arbeitsablauf",
+    ];
+    // Written without spaces between words: found anywhere.
+    const ROUTINE_CJK: &[&str] = &["循环", "ループ", "사이클"];
+    let lower = heading.to_lowercase();
+    lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| ROUTINE.contains(&w))
+        || ROUTINE_CJK.iter().any(|w| lower.contains(w))
+}
+
 #[cfg(test)]
 mod tests {
     use super::describes_plan;

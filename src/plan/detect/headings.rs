@@ -385,8 +385,9 @@ fn read_id(s: &str) -> Option<(String, &str)> {
         while end < bytes.len() && bytes[end].is_ascii_digit() {
             end += 1;
         }
-        // `Phase A`, `Phase A0`, but not `Phase Alpha`.
-        if bytes.get(end).is_some_and(|c| c.is_ascii_alphabetic()) {
+        // `Phase A`, `Phase A0`, but not `Phase Alpha` (nor `Sprint
+        // Sıralaması`, a word in any script).
+        if s[end..].starts_with(char::is_alphabetic) {
             return None;
         }
         // `Story R.0`, `Story R.1`: a letter and a number under it.

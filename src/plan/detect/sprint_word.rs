@@ -192,6 +192,9 @@ fn choose_word_of(
     // Per word: every distinct id, task groups too (`Task 1.1`), for how
     // far an inner word's headings spread over them.
     let mut all_ids: BTreeMap<Word, BTreeSet<String>> = BTreeMap::new();
+    // Per word: whether every heading of it sits in a section naming a
+    // routine (`## 5. Незмінний цикл роботи агента`, `## Daily workflow`).
+    let mut in_routine: BTreeMap<Word, bool> = BTreeMap::new();
     for (i, h) in parsed.iter().enumerate() {
         let Some(Heading::Sprint(h)) = h else {
             continue;
@@ -222,10 +225,23 @@ fn choose_word_of(
             }
             up = parent[p];
         }
+        let routine = std::iter::successors(parent[i], |&p| parent[p]).any(|p| {
+            matches!(&blocks[p], Block::Heading { text, .. } if super::about_plan::names_routine(text))
+        });
+        *in_routine.entry(h.word).or_insert(true) &= routine;
         let e = stats.entry(h.word).or_insert((u8::MAX, 0, 0));
         e.0 = e.0.min(*level);
         e.1 += 1;
         e.2 += usize::from(nested);
+    }
+    // A routine the plan repeats for each piece of work (`### Крок 1 —
+    // SYNC` … `### Крок 11` of the agent's cycle) is how each step is
+    // done, not the steps, when another word names them.
+    if stats.len() > 1 {
+        let routine = |w: &Word| in_routine.get(w).copied().unwrap_or(false);
+        if stats.keys().any(|w| !routine(w)) {
+            stats.retain(|w, _| !routine(w));
+        }
     }
     // Steps inside Phases are the sprints only when most phases hold steps:
     // `### Step N` inside one `## Task 5` of six are that task's parts.
