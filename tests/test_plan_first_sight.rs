@@ -95,6 +95,7 @@ json_snapshots! {
     stated_deps => "first-sight-stated-deps",
     routine_steps => "first-sight-routine-steps",
     unicode_word => "first-sight-unicode-word",
+    dated_done => "first-sight-dated-done",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1268,4 +1269,14 @@ fn a_letter_before_a_word_in_another_script_is_no_id() {
     let (status, v, _) = json("first-sight-unicode-word");
     assert_eq!(status, 0, "{v}");
     assert_eq!(names(&v, 0), ["Proje İskeleti", "Veri Toplama"]);
+}
+
+/// `— ABGESCHLOSSEN (2026-06-05)`, `— COMPLETE (2026-06-05)`: a done word
+/// with its date after it marks the phase done. Before, the date hid it.
+#[test]
+fn a_done_word_followed_by_its_date_marks_the_step() {
+    let (status, v, _) = json("first-sight-dated-done");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0), ["Marker", "Karten", "Backend", "UI"]);
+    assert_eq!(done(&v, 0), [true, true, true, false]);
 }

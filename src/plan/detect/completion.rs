@@ -53,6 +53,19 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
         t = head;
         done = true;
     }
+    // A date after a shouted done word (`— ABGESCHLOSSEN (2026-06-05)`,
+    // `— COMPLETE (Dec 8)`): the date goes with the mark.
+    if let Some(open) = t.trim_end().strip_suffix(')').and_then(|h| h.rfind('(')) {
+        let aside = &t[open + 1..t.trim_end().len() - 1];
+        let before = t[..open].trim_end();
+        let word = before.split_whitespace().last().unwrap_or_default();
+        let shouted = word.chars().any(char::is_alphabetic)
+            && !word.chars().any(char::is_lowercase)
+            && DONE_WORDS.contains(&word.to_lowercase().as_str());
+        if shouted && aside.len() <= 24 && aside.chars().any(|c| c.is_ascii_digit()) {
+            t = before.to_string();
+        }
+    }
     // A trailing upper-case word: `Sprint 2: Parser DONE`, `— COMPLETE`.
     loop {
         let trimmed = t.trim_end_matches(|c: char| c.is_whitespace() || c == '*' || c == '_');
