@@ -96,6 +96,7 @@ json_snapshots! {
     routine_steps => "first-sight-routine-steps",
     unicode_word => "first-sight-unicode-word",
     dated_done => "first-sight-dated-done",
+    part_codes => "first-sight-part-codes",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1279,4 +1280,29 @@ fn a_done_word_followed_by_its_date_marks_the_step() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(names(&v, 0), ["Marker", "Karten", "Backend", "UI"]);
     assert_eq!(done(&v, 0), [true, true, true, false]);
+}
+
+/// Tasks coded `T1`, `T1b`, `T2` with an index table whose `يعتمد على`
+/// ("depends on") column orders them: `T1b` is a step, and T2 and T3 wait
+/// for it only. Before, `T1b` was dropped and the plan was one sequence.
+#[test]
+fn part_codes_are_steps_and_an_index_in_arabic_orders_them() {
+    let (status, v, _) = json("first-sight-part-codes");
+    assert_eq!(status, 0, "{v}");
+    let units: Vec<(String, Value)> = v["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .map(|u| {
+            (
+                u["name"].as_str().unwrap_or_default().to_string(),
+                u["deps"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(units.len(), 4, "{v}");
+    assert!(units[1].0.starts_with("T1b"), "{v}");
+    assert_eq!(units[2].1, serde_json::json!([units[1].0]));
+    assert_eq!(units[3].1, serde_json::json!([units[1].0]));
+    assert_eq!(done(&v, 0), [true]);
 }

@@ -684,6 +684,16 @@ pub(super) const DEPENDENCY_COLUMNS: &[&str] = &[
     "依赖",
     "前置",
     "前置任务",
+    "依存",
+    "依存関係",
+    "의존성",
+    "선행",
+    "يعتمد على",
+    "الاعتماديات",
+    "dipende da",
+    "dipendenze",
+    "zależności",
+    "bağımlılıklar",
 ];
 
 /// `Phase 0` of `Phase 0 complete`: a name followed by the state it must

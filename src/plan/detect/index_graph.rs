@@ -9,13 +9,22 @@ use super::dependencies::DEPENDENCY_COLUMNS;
 use super::*;
 
 /// `IP-17` of `IP-17: Boolean entitlements`: a code of capitals, a dash and
-/// a number opening a name.
+/// a number opening a name; or of capitals and a number, with a letter for
+/// a part (`T1`, `T1b`).
 fn code_of(text: &str) -> Option<String> {
     let t = text.trim().trim_matches(['`', '*']).trim_start_matches('`');
     let letters = t.chars().take_while(char::is_ascii_uppercase).count();
-    let rest = t[letters..].strip_prefix(['-', '_'])?;
+    let (dash, rest) = match t[letters..].strip_prefix(['-', '_']) {
+        Some(rest) => (1, rest),
+        None => (0, &t[letters..]),
+    };
     let digits = rest.chars().take_while(char::is_ascii_digit).count();
-    let end = letters + 1 + digits;
+    let part = usize::from(
+        dash == 0
+            && rest[digits..].starts_with(|c: char| c.is_ascii_lowercase())
+            && !rest[digits + 1..].starts_with(|c: char| c.is_alphanumeric()),
+    );
+    let end = letters + dash + digits + part;
     let after = &t[end..];
     ((1..=6).contains(&letters)
         && digits > 0
@@ -110,6 +119,9 @@ mod tests {
         );
         assert_eq!(code_of("`IP-16`").as_deref(), Some("IP-16"));
         assert_eq!(code_of("Phase 1"), None);
+        assert_eq!(code_of("T1b: Migration 121").as_deref(), Some("T1b"));
+        assert_eq!(code_of("T1 ✅").as_deref(), Some("T1"));
+        assert_eq!(code_of("API design"), None);
         assert_eq!(named_codes("`IP-18`, `IP-19`"), ["IP-18", "IP-19"]);
         assert!(named_codes("—").is_empty());
     }

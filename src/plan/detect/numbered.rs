@@ -57,11 +57,22 @@ fn coded_heading(t: &str) -> Option<(String, String)> {
         .find(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-' || c == '.'))
         .unwrap_or(t.len());
     let code = t[..len].trim_end_matches(['.', '-']);
+    // A small letter after the number and before a space (`T1b — …`): a
+    // part of that number, as a capital is.
+    let len = match t[code.len()..].strip_prefix(|c: char| c.is_ascii_lowercase()) {
+        Some(after)
+            if code.ends_with(|c: char| c.is_ascii_digit()) && after.starts_with([' ', ':']) =>
+        {
+            code.len() + 1
+        }
+        _ => code.len(),
+    };
+    let code = &t[..len];
     // A digit last, or one letter after a digit: `WP-01A`, `WP-01B` are
     // two packages of one number.
     let digit_last = code.ends_with(|c: char| c.is_ascii_digit())
         || code
-            .strip_suffix(|c: char| c.is_ascii_uppercase())
+            .strip_suffix(|c: char| c.is_ascii_alphabetic())
             .is_some_and(|head| head.ends_with(|c: char| c.is_ascii_digit()));
     let shaped =
         code.starts_with(|c: char| c.is_ascii_uppercase()) && digit_last && code.len() <= 16;
