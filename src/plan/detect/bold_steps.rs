@@ -94,10 +94,10 @@ fn counted_series(source: &str, blocks: &[Block]) -> Vec<(usize, u8, String)> {
 
 /// `**Step 3: lib/ core**` (or `**Task 3 — …**`): its number and text.
 fn counted_step(raw: &str) -> Option<(u32, String)> {
-    if raw.contains('\n') {
+    let inner = raw.strip_prefix("**")?.strip_suffix("**")?.trim();
+    if inner.contains('\n') {
         return None;
     }
-    let inner = raw.strip_prefix("**")?.strip_suffix("**")?.trim();
     if inner.contains("**") {
         return None;
     }

@@ -12,7 +12,10 @@ pub(super) fn fold_breakdowns(doc: &Doc, units: &mut Vec<RawUnit>) -> bool {
     let mut folded = false;
     let mut u = 0;
     while u < units.len() {
-        match breakdown_of(doc, units, u) {
+        // Only units read from a table's rows can be a breakdown.
+        let from_rows = units[u].sprints.len() >= 3
+            && units[u].sprints[0].sprint.origin.rule == "sprint table row";
+        match from_rows.then(|| breakdown_of(doc, units, u)).flatten() {
             Some((target, rows)) => {
                 for (name, step) in rows {
                     units[target].sprints[step].sprint.tasks.push(name);
@@ -46,36 +49,28 @@ fn breakdown_of(doc: &Doc, units: &[RawUnit], u: usize) -> Option<(usize, Vec<(S
         } if span.contains(&first.span.start) => Some((header, rows)),
         _ => None,
     })?;
-    let in_table = |s: &RawSprint| rows.iter().any(|r| r.span == s.span);
-    if unit.sprints.len() < 3 || !unit.sprints.iter().all(in_table) {
+    // Each of the unit's steps as a row of the table.
+    let at: HashMap<usize, &Row> = rows.iter().map(|r| (r.span.start, r)).collect();
+    let row_of = |s: &RawSprint| at.get(&s.span.start).filter(|r| r.span == s.span).copied();
+    if unit.sprints.len() < 3 || !unit.sprints.iter().all(|s| row_of(s).is_some()) {
         return None;
     }
-    let codes: Vec<(usize, usize, String)> = units
-        .iter()
-        .enumerate()
-        .filter(|&(v, _)| v != u)
-        .flat_map(|(v, other)| {
-            other
-                .sprints
-                .iter()
-                .enumerate()
-                .filter_map(move |(k, s)| step_code(&s.sprint.name).map(|c| (v, k, c)))
-        })
-        .collect();
-    let named = |cell: &str| {
-        let cell = cell.trim().to_lowercase();
-        codes
-            .iter()
-            .find(|(_, _, c)| *c == cell)
-            .map(|&(v, k, _)| (v, k))
-    };
+    // Each step of the other units by its code (the first so coded).
+    let mut codes: HashMap<String, (usize, usize)> = HashMap::new();
+    for (v, other) in units.iter().enumerate().filter(|&(v, _)| v != u) {
+        for (k, s) in other.sprints.iter().enumerate() {
+            if let Some(c) = step_code(&s.sprint.name) {
+                codes.entry(c).or_insert((v, k));
+            }
+        }
+    }
+    let named = |cell: &str| codes.get(&cell.trim().to_lowercase()).copied();
     (0..header.len()).find_map(|col| {
         let hits: Vec<(usize, usize, &RawSprint)> = unit
             .sprints
             .iter()
             .filter_map(|s| {
-                let row = rows.iter().find(|r| r.span == s.span)?;
-                let (v, k) = named(&row.cells.get(col)?.text)?;
+                let (v, k) = named(&row_of(s)?.cells.get(col)?.text)?;
                 Some((v, k, s))
             })
             .collect();

@@ -17,10 +17,13 @@ pub(super) fn rows_across_sections(doc: &Doc, sprints: &[RawSprint]) -> Option<V
     let mut next = 1u32;
     let mut out: Vec<RawSprint> = Vec::new();
     for s in sprints {
+        // Blocks are in the order written: the heading by its start.
         let h = doc
             .blocks
-            .iter()
-            .position(|b| matches!(b, Block::Heading { span, .. } if *span == s.span))?;
+            .partition_point(|b| b.span().start < s.span.start);
+        if !matches!(doc.blocks.get(h), Some(Block::Heading { span, .. }) if *span == s.span) {
+            return None;
+        }
         let section = h + 1..doc.section_end[h];
         let tables: Vec<&[Row]> = section
             .clone()

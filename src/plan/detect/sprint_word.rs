@@ -194,7 +194,7 @@ fn choose_word_of(
     let mut all_ids: BTreeMap<Word, BTreeSet<String>> = BTreeMap::new();
     // Per word: whether every heading of it sits in a section naming a
     // routine (`## 5. Незмінний цикл роботи агента`, `## Daily workflow`).
-    let mut in_routine: BTreeMap<Word, bool> = BTreeMap::new();
+    let mut headings_of: BTreeMap<Word, Vec<usize>> = BTreeMap::new();
     for (i, h) in parsed.iter().enumerate() {
         let Some(Heading::Sprint(h)) = h else {
             continue;
@@ -225,10 +225,7 @@ fn choose_word_of(
             }
             up = parent[p];
         }
-        let routine = std::iter::successors(parent[i], |&p| parent[p]).any(|p| {
-            matches!(&blocks[p], Block::Heading { text, .. } if super::about_plan::names_routine(text))
-        });
-        *in_routine.entry(h.word).or_insert(true) &= routine;
+        headings_of.entry(h.word).or_default().push(i);
         let e = stats.entry(h.word).or_insert((u8::MAX, 0, 0));
         e.0 = e.0.min(*level);
         e.1 += 1;
@@ -238,7 +235,16 @@ fn choose_word_of(
     // SYNC` … `### Крок 11` of the agent's cycle) is how each step is
     // done, not the steps, when another word names them.
     if stats.len() > 1 {
-        let routine = |w: &Word| in_routine.get(w).copied().unwrap_or(false);
+        let in_routine = |i: usize| {
+            std::iter::successors(parent[i], |&p| parent[p]).any(|p| {
+                matches!(&blocks[p], Block::Heading { text, .. } if super::about_plan::names_routine(text))
+            })
+        };
+        let routine = |w: &Word| {
+            headings_of
+                .get(w)
+                .is_some_and(|hs| hs.iter().all(|&i| in_routine(i)))
+        };
         if stats.keys().any(|w| !routine(w)) {
             stats.retain(|w, _| !routine(w));
         }

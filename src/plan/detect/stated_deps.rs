@@ -44,6 +44,22 @@ pub(super) fn from_statements(
     let mut first_line = None;
     let mut statements = 0;
     for (k, line) in doc.source.lines().enumerate() {
+        // Most lines name no dependency: skip them before any copy.
+        let maybe = [
+            "depend",
+            "Depend",
+            "DEPEND",
+            "dipend",
+            "blocked",
+            "Blocked",
+            "завис",
+            "Завис",
+        ]
+        .iter()
+        .any(|w| line.contains(w));
+        if !maybe {
+            continue;
+        }
         let lower = format!(" {} ", super::locale::localize(line).to_lowercase());
         let Some((left, right)) = DEPENDS_ON.iter().find_map(|p| lower.split_once(p)) else {
             continue;

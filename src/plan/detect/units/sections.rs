@@ -210,16 +210,21 @@ fn table_holders(doc: &Doc) -> Vec<usize> {
 fn distinct_holders(doc: &Doc, mut holders: Vec<usize>) -> Vec<usize> {
     let name = |i: usize| doc.heading(i).map(|(_, t, _)| clean_name(t).to_lowercase());
     for _ in 0..3 {
+        let names: Vec<Option<String>> = holders.iter().map(|&h| name(h)).collect();
+        let mut counts: HashMap<&Option<String>, usize> = HashMap::new();
+        for n in &names {
+            *counts.entry(n).or_default() += 1;
+        }
         // (Columns of a board in each phase, `### BACKLOG`, `### DONE`,
         // sort the phase's work; they are read as such elsewhere.)
-        let repeated = |h: usize| {
-            holders.iter().filter(|&&o| name(o) == name(h)).count() > 1
-                && !doc.heading(h).is_some_and(|(_, t, _)| is_status_group(t))
+        let repeated = |k: usize, h: usize| {
+            counts[&names[k]] > 1 && !doc.heading(h).is_some_and(|(_, t, _)| is_status_group(t))
         };
         let lifted: Vec<usize> = holders
             .iter()
-            .map(|&h| match doc.parent[h] {
-                Some(p) if repeated(h) && doc.heading(p).is_some_and(|(l, _, _)| l >= 2) => p,
+            .enumerate()
+            .map(|(k, &h)| match doc.parent[h] {
+                Some(p) if repeated(k, h) && doc.heading(p).is_some_and(|(l, _, _)| l >= 2) => p,
                 _ => h,
             })
             .collect();
