@@ -97,6 +97,7 @@ json_snapshots! {
     unicode_word => "first-sight-unicode-word",
     dated_done => "first-sight-dated-done",
     part_codes => "first-sight-part-codes",
+    line_marks => "first-sight-line-marks",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1305,4 +1306,19 @@ fn part_codes_are_steps_and_an_index_in_arabic_orders_them() {
     assert_eq!(units[2].1, serde_json::json!([units[1].0]));
     assert_eq!(units[3].1, serde_json::json!([units[1].0]));
     assert_eq!(done(&v, 0), [true]);
+}
+
+/// Phases marked ✅ whose own lines say otherwise are open, and the reading
+/// says so: a line ending `(pendiente config)`, and a line without the ✅
+/// its siblings end with. A list of states in parentheses marks nothing.
+/// Before, all three read done, and the open work was never dispatched.
+#[test]
+fn lines_left_pending_keep_a_phase_marked_done_open() {
+    let (status, v, _) = json("first-sight-line-marks");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [false, false, true]);
+    assert!(
+        codes(&v, "guesses").contains(&"reading::open_lines".to_string()),
+        "{v}"
+    );
 }

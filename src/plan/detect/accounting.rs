@@ -46,6 +46,7 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
     // Lists (runs of items) holding a box: their items without one are
     // open lines too (`1. CRM module` above `3. [x] Verified the scripts`).
     let mut boxed_list = vec![false; doc.blocks.len()];
+    let mut marked_list = vec![false; doc.blocks.len()];
     let mut start = 0;
     for i in 0..=doc.blocks.len() {
         if matches!(doc.blocks.get(i), Some(Block::Item { .. })) {
@@ -61,6 +62,13 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
             )
         });
         boxed_list[start..i].fill(boxed);
+        // Or each item marked done at its end (`- Crear CONTRIBUTING.md ✅`),
+        // two or more of them: an item without the mark is open.
+        let marked = doc.blocks[start..i]
+            .iter()
+            .filter(|b| matches!(b, Block::Item { depth: 0, checked: None, text, .. } if ends_marked(text)))
+            .count();
+        marked_list[start..i].fill(marked >= 2);
         start = i + 1;
     }
     let mut out = Vec::new();
@@ -86,11 +94,18 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
             .any(|m| text.trim_start().starts_with(m));
         // `- ⏳ **Try it in the field** ← next`: a line marked pending or
         // under way is open work, boxed or not.
-        let pending = text.trim_start().starts_with(PENDING);
+        let pending = text.trim_start().starts_with(PENDING) || ends_pending(text);
         // `- **UI-kit integration** → popup.gd`: a bold name opening a
         // top-level item is a work line; `- **Goal**: …` is a field.
         let bold = *depth == 0 && bold_work_label(raw);
-        if !(checked.is_some() || unread_box || pending || bold || (numbered && *depth == 0)) {
+        let marked = *depth == 0 && checked.is_none() && marked_list[i];
+        if !(checked.is_some()
+            || unread_box
+            || pending
+            || bold
+            || marked
+            || (numbered && *depth == 0))
+        {
             continue;
         }
         let mut t = text.trim();
@@ -105,8 +120,13 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         } else if pending && checked.is_none() {
             t = t.trim_start_matches(PENDING).trim_start();
             Some(false)
+        } else if pending && *checked == Some(true) {
+            // `[x] Deploy (pending config)`: the aside says it is not.
+            Some(false)
         } else if checked.is_none() && *depth == 0 && boxed_list[i] {
             Some(false)
+        } else if marked {
+            Some(ends_marked(text))
         } else {
             *checked
         };
@@ -122,6 +142,53 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
     out.extend(work_rows(doc, units));
     out.sort_by_key(|l| l.span.start);
     out
+}
+
+/// Whether an item ends with a done mark (`… docs/CAPTURE.md. ✅`).
+fn ends_marked(text: &str) -> bool {
+    text.trim_end()
+        .trim_end_matches('\u{fe0f}')
+        .ends_with(super::completion::MARK_EMOJI)
+}
+
+/// Whether an item ends with an aside saying it is still to do (`Deploy
+/// via Caddy (pendiente config)`, `Docs (TODO)`, `Export (in progress)`).
+fn ends_pending(text: &str) -> bool {
+    const STILL_TO_DO: &[&str] = &[
+        "pending",
+        "pendiente",
+        "pendente",
+        "todo",
+        "to do",
+        "wip",
+        "in progress",
+        "en curso",
+        "em andamento",
+        "offen",
+        "ausstehend",
+        "à faire",
+        "en attente",
+        "в работе",
+        "未完成",
+        "待定",
+        "未対応",
+    ];
+    let Some(aside) = text
+        .trim_end()
+        .strip_suffix(')')
+        .and_then(|t| t.rsplit_once('('))
+        .map(|(_, a)| a.trim().to_lowercase())
+    else {
+        return false;
+    };
+    // `(Pending, Running, Failed)` lists states; it marks nothing.
+    !aside.contains([',', '、', '/'])
+        && STILL_TO_DO.iter().any(|w| {
+            aside == *w
+                || aside
+                    .strip_prefix(w)
+                    .is_some_and(|rest| rest.starts_with([' ', ':']))
+        })
 }
 
 /// Whether a list item (its source) opens with a bold name that is not a

@@ -12,7 +12,7 @@
 
 use super::*;
 
-const MARK_EMOJI: &[char] = &['✅', '✔', '☑', '✓'];
+pub(super) const MARK_EMOJI: &[char] = &['✅', '✔', '☑', '✓'];
 
 /// Remove completion marks from a heading: (clean text, was it marked).
 pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
