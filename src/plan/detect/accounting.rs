@@ -13,6 +13,8 @@
 
 use super::about_plan::describes_plan;
 use super::elsewhere::*;
+use super::line_marks::ends_marked;
+use super::line_marks::ends_pending;
 use super::*;
 use crate::plan::model::Tally;
 use crate::plan::model::TallyLine;
@@ -142,53 +144,6 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
     out.extend(work_rows(doc, units));
     out.sort_by_key(|l| l.span.start);
     out
-}
-
-/// Whether an item ends with a done mark (`… docs/CAPTURE.md. ✅`).
-fn ends_marked(text: &str) -> bool {
-    text.trim_end()
-        .trim_end_matches('\u{fe0f}')
-        .ends_with(super::completion::MARK_EMOJI)
-}
-
-/// Whether an item ends with an aside saying it is still to do (`Deploy
-/// via Caddy (pendiente config)`, `Docs (TODO)`, `Export (in progress)`).
-fn ends_pending(text: &str) -> bool {
-    const STILL_TO_DO: &[&str] = &[
-        "pending",
-        "pendiente",
-        "pendente",
-        "todo",
-        "to do",
-        "wip",
-        "in progress",
-        "en curso",
-        "em andamento",
-        "offen",
-        "ausstehend",
-        "à faire",
-        "en attente",
-        "в работе",
-        "未完成",
-        "待定",
-        "未対応",
-    ];
-    let Some(aside) = text
-        .trim_end()
-        .strip_suffix(')')
-        .and_then(|t| t.rsplit_once('('))
-        .map(|(_, a)| a.trim().to_lowercase())
-    else {
-        return false;
-    };
-    // `(Pending, Running, Failed)` lists states; it marks nothing.
-    !aside.contains([',', '、', '/'])
-        && STILL_TO_DO.iter().any(|w| {
-            aside == *w
-                || aside
-                    .strip_prefix(w)
-                    .is_some_and(|rest| rest.starts_with([' ', ':']))
-        })
 }
 
 /// Whether a list item (its source) opens with a bold name that is not a

@@ -39,6 +39,7 @@ mod headings;
 mod index_graph;
 mod last_resort;
 mod levels;
+mod line_marks;
 mod locale;
 mod numbered;
 mod numbered_rows;

@@ -1,0 +1,50 @@
+//! What a task line's own end says of it: a done mark (`… ✅`) or an aside
+//! that it is still to do (`Deploy via Caddy (pendiente config)`). The
+//! tally reads these as ticked or open lines where the plan has no boxes.
+
+/// Whether an item ends with a done mark (`… docs/CAPTURE.md. ✅`).
+pub(super) fn ends_marked(text: &str) -> bool {
+    text.trim_end()
+        .trim_end_matches('\u{fe0f}')
+        .ends_with(super::completion::MARK_EMOJI)
+}
+
+/// Whether an item ends with an aside saying it is still to do (`Deploy
+/// via Caddy (pendiente config)`, `Docs (TODO)`, `Export (in progress)`).
+pub(super) fn ends_pending(text: &str) -> bool {
+    const STILL_TO_DO: &[&str] = &[
+        "pending",
+        "pendiente",
+        "pendente",
+        "todo",
+        "to do",
+        "wip",
+        "in progress",
+        "en curso",
+        "em andamento",
+        "offen",
+        "ausstehend",
+        "à faire",
+        "en attente",
+        "в работе",
+        "未完成",
+        "待定",
+        "未対応",
+    ];
+    let Some(aside) = text
+        .trim_end()
+        .strip_suffix(')')
+        .and_then(|t| t.rsplit_once('('))
+        .map(|(_, a)| a.trim().to_lowercase())
+    else {
+        return false;
+    };
+    // `(Pending, Running, Failed)` lists states; it marks nothing.
+    !aside.contains([',', '、', '/'])
+        && STILL_TO_DO.iter().any(|w| {
+            aside == *w
+                || aside
+                    .strip_prefix(w)
+                    .is_some_and(|rest| rest.starts_with([' ', ':']))
+        })
+}
