@@ -165,7 +165,10 @@ fn plan_json(ctx: &Context, args: &PlanArgs, out: &mut dyn Write) -> miette::Res
         let report = miette::Report::new(e);
         return fail(out, report_json(&report));
     }
-    serde_json::to_writer_pretty(&mut *out, &loaded.plan).into_diagnostic()?;
+    // Built whole, then written once: a plan of thousands of sprints is
+    // hundreds of thousands of small writes through `dyn Write` otherwise.
+    let text = serde_json::to_vec_pretty(&loaded.plan).into_diagnostic()?;
+    out.write_all(&text).map_err(super::io_err)?;
     writeln!(out).map_err(super::io_err)?;
     Ok(EXIT_OK)
 }
