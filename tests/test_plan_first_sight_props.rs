@@ -32,6 +32,22 @@ fn sections() -> impl Strategy<Value = Vec<(String, Vec<Vec<bool>>)>> {
     })
 }
 
+/// The units `u` waits for, directly or not, by index.
+fn waits_for(plan: &git_supervisor::plan::Plan, u: usize) -> std::collections::BTreeSet<usize> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut stack = vec![u];
+    while let Some(x) = stack.pop() {
+        for d in &plan.units[x].deps {
+            if let Some(j) = plan.units.iter().position(|n| &n.name == d) {
+                if seen.insert(j) {
+                    stack.push(j);
+                }
+            }
+        }
+    }
+    seen
+}
+
 fn render(
     units: &[(String, Vec<Vec<bool>>)],
     preamble: &str,
@@ -215,22 +231,7 @@ proptest! {
                     .map(|p| (u, p))
             })
         };
-        let names: Vec<&str> = plan.units.iter().map(|u| u.name.as_str()).collect();
-        // Units a unit waits for, directly or not.
-        let reach = |u: usize| {
-            let mut seen = std::collections::BTreeSet::new();
-            let mut stack = vec![u];
-            while let Some(x) = stack.pop() {
-                for d in &plan.units[x].deps {
-                    if let Some(j) = names.iter().position(|n| n == d) {
-                        if seen.insert(j) {
-                            stack.push(j);
-                        }
-                    }
-                }
-            }
-            seen
-        };
+        let reach = |u: usize| waits_for(&plan, u);
         for (k, on) in waits.iter().enumerate() {
             let (ku, kp) = at(k).expect("every step read");
             for &d in on {
@@ -392,7 +393,6 @@ proptest! {
             text.push_str(&format!("- Sprint {n} {says} the design review\n"));
         }
         let plan = parse(&text, &ctx()).expect("a plan");
-        let names: Vec<&str> = plan.units.iter().map(|u| u.name.as_str()).collect();
         let at = |k: usize| {
             plan.units.iter().enumerate().find_map(|(u, unit)| {
                 unit.sprints
@@ -401,20 +401,7 @@ proptest! {
                     .map(|p| (u, p))
             })
         };
-        let reach = |u: usize| {
-            let mut seen = std::collections::BTreeSet::new();
-            let mut stack = vec![u];
-            while let Some(x) = stack.pop() {
-                for d in &plan.units[x].deps {
-                    if let Some(j) = names.iter().position(|m| m == d) {
-                        if seen.insert(j) {
-                            stack.push(j);
-                        }
-                    }
-                }
-            }
-            seen
-        };
+        let reach = |u: usize| waits_for(&plan, u);
         if vague {
             prop_assert_eq!(plan.units.len(), 1, "{}", text);
         }
