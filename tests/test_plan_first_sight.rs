@@ -98,6 +98,7 @@ json_snapshots! {
     dated_done => "first-sight-dated-done",
     part_codes => "first-sight-part-codes",
     line_marks => "first-sight-line-marks",
+    sprint_span => "first-sight-sprint-span",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1321,4 +1322,24 @@ fn lines_left_pending_keep_a_phase_marked_done_open() {
         codes(&v, "guesses").contains(&"reading::open_lines".to_string()),
         "{v}"
     );
+}
+
+/// `## Phase 2 — Pro Features (Sprint 3–4)` spans two sprints and is no
+/// one of them: the phases are the steps, and none is dropped. Before, the
+/// span made the phase a sprint, the sprint word won, and Phases 0 and 3
+/// were left out (their open line in no sprint).
+#[test]
+fn a_phase_spanning_sprints_is_no_sprint_and_no_phase_is_dropped() {
+    let (status, v, _) = json("first-sight-sprint-span");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Skeleton & Infrastruktur",
+            "MVP (Sprint 1–2)",
+            "Pro Features (Sprint 3–4)",
+            "Polish & Wachstum"
+        ]
+    );
+    assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
 }

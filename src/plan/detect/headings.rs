@@ -503,8 +503,10 @@ pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
     if word != Word::Sprint {
         if let Some(open) = name.rfind("(Sprint ") {
             let inner = name[open + 8..].trim_end_matches(')');
+            // (`Phase 2 — Pro Features (Sprint 5–8)` spans four sprints: it
+            // is no one of them.)
             if let Some((sid, tail)) = read_id(inner) {
-                if tail.trim().is_empty() {
+                if tail.trim().is_empty() && !sid.contains('-') {
                     heading.word = Word::Sprint;
                     heading.id = sid;
                     name = name[..open].trim().to_string();
