@@ -99,6 +99,7 @@ json_snapshots! {
     part_codes => "first-sight-part-codes",
     line_marks => "first-sight-line-marks",
     sprint_span => "first-sight-sprint-span",
+    series_gaps => "first-sight-series-gaps",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1342,4 +1343,22 @@ fn a_phase_spanning_sprints_is_no_sprint_and_no_phase_is_dropped() {
         ]
     );
     assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
+}
+
+/// `## 1.` and `## 4.` hold checklists, `## 2.` and `## 3.` between them
+/// hold prose and a command: all four sections of the series are steps.
+/// Before, the middle of the runbook was dropped without a word.
+#[test]
+fn numbered_sections_between_two_checklists_are_steps_too() {
+    let (status, v, _) = json("first-sight-series-gaps");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Pre-release checks",
+            "Bump the version",
+            "Publish a single file",
+            "Publish the release"
+        ]
+    );
 }

@@ -113,3 +113,71 @@ pub(super) fn nested_groups_lifted(
     }
     out
 }
+
+/// Checklist groups numbered as one series (`## 1. Pre-release checks`,
+/// `## 6. Verify after release`) with sections of the same series between
+/// them that hold no boxes (`## 2.` to `## 5.`, steps written as prose and
+/// commands): every section of the series from the first group to the
+/// last is a step. Otherwise the middle of a runbook is dropped.
+pub(super) fn series_gaps_filled(
+    doc: &Doc,
+    groups: Vec<(usize, String)>,
+    scope: std::ops::Range<usize>,
+) -> Vec<(usize, String)> {
+    let number = |i: usize| -> Option<(u8, u32)> {
+        let (level, text, _) = doc.heading(i)?;
+        let (id, _) = super::numbered::numbered_heading(text)?;
+        Some((level, id.parse().ok()?))
+    };
+    let Some(&(first, _)) = groups.first() else {
+        return groups;
+    };
+    let Some((level, _)) = number(first) else {
+        return groups;
+    };
+    let mut numbers = Vec::with_capacity(groups.len());
+    for &(i, _) in &groups {
+        match number(i) {
+            Some((l, n)) if l == level && doc.parent[i] == doc.parent[first] => numbers.push(n),
+            _ => return groups,
+        }
+    }
+    let (Some(&lo), Some(&hi)) = (numbers.iter().min(), numbers.iter().max()) else {
+        return groups;
+    };
+    if numbers.len() < 2 || hi - lo + 1 == numbers.len() as u32 {
+        return groups;
+    }
+    let mut added = Vec::new();
+    for i in scope.filter(|&i| doc.parent[i] == doc.parent[first]) {
+        let Some((l, n)) = number(i) else {
+            continue;
+        };
+        let Some((_, text, _)) = doc.heading(i) else {
+            continue;
+        };
+        let between = lo < n && n < hi && !numbers.contains(&n);
+        if l == level
+            && between
+            && criteria_label(text).is_none()
+            && !super::about_plan::describes_plan(text)
+        {
+            added.push((i, n, clean_name(text)));
+        }
+    }
+    // Only a series with no number missing: anything else is not one.
+    let mut all_numbers: Vec<u32> = numbers
+        .iter()
+        .copied()
+        .chain(added.iter().map(|&(_, n, _)| n))
+        .collect();
+    all_numbers.sort_unstable();
+    all_numbers.dedup();
+    if all_numbers.len() as u32 != hi - lo + 1 || added.is_empty() {
+        return groups;
+    }
+    let mut all = groups;
+    all.extend(added.into_iter().map(|(i, _, name)| (i, name)));
+    all.sort_by_key(|(i, _)| *i);
+    all
+}
