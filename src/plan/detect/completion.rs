@@ -417,37 +417,45 @@ pub(crate) fn status_says_open(value: &str) -> bool {
     ['⏳', '🚧', '🔄', '⬜', '🔲', '🟡', '❌']
         .iter()
         .any(|c| v.starts_with(*c))
-        || [
-            "not started",
-            "not yet started",
-            "pending",
-            "in progress",
-            "todo",
-            "to do",
-            "planned",
-            "wip",
-            "blocked",
-            "待开始",
-            "未开始",
-            "进行中",
-            "未着手",
-            "進行中",
-            "w toku",
-            "pendiente",
-            "en curso",
-            "en progreso",
-            "in corso",
-            "da fare",
-            "em andamento",
-            "pendente",
-            "в работе",
-            "не начато",
-            "bekliyor",
-            "devam ediyor",
-        ]
-        .iter()
-        .any(|w| lower.starts_with(w))
+        || OPEN_WORDS.iter().any(|w| lower.starts_with(w))
 }
+
+/// Words that open a status of work not done yet, in the plans' languages.
+pub(super) const OPEN_WORDS: &[&str] = &[
+    "not started",
+    "not yet started",
+    "pending",
+    "in progress",
+    "todo",
+    "to do",
+    "planned",
+    "wip",
+    "blocked",
+    "待开始",
+    "未开始",
+    "进行中",
+    "未着手",
+    "進行中",
+    "w toku",
+    "pendiente",
+    "en curso",
+    "en progreso",
+    "in corso",
+    "da fare",
+    "em andamento",
+    "pendente",
+    "в работе",
+    "не начато",
+    "bekliyor",
+    "devam ediyor",
+    "offen",
+    "ausstehend",
+    "à faire",
+    "en attente",
+    "未完成",
+    "待定",
+    "未対応",
+];
 
 /// A `Status:` key, in any of the plans' languages: `Status`, `Status M1`
 /// (a milestone's own), `Estado`, `Stato`, `Statut`, `Stan`, `Durum`,

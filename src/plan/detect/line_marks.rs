@@ -12,25 +12,6 @@ pub(super) fn ends_marked(text: &str) -> bool {
 /// Whether an item ends with an aside saying it is still to do (`Deploy
 /// via Caddy (pendiente config)`, `Docs (TODO)`, `Export (in progress)`).
 pub(super) fn ends_pending(text: &str) -> bool {
-    const STILL_TO_DO: &[&str] = &[
-        "pending",
-        "pendiente",
-        "pendente",
-        "todo",
-        "to do",
-        "wip",
-        "in progress",
-        "en curso",
-        "em andamento",
-        "offen",
-        "ausstehend",
-        "à faire",
-        "en attente",
-        "в работе",
-        "未完成",
-        "待定",
-        "未対応",
-    ];
     let Some(aside) = text
         .trim_end()
         .strip_suffix(')')
@@ -41,10 +22,9 @@ pub(super) fn ends_pending(text: &str) -> bool {
     };
     // `(Pending, Running, Failed)` lists states; it marks nothing.
     !aside.contains([',', '、', '/'])
-        && STILL_TO_DO.iter().any(|w| {
-            aside == *w
-                || aside
-                    .strip_prefix(w)
-                    .is_some_and(|rest| rest.starts_with([' ', ':']))
+        && super::completion::OPEN_WORDS.iter().any(|w| {
+            aside
+                .strip_prefix(w)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', ':']))
         })
 }

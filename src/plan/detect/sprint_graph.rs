@@ -91,9 +91,12 @@ fn from_todos(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
 /// "depends on" must name another item (by its label or `Phase N`), or the
 /// list is not read.
 /// "Depends on", as spec-kit's list writes it in the plans' languages.
-const DEPENDS_ON: &[&str] = &[
+pub(super) const DEPENDS_ON: &[&str] = &[
     "depends on",
     "depend on",
+    "is blocked by",
+    "are blocked by",
+    "dependem de",
     "зависит от",
     "зависят от",
     "depende de",

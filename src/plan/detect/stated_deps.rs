@@ -10,23 +10,6 @@
 use super::headings::Word;
 use super::*;
 
-/// Phrases that say the steps before them wait for the steps after them.
-const DEPENDS_ON: &[&str] = &[
-    " depends on ",
-    " depend on ",
-    " is blocked by ",
-    " are blocked by ",
-    " depende de ",
-    " dependen de ",
-    " dependem de ",
-    " dépend de ",
-    " dépendent de ",
-    " dipende da ",
-    " dipendono da ",
-    " зависит от ",
-    " зависят от ",
-];
-
 /// The unit's steps as a graph, when statements about them give one.
 pub(super) fn from_statements(
     doc: &Doc,
@@ -61,7 +44,9 @@ pub(super) fn from_statements(
             continue;
         }
         let lower = format!(" {} ", super::locale::localize(line).to_lowercase());
-        let Some((left, right)) = DEPENDS_ON.iter().find_map(|p| lower.split_once(p)) else {
+        // The phrase as a whole word (` depends on `), not inside one.
+        let phrase = |p: &&str| lower.split_once(&format!(" {p} "));
+        let Some((left, right)) = super::sprint_graph::DEPENDS_ON.iter().find_map(phrase) else {
             continue;
         };
         let Some(those) = refs(left, word) else {
