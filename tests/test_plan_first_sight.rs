@@ -100,6 +100,8 @@ json_snapshots! {
     line_marks => "first-sight-line-marks",
     sprint_span => "first-sight-sprint-span",
     series_gaps => "first-sight-series-gaps",
+    stage_dependency_tables => "first-sight-stage-dependency-tables",
+    lane_map => "first-sight-lane-map",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1361,4 +1363,35 @@ fn numbered_sections_between_two_checklists_are_steps_too() {
             "Publish the release"
         ]
     );
+}
+
+/// Each stage's table says what each task waits for (`| T3.1 | … | T1.3
+/// |`): the tasks are the steps, ordered by that column across the
+/// tables, so the cookie work runs beside the backend work and the test
+/// waits for the lock it tests. Before, the three stages ran one after
+/// another, and the dependency column was not read.
+#[test]
+fn dependency_columns_across_stage_tables_order_the_tasks() {
+    let (status, v, _) = json("first-sight-stage-dependency-tables");
+    assert_eq!(status, 0, "{v}");
+    let units = v["units"].as_array().unwrap();
+    assert_eq!(units.len(), 6, "{v}");
+    assert!(deps(&v, 0).is_empty() && deps(&v, 3).is_empty(), "{v}");
+    assert_eq!(deps(&v, 2), [units[1]["name"].as_str().unwrap()]);
+    assert_eq!(deps(&v, 5), [units[2]["name"].as_str().unwrap()]);
+}
+
+/// A lane table with a `Depends On` column and a mermaid graph naming the
+/// lanes by code and name (`L1[L1 Ingestion]`): each lane is a unit, and a
+/// cell naming no lane (`All editing lanes`) waits for every lane before
+/// it. Before, the plan's sections (`Current State`, `Lane Map`) were read
+/// as its steps.
+#[test]
+fn a_lane_table_with_a_dependency_column_is_the_units() {
+    let (status, v, _) = json("first-sight-lane-map");
+    assert_eq!(status, 0, "{v}");
+    let units = v["units"].as_array().unwrap();
+    assert_eq!(units.len(), 4, "{v}");
+    assert!(units[0]["name"].as_str().unwrap().starts_with("L0"), "{v}");
+    assert_eq!(deps(&v, 3).len(), 3, "{v}");
 }

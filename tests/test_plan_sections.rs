@@ -190,8 +190,8 @@ fn a_board_table_is_read_card_by_card() {
 
 /// A tracker table keyed by ids (`| Plan | Title | … | Depends on | Status
 /// |`), taken for a unit table by its `Title` column, is a graph of steps:
-/// a note opening with an id waits for it, a note naming no id waits for
-/// nothing (the plan was refused).
+/// a note naming an id (`coordinate with 001`) waits for it, a dash waits
+/// for nothing (the plan was refused).
 #[test]
 fn a_tracker_table_keyed_by_ids_is_a_graph_of_steps() {
     let (status, v, _) = json("first-sight-tracker-table");
@@ -199,8 +199,9 @@ fn a_tracker_table_keyed_by_ids_is_a_graph_of_steps() {
     let units = v["units"].as_array().expect("units");
     assert_eq!(units.len(), 5, "{v}");
     assert_eq!(units[1]["deps"], serde_json::json!(["Fix scope totals"]));
-    assert_eq!(units[2]["deps"], serde_json::json!([]));
+    assert_eq!(units[2]["deps"], serde_json::json!(["Fix scope totals"]));
     assert_eq!(units[3]["deps"], serde_json::json!(["Bounded timelines"]));
+    assert_eq!(units[4]["deps"], serde_json::json!([]));
     let done: Vec<bool> = units
         .iter()
         .map(|u| !u["sprints"][0]["done"].is_null())

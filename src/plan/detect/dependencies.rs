@@ -40,8 +40,20 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
             Block::Code { info, text, span } if info.trim() == "mermaid" || under_graph_heading => {
                 let edges = arrow_edges(text);
                 let mermaid = info.trim() == "mermaid";
-                let node =
-                    |n: &str, _: &[RawUnit]| index.get(n).or_else(|| unit_of_sprint(n, &holders));
+                // `L4 Evidence Review`: a mermaid node opening with a
+                // unit's code (ASCII art writes notes beside its arrows).
+                let code = |n: &str| {
+                    let first = n.split([' ', ':']).next().filter(|_| mermaid)?;
+                    first
+                        .contains(|c: char| c.is_ascii_digit())
+                        .then(|| index.get(first))?
+                };
+                let node = |n: &str, _: &[RawUnit]| {
+                    index
+                        .get(n)
+                        .or_else(|| unit_of_sprint(n, &holders))
+                        .or_else(|| code(n))
+                };
                 let known = edges
                     .iter()
                     .filter(|(a, b)| node(a, units).is_some() || node(b, units).is_some())
@@ -682,6 +694,7 @@ pub(super) const DEPENDENCY_COLUMNS: &[&str] = &[
     "зависимости",
     "зависит от",
     "依赖",
+    "依賴",
     "前置",
     "前置任务",
     "依存",

@@ -240,21 +240,32 @@ pub(super) fn referenced_numbers(value: &str) -> Option<Vec<u32>> {
         .collect()
 }
 
+/// A dependency value that names nothing: empty, `None`, `n/a`, a dash,
+/// in the plans' languages.
+pub(super) fn names_nothing(value: &str) -> bool {
+    let v = value.trim().trim_matches(['*', '`']).trim();
+    let lower = v.to_lowercase();
+    v.is_empty()
+        || [
+            "none", "n/a", "-", "—", "–", "nothing", "nada", "ninguna", "ninguno", "keine", "kein",
+            "aucune", "aucun", "nenhuma", "nenhum", "nessuna", "nessuno", "нет", "无", "無",
+            "なし", "없음",
+        ]
+        .iter()
+        .any(|w| {
+            lower == *w
+                || lower.starts_with(&format!("{w} "))
+                || lower.starts_with(&format!("{w},"))
+        })
+}
+
 /// The step ids a dependency value names (`1`, `1.1`), or None when it
 /// names something else. `None`, `n/a` and a dash name nothing.
 fn referenced_ids(value: &str) -> Option<Vec<String>> {
     // `Phase 2 (fixes code in Phase 2 handlers)`: the aside is no reference.
     let v = super::dependencies::strip_parentheticals(value);
     let v = v.trim_end_matches(['.', ' ', '✅']);
-    if v.is_empty()
-        || [
-            "none", "n/a", "-", "—", "–", "nothing", "nada", "ninguna", "ninguno", "keine", "kein",
-            "aucune", "aucun", "nenhuma", "nenhum", "nessuna", "nessuno", "нет", "无", "なし",
-            "없음",
-        ]
-        .iter()
-        .any(|w| v == *w || v.starts_with(&format!("{w} ")) || v.starts_with(&format!("{w},")))
-    {
+    if names_nothing(v) {
         return Some(Vec::new());
     }
     // Words that may stand before a step number; anything else is not a

@@ -395,19 +395,25 @@ fn parse_once(
                 && marks(&work.sprints) >= marks(&sprints)
                 && work_table::tables_of_work(&doc, unit.scope.clone()) == 1
             {
-                table_deps = work.deps;
+                table_deps = work.deps.clone().zip(Some(work.keys()));
                 (sprints, source) = (work.sprints, Some(SprintSource::TableRows));
             }
         }
         if source == Some(SprintSource::Headers) {
             if let Some(rows) = numbered_rows::rows_across_sections(&doc, &sprints) {
                 (sprints, source) = (rows, Some(SprintSource::Table));
+            } else if let Some(work) = numbered_rows::rows_with_dependencies(&doc, &sprints)
+                .filter(|_| units_read == 1)
+                .filter(|_| !numbered_rows::steps_ordered(&doc, unit, &sprints))
+            {
+                table_deps = work.deps.clone().zip(Some(work.keys()));
+                (sprints, source) = (work.sprints, Some(SprintSource::TableRows));
             }
         }
         if any_bold_item && (sprints.is_empty() || lone) {
             let work = work_table::table_sprints(&doc, unit.scope.clone());
             if !work.sprints.is_empty() {
-                table_deps = work.deps;
+                table_deps = work.deps.clone().zip(Some(work.keys()));
                 (sprints, source) = (work.sprints, Some(SprintSource::TableRows));
             }
         }
@@ -419,8 +425,8 @@ fn parse_once(
             }
         }
     }
-    if let Some(deps) = table_deps.filter(|_| raw_units.len() == 1) {
-        raw_units = work_table::units_by_dependencies(raw_units.remove(0), deps);
+    if let Some((deps, keys)) = table_deps.filter(|_| raw_units.len() == 1) {
+        raw_units = work_table::units_by_dependencies(raw_units.remove(0), deps, &keys);
     }
     let folded = raw_units.len() > 1
         && (criteria_units::fold_criteria_units(&mut raw_units)
@@ -606,7 +612,7 @@ pub(super) fn mask_frontmatter(source: &str) -> (String, BTreeMap<String, String
     (masked, values)
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct RawUnit {
     name: String,
     /// Other names the plan uses for the unit (`WU1` for "WU1 — Parser").

@@ -3,7 +3,9 @@
 //! through every section's table numbers the plan's steps; the sections
 //! group them (a stage, a phase) and are not steps a worker takes whole.
 //! Tables numbered per section (`1.1`, `1.2` under Milestone 1) are a
-//! section's tasks, and stay so.
+//! section's tasks, and stay so, unless their rows say what each waits
+//! for (`| T4.5 | … | T1.6 |`): then every row is a step, and the
+//! dependency column, read across the tables, is their order.
 
 use super::*;
 
@@ -57,4 +59,61 @@ pub(super) fn rows_across_sections(doc: &Doc, sprints: &[RawSprint]) -> Option<V
         }
     }
     (out.len() > sprints.len()).then_some(out)
+}
+
+/// The rows of the sections of `sprints`, as steps with what each waits
+/// for, when every one of those sections holds rows of one table of work
+/// with a dependency column (`| 任務ID | 任務描述 | 依賴 |` under each
+/// `### 階段 N`), more rows than sections. A section marked done marks its
+/// rows that say nothing of their own.
+pub(super) fn rows_with_dependencies(
+    doc: &Doc,
+    sprints: &[RawSprint],
+) -> Option<super::work_table::TableWork> {
+    if sprints.len() < 2 {
+        return None;
+    }
+    let mut sections = Vec::with_capacity(sprints.len());
+    for s in sprints {
+        let h = doc
+            .blocks
+            .partition_point(|b| b.span().start < s.span.start);
+        if !matches!(doc.blocks.get(h), Some(Block::Heading { span, .. }) if *span == s.span) {
+            return None;
+        }
+        let end = doc.blocks[..doc.section_end[h]]
+            .last()
+            .map_or(s.span.end, |b| b.span().end);
+        sections.push(s.span.start..end);
+    }
+    let scope = sections[0].start..sections[sections.len() - 1].end;
+    let first = doc.blocks.partition_point(|b| b.span().start < scope.start);
+    let last = doc.blocks.partition_point(|b| b.span().start < scope.end);
+    let mut work = super::work_table::table_sprints(doc, first..last);
+    work.deps.as_ref()?;
+    if work.sprints.len() <= sprints.len() {
+        return None;
+    }
+    let mut held = vec![false; sections.len()];
+    for row in &mut work.sprints {
+        let k = sections
+            .iter()
+            .position(|sec| sec.contains(&row.span.start))?;
+        held[k] = true;
+        if row.sprint.done.is_none() {
+            row.sprint.done.clone_from(&sprints[k].sprint.done);
+        }
+    }
+    held.iter().all(|h| *h).then_some(work)
+}
+
+/// Whether the plan orders the sections themselves (a phase table `| Fase
+/// | Depende de |`, a graph of the phases): then the sections are the
+/// steps a person reads, the rows their tasks.
+pub(super) fn steps_ordered(doc: &Doc, unit: &RawUnit, sprints: &[RawSprint]) -> bool {
+    let mut lone = unit.clone();
+    lone.sprints = sprints.to_vec();
+    let mut units = vec![lone];
+    super::phase_graph::units_by_graph(doc, &units, &mut Vec::new()).is_some()
+        || super::sprint_graph::split_by_stated_order(doc, &mut units)
 }

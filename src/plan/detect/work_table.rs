@@ -37,6 +37,10 @@ pub(super) struct TableWork {
     /// Whether the steps are keyed by a column a step word names (`|
     /// Phase | Result |`), not by ids beside a status.
     pub(super) stepped: bool,
+    /// Per step, its key and the text of its dependency cells, when the
+    /// table has a dependency column: resolved once every table of the
+    /// work is read, as a row may wait for a row of another phase's table.
+    waits: Option<Vec<(String, Vec<String>)>>,
 }
 
 /// The steps of the first table in `scope` that reads as two or more, and
@@ -69,7 +73,7 @@ pub(super) fn table_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> TableWo
         if more.sprints.is_empty() || !alike || more.sprints.iter().any(known) {
             continue;
         }
-        work.deps = match (work.deps.take(), more.deps) {
+        work.waits = match (work.waits.take(), more.waits) {
             (Some(mut a), Some(b)) => {
                 a.extend(b);
                 Some(a)
@@ -78,11 +82,27 @@ pub(super) fn table_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> TableWo
         };
         work.sprints.extend(more.sprints);
     }
+    work.deps = work
+        .waits
+        .as_deref()
+        .and_then(|waits| dependencies(waits, &work.sprints));
     for (k, s) in work.sprints.iter_mut().enumerate() {
         s.id = SprintId::whole(k as u32 + 1);
         s.sprint.id = s.id.clone();
     }
     work
+}
+
+impl TableWork {
+    /// Per step, the key its row is known by (`T1.2`), or its name.
+    pub(super) fn keys(&self) -> Vec<String> {
+        match &self.waits {
+            Some(waits) if waits.len() == self.sprints.len() => {
+                waits.iter().map(|(key, _)| key.clone()).collect()
+            }
+            _ => self.sprints.iter().map(|s| s.sprint.name.clone()).collect(),
+        }
+    }
 }
 
 /// How many tables in `scope` read as two or more steps.
@@ -99,13 +119,23 @@ pub(super) fn tables_of_work(doc: &Doc, scope: std::ops::Range<usize>) -> usize 
 
 /// The one unit of a table of work whose steps name what they wait for,
 /// as one unit per step with those dependencies (`| Track | Depends On |`).
-pub(super) fn units_by_dependencies(unit: RawUnit, deps: Vec<Vec<String>>) -> Vec<RawUnit> {
+/// Each unit is known by its row's key too (`L4`: a graph's node `L4
+/// Evidence Review` names it).
+pub(super) fn units_by_dependencies(
+    unit: RawUnit,
+    deps: Vec<Vec<String>>,
+    keys: &[String],
+) -> Vec<RawUnit> {
     unit.sprints
         .into_iter()
         .zip(deps)
-        .map(|(sprint, waits)| {
+        .zip(keys)
+        .map(|((sprint, waits), key)| {
             let name = sprint.sprint.name.clone();
             let mut u = RawUnit::new(name, sprint.span.clone(), unit.scope.clone());
+            if *key != u.name {
+                u.aliases.push(key.clone());
+            }
             u.rule = "a row of a table of work with a dependency column".into();
             u.origin = Origin::new(sprint.sprint.origin.line, u.rule.clone());
             u.deps = waits
@@ -130,9 +160,8 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
         // A board's columns are its states: every card is in this one.
         return TableWork {
             sprints: cards,
-            deps: None,
             shape: (Vec::new(), None),
-            stepped: false,
+            ..TableWork::default()
         };
     }
     let text = |r: &Row, c: usize| r.cells.get(c).map_or(String::new(), |x| cell_text(&x.text));
@@ -149,10 +178,14 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
         })
         .collect();
     let status_col = column_where(header, super::completion::is_status_key);
+    let waits_col = column(header, DEPENDENCY_COLUMNS);
+    // A tracker's ids: beside a status, or beside what each row waits for
+    // (`| T1.2 | … | T1.1 |`).
     let Some(key_col) = header
         .iter()
         .position(|h| super::locale::column_step_word(&h.text).is_some())
-        .or_else(|| status_col.and_then(|sc| id_column(header, &rows, sc)))
+        .or_else(|| status_col.and_then(|sc| id_column(header, &rows, sc, least)))
+        .or_else(|| waits_col.and_then(|wc| id_column(header, &rows, wc, least)))
     else {
         return TableWork::default();
     };
@@ -248,7 +281,12 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
         );
         out.push(RawSprint { id, span, sprint });
     }
-    let deps = dependencies(header, &groups, &out, text);
+    let waits = waits_col.map(|wc| {
+        groups
+            .iter()
+            .map(|g| (g.key.clone(), g.rows.iter().map(|r| text(r, wc)).collect()))
+            .collect()
+    });
     let column = |c: usize| cell_text(&header[c].text).to_lowercase();
     let shape = (
         (0..header.len()).map(column).collect(),
@@ -257,16 +295,18 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
     let stepped = super::locale::column_step_word(&header[key_col].text).is_some();
     TableWork {
         sprints: out,
-        deps,
+        deps: None,
         shape,
         stepped,
+        waits,
     }
 }
 
 /// A tracker's id column (`| Plan | Title | Status |` keyed `001`, `002`,
 /// or `T-1`, `TASK-3`), in a table with a status column: the first column
-/// whose every value is an id of its own.
-fn id_column(header: &[Cell], rows: &[&Row], status: usize) -> Option<usize> {
+/// whose every value is an id of its own (of two rows or more, unless the
+/// table only adds to the work of one read before).
+fn id_column(header: &[Cell], rows: &[&Row], status: usize, least: usize) -> Option<usize> {
     let id = is_id;
     (0..header.len()).filter(|&c| c != status).find(|&c| {
         let values: Vec<String> = rows
@@ -277,7 +317,9 @@ fn id_column(header: &[Cell], rows: &[&Row], status: usize) -> Option<usize> {
             .iter()
             .collect::<std::collections::BTreeSet<_>>()
             .len();
-        values.len() >= 2 && distinct == values.len() && values.iter().all(|v| id(v))
+        values.len() >= least.clamp(1, 2)
+            && distinct == values.len()
+            && values.iter().all(|v| id(v))
     })
 }
 
@@ -352,57 +394,76 @@ fn board_cards(doc: &Doc, header: &[Cell], rows: &[Row]) -> Option<Vec<RawSprint
 }
 
 /// Per step, the steps its dependency cells name by key or by name; none
-/// when the table has no such column or it names no step.
+/// when no cell names a step. A cell that names something else (`Needs
+/// Merge Engine`, `all`) keeps the step after every step before it: a
+/// reference not understood never lets work run at once.
 fn dependencies(
-    header: &[Cell],
-    groups: &[Group],
+    waits: &[(String, Vec<String>)],
     sprints: &[RawSprint],
-    text: impl Fn(&Row, usize) -> String,
 ) -> Option<Vec<Vec<String>>> {
-    let col = column(header, DEPENDENCY_COLUMNS)?;
     let names: Vec<&str> = sprints.iter().map(|s| s.sprint.name.as_str()).collect();
     let distinct = names
         .iter()
         .collect::<std::collections::BTreeSet<_>>()
         .len()
         == names.len();
+    // Keys counted per table (`1`, `2` under each phase) name no row
+    // across tables.
+    let keys = waits
+        .iter()
+        .map(|(key, _)| key.to_lowercase())
+        .collect::<std::collections::BTreeSet<_>>();
+    if !distinct || waits.len() != names.len() || keys.len() != waits.len() {
+        return None;
+    }
     let find = |word: &str| {
         let w = word.trim().trim_matches(['`', '*']).trim();
-        groups
+        waits
             .iter()
-            .position(|g| g.key.eq_ignore_ascii_case(w))
+            .position(|(key, _)| key.eq_ignore_ascii_case(w))
             .or_else(|| names.iter().position(|n| n.eq_ignore_ascii_case(w)))
     };
-    let deps: Vec<Vec<String>> = groups
+    let mut any = false;
+    let deps: Vec<Vec<String>> = waits
         .iter()
         .enumerate()
-        .map(|(k, g)| {
-            let mut waits: Vec<String> = Vec::new();
-            for r in &g.rows {
-                for word in text(r, col).split([',', ';', '&', '/']) {
+        .map(|(k, (_, cells))| {
+            let mut waits: Vec<usize> = Vec::new();
+            for cell in cells {
+                for word in cell.split([',', ';', '&', '/', '、', '，']) {
+                    if word.trim().is_empty() || super::dependency_lines::names_nothing(word) {
+                        continue;
+                    }
                     // `TASK-001 ~ TASK-011`: every row from one to the other.
-                    let range = ["~", "–", "—", " to ", ".."].iter().find_map(|sep| {
+                    let range = ["~", "〜", "–", "—", " to ", ".."].iter().find_map(|sep| {
                         let (a, b) = word.split_once(sep)?;
                         Some((find(a)?, find(b)?))
                     });
-                    // `010 shared output dispatcher`: a key opening a note.
-                    let first = word.split_whitespace().next().unwrap_or_default();
+                    // `010 shared output dispatcher`: a key opening a note;
+                    // `Needs 1.1`: one after a word.
+                    let words = || word.split_whitespace();
                     let named: Vec<usize> = match range {
                         Some((a, b)) if a <= b => (a..=b).collect(),
-                        _ => find(word).or_else(|| find(first)).into_iter().collect(),
+                        _ => find(word)
+                            .into_iter()
+                            .chain(words().next().and_then(find))
+                            .chain(words().skip(1).find_map(find))
+                            .take(1)
+                            .collect(),
                     };
-                    for j in named.into_iter().filter(|&j| j != k) {
-                        let name = names[j].to_string();
-                        if !waits.contains(&name) {
-                            waits.push(name);
-                        }
+                    if named.is_empty() {
+                        waits.extend(0..k);
                     }
+                    any |= named.iter().any(|&j| j != k);
+                    waits.extend(named.into_iter().filter(|&j| j != k));
                 }
             }
-            waits
+            waits.sort_unstable();
+            waits.dedup();
+            waits.into_iter().map(|j| names[j].to_string()).collect()
         })
         .collect();
-    (distinct && deps.iter().any(|d| !d.is_empty())).then_some(deps)
+    any.then_some(deps)
 }
 
 /// The column naming each row's work: of the columns besides the key, the
