@@ -102,6 +102,8 @@ json_snapshots! {
     series_gaps => "first-sight-series-gaps",
     stage_dependency_tables => "first-sight-stage-dependency-tables",
     lane_map => "first-sight-lane-map",
+    tree_over_notes => "first-sight-tree-over-notes",
+    state_emoji => "first-sight-state-emoji",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1394,4 +1396,37 @@ fn a_lane_table_with_a_dependency_column_is_the_units() {
     assert_eq!(units.len(), 4, "{v}");
     assert!(units[0]["name"].as_str().unwrap().starts_with("L0"), "{v}");
     assert_eq!(deps(&v, 3).len(), 3, "{v}");
+}
+
+/// A checklist of parent tasks over sub-tasks (`- [x] 1.0 Project setup`
+/// over `- [x] 1.1 …`) is the steps; the numbered bold notes on how to
+/// keep the list (`1. **After finishing a sub-task:** mark it [x]`) are
+/// not. Before, the notes were the three steps, the first read done from
+/// its `[x]`, and the whole checklist was in no sprint.
+#[test]
+fn a_task_tree_is_the_steps_over_bold_notes_on_keeping_it() {
+    let (status, v, _) = json("first-sight-tree-over-notes");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "1.0 Project setup",
+            "2.0 Sign-in and users",
+            "3.0 Patient records",
+            "4.0 Appointments"
+        ]
+    );
+    assert_eq!(done(&v, 0), [true, true, false, false]);
+    assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
+}
+
+/// `## ✅ Fase 1` beside `## 🚧 Fase 2`: the plan marks its phases with
+/// states, so the ✅ is done, even among headings decorated with other
+/// pictographs (`🛡`, `🚫`, `💬`). Before, the ✅ was taken for one more
+/// decoration and the finished phase would have been run again.
+#[test]
+fn a_check_beside_another_state_mark_is_done() {
+    let (status, v, _) = json("first-sight-state-emoji");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, false, false]);
 }

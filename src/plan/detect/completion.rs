@@ -496,7 +496,8 @@ pub(crate) fn is_status_key(key: &str) -> bool {
 
 /// Whether heading `i` opens with ✅ as its siblings open with pictographs
 /// that mark no state (`## 📍 FASE 0`, `## 🔧 FASE 1`, `## ✅ FASE 3`, `##
-/// 🚦 GATES`): a decoration of the section, not a done mark.
+/// 🚦 GATES`): a decoration of the section, not a done mark. Beside a
+/// sibling marked with another state (`## 🚧 Fase 2`) it is a state.
 fn decorated(doc: &Doc, i: usize) -> bool {
     const STATES: &[char] = &[
         '✅', '✔', '☑', '🚧', '⏳', '🔄', '📋', '⬜', '🔲', '❌', '🟢', '🟡', '🔴', '🟠', '⏸', '⌛',
@@ -521,12 +522,15 @@ fn decorated(doc: &Doc, i: usize) -> bool {
     let (lo, hi) = doc.parent[i].map_or((0, doc.blocks.len()), |p| (p + 1, doc.section_end[p]));
     let before = (lo..i).rev().filter(sibling).take(3);
     let after = (i + 1..hi).filter(sibling).take(3);
-    let decorations = before
-        .chain(after)
-        .filter_map(lead)
-        .filter(|&c| pictograph(c) && !STATES.contains(&c))
+    let leads: Vec<char> = before.chain(after).filter_map(lead).collect();
+    // A sibling opening with another state (`## 🚧 Fase 2`) says the
+    // plan's marks are states, whatever else is decorated.
+    let states = leads.iter().any(|&c| c != '✅' && STATES.contains(&c));
+    let decorations = leads
+        .iter()
+        .filter(|&&c| pictograph(c) && !STATES.contains(&c))
         .count();
-    decorations >= 2
+    decorations >= 2 && !states
 }
 
 /// Whether heading `i`'s own text (before any sub-heading) has a status

@@ -46,6 +46,7 @@ mod numbered_rows;
 mod order_prose;
 mod outline;
 mod parallel;
+mod passes;
 mod phase_graph;
 mod references;
 mod repeats;
@@ -80,6 +81,11 @@ pub(crate) use criteria::classify_criterion;
 pub(crate) use criteria::inline_code;
 use doc::Doc;
 pub(crate) use headings::tidy_name;
+use passes::container_step;
+use passes::finer_reading;
+use passes::keeps_done;
+use passes::one_step;
+use passes::tasks_of;
 pub(crate) use task_types::classify_task_type;
 
 use std::collections::BTreeMap;
@@ -143,7 +149,8 @@ pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
 
 /// [`parse`], refusing the plan for its warnings too when `strict`.
 pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan, Vec<Problem>> {
-    let problems = match parse_once(source, ctx, strict, Pass::First) {
+    let first = parse_once(source, ctx, strict, Pass::First);
+    let problems = match first {
         Err(problems) if problems.iter().any(|p| p.code == ProblemCode::NoSprints) => problems,
         // One step for the whole plan says little about its steps: a
         // checklist tree or a table of work in it is finer (see
@@ -195,68 +202,6 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     parse_once(source, ctx, strict, Pass::Sections).map_err(|_| problems)
 }
 
-/// A plan read as one sprint, one unit: its steps may be written finer
-/// (a checklist tree, a table of work).
-fn one_step(plan: &Plan) -> bool {
-    plan.sprint_total() == 1 && plan.units.len() == 1
-}
-
-/// A lone sprint read from a checklist under a heading that names a list
-/// (`Progress`, `To-dos`, `Tasks`, `任务`), not a piece of work.
-fn container_step(plan: &Plan) -> bool {
-    let [unit] = plan.units.as_slice() else {
-        return false;
-    };
-    let [sprint] = unit.sprints.as_slice() else {
-        return false;
-    };
-    let name = headings::tidy_name(&sprint.name).to_lowercase();
-    plan.detection.sprints == [SprintSource::Checklists]
-        && (matches!(
-            name.trim_end_matches(':'),
-            "progress"
-                | "to-dos"
-                | "todos"
-                | "todo"
-                | "to do"
-                | "checklist"
-                | "task list"
-                | "action items"
-                | "work items"
-                | "status"
-        ) || criteria::criteria_label(&name) == Some(criteria::Label::Tasks))
-}
-
-/// The task lines of a one-sprint plan.
-fn tasks_of(plan: &Plan) -> usize {
-    plan.units
-        .iter()
-        .flat_map(|u| &u.sprints)
-        .map(|s| s.tasks.len())
-        .sum()
-}
-
-/// A finer reading loses no done mark: a step read done stays done in
-/// every step it is read as.
-fn keeps_done(coarse: &Plan, fine: &Plan) -> bool {
-    let done = |p: &Plan| {
-        p.units
-            .iter()
-            .flat_map(|u| &u.sprints)
-            .all(|s| s.done.is_some())
-    };
-    !done(coarse) || done(fine)
-}
-
-/// A finer reading of a one-sprint plan: a checklist tree or a table's
-/// rows, not a guess of another kind.
-fn finer_reading(plan: &Plan) -> bool {
-    matches!(
-        plan.detection.sprints.as_slice(),
-        [SprintSource::Checklists] | [SprintSource::TableRows]
-    )
-}
-
 /// Which reading a pass tries: the plan's own forms first; then, before a
 /// refusal, work written in forms that are elsewhere notes (see
 /// `last_resort`); then the plan's first flat checklist as its steps; last,
@@ -292,9 +237,20 @@ fn parse_once(
         outline::unquote_boxes(&mut masked);
     }
     let mut blocks = bare_boxes::items_from_struck_lists(blocks(&masked));
+    // A checklist tree read as the steps (boxed items over boxed tasks)
+    // says more than numbered bold notes elsewhere (`1. **After each
+    // sub-task:** tick it`): those stay notes.
+    let mut tree_read = false;
     if any_bold_item {
         blocks = coded_items::promote_coded_items(&masked, blocks);
+        let headings = |b: &[Block]| {
+            b.iter()
+                .filter(|b| matches!(b, Block::Heading { .. }))
+                .count()
+        };
+        let before = headings(&blocks);
         blocks = checklist_tree::promote_checklist_tree(&masked, blocks);
+        tree_read = headings(&blocks) > before;
     }
     // Work items written in other outline forms, read as headings.
     let blocks = outline::promote_unspaced_headings(&masked, blocks);
@@ -302,8 +258,13 @@ fn parse_once(
     let blocks = story::promote_story_tasks(&masked, blocks);
     let blocks = bold_steps::promote_bold_steps(&masked, blocks);
     let plain_items = pass == Pass::LastResort;
-    let blocks =
-        bold_items::promote_bold_items(&masked, blocks, any_bold_item, plain_items, &mut by_order);
+    let blocks = bold_items::promote_bold_items(
+        &masked,
+        blocks,
+        any_bold_item && !tree_read,
+        plain_items && !tree_read,
+        &mut by_order,
+    );
     let blocks = outline::promote_plain_lines(&masked, blocks, any_bold_item);
     let blocks = outline::promote_numbered_items(&masked, blocks);
     let blocks = bare_boxes::items_from_bare_boxes(&masked, blocks);
