@@ -104,6 +104,8 @@ json_snapshots! {
     lane_map => "first-sight-lane-map",
     tree_over_notes => "first-sight-tree-over-notes",
     state_emoji => "first-sight-state-emoji",
+    authored_frontmatter => "first-sight-authored-frontmatter",
+    keycap_legend => "first-sight-keycap-legend",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1429,4 +1431,30 @@ fn a_check_beside_another_state_mark_is_done() {
     let (status, v, _) = json("first-sight-state-emoji");
     assert_eq!(status, 0, "{v}");
     assert_eq!(done(&v, 0), [true, false, false]);
+}
+
+/// A frontmatter that records the writing of the document
+/// (`stepsCompleted: [step-01-validate-prerequisites, …]`, `status:
+/// 'complete'`) says the breakdown is written, not that its stories are
+/// built. Before, every story read done and none would have run.
+#[test]
+fn the_status_of_writing_the_plan_marks_no_story_done() {
+    let (status, v, _) = json("first-sight-authored-frontmatter");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [false, false]);
+}
+
+/// Headings numbered with keycaps (`#### 1️⃣ Modo solo lectura`) are
+/// numbered headings, and the plan's legend (`🟢 — Hecho`) makes its 🟢 a
+/// done mark: the section whose rows are all 🟢 is done. Before, the plan
+/// was refused.
+#[test]
+fn keycap_numbers_and_a_legend_of_marks_are_read() {
+    let (status, v, _) = json("first-sight-keycap-legend");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        ["Modo solo lectura", "Alertas útiles", "Permisos"]
+    );
+    assert_eq!(done(&v, 0), [false, true, false]);
 }

@@ -1,7 +1,8 @@
 //! Done marks kept outside a sprint's own section.
 //!
 //! Shapes recognised: the frontmatter's `state: completed` (or `status:
-//! done`) for the whole plan; Cursor-style frontmatter `todos:` (`- id: …`,
+//! done`) for the whole plan, unless the frontmatter records the writing
+//! of the document itself (a BMAD `stepsCompleted:` list); Cursor-style frontmatter `todos:` (`- id: …`,
 //! `content: …`, `status: completed`) matched to sprints by id or name; and
 //! a checklist outside every sprint section whose items name sprints by
 //! their heading (`- [x] (2026-02-06) Milestone 1: …` in a `## Progress`
@@ -37,7 +38,18 @@ pub(super) fn marks_elsewhere(
     units: &mut [RawUnit],
 ) {
     super::agent_columns::completion_log(doc, units);
-    for key in ["state", "status"] {
+    // A frontmatter that records how the document was written (`stepsCompleted:
+    // [step-01-validate-prerequisites, …]`, `inputDocuments:`) says with its
+    // `status: complete` that the writing is done, not the work.
+    let authored = [
+        "stepscompleted",
+        "inputdocuments",
+        "workflowtype",
+        "laststep",
+    ]
+    .iter()
+    .any(|k| frontmatter.keys().any(|key| key.to_lowercase() == *k));
+    for key in ["state", "status"].into_iter().filter(|_| !authored) {
         if let Some(v) = frontmatter.get(key).filter(|v| status_says_done(v)) {
             let why = format!("marked complete in the plan (frontmatter `{key}: {v}`)");
             for sprint in units.iter_mut().flat_map(|u| u.sprints.iter_mut()) {

@@ -38,6 +38,7 @@ mod guesses;
 mod headings;
 mod index_graph;
 mod last_resort;
+mod legend;
 mod levels;
 mod line_marks;
 mod locale;
@@ -232,6 +233,7 @@ fn parse_once(
     if masked.starts_with('\u{feff}') {
         masked.replace_range(..3, "   ");
     }
+    legend::mark_done_symbols(&mut masked);
     let mut by_order = None;
     if any_bold_item {
         outline::unquote_boxes(&mut masked);

@@ -33,7 +33,9 @@ pub(super) fn numbered_heading(text: &str) -> Option<(String, String)> {
     if !id.contains('.') && id.len() > 3 {
         return None;
     }
+    // `1️⃣ Modo solo lectura`: a keycap is the number's own mark.
     let rest = t[id_len..]
+        .trim_start_matches(['\u{FE0F}', '\u{20E3}'])
         .trim_start_matches([')', ':', '—', '–', '-'])
         .trim();
     // `## 0.1.0`: a version alone names its release.
