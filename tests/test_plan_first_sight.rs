@@ -106,6 +106,7 @@ json_snapshots! {
     state_emoji => "first-sight-state-emoji",
     authored_frontmatter => "first-sight-authored-frontmatter",
     keycap_legend => "first-sight-keycap-legend",
+    coded_dependencies => "first-sight-coded-dependencies",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1457,4 +1458,20 @@ fn keycap_numbers_and_a_legend_of_marks_are_read() {
         ["Modo solo lectura", "Alertas útiles", "Permisos"]
     );
     assert_eq!(done(&v, 0), [false, true, false]);
+}
+
+/// Coded tasks (`### CORE-02: Storage module`) whose field lines say what
+/// each waits for by code (`**Dependencies**: ENV-01`, `All previous
+/// tasks`) are a graph of steps, and a `Sprint N` schedule restating some
+/// of them by name is an index, not the steps. Before, the two phases
+/// were the steps and the finished ENV-01 would have run again.
+#[test]
+fn coded_tasks_wait_for_the_codes_their_lines_name() {
+    let (status, v, _) = json("first-sight-coded-dependencies");
+    assert_eq!(status, 0, "{v}");
+    let units = v["units"].as_array().unwrap();
+    assert_eq!(units.len(), 5, "{v}");
+    assert_eq!(deps(&v, 3), ["ENV-01: Project structure"]);
+    assert_eq!(deps(&v, 4).len(), 4, "{v}");
+    assert!(!units[0]["sprints"][0]["done"].is_null(), "{v}");
 }

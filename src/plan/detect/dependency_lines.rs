@@ -68,6 +68,8 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
             named.next().is_none().then_some(at)
         })
     };
+    let named_codes: Vec<Option<String>> =
+        sprints.iter().map(|s| name_code(&s.sprint.name)).collect();
     let mut waits = Vec::with_capacity(sprints.len());
     let mut written = 0;
     for (me, s) in sprints.iter().enumerate() {
@@ -78,10 +80,14 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
         };
         written += 1;
         let mut on = Vec::new();
-        for id in referenced_ids(&value)? {
-            match position(&id) {
-                Some(p) if p < me => on.push(p),
-                _ => return None,
+        if let Some(coded) = by_code(&value, &named_codes, me) {
+            on = coded;
+        } else {
+            for id in referenced_ids(&value)? {
+                match position(&id) {
+                    Some(p) if p < me => on.push(p),
+                    _ => return None,
+                }
             }
         }
         on.sort_unstable();
@@ -95,6 +101,60 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
         .enumerate()
         .all(|(i, w)| w.as_slice() == i.checked_sub(1).as_slice() || i == 0 && w.is_empty());
     (written >= 2 && !chain && at_once(&waits)).then_some(waits)
+}
+
+/// The code a step's name opens with (`ENV-01: Project Structure` →
+/// `env-01`), lower-cased.
+fn name_code(name: &str) -> Option<String> {
+    let t = name.trim_start();
+    let letters = t.chars().take_while(char::is_ascii_alphabetic).count();
+    let rest = t[letters..].trim_start_matches(['-', '_']);
+    let digits = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .count();
+    let end = t.len() - rest.len() + digits;
+    let code = t[..end].trim_end_matches('.');
+    (letters > 0 && letters <= 8 && digits > 0).then(|| code.to_lowercase())
+}
+
+/// The earlier steps a line names by their codes (`env-01, core-02`,
+/// `all previous tasks`), when every code it names opens exactly one
+/// earlier step's name; None when it names anything else.
+fn by_code(value: &str, codes: &[Option<String>], me: usize) -> Option<Vec<usize>> {
+    let v = super::dependencies::strip_parentheticals(value);
+    let v = v.trim().trim_end_matches('.');
+    if [
+        "all previous",
+        "all prior",
+        "all earlier",
+        "all preceding",
+        "all above",
+    ]
+    .iter()
+    .any(|p| v.starts_with(p))
+    {
+        return Some((0..me).collect());
+    }
+    let mut on = Vec::new();
+    for token in v.split(|c: char| c.is_whitespace() || c == ',' || c == ';') {
+        let token = token.trim_matches(['(', ')', '[', ']', '*', '`', '.']);
+        if token.is_empty() || matches!(token, "and" | "&" | "+") {
+            continue;
+        }
+        let mut named = codes
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.as_deref() == Some(token));
+        let (p, _) = named.next()?;
+        if named.next().is_some() || p >= me {
+            return None;
+        }
+        on.push(p);
+    }
+    on.sort_unstable();
+    on.dedup();
+    (!on.is_empty()).then_some(on)
 }
 
 /// The positions of the steps `named` (by number), each before step `me`,

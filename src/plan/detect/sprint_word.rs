@@ -264,7 +264,7 @@ fn choose_word_of(
         let parts = stats
             .get(&w)
             .is_some_and(|&(_, n, nested)| n > 0 && nested == n && !spread(&w));
-        if !parts && !schedules_others(blocks, parsed, w, &ids) {
+        if !parts && !schedules_others(blocks, parent, parsed, w, &ids) {
             return Some(w);
         }
         stats.remove(&Word::Sprint);
@@ -299,10 +299,12 @@ fn choose_word_of(
 
 /// Whether every heading of `word` lists only other headings of the plan
 /// (`### Sprint 1 (Current): Foundation` holding `- [ ] Phase 1.5: Quick
-/// validation` and `- [ ] Phase 2: Backtest`): a schedule of the work
+/// validation` and `- [ ] Phase 2: Backtest`, or `1. ENV-01: Project
+/// Structure Creation` restating that heading): a schedule of the work
 /// those headings hold, not work of its own.
 fn schedules_others(
     blocks: &[Block],
+    parent: &[Option<usize>],
     parsed: &[Option<Heading>],
     word: Word,
     ids: &BTreeMap<Word, BTreeSet<String>>,
@@ -321,6 +323,28 @@ fn schedules_others(
             .collect();
         other != word && ids.get(&other).is_some_and(|known| known.contains(&id))
     };
+    // `1. ENV-01: Project Structure Creation`, written out under `###
+    // ENV-01: Project Structure Creation`: a heading's whole text.
+    let norm = |t: &str| {
+        t.trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | ')' | ' '))
+            .trim()
+            .to_lowercase()
+    };
+    let mut headed: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (j, b) in blocks.iter().enumerate() {
+        if let Block::Heading { text, .. } = b {
+            headed.entry(norm(text)).or_default().push(j);
+        }
+    }
+    // Not the heading itself or one it sits in (a unit's one step named
+    // after it, its one task the same name).
+    let elsewhere = |text: &str, i: usize| {
+        headed.get(&norm(text)).is_some_and(|js| {
+            js.iter().any(|&j| {
+                j != i && !std::iter::successors(parent[i], |&p| parent[p]).any(|p| p == j)
+            })
+        })
+    };
     let mut headings = 0;
     for (i, h) in parsed.iter().enumerate() {
         let Some(Heading::Sprint(h)) = h else {
@@ -338,7 +362,7 @@ fn schedules_others(
                 _ => None,
             })
             .peekable();
-        if items.peek().is_none() || !items.all(names_other) {
+        if items.peek().is_none() || !items.all(|t| names_other(t) || elsewhere(t, i)) {
             return false;
         }
     }
