@@ -107,6 +107,7 @@ json_snapshots! {
     authored_frontmatter => "first-sight-authored-frontmatter",
     keycap_legend => "first-sight-keycap-legend",
     coded_dependencies => "first-sight-coded-dependencies",
+    done_groups => "first-sight-done-groups",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1474,4 +1475,15 @@ fn coded_tasks_wait_for_the_codes_their_lines_name() {
     assert_eq!(deps(&v, 3), ["ENV-01: Project structure"]);
     assert_eq!(deps(&v, 4).len(), 4, "{v}");
     assert!(!units[0]["sprints"][0]["done"].is_null(), "{v}");
+}
+
+/// `✅ **v0.2** — Core (all tasks done)` under `## Completed versions`
+/// names the group `## v0.2 — Core` by its id: its steps are done, and
+/// the groups it does not name stay open. Before, every step read open and
+/// the finished versions would have been built again.
+#[test]
+fn a_done_line_naming_a_group_marks_its_steps_done() {
+    let (status, v, _) = json("first-sight-done-groups");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, true, true, false]);
 }

@@ -108,6 +108,7 @@ pub(super) fn marks_elsewhere(
     restated_checklists(doc, units);
     done_lists(doc, units);
     super::done_named::done_headings(doc, units);
+    super::done_named::done_groups(doc, units);
     // A status table naming the sprints by number (`| Sprint | Goal |
     // Status |`, `| 3 | Selector UX | COMPLETE |`) is an index too.
     let mut rows_only = Vec::new();

@@ -2,7 +2,10 @@
 //! outside every step marked done (`### Sharing: video export — DONE`
 //! among a roadmap's directions) naming a step of its priority list, and
 //! lettered parts in a progress index (`Task 5a`, `Task 5b`) marking the
-//! step they are parts of.
+//! step they are parts of; and a line marked done outside every step
+//! that names a group of steps by its id (`✅ **v0.2** — … (all tasks
+//! done)` under `## Completed versions`, naming `## v0.2 — Core`):
+//! every step of that group.
 
 use std::collections::BTreeMap;
 
@@ -85,4 +88,77 @@ pub(super) fn done_headings(doc: &Doc, units: &mut [RawUnit]) {
             }
         }
     }
+}
+
+/// Lines outside every step that open with a done mark and name a group
+/// heading by its first word, an id (`✅ **v0.2** — Core`): the steps in
+/// that group's section are done. The id must open exactly one heading
+/// that holds steps.
+pub(super) fn done_groups(doc: &Doc, units: &mut [RawUnit]) {
+    let mut named: Vec<(usize, String)> = Vec::new();
+    for (i, b) in doc.blocks.iter().enumerate() {
+        let text = match b {
+            Block::Paragraph { text, .. } | Block::Item { text, .. } => text,
+            _ => continue,
+        };
+        if in_sprint(doc, doc.parent[i]) {
+            continue;
+        }
+        for line in text.lines() {
+            let t = line.trim_start();
+            let Some(rest) = ['✅', '✔', '☑'].iter().find_map(|m| t.strip_prefix(*m)) else {
+                continue;
+            };
+            let id = group_id(rest);
+            if let Some(id) = id {
+                named.push((i, id));
+            }
+        }
+    }
+    if named.is_empty() {
+        return;
+    }
+    let mut heads: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for i in 0..doc.blocks.len() {
+        if let Some((_, text, _)) = doc.heading(i) {
+            if let Some(id) = group_id(text) {
+                heads.entry(id).or_default().push(i);
+            }
+        }
+    }
+    // Per block, the group listed done whose section holds it: each
+    // group's section is walked once, however many steps it holds.
+    let mut listed: Vec<Option<&str>> = vec![None; doc.blocks.len()];
+    for (line_block, id) in &named {
+        let Some([h]) = heads.get(id).map(Vec::as_slice) else {
+            continue;
+        };
+        let (h, end) = (*h, doc.section_end[*h]);
+        if (h..end).contains(line_block) || doc.is_sprint(h) {
+            continue;
+        }
+        for slot in &mut listed[h + 1..end] {
+            slot.get_or_insert(id.as_str());
+        }
+    }
+    for sprint in units.iter_mut().flat_map(|u| u.sprints.iter_mut()) {
+        let at = doc
+            .blocks
+            .partition_point(|b| b.span().start < sprint.span.start);
+        if let (Some(Some(id)), None) = (listed.get(at), &sprint.sprint.done) {
+            sprint.sprint.done = Some(format!(
+                "marked complete in the plan (its group `{id}` is listed done)"
+            ));
+        }
+    }
+}
+
+/// The id a text opens with (`**v0.2** — Core` → `v0.2`): a word with a
+/// digit, lower-cased.
+fn group_id(text: &str) -> Option<String> {
+    let t = text.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '*' | '_' | '#'));
+    let word = t.split_whitespace().next()?;
+    let word = word.trim_matches(|c: char| matches!(c, '*' | '_' | ':' | ',' | '—' | '-' | '.'));
+    (word.chars().any(|c| c.is_ascii_digit()) && word.chars().count() <= 12)
+        .then(|| word.to_lowercase())
 }
