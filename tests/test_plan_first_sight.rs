@@ -108,6 +108,8 @@ json_snapshots! {
     keycap_legend => "first-sight-keycap-legend",
     coded_dependencies => "first-sight-coded-dependencies",
     done_groups => "first-sight-done-groups",
+    released_status => "first-sight-released-status",
+    definition_of_done => "first-sight-definition-of-done",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1486,4 +1488,32 @@ fn a_done_line_naming_a_group_marks_its_steps_done() {
     let (status, v, _) = json("first-sight-done-groups");
     assert_eq!(status, 0, "{v}");
     assert_eq!(done(&v, 0), [true, true, true, false]);
+}
+
+/// `状態：リリース済み` (state: released), written with the full-width
+/// colon and the `済み` (done) after what was done: the version is done.
+/// Before, no version read done and the released one would have run again.
+#[test]
+fn a_status_line_in_cjk_form_marks_its_step_done() {
+    let (status, v, _) = json("first-sight-released-status");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, false, false]);
+}
+
+/// `## 4. DEFINITION OF DONE` names the criteria, it is no step marked
+/// done: it is not dispatched, and nothing reads done. Before, it was a
+/// step named `DEFINITION OF`, done.
+#[test]
+fn definition_of_done_is_no_done_mark() {
+    let (status, v, _) = json("first-sight-definition-of-done");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "THE CLAIM PROTOCOL",
+            "OWNERSHIP — default split",
+            "BUILD ORDER"
+        ]
+    );
+    assert_eq!(done(&v, 0), [false, false, false]);
 }

@@ -83,10 +83,21 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
                 && !word.chars().any(char::is_lowercase)
                 && DONE_WORDS.contains(&word.to_lowercase().as_str())
         };
+        // `DEFINITION OF DONE`, `CRITERIA FOR DONE`: the word is the
+        // name's object, not a mark.
+        let object = || {
+            let before = trimmed[..trimmed.len() - last.len()].trim_end();
+            let prev = before.split_whitespace().last().unwrap_or_default();
+            matches!(
+                prev.to_ascii_lowercase().as_str(),
+                "of" | "for" | "de" | "du" | "des" | "von"
+            )
+        };
         if (qualifier
             || matches!(word, "DONE" | "COMPLETE" | "COMPLETED" | "FINISHED")
             || shouted())
             && trimmed.split_whitespace().count() > 2
+            && !object()
         {
             let cut = trimmed.len() - last.len();
             t = trimmed[..cut]
@@ -291,7 +302,10 @@ fn still_open(lower: &str) -> bool {
 /// plans' languages (`complete`, `erledigt`, `完了`).
 pub(crate) fn opens_with_done_word(lower: &str) -> bool {
     let first = lower.split(|c: char| !c.is_alphanumeric()).next();
-    DONE_WORDS.iter().any(|w| first == Some(w)) || DONE_PHRASES.iter().any(|p| lower.starts_with(p))
+    DONE_WORDS.iter().any(|w| first == Some(w))
+        || DONE_PHRASES.iter().any(|p| lower.starts_with(p))
+        // `リリース済み`, `実装済`: what was done, then 済 (done).
+        || first.is_some_and(|f| f.chars().count() > 1 && (f.ends_with("済み") || f.ends_with('済')))
 }
 
 /// A status value's first word that says done, in the languages plans are
@@ -403,7 +417,7 @@ pub(crate) fn open_status_lines(body: &str) -> usize {
     body.lines()
         .filter_map(|l| {
             let l = l.trim().trim_start_matches(['-', '*', '+', ' ']);
-            l.split_once(':')
+            l.split_once([':', '：'])
         })
         .filter(|(k, _)| is_status_key(k))
         .filter(|(_, v)| status_says_open(v))
@@ -550,7 +564,8 @@ fn labelled_lines<'d>(
             _ => None,
         })
         .flatten()
-        .filter_map(|line| line.split_once(':'))
+        // `状態：リリース済み`: the full-width colon of CJK text too.
+        .filter_map(|line| line.split_once([':', '：']))
 }
 
 /// The values of the `Status:` lines (`- **Status**: ✅ Done`) in `blocks`.

@@ -303,19 +303,20 @@ pub(super) fn referenced_numbers(value: &str) -> Option<Vec<u32>> {
 /// A dependency value that names nothing: empty, `None`, `n/a`, a dash,
 /// in the plans' languages.
 pub(super) fn names_nothing(value: &str) -> bool {
+    const NONE: &[&str] = &[
+        "none", "n/a", "-", "—", "–", "nothing", "nada", "ninguna", "ninguno", "keine", "kein",
+        "aucune", "aucun", "nenhuma", "nenhum", "nessuna", "nessuno", "нет", "无", "無", "なし",
+        "없음",
+    ];
     let v = value.trim().trim_matches(['*', '`']).trim();
-    let lower = v.to_lowercase();
+    // Every line of every step is asked (`reorder`): compared in place,
+    // without a lower-cased copy.
     v.is_empty()
-        || [
-            "none", "n/a", "-", "—", "–", "nothing", "nada", "ninguna", "ninguno", "keine", "kein",
-            "aucune", "aucun", "nenhuma", "nenhum", "nessuna", "nessuno", "нет", "无", "無",
-            "なし", "없음",
-        ]
-        .iter()
-        .any(|w| {
-            lower == *w
-                || lower.starts_with(&format!("{w} "))
-                || lower.starts_with(&format!("{w},"))
+        || NONE.iter().any(|w| {
+            v.get(..w.len()).is_some_and(|head| {
+                head.chars().flat_map(char::to_lowercase).eq(w.chars())
+                    && matches!(v[w.len()..].chars().next(), None | Some(' ' | ','))
+            })
         })
 }
 

@@ -101,7 +101,9 @@ pub(super) fn done_groups(doc: &Doc, units: &mut [RawUnit]) {
             Block::Paragraph { text, .. } | Block::Item { text, .. } => text,
             _ => continue,
         };
-        if in_sprint(doc, doc.parent[i]) {
+        // The marks are not ASCII: a text without a byte of one is skipped
+        // before its lines are looked at.
+        if text.is_ascii() {
             continue;
         }
         for line in text.lines() {
@@ -109,8 +111,7 @@ pub(super) fn done_groups(doc: &Doc, units: &mut [RawUnit]) {
             let Some(rest) = ['✅', '✔', '☑'].iter().find_map(|m| t.strip_prefix(*m)) else {
                 continue;
             };
-            let id = group_id(rest);
-            if let Some(id) = id {
+            if let Some(id) = group_id(rest).filter(|_| !in_sprint(doc, doc.parent[i])) {
                 named.push((i, id));
             }
         }

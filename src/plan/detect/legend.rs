@@ -60,6 +60,14 @@ pub(super) fn mark_done_symbols(masked: &mut String) {
 /// symbol (after a list bullet, a quote or a table's pipe), and each entry
 /// is a symbol then what it means (`🟢 — Hecho`, `🟩 = done`).
 fn legend_entries(line: &str) -> Vec<String> {
+    // Every line of the plan is asked: one that opens (after a bullet, a
+    // quote or a pipe) with an ASCII byte is none, read without decoding.
+    let lead = line
+        .bytes()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'-' | b'*' | b'+' | b'>' | b'|'));
+    if lead.is_none_or(|b| b.is_ascii()) {
+        return Vec::new();
+    }
     let t = line
         .trim()
         .trim_start_matches(['-', '*', '+', '>', '|'])

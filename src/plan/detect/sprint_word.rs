@@ -330,16 +330,24 @@ fn schedules_others(
             .trim()
             .to_lowercase()
     };
-    let mut headed: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-    for (j, b) in blocks.iter().enumerate() {
-        if let Block::Heading { text, .. } = b {
-            headed.entry(norm(text)).or_default().push(j);
-        }
-    }
+    // Made when an item names no step by its word: most plans' sprints
+    // hold tasks, and the first says so.
+    let headed = std::cell::OnceCell::new();
+    let headed = || {
+        headed.get_or_init(|| {
+            let mut by_text: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            for (j, b) in blocks.iter().enumerate() {
+                if let Block::Heading { text, .. } = b {
+                    by_text.entry(norm(text)).or_default().push(j);
+                }
+            }
+            by_text
+        })
+    };
     // Not the heading itself or one it sits in (a unit's one step named
     // after it, its one task the same name).
     let elsewhere = |text: &str, i: usize| {
-        headed.get(&norm(text)).is_some_and(|js| {
+        headed().get(&norm(text)).is_some_and(|js| {
             js.iter().any(|&j| {
                 j != i && !std::iter::successors(parent[i], |&p| parent[p]).any(|p| p == j)
             })
