@@ -110,6 +110,7 @@ json_snapshots! {
     done_groups => "first-sight-done-groups",
     released_status => "first-sight-released-status",
     definition_of_done => "first-sight-definition-of-done",
+    cjk_dependency_lines => "first-sight-cjk-dependency-lines",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1516,4 +1517,20 @@ fn definition_of_done_is_no_done_mark() {
         ]
     );
     assert_eq!(done(&v, 0), [false, false, false]);
+}
+
+/// `**依赖**: 1.1` lines are dependency lines in any script; a line naming
+/// no step (`阶段一完成`, stage one complete) keeps its step after every
+/// step before it; and a stage set aside as cancelled (`（已取消）`) is no
+/// step. Before, the cancelled stage was dispatched and the tasks ran as
+/// one sequence.
+#[test]
+fn dependency_lines_in_cjk_and_a_cancelled_stage() {
+    let (status, v, _) = json("first-sight-cjk-dependency-lines");
+    assert_eq!(status, 0, "{v}");
+    let units = v["units"].as_array().unwrap();
+    assert_eq!(units.len(), 5, "{v}");
+    assert_eq!(deps(&v, 2), ["项目初始化"]);
+    assert_eq!(deps(&v, 3).len(), 3, "{v}");
+    assert!(!v.to_string().contains("APK"), "{v}");
 }

@@ -147,49 +147,6 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
     (t.trim().to_string(), done)
 }
 
-/// Words saying the plan dropped a piece of work.
-const DROPPED: &[&str] = &[
-    "skipped",
-    "cancelled",
-    "canceled",
-    "dropped",
-    "abandoned",
-    "obsolete",
-    "wontfix",
-    "verworfen",
-    "annulé",
-    "cancelado",
-    "descartado",
-    "отменено",
-    "пропущено",
-];
-
-/// Whether a heading says its work was dropped: `~~Phase 0: Alignment~~
-/// ✂️ SKIPPED`, `Phase 3 — CANCELLED`, `Step 2 (skipped)`. A word in the
-/// name (`Handle dropped connections`) is no such mark: it must be struck
-/// through with the heading, written in capitals, or set apart in
-/// parentheses.
-pub(crate) fn dropped(text: &str) -> bool {
-    let struck = text
-        .trim_start_matches(|c: char| c == '#' || c.is_whitespace())
-        .starts_with("~~");
-    text.split_whitespace().any(|w| {
-        let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
-        // Every word of the list is six bytes or more.
-        if bare.len() < 6 {
-            return false;
-        }
-        let said = if bare.is_ascii() {
-            DROPPED.iter().any(|d| d.eq_ignore_ascii_case(bare))
-        } else {
-            DROPPED.contains(&bare.to_lowercase().as_str())
-        };
-        said && (struck
-            || (bare.chars().any(char::is_alphabetic) && bare == bare.to_uppercase())
-            || (w.starts_with('(') && w.ends_with(')')))
-    })
-}
-
 /// The text before a closing `(…)` or `（…）` that holds nothing but a
 /// done word (`완료`, `выполнен`, `terminé`); an aside that says more
 /// (`(完成度 50%)`, `(done by QA)`) is not a mark.

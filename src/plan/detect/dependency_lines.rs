@@ -5,9 +5,9 @@
 //! the plan (by its number, `T3`, `Task 03`, a range `1-8`), the lines are
 //! the plan's order: each step runs as a unit of its own, waiting for what
 //! its line names. A step without a line waits for the one before it. A
-//! line naming anything else (`Foundational phase completion`) or a later
-//! step leaves the plan one sequence, and so does a graph that is one
-//! chain anyway.
+//! line naming anything else (`Foundational phase completion`) keeps its
+//! step after every step before it; a line naming a later step leaves the
+//! plan one sequence, and so does a graph that is one chain anyway.
 
 use super::RawSprint;
 
@@ -82,13 +82,18 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
         let mut on = Vec::new();
         if let Some(coded) = by_code(&value, &named_codes, me) {
             on = coded;
-        } else {
-            for id in referenced_ids(&value)? {
+        } else if let Some(ids) = referenced_ids(&value) {
+            for id in ids {
                 match position(&id) {
                     Some(p) if p < me => on.push(p),
                     _ => return None,
                 }
             }
+        } else {
+            // A line naming something no step answers to (`阶段一完成`,
+            // `the API is stable`): the step waits for every step before
+            // it, and the other lines still say what runs at once.
+            on.extend(0..me);
         }
         on.sort_unstable();
         on.dedup();
@@ -274,21 +279,24 @@ const FIELD_SEPARATORS: [&str; 3] = [" | ", " · ", " • "];
 /// field on the line.
 fn dependency_field(line: &str) -> Option<String> {
     let t = line.trim().trim_start_matches(['-', '*', '+', ' ', '_']);
-    // Every key opens with one of these: most lines are no dependency line.
-    if !matches!(
-        t.as_bytes().first()?.to_ascii_lowercase(),
-        b'd' | b'b' | b'r'
-    ) {
+    // Every key opens with one of these, or is written in another script
+    // (`**依赖**: 1.3, 1.4`): most lines are no dependency line.
+    let first = t.as_bytes().first()?.to_ascii_lowercase();
+    if !matches!(first, b'd' | b'b' | b'r') && first.is_ascii() {
         return None;
     }
-    let (key, value) = t.split_once(':')?;
+    let (key, value) = t.split_once([':', '：'])?;
     let key = key.trim().trim_matches(['*', '_', ' ']);
     let value = FIELD_SEPARATORS
         .iter()
         .fold(value, |v, s| v.split_once(s).map_or(v, |(first, _)| first));
-    KEYS.iter()
-        .any(|k| k.eq_ignore_ascii_case(key))
-        .then(|| value.trim().trim_matches(['*', '_', ' ']).to_lowercase())
+    let known = if first.is_ascii() {
+        KEYS.iter().any(|k| k.eq_ignore_ascii_case(key))
+    } else {
+        let key = key.to_lowercase();
+        super::dependencies::DEPENDENCY_COLUMNS.contains(&key.as_str())
+    };
+    known.then(|| value.trim().trim_matches(['*', '_', ' ']).to_lowercase())
 }
 
 /// The step numbers a dependency value names, or None when it names

@@ -74,7 +74,7 @@ impl<'a> Doc<'a> {
                 // is about that phase, not work to dispatch.
                 Some(Heading::Sprint(h))
                     if Some(h.word) == word
-                        && matches!(&blocks[i], Block::Heading { text, .. } if completion::dropped(text)) =>
+                        && matches!(&blocks[i], Block::Heading { text, .. } if super::dropped::dropped(text)) =>
                 {
                     about_at[i] = Some((h.id, About::Notes))
                 }

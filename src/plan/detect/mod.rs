@@ -30,6 +30,7 @@ mod dialect;
 mod doc;
 mod done_elsewhere;
 mod done_named;
+mod dropped;
 mod elsewhere;
 mod fences;
 mod gantt;
