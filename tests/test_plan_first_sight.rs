@@ -111,6 +111,8 @@ json_snapshots! {
     released_status => "first-sight-released-status",
     definition_of_done => "first-sight-definition-of-done",
     cjk_dependency_lines => "first-sight-cjk-dependency-lines",
+    kiro_optional => "first-sight-kiro-optional",
+    count_over_open => "first-sight-count-over-open",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1533,4 +1535,33 @@ fn dependency_lines_in_cjk_and_a_cancelled_stage() {
     assert_eq!(deps(&v, 2), ["项目初始化"]);
     assert_eq!(deps(&v, 3).len(), 3, "{v}");
     assert!(!v.to_string().contains("APK"), "{v}");
+}
+
+/// Kiro's optional sub-tasks (`- [ ]* 1.3 Write a property test`) are task
+/// lines, open until ticked: the task holding one is not done. Before, the
+/// star hid the box and the task read done with its test never written.
+#[test]
+fn an_optional_kiro_task_left_open_keeps_its_task_open() {
+    let (status, v, _) = json("first-sight-kiro-optional");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [false, true, false]);
+}
+
+/// `**Plans:** 3/3 plans complete` over three open plan boxes, with no
+/// index entry or date for the phase: the count contradicts every box it
+/// counts, and the phase stays open. A phase the index marks done with its
+/// date stays done. Before, the dashboard phase read done and its three
+/// plans would never have run.
+#[test]
+fn a_bare_count_over_open_boxes_is_not_done() {
+    let (status, v, _) = json("first-sight-count-over-open");
+    assert_eq!(status, 0, "{v}");
+    let all: Vec<bool> = v["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|u| u["sprints"].as_array().unwrap().iter())
+        .map(|s| !s["done"].is_null())
+        .collect();
+    assert_eq!(all, [true, false]);
 }

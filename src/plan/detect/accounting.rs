@@ -449,11 +449,15 @@ fn counts_complete(done: &str) -> bool {
         w.split_once('/')
             .is_some_and(|(a, b)| !a.is_empty() && a == b && a.chars().all(|c| c.is_ascii_digit()))
     });
+    full_count || dated(done)
+}
+
+/// A done mark with its completion date (`completed 2026-02-22`).
+fn dated(done: &str) -> bool {
     let lower = done.to_lowercase();
-    let dated = ["completed 2", "complete 2", "done 2", "shipped 2"]
+    ["completed 2", "complete 2", "done 2", "shipped 2"]
         .iter()
-        .any(|m| lower.contains(m));
-    full_count || dated
+        .any(|m| lower.contains(m))
 }
 
 /// The task text with its leading id (`T1:`, `#101`, `1.2`) removed,
@@ -498,7 +502,7 @@ pub(super) fn account(
     for (at, n) in super::completion::open_in_done(doc, units) {
         *open_in.entry(at).or_default() += n;
     }
-    guesses.extend(undo_done(doc, units, &open_in));
+    guesses.extend(undo_done(doc, units, &open_in, &ticked_in));
     same_work_twice(doc, units, &mut tally, problems);
     if let Some(first) = lines.iter().find(|l| {
         tally
@@ -646,11 +650,15 @@ fn progress_inside(
 }
 
 /// Sprints marked done that hold open lines of their own are not done;
-/// the guess that says so.
+/// the guess that says so. A mark that counts the work complete (`3/3`, a
+/// completion date) stands over stale boxes, unless it is a bare count and
+/// not one of the sprint's own boxes is ticked (`**Plans:** 4/4 plans
+/// complete` over four open plans).
 fn undo_done(
     doc: &Doc,
     units: &mut [RawUnit],
     open_in: &HashMap<(usize, usize), usize>,
+    ticked_in: &HashMap<(usize, usize), usize>,
 ) -> Option<Warning> {
     let mut undone = Vec::new();
     for (&(u, k), &n) in open_in {
@@ -658,7 +666,7 @@ fn undo_done(
         if s.sprint
             .done
             .as_deref()
-            .is_some_and(|d| !counts_complete(d))
+            .is_some_and(|d| !counts_complete(d) || !dated(d) && !ticked_in.contains_key(&(u, k)))
         {
             s.sprint.done = None;
             undone.push((doc.line(s.span.start), s.sprint.name.clone(), n));

@@ -262,7 +262,9 @@ pub(crate) fn opens_with_done_word(lower: &str) -> bool {
     DONE_WORDS.iter().any(|w| first == Some(w))
         || DONE_PHRASES.iter().any(|p| lower.starts_with(p))
         // `リリース済み`, `実装済`: what was done, then 済 (done).
-        || first.is_some_and(|f| f.chars().count() > 1 && (f.ends_with("済み") || f.ends_with('済')))
+        || first.is_some_and(|f| {
+            (f.ends_with("済み") || f.ends_with('済')) && f.chars().nth(1).is_some()
+        })
 }
 
 /// A status value's first word that says done, in the languages plans are
@@ -374,7 +376,7 @@ pub(crate) fn open_status_lines(body: &str) -> usize {
     body.lines()
         .filter_map(|l| {
             let l = l.trim().trim_start_matches(['-', '*', '+', ' ']);
-            l.split_once([':', '：'])
+            split_label(l)
         })
         .filter(|(k, _)| is_status_key(k))
         .filter(|(_, v)| status_says_open(v))
@@ -521,8 +523,18 @@ fn labelled_lines<'d>(
             _ => None,
         })
         .flatten()
-        // `状態：リリース済み`: the full-width colon of CJK text too.
-        .filter_map(|line| line.split_once([':', '：']))
+        .filter_map(split_label)
+}
+
+/// `Status: Done`, and `状態：リリース済み` with the full-width colon of
+/// CJK text (looked for only in a line that is not ASCII: every line of
+/// every step is asked).
+pub(super) fn split_label(line: &str) -> Option<(&str, &str)> {
+    if line.is_ascii() {
+        line.split_once(':')
+    } else {
+        line.split_once([':', '：'])
+    }
 }
 
 /// The values of the `Status:` lines (`- **Status**: ✅ Done`) in `blocks`.

@@ -285,7 +285,7 @@ fn dependency_field(line: &str) -> Option<String> {
     if !matches!(first, b'd' | b'b' | b'r') && first.is_ascii() {
         return None;
     }
-    let (key, value) = t.split_once([':', '：'])?;
+    let (key, value) = super::completion::split_label(t)?;
     let key = key.trim().trim_matches(['*', '_', ' ']);
     let value = FIELD_SEPARATORS
         .iter()

@@ -171,10 +171,11 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
     let rows: Vec<&Row> = rows
         .iter()
         .filter(|r| r.source_cells >= 2 || header.len() < 2)
+        // A row with no letter or digit in any cell (`.||`) holds no work.
         .filter(|r| {
             r.cells
                 .iter()
-                .any(|c| !cell_text(&c.text).trim_matches(['-', ':', ' ']).is_empty())
+                .any(|c| cell_text(&c.text).chars().any(char::is_alphanumeric))
         })
         .collect();
     let status_col = column_where(header, super::completion::is_status_key);
@@ -196,7 +197,11 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
     };
     let mut groups: Vec<Group> = Vec::new();
     for r in &rows {
-        let key = text(r, key_col);
+        // A key of punctuation alone (`/`, `.`) names nothing: the row
+        // goes with the step above, as a blank key does.
+        let key = Some(text(r, key_col))
+            .filter(|k| k.chars().any(char::is_alphanumeric))
+            .unwrap_or_default();
         match groups.last_mut() {
             Some(g) if key.is_empty() || key == g.key => g.rows.push(r),
             _ if key.is_empty() => {}
