@@ -527,13 +527,15 @@ fn labelled_lines<'d>(
 }
 
 /// `Status: Done`, and `状態：リリース済み` with the full-width colon of
-/// CJK text (looked for only in a line that is not ASCII: every line of
-/// every step is asked).
+/// CJK text after a key in CJK.
 pub(super) fn split_label(line: &str) -> Option<(&str, &str)> {
-    if line.is_ascii() {
-        line.split_once(':')
-    } else {
+    // Every line of every step is asked: the full-width colon is looked
+    // for only after a key written in another script (`**状態**：…`).
+    let key = line.trim_start_matches([' ', '-', '*', '+', '_']);
+    if key.as_bytes().first().is_some_and(|b| !b.is_ascii()) {
         line.split_once([':', '：'])
+    } else {
+        line.split_once(':')
     }
 }
 

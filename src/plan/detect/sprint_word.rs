@@ -353,6 +353,14 @@ fn schedules_others(
             })
         })
     };
+    // Only an item opening with a code (`ENV-01:`) is looked up among the
+    // headings: most sprints list their own tasks.
+    let coded = |t: &str| {
+        let t = t.trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '.' | ')' | ' '));
+        let letters = t.chars().take_while(char::is_ascii_alphabetic).count();
+        let rest = t[letters..].trim_start_matches(['-', '_']);
+        (1..=8).contains(&letters) && rest.starts_with(|c: char| c.is_ascii_digit())
+    };
     let mut headings = 0;
     for (i, h) in parsed.iter().enumerate() {
         let Some(Heading::Sprint(h)) = h else {
@@ -370,7 +378,7 @@ fn schedules_others(
                 _ => None,
             })
             .peekable();
-        if items.peek().is_none() || !items.all(|t| names_other(t) || elsewhere(t, i)) {
+        if items.peek().is_none() || !items.all(|t| names_other(t) || coded(t) && elsewhere(t, i)) {
             return false;
         }
     }
