@@ -366,6 +366,19 @@ pub(super) fn strip_parentheticals(s: &str) -> String {
     out.trim().to_string()
 }
 
+/// `All previous tasks`, `all prior phases`: every step before this one.
+pub(super) fn names_all_earlier(lower: &str) -> bool {
+    [
+        "all previous",
+        "all prior",
+        "all above",
+        "all earlier",
+        "all preceding",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
+}
+
 fn resolve_dep(text: &str, me: usize, index: &UnitIndex) -> Option<Vec<usize>> {
     let bare = strip_parentheticals(text);
     let lower = bare.to_lowercase();
@@ -376,17 +389,7 @@ fn resolve_dep(text: &str, me: usize, index: &UnitIndex) -> Option<Vec<usize>> {
     if let Some(u) = index.get(text).or_else(|| index.get(&bare)) {
         return Some(vec![u]);
     }
-    if [
-        "all previous",
-        "all prior",
-        "all above",
-        "all earlier",
-        "previous",
-        "all preceding",
-    ]
-    .iter()
-    .any(|p| lower.starts_with(p))
-    {
+    if names_all_earlier(lower) || lower.starts_with("previous") {
         return Some((0..me).collect());
     }
     for sep in [" through ", " thru ", " to ", "–", "—", "..", " - "] {

@@ -129,16 +129,7 @@ fn name_code(name: &str) -> Option<String> {
 fn by_code(value: &str, codes: &[Option<String>], me: usize) -> Option<Vec<usize>> {
     let v = super::dependencies::strip_parentheticals(value);
     let v = v.trim().trim_end_matches('.');
-    if [
-        "all previous",
-        "all prior",
-        "all earlier",
-        "all preceding",
-        "all above",
-    ]
-    .iter()
-    .any(|p| v.starts_with(p))
-    {
+    if super::dependencies::names_all_earlier(v) {
         return Some((0..me).collect());
     }
     let mut on = Vec::new();

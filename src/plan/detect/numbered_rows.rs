@@ -9,6 +9,16 @@
 
 use super::*;
 
+/// The block of the heading a step was read from; None when the step is
+/// no heading of its own.
+fn heading_block(doc: &Doc, s: &RawSprint) -> Option<usize> {
+    // Blocks are in the order written: the heading by its start.
+    let h = doc
+        .blocks
+        .partition_point(|b| b.span().start < s.span.start);
+    matches!(doc.blocks.get(h), Some(Block::Heading { span, .. }) if *span == s.span).then_some(h)
+}
+
 /// The rows of the sections of `sprints`, as steps, when every one of those
 /// sections holds one table whose first column counts on from the last
 /// section's: `1` to `n` through all of them, more rows than sections.
@@ -19,13 +29,7 @@ pub(super) fn rows_across_sections(doc: &Doc, sprints: &[RawSprint]) -> Option<V
     let mut next = 1u32;
     let mut out: Vec<RawSprint> = Vec::new();
     for s in sprints {
-        // Blocks are in the order written: the heading by its start.
-        let h = doc
-            .blocks
-            .partition_point(|b| b.span().start < s.span.start);
-        if !matches!(doc.blocks.get(h), Some(Block::Heading { span, .. }) if *span == s.span) {
-            return None;
-        }
+        let h = heading_block(doc, s)?;
         let section = h + 1..doc.section_end[h];
         let tables: Vec<&[Row]> = section
             .clone()
@@ -75,12 +79,7 @@ pub(super) fn rows_with_dependencies(
     }
     let mut sections = Vec::with_capacity(sprints.len());
     for s in sprints {
-        let h = doc
-            .blocks
-            .partition_point(|b| b.span().start < s.span.start);
-        if !matches!(doc.blocks.get(h), Some(Block::Heading { span, .. }) if *span == s.span) {
-            return None;
-        }
+        let h = heading_block(doc, s)?;
         let end = doc.blocks[..doc.section_end[h]]
             .last()
             .map_or(s.span.end, |b| b.span().end);
