@@ -29,7 +29,9 @@ struct TaskLine<'d> {
     text: &'d str,
     /// `Some(false)` for an open checkbox (also `[~]`, `[-]`, `[/]`).
     ticked: Option<bool>,
-    /// `- [ ]*`: an optional task (Kiro), never holding a sprint open.
+    /// `- [ ]*`: an optional task (Kiro). Open, it holds its sprint open
+    /// like any task line (a step is not done while a line of its own is
+    /// open); outside every sprint it is no work.
     optional: bool,
     /// A top-level item or a table row, not a sub-task of another line.
     top: bool,
@@ -40,7 +42,7 @@ struct TaskLine<'d> {
 
 impl TaskLine<'_> {
     fn open(&self) -> bool {
-        self.ticked == Some(false) && !self.optional
+        self.ticked == Some(false)
     }
 }
 
@@ -442,14 +444,13 @@ fn not_work_reason(doc: &Doc, e: &Elsewhere, line: &TaskLine) -> Option<String> 
     }
 }
 
-/// A done mark that counts the work complete: `3/3`, or a completion date.
-fn counts_complete(done: &str) -> bool {
-    let full_count = done.split_whitespace().any(|w| {
+/// A done mark that counts the work complete: `3/3`.
+fn full_count(done: &str) -> bool {
+    done.split_whitespace().any(|w| {
         let w = w.trim_matches(|c: char| !c.is_ascii_digit() && c != '/');
         w.split_once('/')
             .is_some_and(|(a, b)| !a.is_empty() && a == b && a.chars().all(|c| c.is_ascii_digit()))
-    });
-    full_count || dated(done)
+    })
 }
 
 /// A done mark with its completion date (`completed 2026-02-22`).
@@ -666,7 +667,7 @@ fn undo_done(
         if s.sprint
             .done
             .as_deref()
-            .is_some_and(|d| !counts_complete(d) || !dated(d) && !ticked_in.contains_key(&(u, k)))
+            .is_some_and(|d| !(dated(d) || full_count(d) && ticked_in.contains_key(&(u, k))))
         {
             s.sprint.done = None;
             undone.push((doc.line(s.span.start), s.sprint.name.clone(), n));

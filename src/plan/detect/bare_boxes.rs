@@ -5,7 +5,7 @@
 //! other lines stay its text. And lists that strike out what is finished
 //! (`* ~~Units belong to a team~~`) or lead it with a check glyph (`- √
 //! basic i/o`): a marked item is a ticked one, its unmarked siblings open
-//! ones. Kiro's optional tasks (`- [ ]* 1.3 …`) are boxes too.
+//! ones.
 
 use std::collections::BTreeSet;
 
@@ -77,31 +77,6 @@ fn struck(text: &str) -> bool {
         })
 }
 
-/// Kiro's optional tasks (`- [ ]* 1.3 Write property tests`): the star
-/// after the box keeps Markdown from reading a box, and the item is a task
-/// line like any other, open until ticked.
-fn optional_boxes(blocks: &mut [Block]) {
-    for b in blocks {
-        if let Block::Item {
-            text,
-            checked: checked @ None,
-            ..
-        } = b
-        {
-            let t = text.trim_start();
-            let ticked = if t.starts_with("[ ]*") {
-                false
-            } else if t.starts_with("[x]*") || t.starts_with("[X]*") {
-                true
-            } else {
-                continue;
-            };
-            *text = t["[ ]*".len()..].trim().to_string();
-            *checked = Some(ticked);
-        }
-    }
-}
-
 /// The blocks with each list that strikes out some of its items (and has
 /// no box) read as a checklist: struck items ticked, the others at their
 /// depth open. Only where some list strikes out part of its items, or some
@@ -109,7 +84,6 @@ fn optional_boxes(blocks: &mut [Block]) {
 /// item, where a list struck out whole (a `## Completed` log beside
 /// numbered open work) may be no more than a log.
 pub(super) fn items_from_struck_lists(mut blocks: Vec<Block>) -> Vec<Block> {
-    optional_boxes(&mut blocks);
     let mut runs = Vec::new();
     let mut start = 0;
     while start < blocks.len() {

@@ -262,8 +262,11 @@ pub(crate) fn opens_with_done_word(lower: &str) -> bool {
     DONE_WORDS.iter().any(|w| first == Some(w))
         || DONE_PHRASES.iter().any(|p| lower.starts_with(p))
         // `リリース済み`, `実装済`: what was done, then 済 (done).
+        // (`未済`, not yet settled, is open.)
         || first.is_some_and(|f| {
-            (f.ends_with("済み") || f.ends_with('済')) && f.chars().nth(1).is_some()
+            (f.ends_with("済み") || f.ends_with('済'))
+                && f.chars().nth(1).is_some()
+                && !f.starts_with('未')
         })
 }
 

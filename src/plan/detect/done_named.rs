@@ -108,7 +108,7 @@ pub(super) fn done_groups(doc: &Doc, units: &mut [RawUnit]) {
         }
         for line in text.lines() {
             let t = line.trim_start();
-            let Some(rest) = ['✅', '✔', '☑'].iter().find_map(|m| t.strip_prefix(*m)) else {
+            let Some(rest) = t.strip_prefix(super::completion::MARK_EMOJI) else {
                 continue;
             };
             if let Some(id) = group_id(rest).filter(|_| !in_sprint(doc, doc.parent[i])) {

@@ -1,31 +1,44 @@
-//! A plan's own legend of marks: `* 🟢 — Hecho y en producción`, `🟢 Done
-//! · 🟡 Partial · 🔴 Todo`, `| 🟩 | Completed |`. A symbol the legend says
-//! means done is a done mark wherever the plan writes it, so every reader
-//! of marks reads it as one: the symbol is written as `✅` in the masked
-//! text (padded to its length), and the legend's own line is left alone.
-//! Symbols that already mean done everywhere, and symbols the legend says
-//! mean something else, are left as written.
-
-/// Symbols that mean done without a legend.
-const DONE_ALREADY: &[char] = &['✅', '✔', '☑'];
+//! A plan's own legend of marks: `* 🟢 — Hecho y en producción` over `* 🔴
+//! — Pendiente`, `🟢 Done · 🟡 Partial · 🔴 Todo`, `| 🟩 | Completed |`
+//! over `| 🟥 | Open |`. A legend tells states apart: two or more entries
+//! on one line or on lines one after another, one done and one not; a
+//! lone `- 🚀 Complete the migration` is a task, not a legend. A symbol the
+//! legend says means done is a done mark wherever the plan writes it, so
+//! every reader of marks reads it as one: the symbol is written as `✅` in
+//! the masked text (padded to its length), and the legend's own lines are
+//! left alone. Symbols that already mean done everywhere, and symbols the
+//! legend says mean something else, are left as written.
 
 /// Rewrite each symbol the plan's legend defines as done into `✅`.
 pub(super) fn mark_done_symbols(masked: &mut String) {
     let mut done: Vec<String> = Vec::new();
     let mut legend_lines: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut at = 0;
-    for line in masked.split_inclusive('\n') {
-        let found = legend_entries(line);
-        if !found.is_empty() {
-            legend_lines.push(at..at + line.len());
-            for symbol in found {
+    // The run of lines with entries being read: their ranges and entries.
+    let mut run: (Vec<std::ops::Range<usize>>, Vec<(String, bool)>) = Default::default();
+    let mut close = |run: &mut (Vec<std::ops::Range<usize>>, Vec<(String, bool)>)| {
+        let (lines, entries) = std::mem::take(run);
+        let states = entries.iter().any(|(_, d)| *d) && entries.iter().any(|(_, d)| !d);
+        if states {
+            legend_lines.extend(lines);
+            for (symbol, _) in entries.into_iter().filter(|(_, d)| *d) {
                 if !done.contains(&symbol) {
                     done.push(symbol);
                 }
             }
         }
+    };
+    let mut at = 0;
+    for line in masked.split_inclusive('\n') {
+        let found = legend_entries(line);
+        if found.is_empty() {
+            close(&mut run);
+        } else {
+            run.0.push(at..at + line.len());
+            run.1.extend(found);
+        }
         at += line.len();
     }
+    close(&mut run);
     if done.is_empty() {
         return;
     }
@@ -56,10 +69,12 @@ pub(super) fn mark_done_symbols(masked: &mut String) {
     *masked = out;
 }
 
-/// The symbols a line of a legend says mean done: the line opens with a
-/// symbol (after a list bullet, a quote or a table's pipe), and each entry
-/// is a symbol then what it means (`🟢 — Hecho`, `🟩 = done`).
-fn legend_entries(line: &str) -> Vec<String> {
+/// The entries of a line of a legend, each a symbol and whether what it
+/// means is done: the line opens with a symbol (after a list bullet, a
+/// quote or a table's pipe), and each entry is a symbol then a word
+/// (`🟢 — Hecho`, `🟩 = done`), or a table row of the symbol's cell and
+/// the meaning's.
+fn legend_entries(line: &str) -> Vec<(String, bool)> {
     // Every line of the plan is asked: one that opens (after a bullet, a
     // quote or a pipe) with an ASCII byte is none, read without decoding.
     let lead = line
@@ -68,34 +83,55 @@ fn legend_entries(line: &str) -> Vec<String> {
     if lead.is_none_or(|b| b.is_ascii()) {
         return Vec::new();
     }
-    let t = line
-        .trim()
-        .trim_start_matches(['-', '*', '+', '>', '|'])
+    let trimmed = line.trim();
+    if trimmed.starts_with('|') {
+        let cells: Vec<&str> = trimmed
+            .trim_matches('|')
+            .split('|')
+            .map(str::trim)
+            .collect();
+        return match cells.as_slice() {
+            [symbol, meaning, ..] => entry(&format!("{symbol} {meaning}")).into_iter().collect(),
+            _ => Vec::new(),
+        };
+    }
+    let t = trimmed
+        .trim_start_matches(['-', '*', '+', '>'])
         .trim_start();
     if !t.starts_with(is_mark) {
         return Vec::new();
     }
-    t.split(['|', '·', '•', ',', ';'])
-        .filter_map(|entry| {
-            let entry = entry.trim();
-            let len: usize = entry
-                .chars()
-                .take_while(|&c| is_mark(c) || c == '\u{FE0F}')
-                .map(char::len_utf8)
-                .sum();
-            let (symbol, meaning) = entry.split_at(len);
-            if symbol.is_empty() || symbol.chars().count() > 2 || symbol.contains(DONE_ALREADY) {
-                return None;
-            }
-            let meaning = meaning
-                .trim_start()
-                .trim_start_matches(['—', '–', '-', '=', ':', '→'])
-                .trim();
-            // A word, not another mark: `🟢 🟡` is no legend.
-            meaning.starts_with(char::is_alphabetic).then_some(())?;
-            super::completion::status_says_done(meaning).then(|| symbol.to_string())
-        })
+    t.split(['·', '•', ',', ';', '|'])
+        .filter_map(entry)
         .collect()
+}
+
+/// `🟢 — Hecho`: the symbol, and whether its meaning says done; None when
+/// no word follows the symbol or the symbol means done already.
+fn entry(text: &str) -> Option<(String, bool)> {
+    let entry = text.trim();
+    let len: usize = entry
+        .chars()
+        .take_while(|&c| is_mark(c) || c == '\u{FE0F}')
+        .map(char::len_utf8)
+        .sum();
+    let (symbol, meaning) = entry.split_at(len);
+    if symbol.is_empty()
+        || symbol.chars().count() > 2
+        || symbol.contains(super::completion::MARK_EMOJI)
+    {
+        return None;
+    }
+    let meaning = meaning
+        .trim_start()
+        .trim_start_matches(['—', '–', '-', '=', ':', '→'])
+        .trim();
+    // A word, not another mark: `🟢 🟡` is no legend.
+    meaning.starts_with(char::is_alphabetic).then_some(())?;
+    Some((
+        symbol.to_string(),
+        super::completion::status_says_done(meaning),
+    ))
 }
 
 /// A pictograph or a geometric shape used as a mark (`🟢`, `🟩`, `●`).
@@ -127,5 +163,22 @@ mod tests {
         let mut plain = "- 🟢 Parser\n- 🔴 Lexer\n".to_string();
         mark_done_symbols(&mut plain);
         assert_eq!(plain, "- 🟢 Parser\n- 🔴 Lexer\n");
+    }
+
+    #[test]
+    fn a_task_opening_with_a_done_word_is_no_legend() {
+        let text = "## 🚀 Phase 1\n\n- 🚀 Complete the migration to the new API\n".to_string();
+        let mut read = text.clone();
+        mark_done_symbols(&mut read);
+        assert_eq!(read, text);
+    }
+
+    #[test]
+    fn a_table_of_marks_is_a_legend() {
+        let mut text =
+            "| Mark | Meaning |\n|---|---|\n| 🟩 | Completed |\n| 🟥 | Open |\n\n- 🟩 Parser\n"
+                .to_string();
+        mark_done_symbols(&mut text);
+        assert!(text.contains("- ✅  Parser"), "{text}");
     }
 }

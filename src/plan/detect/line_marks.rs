@@ -1,6 +1,7 @@
 //! What a task line's own end says of it: a done mark (`… ✅`) or an aside
 //! that it is still to do (`Deploy via Caddy (pendiente config)`). The
-//! tally reads these as ticked or open lines where the plan has no boxes.
+//! tally reads a trailing mark as a tick where the plan has no boxes, and
+//! a pending aside as open on any line, boxed and ticked or not.
 
 /// Whether an item ends with a done mark (`… docs/CAPTURE.md. ✅`).
 pub(super) fn ends_marked(text: &str) -> bool {

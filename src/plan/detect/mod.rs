@@ -359,25 +359,26 @@ fn parse_once(
                 && marks(&work.sprints) >= marks(&sprints)
                 && work_table::tables_of_work(&doc, unit.scope.clone()) == 1
             {
-                table_deps = work.deps.clone().zip(Some(work.keys()));
+                table_deps = work.deps_and_keys();
                 (sprints, source) = (work.sprints, Some(SprintSource::TableRows));
             }
         }
         if source == Some(SprintSource::Headers) {
             if let Some(rows) = numbered_rows::rows_across_sections(&doc, &sprints) {
                 (sprints, source) = (rows, Some(SprintSource::Table));
-            } else if let Some(work) = numbered_rows::rows_with_dependencies(&doc, &sprints)
-                .filter(|_| units_read == 1)
+            } else if let Some(work) = (units_read == 1)
+                .then(|| numbered_rows::rows_with_dependencies(&doc, &sprints))
+                .flatten()
                 .filter(|_| !numbered_rows::steps_ordered(&doc, unit, &sprints))
             {
-                table_deps = work.deps.clone().zip(Some(work.keys()));
+                table_deps = work.deps_and_keys();
                 (sprints, source) = (work.sprints, Some(SprintSource::TableRows));
             }
         }
         if any_bold_item && (sprints.is_empty() || lone) {
             let work = work_table::table_sprints(&doc, unit.scope.clone());
             if !work.sprints.is_empty() {
-                table_deps = work.deps.clone().zip(Some(work.keys()));
+                table_deps = work.deps_and_keys();
                 (sprints, source) = (work.sprints, Some(SprintSource::TableRows));
             }
         }

@@ -85,12 +85,9 @@ fn from_todos(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
     Some(units_of(doc, unit, &names, &waits, why))
 }
 
-/// spec-kit's `### Phase Dependencies` list: `- **Setup (Phase 1)**: No
-/// dependencies`, `- **User Stories (Phase 3-7)**: All depend on
-/// Foundational phase completion`. Every phase must be covered and every
-/// "depends on" must name another item (by its label or `Phase N`), or the
-/// list is not read.
-/// "Depends on", as spec-kit's list writes it in the plans' languages.
+/// "Depends on" and "is blocked by", in the plans' languages: as
+/// spec-kit's list writes it, and as a statement anywhere says it
+/// (`stated_deps`).
 pub(super) const DEPENDS_ON: &[&str] = &[
     "depends on",
     "depend on",
@@ -118,6 +115,11 @@ const NO_DEPENDENCIES: &[&str] = &[
     "keine abhängigkeiten",
 ];
 
+/// spec-kit's `### Phase Dependencies` list: `- **Setup (Phase 1)**: No
+/// dependencies`, `- **User Stories (Phase 3-7)**: All depend on
+/// Foundational phase completion`. Every phase must be covered and every
+/// "depends on" must name another item (by its label or `Phase N`), or the
+/// list is not read.
 fn from_phase_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
     let numbers: Vec<u32> = unit.sprints.iter().map(|s| s.id.number).collect();
     let whole_ids = unit.sprints.iter().all(|s| s.id.suffix.is_empty());

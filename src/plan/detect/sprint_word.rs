@@ -192,8 +192,9 @@ fn choose_word_of(
     // Per word: every distinct id, task groups too (`Task 1.1`), for how
     // far an inner word's headings spread over them.
     let mut all_ids: BTreeMap<Word, BTreeSet<String>> = BTreeMap::new();
-    // Per word: whether every heading of it sits in a section naming a
-    // routine (`## 5. Незмінний цикл роботи агента`, `## Daily workflow`).
+    // Per word: its headings, to ask whether every one sits in a section
+    // naming a routine (`## 5. Незмінний цикл роботи агента`, `## Daily
+    // workflow`).
     let mut headings_of: BTreeMap<Word, Vec<usize>> = BTreeMap::new();
     for (i, h) in parsed.iter().enumerate() {
         let Some(Heading::Sprint(h)) = h else {

@@ -28,15 +28,22 @@ pub(super) fn from_statements(
     let mut statements = 0;
     for (k, line) in doc.source.lines().enumerate() {
         // Most lines name no dependency: skip them before any copy.
+        // (The verbs' stems of `DEPENDS_ON`, in the cases a line writes.)
         let maybe = [
             "depend",
             "Depend",
             "DEPEND",
+            "dépend",
+            "Dépend",
+            "DÉPEND",
             "dipend",
+            "Dipend",
             "blocked",
             "Blocked",
+            "BLOCKED",
             "завис",
             "Завис",
+            "ЗАВИС",
         ]
         .iter()
         .any(|w| line.contains(w));

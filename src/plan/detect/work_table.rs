@@ -94,6 +94,12 @@ pub(super) fn table_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> TableWo
 }
 
 impl TableWork {
+    /// What each step waits for and the key each is known by, when the
+    /// table has a dependency column naming other steps.
+    pub(super) fn deps_and_keys(&self) -> Option<(Vec<Vec<String>>, Vec<String>)> {
+        Some((self.deps.clone()?, self.keys()))
+    }
+
     /// Per step, the key its row is known by (`T1.2`), or its name.
     pub(super) fn keys(&self) -> Vec<String> {
         match &self.waits {
@@ -322,9 +328,7 @@ fn id_column(header: &[Cell], rows: &[&Row], status: usize, least: usize) -> Opt
             .iter()
             .collect::<std::collections::BTreeSet<_>>()
             .len();
-        values.len() >= least.clamp(1, 2)
-            && distinct == values.len()
-            && values.iter().all(|v| id(v))
+        values.len() >= least && distinct == values.len() && values.iter().all(|v| id(v))
     })
 }
 
@@ -436,7 +440,7 @@ fn dependencies(
             let mut waits: Vec<usize> = Vec::new();
             for cell in cells {
                 for word in cell.split([',', ';', '&', '/', '、', '，']) {
-                    if word.trim().is_empty() || super::dependency_lines::names_nothing(word) {
+                    if super::dependency_lines::names_nothing(word) {
                         continue;
                     }
                     // `TASK-001 ~ TASK-011`: every row from one to the other.
