@@ -113,6 +113,8 @@ json_snapshots! {
     cjk_dependency_lines => "first-sight-cjk-dependency-lines",
     kiro_optional => "first-sight-kiro-optional",
     count_over_open => "first-sight-count-over-open",
+    range_headings => "first-sight-range-headings",
+    done_span => "first-sight-done-span",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1564,4 +1566,29 @@ fn a_bare_count_over_open_boxes_is_not_done() {
         .map(|s| !s["done"].is_null())
         .collect();
     assert_eq!(all, [true, false]);
+}
+
+/// `### Sprints 4-6: Medium priority` heads one step spanning three
+/// sprints; and `### Phase 2: Integration (Sprint 7)` in a closing
+/// checklist refers to `### Sprint 7: Integration`, the plan's own step.
+/// Before, the span headings were dropped with their work, and sprint 7
+/// was read twice, in two units.
+#[test]
+fn sprint_span_headings_are_steps_and_an_aside_restating_a_step_is_not() {
+    let (status, v, _) = json("first-sight-range-headings");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["0", "1-3", "4-6", "7"]);
+}
+
+/// `Milestones 1-3 are complete.` states where the plan stands: those
+/// steps are done, unless one says itself that work is left (`**Status**:
+/// in progress`). `**Prerequisite**: Milestones 1-3 complete.` states a
+/// condition and marks nothing. Before, the statement was not read and
+/// finished milestones would have run again.
+#[test]
+fn a_span_of_steps_stated_done_marks_them() {
+    let (status, v, _) = json("first-sight-done-span");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, true, false, false, false]);
 }

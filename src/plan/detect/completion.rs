@@ -300,6 +300,9 @@ const DONE_WORDS: &[&str] = &[
     "completato",
     "completata",
     "completati",
+    "completate",
+    "completadas",
+    "completados",
     "concluso",
     "fatto",
     "terminato",
@@ -543,7 +546,7 @@ pub(super) fn split_label(line: &str) -> Option<(&str, &str)> {
 }
 
 /// The values of the `Status:` lines (`- **Status**: ✅ Done`) in `blocks`.
-fn status_values<'d>(
+pub(super) fn status_values<'d>(
     doc: &'d Doc,
     blocks: impl Iterator<Item = usize> + 'd,
 ) -> impl Iterator<Item = &'d str> + 'd {

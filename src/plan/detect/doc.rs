@@ -55,7 +55,8 @@ impl<'a> Doc<'a> {
                 parsed[i] = parse_heading(text);
             }
         }
-        headings::drop_empty_versions(&blocks, &mut parsed);
+        heading_context::drop_empty_versions(&blocks, &mut parsed);
+        heading_context::drop_restated_asides(&blocks, &mut parsed);
         let mut seen: BTreeMap<Word, usize> = BTreeMap::new();
         for h in parsed.iter().flatten() {
             if let Heading::Sprint(h) = h {

@@ -109,6 +109,7 @@ pub(super) fn marks_elsewhere(
     done_lists(doc, units);
     super::done_named::done_headings(doc, units);
     super::done_named::done_groups(doc, units);
+    super::done_named::done_spans(doc, units);
     // A status table naming the sprints by number (`| Sprint | Goal |
     // Status |`, `| 3 | Selector UX | COMPLETE |`) is an index too.
     let mut rows_only = Vec::new();

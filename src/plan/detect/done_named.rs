@@ -5,7 +5,9 @@
 //! step they are parts of; and a line marked done outside every step
 //! that names a group of steps by its id (`✅ **v0.2** — … (all tasks
 //! done)` under `## Completed versions`, naming `## v0.2 — Core`):
-//! every step of that group.
+//! every step of that group; and a line stating a span of steps done by
+//! their word and numbers (`Le Milestone 1-14 sono completate.`,
+//! `**Status:** Phases 0–4 complete`).
 
 use std::collections::BTreeMap;
 
@@ -154,6 +156,179 @@ pub(super) fn done_groups(doc: &Doc, units: &mut [RawUnit]) {
     }
 }
 
+/// Keys of a line stating where the plan stands (`**Status:** Phases 0–4
+/// complete`).
+const STATUS_KEYS: &[&str] = &[
+    "status",
+    "state",
+    "progress",
+    "estado",
+    "stato",
+    "statut",
+    "stand",
+    "état",
+    "progresso",
+    "progreso",
+];
+
+/// Words between a span of steps and its done word (`are`, `sono`).
+const LINKING: &[&str] = &[
+    "are",
+    "is",
+    "were",
+    "have been",
+    "has been",
+    "all",
+    "now",
+    "sono",
+    "son",
+    "están",
+    "estan",
+    "estão",
+    "sind",
+    "sont",
+    "ont été",
+    "zijn",
+];
+
+/// A line outside every step that states a span of the plan's steps done,
+/// as its subject: first on the line or after a status key (`Le Milestone
+/// 1-14 sono completate.`, `**Estado:** Fases 1-4 COMPLETADAS`). Each step
+/// of the plan's word so numbered is done. `After Phases 1-2 complete`,
+/// `**Prerequisites**: Phases 1-5 complete` and `Foundation → Phases 1-2
+/// complete` state a condition, not where the plan stands, and mark
+/// nothing.
+pub(super) fn done_spans(doc: &Doc, units: &mut [RawUnit]) {
+    let Some(word) = doc.word else {
+        return;
+    };
+    for (i, b) in doc.blocks.iter().enumerate() {
+        let text = match b {
+            Block::Paragraph { text, .. } | Block::Item { text, .. } => text,
+            _ => continue,
+        };
+        if in_sprint(doc, doc.parent[i]) {
+            continue;
+        }
+        for line in text.lines() {
+            let Some((from, to)) = span_stated_done(line, word) else {
+                continue;
+            };
+            for sprint in units.iter_mut().flat_map(|u| u.sprints.iter_mut()) {
+                let id = &sprint.id;
+                if id.suffix.is_empty()
+                    && (from..=to).contains(&id.number)
+                    && !says_open(doc, sprint.span.start)
+                {
+                    // The sentence stating it, not the rest of its line.
+                    let said = line.trim();
+                    let said = said.split_once(". ").map_or(said, |(first, _)| first);
+                    sprint
+                        .sprint
+                        .done
+                        .get_or_insert_with(|| format!("marked complete in the plan (`{said}`)"));
+                }
+            }
+        }
+    }
+}
+
+/// Whether the step heading at `start` says itself that work is left: a
+/// status line of its own that is not done (`**Stato**: implementata; resta
+/// il collaudo`), or a row of its status table not done (`| world-navigation
+/// | 🔴 未完成 |`). The step's own word outweighs a line about many.
+fn says_open(doc: &Doc, start: usize) -> bool {
+    use super::completion::{is_status_key, status_says_done, status_values};
+    let at = doc.blocks.partition_point(|b| b.span().start < start);
+    if doc.heading(at).is_none() {
+        return false;
+    }
+    if status_values(doc, doc.own_blocks(at)).any(|v| !status_says_done(v)) {
+        return true;
+    }
+    doc.own_blocks(at).any(|j| {
+        let Block::Table { header, rows, .. } = &doc.blocks[j] else {
+            return false;
+        };
+        column_where(header, |h| h == "done" || is_status_key(h)).is_some_and(|col| {
+            rows.iter()
+                .any(|r| r.cells.get(col).is_some_and(|c| !status_says_done(&c.text)))
+        })
+    })
+}
+
+/// The span of steps a line states done (`Phases 0–4 complete` → 0 to 4),
+/// when the steps are named by `word` and the span is the line's subject.
+fn span_stated_done(line: &str, word: super::headings::Word) -> Option<(u32, u32)> {
+    let mut t = line.trim_start_matches(|c: char| !c.is_alphanumeric());
+    if let Some((key, rest)) = t.split_once(':') {
+        let key = key.trim_matches(|c: char| c == '*' || c == '_' || c.is_whitespace());
+        if STATUS_KEYS.contains(&key.to_lowercase().as_str()) {
+            t = rest.trim_start_matches(|c: char| !c.is_alphanumeric());
+        }
+    }
+    let lower = t.to_lowercase();
+    let mut t = lower.as_str();
+    for article in [
+        "the ", "le ", "i ", "gli ", "las ", "los ", "les ", "die ", "all ",
+    ] {
+        if let Some(rest) = t.strip_prefix(article) {
+            t = rest;
+            break;
+        }
+    }
+    let kind: &str = t.split(|c: char| !c.is_alphabetic()).next()?;
+    let rest = t[kind.len()..].strip_prefix(' ')?;
+    let forms = [
+        Some(kind.to_string()),
+        kind.strip_suffix('s').map(str::to_string),
+        kind.strip_suffix("es").map(str::to_string),
+        kind.strip_suffix('i').map(|k| format!("{k}e")),
+    ];
+    let named = forms.into_iter().flatten().any(|form| {
+        let probe = super::locale::localize(&format!("{form} 1")).to_lowercase();
+        super::headings::Word::parse(&probe)
+            .is_some_and(|(w, len)| w == word && probe[len..].trim_start().starts_with('1'))
+    });
+    if !named {
+        return None;
+    }
+    let (from, rest) = leading_number(rest)?;
+    let rest = [
+        " - ",
+        " – ",
+        "-",
+        "–",
+        " & ",
+        " and ",
+        " through ",
+        " to ",
+        " a ",
+        " bis ",
+        " e ",
+        " y ",
+        " et ",
+        " und ",
+    ]
+    .iter()
+    .find_map(|sep| rest.strip_prefix(sep))?;
+    let (to, rest) = leading_number(rest)?;
+    let mut rest = rest.trim_start_matches(|c: char| !c.is_alphanumeric());
+    for link in LINKING {
+        if let Some(r) = rest.strip_prefix(link).filter(|r| r.starts_with(' ')) {
+            rest = r.trim_start_matches(|c: char| !c.is_alphanumeric());
+        }
+    }
+    (from <= to && to - from < 100 && super::completion::opens_with_done_word(rest))
+        .then_some((from, to))
+}
+
+/// A number opening a text, and the text after it.
+fn leading_number(t: &str) -> Option<(u32, &str)> {
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    Some((t[..digits].parse().ok()?, &t[digits..]))
+}
+
 /// The id a text opens with (`**v0.2** — Core` → `v0.2`): a word with a
 /// digit, lower-cased.
 fn group_id(text: &str) -> Option<String> {
@@ -162,4 +337,26 @@ fn group_id(text: &str) -> Option<String> {
     let word = word.trim_matches(|c: char| matches!(c, '*' | '_' | ':' | ',' | '—' | '-' | '.'));
     (word.chars().any(|c| c.is_ascii_digit()) && word.chars().count() <= 12)
         .then(|| word.to_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::headings::Word;
+    use super::*;
+
+    #[test]
+    fn a_span_of_steps_is_stated_done_only_as_the_lines_subject() {
+        let done = |line| span_stated_done(line, Word::Milestone);
+        assert_eq!(done("Le Milestone 1-14 sono completate."), Some((1, 14)));
+        let phases = |line| span_stated_done(line, Word::Phase);
+        assert_eq!(phases("> **Status:** Phases 0–4 complete"), Some((0, 4)));
+        assert_eq!(phases("**Estado:** Fases 1-4 COMPLETADAS ✅"), Some((1, 4)));
+        assert_eq!(phases("- Phase 1 & 2 complete"), Some((1, 2)));
+        assert_eq!(phases("After Phase 1 & 2 complete"), None);
+        assert_eq!(phases("**Prerequisites**: Phases 1-5 complete"), None);
+        assert_eq!(phases("1. **Foundation** → Phases 1-2 complete"), None);
+        assert_eq!(phases("Phases 1-3 will be complete by May"), None);
+        assert_eq!(done("Le Milestone 1-14 sono completate."), Some((1, 14)));
+        assert_eq!(phases("Le Milestone 1-14 sono completate."), None);
+    }
 }

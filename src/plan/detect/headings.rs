@@ -174,7 +174,7 @@ const ABOUT_NOTES: &[&str] = &[
 
 /// Emoji, bullets, emphasis and a leading section number (`6.`, `4.1`,
 /// `2)`) before the sprint word.
-fn strip_lead(text: &str) -> &str {
+pub(super) fn strip_lead(text: &str) -> &str {
     let mut t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
     // A section number directly followed by a word: `6. Sprint 1`, `4.1 Phase A0`.
     let num_end = t
@@ -267,40 +267,6 @@ fn leading_status(name: &str) -> Option<&str> {
     // work to do).
     let title_done = word == "Done";
     ((bold || capitals || set_off || title_done) && !rest.is_empty()).then_some(rest)
-}
-
-/// `### Version 1.0.1 — Stabilisation` over a paragraph, its work in the
-/// `## 1. …` sections after it: versions that only name releases, not
-/// milestones of work. Version or release headings are milestones only
-/// when every one holds its own list or table (`## Version 0.2` over its
-/// features); otherwise none is.
-pub(crate) fn drop_empty_versions(blocks: &[super::Block], parsed: &mut [Option<Heading>]) {
-    let versions: Vec<usize> = (0..blocks.len())
-        .filter(|&i| {
-            let (Some(Heading::Sprint(h)), super::Block::Heading { text, .. }) =
-                (&parsed[i], &blocks[i])
-            else {
-                return false;
-            };
-            // Milestones only: most sprint headings are something else.
-            if h.word != Word::Milestone {
-                return false;
-            }
-            let lead = strip_lead(text).to_ascii_lowercase();
-            lead.starts_with("version") || lead.starts_with("release")
-        })
-        .collect();
-    let holds_work = |i: usize| {
-        blocks[i + 1..]
-            .iter()
-            .take_while(|b| !matches!(b, super::Block::Heading { .. }))
-            .any(|b| matches!(b, super::Block::Item { .. } | super::Block::Table { .. }))
-    };
-    if !versions.iter().all(|&i| holds_work(i)) {
-        for i in versions {
-            parsed[i] = None;
-        }
-    }
 }
 
 /// Words saying a piece of work is done in part.
@@ -410,6 +376,12 @@ fn read_id(s: &str) -> Option<(String, &str)> {
 
 /// Classify one heading's text.
 pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
+    parse_heading_as(text, true)
+}
+
+/// Classify one heading's text; `Phase 1: Name (Sprint 1)` is sprint 1
+/// only when `read_aside`.
+pub(crate) fn parse_heading_as(text: &str, read_aside: bool) -> Option<Heading> {
     let localized = super::locale::localize(text);
     let (text, done) = strip_done_marks(&localized);
     // `✅ FAIT (hors déploiement final)`, `Done (except deploy)`: done but
@@ -419,9 +391,10 @@ pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
     let lower = t.to_lowercase();
     let (word, rest) = if let Some((word, len)) = Word::parse(&lower) {
         let rest = &t[len..];
-        // `Weeks 1-4: Core engine`: a span of weeks, named as a week is.
+        // `Weeks 1-4: Core engine`, `Sprints 4-6: Medium priority`: a
+        // span, one step named as each of its parts is.
         let rest = match rest.strip_prefix("s ") {
-            Some(span) if word == Word::Week && is_span(span) => &rest[1..],
+            Some(span) if is_span(span) => &rest[1..],
             _ => rest,
         };
         // `Sprint 1`, `PATCH-01`, `Phase0`; not `Sprints`, `Phases`,
@@ -500,7 +473,7 @@ pub(crate) fn parse_heading(text: &str) -> Option<Heading> {
         bare: !separated && !name.is_empty(),
     };
     // `Phase 1: Name (Sprint 1)`: the sprint is named in parentheses.
-    if word != Word::Sprint {
+    if word != Word::Sprint && read_aside {
         if let Some(open) = name.rfind("(Sprint ") {
             let inner = name[open + 8..].trim_end_matches(')');
             // (`Phase 2 — Pro Features (Sprint 5–8)` spans four sprints: it

@@ -36,6 +36,7 @@ mod fences;
 mod gantt;
 mod group_items;
 mod guesses;
+mod heading_context;
 mod headings;
 mod index_graph;
 mod last_resort;
