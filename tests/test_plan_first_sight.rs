@@ -115,6 +115,7 @@ json_snapshots! {
     count_over_open => "first-sight-count-over-open",
     range_headings => "first-sight-range-headings",
     done_span => "first-sight-done-span",
+    coded_stories => "first-sight-coded-stories",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1591,4 +1592,18 @@ fn a_span_of_steps_stated_done_marks_them() {
     let (status, v, _) = json("first-sight-done-span");
     assert_eq!(status, 0, "{v}");
     assert_eq!(done(&v, 0), [true, true, false, false, false]);
+}
+
+/// `- **AUTH-US2**: Depends on AUTH-US1` under spec-kit's `### User Story
+/// Dependencies` names stories by the codes in their phases' headings
+/// (`## Phase 4: User Story AUTH-US2 - Login`): each story waits for the
+/// one it names. Before, only the phase list was read, and all four
+/// stories would have started at once after the foundation.
+#[test]
+fn stories_named_by_their_codes_wait_for_what_they_name() {
+    let (status, v, _) = json("first-sight-coded-stories");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(deps(&v, 3), ["Phase 2", "Phase 3"]);
+    assert_eq!(deps(&v, 4), ["Phase 2", "Phase 4"]);
+    assert_eq!(deps(&v, 5), ["Phase 2", "Phase 5"]);
 }

@@ -3,8 +3,9 @@
 //! for", "requires" or "after", then other units (`US2 (Phase 4) depends
 //! on US1`, `Beta begins only after Alpha has completed`) makes the first
 //! wait for the others. Units are known by their names, by a `word N`
-//! label in their name or their step's (`Phase 4`, `User Story 2`), and by
-//! that label's initials (`US2`); a label two units share names neither.
+//! label in their name or their step's (`Phase 4`, `User Story 2`), by
+//! that label's initials (`US2`), and by a code in the name (`User Story
+//! AUTH-US1 - Registration`); a label two units share names neither.
 //! Only waits are added, and none that would close a cycle, so a sentence
 //! read wrongly can make a run slower, never run work out of order.
 
@@ -67,6 +68,21 @@ fn aliases(unit: &RawUnit) -> Vec<String> {
         .chain(unit.aliases.iter().map(String::as_str))
         .chain(unit.sprints.iter().take(1).map(|s| s.sprint.name.as_str()));
     for text in texts {
+        // A code in the name (`User Story AUTH-US1 - Registration`): a
+        // token of capitals and digits, as `AUTH-US2 depends on AUTH-US1`
+        // names it.
+        for token in text.split_whitespace() {
+            let token = token.trim_matches(|c: char| !c.is_alphanumeric());
+            let code = (2..=16).contains(&token.len())
+                && token.chars().any(|c| c.is_ascii_uppercase())
+                && token.chars().any(|c| c.is_ascii_digit())
+                && token.chars().all(|c| {
+                    c.is_ascii_uppercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.')
+                });
+            if code {
+                out.push(words(token));
+            }
+        }
         let w: Vec<&str> = text
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
