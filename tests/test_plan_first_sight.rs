@@ -116,6 +116,7 @@ json_snapshots! {
     range_headings => "first-sight-range-headings",
     done_span => "first-sight-done-span",
     coded_stories => "first-sight-coded-stories",
+    owner_codes => "first-sight-owner-codes",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1606,4 +1607,18 @@ fn stories_named_by_their_codes_wait_for_what_they_name() {
     assert_eq!(deps(&v, 3), ["Phase 2", "Phase 3"]);
     assert_eq!(deps(&v, 4), ["Phase 2", "Phase 4"]);
     assert_eq!(deps(&v, 5), ["Phase 2", "Phase 5"]);
+}
+
+/// `### CLAUDE · FIX-01 — Verify the webhook signature`: a coded heading
+/// after its owner's label is a step, as the code alone is. Before, the
+/// plan was refused (or its `## Why split the work?` read as a step).
+#[test]
+fn a_coded_heading_after_its_owner_is_a_step() {
+    let (status, v, _) = json("first-sight-owner-codes");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_total(&v), 3, "{v}");
+    assert!(
+        names(&v, 0)[0].contains("Verify the webhook signature"),
+        "{v}"
+    );
 }

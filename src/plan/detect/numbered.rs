@@ -21,6 +21,14 @@ pub(super) fn numbered_heading(text: &str) -> Option<(String, String)> {
     if let Some(coded) = coded_heading(t) {
         return Some(coded);
     }
+    // `CLAUDE · FIX-01 — Name`: the owner's label before the code.
+    if let Some((owner, rest)) = t.split_once(" · ") {
+        if owner.split_whitespace().count() <= 3 {
+            if let Some(coded) = coded_heading(rest.trim_start()) {
+                return Some(coded);
+            }
+        }
+    }
     let id_len = t
         .char_indices()
         .find(|&(_, c)| !(c.is_ascii_digit() || c == '.'))
