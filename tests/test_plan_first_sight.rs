@@ -117,6 +117,7 @@ json_snapshots! {
     done_span => "first-sight-done-span",
     coded_stories => "first-sight-coded-stories",
     owner_codes => "first-sight-owner-codes",
+    check_marks => "first-sight-check-marks",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1621,4 +1622,15 @@ fn a_coded_heading_after_its_owner_is_a_step() {
         names(&v, 0)[0].contains("Verify the webhook signature"),
         "{v}"
     );
+}
+
+/// `- [✓] Install the fonts` is a ticked box, and `- Note: …` among the
+/// ticks is a remark, not work left open: the phases so ticked are done.
+/// `[~]` is still open. Before, the check marks read as plain text and
+/// no phase was done: finished work would have run again.
+#[test]
+fn boxes_ticked_with_a_check_mark_are_ticked() {
+    let (status, v, _) = json("first-sight-check-marks");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, true, false]);
 }

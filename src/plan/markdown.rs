@@ -101,6 +101,9 @@ struct TableBuilder {
     cell: Option<Cell>,
 }
 
+/// Boxes ticked with a check mark rather than an `x`.
+const TICKED_BOXES: &[&str] = &["[✓]", "[✔]", "[✔️]", "[√]", "[☑]", "[✅]"];
+
 /// Parse `source` into blocks in document order.
 pub fn blocks(source: &str) -> Vec<Block> {
     let options = Options::ENABLE_TABLES | Options::ENABLE_TASKLISTS;
@@ -115,8 +118,17 @@ pub fn blocks(source: &str) -> Vec<Block> {
     let flush_item = |item: &mut OpenItem, depth: usize, out: &mut Vec<Block>| {
         if !item.emitted {
             item.emitted = true;
+            let mut text = item.text.trim();
+            // `- [✓] Done`: a box ticked with a check mark, which Markdown
+            // reads as text.
+            if item.checked.is_none() {
+                if let Some(rest) = TICKED_BOXES.iter().find_map(|b| text.strip_prefix(b)) {
+                    item.checked = Some(true);
+                    text = rest.trim_start();
+                }
+            }
             out.push(Block::Item {
-                text: item.text.trim().to_string(),
+                text: text.to_string(),
                 checked: item.checked,
                 depth,
                 code: std::mem::take(&mut item.code),

@@ -707,7 +707,8 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
                 text,
                 ..
             } if super::criteria::label_line(text.trim_start_matches(['*', '_']))
-                .is_some_and(|(l, _)| !matches!(l, Label::Tasks | Label::Rules)) => {}
+                .is_some_and(|(l, _)| !matches!(l, Label::Tasks | Label::Rules))
+                || super::criteria::note_line(text) => {}
             Block::Item {
                 checked: None,
                 depth: 0,

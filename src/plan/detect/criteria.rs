@@ -19,6 +19,32 @@ pub(super) enum Label {
     Tasks,
 }
 
+/// `Note: to change fonts later, …`: an item that is a remark on the
+/// work, in the plans' languages, not work left open.
+pub(super) fn note_line(text: &str) -> bool {
+    let t = text.trim_start_matches(['*', '_', ' ']);
+    let Some((label, _)) = t.split_once([':', '：']) else {
+        return false;
+    };
+    let label = label.trim_end_matches(['*', '_', ' ']).to_lowercase();
+    [
+        "note",
+        "notes",
+        "nb",
+        "n.b.",
+        "hinweis",
+        "anmerkung",
+        "nota",
+        "remarque",
+        "注",
+        "注意",
+        "备注",
+        "참고",
+        "примечание",
+    ]
+    .contains(&label.as_str())
+}
+
 pub(super) fn criteria_label(text: &str) -> Option<Label> {
     let t = norm(text.trim_end_matches(':'));
     let t = t.trim_end_matches(':').trim();
