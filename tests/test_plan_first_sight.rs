@@ -118,6 +118,7 @@ json_snapshots! {
     coded_stories => "first-sight-coded-stories",
     owner_codes => "first-sight-owner-codes",
     check_marks => "first-sight-check-marks",
+    total_row => "first-sight-total-row",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1633,4 +1634,17 @@ fn boxes_ticked_with_a_check_mark_are_ticked() {
     let (status, v, _) = json("first-sight-check-marks");
     assert_eq!(status, 0, "{v}");
     assert_eq!(done(&v, 0), [true, true, false]);
+}
+
+/// `| **Total** | **128** | - | **9h** |` closes a table of work by
+/// summing it: no step. Before, "Total" was read as an open step and
+/// would have been sent to an agent.
+#[test]
+fn a_closing_total_row_is_no_step() {
+    let (status, v, _) = json("first-sight-total-row");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        ["module-ws", "module-eval", "module-chat", "module-kb"]
+    );
 }

@@ -48,6 +48,24 @@ pub(super) struct TableWork {
 /// phase's steps as a table of its own (`| STEP | STATUS |` once per phase)
 /// has its work in all of them, and reading the first alone dropped the
 /// rest without a word.
+/// A table's closing row that sums the others, in the plans' languages.
+const TOTALS: &[&str] = &[
+    "total",
+    "totals",
+    "sum",
+    "gesamt",
+    "summe",
+    "totale",
+    "totaal",
+    "итого",
+    "всего",
+    "合计",
+    "总计",
+    "合計",
+    "총계",
+    "합계",
+];
+
 pub(super) fn table_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> TableWork {
     let tables: Vec<(&[Cell], &[Row])> = scope
         .filter_map(|i| match &doc.blocks[i] {
@@ -174,16 +192,20 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
     // Rows of dashes inside the table (`|----|----|`) divide it, nothing
     // more; a line of one cell under a wider table is a paragraph Markdown
     // took into the table, not a row of work.
-    let rows: Vec<&Row> = rows
-        .iter()
-        .filter(|r| r.source_cells >= 2 || header.len() < 2)
-        // A row with no letter or digit in any cell (`.||`) holds no work.
-        .filter(|r| {
-            r.cells
-                .iter()
-                .any(|c| cell_text(&c.text).chars().any(char::is_alphanumeric))
-        })
-        .collect();
+    let rows: Vec<&Row> =
+        rows.iter()
+            .filter(|r| r.source_cells >= 2 || header.len() < 2)
+            // A row with no letter or digit in any cell (`.||`) holds no work,
+            // nor does a closing `| **Total** | 312 |` row.
+            .filter(|r| {
+                r.cells
+                    .iter()
+                    .any(|c| cell_text(&c.text).chars().any(char::is_alphanumeric))
+                    && !r.cells.first().is_some_and(|c| {
+                        TOTALS.contains(&cell_text(&c.text).to_lowercase().as_str())
+                    })
+            })
+            .collect();
     let status_col = column_where(header, super::completion::is_status_key);
     let waits_col = column(header, DEPENDENCY_COLUMNS);
     // A tracker's ids: beside a status, or beside what each row waits for
