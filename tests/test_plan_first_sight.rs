@@ -119,6 +119,7 @@ json_snapshots! {
     owner_codes => "first-sight-owner-codes",
     check_marks => "first-sight-check-marks",
     total_row => "first-sight-total-row",
+    wave_sections => "first-sight-wave-sections",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1646,5 +1647,24 @@ fn a_closing_total_row_is_no_step() {
     assert_eq!(
         names(&v, 0),
         ["module-ws", "module-eval", "module-chat", "module-kb"]
+    );
+}
+
+/// `## Wave 1: Parallel creation` ("Launch these 2 subagents
+/// concurrently") holding `### Subagent 1`, `### Subagent 2`, then `## Wave
+/// 2: Sequential execution` holding `### Step 1`, `### Step 2`: each
+/// subagent is a unit, and the second wave waits for both. Before, only
+/// the steps were read, and the subagents' work was counted as no work.
+#[test]
+fn sections_of_a_parallel_wave_are_units_and_the_next_wave_waits() {
+    let (status, v, _) = json("first-sight-wave-sections");
+    assert_eq!(status, 0, "{v}");
+    let u = units(&v);
+    assert_eq!(u.len(), 3, "{v}");
+    assert!(deps(&v, 0).is_empty() && deps(&v, 1).is_empty(), "{v}");
+    assert_eq!(deps(&v, 2), [u[0].clone(), u[1].clone()]);
+    assert_eq!(
+        names(&v, 2),
+        ["Install the benchmark plugin", "Collect the baseline"]
     );
 }

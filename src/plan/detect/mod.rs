@@ -76,6 +76,7 @@ mod tests;
 mod tickets;
 mod units;
 mod validate;
+mod wave_sections;
 mod waves;
 mod work_table;
 
@@ -425,7 +426,8 @@ fn parse_once(
     done_elsewhere::marks_above(&doc, &mut raw_units);
     let mut done_in_place = guesses::done_in_place(&raw_units);
     done_elsewhere::marks_elsewhere(&doc, source, &frontmatter, &mut raw_units);
-    let waves = waves::wave_units(&doc);
+    let waves =
+        waves::wave_units(&doc).or_else(|| wave_sections::wave_section_units(&doc, &raw_units));
     let mut ordered_by_graph = false;
     let unit_source = if let Some(units) = waves {
         raw_units = units;

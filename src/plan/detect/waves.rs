@@ -174,7 +174,7 @@ fn row_span(doc: &Doc, item: &Item) -> Option<super::Span> {
 }
 
 /// `Wave 2: Enhancement …` → 2.
-fn wave_number(text: &str) -> Option<u32> {
+pub(super) fn wave_number(text: &str) -> Option<u32> {
     let t = text
         .trim_start_matches(|c: char| !c.is_alphanumeric())
         .to_lowercase();
@@ -300,7 +300,7 @@ fn labelled(raw: &str) -> Option<(String, String)> {
     (code_like && !title.is_empty()).then(|| (label.to_string(), title.replace("**", "")))
 }
 
-fn says_at_once(doc: &Doc, heading: usize) -> bool {
+pub(super) fn says_at_once(doc: &Doc, heading: usize) -> bool {
     let own = doc.own_blocks(heading).map(|b| match &doc.blocks[b] {
         Block::Paragraph { text, .. } | Block::Item { text, .. } => text.to_lowercase(),
         _ => String::new(),

@@ -1,0 +1,170 @@
+//! Plans that hand sections to agents in waves: `## Wave 1: Parallel
+//! Creation Phase` holding `### Subagent 1: Python Scripts`, `### Subagent
+//! 2: Bash Scripts`, then `## Wave 2: Sequential Execution Phase` holding
+//! `### Step 1 …`. A wave that says its work runs at once ("Launch these 4
+//! subagents concurrently", `(parallel)`) makes each of its sections a unit
+//! of its own; any other wave is one unit whose sections are its steps, in
+//! order. Each wave waits for the whole wave before it.
+//!
+//! The sections of a wave are its child headings, less those about it
+//! (`### Timing`, `### Success Criteria`). The reading applies only when
+//! every step read so far lies in a wave: a plan whose steps lie elsewhere
+//! uses waves for something else.
+
+use super::completion::strip_done_marks;
+use super::sprints::read_sprint;
+use super::*;
+
+/// The plan's units, one per section of a parallel wave and one per other
+/// wave, when its work sits in wave sections.
+pub(super) fn wave_section_units(doc: &Doc, units: &[RawUnit]) -> Option<Vec<RawUnit>> {
+    let waves = wave_headings(doc)?;
+    let in_wave = |at: usize| {
+        waves
+            .iter()
+            .any(|&(_, h)| doc.blocks[h].span().start <= at && at < section_end(doc, h))
+    };
+    if !units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .all(|s| in_wave(s.span.start))
+    {
+        return None;
+    }
+    // Waves that all run their sections in order are the sequence read
+    // already.
+    if !waves
+        .iter()
+        .any(|&(_, h)| super::waves::says_at_once(doc, h) && wave_sections(doc, h).len() >= 2)
+    {
+        return None;
+    }
+    let mut out: Vec<RawUnit> = Vec::new();
+    let mut before: Vec<String> = Vec::new();
+    for &(n, h) in &waves {
+        let sections = wave_sections(doc, h);
+        if sections.is_empty() {
+            return None;
+        }
+        let (_, wave_text, wave_span) = doc.heading(h)?;
+        let wave_name = clean_name(&strip_done_marks(wave_text).0);
+        let at_once = super::waves::says_at_once(doc, h) && sections.len() >= 2;
+        let mut names = Vec::new();
+        let mut steps = Vec::new();
+        for (k, &j) in sections.iter().enumerate() {
+            let (_, text, span) = doc.heading(j)?;
+            let (name, marked) = strip_done_marks(text);
+            // `### Step 1: Update dependencies` is named as its step is.
+            let name = match &doc.sprint_at[j] {
+                Some(h) if !h.name.is_empty() => h.name.clone(),
+                _ => clean_name(&name),
+            };
+            // A section read as a step already keeps that reading.
+            let read = units
+                .iter()
+                .flat_map(|u| &u.sprints)
+                .find(|s| s.span.start == span.start);
+            let step = match read {
+                Some(read) if !at_once => read.clone(),
+                _ => {
+                    let id = SprintId::whole(if at_once { 1 } else { k as u32 + 1 });
+                    let mut sprint = read_sprint(doc, j, id.clone(), name.clone());
+                    sprint.done = done_evidence(doc, j, marked);
+                    sprint.origin =
+                        Origin::new(doc.line(span.start), format!("a section of wave {n}"));
+                    RawSprint {
+                        id,
+                        span: span.clone(),
+                        sprint,
+                    }
+                }
+            };
+            if at_once {
+                let mut unit = RawUnit::new(name.clone(), span.clone(), doc.section(j));
+                unit.rule = format!("a section of wave {n}, which runs its sections at once");
+                unit.origin = Origin::new(doc.line(span.start), unit.rule.clone());
+                unit.deps = before.iter().map(|d| (d.clone(), span.clone())).collect();
+                unit.sprints = vec![step];
+                names.push(name);
+                out.push(unit);
+            } else {
+                steps.push(step);
+            }
+        }
+        if !at_once {
+            let mut unit = RawUnit::new(wave_name.clone(), wave_span.clone(), doc.section(h));
+            unit.rule = format!("wave {n}, its sections one after another");
+            unit.origin = Origin::new(doc.line(wave_span.start), unit.rule.clone());
+            unit.deps = before
+                .iter()
+                .map(|d| (d.clone(), wave_span.clone()))
+                .collect();
+            unit.sprints = steps;
+            names.push(wave_name);
+            out.push(unit);
+        }
+        before = names;
+    }
+    let dir = units.first().map(|u| u.dir.clone()).unwrap_or_default();
+    for unit in &mut out {
+        unit.dir = dir.clone();
+    }
+    // Names must tell the units apart, as dependencies name them.
+    let mut seen = std::collections::HashSet::new();
+    out.iter()
+        .all(|u| seen.insert(u.name.to_lowercase()))
+        .then_some(out)
+}
+
+/// The plan's wave headings, (number, block): two or more, siblings at
+/// one level, numbered in rising order, no number twice. Headings about
+/// a wave (`### Wave 1 Risks`) are none.
+fn wave_headings(doc: &Doc) -> Option<Vec<(u32, usize)>> {
+    let waves: Vec<(u32, usize)> = (0..doc.blocks.len())
+        .filter_map(|i| {
+            let (_, text, _) = doc.heading(i)?;
+            // `### Wave 1 Risks` is about a wave, not one.
+            if super::about_plan::describes_plan(text) {
+                return None;
+            }
+            Some((super::waves::wave_number(text)?, i))
+        })
+        .collect();
+    let &(_, first) = waves.first()?;
+    let level = doc.heading(first)?.0;
+    let siblings = waves.iter().all(|&(_, i)| {
+        doc.heading(i).is_some_and(|(l, _, _)| l == level) && doc.parent[i] == doc.parent[first]
+    });
+    let rising = waves.windows(2).all(|w| w[0].0 < w[1].0);
+    (waves.len() >= 2 && siblings && rising).then_some(waves)
+}
+
+/// A wave's sections: its child headings, less those about the wave.
+fn wave_sections(doc: &Doc, h: usize) -> Vec<usize> {
+    doc.section(h)
+        .filter(|&j| doc.parent[j] == Some(h))
+        .filter(|&j| {
+            doc.heading(j).is_some_and(|(_, text, _)| {
+                let lower = clean_name(text).to_lowercase();
+                criteria_label(text).is_none()
+                    && !super::about_plan::describes_plan(text)
+                    && ![
+                        "timing",
+                        "pre-flight",
+                        "preflight",
+                        "prerequisites",
+                        "merge",
+                    ]
+                    .iter()
+                    .any(|w| lower.starts_with(w))
+            })
+        })
+        .collect()
+}
+
+/// Where a heading's section ends, as an offset.
+fn section_end(doc: &Doc, h: usize) -> usize {
+    doc.blocks
+        .get(doc.section_end[h])
+        .map_or(doc.source.len(), |b| b.span().start)
+}
