@@ -120,6 +120,7 @@ json_snapshots! {
     check_marks => "first-sight-check-marks",
     total_row => "first-sight-total-row",
     wave_sections => "first-sight-wave-sections",
+    dotted_later => "first-sight-dotted-later",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1666,5 +1667,29 @@ fn sections_of_a_parallel_wave_are_units_and_the_next_wave_waits() {
     assert_eq!(
         names(&v, 2),
         ["Install the benchmark plugin", "Collect the baseline"]
+    );
+}
+
+/// `### Task 1.2` whose `Depends on: 1.3` names a later task runs after
+/// it, as whole-numbered steps already did; the tasks' lines then make a
+/// graph. Before, dotted ids were never moved: the test skeleton ran
+/// before the hook it tests.
+#[test]
+fn a_dotted_task_naming_a_later_one_runs_after_it() {
+    let (status, v, _) = json("first-sight-dotted-later");
+    assert_eq!(status, 0, "{v}");
+    let u = units(&v);
+    let at = |name: &str| u.iter().position(|n| n == name).unwrap();
+    assert!(
+        at("Write the hook skeleton") < at("Write the test skeleton"),
+        "{v}"
+    );
+    assert_eq!(
+        deps(&v, at("Write the test skeleton")),
+        ["Write the hook skeleton"]
+    );
+    assert_eq!(
+        deps(&v, at("Add the policies file")),
+        ["Create the config directory"]
     );
 }

@@ -176,14 +176,32 @@ pub(super) fn earlier(
 /// what is done) run after it: the steps are put in an order that obeys
 /// every line, otherwise as written. Whether they were moved.
 pub(super) fn reorder(sprints: &mut Vec<RawSprint>) -> bool {
-    if sprints.len() < 2 || sprints.iter().any(|s| !s.id.suffix.is_empty()) {
+    // Whole numbers, or numbers under a number (`1.3` after `1.4`).
+    let dotted = |s: &RawSprint| {
+        s.id.suffix.is_empty()
+            || s.id
+                .suffix
+                .strip_prefix('.')
+                .is_some_and(|r| !r.is_empty() && r.chars().all(|c| c.is_ascii_digit()))
+    };
+    if sprints.len() < 2 || !sprints.iter().all(dotted) {
         return false;
     }
-    let mut at: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (i, s) in sprints.iter().enumerate() {
-        at.entry(s.id.number).or_insert(i);
+        at.entry(s.id.to_string()).or_insert(i);
     }
-    let position = |n: u32| at.get(&n).copied();
+    // `tasks 01 and 02` name steps 1 and 2.
+    let position = |id: String| {
+        let canonical: Vec<String> = id
+            .split('.')
+            .map(|part| {
+                part.parse::<u32>()
+                    .map_or(part.to_string(), |n| n.to_string())
+            })
+            .collect();
+        at.get(&canonical.join(".")).copied()
+    };
     let mut waits: Vec<Vec<usize>> = Vec::with_capacity(sprints.len());
     let mut later = false;
     for (me, s) in sprints.iter().enumerate() {
@@ -192,7 +210,7 @@ pub(super) fn reorder(sprints: &mut Vec<RawSprint>) -> bool {
             .body
             .lines()
             .find_map(dependency_value)
-            .and_then(|v| referenced_numbers(&v))
+            .and_then(|v| referenced_ids(&v))
             .unwrap_or_default()
             .into_iter()
             .filter_map(position)
