@@ -121,6 +121,7 @@ json_snapshots! {
     total_row => "first-sight-total-row",
     wave_sections => "first-sight-wave-sections",
     dotted_later => "first-sight-dotted-later",
+    vision_list => "first-sight-vision-list",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1692,4 +1693,18 @@ fn a_dotted_task_naming_a_later_one_runs_after_it() {
         deps(&v, at("Add the policies file")),
         ["Create the config directory"]
     );
+}
+
+/// `## Vision` over `1. **Deepen the quality** …`: the plan's aims, not
+/// its steps; the horizons hold the work. Before, the three aims were
+/// read as the steps, and the horizons' items as no work.
+#[test]
+fn a_numbered_list_of_aims_under_vision_is_no_steps() {
+    let (status, v, _) = json("first-sight-vision-list");
+    assert_eq!(status, 0, "{v}");
+    assert!(
+        !v["units"].to_string().contains("Deepen the quality"),
+        "{v}"
+    );
+    assert_eq!(names(&v, 0), ["Short term", "Medium term"]);
 }

@@ -45,6 +45,8 @@ pub(super) fn promote_bold_items(
     // numbered bold items are those steps, unless they name sections the
     // plan details elsewhere (then the list is an index of them).
     let mut ordered = false;
+    // Whether the section is about the plan (`## Vision`, `## Goals`).
+    let mut about = false;
     // Made when a run under such a heading is first met: most plans have
     // none.
     let headings: std::cell::OnceCell<Vec<String>> = std::cell::OnceCell::new();
@@ -90,8 +92,12 @@ pub(super) fn promote_bold_items(
                 flush(&mut run, section_level, has_status, ordered);
                 has_status = false;
                 ordered = names_an_order(text);
+                about = super::about_plan::describes_plan(text);
                 section_level = *level;
             }
+            // `## Vision` over `1. **Deepen the quality** …`: the plan's
+            // aims, not its steps.
+            Block::Item { depth: 0, .. } if about => {}
             Block::Item {
                 depth: 0,
                 span,
