@@ -122,6 +122,7 @@ json_snapshots! {
     wave_sections => "first-sight-wave-sections",
     dotted_later => "first-sight-dotted-later",
     vision_list => "first-sight-vision-list",
+    summary_span => "first-sight-summary-span",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1707,4 +1708,17 @@ fn a_numbered_list_of_aims_under_vision_is_no_steps() {
         "{v}"
     );
     assert_eq!(names(&v, 0), ["Short term", "Medium term"]);
+}
+
+/// `### ✅ Phase 1-3: shipped in March` after `### Phase 1` to `### Phase 3`
+/// sums up the phases the plan heads one by one: no step of its own (and
+/// its mark is no mark on phase 3, whose box is open). Before, it was read
+/// as a fourth step, in a unit of its own.
+#[test]
+fn a_span_heading_summing_up_headed_steps_is_no_step() {
+    let (status, v, _) = json("first-sight-summary-span");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+    assert_eq!(done(&v, 0), [true, true, false]);
 }

@@ -57,6 +57,7 @@ impl<'a> Doc<'a> {
         }
         heading_context::drop_empty_versions(&blocks, &mut parsed);
         heading_context::drop_restated_asides(&blocks, &mut parsed);
+        heading_context::drop_summary_spans(&mut parsed);
         let mut seen: BTreeMap<Word, usize> = BTreeMap::new();
         for h in parsed.iter().flatten() {
             if let Heading::Sprint(h) = h {

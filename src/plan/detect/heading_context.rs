@@ -1,7 +1,9 @@
 //! Corrections to each heading's reading that need the plan's other
 //! headings: version headings that only name releases, and a step's
 //! number in an aside (`Phase 2: Integration (Sprint 9)`) that restates a
-//! step the plan heads itself (`### Sprint 9: Integration & Staging`).
+//! step the plan heads itself (`### Sprint 9: Integration & Staging`), and
+//! a span heading over steps the plan heads one by one (`### ✅ Phase 1-10
+//! all complete` after `### Phase 1` … `### Phase 10`).
 
 use super::headings::{parse_heading_as, strip_lead, Heading, Word};
 use super::Block;
@@ -73,6 +75,54 @@ pub(super) fn drop_restated_asides(blocks: &[Block], parsed: &mut [Option<Headin
             && own_ids.contains(&h.id);
         if restated {
             parsed[i] = own;
+        }
+    }
+}
+
+/// `### ✅ Phase 1-10 all complete` after `### Phase 1` … `### Phase
+/// 10`: a summary of steps the plan heads one by one, not one more. Only a
+/// span of three or more, every one headed before it, is so read: `###
+/// Sprints 4-6: Medium priority` whose parts no heading names, `#### Woche
+/// 4-6` beside a `Woche 4` alone, and `### Phase 1-2.` numbering a part of
+/// phase 1 stay as they are.
+pub(super) fn drop_summary_spans(parsed: &mut [Option<Heading>]) {
+    let span_of = |id: &str| -> Option<(u32, u32)> {
+        let (a, b) = id.split_once('-')?;
+        Some((a.parse().ok()?, b.parse().ok()?))
+    };
+    // Where each step word and number is first headed.
+    let mut first: std::collections::HashMap<(Word, u32), usize> = Default::default();
+    for (i, h) in parsed.iter().enumerate() {
+        if let Some(Heading::Sprint(h)) = h {
+            if let Ok(n) = h.id.parse::<u32>() {
+                first.entry((h.word, n)).or_insert(i);
+            }
+        }
+    }
+    // `0-1`, `0-2`, `0-3`: parts of step 0 numbered with a dash, not spans.
+    let mut opened: std::collections::HashMap<(Word, u32), usize> = Default::default();
+    for h in parsed.iter().flatten() {
+        if let Heading::Sprint(h) = h {
+            if let Some((from, _)) = span_of(&h.id) {
+                *opened.entry((h.word, from)).or_default() += 1;
+            }
+        }
+    }
+    for (i, h) in parsed.iter_mut().enumerate() {
+        let Some(Heading::Sprint(s)) = h else {
+            continue;
+        };
+        let Some((from, to)) = span_of(&s.id) else {
+            continue;
+        };
+        if opened.get(&(s.word, from)).is_some_and(|&n| n > 1) {
+            continue;
+        }
+        let summary = to >= from + 2
+            && to - from < 1000
+            && (from..=to).all(|n| first.get(&(s.word, n)).is_some_and(|&at| at < i));
+        if summary {
+            *h = None;
         }
     }
 }
