@@ -123,6 +123,7 @@ json_snapshots! {
     dotted_later => "first-sight-dotted-later",
     vision_list => "first-sight-vision-list",
     summary_span => "first-sight-summary-span",
+    order_table_extra_row => "first-sight-order-table-extra-row",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1721,4 +1722,19 @@ fn a_span_heading_summing_up_headed_steps_is_no_step() {
     assert_eq!(units(&v).len(), 1, "{v}");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
     assert_eq!(done(&v, 0), [true, true, false]);
+}
+
+/// An `## Execution Order` table naming each phase by number with a
+/// Dependencies column orders the phases, though it ends with a row that
+/// names no phase (`| 5 | Verification | All phases |`). Before, the extra
+/// row kept the table from being read, and phase 4, which waits for
+/// nothing, waited for phase 3.
+#[test]
+fn an_order_table_with_a_row_of_no_step_still_orders_the_steps() {
+    let (status, v, _) = json("first-sight-order-table-extra-row");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 4, "{v}");
+    assert_eq!(deps(&v, 1), ["Phase 1"]);
+    assert_eq!(deps(&v, 2), ["Phase 1"]);
+    assert!(deps(&v, 3).is_empty(), "{v}");
 }

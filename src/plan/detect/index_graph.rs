@@ -3,7 +3,9 @@
 //! (`| IP-18 | … | IP-17 | BLOCKED |`): each step runs as a unit of its own,
 //! waiting for the steps its cell names. A code the plan does not hold
 //! (`IP-16`, a finished earlier phase) orders nothing in it; every named
-//! step must come earlier, or the plan stays one sequence.
+//! step must come earlier, or the plan stays one sequence. And a summary
+//! table naming the steps by their numbers (`| 2 | Phase 2: Session store
+//! | Phase 1 |`) orders them the same way.
 
 use super::dependencies::DEPENDENCY_COLUMNS;
 use super::*;
@@ -125,4 +127,74 @@ mod tests {
         assert_eq!(named_codes("`IP-18`, `IP-19`"), ["IP-18", "IP-19"]);
         assert!(named_codes("—").is_empty());
     }
+}
+
+/// A summary table naming every step once by its number, with a
+/// Dependencies column (`| 3 | Resource Builders | 2 days | Phase 1, 2 |`),
+/// over steps detailed in sections of their own: the column orders the
+/// steps as it does when the rows are the steps. A row naming no step (`|
+/// 6 | Verification | All phases |`) orders nothing; a cell naming no step
+/// (`All phases`) keeps its step after every step before it.
+pub(super) fn from_index_table(
+    doc: &Doc,
+    unit: &RawUnit,
+    units_of: impl Fn(&[String], &[Vec<usize>], &str) -> Vec<RawUnit>,
+) -> Option<Vec<RawUnit>> {
+    use super::dependency_lines::{at_once, earlier, referenced_numbers};
+    if unit.sprints.len() < 3 || unit.sprints.iter().any(|s| !s.id.suffix.is_empty()) {
+        return None;
+    }
+    let numbers: Vec<u32> = unit.sprints.iter().map(|s| s.id.number).collect();
+    let position = |n: u32| numbers.iter().position(|&m| m == n);
+    doc.blocks.iter().find_map(|b| {
+        let Block::Table { header, rows, .. } = b else {
+            return None;
+        };
+        let col = super::column(header, DEPENDENCY_COLUMNS)?;
+        // (the row's step, what its cell names; None when it names no step)
+        let mut named: Vec<(u32, Option<Vec<u32>>)> = Vec::with_capacity(rows.len());
+        for row in rows {
+            let id = row.cells.first()?.text.to_lowercase();
+            let [n] = referenced_numbers(&id)?[..] else {
+                return None;
+            };
+            if position(n).is_none() {
+                continue;
+            }
+            let cell = row
+                .cells
+                .get(col)
+                .map_or("", |c| c.text.trim())
+                .to_lowercase();
+            named.push((n, referenced_numbers(&cell)));
+        }
+        let mut listed: Vec<u32> = named.iter().map(|(n, _)| *n).collect();
+        listed.sort_unstable();
+        let mut wanted = numbers.clone();
+        wanted.sort_unstable();
+        if listed != wanted {
+            return None;
+        }
+        let mut waits = Vec::with_capacity(numbers.len());
+        for (me, n) in numbers.iter().enumerate() {
+            let (_, on) = named.iter().find(|(m, _)| m == n)?;
+            waits.push(match on {
+                Some(on) => earlier(on, me, position)?,
+                None => (0..me).collect(),
+            });
+        }
+        if !at_once(&waits) {
+            return None;
+        }
+        let names: Vec<String> = unit
+            .sprints
+            .iter()
+            .map(|s| format!("{} {}", doc.word.map_or("Step", |w| w.as_str()), s.id))
+            .collect();
+        let why = format!(
+            "a step of its own: the summary table's Dependencies column (line {}) orders the steps",
+            doc.line(b.span().start)
+        );
+        Some(units_of(&names, &waits, &why))
+    })
 }

@@ -33,7 +33,11 @@ pub(super) fn split_by_stated_order(doc: &Doc, units: &mut Vec<RawUnit>) -> bool
         .or_else(|| from_sentence(doc, unit))
         .or_else(|| from_dependency_lines(doc, unit))
         .or_else(|| from_table_dependencies(doc, unit))
-        .or_else(|| from_index_table(doc, unit))
+        .or_else(|| {
+            super::index_graph::from_index_table(doc, unit, |names, waits, why| {
+                units_of(doc, unit, names, waits, why)
+            })
+        })
         .or_else(|| {
             super::index_graph::from_coded_index(doc, unit, |names, waits, why| {
                 units_of(doc, unit, names, waits, why)
@@ -633,63 +637,6 @@ fn from_table_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         .collect();
     let why = "a row of its own: its Dependencies cell names the rows it waits for";
     Some(units_of(doc, unit, &names, &waits, why))
-}
-
-/// A summary table naming every step once by its number, with a
-/// Dependencies column (`| 3 | Resource Builders | 2 days | Phase 1, 2 |`),
-/// over steps detailed in sections of their own: the column orders the
-/// steps as it does when the rows are the steps.
-fn from_index_table(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
-    if unit.sprints.len() < 3 || unit.sprints.iter().any(|s| !s.id.suffix.is_empty()) {
-        return None;
-    }
-    let numbers: Vec<u32> = unit.sprints.iter().map(|s| s.id.number).collect();
-    let position = |n: u32| numbers.iter().position(|&m| m == n);
-    doc.blocks.iter().find_map(|b| {
-        let Block::Table { header, rows, .. } = b else {
-            return None;
-        };
-        let col = super::column(header, DEPENDENCY_COLUMNS)?;
-        // (the row's step, what its cell names)
-        let mut named: Vec<(u32, Vec<u32>)> = Vec::with_capacity(rows.len());
-        for row in rows {
-            let id = row.cells.first()?.text.to_lowercase();
-            let [n] = super::dependency_lines::referenced_numbers(&id)?[..] else {
-                return None;
-            };
-            let cell = row
-                .cells
-                .get(col)
-                .map_or("", |c| c.text.trim())
-                .to_lowercase();
-            named.push((n, super::dependency_lines::referenced_numbers(&cell)?));
-        }
-        let mut listed: Vec<u32> = named.iter().map(|(n, _)| *n).collect();
-        listed.sort_unstable();
-        let mut wanted = numbers.clone();
-        wanted.sort_unstable();
-        if listed != wanted {
-            return None;
-        }
-        let mut waits = Vec::with_capacity(numbers.len());
-        for (me, n) in numbers.iter().enumerate() {
-            let (_, on) = named.iter().find(|(m, _)| m == n)?;
-            waits.push(super::dependency_lines::earlier(on, me, position)?);
-        }
-        if !super::dependency_lines::at_once(&waits) {
-            return None;
-        }
-        let names: Vec<String> = unit
-            .sprints
-            .iter()
-            .map(|s| format!("{} {}", doc.word.map_or("Step", |w| w.as_str()), s.id))
-            .collect();
-        let why = format!(
-            "a step of its own: the summary table's Dependencies column (line {}) orders the steps",
-            doc.line(b.span().start)
-        );
-        Some(units_of(doc, unit, &names, &waits, &why))
-    })
 }
 
 /// An epic's created tickets, ordered by their own `depends on` or the
