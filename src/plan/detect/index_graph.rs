@@ -109,26 +109,6 @@ pub(super) fn from_coded_index(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn codes_open_names_and_cells() {
-        assert_eq!(
-            code_of("IP-17: Boolean entitlements").as_deref(),
-            Some("IP-17")
-        );
-        assert_eq!(code_of("`IP-16`").as_deref(), Some("IP-16"));
-        assert_eq!(code_of("Phase 1"), None);
-        assert_eq!(code_of("T1b: Migration 121").as_deref(), Some("T1b"));
-        assert_eq!(code_of("T1 ✅").as_deref(), Some("T1"));
-        assert_eq!(code_of("API design"), None);
-        assert_eq!(named_codes("`IP-18`, `IP-19`"), ["IP-18", "IP-19"]);
-        assert!(named_codes("—").is_empty());
-    }
-}
-
 /// A summary table naming every step once by its number, with a
 /// Dependencies column (`| 3 | Resource Builders | 2 days | Phase 1, 2 |`),
 /// over steps detailed in sections of their own: the column orders the
@@ -197,4 +177,24 @@ pub(super) fn from_index_table(
         );
         Some(units_of(&names, &waits, &why))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_open_names_and_cells() {
+        assert_eq!(
+            code_of("IP-17: Boolean entitlements").as_deref(),
+            Some("IP-17")
+        );
+        assert_eq!(code_of("`IP-16`").as_deref(), Some("IP-16"));
+        assert_eq!(code_of("Phase 1"), None);
+        assert_eq!(code_of("T1b: Migration 121").as_deref(), Some("T1b"));
+        assert_eq!(code_of("T1 ✅").as_deref(), Some("T1"));
+        assert_eq!(code_of("API design"), None);
+        assert_eq!(named_codes("`IP-18`, `IP-19`"), ["IP-18", "IP-19"]);
+        assert!(named_codes("—").is_empty());
+    }
 }
