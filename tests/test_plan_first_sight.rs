@@ -124,6 +124,7 @@ json_snapshots! {
     vision_list => "first-sight-vision-list",
     summary_span => "first-sight-summary-span",
     order_table_extra_row => "first-sight-order-table-extra-row",
+    numeral_word => "first-sight-numeral-word",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1737,4 +1738,15 @@ fn an_order_table_with_a_row_of_no_step_still_orders_the_steps() {
     assert_eq!(deps(&v, 1), ["Phase 1"]);
     assert_eq!(deps(&v, 2), ["Phase 1"]);
     assert!(deps(&v, 3).is_empty(), "{v}");
+}
+
+/// `## フェーズ一覧` is "the list of phases": the numeral 一 run into the
+/// word 覧 is part of that word, not phase one. Before, it was read as a
+/// step named `覧`, and the real phase 1 as a repeated id.
+#[test]
+fn a_numeral_run_into_a_word_numbers_no_step() {
+    let (status, v, _) = json("first-sight-numeral-word");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["0", "1"]);
+    assert!(v["guesses"].as_array().is_none_or(|g| g.is_empty()), "{v}");
 }

@@ -352,6 +352,13 @@ fn translate(body: &str) -> Option<String> {
         let Some((number, rest)) = leading_number(spaced) else {
             continue;
         };
+        // `フェーズ一覧` (the list of phases): a numeral written as a
+        // character and run into the next word is part of that word.
+        if !spaced.starts_with(|c: char| c.is_ascii_digit())
+            && rest.starts_with(char::is_alphabetic)
+        {
+            continue;
+        }
         return Some(english(english_word, &number, rest));
     }
     None
@@ -410,6 +417,7 @@ mod tests {
             "Fases del proyecto",
             "第一部分",
             "阶段目标",
+            "フェーズ一覧",
             "Etapa final",
             "فاز بعدی",
             "Overview",
