@@ -125,6 +125,7 @@ json_snapshots! {
     summary_span => "first-sight-summary-span",
     order_table_extra_row => "first-sight-order-table-extra-row",
     numeral_word => "first-sight-numeral-word",
+    approach_and_order => "first-sight-approach-and-order",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1749,4 +1750,17 @@ fn a_numeral_run_into_a_word_numbers_no_step() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprint_ids(&v, 0), ["0", "1"]);
     assert!(v["guesses"].as_array().is_none_or(|g| g.is_empty()), "{v}");
+}
+
+/// `## Approach` over bold items saying how, then `## Порядок выполнения`
+/// (order of execution) over a plain numbered list: the ordered list is
+/// the steps, the approach describes them. Before, the approach's three
+/// items were read as the steps and the four steps of the order were no
+/// work.
+#[test]
+fn an_order_of_execution_is_the_steps_over_an_approach() {
+    let (status, v, _) = json("first-sight-approach-and-order");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_total(&v), 4, "{v}");
+    assert!(names(&v, 0)[0].starts_with("Download three photos"), "{v}");
 }

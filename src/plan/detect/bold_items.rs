@@ -38,7 +38,9 @@ pub(super) fn promote_bold_items(
     // Runs of candidate items: (block index, heading text, written with a
     // step word).
     let mut run: Vec<Candidate> = Vec::new();
-    let mut runs: Vec<(u8, Vec<Candidate>)> = Vec::new();
+    // (level, items, under a heading naming their order, with a status
+    // line or a step word)
+    let mut runs: Vec<(u8, Vec<Candidate>, bool, bool)> = Vec::new();
     let mut has_status = false;
     // Whether the section's heading names an order of steps (`## 5.
     // Umsetzungsreihenfolge (Phasen)`, `## Implementation order`): its
@@ -70,7 +72,26 @@ pub(super) fn promote_bold_items(
                     .next()
                     .unwrap_or_default()
                     .to_lowercase();
+                // `T.1-T.3 — Tests` names the headings `### T.1 — …` to
+                // `### T.3 — …` by a span of their codes: an index of
+                // steps the plan heads, not steps.
+                let word = label
+                    .split(' ')
+                    .next()
+                    .unwrap_or_default()
+                    .trim_matches('*');
+                let code = match word.split_once(['-', '–']) {
+                    Some((from, to)) if to.chars().any(|c| c.is_ascii_digit()) => from,
+                    _ => "",
+                };
+                let opens = |h: &str| {
+                    let h = h.trim_start_matches(|c: char| !c.is_alphanumeric());
+                    h.strip_prefix(code)
+                        .is_some_and(|rest| rest.starts_with(|c: char| !c.is_alphanumeric()))
+                };
                 headings.iter().any(|h| h.contains(&label))
+                    || (code.chars().any(|c| c.is_ascii_digit())
+                        && headings.iter().any(|h| opens(h)))
             })
             .count();
         named * 2 >= run.len()
@@ -82,7 +103,7 @@ pub(super) fn promote_bold_items(
             if ordered && !status && !stepped && by_order.is_none() {
                 *by_order = run.first().map(|(i, _, _)| (*i, run.len()));
             }
-            runs.push((level, std::mem::take(run)));
+            runs.push((level, std::mem::take(run), ordered, status || stepped));
         }
         run.clear();
     };
@@ -125,10 +146,16 @@ pub(super) fn promote_bold_items(
         }
     }
     flush(&mut run, section_level, has_status, ordered);
-    if any && runs.iter().map(|(_, r)| r.len()).sum::<usize>() < 2 {
+    // `## Порядок выполнения` (order of execution) over a plain list, and
+    // `## Подход` (approach) over bold items saying how: the ordered list
+    // is the steps, the other describes them.
+    if runs.iter().any(|(_, _, ordered, _)| *ordered) {
+        runs.retain(|(_, _, ordered, strong)| *ordered || *strong);
+    }
+    if any && runs.iter().map(|(_, r, _, _)| r.len()).sum::<usize>() < 2 {
         return blocks;
     }
-    for (level, items) in runs {
+    for (level, items, _, _) in runs {
         for (i, text, _) in items {
             into_heading(&mut blocks, i, level + 1, text);
         }
@@ -212,6 +239,13 @@ fn names_an_order(heading: &str) -> bool {
         "étapes",
         "etapas",
         "hitos",
+        // Cyrillic is compared as written: both cases.
+        "порядок",
+        "Порядок",
+        "этапы",
+        "Этапы",
+        "очерёдность",
+        "Очерёдность",
     ];
     // Every heading passes here: compared in place, never copied.
     let ends_with = |w: &str, k: &str| {
