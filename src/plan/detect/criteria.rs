@@ -22,11 +22,22 @@ pub(super) enum Label {
 /// `Note: to change fonts later, …`: an item that is a remark on the
 /// work, in the plans' languages, not work left open.
 pub(super) fn note_line(text: &str) -> bool {
+    // No colon near the start, no label: most items end here.
+    let head = &text.as_bytes()[..text.len().min(28)];
+    if !head.iter().any(|&b| b == b':' || b == 0xEF) {
+        return false;
+    }
     let t = text.trim_start_matches(['*', '_', ' ']);
-    let Some((label, _)) = t.split_once([':', '：']) else {
+    // A label is short: a colon far into the line ends no label. (Every
+    // plain item beside ticked ones is asked: compared in place, no copy.)
+    let mut cut = t.len().min(24);
+    while !t.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let Some(end) = t[..cut].find([':', '：']) else {
         return false;
     };
-    let label = label.trim_end_matches(['*', '_', ' ']).to_lowercase();
+    let label = t[..end].trim_end_matches(['*', '_', ' ']);
     [
         "note",
         "notes",
@@ -41,8 +52,10 @@ pub(super) fn note_line(text: &str) -> bool {
         "备注",
         "참고",
         "примечание",
+        "Примечание",
     ]
-    .contains(&label.as_str())
+    .iter()
+    .any(|n| label.eq_ignore_ascii_case(n))
 }
 
 pub(super) fn criteria_label(text: &str) -> Option<Label> {

@@ -187,12 +187,21 @@ pub(super) fn reorder(sprints: &mut Vec<RawSprint>) -> bool {
     if sprints.len() < 2 || !sprints.iter().all(dotted) {
         return false;
     }
-    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    // Whole ids by number; dotted ones (rarer) by their text.
+    let mut whole: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    let mut parts: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (i, s) in sprints.iter().enumerate() {
-        at.entry(s.id.to_string()).or_insert(i);
+        if s.id.suffix.is_empty() {
+            whole.entry(s.id.number).or_insert(i);
+        } else {
+            parts.entry(s.id.to_string()).or_insert(i);
+        }
     }
     // `tasks 01 and 02` name steps 1 and 2.
     let position = |id: String| {
+        if let Ok(n) = id.parse::<u32>() {
+            return whole.get(&n).copied();
+        }
         let canonical: Vec<String> = id
             .split('.')
             .map(|part| {
@@ -200,7 +209,7 @@ pub(super) fn reorder(sprints: &mut Vec<RawSprint>) -> bool {
                     .map_or(part.to_string(), |n| n.to_string())
             })
             .collect();
-        at.get(&canonical.join(".")).copied()
+        parts.get(&canonical.join(".")).copied()
     };
     let mut waits: Vec<Vec<usize>> = Vec::with_capacity(sprints.len());
     let mut later = false;

@@ -202,15 +202,22 @@ pub(super) fn done_spans(doc: &Doc, units: &mut [RawUnit]) {
     let Some(word) = doc.word else {
         return;
     };
+    // The blocks inside steps, marked in one pass: most of a plan's lines
+    // are, and are never looked at.
+    let mut inside = vec![false; doc.blocks.len()];
+    for h in 0..doc.blocks.len() {
+        if !inside[h] && doc.is_sprint(h) {
+            for j in doc.section(h) {
+                inside[j] = true;
+            }
+        }
+    }
     for (i, b) in doc.blocks.iter().enumerate() {
         let text = match b {
-            Block::Paragraph { text, .. } | Block::Item { text, .. } => text,
+            Block::Paragraph { text, .. } | Block::Item { text, .. } if !inside[i] => text,
             _ => continue,
         };
-        if in_sprint(doc, doc.parent[i]) {
-            continue;
-        }
-        for line in text.lines() {
+        for line in text.lines().filter(|l| has_number_span(l)) {
             let Some((from, to)) = span_stated_done(line, word) else {
                 continue;
             };
@@ -255,6 +262,50 @@ fn says_open(doc: &Doc, start: usize) -> bool {
                 .any(|r| r.cells.get(col).is_some_and(|c| !status_says_done(&c.text)))
         })
     })
+}
+
+/// Whether a line's opening holds a span of numbers (`1-14`, `0–4`, `1 &
+/// 2`, `1 and 2`): a scan without a copy.
+fn has_number_span(line: &str) -> bool {
+    let head = &line.as_bytes()[..line.len().min(120)];
+    let mut k = 0;
+    while k < head.len() {
+        if !head[k].is_ascii_digit() {
+            k += 1;
+            continue;
+        }
+        while k < head.len() && head[k].is_ascii_digit() {
+            k += 1;
+        }
+        let rest = &line[k.min(line.len())..];
+        let rest = if line.is_char_boundary(k.min(line.len())) {
+            rest
+        } else {
+            ""
+        };
+        let after = [
+            " - ",
+            " – ",
+            "-",
+            "–",
+            " & ",
+            " and ",
+            " through ",
+            " to ",
+            " a ",
+            " bis ",
+            " e ",
+            " y ",
+            " et ",
+            " und ",
+        ]
+        .iter()
+        .find_map(|sep| rest.strip_prefix(sep));
+        if after.is_some_and(|a| a.starts_with(|c: char| c.is_ascii_digit())) {
+            return true;
+        }
+    }
+    false
 }
 
 /// The span of steps a line states done (`Phases 0–4 complete` → 0 to 4),

@@ -51,6 +51,10 @@ pub(super) fn drop_restated_asides(blocks: &[Block], parsed: &mut [Option<Headin
         _ => None,
     };
     let aside = |i: usize| text_of(i).is_some_and(|t| t.contains("(Sprint "));
+    // Most plans have no such aside, and cost one look at each heading.
+    if !(0..blocks.len()).any(aside) {
+        return;
+    }
     let own_ids: std::collections::HashSet<String> = (0..blocks.len())
         .filter_map(|i| match &parsed[i] {
             Some(Heading::Sprint(h)) if h.word == Word::Sprint => {
@@ -90,6 +94,12 @@ pub(super) fn drop_summary_spans(parsed: &mut [Option<Heading>]) {
         let (a, b) = id.split_once('-')?;
         Some((a.parse().ok()?, b.parse().ok()?))
     };
+    // Most plans head no span, and cost one look at each id.
+    let is_span =
+        |h: &Option<Heading>| matches!(h, Some(Heading::Sprint(s)) if span_of(&s.id).is_some());
+    if !parsed.iter().any(is_span) {
+        return;
+    }
     // Where each step word and number is first headed.
     let mut first: std::collections::HashMap<(Word, u32), usize> = Default::default();
     for (i, h) in parsed.iter().enumerate() {

@@ -22,7 +22,13 @@ pub(super) fn numbered_heading(text: &str) -> Option<(String, String)> {
         return Some(coded);
     }
     // `CLAUDE · FIX-01 — Name`: the owner's label before the code.
-    if let Some((owner, rest)) = t.split_once(" · ") {
+    // (A byte search first: most headings hold no middle dot.)
+    if let Some((owner, rest)) = t
+        .as_bytes()
+        .contains(&0xB7)
+        .then(|| t.split_once(" · "))
+        .flatten()
+    {
         if owner.split_whitespace().count() <= 3 {
             if let Some(coded) = coded_heading(rest.trim_start()) {
                 return Some(coded);

@@ -123,11 +123,9 @@ fn wave_headings(doc: &Doc) -> Option<Vec<(u32, usize)>> {
     let waves: Vec<(u32, usize)> = (0..doc.blocks.len())
         .filter_map(|i| {
             let (_, text, _) = doc.heading(i)?;
+            let n = super::waves::wave_number(text)?;
             // `### Wave 1 Risks` is about a wave, not one.
-            if super::about_plan::describes_plan(text) {
-                return None;
-            }
-            Some((super::waves::wave_number(text)?, i))
+            (!super::about_plan::describes_plan(text)).then_some((n, i))
         })
         .collect();
     let &(_, first) = waves.first()?;

@@ -175,10 +175,12 @@ fn row_span(doc: &Doc, item: &Item) -> Option<super::Span> {
 
 /// `Wave 2: Enhancement …` → 2.
 pub(super) fn wave_number(text: &str) -> Option<u32> {
-    let t = text
-        .trim_start_matches(|c: char| !c.is_alphanumeric())
-        .to_lowercase();
-    let rest = t.strip_prefix("wave ")?;
+    let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    // Every heading is asked: compared in place, never copied.
+    if !t.get(..5)?.eq_ignore_ascii_case("wave ") {
+        return None;
+    }
+    let rest = &t[5..];
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     digits.parse().ok()
 }
