@@ -126,6 +126,7 @@ json_snapshots! {
     order_table_extra_row => "first-sight-order-table-extra-row",
     numeral_word => "first-sight-numeral-word",
     approach_and_order => "first-sight-approach-and-order",
+    coded_status_rows => "first-sight-coded-status-rows",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1763,4 +1764,15 @@ fn an_order_of_execution_is_the_steps_over_an_approach() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprint_total(&v), 4, "{v}");
     assert!(names(&v, 0)[0].starts_with("Download three photos"), "{v}");
+}
+
+/// `| **A2** Registry | ✅ Done |` in a status table is part 2 of phase
+/// A, a code of its own, not phase 2: it marks no step. Before, the rows
+/// `A1`, `A2` marked phases 1 and 2 done, and phase 2's open work (the
+/// bot client, `🟡 Partial` on its own row) would never have run.
+#[test]
+fn a_status_row_coded_with_another_letter_marks_no_step() {
+    let (status, v, _) = json("first-sight-coded-status-rows");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, false, false]);
 }

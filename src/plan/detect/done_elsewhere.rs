@@ -354,10 +354,28 @@ fn status_rows(doc: &Doc) -> Vec<StatusRow> {
             else {
                 continue;
             };
-            let raw = id
-                .text
-                .trim()
-                .trim_start_matches(|c: char| !c.is_ascii_digit())
+            let cell = id.text.trim();
+            let from_digit = cell.trim_start_matches(|c: char| !c.is_ascii_digit());
+            // `**A2** ECS` in a plan of phases 0, A, B: a code of its own
+            // (part 2 of phase A), not phase 2. Letters glued to the number
+            // name the step only as the word's initial (`M2`, `S3`).
+            let glued =
+                cell[..cell.len() - from_digit.len()].trim_start_matches(['*', '`', '_', ' ']);
+            let initial = doc
+                .word
+                .and_then(|w| w.as_str().chars().next())
+                .is_some_and(|c| glued.eq_ignore_ascii_case(&c.to_string()));
+            if glued.len() <= 2
+                && glued
+                    .chars()
+                    .last()
+                    .is_some_and(|c| c.is_ascii_alphabetic())
+                && glued.chars().all(|c| c.is_ascii_alphabetic())
+                && !initial
+            {
+                continue;
+            }
+            let raw = from_digit
                 .split(|c: char| c.is_whitespace() || c == ':')
                 .next()
                 .unwrap_or("");
