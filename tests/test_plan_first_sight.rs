@@ -127,6 +127,7 @@ json_snapshots! {
     numeral_word => "first-sight-numeral-word",
     approach_and_order => "first-sight-approach-and-order",
     coded_status_rows => "first-sight-coded-status-rows",
+    sentence_legend => "first-sight-sentence-legend",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1773,6 +1774,17 @@ fn an_order_of_execution_is_the_steps_over_an_approach() {
 #[test]
 fn a_status_row_coded_with_another_letter_marks_no_step() {
     let (status, v, _) = json("first-sight-coded-status-rows");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, false, false]);
+}
+
+/// `Update the status emoji after each step: ✅ (done), ⬜ (not done), ⚠️
+/// (in progress)` is the plan's own legend: an item led by ✅ is ticked,
+/// one led by ⚠️ or ⬜ open. Before, the marks read as text and no phase
+/// was done: finished upgrades would have run again.
+#[test]
+fn items_led_by_the_marks_of_a_legend_in_a_sentence_are_boxes() {
+    let (status, v, _) = json("first-sight-sentence-legend");
     assert_eq!(status, 0, "{v}");
     assert_eq!(done(&v, 0), [true, false, false]);
 }

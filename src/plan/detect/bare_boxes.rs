@@ -65,10 +65,14 @@ pub(super) fn items_from_bare_boxes(source: &str, blocks: Vec<Block>) -> Vec<Blo
 /// Whether an item is marked finished without a box: its whole text struck
 /// out (`~~Network~~`, `~~Fix click~~ (done)`), or led by a check glyph
 /// (`√ basic i/o`, `✓ mob generation`).
-fn struck(text: &str) -> bool {
+fn struck(text: &str, done_marks: &[String]) -> bool {
     let t = text.trim();
     if t.starts_with(['√', '✓', '✔']) {
         return t.chars().skip(1).any(char::is_alphanumeric);
+    }
+    // A symbol the plan's own legend says means done (`✅ (done)`).
+    if let Some(rest) = done_marks.iter().find_map(|m| t.strip_prefix(m.as_str())) {
+        return rest.chars().any(char::is_alphanumeric);
     }
     t.strip_prefix("~~")
         .and_then(|r| r.split_once("~~"))
@@ -83,7 +87,22 @@ fn struck(text: &str) -> bool {
 /// item is led by a check glyph: that is a plan marking progress item by
 /// item, where a list struck out whole (a `## Completed` log beside
 /// numbered open work) may be no more than a log.
-pub(super) fn items_from_struck_lists(mut blocks: Vec<Block>) -> Vec<Block> {
+///
+/// With a legend in a sentence (`✅ (done), ⬜ (not done)`), items led by
+/// one of its symbols mark progress the same way: a done symbol ticks its
+/// item, an open one leaves it open.
+pub(super) fn items_from_struck_lists(
+    mut blocks: Vec<Block>,
+    legend: Option<&(Vec<String>, Vec<String>)>,
+) -> Vec<Block> {
+    let done_marks: &[String] = legend.map_or(&[], |(done, _)| done.as_slice());
+    let struck = |t: &str| struck(t, done_marks);
+    let led_by_legend = |t: &str| {
+        legend.is_some_and(|(done, open)| {
+            let t = t.trim_start();
+            done.iter().chain(open).any(|m| t.starts_with(m.as_str()))
+        })
+    };
     let mut runs = Vec::new();
     let mut start = 0;
     while start < blocks.len() {
@@ -108,7 +127,8 @@ pub(super) fn items_from_struck_lists(mut blocks: Vec<Block>) -> Vec<Block> {
     });
     // A check glyph marks finished work wherever it stands.
     let glyphs = blocks.iter().any(|b| {
-        matches!(b, Block::Item { text, checked: None, .. } if text.trim_start().starts_with(['√', '✓', '✔']))
+        matches!(b, Block::Item { text, checked: None, .. }
+            if text.trim_start().starts_with(['√', '✓', '✔']) || led_by_legend(text))
     });
     if !partly_struck && !glyphs {
         return blocks;

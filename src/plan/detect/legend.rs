@@ -134,6 +134,42 @@ fn entry(text: &str) -> Option<(String, bool)> {
     ))
 }
 
+/// A legend written in a sentence, `update the status emoji to one of: ✅
+/// (done), ⬜ (not done), ⚠️ (in progress)`: each symbol then its meaning
+/// in parentheses, one meaning done and one not. The symbols meaning done,
+/// and the others: a list item led by one is ticked or open by the plan's
+/// own word (`bare_boxes`).
+pub(super) fn sentence_legend(masked: &str) -> Option<(Vec<String>, Vec<String>)> {
+    for line in masked.lines().filter(|l| !l.is_ascii() && l.contains(" (")) {
+        let (mut done, mut open) = (Vec::new(), Vec::new());
+        let mut rest = line;
+        while let Some(p) = rest.find(" (") {
+            let before = &rest[..p];
+            let after = &rest[p + 2..];
+            let Some(close) = after.find(')') else { break };
+            let symbol_len: usize = before
+                .chars()
+                .rev()
+                .take_while(|&c| is_mark(c) || c == '\u{FE0F}')
+                .map(char::len_utf8)
+                .sum();
+            let meaning = &after[..close];
+            if symbol_len > 0 && meaning.starts_with(char::is_alphabetic) {
+                let symbol = before[before.len() - symbol_len..].to_string();
+                match super::completion::status_says_done(meaning) {
+                    true => done.push(symbol),
+                    false => open.push(symbol),
+                }
+            }
+            rest = &after[close + 1..];
+        }
+        if !done.is_empty() && !open.is_empty() {
+            return Some((done, open));
+        }
+    }
+    None
+}
+
 /// A pictograph or a geometric shape used as a mark (`🟢`, `🟩`, `●`).
 fn is_mark(c: char) -> bool {
     matches!(c as u32, 0x1F300..=0x1FAFF | 0x2600..=0x27BF | 0x25A0..=0x25FF | 0x2B00..=0x2BFF)
@@ -171,6 +207,16 @@ mod tests {
         let mut read = text.clone();
         mark_done_symbols(&mut read);
         assert_eq!(read, text);
+    }
+
+    #[test]
+    fn a_legend_in_a_sentence_names_done_and_open_symbols() {
+        let text =
+            "> Update the status emoji to one of: ✅ (done), ⬜ (not done), ⚠️ (in progress).\n";
+        let (done, open) = super::sentence_legend(text).expect("a legend");
+        assert_eq!(done, ["✅"]);
+        assert_eq!(open, ["⬜", "⚠️"]);
+        assert!(super::sentence_legend("- Fix the parser (done by hand)\n").is_none());
     }
 
     #[test]

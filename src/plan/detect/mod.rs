@@ -241,7 +241,8 @@ fn parse_once(
     if any_bold_item {
         outline::unquote_boxes(&mut masked);
     }
-    let mut blocks = bare_boxes::items_from_struck_lists(blocks(&masked));
+    let sentence_legend = legend::sentence_legend(&masked);
+    let mut blocks = bare_boxes::items_from_struck_lists(blocks(&masked), sentence_legend.as_ref());
     // A checklist tree read as the steps (boxed items over boxed tasks)
     // says more than numbered bold notes elsewhere (`1. **After each
     // sub-task:** tick it`): those stay notes.
