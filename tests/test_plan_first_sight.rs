@@ -128,6 +128,7 @@ json_snapshots! {
     approach_and_order => "first-sight-approach-and-order",
     coded_status_rows => "first-sight-coded-status-rows",
     sentence_legend => "first-sight-sentence-legend",
+    order_unread => "first-sight-order-unread",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1787,4 +1788,22 @@ fn items_led_by_the_marks_of_a_legend_in_a_sentence_are_boxes() {
     let (status, v, _) = json("first-sight-sentence-legend");
     assert_eq!(status, 0, "{v}");
     assert_eq!(done(&v, 0), [true, false, false]);
+}
+
+/// A table whose `Depends on` column names rows (`| M2 | … | M1 |`) that
+/// the reading could not tie to the sprints: the sprints run one after
+/// another, which is safe, and the reading says so and asks. Before, it
+/// said nothing.
+#[test]
+fn an_order_table_the_reading_could_not_follow_is_said() {
+    let (status, v, _) = json("first-sight-order-unread");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    let codes: Vec<&str> = v["guesses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|g| g["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"reading::order_unread"), "{v}");
 }

@@ -107,6 +107,15 @@ pub(super) fn guesses(
                 help: "if some sprints may run at once, name each sprint's dependencies (`Depends on: …`), or have your agent rewrite the plan with `git supervisor import`".into(),
                 line,
             });
+        } else if let Some(line) = dependency_table(doc, units) {
+            out.push(Warning {
+                code: "reading::order_unread".into(),
+                message: format!(
+                    "the table at line {line} says what its rows wait for, and its rows could not be tied to the sprints: they run one after another"
+                ),
+                help: "if some sprints may run at once, name each sprint's dependencies (`Depends on: …`), or have your agent rewrite the plan with `git supervisor import`".into(),
+                line,
+            });
         } else if let Some(line) = parallel_said(doc) {
             out.push(Warning {
                 code: "reading::parallel_unread".into(),
@@ -119,6 +128,38 @@ pub(super) fn guesses(
         }
     }
     out
+}
+
+/// The line of a table with a dependency column (`| M2 | … | M1 |`,
+/// `Depende de`, `依存`) naming something on two rows or more: an order
+/// the plan states.
+fn dependency_table(doc: &Doc, units: &[RawUnit]) -> Option<usize> {
+    doc.blocks.iter().find_map(|b| {
+        let Block::Table { header, rows, span } = b else {
+            return None;
+        };
+        // A table whose rows are the sprints was read with its column: a
+        // chain it states is the sequence read.
+        let rows_are_steps = units
+            .iter()
+            .flat_map(|u| &u.sprints)
+            .any(|s| rows.iter().any(|r| r.span.start == s.span.start));
+        if rows_are_steps {
+            return None;
+        }
+        let col = super::column(header, super::dependencies::DEPENDENCY_COLUMNS)?;
+        let naming = rows
+            .iter()
+            .filter(|r| {
+                r.cells.get(col).is_some_and(|c| {
+                    let t = c.text.trim();
+                    !super::dependency_lines::names_nothing(t)
+                        && t.chars().any(char::is_alphanumeric)
+                })
+            })
+            .count();
+        (naming >= 2).then(|| doc.line(span.start))
+    })
 }
 
 /// The line of a sentence outside code that says work may run at once
