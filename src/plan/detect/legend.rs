@@ -140,34 +140,65 @@ fn entry(text: &str) -> Option<(String, bool)> {
 /// and the others: a list item led by one is ticked or open by the plan's
 /// own word (`bare_boxes`).
 pub(super) fn sentence_legend(masked: &str) -> Option<(Vec<String>, Vec<String>)> {
-    for line in masked.lines().filter(|l| !l.is_ascii() && l.contains(" (")) {
-        let (mut done, mut open) = (Vec::new(), Vec::new());
-        let mut rest = line;
-        while let Some(p) = rest.find(" (") {
-            let before = &rest[..p];
-            let after = &rest[p + 2..];
-            let Some(close) = after.find(')') else { break };
-            let symbol_len: usize = before
-                .chars()
-                .rev()
-                .take_while(|&c| is_mark(c) || c == '\u{FE0F}')
-                .map(char::len_utf8)
-                .sum();
-            let meaning = &after[..close];
-            if symbol_len > 0 && meaning.starts_with(char::is_alphabetic) {
-                let symbol = before[before.len() - symbol_len..].to_string();
-                match super::completion::status_says_done(meaning) {
-                    true => done.push(symbol),
-                    false => open.push(symbol),
-                }
-            }
-            rest = &after[close + 1..];
+    // Every ` (` of the plan is looked at, the lines of those after a mark
+    // read: most plans have none, and cost one search.
+    let mut last_line = usize::MAX;
+    // (A one-byte search: a two-byte pattern costs a searcher's set-up and
+    // more steps per byte over the whole plan.)
+    for (open, _) in masked.match_indices('(') {
+        let Some(p) = open
+            .checked_sub(1)
+            .filter(|&p| masked.as_bytes()[p] == b' ')
+        else {
+            continue;
+        };
+        let before = &masked[..p];
+        if !before
+            .chars()
+            .next_back()
+            .is_some_and(|c| is_mark(c) || c == '\u{FE0F}')
+        {
+            continue;
         }
-        if !done.is_empty() && !open.is_empty() {
-            return Some((done, open));
+        let start = before.rfind('\n').map_or(0, |i| i + 1);
+        if start == last_line {
+            continue;
+        }
+        last_line = start;
+        let end = masked[p..].find('\n').map_or(masked.len(), |i| p + i);
+        if let Some(found) = line_legend(&masked[start..end]) {
+            return Some(found);
         }
     }
     None
+}
+
+/// The entries of one line of a legend in a sentence: (done, open), when
+/// it holds both.
+fn line_legend(line: &str) -> Option<(Vec<String>, Vec<String>)> {
+    let (mut done, mut open) = (Vec::new(), Vec::new());
+    let mut rest = line;
+    while let Some(p) = rest.find(" (") {
+        let before = &rest[..p];
+        let after = &rest[p + 2..];
+        let Some(close) = after.find(')') else { break };
+        let symbol_len: usize = before
+            .chars()
+            .rev()
+            .take_while(|&c| is_mark(c) || c == '\u{FE0F}')
+            .map(char::len_utf8)
+            .sum();
+        let meaning = &after[..close];
+        if symbol_len > 0 && meaning.starts_with(char::is_alphabetic) {
+            let symbol = before[before.len() - symbol_len..].to_string();
+            match super::completion::status_says_done(meaning) {
+                true => done.push(symbol),
+                false => open.push(symbol),
+            }
+        }
+        rest = &after[close + 1..];
+    }
+    (!done.is_empty() && !open.is_empty()).then_some((done, open))
 }
 
 /// A pictograph or a geometric shape used as a mark (`🟢`, `🟩`, `●`).
