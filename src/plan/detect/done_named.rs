@@ -264,6 +264,25 @@ fn says_open(doc: &Doc, start: usize) -> bool {
     })
 }
 
+/// What stands between the numbers of a span (`1-14`, `0–4`, `1 & 2`, `1
+/// and 2`, `2 bis 5`), in the plans' languages.
+const SPAN_SEPARATORS: &[&str] = &[
+    " - ",
+    " – ",
+    "-",
+    "–",
+    " & ",
+    " and ",
+    " through ",
+    " to ",
+    " a ",
+    " bis ",
+    " e ",
+    " y ",
+    " et ",
+    " und ",
+];
+
 /// Whether a line's opening holds a span of numbers (`1-14`, `0–4`, `1 &
 /// 2`, `1 and 2`): a scan without a copy.
 fn has_number_span(line: &str) -> bool {
@@ -277,30 +296,11 @@ fn has_number_span(line: &str) -> bool {
         while k < head.len() && head[k].is_ascii_digit() {
             k += 1;
         }
-        let rest = &line[k.min(line.len())..];
-        let rest = if line.is_char_boundary(k.min(line.len())) {
-            rest
-        } else {
-            ""
-        };
-        let after = [
-            " - ",
-            " – ",
-            "-",
-            "–",
-            " & ",
-            " and ",
-            " through ",
-            " to ",
-            " a ",
-            " bis ",
-            " e ",
-            " y ",
-            " et ",
-            " und ",
-        ]
-        .iter()
-        .find_map(|sep| rest.strip_prefix(sep));
+        // (`k` follows ASCII digits: a character boundary.)
+        let rest = &line[k..];
+        let after = SPAN_SEPARATORS
+            .iter()
+            .find_map(|sep| rest.strip_prefix(sep));
         if after.is_some_and(|a| a.starts_with(|c: char| c.is_ascii_digit())) {
             return true;
         }
@@ -345,24 +345,9 @@ fn span_stated_done(line: &str, word: super::headings::Word) -> Option<(u32, u32
         return None;
     }
     let (from, rest) = leading_number(rest)?;
-    let rest = [
-        " - ",
-        " – ",
-        "-",
-        "–",
-        " & ",
-        " and ",
-        " through ",
-        " to ",
-        " a ",
-        " bis ",
-        " e ",
-        " y ",
-        " et ",
-        " und ",
-    ]
-    .iter()
-    .find_map(|sep| rest.strip_prefix(sep))?;
+    let rest = SPAN_SEPARATORS
+        .iter()
+        .find_map(|sep| rest.strip_prefix(sep))?;
     let (to, rest) = leading_number(rest)?;
     let mut rest = rest.trim_start_matches(|c: char| !c.is_alphanumeric());
     for link in LINKING {
