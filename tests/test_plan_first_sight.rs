@@ -129,6 +129,14 @@ json_snapshots! {
     coded_status_rows => "first-sight-coded-status-rows",
     sentence_legend => "first-sight-sentence-legend",
     order_unread => "first-sight-order-unread",
+    review_span_target => "first-sight-review-span-target",
+    review_span_verb => "first-sight-review-span-verb",
+    review_span_unit => "first-sight-review-span-unit",
+    review_wave_denied => "first-sight-review-wave-denied",
+    review_task_table => "first-sight-review-task-table",
+    review_sum_row => "first-sight-review-sum-row",
+    review_legend_headings => "first-sight-review-legend-headings",
+    review_span_overview => "first-sight-review-span-overview",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1806,4 +1814,70 @@ fn an_order_table_the_reading_could_not_follow_is_said() {
         .filter_map(|g| g["code"].as_str())
         .collect();
     assert!(codes.contains(&"reading::order_unread"), "{v}");
+}
+
+fn all_done(v: &Value) -> Vec<bool> {
+    v["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|u| u["sprints"].as_array().unwrap().iter())
+        .map(|s| !s["done"].is_null())
+        .collect()
+}
+
+/// A span of steps marks them done only as a statement: `Phases 1-2
+/// complete: internal alpha` names a target, `Phases 1-3 complete the MVP`
+/// uses the word as a verb, and a status line in one unit's section speaks
+/// for that unit alone.
+#[test]
+fn a_span_marks_steps_done_only_as_a_statement_of_its_own_unit() {
+    let (_, v, _) = json("first-sight-review-span-target");
+    assert!(all_done(&v).iter().all(|d| !d), "{v}");
+    let (_, v, _) = json("first-sight-review-span-verb");
+    assert!(all_done(&v).iter().all(|d| !d), "{v}");
+    let (_, v, _) = json("first-sight-review-span-unit");
+    assert_eq!(all_done(&v), [true, true, false, false]);
+}
+
+/// `Do not run these in parallel` says the wave's steps go one after
+/// another: no unit of its own each.
+#[test]
+fn a_wave_denying_parallel_work_keeps_its_order() {
+    let (_, v, _) = json("first-sight-review-wave-denied");
+    let u = units(&v);
+    assert!(u.len() <= 2, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+}
+
+/// A table of tasks numbered 1 to 6 with a dependency column does not
+/// order phases 1 to 3 by its rows' numbers.
+#[test]
+fn a_task_table_numbered_alike_does_not_order_the_phases() {
+    let (_, v, _) = json("first-sight-review-task-table");
+    assert_eq!(units(&v).len(), 1, "{v}");
+}
+
+/// `| sum | Add up a numeric column | Todo |` is work, not a total.
+#[test]
+fn a_row_of_work_named_sum_is_a_step() {
+    let (_, v, _) = json("first-sight-review-sum-row");
+    assert_eq!(sprint_total(&v), 3, "{v}");
+}
+
+/// Where step headings carry the legend's symbols (`## Step 2: Export
+/// ⬜`), items led by them (`- ✅ CSV export`, what the step will give)
+/// are no ticks, and plain lists stay plain.
+#[test]
+fn a_legend_marking_headings_leaves_items_alone() {
+    let (_, v, _) = json("first-sight-review-legend-headings");
+    assert_eq!(done(&v, 0), [true, false, false]);
+}
+
+/// `## Phases 1-3: Overview` before `## Phase 1` … `## Phase 3` is an
+/// overview of them, not a fourth step.
+#[test]
+fn a_span_heading_over_steps_headed_after_it_is_no_step() {
+    let (_, v, _) = json("first-sight-review-span-overview");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
 }

@@ -95,6 +95,16 @@ pub(super) fn items_from_struck_lists(
     mut blocks: Vec<Block>,
     legend: Option<&(Vec<String>, Vec<String>)>,
 ) -> Vec<Block> {
+    // Steps marked on their headings (`## Step 2: Export ⬜`) are marked
+    // there: the legend is theirs, and items led by its symbols (`- ✅ CSV
+    // export`, what the step will give) stay what they are.
+    let symbols = |t: &str| {
+        legend.is_some_and(|(done, open)| done.iter().chain(open).any(|m| t.contains(m.as_str())))
+    };
+    let headed = blocks
+        .iter()
+        .any(|b| matches!(b, Block::Heading { text, .. } if symbols(text)));
+    let legend = legend.filter(|_| !headed);
     let done_marks: &[String] = legend.map_or(&[], |(done, _)| done.as_slice());
     let struck = |t: &str| struck(t, done_marks);
     let led_by_legend = |t: &str| {
@@ -128,11 +138,16 @@ pub(super) fn items_from_struck_lists(
     // A check glyph marks finished work wherever it stands.
     let glyphs = blocks.iter().any(|b| {
         matches!(b, Block::Item { text, checked: None, .. }
-            if text.trim_start().starts_with(['√', '✓', '✔']) || led_by_legend(text))
+            if text.trim_start().starts_with(['√', '✓', '✔']))
     });
-    if !partly_struck && !glyphs {
+    let legend_led = blocks
+        .iter()
+        .any(|b| matches!(b, Block::Item { text, checked: None, .. } if led_by_legend(text)));
+    if !partly_struck && !glyphs && !legend_led {
         return blocks;
     }
+    // Read by a legend alone, only the lists its symbols lead are marked.
+    let legend_only = !partly_struck && !glyphs;
     for run in runs {
         let items = || {
             blocks[run.clone()].iter().filter_map(|b| match b {
@@ -146,6 +161,9 @@ pub(super) fn items_from_struck_lists(
             })
         };
         if items().any(|(_, checked, _)| checked.is_some()) {
+            continue;
+        }
+        if legend_only && !items().any(|(t, _, _)| led_by_legend(t)) {
             continue;
         }
         // Every depth that strikes an item is a checklist (a tree struck

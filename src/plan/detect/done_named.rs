@@ -221,7 +221,26 @@ pub(super) fn done_spans(doc: &Doc, units: &mut [RawUnit]) {
             let Some((from, to)) = span_stated_done(line, word) else {
                 continue;
             };
-            for sprint in units.iter_mut().flat_map(|u| u.sprints.iter_mut()) {
+            // The units the statement speaks for: the one whose section
+            // holds it, or, at the plan's top level, all of them where
+            // each number names one step.
+            let holder = units.iter().position(|u| u.scope.contains(&i));
+            let named = |n: u32| {
+                units
+                    .iter()
+                    .flat_map(|u| &u.sprints)
+                    .filter(|s| s.id.suffix.is_empty() && s.id.number == n)
+                    .count()
+            };
+            if holder.is_none() && (from..=to).any(|n| named(n) > 1) {
+                continue;
+            }
+            let units_of_it = units
+                .iter_mut()
+                .enumerate()
+                .filter(|(k, _)| holder.is_none_or(|h| h == *k))
+                .map(|(_, u)| u);
+            for sprint in units_of_it.flat_map(|u| u.sprints.iter_mut()) {
                 let id = &sprint.id;
                 if id.suffix.is_empty()
                     && (from..=to).contains(&id.number)
@@ -355,7 +374,15 @@ fn span_stated_done(line: &str, word: super::headings::Word) -> Option<(u32, u32
             rest = r.trim_start_matches(|c: char| !c.is_alphanumeric());
         }
     }
-    (from <= to && to - from < 100 && super::completion::opens_with_done_word(rest))
+    // The done word ends the statement (`Phases 1-2 complete.`, `… ✅`):
+    // `Phases 1-2 complete: internal alpha` names a target, and `Phases 1-3
+    // complete the MVP` uses the word as a verb.
+    let word_len = rest
+        .find(|c: char| !c.is_alphanumeric())
+        .unwrap_or(rest.len());
+    let after = rest[word_len..].trim_start();
+    let ends = after.is_empty() || after.starts_with(['.', ',', ';', '!', '✅', '(', '|', '*']);
+    (from <= to && to - from < 100 && ends && super::completion::opens_with_done_word(rest))
         .then_some((from, to))
 }
 

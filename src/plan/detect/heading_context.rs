@@ -84,8 +84,9 @@ pub(super) fn drop_restated_asides(blocks: &[Block], parsed: &mut [Option<Headin
 }
 
 /// `### ✅ Phase 1-10 all complete` after `### Phase 1` … `### Phase
-/// 10`: a summary of steps the plan heads one by one, not one more. Only a
-/// span of three or more, every one headed before it, is so read: `###
+/// 10`, or `## Phases 1-3: Overview` before them: a summary of steps the
+/// plan heads one by one, not one more. Only a span of three or more,
+/// every one headed elsewhere, is so read: `###
 /// Sprints 4-6: Medium priority` whose parts no heading names, `#### Woche
 /// 4-6` beside a `Woche 4` alone, and `### Phase 1-2.` numbering a part of
 /// phase 1 stay as they are.
@@ -128,9 +129,11 @@ pub(super) fn drop_summary_spans(parsed: &mut [Option<Heading>]) {
         if opened.get(&(s.word, from)).is_some_and(|&n| n > 1) {
             continue;
         }
+        // Headed before it (a summary) or after it (an overview of the
+        // steps to come): either way no step of its own.
         let summary = to >= from + 2
             && to - from < 1000
-            && (from..=to).all(|n| first.get(&(s.word, n)).is_some_and(|&at| at < i));
+            && (from..=to).all(|n| first.get(&(s.word, n)).is_some_and(|&at| at != i));
         if summary {
             *h = None;
         }

@@ -133,20 +133,48 @@ pub(super) fn from_index_table(
         let col = super::column(header, DEPENDENCY_COLUMNS)?;
         // (the row's step, what its cell names; None when it names no step)
         let mut named: Vec<(u32, Option<Vec<u32>>)> = Vec::with_capacity(rows.len());
+        let mut skipped = false;
+        // Rows that name their step in words (`| 2 | Phase 2: Session store
+        // | Phase 1 |`): a table of steps, not of tasks numbered alike.
+        let word = doc.word.map(|w| w.as_str().to_lowercase());
+        let names_step = |row: &super::Row, n: u32| {
+            word.as_ref().is_some_and(|w| {
+                let label = format!("{w} {n}");
+                row.cells.iter().any(|c| {
+                    let t = c.text.to_lowercase();
+                    t.match_indices(&label).any(|(at, _)| {
+                        !t[at + label.len()..].starts_with(|c: char| c.is_ascii_digit())
+                    })
+                })
+            })
+        };
+        let mut kept: Vec<&super::Row> = Vec::new();
         for row in rows {
             let id = row.cells.first()?.text.to_lowercase();
             let [n] = referenced_numbers(&id)?[..] else {
                 return None;
             };
             if position(n).is_none() {
+                skipped = true;
                 continue;
             }
+            kept.push(row);
             let cell = row
                 .cells
                 .get(col)
                 .map_or("", |c| c.text.trim())
                 .to_lowercase();
             named.push((n, referenced_numbers(&cell)));
+        }
+        // A row naming no step (`| 6 | Verification | All phases |`) is
+        // left out only where the others name theirs.
+        if skipped
+            && !kept
+                .iter()
+                .zip(&named)
+                .all(|(row, (n, _))| names_step(row, *n))
+        {
+            return None;
         }
         let mut listed: Vec<u32> = named.iter().map(|(n, _)| *n).collect();
         listed.sort_unstable();

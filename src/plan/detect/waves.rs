@@ -312,7 +312,21 @@ pub(super) fn says_at_once(doc: &Doc, heading: usize) -> bool {
             .map_or(String::new(), |h| h.1.to_lowercase()),
     )
     .chain(own)
-    .any(|t| t.contains("parallel") || t.contains("concurrent") || t.contains("simultaneous"))
+    .any(|t| {
+        ["parallel", "concurrent", "simultaneous"].iter().any(|w| {
+            t.match_indices(w).any(|(at, _)| {
+                // `Do not run these in parallel`: said, and denied.
+                let mut from = at.saturating_sub(24);
+                while !t.is_char_boundary(from) {
+                    from -= 1;
+                }
+                let before = &t[from..at];
+                !["not ", "n't ", "never ", "no "]
+                    .iter()
+                    .any(|n| before.contains(n))
+            })
+        })
+    })
 }
 
 fn label_of(line: &str) -> String {

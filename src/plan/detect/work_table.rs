@@ -48,7 +48,27 @@ pub(super) struct TableWork {
 /// phase's steps as a table of its own (`| STEP | STATUS |` once per phase)
 /// has its work in all of them, and reading the first alone dropped the
 /// rest without a word.
-/// A table's closing row that sums the others, in the plans' languages.
+/// A table's closing row that sums the others: its first cell a word of
+/// totals, in bold or with only figures beside it (`| **Total** | 312 |`,
+/// `| Total | 9h | - |`); `| sum | Add up a column | Todo |` is work.
+fn totals_row(row: &Row) -> bool {
+    let Some(first) = row.cells.first() else {
+        return false;
+    };
+    let word = cell_text(&first.text).to_lowercase();
+    if !TOTALS.contains(&word.as_str()) {
+        return false;
+    }
+    first.text.contains("**")
+        || row.cells[1..].iter().all(|c| {
+            cell_text(&c.text)
+                .chars()
+                .all(|ch| !ch.is_alphabetic() || matches!(ch, 'h' | 'd' | 'w'))
+        })
+}
+
+/// Words of a table's closing row that sums the others, in the plans'
+/// languages.
 const TOTALS: &[&str] = &[
     "total",
     "totals",
@@ -192,20 +212,20 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
     // Rows of dashes inside the table (`|----|----|`) divide it, nothing
     // more; a line of one cell under a wider table is a paragraph Markdown
     // took into the table, not a row of work.
-    let rows: Vec<&Row> =
-        rows.iter()
-            .filter(|r| r.source_cells >= 2 || header.len() < 2)
-            // A row with no letter or digit in any cell (`.||`) holds no work,
-            // nor does a closing `| **Total** | 312 |` row.
-            .filter(|r| {
-                r.cells
-                    .iter()
-                    .any(|c| cell_text(&c.text).chars().any(char::is_alphanumeric))
-                    && !r.cells.first().is_some_and(|c| {
-                        TOTALS.contains(&cell_text(&c.text).to_lowercase().as_str())
-                    })
-            })
-            .collect();
+    let rows: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.source_cells >= 2 || header.len() < 2)
+        // A row with no letter or digit in any cell (`.||`) holds no work,
+        // nor does a closing `| **Total** | 312 |` row.
+        .filter(|r| {
+            r.cells
+                .iter()
+                .any(|c| cell_text(&c.text).chars().any(char::is_alphanumeric))
+                && !rows
+                    .last()
+                    .is_some_and(|last| std::ptr::eq(last, *r) && totals_row(r))
+        })
+        .collect();
     let status_col = column_where(header, super::completion::is_status_key);
     let waits_col = column(header, DEPENDENCY_COLUMNS);
     // A tracker's ids: beside a status, or beside what each row waits for
