@@ -1580,14 +1580,7 @@ fn an_optional_kiro_task_left_open_keeps_its_task_open() {
 fn a_bare_count_over_open_boxes_is_not_done() {
     let (status, v, _) = json("first-sight-count-over-open");
     assert_eq!(status, 0, "{v}");
-    let all: Vec<bool> = v["units"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|u| u["sprints"].as_array().unwrap().iter())
-        .map(|s| !s["done"].is_null())
-        .collect();
-    assert_eq!(all, [true, false]);
+    assert_eq!(all_done(&v), [true, false]);
 }
 
 /// `### Sprints 4-6: Medium priority` heads one step spanning three

@@ -255,6 +255,12 @@ fn still_open(lower: &str) -> bool {
     LEFT.iter().any(|w| lower.contains(w))
 }
 
+/// A table's column of each row's status (`Status`, `Estado`, `状態`,
+/// `Done`).
+pub(super) fn status_column(header: &[Cell]) -> Option<usize> {
+    column_where(header, |h| h == "done" || is_status_key(h))
+}
+
 /// Whether lower-cased text opens with a done word or phrase of the
 /// plans' languages (`complete`, `erledigt`, `完了`).
 pub(crate) fn opens_with_done_word(lower: &str) -> bool {
@@ -622,7 +628,7 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
             continue;
         };
         // The column in the plan's language (`状態`, `Estado`).
-        let Some(col) = column_where(header, |h| h == "done" || is_status_key(h)) else {
+        let Some(col) = status_column(header) else {
             continue;
         };
         let all_done = !rows.is_empty()

@@ -275,12 +275,14 @@ impl<'a> Doc<'a> {
     /// Source text from the heading to the end of its section.
     pub(super) fn section_text(&self, i: usize) -> &'a str {
         let start = self.blocks[i].span().start;
-        let end = self
-            .blocks
+        &self.source[start..self.section_end_offset(i).max(start)]
+    }
+
+    /// Where heading `i`'s section ends, as an offset in the source.
+    pub(super) fn section_end_offset(&self, i: usize) -> usize {
+        self.blocks
             .get(self.section_end[i])
-            .map(|b| b.span().start)
-            .unwrap_or(self.source.len());
-        &self.source[start..end.max(start)]
+            .map_or(self.source.len(), |b| b.span().start)
     }
 
     /// Blocks of heading `i` up to its first sub-heading.

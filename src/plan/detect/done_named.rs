@@ -264,7 +264,7 @@ pub(super) fn done_spans(doc: &Doc, units: &mut [RawUnit]) {
 /// il collaudo`), or a row of its status table not done (`| world-navigation
 /// | 🔴 未完成 |`). The step's own word outweighs a line about many.
 fn says_open(doc: &Doc, start: usize) -> bool {
-    use super::completion::{is_status_key, status_says_done, status_values};
+    use super::completion::{status_says_done, status_values};
     let at = doc.blocks.partition_point(|b| b.span().start < start);
     if doc.heading(at).is_none() {
         return false;
@@ -276,7 +276,7 @@ fn says_open(doc: &Doc, start: usize) -> bool {
         let Block::Table { header, rows, .. } = &doc.blocks[j] else {
             return false;
         };
-        column_where(header, |h| h == "done" || is_status_key(h)).is_some_and(|col| {
+        super::completion::status_column(header).is_some_and(|col| {
             rows.iter()
                 .any(|r| r.cells.get(col).is_some_and(|c| !status_says_done(&c.text)))
         })

@@ -49,7 +49,7 @@ pub(super) fn split_by_streams(
     let home = |at: usize| {
         streams
             .iter()
-            .position(|&h| doc.blocks[h].span().start <= at && at < section_end(doc, h))
+            .position(|&h| doc.blocks[h].span().start <= at && at < doc.section_end_offset(h))
     };
     let Some(homes) = unit
         .sprints
@@ -101,13 +101,6 @@ pub(super) fn split_by_streams(
     }
     *units = split;
     true
-}
-
-/// Where a heading's section ends, as an offset.
-fn section_end(doc: &Doc, h: usize) -> usize {
-    doc.blocks
-        .get(doc.section_end[h])
-        .map_or(doc.source.len(), |b| b.span().start)
 }
 
 /// The plan's stream headings: two or more, siblings at one level, and

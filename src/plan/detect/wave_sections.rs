@@ -22,7 +22,7 @@ pub(super) fn wave_section_units(doc: &Doc, units: &[RawUnit]) -> Option<Vec<Raw
     let in_wave = |at: usize| {
         waves
             .iter()
-            .any(|&(_, h)| doc.blocks[h].span().start <= at && at < section_end(doc, h))
+            .any(|&(_, h)| doc.blocks[h].span().start <= at && at < doc.section_end_offset(h))
     };
     if !units
         .iter()
@@ -158,11 +158,4 @@ fn wave_sections(doc: &Doc, h: usize) -> Vec<usize> {
             })
         })
         .collect()
-}
-
-/// Where a heading's section ends, as an offset.
-fn section_end(doc: &Doc, h: usize) -> usize {
-    doc.blocks
-        .get(doc.section_end[h])
-        .map_or(doc.source.len(), |b| b.span().start)
 }
