@@ -137,6 +137,8 @@ json_snapshots! {
     review_sum_row => "first-sight-review-sum-row",
     review_legend_headings => "first-sight-review-legend-headings",
     review_span_overview => "first-sight-review-span-overview",
+    running_series => "first-sight-running-series",
+    checklist_frame => "first-sight-checklist-frame",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1873,4 +1875,31 @@ fn a_legend_marking_headings_leaves_items_alone() {
 fn a_span_heading_over_steps_headed_after_it_is_no_step() {
     let (_, v, _) = json("first-sight-review-span-overview");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"]);
+}
+
+/// `### 1 - …` to `### 3 - …` under `## SPRINT 1` and `### 4 - …` under
+/// `## SPRINT 2`: a count that runs on across the sprints is the author's
+/// list of steps, each a step though its body holds no list.
+#[test]
+fn steps_counted_across_sprints_are_the_steps() {
+    let (_, v, _) = json("first-sight-running-series");
+    assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2", "1.3", "2.1", "2.2"]);
+    assert_eq!(names(&v, 0)[3], "Rewrite Selector.tsx - full popup");
+}
+
+/// Checklists under `## D00 …` to `## D02 …`, some behind a frame of no
+/// number (`### Work items`), are parts of those ids; the common gate's
+/// checklist under `## 2. …` is no id of the series, and its open lines
+/// are said to be outside every sprint.
+#[test]
+fn checklists_behind_a_frame_belong_to_their_coded_heading() {
+    let (_, v, _) = json("first-sight-checklist-frame");
+    let names = names(&v, 0);
+    assert_eq!(names.len(), 3, "{v}");
+    assert!(names[0].starts_with("D00"), "{names:?}");
+    let warned = v["warnings"].as_array().unwrap();
+    assert!(
+        warned.iter().any(|w| w["code"] == "plan::work_outside"),
+        "{v}"
+    );
 }

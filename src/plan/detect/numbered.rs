@@ -450,10 +450,14 @@ pub(super) fn word_numbered(text: &str) -> Option<(String, u32)> {
 }
 
 /// The numbered headings `groups` (headings holding checklists) sit in,
-/// when every group is an unnumbered part of one: each group's nearest
-/// heading above is numbered the same way (`Chat 1`, `Chat 2`, or `1.`,
-/// `2.`), and at least two such headings hold groups. Every heading of
+/// when the groups are unnumbered parts of one series: each group's nearest
+/// numbered heading above (through frames of no number, `### Checklist`)
+/// is numbered the same way (`Chat 1`, `Chat 2`, or `1.`, `2.`, or `D00`,
+/// `D01`), and at least two such headings hold groups. Every heading of
 /// that series at that level is a sprint, in order, named as written.
+/// Groups under a heading of another series (`## 2. Common gate` above
+/// `## D00 …` to `## D24 …`) are left to the accounting, where the series
+/// holds three quarters of the groups and they are no part of it.
 pub(super) fn numbered_parents(
     doc: &Doc,
     groups: &[(usize, String)],
@@ -467,27 +471,73 @@ pub(super) fn numbered_parents(
             Some((word, _)) => Some(word),
             None => numbered_heading(text)
                 .filter(|(id, _)| !id.contains('.'))
-                .map(|_| "#".to_string()),
+                // A code's letters name its series (`D00`, `D01`); a bare
+                // number is the plain series.
+                .map(|(id, _)| {
+                    let letters: String = id.chars().take_while(|c| !c.is_ascii_digit()).collect();
+                    if letters.is_empty() {
+                        "#".to_string()
+                    } else {
+                        letters
+                    }
+                }),
         }
     };
-    let mut parents: Vec<usize> = Vec::new();
-    let mut series: Option<String> = None;
+    // The nearest keyed heading above a group, through unnumbered frames.
+    let keyed_above = |g: usize| -> Option<(usize, String)> {
+        let mut up = doc.parent[g];
+        while let Some(p) = up {
+            if let Some(k) = key(p) {
+                return Some((p, k));
+            }
+            // Only a frame of no number whose sub-sections are all groups
+            // (`### Checklist` holding `#### Tooling`, `#### Tests`) is passed
+            // through; a numbered one (`### v4.20.2 …`) is a part of its own.
+            let (level, text, _) = doc.heading(p)?;
+            let only_groups = (p + 1..doc.section_end[p])
+                .filter(|&j| doc.parent[j] == Some(p) && doc.heading(j).is_some())
+                .all(|j| groups.iter().any(|(g, _)| *g == j));
+            if level < 2
+                || !only_groups
+                || numbered_heading(text).is_some()
+                || word_numbered(text).is_some()
+            {
+                return None;
+            }
+            up = doc.parent[p];
+        }
+        None
+    };
     // Groups that are numbered: members of the series holding their
     // checklist themselves (`## Faz 12` with no parts), checked below.
     let mut members: Vec<usize> = Vec::new();
+    let mut homes: Vec<(usize, String)> = Vec::new();
     for (g, _) in groups {
         let (_, text, _) = doc.heading(*g)?;
         if numbered_heading(text).is_some() || word_numbered(text).is_some() {
             members.push(*g);
             continue;
         }
-        let p = doc.parent[*g]?;
-        let k = key(p)?;
-        if series.get_or_insert_with(|| k.clone()) != &k {
-            return None;
+        homes.push(keyed_above(*g)?);
+    }
+    // The series most groups sit in; the others only where it holds three
+    // quarters of them.
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for (_, k) in &homes {
+        match counts.iter_mut().find(|(c, _)| c == k) {
+            Some(c) => c.1 += 1,
+            None => counts.push((k.clone(), 1)),
         }
-        if !parents.contains(&p) {
-            parents.push(p);
+    }
+    let (series, most) = counts.iter().max_by_key(|(_, n)| *n)?.clone();
+    if most < homes.len() && most * 4 < homes.len() * 3 {
+        return None;
+    }
+    let series = Some(series);
+    let mut parents: Vec<usize> = Vec::new();
+    for (p, k) in &homes {
+        if Some(k) == series.as_ref() && !parents.contains(p) {
+            parents.push(*p);
         }
     }
     if parents.len() < 2 {
@@ -516,7 +566,9 @@ pub(super) fn numbered_parents(
     }
     let mut all = all;
     for (g, name) in groups {
-        if members.contains(g) && !series_at.contains(g) {
+        // A numbered group of another series (`## 2.1 Wireframe gate`
+        // among `## D00 …`) is no step of this one.
+        if members.contains(g) && !series_at.contains(g) && key(*g) == series {
             all.push((*g, name.clone()));
         }
     }

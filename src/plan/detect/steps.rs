@@ -110,6 +110,55 @@ fn coded_heading(text: &str) -> bool {
         && rest[digits..].starts_with([' ', ':'])
 }
 
+/// A sub-heading's number in a series counted across sprints (`7 - Wire
+/// the popup`, `7. Wire the popup`, `7) …`), with the text after it; a
+/// dotted number (`1.2`) is a part of its sprint's, read by
+/// `numbered_after`.
+fn series_number(text: &str) -> Option<(u32, &str)> {
+    let t = text.trim_start();
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    let rest = &t[digits..];
+    let after = rest.trim_start_matches([' ', '.', ')', ':', '-', '—', '–']);
+    // `01-ast.md` is a file's name, not a number and a name.
+    let separated = rest.len() > after.len()
+        && rest[..rest.len() - after.len()].ends_with(char::is_whitespace)
+        && !rest
+            .strip_prefix('.')
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    (digits > 0 && digits <= 3 && separated && !after.is_empty())
+        .then(|| Some((t[..digits].parse().ok()?, after.trim())))
+        .flatten()
+}
+
+/// The steps of each sprint where the plan counts them in one series
+/// across its sprints (`## Sprint 1` holding `### 1 - …` to `### 6 - …`,
+/// `## Sprint 2` holding `### 7 - …`): every sub-heading of a sprint that
+/// has any is numbered, the numbers run on from sprint to sprint with no
+/// gap, and at least two sprints hold two or more. A count that runs on
+/// across frames is the author's own list of steps, whatever each step's
+/// body holds; a sprint's own parts (`1. Context`, `2. Goals`) start again
+/// in every sprint.
+fn running_series(doc: &Doc, at: &[usize]) -> Option<Vec<Vec<usize>>> {
+    let mut next: Option<u32> = None;
+    let mut out = Vec::with_capacity(at.len());
+    for &i in at {
+        let children: Vec<usize> = (i + 1..doc.section_end[i])
+            .filter(|&j| doc.parent[j] == Some(i) && doc.heading(j).is_some())
+            .collect();
+        for &j in &children {
+            let (n, _) = series_number(doc.heading(j)?.1)?;
+            if next.is_some_and(|want| want != n) {
+                return None;
+            }
+            next = Some(n + 1);
+        }
+        out.push(children);
+    }
+    let framing = out.iter().filter(|c| c.len() >= 2).count();
+    let total: usize = out.iter().map(Vec::len).sum();
+    (framing >= 2 && total >= 4 && framing * 2 >= at.len()).then_some(out)
+}
+
 /// Sprints that are each only a frame for two or more steps of their own
 /// (`## Week 1` holding `### Days 1-2: …`, `### Day 5: …`, each with its own
 /// tasks) run as those steps: the finest heading that carries its own work
@@ -252,9 +301,14 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
             Vec::new()
         }
     };
+    let series = running_series(doc, at);
     let mut framed: Vec<(usize, Vec<usize>)> = Vec::new();
-    for (&i, sprint) in at.iter().zip(&sprints) {
-        framed.push((i, steps_of(i, &sprint.id)));
+    for (k, (&i, sprint)) in at.iter().zip(&sprints).enumerate() {
+        let steps = match &series {
+            Some(series) => series[k].clone(),
+            None => steps_of(i, &sprint.id),
+        };
+        framed.push((i, steps));
     }
     // One step each says nothing: the sprints frame steps only where some
     // frames more than one. Where at least half frame steps, one that frames
@@ -279,6 +333,11 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
             let (name, marked) = strip_done_marks(text);
             // `1.2 Database schema`: the id is the sprint's own.
             let name = numbered_part(&name, &parent.id).map_or(name.clone(), str::to_string);
+            // `7 - Refactor the selector`: the series' number is its place.
+            let name = match &series {
+                Some(_) => series_number(&name).map_or(name.clone(), |(_, rest)| rest.to_string()),
+                None => name,
+            };
             let name = name
                 .trim_start()
                 .strip_prefix("[ ]")
