@@ -139,6 +139,7 @@ json_snapshots! {
     review_span_overview => "first-sight-review-span-overview",
     running_series => "first-sight-running-series",
     checklist_frame => "first-sight-checklist-frame",
+    status_legend => "first-sight-status-legend",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1902,4 +1903,13 @@ fn checklists_behind_a_frame_belong_to_their_coded_heading() {
         warned.iter().any(|w| w["code"] == "plan::work_outside"),
         "{v}"
     );
+}
+
+/// `## Status Legend` holding `- [ ] Not started` and `- [x] Completed`
+/// explains the marks: no step to dispatch.
+#[test]
+fn a_legend_of_boxes_is_no_step() {
+    let (_, v, _) = json("first-sight-status-legend");
+    assert_eq!(names(&v, 0).len(), 3, "{v}");
+    assert_eq!(done(&v, 0), [true, false, false]);
 }

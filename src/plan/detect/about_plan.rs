@@ -48,6 +48,8 @@ const ABOUT_THE_PLAN: &[&str] = &[
     "vision",
     "contributing",
     "how to contribute",
+    // `## Status Legend` explains the marks (`- [ ] Not started`).
+    "legend",
     // The same in the plans' other languages.
     "übersicht",
     "hintergrund",
@@ -79,6 +81,11 @@ const ABOUT_THE_PLAN: &[&str] = &[
     "цели",
     "риски",
     "приложение",
+    "legende",
+    "légende",
+    "leyenda",
+    "legenda",
+    "легенда",
 ];
 
 /// Names in scripts without spaces between words, matched as the heading's
@@ -107,6 +114,9 @@ const ABOUT_THE_PLAN_CJK: &[&str] = &[
     "목표",
     "향후",
     "참고",
+    "凡例",
+    "图例",
+    "범례",
 ];
 
 /// Whether a heading (`## 7. Success Metrics`, `### Wave 1 Success
@@ -132,6 +142,29 @@ pub(super) fn describes_plan(heading: &str) -> bool {
                 .is_some_and(|r| r.starts_with([' ', ':', '(']) && !numbered(r))
             || lower.strip_suffix(w).is_some_and(|r| r.ends_with(' '))
     })
+}
+
+/// Whether a heading names the legend of the plan's marks (`## Status
+/// Legend` holding `- [ ] Not started` and `- [x] Completed`): its boxes
+/// explain the marks, they are no work.
+pub(super) fn names_legend(heading: &str) -> bool {
+    const LEGEND: &[&str] = &[
+        "legend",
+        "legende",
+        "légende",
+        "leyenda",
+        "legenda",
+        "легенда",
+        "凡例",
+        "图例",
+        "범례",
+    ];
+    let lower = super::clean_name(heading).to_lowercase();
+    lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .any(|w| LEGEND.contains(&w))
+        || ["凡例", "图例", "범례"].iter().any(|w| lower.contains(w))
 }
 
 /// Whether a heading names ideas put off to some later day (`💡 Backlog

@@ -486,7 +486,7 @@ fn in_scope(
         }
         // `## 💡 Backlog (Idee Future)` after the releases: ideas kept for
         // some later day, not steps.
-        if super::about_plan::names_later_ideas(text) {
+        if super::about_plan::names_later_ideas(text) || super::about_plan::names_legend(text) {
             continue;
         }
         // `## 3. Verification` numbered among the steps names a step (its
