@@ -140,6 +140,7 @@ json_snapshots! {
     running_series => "first-sight-running-series",
     checklist_frame => "first-sight-checklist-frame",
     status_legend => "first-sight-status-legend",
+    series_codes => "first-sight-series-codes",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1912,4 +1913,17 @@ fn a_legend_of_boxes_is_no_step() {
     let (_, v, _) = json("first-sight-status-legend");
     assert_eq!(names(&v, 0).len(), 3, "{v}");
     assert_eq!(done(&v, 0), [true, false, false]);
+}
+
+/// `- M0 Base and CI: …` to `- M3 …` under `## Milestones`: short codes
+/// counted in one series are the steps (said as a guess), not the plan's
+/// sections; a lone `Q3` in a risk is none.
+#[test]
+fn items_coded_in_one_series_are_the_steps() {
+    let (_, v, _) = json("first-sight-series-codes");
+    let names = names(&v, 0);
+    assert_eq!(names.len(), 4, "{v}");
+    assert!(names[2].starts_with("Authentication"), "{names:?}");
+    let guessed = v["guesses"].as_array().unwrap();
+    assert!(!guessed.is_empty(), "{v}");
 }
