@@ -141,6 +141,7 @@ json_snapshots! {
     checklist_frame => "first-sight-checklist-frame",
     status_legend => "first-sight-status-legend",
     series_codes => "first-sight-series-codes",
+    version_status => "first-sight-version-status",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1926,4 +1927,13 @@ fn items_coded_in_one_series_are_the_steps() {
     assert!(names[2].starts_with("Authentication"), "{names:?}");
     let guessed = v["guesses"].as_array().unwrap();
     assert!(!guessed.is_empty(), "{v}");
+}
+
+/// `| V5.1 | … | ✅ released |` in a `| Version | Theme | Status |` table
+/// marks the step headed `## V5.1 — …` done; a code glued to its number
+/// names the step whose name opens with it.
+#[test]
+fn a_version_status_table_marks_the_versions_it_names() {
+    let (_, v, _) = json("first-sight-version-status");
+    assert_eq!(done(&v, 0), [true, true, true, false]);
 }

@@ -114,7 +114,11 @@ pub(super) fn marks_elsewhere(
     // Status |`, `| 3 | Selector UX | COMPLETE |`) is an index too.
     let mut rows_only = Vec::new();
     for row in status_rows(doc) {
-        let Some(sprint) = find_by_id(units, &row.id) else {
+        let found = match &row.code {
+            Some(code) => find_by_code(units, code),
+            None => find_by_id(units, &row.id),
+        };
+        let Some(sprint) = found else {
             rows_only.push(row);
             continue;
         };
@@ -150,6 +154,23 @@ pub(super) fn marks_elsewhere(
             }
         }
     }
+}
+
+/// The one sprint whose name opens with `code` and a separator (`V5.1:
+/// Measured memory` for `V5.1`).
+fn find_by_code<'u>(units: &'u mut [RawUnit], code: &str) -> Option<&'u mut RawSprint> {
+    let opens = |s: &RawSprint| {
+        s.sprint
+            .name
+            .strip_prefix(code)
+            .is_some_and(|rest| rest.starts_with([':', ' ', '—', '–', '-']))
+    };
+    let mut hits = units
+        .iter_mut()
+        .flat_map(|u| u.sprints.iter_mut())
+        .filter(|s| opens(s));
+    let first = hits.next()?;
+    hits.next().is_none().then_some(first)
 }
 
 /// A checklist outside every sprint, cut by headings that name the
@@ -290,6 +311,9 @@ fn done_lists(doc: &Doc, units: &mut [RawUnit]) {
 /// A row of a status table naming a sprint.
 struct StatusRow {
     done: bool,
+    /// A code of letters glued to the number (`V5.1`, `A2`): the row names
+    /// the sprint whose name opens with it, not the sprint of that number.
+    code: Option<String>,
     id: SprintId,
     /// The row's words, cell by cell.
     label: String,
@@ -335,10 +359,26 @@ fn status_rows(doc: &Doc) -> Vec<StatusRow> {
             continue;
         };
         let words = ["sprint", "phase", "stage", "milestone", "step", "week", "#"];
-        let (Some(id_col), Some(status_col)) = (
-            column(header, &words).filter(|&c| c == 0),
-            column(header, &["status", "state"]),
-        ) else {
+        // A release roadmap's `| Version | Theme | Status |` (`| Версия |
+        // Тема | Статус |`) indexes its versions alike.
+        let versions = [
+            "version",
+            "release",
+            "версия",
+            "versión",
+            "versão",
+            "版本",
+            "バージョン",
+            "버전",
+        ];
+        let status_col = || column(header, &["status", "state"]);
+        let (Some(id_col), Some(status_col)) = (match column(header, &words).filter(|&c| c == 0) {
+            Some(c) => (Some(c), status_col()),
+            None => (
+                column(header, &versions).filter(|&c| c == 0),
+                super::column_where(header, super::completion::is_status_key),
+            ),
+        }) else {
             continue;
         };
         // `| Sprint | Name | Status |` inside `### M2: Web UI`: the parts of
@@ -365,16 +405,15 @@ fn status_rows(doc: &Doc) -> Vec<StatusRow> {
                 .word
                 .and_then(|w| w.as_str().chars().next())
                 .is_some_and(|c| glued.eq_ignore_ascii_case(&c.to_string()));
-            if glued.len() <= 2
+            // Such a code names only the sprint whose name opens with it
+            // (`| V5.1 | … | ✅ |` for `## V5.1 — …`).
+            let code_only = glued.len() <= 2
                 && glued
                     .chars()
                     .last()
                     .is_some_and(|c| c.is_ascii_alphabetic())
                 && glued.chars().all(|c| c.is_ascii_alphabetic())
-                && !initial
-            {
-                continue;
-            }
+                && !initial;
             let raw = from_digit
                 .split(|c: char| c.is_whitespace() || c == ':')
                 .next()
@@ -407,6 +446,7 @@ fn status_rows(doc: &Doc) -> Vec<StatusRow> {
                 };
                 out.push(StatusRow {
                     done: status_says_done(&status.text),
+                    code: code_only.then(|| id_text.to_string()),
                     id,
                     label,
                     plain: plain && !name.is_empty(),
