@@ -195,15 +195,18 @@ impl<'a> Doc<'a> {
         // A step heading inside one with its own id (`### Phase 2-1 종료
         // 조건` under `## Phase 2-1 …`) is about that step, not a step of
         // its own: otherwise the step would be read as a container of it.
+        // Ids compare as numbers where they are (`Sprint 04` is `Sprint 4`).
+        let same_id = |a: &str| {
+            let a = a.to_lowercase();
+            a.parse::<crate::plan::SprintId>()
+                .map_or(a, |id| id.to_string())
+        };
         for i in 0..blocks.len() {
-            let Some(id) = sprint_at[i].as_ref().map(|h| h.id.to_lowercase()) else {
+            let Some(id) = sprint_at[i].as_ref().map(|h| same_id(&h.id)) else {
                 continue;
             };
             for j in i + 1..section_end[i] {
-                if sprint_at[j]
-                    .as_ref()
-                    .is_some_and(|h| h.id.to_lowercase() == id)
-                {
+                if sprint_at[j].as_ref().is_some_and(|h| same_id(&h.id) == id) {
                     let h = sprint_at[j].take().expect("checked");
                     about_at[j] = Some((h.id, About::Notes));
                 }

@@ -113,9 +113,9 @@ pub(super) fn marks_elsewhere(
     // A status table naming the sprints by number (`| Sprint | Goal |
     // Status |`, `| 3 | Selector UX | COMPLETE |`) is an index too.
     let mut rows_only = Vec::new();
-    for row in status_rows(doc) {
+    for row in super::status_rows::status_rows(doc) {
         let found = match &row.code {
-            Some(code) => find_by_code(units, code),
+            Some(code) => super::status_rows::find_by_code(units, code),
             None => find_by_id(units, &row.id),
         };
         let Some(sprint) = found else {
@@ -142,7 +142,7 @@ pub(super) fn marks_elsewhere(
             let rows = rows_only
                 .into_iter()
                 .filter(|row| row.plain)
-                .map(|row| row_only_sprint(doc, row));
+                .map(|row| super::status_rows::row_only_sprint(doc, row));
             for sprint in listed.chain(rows) {
                 // A sprint both lists name is added once.
                 if unit.sprints.iter().any(|s| s.id == sprint.id) {
@@ -154,23 +154,6 @@ pub(super) fn marks_elsewhere(
             }
         }
     }
-}
-
-/// The one sprint whose name opens with `code` and a separator (`V5.1:
-/// Measured memory` for `V5.1`).
-fn find_by_code<'u>(units: &'u mut [RawUnit], code: &str) -> Option<&'u mut RawSprint> {
-    let opens = |s: &RawSprint| {
-        s.sprint
-            .name
-            .strip_prefix(code)
-            .is_some_and(|rest| rest.starts_with([':', ' ', '—', '–', '-']))
-    };
-    let mut hits = units
-        .iter_mut()
-        .flat_map(|u| u.sprints.iter_mut())
-        .filter(|s| opens(s));
-    let first = hits.next()?;
-    hits.next().is_none().then_some(first)
 }
 
 /// A checklist outside every sprint, cut by headings that name the
@@ -306,157 +289,6 @@ fn done_lists(doc: &Doc, units: &mut [RawUnit]) {
             set(sprint, true, why);
         }
     }
-}
-
-/// A row of a status table naming a sprint.
-struct StatusRow {
-    done: bool,
-    /// A code of letters glued to the number (`V5.1`, `A2`): the row names
-    /// the sprint whose name opens with it, not the sprint of that number.
-    code: Option<String>,
-    id: SprintId,
-    /// The row's words, cell by cell.
-    label: String,
-    /// Its first cell after the id that is not the status.
-    name: String,
-    /// The id cell holds a sprint's number and nothing else (`Sprint 7`,
-    /// `3`): only such a row makes a sprint of its own.
-    plain: bool,
-    span: Span,
-}
-
-/// A sprint from a status table's row alone (`| Sprint 7 | Final
-/// Integration | TBD | 📋 Planned |`, no section of its own).
-fn row_only_sprint(doc: &Doc, row: StatusRow) -> RawSprint {
-    let mut sprint = super::sprints::blank_sprint(row.id.clone(), &row.name, row.label.clone());
-    sprint.done = row.done.then(|| {
-        format!(
-            "marked complete in the plan (`{}` in its status table)",
-            row.label
-        )
-    });
-    sprint.origin = Origin::new(
-        doc.line(row.span.start),
-        "listed only in the plan's status table (no section of its own)",
-    );
-    RawSprint {
-        id: row.id,
-        span: row.span,
-        sprint,
-    }
-}
-
-/// The rows of status tables whose first column numbers sprints (`Sprint`,
-/// `Phase`, `Stage`, `Milestone`, `Step`, `Week`, `#`).
-fn status_rows(doc: &Doc) -> Vec<StatusRow> {
-    let mut out = Vec::new();
-    let mut heading = None;
-    for (i, b) in doc.blocks.iter().enumerate() {
-        if matches!(b, Block::Heading { .. }) {
-            heading = Some(i);
-        }
-        let Block::Table { header, rows, .. } = b else {
-            continue;
-        };
-        let words = ["sprint", "phase", "stage", "milestone", "step", "week", "#"];
-        // A release roadmap's `| Version | Theme | Status |` (`| Версия |
-        // Тема | Статус |`) indexes its versions alike.
-        let versions = [
-            "version",
-            "release",
-            "версия",
-            "versión",
-            "versão",
-            "版本",
-            "バージョン",
-            "버전",
-        ];
-        let status_col = || column(header, &["status", "state"]);
-        let (Some(id_col), Some(status_col)) = (match column(header, &words).filter(|&c| c == 0) {
-            Some(c) => (Some(c), status_col()),
-            None => (
-                column(header, &versions).filter(|&c| c == 0),
-                super::column_where(header, super::completion::is_status_key),
-            ),
-        }) else {
-            continue;
-        };
-        // `| Sprint | Name | Status |` inside `### M2: Web UI`: the parts of
-        // that milestone, not the plan's sprints of those numbers.
-        let finer = doc
-            .word
-            .is_some_and(|w| norm(&header[id_col].text) != w.as_str().to_lowercase());
-        if finer && in_sprint(doc, heading) {
-            continue;
-        }
-        for row in rows {
-            let (Some(id), Some(status)) = (row.cells.get(id_col), row.cells.get(status_col))
-            else {
-                continue;
-            };
-            let cell = id.text.trim();
-            let from_digit = cell.trim_start_matches(|c: char| !c.is_ascii_digit());
-            // `**A2** ECS` in a plan of phases 0, A, B: a code of its own
-            // (part 2 of phase A), not phase 2. Letters glued to the number
-            // name the step only as the word's initial (`M2`, `S3`).
-            let glued =
-                cell[..cell.len() - from_digit.len()].trim_start_matches(['*', '`', '_', ' ']);
-            let initial = doc
-                .word
-                .and_then(|w| w.as_str().chars().next())
-                .is_some_and(|c| glued.eq_ignore_ascii_case(&c.to_string()));
-            // Such a code names only the sprint whose name opens with it
-            // (`| V5.1 | … | ✅ |` for `## V5.1 — …`).
-            let code_only = glued.len() <= 2
-                && glued
-                    .chars()
-                    .last()
-                    .is_some_and(|c| c.is_ascii_alphabetic())
-                && glued.chars().all(|c| c.is_ascii_alphabetic())
-                && !initial;
-            let raw = from_digit
-                .split(|c: char| c.is_whitespace() || c == ':')
-                .next()
-                .unwrap_or("");
-            let id_text = id.text.trim().trim_matches(['*', '`']).trim();
-            if let Some(id) = super::sprints::model_id(raw).filter(|_| !raw.is_empty()) {
-                let label = row
-                    .cells
-                    .iter()
-                    .map(|c| c.text.trim())
-                    .collect::<Vec<_>>()
-                    .join(" | ");
-                let name = row
-                    .cells
-                    .iter()
-                    .enumerate()
-                    .find(|(c, cell)| {
-                        *c != id_col && *c != status_col && !cell.text.trim().is_empty()
-                    })
-                    .map_or(String::new(), |(_, c)| c.text.trim().to_string());
-                let words: Vec<&str> = id_text.split_whitespace().collect();
-                let number = |w: &str| {
-                    w.starts_with(|c: char| c.is_ascii_digit())
-                        && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '.')
-                };
-                let plain = match words.as_slice() {
-                    [n] => number(n),
-                    [w, n] => w.chars().all(char::is_alphabetic) && number(n),
-                    _ => false,
-                };
-                out.push(StatusRow {
-                    done: status_says_done(&status.text),
-                    code: code_only.then(|| id_text.to_string()),
-                    id,
-                    label,
-                    plain: plain && !name.is_empty(),
-                    name,
-                    span: row.span.clone(),
-                });
-            }
-        }
-    }
-    out
 }
 
 /// A sprint from an index line: `Phase 1: Foundation (3/3 plans) —

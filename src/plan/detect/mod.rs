@@ -65,6 +65,7 @@ mod sprint_text;
 mod sprint_word;
 mod sprints;
 mod stated_deps;
+mod status_rows;
 mod steps;
 mod story;
 mod stream_units;

@@ -1,0 +1,176 @@
+//! Status tables that index the sprints (`| Sprint | Goal | Status |`,
+//! `| Version | Theme | Status |`): each row names a sprint by its number,
+//! or by a code glued to its number that the sprint's name opens with, and
+//! says whether it is done. Rows naming no sprint with a section of its
+//! own may be sprints of their own (`row_only_sprint`).
+
+use super::done_elsewhere::in_sprint;
+use super::*;
+
+/// A row of a status table naming a sprint.
+pub(super) struct StatusRow {
+    pub(super) done: bool,
+    /// A code of letters glued to the number (`V5.1`, `A2`): the row names
+    /// the sprint whose name opens with it, not the sprint of that number.
+    pub(super) code: Option<String>,
+    pub(super) id: SprintId,
+    /// The row's words, cell by cell.
+    pub(super) label: String,
+    /// Its first cell after the id that is not the status.
+    pub(super) name: String,
+    /// The id cell holds a sprint's number and nothing else (`Sprint 7`,
+    /// `3`): only such a row makes a sprint of its own.
+    pub(super) plain: bool,
+    pub(super) span: Span,
+}
+
+/// A sprint from a status table's row alone (`| Sprint 7 | Final
+/// Integration | TBD | 📋 Planned |`, no section of its own).
+pub(super) fn row_only_sprint(doc: &Doc, row: StatusRow) -> RawSprint {
+    let mut sprint = super::sprints::blank_sprint(row.id.clone(), &row.name, row.label.clone());
+    sprint.done = row.done.then(|| {
+        format!(
+            "marked complete in the plan (`{}` in its status table)",
+            row.label
+        )
+    });
+    sprint.origin = Origin::new(
+        doc.line(row.span.start),
+        "listed only in the plan's status table (no section of its own)",
+    );
+    RawSprint {
+        id: row.id,
+        span: row.span,
+        sprint,
+    }
+}
+
+/// The rows of status tables whose first column numbers sprints (`Sprint`,
+/// `Phase`, `Stage`, `Milestone`, `Step`, `Week`, `#`).
+pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
+    let mut out = Vec::new();
+    let mut heading = None;
+    for (i, b) in doc.blocks.iter().enumerate() {
+        if matches!(b, Block::Heading { .. }) {
+            heading = Some(i);
+        }
+        let Block::Table { header, rows, .. } = b else {
+            continue;
+        };
+        let words = ["sprint", "phase", "stage", "milestone", "step", "week", "#"];
+        // A release roadmap's `| Version | Theme | Status |` (`| Версия |
+        // Тема | Статус |`) indexes its versions alike.
+        let versions = [
+            "version",
+            "release",
+            "версия",
+            "versión",
+            "versão",
+            "版本",
+            "バージョン",
+            "버전",
+        ];
+        let status_col = || column(header, &["status", "state"]);
+        let (Some(id_col), Some(status_col)) = (match column(header, &words).filter(|&c| c == 0) {
+            Some(c) => (Some(c), status_col()),
+            None => (
+                column(header, &versions).filter(|&c| c == 0),
+                super::column_where(header, super::completion::is_status_key),
+            ),
+        }) else {
+            continue;
+        };
+        // `| Sprint | Name | Status |` inside `### M2: Web UI`: the parts of
+        // that milestone, not the plan's sprints of those numbers.
+        let finer = doc
+            .word
+            .is_some_and(|w| norm(&header[id_col].text) != w.as_str().to_lowercase());
+        if finer && in_sprint(doc, heading) {
+            continue;
+        }
+        for row in rows {
+            let (Some(id), Some(status)) = (row.cells.get(id_col), row.cells.get(status_col))
+            else {
+                continue;
+            };
+            let cell = id.text.trim();
+            let from_digit = cell.trim_start_matches(|c: char| !c.is_ascii_digit());
+            // `**A2** ECS` in a plan of phases 0, A, B: a code of its own
+            // (part 2 of phase A), not phase 2. Letters glued to the number
+            // name the step only as the word's initial (`M2`, `S3`).
+            let glued =
+                cell[..cell.len() - from_digit.len()].trim_start_matches(['*', '`', '_', ' ']);
+            let initial = doc
+                .word
+                .and_then(|w| w.as_str().chars().next())
+                .is_some_and(|c| glued.eq_ignore_ascii_case(&c.to_string()));
+            // Such a code names only the sprint whose name opens with it
+            // (`| V5.1 | … | ✅ |` for `## V5.1 — …`).
+            let code_only = glued.len() <= 2
+                && glued
+                    .chars()
+                    .last()
+                    .is_some_and(|c| c.is_ascii_alphabetic())
+                && glued.chars().all(|c| c.is_ascii_alphabetic())
+                && !initial;
+            let raw = from_digit
+                .split(|c: char| c.is_whitespace() || c == ':')
+                .next()
+                .unwrap_or("");
+            let id_text = id.text.trim().trim_matches(['*', '`']).trim();
+            if let Some(id) = super::sprints::model_id(raw).filter(|_| !raw.is_empty()) {
+                let label = row
+                    .cells
+                    .iter()
+                    .map(|c| c.text.trim())
+                    .collect::<Vec<_>>()
+                    .join(" | ");
+                let name = row
+                    .cells
+                    .iter()
+                    .enumerate()
+                    .find(|(c, cell)| {
+                        *c != id_col && *c != status_col && !cell.text.trim().is_empty()
+                    })
+                    .map_or(String::new(), |(_, c)| c.text.trim().to_string());
+                let words: Vec<&str> = id_text.split_whitespace().collect();
+                let number = |w: &str| {
+                    w.starts_with(|c: char| c.is_ascii_digit())
+                        && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '.')
+                };
+                let plain = match words.as_slice() {
+                    [n] => number(n),
+                    [w, n] => w.chars().all(char::is_alphabetic) && number(n),
+                    _ => false,
+                };
+                out.push(StatusRow {
+                    done: status_says_done(&status.text),
+                    code: code_only.then(|| id_text.to_string()),
+                    id,
+                    label,
+                    plain: plain && !name.is_empty(),
+                    name,
+                    span: row.span.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The one sprint whose name opens with `code` and a separator (`V5.1:
+/// Measured memory` for `V5.1`).
+pub(super) fn find_by_code<'u>(units: &'u mut [RawUnit], code: &str) -> Option<&'u mut RawSprint> {
+    let opens = |s: &RawSprint| {
+        s.sprint
+            .name
+            .strip_prefix(code)
+            .is_some_and(|rest| rest.starts_with([':', ' ', '—', '–', '-']))
+    };
+    let mut hits = units
+        .iter_mut()
+        .flat_map(|u| u.sprints.iter_mut())
+        .filter(|s| opens(s));
+    let first = hits.next()?;
+    hits.next().is_none().then_some(first)
+}
