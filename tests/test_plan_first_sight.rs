@@ -142,6 +142,7 @@ json_snapshots! {
     status_legend => "first-sight-status-legend",
     series_codes => "first-sight-series-codes",
     version_status => "first-sight-version-status",
+    written_versions => "first-sight-written-versions",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1935,5 +1936,17 @@ fn items_coded_in_one_series_are_the_steps() {
 #[test]
 fn a_version_status_table_marks_the_versions_it_names() {
     let (_, v, _) = json("first-sight-version-status");
+    assert_eq!(done(&v, 0), [true, true, true, false]);
+}
+
+/// `# Version 2.1 – …` sections with a `| Version | Status |` table: the
+/// releases are the steps (said as a guess), done by the table's
+/// `Released`, where the plan had been refused.
+#[test]
+fn releases_written_out_are_the_steps() {
+    let (status, v, _) = json("first-sight-written-versions");
+    assert_eq!(status, 0, "{v}");
+    let ids = sprint_ids(&v, 0);
+    assert_eq!(ids, ["2.0", "2.1", "2.2", "2.3"], "{v}");
     assert_eq!(done(&v, 0), [true, true, true, false]);
 }

@@ -121,8 +121,44 @@ fn after_separator<'t>(after: &'t str, marks: &[char]) -> Option<&'t str> {
         .map(str::trim)
 }
 
-/// `v0.1 — Local registry`, `v1.2.x: Hooks`: a release of a roadmap.
+/// The series key of releases whose word is written out.
+const RELEASES: &str = "release";
+
+/// The words a release is written out with, before its dotted number.
+const VERSION_WORDS: &[&str] = &["version ", "release ", "versión ", "versão ", "версия "];
+
+/// The version word that opens `t` (`Version 2.1 – …`).
+fn version_word(t: &str) -> Option<&'static str> {
+    VERSION_WORDS
+        .iter()
+        .find(|w| t.get(..w.len()).is_some_and(|h| h.to_lowercase() == **w))
+        .copied()
+}
+
+/// Whether a heading is a release written out (`Version 2.1 – SQLite`).
+fn written_version(text: &str) -> bool {
+    let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    version_word(t).is_some() && version_heading(t).is_some()
+}
+
+/// `v0.1 — Local registry`, `v1.2.x: Hooks`, `Version 2.1 – SQLite
+/// storage`: a release of a roadmap.
 fn version_heading(t: &str) -> Option<(String, String)> {
+    // The word written out (`Version`, `Release`, `Версия`) before a
+    // dotted number: the release's own name.
+    if let Some(word) = version_word(t) {
+        let rest = &t[word.len()..];
+        let len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'x'))
+            .unwrap_or(rest.len());
+        let number = rest[..len].trim_end_matches('.');
+        // A dotted number only: `Version 2` may be one of two designs.
+        if !number.starts_with(|c: char| c.is_ascii_digit()) || !number.contains('.') {
+            return None;
+        }
+        let name = after_separator(&rest[len..], &[':'])?;
+        return (!name.is_empty()).then(|| (number.to_string(), name.to_string()));
+    }
     let rest = t.strip_prefix(['v', 'V'])?;
     if !rest.starts_with(|c: char| c.is_ascii_digit()) {
         return None;
@@ -273,15 +309,25 @@ fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
     // Keyed by level, and by the word of a `Track 1 — …` series (the same
     // word before every number of it); plain numbers have no word.
     let mut by_level: BTreeMap<(u8, String), Vec<Numbered>> = BTreeMap::new();
+    // Two or more `#` headings are the plan's sections, not its title
+    // (`# Version 2.1 – …`, `# Version 2.2 – …`).
+    let titles = scope
+        .clone()
+        .filter(|&i| matches!(doc.heading(i), Some((1, _, _))))
+        .count();
+    let top = if titles >= 2 { 1 } else { 2 };
     for i in scope {
         let Some((level, text, _)) = doc.heading(i) else {
             continue;
         };
-        if level < 2 {
+        if level < top {
             continue;
         }
         let (clean, done) = strip_done_marks(text);
         let (series, (id, name)) = match numbered_heading(&clean) {
+            // `Version 2.1 – …` written out: releases, read only where
+            // no other numbered level is there to read.
+            Some(numbered) if written_version(&clean) => (RELEASES.to_string(), numbered),
             Some(numbered) => (String::new(), numbered),
             None => match word_series(&clean) {
                 Some((word, id, name)) => (word, (id, name)),
@@ -309,7 +355,9 @@ fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
     let Some((_, chosen)) = by_level
         .into_iter()
         .filter(|(_, v)| v.len() >= 2)
-        .max_by_key(|((level, series), v)| (v.len(), *level, series.is_empty()))
+        .max_by_key(|((level, series), v)| {
+            (series != RELEASES, v.len(), *level, series.is_empty())
+        })
     else {
         return Vec::new();
     };
