@@ -143,6 +143,7 @@ json_snapshots! {
     series_codes => "first-sight-series-codes",
     version_status => "first-sight-version-status",
     written_versions => "first-sight-written-versions",
+    coded_table_deps => "first-sight-coded-table-deps",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1949,4 +1950,17 @@ fn releases_written_out_are_the_steps() {
     let ids = sprint_ids(&v, 0);
     assert_eq!(ids, ["2.0", "2.1", "2.2", "2.3"], "{v}");
     assert_eq!(done(&v, 0), [true, true, true, false]);
+}
+
+/// A table of coded tasks (`T#2.4I`) whose `Dépendances` cells name other
+/// rows by code (`T#2.1D, T#2.2D`, or `T2.4I` with the `#` left out) is a
+/// graph; its `État` column says which are done.
+#[test]
+fn coded_rows_wait_for_the_rows_they_name() {
+    let (_, v, _) = json("first-sight-coded-table-deps");
+    assert_eq!(units(&v).len(), 5, "{v}");
+    let waits: Vec<usize> = (0..5).map(|k| deps(&v, k).len()).collect();
+    assert_eq!(waits, [0, 0, 0, 3, 1]);
+    let done: Vec<bool> = (0..5).flat_map(|k| done(&v, k)).collect();
+    assert_eq!(done, [true, true, false, false, false]);
 }

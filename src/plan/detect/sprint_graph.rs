@@ -615,6 +615,8 @@ fn from_table_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
     })?;
     let col = super::column(header, DEPENDENCY_COLUMNS)?;
     let position = |n: u32| unit.sprints.iter().position(|s| s.id.number == n);
+    // Rows keyed by codes (`T#2.13I`) name the rows they wait for by code.
+    let codes = coded_rows(header, rows, unit);
     let mut waits = Vec::with_capacity(unit.sprints.len());
     for (me, s) in unit.sprints.iter().enumerate() {
         let row = rows.iter().find(|r| r.span.start == s.span.start)?;
@@ -622,6 +624,10 @@ fn from_table_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         // An empty cell says nothing: the row waits for the one before.
         if cell.is_empty() {
             waits.push(me.checked_sub(1).into_iter().collect());
+            continue;
+        }
+        if let Some(codes) = &codes {
+            waits.push(named_codes(cell, codes, me)?);
             continue;
         }
         let named = super::dependency_lines::referenced_numbers(&cell.to_lowercase())?;
@@ -637,6 +643,57 @@ fn from_table_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         .collect();
     let why = "a row of its own: its Dependencies cell names the rows it waits for";
     Some(units_of(doc, unit, &names, &waits, why))
+}
+
+/// A code as a dependency cell may write it: `T#2.13I` and `T2.13I` alike.
+fn code_key(code: &str) -> String {
+    code.chars()
+        .filter(|c| c.is_alphanumeric() || *c == '.')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Each row's code by its sprint's place, where the table's id column
+/// holds codes of letters and numbers (`T#2.1D`, `SEC-01`), all distinct.
+fn coded_rows(
+    header: &[crate::plan::markdown::Cell],
+    rows: &[crate::plan::markdown::Row],
+    unit: &RawUnit,
+) -> Option<Vec<String>> {
+    let id = super::sprint_table::id_column(header, rows)?;
+    let codes: Vec<String> = unit
+        .sprints
+        .iter()
+        .map(|s| {
+            let row = rows.iter().find(|r| r.span.start == s.span.start)?;
+            let code = super::sprint_table::step_code(&row.cells.get(id)?.text)?;
+            code.chars()
+                .any(|c| c.is_ascii_alphabetic())
+                .then(|| code_key(code))
+        })
+        .collect::<Option<_>>()?;
+    let distinct: std::collections::HashSet<&String> = codes.iter().collect();
+    (distinct.len() == codes.len()).then_some(codes)
+}
+
+/// The places of the earlier rows a cell names by code (`T#2.1D, T#2.4D`),
+/// or none where it names nothing (`-`); None when it names anything else.
+fn named_codes(cell: &str, codes: &[String], me: usize) -> Option<Vec<usize>> {
+    if super::dependency_lines::names_nothing(cell) {
+        return Some(Vec::new());
+    }
+    let mut on = Vec::new();
+    for part in cell
+        .split([',', ';', '/', ' '])
+        .filter(|p| !p.trim().is_empty())
+    {
+        let key = code_key(part);
+        let at = codes.iter().position(|c| *c == key).filter(|&p| p < me)?;
+        on.push(at);
+    }
+    on.sort_unstable();
+    on.dedup();
+    (!on.is_empty()).then_some(on)
 }
 
 /// An epic's created tickets, ordered by their own `depends on` or the
