@@ -144,6 +144,7 @@ json_snapshots! {
     version_status => "first-sight-version-status",
     written_versions => "first-sight-written-versions",
     coded_table_deps => "first-sight-coded-table-deps",
+    execplan_validation => "first-sight-execplan-validation",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1963,4 +1964,13 @@ fn coded_rows_wait_for_the_rows_they_name() {
     assert_eq!(waits, [0, 0, 0, 3, 1]);
     let done: Vec<bool> = (0..5).flat_map(|k| done(&v, k)).collect();
     assert_eq!(done, [true, true, false, false, false]);
+}
+
+/// An ExecPlan's `## Validation and acceptance` checklist is its criteria,
+/// not a step to dispatch: its open check (`On a GPU machine, …`) is no
+/// work for a worker.
+#[test]
+fn an_execplans_validation_section_is_no_step() {
+    let (_, v, _) = json("first-sight-execplan-validation");
+    assert_eq!(names(&v, 0), ["Progress"], "{v}");
 }

@@ -79,6 +79,8 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
         | "verification"
         | "acceptance criteria"
         | "acceptance"
+        // An ExecPlan's own section.
+        | "validation and acceptance"
         | "success criteria"
         | "completion criteria"
         | "done when"
