@@ -145,6 +145,8 @@ json_snapshots! {
     written_versions => "first-sight-written-versions",
     coded_table_deps => "first-sight-coded-table-deps",
     execplan_validation => "first-sight-execplan-validation",
+    tracking_repeat => "first-sight-tracking-repeat",
+    review_same_phases => "first-sight-review-same-phases",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1973,4 +1975,24 @@ fn coded_rows_wait_for_the_rows_they_name() {
 fn an_execplans_validation_section_is_no_step() {
     let (_, v, _) = json("first-sight-execplan-validation");
     assert_eq!(names(&v, 0), ["Progress"], "{v}");
+}
+
+/// `## Implementation log` repeating `### Phase 1` and `### Phase 2` with
+/// boxes that restate the phases' own parts is a tracking list: one unit,
+/// each step once, done by its box.
+#[test]
+fn a_section_restating_the_steps_is_their_tracking_list() {
+    let (_, v, _) = json("first-sight-tracking-repeat");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2", "2.1", "2.2"]);
+    assert_eq!(done(&v, 0), [true, true, false, false]);
+}
+
+/// Two units numbering their own phases alike (`## Backend`, `##
+/// Frontend`, each with `### Phase 1`) restate nothing: both stay.
+#[test]
+fn units_numbering_their_phases_alike_both_stay() {
+    let (_, v, _) = json("first-sight-review-same-phases");
+    assert_eq!(units(&v).len(), 2, "{v}");
+    assert_eq!(names(&v, 1), ["Pages", "Wiring"]);
 }

@@ -109,6 +109,13 @@ impl<'a> Doc<'a> {
             word = Some(Word::Task);
         }
         restated::demote_restated(&blocks, &parent, &mut sprint_at, &mut about_at);
+        restated::demote_tracking_repeats(
+            &blocks,
+            &parent,
+            &section_end,
+            &mut sprint_at,
+            &mut about_at,
+        );
         let set_aside: Vec<bool> = about_at.iter().map(Option::is_some).collect();
         series_tail::extend_series(&blocks, &parent, &section_end, &mut sprint_at, &set_aside);
         // No numbered sprint headings: the subsections of a `## Milestones`

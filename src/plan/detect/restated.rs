@@ -139,3 +139,78 @@ pub(super) fn demote_restated(
         about_at[i] = Some((about, kind));
     }
 }
+
+/// Text compared for restating: letters and digits only, lower-cased.
+fn restating_key(text: &str) -> String {
+    text.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// A later section whose sprint headings repeat the ids of earlier ones,
+/// each holding only items that restate that step's parts (`##
+/// Implementation log` holding `### Phase 1` and `- [ ] 1.1 Fix the
+/// config`, beside `## Requirements` holding `### Phase 1: …` and `####
+/// 1.1 Fix the config`): a tracking list of those steps, not a second unit
+/// of the same work. Its headings become notes about the steps, so its
+/// boxes are read as their marks. Two units numbering their own phases
+/// alike (`## Backend`, `## Frontend`, each with `### Phase 1`) restate
+/// nothing and stay.
+pub(super) fn demote_tracking_repeats(
+    blocks: &[Block],
+    parent: &[Option<usize>],
+    section_end: &[usize],
+    sprint_at: &mut [Option<SprintHeading>],
+    about_at: &mut [Option<(String, About)>],
+) {
+    let id_of = |h: &SprintHeading| restating_key(&h.id);
+    let mut first: HashMap<String, usize> = HashMap::new();
+    // Repeats, by the section holding them: (repeat, the step it repeats).
+    let mut repeats: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+    for j in 0..blocks.len() {
+        let Some(h) = &sprint_at[j] else {
+            continue;
+        };
+        match first.get(&id_of(h)) {
+            None => {
+                first.insert(id_of(h), j);
+            }
+            Some(&i) if section_end[i] <= j => {
+                if let Some(p) = parent[j] {
+                    repeats.entry(p).or_default().push((j, i));
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    let restates = |j: usize, i: usize| {
+        let parts: HashSet<String> = (i + 1..section_end[i])
+            .filter_map(|b| match &blocks[b] {
+                Block::Heading { text, .. } | Block::Item { text, .. } => Some(restating_key(text)),
+                _ => None,
+            })
+            .collect();
+        let items: Vec<String> = (j + 1..section_end[j])
+            .filter_map(|b| match &blocks[b] {
+                Block::Item { text, .. } => Some(restating_key(text)),
+                Block::Heading { .. } => Some(String::new()),
+                _ => None,
+            })
+            .collect();
+        !items.is_empty() && items.iter().all(|t| !t.is_empty() && parts.contains(t))
+    };
+    for (p, pairs) in repeats {
+        let held = (p + 1..section_end[p])
+            .filter(|&j| parent[j] == Some(p) && sprint_at[j].is_some())
+            .count();
+        if pairs.len() < 2 || pairs.len() != held || !pairs.iter().all(|&(j, i)| restates(j, i)) {
+            continue;
+        }
+        for (j, _) in pairs {
+            if let Some(h) = sprint_at[j].take() {
+                about_at[j] = Some((h.id, About::Notes));
+            }
+        }
+    }
+}
