@@ -147,6 +147,7 @@ json_snapshots! {
     execplan_validation => "first-sight-execplan-validation",
     tracking_repeat => "first-sight-tracking-repeat",
     review_same_phases => "first-sight-review-same-phases",
+    phase_agents => "first-sight-phase-agents",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -1995,4 +1996,16 @@ fn units_numbering_their_phases_alike_both_stay() {
     let (_, v, _) = json("first-sight-review-same-phases");
     assert_eq!(units(&v).len(), 2, "{v}");
     assert_eq!(names(&v, 1), ["Pages", "Wiring"]);
+}
+
+/// `## Phase 1: Parallel implementation` holding `### Agent 1: …` to
+/// `### Agent 3: …`: each agent's section is a unit after Phase 0, and
+/// Phase 2 waits for all of them; said as an order the plan states.
+#[test]
+fn a_phase_of_agents_working_at_once_makes_a_unit_of_each() {
+    let (_, v, _) = json("first-sight-phase-agents");
+    assert_eq!(units(&v).len(), 5, "{v}");
+    assert_eq!(deps(&v, 1).len(), 1);
+    assert_eq!(deps(&v, 4).len(), 3);
+    assert_eq!(v["detection"]["units"]["kind"], "phase_sections", "{v}");
 }

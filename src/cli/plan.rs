@@ -231,6 +231,9 @@ fn render_text(plan: &Plan, path: &str, out: &mut dyn Write) -> std::io::Result<
         UnitSource::Single => "single unit (no unit structure found)".into(),
         UnitSource::Steps => "one per step (the plan orders its steps as a graph)".into(),
         UnitSource::Waves => "one per item of the `Wave N` sections".into(),
+        UnitSource::PhaseSections => {
+            "one per section of a phase that runs its sections at once".into()
+        }
     };
     writeln!(
         out,

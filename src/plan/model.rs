@@ -335,6 +335,10 @@ pub enum UnitSource {
     Steps,
     /// The numbered items of `Wave N` sections, one unit each.
     Waves,
+    /// The sections of a phase that runs them at once (`## Phase 1:
+    /// Parallel implementation` holding `### Agent 1: …`), one unit each;
+    /// every other phase one unit.
+    PhaseSections,
 }
 
 /// Which heuristic found the sprints (the first one that found any, per unit).

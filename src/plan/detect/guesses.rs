@@ -78,7 +78,10 @@ pub(super) fn guesses(
         });
         break;
     }
-    let stated_order = matches!(unit_source, UnitSource::Steps | UnitSource::Waves);
+    let stated_order = matches!(
+        unit_source,
+        UnitSource::Steps | UnitSource::Waves | UnitSource::PhaseSections
+    );
     if stated_order && dependencies != DependencyStructure::Sequential {
         if let Some(first) = units.first() {
             out.push(Warning {

@@ -428,8 +428,8 @@ fn parse_once(
     done_elsewhere::marks_above(&doc, &mut raw_units);
     let mut done_in_place = guesses::done_in_place(&raw_units);
     done_elsewhere::marks_elsewhere(&doc, source, &frontmatter, &mut raw_units);
-    let waves =
-        waves::wave_units(&doc).or_else(|| wave_sections::wave_section_units(&doc, &raw_units));
+    let waves = waves::wave_units(&doc)
+        .or_else(|| wave_sections::wave_section_units(&doc, &raw_units, false));
     let mut ordered_by_graph = false;
     let unit_source = if let Some(units) = waves {
         raw_units = units;
@@ -444,6 +444,9 @@ fn parse_once(
         UnitSource::Sections
     } else if stream_units::split_by_streams(&doc, &mut raw_units, &mut done_in_place) {
         UnitSource::Steps
+    } else if let Some(units) = wave_sections::wave_section_units(&doc, &raw_units, true) {
+        raw_units = units;
+        UnitSource::PhaseSections
     } else {
         unit_source
     };
@@ -454,7 +457,10 @@ fn parse_once(
     }
     let independence_stated = matches!(
         unit_source,
-        UnitSource::Table { .. } | UnitSource::Steps | UnitSource::Waves
+        UnitSource::Table { .. }
+            | UnitSource::Steps
+            | UnitSource::Waves
+            | UnitSource::PhaseSections
     );
     let dependencies = dependency_structure(&mut raw_units, independence_stated);
     let dependencies = order_prose::obey(&doc, &mut raw_units, dependencies);

@@ -17,8 +17,30 @@ use super::*;
 
 /// The plan's units, one per section of a parallel wave and one per other
 /// wave, when its work sits in wave sections.
-pub(super) fn wave_section_units(doc: &Doc, units: &[RawUnit]) -> Option<Vec<RawUnit>> {
-    let waves = wave_headings(doc)?;
+///
+/// With `phased`, the steps read as phase headings stand for the waves
+/// (`## Phase 1: Parallel Implementation` holding `### Agent 1: …`): asked
+/// last, after every reader of a stated order, which it must not override.
+pub(super) fn wave_section_units(
+    doc: &Doc,
+    units: &[RawUnit],
+    phased: bool,
+) -> Option<Vec<RawUnit>> {
+    let waves = match phased {
+        false => wave_headings(doc)?,
+        true => phase_headings(doc, units)?,
+    };
+    // A phase runs its sections at once only where they are agents' or
+    // tracks' (`### Agent 1: Core`): `Parallel processing` may name a
+    // feature.
+    let at_once_wave = |h: usize| {
+        super::waves::says_at_once(doc, h)
+            && wave_sections(doc, h).len() >= 2
+            && (!phased
+                || wave_sections(doc, h)
+                    .iter()
+                    .all(|&j| names_a_worker(doc, j)))
+    };
     let in_wave = |at: usize| {
         waves
             .iter()
@@ -33,22 +55,37 @@ pub(super) fn wave_section_units(doc: &Doc, units: &[RawUnit]) -> Option<Vec<Raw
     }
     // Waves that all run their sections in order are the sequence read
     // already.
-    if !waves
-        .iter()
-        .any(|&(_, h)| super::waves::says_at_once(doc, h) && wave_sections(doc, h).len() >= 2)
-    {
+    if !waves.iter().any(|&(_, h)| at_once_wave(h)) {
         return None;
     }
     let mut out: Vec<RawUnit> = Vec::new();
     let mut before: Vec<String> = Vec::new();
     for &(n, h) in &waves {
         let sections = wave_sections(doc, h);
+        let (_, wave_text, wave_span) = doc.heading(h)?;
+        let wave_name = clean_name(&strip_done_marks(wave_text).0);
+        let at_once = at_once_wave(h);
+        // A phase of one step (`## Phase 0: Foundation`) stays that step.
+        if phased && !at_once {
+            let step = units
+                .iter()
+                .flat_map(|u| &u.sprints)
+                .find(|s| s.span.start == wave_span.start)?;
+            let mut unit = RawUnit::new(wave_name.clone(), wave_span.clone(), doc.section(h));
+            unit.rule = format!("phase {n}, one step");
+            unit.origin = Origin::new(doc.line(wave_span.start), unit.rule.clone());
+            unit.deps = before
+                .iter()
+                .map(|d| (d.clone(), wave_span.clone()))
+                .collect();
+            unit.sprints = vec![step.clone()];
+            out.push(unit);
+            before = vec![wave_name];
+            continue;
+        }
         if sections.is_empty() {
             return None;
         }
-        let (_, wave_text, wave_span) = doc.heading(h)?;
-        let wave_name = clean_name(&strip_done_marks(wave_text).0);
-        let at_once = super::waves::says_at_once(doc, h) && sections.len() >= 2;
         let mut names = Vec::new();
         let mut steps = Vec::new();
         for (k, &j) in sections.iter().enumerate() {
@@ -135,6 +172,51 @@ fn wave_headings(doc: &Doc) -> Option<Vec<(u32, usize)>> {
     });
     let rising = waves.windows(2).all(|w| w[0].0 < w[1].0);
     (waves.len() >= 2 && siblings && rising).then_some(waves)
+}
+
+/// The plan's steps read as phase headings (`## Phase 0: Foundation`,
+/// `## Phase 1: Parallel Implementation`), (place, block), where every
+/// step read is one: two or more, siblings at one level.
+fn phase_headings(doc: &Doc, units: &[RawUnit]) -> Option<Vec<(u32, usize)>> {
+    let mut out = Vec::new();
+    for s in units.iter().flat_map(|u| &u.sprints) {
+        let h = (0..doc.blocks.len())
+            .find(|&i| doc.is_sprint(i) && doc.blocks[i].span().start == s.span.start)?;
+        out.push((out.len() as u32 + 1, h));
+    }
+    let &(_, first) = out.first()?;
+    let level = doc.heading(first)?.0;
+    let siblings = out.iter().all(|&(_, i)| {
+        doc.heading(i).is_some_and(|(l, _, _)| l == level) && doc.parent[i] == doc.parent[first]
+    });
+    (out.len() >= 2 && siblings).then_some(out)
+}
+
+/// A section named for who does its work: `Agent 1: Core`, `Track B —
+/// Web`, `Subagent 3`, `Stream A`.
+fn names_a_worker(doc: &Doc, j: usize) -> bool {
+    const WORKERS: &[&str] = &[
+        "agent ",
+        "subagent ",
+        "sub-agent ",
+        "track ",
+        "stream ",
+        "workstream ",
+        "worker ",
+        "lane ",
+        "team ",
+        "agente ",
+        "агент ",
+    ];
+    doc.heading(j).is_some_and(|(_, text, _)| {
+        let t = text
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        WORKERS.iter().any(|w| {
+            t.strip_prefix(w)
+                .is_some_and(|rest| rest.starts_with(|c: char| c.is_alphanumeric()))
+        })
+    })
 }
 
 /// A wave's sections: its child headings, less those about the wave.
