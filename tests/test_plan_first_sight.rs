@@ -148,6 +148,7 @@ json_snapshots! {
     tracking_repeat => "first-sight-tracking-repeat",
     review_same_phases => "first-sight-review-same-phases",
     phase_agents => "first-sight-phase-agents",
+    day_items => "first-sight-day-items",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2008,4 +2009,13 @@ fn a_phase_of_agents_working_at_once_makes_a_unit_of_each() {
     assert_eq!(deps(&v, 1).len(), 1);
     assert_eq!(deps(&v, 4).len(), 3);
     assert_eq!(v["detection"]["units"]["kind"], "phase_sections", "{v}");
+}
+
+/// `- **Day 1**:` to `- **Day 4**:` under `### Week 1` and `### Week 2`,
+/// each with its nested tasks: the days are the steps of their weeks.
+#[test]
+fn days_written_as_bold_items_are_the_steps() {
+    let (_, v, _) = json("first-sight-day-items");
+    assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2", "2.1", "2.2"], "{v}");
+    assert_eq!(names(&v, 0)[2], "Day 3");
 }

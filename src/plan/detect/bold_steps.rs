@@ -41,6 +41,7 @@ pub(super) fn promote_bold_steps(source: &str, mut blocks: Vec<Block>) -> Vec<Bl
     }
     flush(&mut pending, &mut found);
     found.extend(counted_series(source, &blocks));
+    found.extend(counted_items(source, &blocks));
     for (i, level, text) in found {
         let span = blocks[i].span();
         blocks[i] = Block::Heading { level, text, span };
@@ -90,6 +91,72 @@ fn counted_series(source: &str, blocks: &[Block]) -> Vec<(usize, u8, String)> {
         return Vec::new();
     }
     series.into_iter().map(|(i, l, t, _)| (i, l, t)).collect()
+}
+
+/// Top-level list items led by a bold step label counted on through the
+/// plan (`- **Day 1**:` … `- **Day 6**:` under `### Week 1` and `### Week
+/// 2`), two or more, most with nested tasks of their own: each a heading
+/// one level below its section, its nested lines its tasks.
+fn counted_items(source: &str, blocks: &[Block]) -> Vec<(usize, u8, String)> {
+    let mut level = 1;
+    let mut series = Vec::new();
+    let mut nested = 0;
+    for (i, block) in blocks.iter().enumerate() {
+        match block {
+            Block::Heading { level: l, .. } => level = *l,
+            Block::Item { depth: 0, span, .. } => {
+                let first = source[span.clone()].lines().next().unwrap_or_default();
+                if let Some((n, text)) = counted_label(first) {
+                    if matches!(blocks.get(i + 1), Some(Block::Item { depth, .. }) if *depth > 0) {
+                        nested += 1;
+                    }
+                    series.push((i, (level + 1).min(6), text, n));
+                }
+            }
+            _ => {}
+        }
+    }
+    let counts_on = series
+        .iter()
+        .enumerate()
+        .all(|(k, (_, _, _, n))| *n == k as u32 + 1);
+    if series.len() < 2 || !counts_on || nested * 2 < series.len() {
+        return Vec::new();
+    }
+    series.into_iter().map(|(i, l, t, _)| (i, l, t)).collect()
+}
+
+/// `- **Day 3**: Wire the API` (or `- **Step 3:** …`): its number and the
+/// label with its name.
+fn counted_label(line: &str) -> Option<(u32, String)> {
+    const WORDS: &[&str] = &["day ", "step ", "task ", "stage "];
+    let t = line
+        .trim_start()
+        .strip_prefix(['-', '*', '+'])?
+        .trim_start();
+    let inner_and_rest = t.strip_prefix("**")?;
+    let (inner, rest) = inner_and_rest.split_once("**")?;
+    let inner = inner.trim().trim_end_matches(':');
+    let word = WORDS.iter().find(|w| {
+        inner
+            .get(..w.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(w))
+    })?;
+    let number = &inner[word.len()..];
+    let digits: String = number.chars().take_while(char::is_ascii_digit).collect();
+    let n: u32 = digits.parse().ok()?;
+    let inner_name = number[digits.len()..].trim_start_matches([':', ' ', '—', '–', '-']);
+    let rest = rest.trim_start_matches([':', ' ', '—', '–', '-']).trim();
+    let label = inner[..word.len() + digits.len()].trim();
+    let name = if inner_name.is_empty() {
+        rest
+    } else {
+        inner_name
+    };
+    Some(match name.is_empty() {
+        true => (n, label.to_string()),
+        false => (n, format!("{label}: {name}")),
+    })
 }
 
 /// `**Step 3: lib/ core**` (or `**Task 3 — …**`): its number and text.
@@ -162,5 +229,20 @@ mod tests {
         assert_eq!(counted_step("**Step 3**"), None);
         assert_eq!(counted_step("**Phase 2: Build**"), None);
         assert_eq!(counted_step("**Stepping stones: 3**"), None);
+    }
+
+    #[test]
+    fn list_items_led_by_a_counted_label() {
+        use super::counted_label;
+        assert_eq!(
+            counted_label("- **Day 1**: "),
+            Some((1, "Day 1".to_string()))
+        );
+        assert_eq!(
+            counted_label("- **Step 2:** Wire the API").map(|s| s.1),
+            Some("Step 2: Wire the API".to_string())
+        );
+        assert_eq!(counted_label("- **Daily standup**"), None);
+        assert_eq!(counted_label("- Day 1"), None);
     }
 }
