@@ -149,6 +149,7 @@ json_snapshots! {
     review_same_phases => "first-sight-review-same-phases",
     phase_agents => "first-sight-phase-agents",
     day_items => "first-sight-day-items",
+    wave_steps => "first-sight-wave-steps",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2018,4 +2019,20 @@ fn days_written_as_bold_items_are_the_steps() {
     let (_, v, _) = json("first-sight-day-items");
     assert_eq!(sprint_ids(&v, 0), ["1.1", "1.2", "2.1", "2.2"], "{v}");
     assert_eq!(names(&v, 0)[2], "Day 3");
+}
+
+/// `## Wave 1: …` to `## Wave 3: …`, run one after another, are the steps;
+/// the numbered checks under `## Verification` are not.
+#[test]
+fn waves_run_in_order_are_the_steps() {
+    let (_, v, _) = json("first-sight-wave-steps");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Data model and settings",
+            "Grouping and Markdown",
+            "Publisher refactor"
+        ],
+        "{v}"
+    );
 }

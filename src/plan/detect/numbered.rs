@@ -446,8 +446,9 @@ pub(super) fn guess(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
 /// `Track 1 — Invitations`, `트랙 2 — 동의`, `Lane 3: Docs`: a word of any
 /// script, a number, a separator and a name → (the word in lower case, the
 /// number, the name). Words for alternatives and illustrations (`Option
-/// 2`, `Figure 1`) name no work, and waves and layers group work the wave
-/// reader reads.
+/// 2`, `Figure 1`) name no work, and layers group work the layer reader
+/// reads. Waves the wave readers did not read (`## Wave 1: Data model`,
+/// one after another) are steps like any numbered section.
 fn word_series(text: &str) -> Option<(String, String, String)> {
     const NOT_WORK: &[&str] = &[
         "option",
@@ -464,7 +465,6 @@ fn word_series(text: &str) -> Option<(String, String, String)> {
         "chapter",
         "question",
         "risk",
-        "wave",
         "layer",
         "tier",
     ];
