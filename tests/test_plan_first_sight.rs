@@ -150,6 +150,7 @@ json_snapshots! {
     phase_agents => "first-sight-phase-agents",
     day_items => "first-sight-day-items",
     wave_steps => "first-sight-wave-steps",
+    padded_cards => "first-sight-padded-cards",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2035,4 +2036,13 @@ fn waves_run_in_order_are_the_steps() {
         ],
         "{v}"
     );
+}
+
+/// `### 019: Response Quality Metrics` and `### 024: Context Window
+/// Management` in a zero-padded catalogue of task cards are tasks, though
+/// their names open or close with words of a section about the plan.
+#[test]
+fn cards_of_a_padded_catalogue_are_all_steps() {
+    let (_, v, _) = json("first-sight-padded-cards");
+    assert_eq!(names(&v, 0).len(), 4, "{v}");
 }

@@ -343,7 +343,11 @@ fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
                     | Block::Table { .. }
             )
         });
-        if own_work && names_work(&name) {
+        // A card of a zero-padded catalogue (`### 019: Response Quality
+        // Metrics`, `### 024: Context Window Management`) is work whatever
+        // its name's words: no section about a plan is so numbered.
+        let card = id.len() >= 2 && id.starts_with('0') && id.chars().all(|c| c.is_ascii_digit());
+        if own_work && (card || names_work(&name)) {
             by_level
                 .entry((level, series))
                 .or_default()
