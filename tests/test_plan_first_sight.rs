@@ -151,6 +151,7 @@ json_snapshots! {
     day_items => "first-sight-day-items",
     wave_steps => "first-sight-wave-steps",
     padded_cards => "first-sight-padded-cards",
+    alike_phases => "first-sight-alike-phases",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2045,4 +2046,17 @@ fn waves_run_in_order_are_the_steps() {
 fn cards_of_a_padded_catalogue_are_all_steps() {
     let (_, v, _) = json("first-sight-padded-cards");
     assert_eq!(names(&v, 0).len(), 4, "{v}");
+}
+
+/// Phases written alike read alike: `## Phase 3` listing `- [ ] **3.1** …`
+/// a line each is read at its steps, as the phases before it whose
+/// numbered items carry nested lines.
+#[test]
+fn phases_written_alike_read_at_one_level() {
+    let (_, v, _) = json("first-sight-alike-phases");
+    assert_eq!(
+        sprint_ids(&v, 0),
+        ["1.1", "1.2", "2.1", "2.2", "3.1", "3.2"],
+        "{v}"
+    );
 }

@@ -201,6 +201,8 @@ pub(super) fn parallel_said(doc: &Doc) -> Option<usize> {
         "параллельн",
         "song song",
         "gleichzeitig",
+        "parallel lauf",
+        "parallel bearbeit",
         "同時に",
     ];
     const WORK: &[&str] = &[

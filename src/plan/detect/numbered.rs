@@ -316,6 +316,8 @@ fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
         .filter(|&i| matches!(doc.heading(i), Some((1, _, _))))
         .count();
     let top = if titles >= 2 { 1 } else { 2 };
+    let read_items = std::cell::OnceCell::new();
+    let waves_read_items = || *read_items.get_or_init(|| super::waves::wave_units(doc).is_some());
     for i in scope {
         let Some((level, text, _)) = doc.heading(i) else {
             continue;
@@ -330,6 +332,8 @@ fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
             Some(numbered) if written_version(&clean) => (RELEASES.to_string(), numbered),
             Some(numbered) => (String::new(), numbered),
             None => match word_series(&clean) {
+                // Waves whose items the wave reader reads are its.
+                Some((word, ..)) if word == "wave" && waves_read_items() => continue,
                 Some((word, id, name)) => (word, (id, name)),
                 None => continue,
             },

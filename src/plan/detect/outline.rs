@@ -360,7 +360,9 @@ pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Ve
     };
     // Per numbered heading (its block index): items numbered after it, with
     // the level of the section each sits in.
-    let mut found: BTreeMap<usize, Vec<(usize, u8, String)>> = BTreeMap::new();
+    // Each with whether it is numbered after its heading (`**5.1**` under
+    // `Phase 5`) rather than coded.
+    let mut found: BTreeMap<usize, Vec<(usize, u8, String, bool)>> = BTreeMap::new();
     let mut heads: Vec<usize> = Vec::new();
     for (i, block) in blocks.iter().enumerate() {
         match block {
@@ -403,6 +405,7 @@ pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Ve
                     let k = numbered_at.or(open.len().checked_sub(1))?;
                     Some((k, coded_item(first)?))
                 };
+                let by_number = numbered.is_some();
                 let Some((k, step)) = numbered.or_else(coded) else {
                     continue;
                 };
@@ -412,10 +415,12 @@ pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Ve
                     None => "",
                 };
                 let level = open.last().map_or(1, |(l, _)| *l);
-                found
-                    .entry(heads[k])
-                    .or_default()
-                    .push((i, level, format!("{mark}{step}")));
+                found.entry(heads[k]).or_default().push((
+                    i,
+                    level,
+                    format!("{mark}{step}"),
+                    by_number,
+                ));
             }
             _ => {}
         }
@@ -424,12 +429,23 @@ pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Ve
     // `- [x] **1.1** Define the structs` is a task line of its phase).
     let nested =
         |i: usize| matches!(blocks.get(i + 1), Some(Block::Item { depth, .. }) if *depth > 0);
-    let steps = |items: &Vec<(usize, u8, String)>| {
-        items.len() >= 2 && items.iter().filter(|(i, _, _)| nested(*i)).count() * 2 >= items.len()
+    let steps = |items: &Vec<(usize, u8, String, bool)>| {
+        items.len() >= 2 && items.iter().filter(|(i, ..)| nested(*i)).count() * 2 >= items.len()
     };
-    let found: Vec<_> = found.into_values().filter(steps).collect();
+    // Sections written alike read alike: where most sections' numbered
+    // items are steps, the others' numbered items are too (`## Phase 5`
+    // listing `- [ ] **5.1** …` a line each, beside phases whose items
+    // carry nested lines).
+    let groups: Vec<_> = found.into_values().collect();
+    let stepping = groups.iter().filter(|g| steps(g)).count();
+    let alike = stepping >= 2 && stepping * 2 >= groups.len();
+    let numbered_only = |g: &Vec<(usize, u8, String, bool)>| g.iter().all(|item| item.3);
+    let found: Vec<_> = groups
+        .into_iter()
+        .filter(|g| steps(g) || alike && numbered_only(g))
+        .collect();
     for items in found {
-        for (i, level, text) in items {
+        for (i, level, text, _) in items {
             into_heading(&mut blocks, i, level + 1, text);
         }
     }

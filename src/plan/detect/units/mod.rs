@@ -331,11 +331,49 @@ pub(super) fn units_from_table(
         if units.is_empty() {
             continue;
         }
+        // A unit named with a comma (`Phase 0: Foundation (sequential, the
+        // lead does this)`) is one name in a dependency cell, not two.
+        let names: std::collections::HashSet<String> =
+            units.iter().map(|u| u.name.clone()).collect();
+        for unit in &mut units {
+            unit.deps = rejoined(std::mem::take(&mut unit.deps), &names);
+        }
         assign_flat_sprints(doc, &mut units);
         let column = header[name_col].text.clone();
         return Some((units, UnitSource::Table { column }));
     }
     None
+}
+
+/// Dependency names split at commas put back together where the pieces,
+/// joined, are a unit's name.
+fn rejoined(
+    deps: Vec<(String, Span)>,
+    names: &std::collections::HashSet<String>,
+) -> Vec<(String, Span)> {
+    let mut out = Vec::with_capacity(deps.len());
+    let mut i = 0;
+    while i < deps.len() {
+        let joined = (i + 1..deps.len()).rev().find_map(|j| {
+            let name = deps[i..=j]
+                .iter()
+                .map(|(d, _)| d.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            names.contains(&name).then_some((j, name))
+        });
+        match joined {
+            Some((j, name)) => {
+                out.push((name, deps[i].1.clone()));
+                i = j + 1;
+            }
+            None => {
+                out.push(deps[i].clone());
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// Headings that are not sprint headings, by title token, for matching table
