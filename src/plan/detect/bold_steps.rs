@@ -105,7 +105,19 @@ fn counted_items(source: &str, blocks: &[Block]) -> Vec<(usize, u8, String)> {
         match block {
             Block::Heading { level: l, .. } => level = *l,
             Block::Item { depth: 0, span, .. } => {
-                let first = source[span.clone()].lines().next().unwrap_or_default();
+                // Most items open with no bold label: a look at the start
+                // before the first line is cut out.
+                let start = source[span.clone()]
+                    .trim_start()
+                    .trim_start_matches(['-', '*', '+'])
+                    .trim_start();
+                let Some(label) = start.strip_prefix("**") else {
+                    continue;
+                };
+                if !label.starts_with(['D', 'd', 'S', 's', 'T', 't']) {
+                    continue;
+                }
+                let first = start.lines().next().unwrap_or_default();
                 if let Some((n, text)) = counted_label(first) {
                     if matches!(blocks.get(i + 1), Some(Block::Item { depth, .. }) if *depth > 0) {
                         nested += 1;
@@ -130,10 +142,12 @@ fn counted_items(source: &str, blocks: &[Block]) -> Vec<(usize, u8, String)> {
 /// label with its name.
 fn counted_label(line: &str) -> Option<(u32, String)> {
     const WORDS: &[&str] = &["day ", "step ", "task ", "stage "];
-    let t = line
-        .trim_start()
-        .strip_prefix(['-', '*', '+'])?
-        .trim_start();
+    // The list marker, when the line keeps it.
+    let t = line.trim_start();
+    let t = match t.strip_prefix("**") {
+        Some(_) => t,
+        None => t.strip_prefix(['-', '*', '+'])?.trim_start(),
+    };
     let inner_and_rest = t.strip_prefix("**")?;
     let (inner, rest) = inner_and_rest.split_once("**")?;
     let inner = inner.trim().trim_end_matches(':');

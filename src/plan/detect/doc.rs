@@ -203,20 +203,21 @@ impl<'a> Doc<'a> {
         // 조건` under `## Phase 2-1 …`) is about that step, not a step of
         // its own: otherwise the step would be read as a container of it.
         // Ids compare as numbers where they are (`Sprint 04` is `Sprint 4`).
-        let same_id = |a: &str| {
-            let a = a.to_lowercase();
-            a.parse::<crate::plan::SprintId>()
-                .map_or(a, |id| id.to_string())
+        let same_id = |a: &str, b: &str| {
+            a.eq_ignore_ascii_case(b)
+                || a.parse::<crate::plan::SprintId>()
+                    .is_ok_and(|a| b.parse::<crate::plan::SprintId>() == Ok(a))
         };
         for i in 0..blocks.len() {
-            let Some(id) = sprint_at[i].as_ref().map(|h| same_id(&h.id)) else {
+            let Some(id) = sprint_at[i].as_ref().map(|h| h.id.as_str()) else {
                 continue;
             };
-            for j in i + 1..section_end[i] {
-                if sprint_at[j].as_ref().is_some_and(|h| same_id(&h.id) == id) {
-                    let h = sprint_at[j].take().expect("checked");
-                    about_at[j] = Some((h.id, About::Notes));
-                }
+            let inside: Vec<usize> = (i + 1..section_end[i])
+                .filter(|&j| sprint_at[j].as_ref().is_some_and(|h| same_id(&h.id, id)))
+                .collect();
+            for j in inside {
+                let h = sprint_at[j].take().expect("checked");
+                about_at[j] = Some((h.id, About::Notes));
             }
         }
         // A sprint heading holding sprint headings of the same word (`Phase

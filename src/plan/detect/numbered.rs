@@ -129,9 +129,17 @@ const VERSION_WORDS: &[&str] = &["version ", "release ", "versión ", "versão "
 
 /// The version word that opens `t` (`Version 2.1 – …`).
 fn version_word(t: &str) -> Option<&'static str> {
+    // Every heading is asked: compared in place, never copied; most open
+    // with no `v`, `r` or `V`/`R` at all.
+    if !t.starts_with(['v', 'V', 'r', 'R', 'В', 'в']) {
+        return None;
+    }
     VERSION_WORDS
         .iter()
-        .find(|w| t.get(..w.len()).is_some_and(|h| h.to_lowercase() == **w))
+        .find(|w| {
+            t.get(..w.len())
+                .is_some_and(|h| h.chars().flat_map(char::to_lowercase).eq(w.chars()))
+        })
         .copied()
 }
 

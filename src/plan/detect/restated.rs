@@ -164,17 +164,31 @@ pub(super) fn demote_tracking_repeats(
     sprint_at: &mut [Option<SprintHeading>],
     about_at: &mut [Option<(String, About)>],
 ) {
-    let id_of = |h: &SprintHeading| restating_key(&h.id);
-    let mut first: HashMap<String, usize> = HashMap::new();
+    // Ids as written: a repeat writes its step's id alike.
+    let mut first: HashMap<&str, usize> = HashMap::new();
     // Repeats, by the section holding them: (repeat, the step it repeats).
     let mut repeats: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+    // Only a step with parts of its own headed can be restated: most plans
+    // have no repeats to look for.
+    let headed_parts = |i: usize| {
+        section_end[i] > i + 1
+            && matches!(
+                blocks[i + 1..section_end[i]]
+                    .iter()
+                    .find(|b| matches!(b, Block::Heading { .. })),
+                Some(_)
+            )
+    };
+    if !(0..blocks.len()).any(|i| sprint_at[i].is_some() && headed_parts(i)) {
+        return;
+    }
     for j in 0..blocks.len() {
         let Some(h) = &sprint_at[j] else {
             continue;
         };
-        match first.get(&id_of(h)) {
+        match first.get(h.id.as_str()) {
             None => {
-                first.insert(id_of(h), j);
+                first.insert(h.id.as_str(), j);
             }
             Some(&i) if section_end[i] <= j => {
                 if let Some(p) = parent[j] {
@@ -184,21 +198,30 @@ pub(super) fn demote_tracking_repeats(
             Some(_) => {}
         }
     }
+    // The repeat lists the step's own parts, every one and nothing else:
+    // its items are the step's sub-headings (`#### 1.1 Fix the config`).
+    // Lines alike in two units' steps (`Write tests`) restate nothing.
     let restates = |j: usize, i: usize| {
         let parts: HashSet<String> = (i + 1..section_end[i])
             .filter_map(|b| match &blocks[b] {
-                Block::Heading { text, .. } | Block::Item { text, .. } => Some(restating_key(text)),
+                Block::Heading { text, .. } => Some(restating_key(text)),
                 _ => None,
             })
             .collect();
-        let items: Vec<String> = (j + 1..section_end[j])
-            .filter_map(|b| match &blocks[b] {
-                Block::Item { text, .. } => Some(restating_key(text)),
-                Block::Heading { .. } => Some(String::new()),
-                _ => None,
-            })
-            .collect();
-        !items.is_empty() && items.iter().all(|t| !t.is_empty() && parts.contains(t))
+        if parts.is_empty() {
+            return false;
+        }
+        let mut items: HashSet<String> = HashSet::new();
+        for b in j + 1..section_end[j] {
+            match &blocks[b] {
+                Block::Item { text, .. } => {
+                    items.insert(restating_key(text));
+                }
+                Block::Heading { .. } => return false,
+                _ => {}
+            }
+        }
+        items == parts
     };
     for (p, pairs) in repeats {
         let held = (p + 1..section_end[p])

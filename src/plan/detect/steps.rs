@@ -142,15 +142,17 @@ fn running_series(doc: &Doc, at: &[usize]) -> Option<Vec<Vec<usize>>> {
     let mut next: Option<u32> = None;
     let mut out = Vec::with_capacity(at.len());
     for &i in at {
-        let children: Vec<usize> = (i + 1..doc.section_end[i])
-            .filter(|&j| doc.parent[j] == Some(i) && doc.heading(j).is_some())
-            .collect();
-        for &j in &children {
-            let (n, _) = series_number(doc.heading(j)?.1)?;
+        let mut children = Vec::new();
+        for j in (i + 1..doc.section_end[i]).filter(|&j| doc.parent[j] == Some(i)) {
+            let Some((_, text, _)) = doc.heading(j) else {
+                continue;
+            };
+            let (n, _) = series_number(text)?;
             if next.is_some_and(|want| want != n) {
                 return None;
             }
             next = Some(n + 1);
+            children.push(j);
         }
         out.push(children);
     }

@@ -46,10 +46,12 @@ pub(super) fn wave_section_units(
             .iter()
             .any(|&(_, h)| doc.blocks[h].span().start <= at && at < doc.section_end_offset(h))
     };
-    if !units
-        .iter()
-        .flat_map(|u| &u.sprints)
-        .all(|s| in_wave(s.span.start))
+    // Phases are the steps read, each in its own wave by construction.
+    if !phased
+        && !units
+            .iter()
+            .flat_map(|u| &u.sprints)
+            .all(|s| in_wave(s.span.start))
     {
         return None;
     }
@@ -178,10 +180,24 @@ fn wave_headings(doc: &Doc) -> Option<Vec<(u32, usize)>> {
 /// `## Phase 1: Parallel Implementation`), (place, block), where every
 /// step read is one: two or more, siblings at one level.
 fn phase_headings(doc: &Doc, units: &[RawUnit]) -> Option<Vec<(u32, usize)>> {
+    // Phases stand for waves only in a plan read as one sequence, and most
+    // plans say nothing of work at once: one look at the whole text, then
+    // at the sprint headings.
+    if units.len() != 1 || !super::waves::may_say_at_once(doc.source) {
+        return None;
+    }
+    let at_once =
+        (0..doc.blocks.len()).any(|i| doc.is_sprint(i) && super::waves::says_at_once(doc, i));
+    if !at_once {
+        return None;
+    }
+    let heading_at: std::collections::HashMap<usize, usize> = (0..doc.blocks.len())
+        .filter(|&i| doc.is_sprint(i))
+        .map(|i| (doc.blocks[i].span().start, i))
+        .collect();
     let mut out = Vec::new();
     for s in units.iter().flat_map(|u| &u.sprints) {
-        let h = (0..doc.blocks.len())
-            .find(|&i| doc.is_sprint(i) && doc.blocks[i].span().start == s.span.start)?;
+        let h = *heading_at.get(&s.span.start)?;
         out.push((out.len() as u32 + 1, h));
     }
     let &(_, first) = out.first()?;

@@ -302,13 +302,30 @@ fn labelled(raw: &str) -> Option<(String, String)> {
     (code_like && !title.is_empty()).then(|| (label.to_string(), title.replace("**", "")))
 }
 
+/// Whether `text` may say work runs at once (`parallel`, `concurrent`,
+/// `simultaneous`), looked for in place: the word's first letter may be a
+/// capital, so it is left out.
+pub(super) fn may_say_at_once(text: &str) -> bool {
+    [
+        "arallel", "ARALLEL", "oncurren", "ONCURREN", "imultane", "IMULTANE",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+}
+
 pub(super) fn says_at_once(doc: &Doc, heading: usize) -> bool {
+    // Most texts hold none of the words: a look in place first, a
+    // lower-cased copy only then.
+    let may_say = may_say_at_once;
     let own = doc.own_blocks(heading).map(|b| match &doc.blocks[b] {
-        Block::Paragraph { text, .. } | Block::Item { text, .. } => text.to_lowercase(),
+        Block::Paragraph { text, .. } | Block::Item { text, .. } if may_say(text) => {
+            text.to_lowercase()
+        }
         _ => String::new(),
     });
     std::iter::once(
         doc.heading(heading)
+            .filter(|h| may_say(h.1))
             .map_or(String::new(), |h| h.1.to_lowercase()),
     )
     .chain(own)
