@@ -152,6 +152,7 @@ json_snapshots! {
     wave_steps => "first-sight-wave-steps",
     padded_cards => "first-sight-padded-cards",
     alike_phases => "first-sight-alike-phases",
+    open_heading_table => "first-sight-open-heading-table",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2059,4 +2060,13 @@ fn phases_written_alike_read_at_one_level() {
         ["1.1", "1.2", "2.1", "2.2", "3.1", "3.2"],
         "{v}"
     );
+}
+
+/// `| 3 | Operator console | **Shipped** |` while `### Stage 3 — Operator
+/// console 🚧` says it is under way: the marks disagree, and the step stays
+/// open rather than its open work hidden.
+#[test]
+fn a_table_does_not_mark_done_a_step_its_heading_says_is_under_way() {
+    let (_, v, _) = json("first-sight-open-heading-table");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
 }

@@ -123,6 +123,12 @@ pub(super) fn marks_elsewhere(
             continue;
         };
         matched += 1;
+        // A step whose own heading says it is under way (`### Stage 5 — …
+        // 🚧`) is not done by a table that says so: the marks disagree,
+        // and the open one is kept.
+        if row.done && heading_marked_open(doc, sprint) {
+            continue;
+        }
         set(
             sprint,
             row.done,
@@ -311,6 +317,16 @@ fn index_only_sprint(doc: &Doc, checked: bool, id: SprintId, label: &str, span: 
         "listed only in the plan's index (no section of its own)",
     );
     RawSprint { id, span, sprint }
+}
+
+/// Whether a step's own heading line carries a mark of work under way or
+/// to do (`🚧`, `⏳`, `🔄`, `⬜`).
+fn heading_marked_open(doc: &Doc, sprint: &RawSprint) -> bool {
+    let line = doc.source[sprint.span.start..]
+        .lines()
+        .next()
+        .unwrap_or_default();
+    line.trim_start().starts_with('#') && line.contains(['⏳', '🚧', '🔄', '⬜', '🔲'])
 }
 
 /// Record the author's word: done with `why`, or open, which clears only
