@@ -153,6 +153,17 @@ json_snapshots! {
     padded_cards => "first-sight-padded-cards",
     alike_phases => "first-sight-alike-phases",
     open_heading_table => "first-sight-open-heading-table",
+    review_legend_work => "first-sight-review-legend-work",
+    review_hardware_series_codes => "first-sight-review-hardware-series-codes",
+    review_doc_control_versions => "first-sight-review-doc-control-versions",
+    review_twin_units_repeats => "first-sight-review-twin-units-repeats",
+    review_phase_agents_done_lost => "first-sight-review-phase-agents-done-lost",
+    review_running_series_own_tasks => "first-sight-review-running-series-own-tasks",
+    review_padded_doc_sections => "first-sight-review-padded-doc-sections",
+    review_phase_agents_parallelizable_no => "first-sight-review-phase-agents-parallelizable-no",
+    review_numbered_parents_other_series => "first-sight-review-numbered-parents-other-series",
+    review_step_items_recipe => "first-sight-review-step-items-recipe",
+    review_alike_numbered_sections_drop_work => "first-sight-review-alike-numbered-sections-drop-work",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2069,4 +2080,45 @@ fn phases_written_alike_read_at_one_level() {
 fn a_table_does_not_mark_done_a_step_its_heading_says_is_under_way() {
     let (_, v, _) = json("first-sight-open-heading-table");
     assert_eq!(done(&v, 0), [true, true, false], "{v}");
+}
+
+/// The second review's regressions: plans this session's rules misread at
+/// first and the session's first build read right. Each stays as that
+/// build read it.
+#[test]
+fn the_second_reviews_plans_read_as_before() {
+    // A `## Legend` section of chart work is work.
+    let (_, v, _) = json("first-sight-review-legend-work");
+    assert!(names(&v, 0).iter().any(|n| n == "Legend"), "{v}");
+    // `- M1 MacBook Air` beside a checklist names a machine, not a step.
+    let (_, v, _) = json("first-sight-review-hardware-series-codes");
+    assert!(names(&v, 0).iter().all(|n| !n.contains("MacBook")), "{v}");
+    // A document's revision table (`| 3 | … | Complete |`) marks no phase.
+    let (_, v, _) = json("first-sight-review-doc-control-versions");
+    assert!(done(&v, 0).iter().all(|d| !d), "{v}");
+    // Two units with generic lines alike both stay.
+    let (_, v, _) = json("first-sight-review-twin-units-repeats");
+    assert_eq!(units(&v).len(), 2, "{v}");
+    // A done phase of agents stays one done step.
+    let (_, v, _) = json("first-sight-review-phase-agents-done-lost");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(done(&v, 0), [true, false]);
+    // A sprint with its own checklist before its counted steps keeps it.
+    let (_, v, _) = json("first-sight-review-running-series-own-tasks");
+    assert_eq!(names(&v, 0).len(), 2, "{v}");
+    // `## 01. Overview` of a zero-padded document is no step.
+    let (_, v, _) = json("first-sight-review-padded-doc-sections");
+    assert!(names(&v, 0).iter().all(|n| n != "Overview"), "{v}");
+    // `**Parallelizable:** No` runs no agents at once.
+    let (_, v, _) = json("first-sight-review-phase-agents-parallelizable-no");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    // `## 3. Launch` after `## D00`…`## D02` is a step in its place.
+    let (_, v, _) = json("first-sight-review-numbered-parents-other-series");
+    assert_eq!(names(&v, 0).len(), 4, "{v}");
+    // A recipe's `- **Step 1**:` under `## How to reproduce` is no step.
+    let (_, v, _) = json("first-sight-review-step-items-recipe");
+    assert_eq!(names(&v, 0)[0], "Work", "{v}");
+    // Numbered items of `## 3. Export` do not cost the other sections' work.
+    let (_, v, _) = json("first-sight-review-alike-numbered-sections-drop-work");
+    assert_eq!(names(&v, 0).len(), 4, "{v}");
 }

@@ -48,8 +48,6 @@ const ABOUT_THE_PLAN: &[&str] = &[
     "vision",
     "contributing",
     "how to contribute",
-    // `## Status Legend` explains the marks (`- [ ] Not started`).
-    "legend",
     // The same in the plans' other languages.
     "übersicht",
     "hintergrund",
@@ -81,11 +79,6 @@ const ABOUT_THE_PLAN: &[&str] = &[
     "цели",
     "риски",
     "приложение",
-    "legende",
-    "légende",
-    "leyenda",
-    "legenda",
-    "легенда",
 ];
 
 /// Names in scripts without spaces between words, matched as the heading's
@@ -114,9 +107,6 @@ const ABOUT_THE_PLAN_CJK: &[&str] = &[
     "목표",
     "향후",
     "참고",
-    "凡例",
-    "图例",
-    "범례",
 ];
 
 /// Whether a heading (`## 7. Success Metrics`, `### Wave 1 Success

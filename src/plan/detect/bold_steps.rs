@@ -101,9 +101,17 @@ fn counted_items(source: &str, blocks: &[Block]) -> Vec<(usize, u8, String)> {
     let mut level = 1;
     let mut series = Vec::new();
     let mut nested = 0;
+    // The section an item sits in must be numbered (`### Week 1`): a
+    // recipe's `- **Step 1**: start the stack` under `## How to reproduce`
+    // is no step of the plan.
+    let mut numbered = false;
     for (i, block) in blocks.iter().enumerate() {
         match block {
-            Block::Heading { level: l, .. } => level = *l,
+            Block::Heading { level: l, text, .. } => {
+                level = *l;
+                numbered = first_number(text).is_some();
+            }
+            Block::Item { depth: 0, .. } if !numbered => {}
             Block::Item { depth: 0, span, .. } => {
                 // Most items open with no bold label: a look at the start
                 // before the first line is cut out.

@@ -63,6 +63,20 @@ fn series_line(line: &str) -> Option<(&str, u32, &str)> {
 /// one series counted up by one in the order written (`M0`, `M1`, …
 /// `M12`), three or more.
 fn series_items(source: &str, blocks: &[Block]) -> Vec<usize> {
+    // A plan with boxes has its steps in them, a flat checklist read
+    // after this; `- M1 MacBook Air` or `- P0 Blocker` beside them are
+    // things of another kind.
+    if blocks.iter().any(|b| {
+        matches!(
+            b,
+            Block::Item {
+                checked: Some(_),
+                ..
+            }
+        )
+    }) {
+        return Vec::new();
+    }
     let mut best: Vec<usize> = Vec::new();
     let mut run: Vec<usize> = Vec::new();
     let mut last: Option<(String, u32)> = None;

@@ -358,7 +358,11 @@ fn numbered_level(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
         // A card of a zero-padded catalogue (`### 019: Response Quality
         // Metrics`, `### 024: Context Window Management`) is work whatever
         // its name's words: no section about a plan is so numbered.
-        let card = id.len() >= 2 && id.starts_with('0') && id.chars().all(|c| c.is_ascii_digit());
+        // (A short name, `01. Overview`, is still the document's section.)
+        let card = id.len() >= 2
+            && id.starts_with('0')
+            && id.chars().all(|c| c.is_ascii_digit())
+            && name.split_whitespace().count() >= 3;
         if own_work && (card || names_work(&name)) {
             by_level
                 .entry((level, series))
@@ -597,6 +601,20 @@ pub(super) fn numbered_parents(
     if most < homes.len() && most * 4 < homes.len() * 3 {
         return None;
     }
+    // Others are left out only before the series (a preamble's gate);
+    // after it (`## 3. Launch` after `## D02 …`) they are more work, each
+    // a step in its place.
+    let first_home = homes
+        .iter()
+        .filter(|(_, k)| *k == series)
+        .map(|(p, _)| *p)
+        .min()?;
+    let mut after: Vec<usize> = homes
+        .iter()
+        .filter(|(p, k)| *k != series && *p > first_home)
+        .map(|(p, _)| *p)
+        .collect();
+    after.dedup();
     let series = Some(series);
     let mut parents: Vec<usize> = Vec::new();
     for (p, k) in &homes {
@@ -634,6 +652,15 @@ pub(super) fn numbered_parents(
         // among `## D00 …`) is no step of this one.
         if members.contains(g) && !series_at.contains(g) && key(*g) == series {
             all.push((*g, name.clone()));
+        }
+    }
+    for p in after {
+        if !all.iter().any(|(i, _)| *i == p) {
+            let text = doc.heading(p)?.1;
+            all.push((
+                p,
+                clean_name(text.trim_start_matches(|c: char| !c.is_alphanumeric())),
+            ));
         }
     }
     all.sort_by_key(|(i, _)| *i);

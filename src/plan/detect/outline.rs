@@ -436,13 +436,30 @@ pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Ve
     // items are steps, the others' numbered items are too (`## Phase 5`
     // listing `- [ ] **5.1** …` a line each, beside phases whose items
     // carry nested lines).
-    let groups: Vec<_> = found.into_values().collect();
-    let stepping = groups.iter().filter(|g| steps(g)).count();
+    // Only under headings named by a step word (`## Phase 3: Rollout`), not
+    // a numbered section of another kind (`## 3. Acceptance criteria`), and
+    // not of questions (`**3.1** Do we keep …?`).
+    let groups: Vec<(usize, Vec<_>)> = found.into_iter().collect();
+    let stepping = groups.iter().filter(|(_, g)| steps(g)).count();
     let alike = stepping >= 2 && stepping * 2 >= groups.len();
-    let numbered_only = |g: &Vec<(usize, u8, String, bool)>| g.iter().all(|item| item.3);
+    let phase_like = |h: usize| match &blocks[h] {
+        Block::Heading { text, .. } => {
+            matches!(
+                super::headings::parse_heading(text),
+                Some(super::headings::Heading::Sprint(_))
+            ) && !super::about_plan::describes_plan(text)
+                && super::criteria::criteria_label(text).is_none()
+        }
+        _ => false,
+    };
+    let numbered_only = |g: &Vec<(usize, u8, String, bool)>| {
+        g.iter()
+            .all(|item| item.3 && !item.2.trim_end().ends_with(['?', '？']))
+    };
     let found: Vec<_> = groups
         .into_iter()
-        .filter(|g| steps(g) || alike && numbered_only(g))
+        .filter(|(h, g)| steps(g) || alike && numbered_only(g) && phase_like(*h))
+        .map(|(_, g)| g)
         .collect();
     for items in found {
         for (i, level, text, _) in items {

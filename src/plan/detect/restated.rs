@@ -171,13 +171,9 @@ pub(super) fn demote_tracking_repeats(
     // Only a step with parts of its own headed can be restated: most plans
     // have no repeats to look for.
     let headed_parts = |i: usize| {
-        section_end[i] > i + 1
-            && matches!(
-                blocks[i + 1..section_end[i]]
-                    .iter()
-                    .find(|b| matches!(b, Block::Heading { .. })),
-                Some(_)
-            )
+        blocks[i + 1..section_end[i].max(i + 1)]
+            .iter()
+            .any(|b| matches!(b, Block::Heading { .. }))
     };
     if !(0..blocks.len()).any(|i| sprint_at[i].is_some() && headed_parts(i)) {
         return;
@@ -212,8 +208,8 @@ pub(super) fn demote_tracking_repeats(
             return false;
         }
         let mut items: HashSet<String> = HashSet::new();
-        for b in j + 1..section_end[j] {
-            match &blocks[b] {
+        for block in &blocks[j + 1..section_end[j]] {
+            match block {
                 Block::Item { text, .. } => {
                     items.insert(restating_key(text));
                 }

@@ -71,7 +71,9 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
             "버전",
         ];
         let status_col = || column(header, &["status", "state"]);
-        let (Some(id_col), Some(status_col)) = (match column(header, &words).filter(|&c| c == 0) {
+        let by_step = column(header, &words).filter(|&c| c == 0);
+        let version_table = by_step.is_none();
+        let (Some(id_col), Some(status_col)) = (match by_step {
             Some(c) => (Some(c), status_col()),
             None => (
                 column(header, &versions).filter(|&c| c == 0),
@@ -118,6 +120,12 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
                 .next()
                 .unwrap_or("");
             let id_text = id.text.trim().trim_matches(['*', '`']).trim();
+            // A version table names releases by dotted numbers (`2.1`); a
+            // document's own revisions (`| 3 | 2024-04-30 | Final |`) are
+            // none of the plan's steps.
+            if version_table && !raw.contains('.') {
+                continue;
+            }
             if let Some(id) = super::sprints::model_id(raw).filter(|_| !raw.is_empty()) {
                 let label = row
                     .cells

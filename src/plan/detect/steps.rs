@@ -147,12 +147,25 @@ fn running_series(doc: &Doc, at: &[usize]) -> Option<Vec<Vec<usize>>> {
             let Some((_, text, _)) = doc.heading(j) else {
                 continue;
             };
-            let (n, _) = series_number(text)?;
+            let (n, name) = series_number(text)?;
+            // A document's own sections counted on (`5. Context`, `6.
+            // Risks`) are no steps.
+            if super::about_plan::describes_plan(name) {
+                return None;
+            }
             if next.is_some_and(|want| want != n) {
                 return None;
             }
             next = Some(n + 1);
             children.push(j);
+        }
+        // A sprint with work of its own before its steps keeps it.
+        let own_work = || {
+            doc.own_blocks(i)
+                .any(|b| matches!(doc.blocks[b], Block::Item { .. }))
+        };
+        if !children.is_empty() && own_work() {
+            return None;
         }
         out.push(children);
     }

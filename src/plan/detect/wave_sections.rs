@@ -34,12 +34,14 @@ pub(super) fn wave_section_units(
     // tracks' (`### Agent 1: Core`): `Parallel processing` may name a
     // feature.
     let at_once_wave = |h: usize| {
-        super::waves::says_at_once(doc, h)
-            && wave_sections(doc, h).len() >= 2
-            && (!phased
-                || wave_sections(doc, h)
-                    .iter()
-                    .all(|&j| names_a_worker(doc, j)))
+        let sections = wave_sections(doc, h);
+        if phased {
+            phase_at_once(doc, h, units)
+                && sections.len() >= 2
+                && sections.iter().all(|&j| names_a_worker(doc, j))
+        } else {
+            super::waves::says_at_once(doc, h) && sections.len() >= 2
+        }
     };
     let in_wave = |at: usize| {
         waves
@@ -186,8 +188,13 @@ fn phase_headings(doc: &Doc, units: &[RawUnit]) -> Option<Vec<(u32, usize)>> {
     if units.len() != 1 || !super::waves::may_say_at_once(doc.source) {
         return None;
     }
-    let at_once =
-        (0..doc.blocks.len()).any(|i| doc.is_sprint(i) && super::waves::says_at_once(doc, i));
+    let at_once = (0..doc.blocks.len()).any(|i| {
+        doc.is_sprint(i)
+            && doc
+                .heading(i)
+                .is_some_and(|h| super::waves::may_say_at_once(h.1))
+            && phase_at_once(doc, i, units)
+    });
     if !at_once {
         return None;
     }
@@ -206,6 +213,43 @@ fn phase_headings(doc: &Doc, units: &[RawUnit]) -> Option<Vec<(u32, usize)>> {
         doc.heading(i).is_some_and(|(l, _, _)| l == level) && doc.parent[i] == doc.parent[first]
     });
     (out.len() >= 2 && siblings).then_some(out)
+}
+
+/// A phase that says in its own heading that its sections run at once
+/// (`## Phase 1: Parallel implementation (3 agents)`), with no word
+/// denying it (`not`, `nicht`, `non`, `no`), no work of its own beside its
+/// sections, and not already done: its text below may qualify the order
+/// (`Agent 3 starts after both`), its heading states it.
+fn phase_at_once(doc: &Doc, h: usize, units: &[RawUnit]) -> bool {
+    let Some((_, text, span)) = doc.heading(h) else {
+        return false;
+    };
+    let lower = text.to_lowercase();
+    let says = [
+        "parallel",
+        "concurrent",
+        "simultaneous",
+        "並行",
+        "并行",
+        "병렬",
+        "paralel",
+        "параллельн",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let denied = [
+        "not ", "nicht", "non ", "no ", "sin ", "sans ", "без", "不", "않",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let own_work = doc
+        .own_blocks(h)
+        .any(|b| matches!(doc.blocks[b], Block::Item { .. }));
+    let done = units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .any(|s| s.span.start == span.start && s.sprint.done.is_some());
+    says && !denied && !own_work && !done
 }
 
 /// A section named for who does its work: `Agent 1: Core`, `Track B —

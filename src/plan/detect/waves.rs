@@ -307,7 +307,16 @@ fn labelled(raw: &str) -> Option<(String, String)> {
 /// capital, so it is left out.
 pub(super) fn may_say_at_once(text: &str) -> bool {
     [
-        "arallel", "ARALLEL", "oncurren", "ONCURREN", "imultane", "IMULTANE",
+        "arallel",
+        "ARALLEL",
+        "oncurren",
+        "ONCURREN",
+        "imultane",
+        "IMULTANE",
+        "並行",
+        "并行",
+        "병렬",
+        "араллельн",
     ]
     .iter()
     .any(|w| text.contains(w))
