@@ -7,7 +7,9 @@
 //! every reader of marks reads it as one: the symbol is written as `✅` in
 //! the masked text (padded to its length), and the legend's own lines are
 //! left alone. Symbols that already mean done everywhere, and symbols the
-//! legend says mean something else, are left as written.
+//! legend says mean something else, are left as written. A section named
+//! a legend whose boxes are the marks' meanings (`## Status Legend` over
+//! `- [ ] Not started`) holds no step.
 
 /// Rewrite each symbol the plan's legend defines as done into `✅`.
 pub(super) fn mark_done_symbols(masked: &mut String) {
@@ -204,6 +206,24 @@ fn line_legend(line: &str) -> Option<(Vec<String>, Vec<String>)> {
 /// A pictograph or a geometric shape used as a mark (`🟢`, `🟩`, `●`).
 fn is_mark(c: char) -> bool {
     matches!(c as u32, 0x1F300..=0x1FAFF | 0x2600..=0x27BF | 0x25A0..=0x25FF | 0x2B00..=0x2BFF)
+}
+
+/// `## Status Legend` holding `- [ ] Not started`, `- [x] Completed`: a
+/// section named a legend whose boxes are a few words each, the marks'
+/// meanings; a legend section of tasks (`- [ ] Draw the map's legend for
+/// the print edition`) is work.
+pub(super) fn legend_of_marks(doc: &super::Doc, i: usize, text: &str) -> bool {
+    if !super::about_plan::names_legend(text) {
+        return false;
+    }
+    let items: Vec<&str> = doc
+        .own_blocks(i)
+        .filter_map(|b| match &doc.blocks[b] {
+            super::Block::Item { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    !items.is_empty() && items.len() <= 6 && items.iter().all(|t| t.split_whitespace().count() <= 3)
 }
 
 #[cfg(test)]

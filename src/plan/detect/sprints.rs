@@ -486,7 +486,9 @@ fn in_scope(
         }
         // `## 💡 Backlog (Idee Future)` after the releases: ideas kept for
         // some later day, not steps.
-        if super::about_plan::names_later_ideas(text) || legend_of_marks(doc, i, text) {
+        if super::about_plan::names_later_ideas(text)
+            || super::legend::legend_of_marks(doc, i, text)
+        {
             continue;
         }
         // `## 3. Verification` numbered among the steps names a step (its
@@ -589,24 +591,6 @@ fn in_scope(
     let rows = super::gantt::gantt_sprints(doc, scope_all);
     let source = (!rows.is_empty()).then_some(SprintSource::Gantt);
     (rows, source)
-}
-
-/// `## Status Legend` holding `- [ ] Not started`, `- [x] Completed`: a
-/// section named a legend whose boxes are a few words each, the marks'
-/// meanings; a legend section of tasks (`- [ ] Draw the map's legend for
-/// the print edition`) is work.
-fn legend_of_marks(doc: &Doc, i: usize, text: &str) -> bool {
-    if !super::about_plan::names_legend(text) {
-        return false;
-    }
-    let items: Vec<&str> = doc
-        .own_blocks(i)
-        .filter_map(|b| match &doc.blocks[b] {
-            Block::Item { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    !items.is_empty() && items.len() <= 6 && items.iter().all(|t| t.split_whitespace().count() <= 3)
 }
 
 /// Groups that each open with a whole number of their own, all distinct
