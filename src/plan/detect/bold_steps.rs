@@ -83,14 +83,19 @@ fn counted_series(source: &str, blocks: &[Block]) -> Vec<(usize, u8, String)> {
             _ => {}
         }
     }
-    let counts_on = series
-        .iter()
-        .enumerate()
-        .all(|(k, (_, _, _, n))| *n == k as u32 + 1);
-    if series.len() < 2 || !counts_on {
+    if !counts_from_one(&series) {
         return Vec::new();
     }
     series.into_iter().map(|(i, l, t, _)| (i, l, t)).collect()
+}
+
+/// Two or more labels whose numbers count 1, 2, 3 … in the order written.
+fn counts_from_one(series: &[(usize, u8, String, u32)]) -> bool {
+    series.len() >= 2
+        && series
+            .iter()
+            .enumerate()
+            .all(|(k, (_, _, _, n))| *n == k as u32 + 1)
 }
 
 /// Top-level list items led by a bold step label counted on through the
@@ -136,11 +141,7 @@ fn counted_items(source: &str, blocks: &[Block]) -> Vec<(usize, u8, String)> {
             _ => {}
         }
     }
-    let counts_on = series
-        .iter()
-        .enumerate()
-        .all(|(k, (_, _, _, n))| *n == k as u32 + 1);
-    if series.len() < 2 || !counts_on || nested * 2 < series.len() {
+    if !counts_from_one(&series) || nested * 2 < series.len() {
         return Vec::new();
     }
     series.into_iter().map(|(i, l, t, _)| (i, l, t)).collect()
