@@ -153,6 +153,7 @@ json_snapshots! {
     padded_cards => "first-sight-padded-cards",
     alike_phases => "first-sight-alike-phases",
     open_heading_table => "first-sight-open-heading-table",
+    capitals_name => "first-sight-capitals-name",
     review_legend_work => "first-sight-review-legend-work",
     review_hardware_series_codes => "first-sight-review-hardware-series-codes",
     review_doc_control_versions => "first-sight-review-doc-control-versions",
@@ -2121,4 +2122,13 @@ fn the_second_reviews_plans_read_as_before() {
     // Numbered items of `## 3. Export` do not cost the other sections' work.
     let (_, v, _) = json("first-sight-review-alike-numbered-sections-drop-work");
     assert_eq!(names(&v, 0).len(), 4, "{v}");
+}
+
+/// `## FASE 2: TESTING COMPLETO (Giorni 6-8)`: a word of a name written in
+/// capitals (full testing) marks nothing done; `✅ COMPLETATA` does.
+#[test]
+fn a_done_word_inside_a_name_in_capitals_is_no_mark() {
+    let (_, v, _) = json("first-sight-capitals-name");
+    let all: Vec<bool> = (0..units(&v).len()).flat_map(|k| done(&v, k)).collect();
+    assert_eq!(all, [false, false, false, true], "{v}");
 }

@@ -15,6 +15,28 @@ use super::*;
 pub(super) const MARK_EMOJI: &[char] = &['✅', '✔', '☑', '✓'];
 
 /// Remove completion marks from a heading: (clean text, was it marked).
+/// Whether a shouted word after `before` is part of a name written in
+/// capitals (`FASE 4: TESTING COMPLETO`, full testing): the word before it
+/// is in capitals too, with no dash, colon or bar between them to set the
+/// word apart as a status (`SETUP — COMPLETE`).
+fn in_a_name_in_capitals(before: &str) -> bool {
+    let before = before.trim_end();
+    let Some(prev) = before.split_whitespace().last() else {
+        return false;
+    };
+    let letters = prev.chars().filter(|c| c.is_alphabetic()).count();
+    // The whole name is in capitals (`Sirius CRM COMPLETO` names a CRM and
+    // marks it).
+    let all_capitals = before
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .all(char::is_uppercase);
+    letters >= 2
+        && all_capitals
+        && prev.chars().all(|c| c.is_alphabetic() && c.is_uppercase())
+        && !DONE_WORDS.contains(&prev.to_lowercase().as_str())
+}
+
 pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
     let mut t = text.to_string();
     let mut done = false;
@@ -61,7 +83,8 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
         let word = before.split_whitespace().last().unwrap_or_default();
         let shouted = word.chars().any(char::is_alphabetic)
             && !word.chars().any(char::is_lowercase)
-            && DONE_WORDS.contains(&word.to_lowercase().as_str());
+            && DONE_WORDS.contains(&word.to_lowercase().as_str())
+            && (done || !in_a_name_in_capitals(&before[..before.len() - word.len()]));
         if shouted && aside.len() <= 24 && aside.chars().any(|c| c.is_ascii_digit()) {
             t = before.to_string();
         }
@@ -98,6 +121,7 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
             || shouted())
             && trimmed.split_whitespace().count() > 2
             && !object()
+            && (done || !in_a_name_in_capitals(&trimmed[..trimmed.len() - last.len()]))
         {
             let cut = trimmed.len() - last.len();
             t = trimmed[..cut]
