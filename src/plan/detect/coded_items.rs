@@ -107,56 +107,36 @@ fn series_items(source: &str, blocks: &[Block]) -> Vec<usize> {
     }
 }
 
-/// Coded items as headings, when two or more are found.
+/// Coded items as headings, when two or more are found, and items of one
+/// counted series, when three or more are.
 pub(super) fn promote_coded_items(source: &str, mut blocks: Vec<Block>) -> Vec<Block> {
+    let series: std::collections::HashSet<usize> =
+        series_items(source, &blocks).into_iter().collect();
     let mut level = 1u8;
-    let mut found: Vec<(usize, u8, String)> = Vec::new();
+    let mut coded: Vec<(usize, u8, String)> = Vec::new();
+    let mut counted: Vec<(usize, u8, String)> = Vec::new();
     for (i, b) in blocks.iter().enumerate() {
         match b {
             Block::Heading { level: l, .. } => level = *l,
             Block::Item { span, checked, .. } => {
                 let first = source[span.clone()].lines().next().unwrap_or_default();
+                let mark = super::outline::box_mark(*checked);
+                let at = (level + 1).min(6);
                 if let Some((code, name)) = coded_line(first) {
-                    let mark = match checked {
-                        Some(true) => "[x] ",
-                        Some(false) => "[ ] ",
-                        None => "",
-                    };
-                    found.push((i, (level + 1).min(6), format!("{mark}{code}: {name}")));
+                    coded.push((i, at, format!("{mark}{code}: {name}")));
+                } else if series.contains(&i) {
+                    if let Some((letters, n, name)) = series_line(first) {
+                        counted.push((i, at, format!("{mark}{letters}{n}: {name}")));
+                    }
                 }
             }
             _ => {}
         }
     }
-    if found.len() < 2 {
-        found.clear();
+    if coded.len() < 2 {
+        coded.clear();
     }
-    // Items whose codes count one series (`M0` … `M12`).
-    let mut level = 1u8;
-    let series = series_items(source, &blocks);
-    for (i, b) in blocks.iter().enumerate() {
-        match b {
-            Block::Heading { level: l, .. } => level = *l,
-            Block::Item { span, checked, .. }
-                if series.contains(&i) && !found.iter().any(|f| f.0 == i) =>
-            {
-                let first = source[span.clone()].lines().next().unwrap_or_default();
-                if let Some((letters, n, name)) = series_line(first) {
-                    let mark = match checked {
-                        Some(true) => "[x] ",
-                        Some(false) => "[ ] ",
-                        None => "",
-                    };
-                    found.push((i, (level + 1).min(6), format!("{mark}{letters}{n}: {name}")));
-                }
-            }
-            _ => {}
-        }
-    }
-    if found.is_empty() {
-        return blocks;
-    }
-    for (i, level, text) in found {
+    for (i, level, text) in coded.into_iter().chain(counted) {
         super::outline::into_heading(&mut blocks, i, level, text);
     }
     blocks

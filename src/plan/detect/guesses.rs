@@ -84,12 +84,18 @@ pub(super) fn guesses(
     );
     if stated_order && dependencies != DependencyStructure::Sequential {
         if let Some(first) = units.first() {
+            // Phases of agents mix two kinds of unit: the reading as a whole.
+            let each = match unit_source {
+                UnitSource::PhaseSections => {
+                    "an agent's section of a phase whose heading says they run at once, or a phase of its own".to_string()
+                }
+                _ => first.rule.clone(),
+            };
             out.push(Warning {
                 code: "reading::order_stated".into(),
                 message: format!(
-                    "{} units, some at once, in the order the plan's own words give: each is {}",
+                    "{} units, some at once, in the order the plan's own words give: each is {each}",
                     units.len(),
-                    first.rule
                 ),
                 help: "check the order with `git supervisor plan`".into(),
                 line: first.origin.line,

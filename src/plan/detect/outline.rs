@@ -328,6 +328,16 @@ pub(super) fn promote_unspaced_headings(source: &str, blocks: Vec<Block>) -> Vec
     headings_in_paragraphs(source, blocks, unspaced)
 }
 
+/// A box kept in front of an item read as a heading: `[x] `, `[ ] `, or
+/// nothing for an item without one.
+pub(super) fn box_mark(checked: Option<bool>) -> &'static str {
+    match checked {
+        Some(true) => "[x] ",
+        Some(false) => "[ ] ",
+        None => "",
+    }
+}
+
 /// Block `i` (a list item or a line) read as a heading of `level` named
 /// `text`, its span kept, so every reader sees it as it sees a heading.
 pub(super) fn into_heading(blocks: &mut [Block], i: usize, level: u8, text: String) {
@@ -409,11 +419,7 @@ pub(super) fn promote_numbered_items(source: &str, mut blocks: Vec<Block>) -> Ve
                 let Some((k, step)) = numbered.or_else(coded) else {
                     continue;
                 };
-                let mark = match checked {
-                    Some(true) => "[x] ",
-                    Some(false) => "[ ] ",
-                    None => "",
-                };
+                let mark = box_mark(*checked);
                 let level = open.last().map_or(1, |(l, _)| *l);
                 found.entry(heads[k]).or_default().push((
                     i,

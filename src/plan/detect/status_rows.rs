@@ -169,16 +169,10 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
 /// The one sprint whose name opens with `code` and a separator (`V5.1:
 /// Measured memory` for `V5.1`).
 pub(super) fn find_by_code<'u>(units: &'u mut [RawUnit], code: &str) -> Option<&'u mut RawSprint> {
-    let opens = |s: &RawSprint| {
+    super::done_elsewhere::the_one(units, |s| {
         s.sprint
             .name
             .strip_prefix(code)
             .is_some_and(|rest| rest.starts_with([':', ' ', '—', '–', '-']))
-    };
-    let mut hits = units
-        .iter_mut()
-        .flat_map(|u| u.sprints.iter_mut())
-        .filter(|s| opens(s));
-    let first = hits.next()?;
-    hits.next().is_none().then_some(first)
+    })
 }

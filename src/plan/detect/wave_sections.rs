@@ -75,15 +75,16 @@ pub(super) fn wave_section_units(
                 .iter()
                 .flat_map(|u| &u.sprints)
                 .find(|s| s.span.start == wave_span.start)?;
-            let mut unit = RawUnit::new(wave_name.clone(), wave_span.clone(), doc.section(h));
-            unit.rule = format!("phase {n}, one step");
-            unit.origin = Origin::new(doc.line(wave_span.start), unit.rule.clone());
-            unit.deps = before
-                .iter()
-                .map(|d| (d.clone(), wave_span.clone()))
-                .collect();
-            unit.sprints = vec![step.clone()];
-            out.push(unit);
+            // Named by the phase itself (`Phase 0: Foundation`), not its place.
+            let rule = format!("`{wave_name}`, a phase of one step");
+            out.push(whole_unit(
+                doc,
+                h,
+                &wave_name,
+                &before,
+                rule,
+                vec![step.clone()],
+            ));
             before = vec![wave_name];
             continue;
         }
@@ -133,16 +134,9 @@ pub(super) fn wave_section_units(
             }
         }
         if !at_once {
-            let mut unit = RawUnit::new(wave_name.clone(), wave_span.clone(), doc.section(h));
-            unit.rule = format!("wave {n}, its sections one after another");
-            unit.origin = Origin::new(doc.line(wave_span.start), unit.rule.clone());
-            unit.deps = before
-                .iter()
-                .map(|d| (d.clone(), wave_span.clone()))
-                .collect();
-            unit.sprints = steps;
+            let rule = format!("wave {n}, its sections one after another");
+            out.push(whole_unit(doc, h, &wave_name, &before, rule, steps));
             names.push(wave_name);
-            out.push(unit);
         }
         before = names;
     }
@@ -176,6 +170,25 @@ fn wave_headings(doc: &Doc) -> Option<Vec<(u32, usize)>> {
     });
     let rising = waves.windows(2).all(|w| w[0].0 < w[1].0);
     (waves.len() >= 2 && siblings && rising).then_some(waves)
+}
+
+/// One unit for the whole of wave or phase `h`, holding `sprints`, waiting
+/// for every unit named in `before`.
+fn whole_unit(
+    doc: &Doc,
+    h: usize,
+    name: &str,
+    before: &[String],
+    rule: String,
+    sprints: Vec<RawSprint>,
+) -> RawUnit {
+    let span = doc.blocks[h].span();
+    let mut unit = RawUnit::new(name.to_string(), span.clone(), doc.section(h));
+    unit.origin = Origin::new(doc.line(span.start), rule.clone());
+    unit.rule = rule;
+    unit.deps = before.iter().map(|d| (d.clone(), span.clone())).collect();
+    unit.sprints = sprints;
+    unit
 }
 
 /// The plan's steps read as phase headings (`## Phase 0: Foundation`,
@@ -224,24 +237,7 @@ fn phase_at_once(doc: &Doc, h: usize, units: &[RawUnit]) -> bool {
     let Some((_, text, span)) = doc.heading(h) else {
         return false;
     };
-    let lower = text.to_lowercase();
-    let says = [
-        "parallel",
-        "concurrent",
-        "simultaneous",
-        "並行",
-        "并行",
-        "병렬",
-        "paralel",
-        "параллельн",
-    ]
-    .iter()
-    .any(|w| lower.contains(w));
-    let denied = [
-        "not ", "nicht", "non ", "no ", "sin ", "sans ", "без", "不", "않",
-    ]
-    .iter()
-    .any(|w| lower.contains(w));
+    let says = super::waves::text_says_at_once(&text.to_lowercase());
     let own_work = doc
         .own_blocks(h)
         .any(|b| matches!(doc.blocks[b], Block::Item { .. }));
@@ -249,7 +245,7 @@ fn phase_at_once(doc: &Doc, h: usize, units: &[RawUnit]) -> bool {
         .iter()
         .flat_map(|u| &u.sprints)
         .any(|s| s.span.start == span.start && s.sprint.done.is_some());
-    says && !denied && !own_work && !done
+    says && !own_work && !done
 }
 
 /// A section named for who does its work: `Agent 1: Core`, `Track B —

@@ -338,19 +338,47 @@ pub(super) fn says_at_once(doc: &Doc, heading: usize) -> bool {
             .map_or(String::new(), |h| h.1.to_lowercase()),
     )
     .chain(own)
-    .any(|t| {
-        ["parallel", "concurrent", "simultaneous"].iter().any(|w| {
-            t.match_indices(w).any(|(at, _)| {
-                // `Do not run these in parallel`: said, and denied.
-                let mut from = at.saturating_sub(24);
-                while !t.is_char_boundary(from) {
-                    from -= 1;
-                }
-                let before = &t[from..at];
-                !["not ", "n't ", "never ", "no "]
-                    .iter()
-                    .any(|n| before.contains(n))
-            })
+    .any(|t| text_says_at_once(&t))
+}
+
+/// Whether lower-cased `t` says work runs at once (`parallel`,
+/// `concurrent`, `simultaneous`, `並行`, `병렬`) and does not deny it
+/// around the word (`Do not run these in parallel`, `nicht parallel`,
+/// `不并行`, `병렬로 실행하지 않음`, `Parallel: no`).
+pub(super) fn text_says_at_once(t: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "parallel",
+        "concurrent",
+        "simultaneous",
+        "並行",
+        "并行",
+        "병렬",
+        "paralel",
+        "параллельн",
+    ];
+    const DENIED: &[&str] = &[
+        "not ", "n't ", "never ", "no ", "nicht", "non ", "sin ", "sans ", "без", "不", "않",
+    ];
+    let window = |from: usize, to: usize| {
+        let (mut from, mut to) = (from, to.min(t.len()));
+        while !t.is_char_boundary(from) {
+            from -= 1;
+        }
+        while !t.is_char_boundary(to) {
+            to += 1;
+        }
+        &t[from..to]
+    };
+    WORDS.iter().any(|w| {
+        t.match_indices(w).any(|(at, _)| {
+            let before = window(at.saturating_sub(24), at);
+            let after = window(at + w.len(), at + w.len() + 16);
+            let after_no = after
+                .trim_start_matches(|c: char| c.is_alphanumeric())
+                .trim_start_matches([':', ' ', '*'])
+                .strip_prefix("no")
+                .is_some_and(|rest| !rest.starts_with(char::is_alphabetic));
+            !DENIED.iter().any(|n| before.contains(n)) && !after.contains('않') && !after_no
         })
     })
 }
