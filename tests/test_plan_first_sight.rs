@@ -154,6 +154,7 @@ json_snapshots! {
     alike_phases => "first-sight-alike-phases",
     open_heading_table => "first-sight-open-heading-table",
     capitals_name => "first-sight-capitals-name",
+    wrapped_status => "first-sight-wrapped-status",
     review_legend_work => "first-sight-review-legend-work",
     review_hardware_series_codes => "first-sight-review-hardware-series-codes",
     review_doc_control_versions => "first-sight-review-doc-control-versions",
@@ -2131,4 +2132,13 @@ fn a_done_word_inside_a_name_in_capitals_is_no_mark() {
     let (_, v, _) = json("first-sight-capitals-name");
     let all: Vec<bool> = (0..units(&v).len()).flat_map(|k| done(&v, k)).collect();
     assert_eq!(all, [false, false, false, true], "{v}");
+}
+
+/// `Status: **Implemented — local tests pass;` / `device scenarios
+/// pending.**`: a status wrapped over lines says on its later line what is
+/// left, and a done word with work left marks nothing done.
+#[test]
+fn a_status_wrapped_over_lines_is_read_whole() {
+    let (_, v, _) = json("first-sight-wrapped-status");
+    assert_eq!(done(&v, 0), [true, false, false, false, true], "{v}");
 }

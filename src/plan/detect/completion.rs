@@ -275,6 +275,14 @@ fn still_open(lower: &str) -> bool {
         "in progress",
         "not yet",
         "blocked",
+        // `Implemented — host validated; radio scenarios pending.`
+        "pending",
+        "remains",
+        "remain open",
+        "still open",
+        "still required",
+        "still needed",
+        "outstanding",
     ];
     LEFT.iter().any(|w| lower.contains(w))
 }
@@ -558,11 +566,43 @@ fn labelled_lines<'d>(
 ) -> impl Iterator<Item = (&'d str, &'d str)> + 'd {
     blocks
         .filter_map(|j| match &doc.blocks[j] {
-            Block::Paragraph { text, .. } | Block::Item { text, .. } => Some(text.lines()),
+            Block::Paragraph { text, .. } | Block::Item { text, .. } => Some(text.as_str()),
             _ => None,
         })
-        .flatten()
-        .filter_map(split_label)
+        .flat_map(labels_in)
+}
+
+/// The `Key: value` pairs of `text`, a value going on over the lines after
+/// its own that carry no label of their own: a status hard-wrapped over
+/// two lines (`Status: **Implemented — host validated;` / `radio scenarios
+/// pending.**`) says on its second what is left.
+fn labels_in(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    let mut rest = text;
+    std::iter::from_fn(move || loop {
+        if rest.is_empty() {
+            return None;
+        }
+        let (line, after) = rest.split_once('\n').unwrap_or((rest, ""));
+        rest = after;
+        let Some((key, value)) = split_label(line) else {
+            continue;
+        };
+        let start = value.as_ptr() as usize - text.as_ptr() as usize;
+        let mut end = start + value.len();
+        while !rest.is_empty() {
+            let (next, after) = rest.split_once('\n').unwrap_or((rest, ""));
+            let item = next.trim_start().starts_with(['-', '*', '+', '|', '#']);
+            if next.trim().is_empty() || (item && !next.trim_start().starts_with("**")) {
+                break;
+            }
+            if split_label(next).is_some() {
+                break;
+            }
+            end = next.as_ptr() as usize - text.as_ptr() as usize + next.len();
+            rest = after;
+        }
+        return Some((key, &text[start..end]));
+    })
 }
 
 /// `Status: Done`, and `状態：リリース済み` with the full-width colon of
@@ -641,6 +681,8 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
         return Some("marked complete in the plan (on its heading)".into());
     }
     if let Some(v) = status_values(doc, doc.own_blocks(i)).find(|v| status_says_done(v)) {
+        // A value wrapped over lines is shown by its first.
+        let v = v.lines().next().unwrap_or(v).trim_end_matches(['*', '`', '.', ' ']);
         return Some(format!("marked complete in the plan (Status: {v})"));
     }
     if nothing_to_do(doc, i) {
