@@ -682,7 +682,11 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
     }
     if let Some(v) = status_values(doc, doc.own_blocks(i)).find(|v| status_says_done(v)) {
         // A value wrapped over lines is shown by its first.
-        let v = v.lines().next().unwrap_or(v).trim_end_matches(['*', '`', '.', ' ']);
+        let v = v
+            .lines()
+            .next()
+            .unwrap_or(v)
+            .trim_end_matches(['*', '`', '.', ' ']);
         return Some(format!("marked complete in the plan (Status: {v})"));
     }
     if nothing_to_do(doc, i) {
