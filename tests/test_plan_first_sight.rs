@@ -155,6 +155,9 @@ json_snapshots! {
     open_heading_table => "first-sight-open-heading-table",
     capitals_name => "first-sight-capitals-name",
     wrapped_status => "first-sight-wrapped-status",
+    open_table_row => "first-sight-open-table-row",
+    running_items => "first-sight-running-items",
+    running_oneliners => "first-sight-running-oneliners",
     review_legend_work => "first-sight-review-legend-work",
     review_hardware_series_codes => "first-sight-review-hardware-series-codes",
     review_doc_control_versions => "first-sight-review-doc-control-versions",
@@ -2141,4 +2144,25 @@ fn a_done_word_inside_a_name_in_capitals_is_no_mark() {
 fn a_status_wrapped_over_lines_is_read_whole() {
     let (_, v, _) = json("first-sight-wrapped-status");
     assert_eq!(done(&v, 0), [true, false, false, false, true], "{v}");
+}
+
+/// `## 阶段 2 —— 查询层 ✅` over a stage table with a row `📋 待实现` (to be
+/// done): the phase still holds open work and is not done.
+#[test]
+fn an_open_row_of_its_own_table_keeps_a_marked_phase_open() {
+    let (_, v, _) = json("first-sight-open-table-row");
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
+}
+
+/// Phases over one numbered task list counted on across them (`## PHASE
+/// 2` over `- [x] 3. …`), each task with sub-tasks of its own: the tasks
+/// are the steps, each with its own box. One-line tasks stay each
+/// phase's checklist.
+#[test]
+fn tasks_counted_on_across_phases_are_the_steps() {
+    let (_, v, _) = json("first-sight-running-items");
+    assert_eq!(names(&v, 0).len(), 6, "{v}");
+    assert_eq!(done(&v, 0), [true, true, true, false, false, false], "{v}");
+    let (_, v, _) = json("first-sight-running-oneliners");
+    assert_eq!(names(&v, 0), ["Database", "Providers"], "{v}");
 }

@@ -229,9 +229,9 @@ pub(super) fn open_in_done(doc: &Doc, units: &[RawUnit]) -> Vec<((usize, usize),
             if s.sprint.done.is_none() {
                 continue;
             }
-            let steps = heading_at
-                .get(&s.span.start)
-                .map_or(0, |&i| open_step_headings(doc, i));
+            let steps = heading_at.get(&s.span.start).map_or(0, |&i| {
+                open_step_headings(doc, i) + open_status_rows(doc, i)
+            });
             let n = open_status_lines(&s.sprint.body) + steps;
             if n > 0 {
                 out.push(((u, k), n));
@@ -239,6 +239,25 @@ pub(super) fn open_in_done(doc: &Doc, units: &[RawUnit]) -> Vec<((usize, usize),
         }
     }
     out
+}
+
+/// Rows of status tables in the section of heading `i` whose status says
+/// the work is still to do (`| 6.6 | examples/webshell | 📋 待实现 |` under
+/// `### Phase 6 ✅`): open work of that sprint, as an open box is.
+fn open_status_rows(doc: &Doc, i: usize) -> usize {
+    doc.section(i)
+        .filter_map(|j| match &doc.blocks[j] {
+            Block::Table { header, rows, .. } => {
+                let col = status_column(header)?;
+                Some(
+                    rows.iter()
+                        .filter(|r| r.cells.get(col).is_some_and(|c| status_says_open(&c.text)))
+                        .count(),
+                )
+            }
+            _ => None,
+        })
+        .sum()
 }
 
 /// Steps written as open items and read as headings (`- [ ] **1.5.1** Unit
@@ -431,10 +450,15 @@ pub(crate) fn open_status_lines(body: &str) -> usize {
 pub(crate) fn status_says_open(value: &str) -> bool {
     let v = value.trim().trim_matches(['*', '`', ' ']);
     let lower = v.to_lowercase();
+    // The words after any mark (`📋 待实现`, `🔜 Planned`).
+    let words = lower.trim_start_matches(|c: char| !c.is_alphanumeric());
     ['⏳', '🚧', '🔄', '⬜', '🔲', '🟡', '❌']
         .iter()
         .any(|c| v.starts_with(*c))
-        || OPEN_WORDS.iter().any(|w| lower.starts_with(w))
+        || OPEN_WORDS.iter().any(|w| words.starts_with(w))
+        // `待实现`, `待办` (waiting to be done), `未実装`, `未着手` (not
+        // yet): the first character says the rest is still to come.
+        || words.starts_with(['待', '未'])
 }
 
 /// Words that open a status of work not done yet, in the plans' languages.

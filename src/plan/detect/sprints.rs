@@ -192,6 +192,14 @@ fn in_scope(
             matches!(&doc.blocks[i], Block::Table { header, rows, .. }
                 if rows.len() >= 2 && is_sprint_table(header, rows))
         });
+    // Phases over one task list counted on across them: the list's items
+    // are the steps.
+    if heads.is_none() && at.len() >= 2 && super::task_list::runs_across(doc, &at) {
+        let listed = super::task_list::task_list_sprints(doc, scope.clone());
+        if listed.len() >= at.len() * 2 {
+            return (listed, Some(SprintSource::TaskList));
+        }
+    }
     if (!sprints.is_empty() || heads.is_some()) && !title_over_table {
         return (
             super::steps::subdivided(doc, sprints, &at),

@@ -88,6 +88,57 @@ fn traceability(line: &str) -> bool {
         || lower.starts_with("property ")
 }
 
+/// Whether the sprint headings `at` are phases over one task list counted
+/// on across them (`## FASE 1` over `- [x] 1. …` to `- [x] 8. …`, `## FASE
+/// 2` over `- [ ] 9. …`): the numbers run on with no gap, at least two
+/// phases hold two or more, every phase holds some, and most items have
+/// sub-tasks of their own. A count that runs
+/// on across the phases is the author's own list of steps; tasks numbered
+/// again from 1 in each phase are each phase's parts.
+pub(super) fn runs_across(doc: &Doc, at: &[usize]) -> bool {
+    let mut next: Option<u32> = None;
+    let (mut framing, mut items, mut bodied) = (0, 0, 0);
+    for &i in at {
+        let mut held = 0;
+        for j in doc.section(i) {
+            let Block::Item {
+                text,
+                checked,
+                depth: 0,
+                ..
+            } = &doc.blocks[j]
+            else {
+                continue;
+            };
+            let first = text.lines().next().unwrap_or_default();
+            let (checked, first) = match (checked, optional_box(first)) {
+                (None, Some((ticked, rest))) => (Some(ticked), rest),
+                _ => (*checked, first),
+            };
+            let Some((n, _)) = checked.and_then(|_| numbered(first, false)) else {
+                continue;
+            };
+            if next.is_some_and(|want| want != n) {
+                return false;
+            }
+            next = Some(n + 1);
+            held += 1;
+            items += 1;
+            bodied += usize::from(matches!(
+                doc.blocks.get(j + 1),
+                Some(Block::Item { depth, .. }) if *depth > 0
+            ));
+        }
+        if held == 0 {
+            return false;
+        }
+        framing += usize::from(held >= 2);
+    }
+    // One-line items (`- [x] 12. lib/ai/openai.ts — …`) are each phase's
+    // checklist; items with sub-tasks of their own are steps.
+    framing >= 2 && bodied * 3 >= items * 2
+}
+
 /// The sprints of a numbered task list in `scope`, if it has two or more
 /// top-level numbered checklist items.
 pub(super) fn task_list_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
