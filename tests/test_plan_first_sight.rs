@@ -158,6 +158,7 @@ json_snapshots! {
     open_table_row => "first-sight-open-table-row",
     running_items => "first-sight-running-items",
     running_oneliners => "first-sight-running-oneliners",
+    skipped_status => "first-sight-skipped-status",
     review_legend_work => "first-sight-review-legend-work",
     review_hardware_series_codes => "first-sight-review-hardware-series-codes",
     review_doc_control_versions => "first-sight-review-doc-control-versions",
@@ -2165,4 +2166,12 @@ fn tasks_counted_on_across_phases_are_the_steps() {
     assert_eq!(done(&v, 0), [true, true, true, false, false, false], "{v}");
     let (_, v, _) = json("first-sight-running-oneliners");
     assert_eq!(names(&v, 0), ["Database", "Providers"], "{v}");
+}
+
+/// `- [x] **Status**: SKIPPED (…)` and `Cancelled — …`: work the plan says
+/// will not be done leaves nothing to send an agent, as done work.
+#[test]
+fn a_skipped_or_cancelled_status_leaves_nothing_to_run() {
+    let (_, v, _) = json("first-sight-skipped-status");
+    assert_eq!(done(&v, 0), [true, true, false, true], "{v}");
 }

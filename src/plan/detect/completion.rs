@@ -278,6 +278,33 @@ pub(crate) fn status_says_done(value: &str) -> bool {
     let lower = v.to_lowercase();
     (v.starts_with(MARK_EMOJI) || strip_done_marks(v).1 || opens_with_done_word(&lower))
         && !still_open(&lower)
+        || left_out(&lower)
+}
+
+/// A status that says the work will not be done (`SKIPPED (not needed
+/// after all)`, `CANCELLED`, `中止`): nothing is left to send an agent, as
+/// for work done.
+fn left_out(lower: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "skipped",
+        "cancelled",
+        "canceled",
+        "obsolete",
+        "superseded",
+        "wontfix",
+    ];
+    const PHRASES: &[&str] = &[
+        "won't do",
+        "not needed",
+        "no longer needed",
+        "中止",
+        "スキップ",
+        "已取消",
+        "取消",
+    ];
+    let words = lower.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let first = words.split(|c: char| !c.is_alphanumeric()).next();
+    WORDS.iter().any(|w| first == Some(w)) || PHRASES.iter().any(|p| words.starts_with(p))
 }
 
 /// A done word that goes on to name work left (`Implemented, needs
