@@ -278,13 +278,14 @@ pub(crate) fn status_says_done(value: &str) -> bool {
     let lower = v.to_lowercase();
     (v.starts_with(MARK_EMOJI) || strip_done_marks(v).1 || opens_with_done_word(&lower))
         && !still_open(&lower)
-        || left_out(&lower)
 }
 
-/// A status that says the work will not be done (`SKIPPED (not needed
-/// after all)`, `CANCELLED`, `中止`): nothing is left to send an agent, as
-/// for work done.
-fn left_out(lower: &str) -> bool {
+/// A step's own status line that says its work will not be done
+/// (`SKIPPED (not needed after all)`, `CANCELLED`, `中止`): nothing is left
+/// to send an agent, as for work done. (A row of a table of tasks so
+/// marked stays as it is: the table is an index, not the step.)
+fn left_out(value: &str) -> bool {
+    let lower = value.to_lowercase();
     const WORDS: &[&str] = &[
         "skipped",
         "cancelled",
@@ -731,7 +732,9 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
     if heading_done && !decorated(doc, i) {
         return Some("marked complete in the plan (on its heading)".into());
     }
-    if let Some(v) = status_values(doc, doc.own_blocks(i)).find(|v| status_says_done(v)) {
+    if let Some(v) =
+        status_values(doc, doc.own_blocks(i)).find(|v| status_says_done(v) || left_out(v))
+    {
         // A value wrapped over lines is shown by its first.
         let v = v
             .lines()
