@@ -159,6 +159,7 @@ json_snapshots! {
     running_items => "first-sight-running-items",
     running_oneliners => "first-sight-running-oneliners",
     skipped_status => "first-sight-skipped-status",
+    one_sprint => "first-sight-one-sprint",
     review_legend_work => "first-sight-review-legend-work",
     review_hardware_series_codes => "first-sight-review-hardware-series-codes",
     review_doc_control_versions => "first-sight-review-doc-control-versions",
@@ -2174,4 +2175,17 @@ fn tasks_counted_on_across_phases_are_the_steps() {
 fn a_skipped_or_cancelled_status_leaves_nothing_to_run() {
     let (_, v, _) = json("first-sight-skipped-status");
     assert_eq!(done(&v, 0), [true, true, false, true], "{v}");
+}
+
+/// A whole plan read as one sprint though it has sections of its own
+/// (`# Sprint: Payments rework` over `## Backend`, `## Frontend`, `##
+/// Rollout`) may be meant as several steps: the reading says so and asks.
+#[test]
+fn a_whole_plan_read_as_one_sprint_asks() {
+    let (_, v, _) = json("first-sight-one-sprint");
+    assert_eq!(names(&v, 0).len(), 1, "{v}");
+    assert!(
+        codes(&v, "guesses").contains(&"reading::one_sprint".to_string()),
+        "{v}"
+    );
 }

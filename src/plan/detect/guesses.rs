@@ -50,6 +50,36 @@ pub(super) fn guesses(
             line: doc.line(first.span.start),
         });
     }
+    // The whole plan read as one sprint though it has sections of its own:
+    // no plan of the corpora that reads so was meant as one step.
+    if let [unit] = units {
+        if let [one] = unit.sprints.as_slice() {
+            // Sections with list items of their own, other than the
+            // sprint's heading, its criteria and notes about the plan.
+            let sections = (0..doc.blocks.len())
+                .filter(|&i| {
+                    doc.heading(i).is_some_and(|(_, text, span)| {
+                        span.start != one.span.start
+                            && criteria_label(text).is_none()
+                            && !super::about_plan::describes_plan(text)
+                    }) && doc
+                        .own_blocks(i)
+                        .any(|j| matches!(doc.blocks[j], Block::Item { .. }))
+                })
+                .count();
+            if sections >= 3 {
+                out.push(Warning {
+                    code: "reading::one_sprint".into(),
+                    message: format!(
+                        "the whole plan is read as one sprint (`{}`), though {sections} sections list work of their own",
+                        one.sprint.name
+                    ),
+                    help: "check the reading with `git supervisor plan`, or have your agent rewrite the plan with `git supervisor import`".into(),
+                    line: doc.line(one.span.start),
+                });
+            }
+        }
+    }
     // Phases that frame steps beside phases read whole: two levels.
     for unit in units {
         let steps = unit

@@ -181,3 +181,29 @@ pub(super) fn series_gaps_filled(
     all.sort_by_key(|(i, _)| *i);
     all
 }
+
+/// Groups named by a state (`### ✅ Completed`, `### 🏗️ In Progress`,
+/// `### 📋 Planned`) under a section of work (`## Current Sprint (Week 1)`)
+/// sort that section's items by their state: the section is the work item,
+/// read once, and its state is its items' (open while one is).
+pub(super) fn status_buckets_lifted(
+    doc: &Doc,
+    groups: Vec<(usize, String)>,
+    top: u8,
+) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (i, name) in groups {
+        let parent = doc.parent[i].filter(|_| super::units::sections::is_status_group(&name));
+        let lifted = parent.and_then(|p| {
+            let (level, text, _) = doc.heading(p)?;
+            (level >= top && !super::units::sections::is_status_group(text))
+                .then(|| (p, clean_name(text)))
+        });
+        let (i, name) = lifted.unwrap_or((i, name));
+        if seen.insert(i) {
+            out.push((i, name));
+        }
+    }
+    out
+}

@@ -66,6 +66,7 @@ mod sprint_word;
 mod sprints;
 mod stated_deps;
 mod status_rows;
+mod status_words;
 mod steps;
 mod story;
 mod stream_units;

@@ -539,7 +539,7 @@ fn in_scope(
     // under `## Chat 1: Database`) are parts of those items: the numbered
     // headings are the sprints.
     let groups = super::numbered::numbered_parents(doc, &groups).unwrap_or(groups);
-    let groups = status_buckets_lifted(doc, groups, top);
+    let groups = super::levels::status_buckets_lifted(doc, groups, top);
     let groups = super::levels::nested_groups_lifted(doc, groups);
     let groups = super::levels::series_gaps_filled(doc, groups, scope_all.clone());
     let groups = with_unboxed_siblings(doc, groups, scope_all.clone());
@@ -666,28 +666,6 @@ fn todo_sprints(doc: &Doc) -> Vec<RawSprint> {
             RawSprint { id, span, sprint }
         })
         .collect()
-}
-
-/// Groups named by a state (`### ✅ Completed`, `### 🏗️ In Progress`,
-/// `### 📋 Planned`) under a section of work (`## Current Sprint (Week 1)`)
-/// sort that section's items by their state: the section is the work item,
-/// read once, and its state is its items' (open while one is).
-fn status_buckets_lifted(doc: &Doc, groups: Vec<(usize, String)>, top: u8) -> Vec<(usize, String)> {
-    let mut out: Vec<(usize, String)> = Vec::new();
-    let mut seen = BTreeSet::new();
-    for (i, name) in groups {
-        let parent = doc.parent[i].filter(|_| super::units::sections::is_status_group(&name));
-        let lifted = parent.and_then(|p| {
-            let (level, text, _) = doc.heading(p)?;
-            (level >= top && !super::units::sections::is_status_group(text))
-                .then(|| (p, clean_name(text)))
-        });
-        let (i, name) = lifted.unwrap_or((i, name));
-        if seen.insert(i) {
-            out.push((i, name));
-        }
-    }
-    out
 }
 
 /// Whether a heading sits in a section about the plan (`## Future

@@ -1,0 +1,370 @@
+//! Status lines and the words they are written in: `Status: ✅ Done`,
+//! `**状态**: ⏳ 待开始`, a value wrapped over lines, and which values say
+//! the work is done, open, or left out. Shared by the readers of done marks
+//! ([`completion`](super::completion)) and of status tables.
+
+use super::completion::{strip_done_marks, MARK_EMOJI};
+use super::*;
+/// A status value that says done: a done mark (`✅ Done`) or a first word
+/// of complete, completed, done, finished, shipped or merged.
+pub(crate) fn status_says_done(value: &str) -> bool {
+    let v = value.trim().trim_matches(['*', '`']).trim();
+    let lower = v.to_lowercase();
+    (v.starts_with(MARK_EMOJI) || strip_done_marks(v).1 || opens_with_done_word(&lower))
+        && !still_open(&lower)
+}
+
+/// A step's own status line that says its work will not be done
+/// (`SKIPPED (not needed after all)`, `CANCELLED`, `中止`): nothing is left
+/// to send an agent, as for work done. (A row of a table of tasks so
+/// marked stays as it is: the table is an index, not the step.)
+pub(super) fn left_out(value: &str) -> bool {
+    let lower = value.to_lowercase();
+    const WORDS: &[&str] = &[
+        "skipped",
+        "cancelled",
+        "canceled",
+        "obsolete",
+        "superseded",
+        "wontfix",
+    ];
+    const PHRASES: &[&str] = &[
+        "won't do",
+        "not needed",
+        "no longer needed",
+        "中止",
+        "スキップ",
+        "已取消",
+        "取消",
+    ];
+    let words = lower.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let first = words.split(|c: char| !c.is_alphanumeric()).next();
+    WORDS.iter().any(|w| first == Some(w)) || PHRASES.iter().any(|p| words.starts_with(p))
+}
+
+/// A done word that goes on to name work left (`Implemented, needs
+/// hardening`, `Done except the docs`): the item is still open.
+fn still_open(lower: &str) -> bool {
+    const LEFT: &[&str] = &[
+        "needs ",
+        "need ",
+        "partial",
+        "partly",
+        "remaining",
+        "except",
+        " but ",
+        "in progress",
+        "not yet",
+        "blocked",
+        // `Implemented — host validated; radio scenarios pending.`
+        "pending",
+        "remains",
+        "remain open",
+        "still open",
+        "still required",
+        "still needed",
+        "outstanding",
+    ];
+    LEFT.iter().any(|w| lower.contains(w))
+}
+
+/// A table's column of each row's status (`Status`, `Estado`, `状態`,
+/// `Done`).
+pub(super) fn status_column(header: &[Cell]) -> Option<usize> {
+    column_where(header, |h| h == "done" || is_status_key(h))
+}
+
+/// Whether lower-cased text opens with a done word or phrase of the
+/// plans' languages (`complete`, `erledigt`, `完了`).
+pub(crate) fn opens_with_done_word(lower: &str) -> bool {
+    let first = lower.split(|c: char| !c.is_alphanumeric()).next();
+    DONE_WORDS.iter().any(|w| first == Some(w))
+        || DONE_PHRASES.iter().any(|p| lower.starts_with(p))
+        // `リリース済み`, `実装済`: what was done, then 済 (done).
+        // (`未済`, not yet settled, is open.)
+        || first.is_some_and(|f| {
+            (f.ends_with("済み") || f.ends_with('済'))
+                && f.chars().nth(1).is_some()
+                && !f.starts_with('未')
+        })
+}
+
+/// A status value's first word that says done, in the languages plans are
+/// written in.
+pub(super) const DONE_WORDS: &[&str] = &[
+    "complete",
+    "completed",
+    "done",
+    "finished",
+    "shipped",
+    "merged",
+    "implemented",
+    "released",
+    "delivered",
+    "resolved",
+    "fixed",
+    // Spanish, Portuguese, Italian, French, German
+    "completado",
+    "completada",
+    "terminado",
+    "terminada",
+    "finalizado",
+    "finalizada",
+    "hecho",
+    "concluído",
+    "concluida",
+    "concluída",
+    "feito",
+    "completo",
+    "completato",
+    "completata",
+    "completati",
+    "completate",
+    "completadas",
+    "completados",
+    "concluso",
+    "fatto",
+    "terminato",
+    "terminé",
+    "terminée",
+    "terminés",
+    "terminées",
+    // Shouted without its accent (`PHASE A — … — TERMINEE`).
+    "terminee",
+    "terminees",
+    "achevé",
+    "achevée",
+    "fait",
+    "erledigt",
+    "fertig",
+    "abgeschlossen",
+    // Polish, Czech, Turkish, Russian, Ukrainian, Vietnamese
+    "zrealizowane",
+    "zrealizowany",
+    "zakończone",
+    "ukończone",
+    "gotowe",
+    "zrobione",
+    "hotovo",
+    "dokončeno",
+    "tamamlandı",
+    "tamamlanan",
+    "bitti",
+    "готово",
+    "готов",
+    "выполнено",
+    "выполнен",
+    "выполнена",
+    "завершено",
+    "завершен",
+    "завершён",
+    "завершена",
+    // Arabic
+    "مكتملة",
+    "مكتمل",
+    "реализован",
+    "реализовано",
+    "реализована",
+    "сделано",
+    "виконано",
+    "завершено",
+    "xong",
+    // Indonesian, Dutch, Swedish, Persian, Arabic, Hebrew, Hindi
+    "selesai",
+    "voltooid",
+    "klaar",
+    "مكتمل",
+    "منجز",
+    "تم",
+    "הושלם",
+    "בוצע",
+    "पूर्ण",
+];
+
+/// Done said in scripts without spaces between words, or in two words.
+pub(super) const DONE_PHRASES: &[&str] = &[
+    "已完成",
+    "完成",
+    "完了",
+    "済",
+    "완료",
+    "hoàn thành",
+    "đã xong",
+    "تکمیل شده",
+    "انجام شده",
+    "पूरा हुआ",
+];
+
+/// How many `Status:` lines in `body` say the work is not done (`Status:
+/// Not started`, `**状态**: ⏳ 待开始`, `Stato: in corso`).
+pub(crate) fn open_status_lines(body: &str) -> usize {
+    body.lines()
+        .filter_map(|l| {
+            let l = l.trim().trim_start_matches(['-', '*', '+', ' ']);
+            split_label(l)
+        })
+        .filter(|(k, _)| is_status_key(k))
+        .filter(|(_, v)| status_says_open(v))
+        .count()
+}
+
+/// A status value that says the work is still to do or under way.
+pub(crate) fn status_says_open(value: &str) -> bool {
+    let v = value.trim().trim_matches(['*', '`', ' ']);
+    let lower = v.to_lowercase();
+    // The words after any mark (`📋 待实现`, `🔜 Planned`).
+    let words = lower.trim_start_matches(|c: char| !c.is_alphanumeric());
+    ['⏳', '🚧', '🔄', '⬜', '🔲', '🟡', '❌']
+        .iter()
+        .any(|c| v.starts_with(*c))
+        || OPEN_WORDS.iter().any(|w| words.starts_with(w))
+        // `待实现`, `待办` (waiting to be done), `未実装`, `未着手` (not
+        // yet): the first character says the rest is still to come.
+        || words.starts_with(['待', '未'])
+}
+
+/// Words that open a status of work not done yet, in the plans' languages.
+pub(super) const OPEN_WORDS: &[&str] = &[
+    "not started",
+    "not yet started",
+    "pending",
+    "in progress",
+    "todo",
+    "to do",
+    "planned",
+    "wip",
+    "blocked",
+    "待开始",
+    "未开始",
+    "进行中",
+    "未着手",
+    "進行中",
+    "w toku",
+    "pendiente",
+    "en curso",
+    "en progreso",
+    "in corso",
+    "da fare",
+    "em andamento",
+    "pendente",
+    "в работе",
+    "не начато",
+    "bekliyor",
+    "devam ediyor",
+    "offen",
+    "ausstehend",
+    "à faire",
+    "en attente",
+    "未完成",
+    "待定",
+    "未対応",
+];
+
+/// A `Status:` key, in any of the plans' languages: `Status`, `Status M1`
+/// (a milestone's own), `Estado`, `Stato`, `Statut`, `Stan`, `Durum`,
+/// `Статус`, `状态`, `状態`, `상태`.
+pub(crate) fn is_status_key(key: &str) -> bool {
+    let k = norm(key);
+    let first = k.split_whitespace().next().unwrap_or_default();
+    [
+        "status",
+        "state",
+        "estado",
+        "stato",
+        "statut",
+        "état",
+        "etat",
+        "zustand",
+        "stan",
+        "durum",
+        "статус",
+        "состояние",
+        "状态",
+        "狀態",
+        "状態",
+        "상태",
+        "ステータス",
+        "stav",
+        "стан",
+        "وضعیت",
+        "الحالة",
+        "حالة",
+        "סטטוס",
+        "מצב",
+        "स्थिति",
+        "κατάσταση",
+    ]
+    .contains(&first)
+        && k.split_whitespace().count() <= 2
+        // Vietnamese writes its one word in two syllables.
+        || k == "trạng thái"
+}
+
+/// The `Key: value` pairs of the paragraph and list-item lines in `blocks`.
+pub(super) fn labelled_lines<'d>(
+    doc: &'d Doc,
+    blocks: impl Iterator<Item = usize> + 'd,
+) -> impl Iterator<Item = (&'d str, &'d str)> + 'd {
+    blocks
+        .filter_map(|j| match &doc.blocks[j] {
+            Block::Paragraph { text, .. } | Block::Item { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .flat_map(labels_in)
+}
+
+/// The `Key: value` pairs of `text`, a value going on over the lines after
+/// its own that carry no label of their own: a status hard-wrapped over
+/// two lines (`Status: **Implemented — host validated;` / `radio scenarios
+/// pending.**`) says on its second what is left.
+fn labels_in(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    let mut rest = text;
+    std::iter::from_fn(move || loop {
+        if rest.is_empty() {
+            return None;
+        }
+        let (line, after) = rest.split_once('\n').unwrap_or((rest, ""));
+        rest = after;
+        let Some((key, value)) = split_label(line) else {
+            continue;
+        };
+        let start = value.as_ptr() as usize - text.as_ptr() as usize;
+        let mut end = start + value.len();
+        while !rest.is_empty() {
+            let (next, after) = rest.split_once('\n').unwrap_or((rest, ""));
+            let item = next.trim_start().starts_with(['-', '*', '+', '|', '#']);
+            if next.trim().is_empty() || (item && !next.trim_start().starts_with("**")) {
+                break;
+            }
+            if split_label(next).is_some() {
+                break;
+            }
+            end = next.as_ptr() as usize - text.as_ptr() as usize + next.len();
+            rest = after;
+        }
+        return Some((key, &text[start..end]));
+    })
+}
+
+/// `Status: Done`, and `状態：リリース済み` with the full-width colon of
+/// CJK text after a key in CJK.
+pub(super) fn split_label(line: &str) -> Option<(&str, &str)> {
+    // Every line of every step is asked: the full-width colon is looked
+    // for only after a key written in another script (`**状態**：…`).
+    let key = line.trim_start_matches([' ', '-', '*', '+', '_']);
+    if key.as_bytes().first().is_some_and(|b| !b.is_ascii()) {
+        line.split_once([':', '：'])
+    } else {
+        line.split_once(':')
+    }
+}
+
+/// The values of the `Status:` lines (`- **Status**: ✅ Done`) in `blocks`.
+pub(super) fn status_values<'d>(
+    doc: &'d Doc,
+    blocks: impl Iterator<Item = usize> + 'd,
+) -> impl Iterator<Item = &'d str> + 'd {
+    labelled_lines(doc, blocks)
+        .filter(|(key, _)| is_status_key(key))
+        .map(|(_, value)| value.trim().trim_matches(['*', '`', '.', ' ']))
+}
