@@ -160,6 +160,7 @@ json_snapshots! {
     running_oneliners => "first-sight-running-oneliners",
     skipped_status => "first-sight-skipped-status",
     one_sprint => "first-sight-one-sprint",
+    letter_id => "first-sight-letter-id",
     review_legend_work => "first-sight-review-legend-work",
     review_hardware_series_codes => "first-sight-review-hardware-series-codes",
     review_doc_control_versions => "first-sight-review-doc-control-versions",
@@ -2188,4 +2189,15 @@ fn a_whole_plan_read_as_one_sprint_asks() {
         codes(&v, "guesses").contains(&"reading::one_sprint".to_string()),
         "{v}"
     );
+}
+
+/// `## Phase 2.x: Follow-ups` among numbered phases: a letter after the
+/// number's dot is the number's own (`2x`), and the plan is read, not
+/// refused.
+#[test]
+fn a_letter_after_a_dot_is_part_of_the_id() {
+    let (status, v, _) = json("first-sight-letter-id");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0).len(), 5, "{v}");
+    assert_eq!(v["units"][0]["sprints"][3]["id"], "2x", "{v}");
 }

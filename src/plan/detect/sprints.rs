@@ -64,11 +64,21 @@ pub(super) fn model_id(raw: &str) -> Option<SprintId> {
         };
         return Some(SprintId { number, suffix });
     }
-    // `01` → 1; `1A` → 1a.
-    raw.to_ascii_lowercase()
-        .trim_start_matches('0')
-        .parse::<SprintId>()
-        .ok()
+    // `01` → 1; `1A` → 1a; `2.x` (phase 2's follow-ups), `1.A` → 2x, 1a: a
+    // letter after a separator is the number's own.
+    let lower = raw.to_ascii_lowercase();
+    let lower = lower.trim_start_matches('0');
+    lower.parse::<SprintId>().ok().or_else(|| {
+        let mut joined = String::with_capacity(lower.len());
+        let mut chars = lower.chars().peekable();
+        while let Some(c) = chars.next() {
+            let before_letter = chars.peek().is_some_and(char::is_ascii_lowercase);
+            if !(matches!(c, '.' | '-') && before_letter) {
+                joined.push(c);
+            }
+        }
+        joined.parse::<SprintId>().ok()
+    })
 }
 
 pub(super) fn detect_sprints(
