@@ -161,6 +161,7 @@ json_snapshots! {
     skipped_status => "first-sight-skipped-status",
     one_sprint => "first-sight-one-sprint",
     letter_id => "first-sight-letter-id",
+    done_item => "first-sight-done-item",
     review_legend_work => "first-sight-review-legend-work",
     review_hardware_series_codes => "first-sight-review-hardware-series-codes",
     review_doc_control_versions => "first-sight-review-doc-control-versions",
@@ -2200,4 +2201,14 @@ fn a_letter_after_a_dot_is_part_of_the_id() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(names(&v, 0).len(), 5, "{v}");
     assert_eq!(v["units"][0]["sprints"][3]["id"], "2x", "{v}");
+}
+
+/// `- [x] **Done** 2026-04-21` over a task's notes: the ticked line says
+/// the task is done, and is no task line itself; the notes beside it are
+/// no open work.
+#[test]
+fn a_ticked_done_line_marks_its_section_done() {
+    let (_, v, _) = json("first-sight-done-item");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
+    assert_eq!(v["tally"]["task_lines"], 2, "{v}");
 }

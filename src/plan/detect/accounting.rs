@@ -61,8 +61,9 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
                 b,
                 Block::Item {
                     checked: Some(_),
+                    text,
                     ..
-                }
+                } if !super::completion::done_item(text)
             )
         });
         boxed_list[start..i].fill(boxed);
@@ -103,6 +104,10 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         // top-level item is a work line; `- **Goal**: …` is a field.
         let bold = *depth == 0 && bold_work_label(raw);
         let marked = *depth == 0 && checked.is_none() && marked_list[i];
+        // `- [x] **已完成** 2026-04-21`: the section's done mark.
+        if *checked == Some(true) && super::completion::done_item(text) {
+            continue;
+        }
         if !(checked.is_some()
             || unread_box
             || pending

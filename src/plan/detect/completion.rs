@@ -11,7 +11,8 @@
 //! all say done (`- **Status**: ✅ Done`, at least two).
 
 pub(crate) use super::status_words::{
-    is_status_key, open_status_lines, opens_with_done_word, status_says_done, status_says_open,
+    done_item, is_status_key, open_status_lines, opens_with_done_word, status_says_done,
+    status_says_open,
 };
 use super::status_words::{labelled_lines, DONE_PHRASES, DONE_WORDS};
 pub(super) use super::status_words::{
@@ -388,6 +389,24 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
     }
     if nothing_to_do(doc, i) {
         return Some("nothing to do: the plan says so and lists no work".into());
+    }
+    if let Some(text) = doc.own_blocks(i).find_map(|j| match &doc.blocks[j] {
+        Block::Item {
+            checked: Some(true),
+            text,
+            ..
+        } if done_item(text) => Some(text),
+        _ => None,
+    }) {
+        let text = text
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .replace(['*', '_'], "");
+        return Some(format!(
+            "marked complete in the plan (`[x] {}`)",
+            text.trim()
+        ));
     }
     if let Some(line) = count_says_done(doc, doc.own_blocks(i)) {
         return Some(format!("marked complete in the plan ({line})"));

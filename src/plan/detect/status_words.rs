@@ -368,3 +368,37 @@ pub(super) fn status_values<'d>(
         .filter(|(key, _)| is_status_key(key))
         .map(|(_, value)| value.trim().trim_matches(['*', '`', '.', ' ']))
 }
+
+/// A ticked item that says only that its section is done (`- [x] **已完成**
+/// 2026-04-21`, `- [x] Done`, `- [x] Completed (2025-03-02)`): the
+/// section's done mark, not a task of it.
+pub(crate) fn done_item(text: &str) -> bool {
+    let t = text
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .replace(['*', '_'], "");
+    let lower = t.trim().to_lowercase();
+    if !opens_with_done_word(&lower) || still_open(&lower) {
+        return false;
+    }
+    let word = DONE_PHRASES
+        .iter()
+        .find(|p| lower.starts_with(*p))
+        .map_or_else(
+            || {
+                lower
+                    .split(|c: char| !c.is_alphanumeric())
+                    .next()
+                    .unwrap_or("")
+                    .len()
+            },
+            |p| p.len(),
+        );
+    // What may follow the word: a day, and marks around it.
+    lower[word..]
+        .chars()
+        .all(|c| c.is_ascii_digit() || " -/.:()（）:：✅✔".contains(c))
+}
