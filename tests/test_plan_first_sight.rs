@@ -162,6 +162,13 @@ json_snapshots! {
     one_sprint => "first-sight-one-sprint",
     letter_id => "first-sight-letter-id",
     done_item => "first-sight-done-item",
+    review_wrapped_next_up => "first-sight-review-wrapped-next-up",
+    review_wrapped_prose_after_done => "first-sight-review-wrapped-prose-after-done",
+    review_skipped_for_now => "first-sight-review-skipped-for-now",
+    review_skip_words_in_sentences => "first-sight-review-skip-words-in-sentences",
+    review_rows_put_off => "first-sight-review-rows-put-off",
+    review_phase_items_out_of_scope => "first-sight-review-phase-items-out-of-scope",
+    review_phase_items_exit_criteria => "first-sight-review-phase-items-exit-criteria",
     review_legend_work => "first-sight-review-legend-work",
     review_hardware_series_codes => "first-sight-review-hardware-series-codes",
     review_doc_control_versions => "first-sight-review-doc-control-versions",
@@ -2180,8 +2187,9 @@ fn a_skipped_or_cancelled_status_leaves_nothing_to_run() {
 }
 
 /// A whole plan read as one sprint though it has sections of its own
-/// (`# Sprint: Payments rework` over `## Backend`, `## Frontend`, `##
+/// (`# Phase 2: Payments rework` over `## Backend`, `## Frontend`, `##
 /// Rollout`) may be meant as several steps: the reading says so and asks.
+/// A plan titled as one sprint (`# Sprint: cache v2.1`) says it is one.
 #[test]
 fn a_whole_plan_read_as_one_sprint_asks() {
     let (_, v, _) = json("first-sight-one-sprint");
@@ -2211,4 +2219,33 @@ fn a_ticked_done_line_marks_its_section_done() {
     let (_, v, _) = json("first-sight-done-item");
     assert_eq!(done(&v, 0), [true, true, false], "{v}");
     assert_eq!(v["tally"]["task_lines"], 2, "{v}");
+}
+
+/// The review's plans the first build read right, read so still: a status
+/// goes on to the next line only where its first is unfinished, and done is
+/// read on that first line (`Status: Next up` / `It builds on M1 ✅` is
+/// open; `Status: Complete` / `The remaining phases build on these
+/// tables.` is done); a skip put off or in a sentence is no skip; a row put
+/// off to another milestone, or a status struck out, leaves its phase done;
+/// items of phases leave the sections after them and their criteria alone.
+#[test]
+fn the_review_plans_read_as_a_person_reads_them() {
+    let (_, v, _) = json("first-sight-review-wrapped-next-up");
+    assert_eq!(done(&v, 0), [true, false, false, false], "{v}");
+    let (_, v, _) = json("first-sight-review-wrapped-prose-after-done");
+    assert_eq!(done(&v, 0), [true, false, true, false], "{v}");
+    let (_, v, _) = json("first-sight-review-skipped-for-now");
+    assert_eq!(done(&v, 0), [true, false, false, false, false], "{v}");
+    let (_, v, _) = json("first-sight-review-skip-words-in-sentences");
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
+    let (_, v, _) = json("first-sight-review-rows-put-off");
+    assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
+    let (_, v, _) = json("first-sight-review-phase-items-out-of-scope");
+    assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
+    let tasks = v["units"][0]["sprints"][3]["tasks"].to_string();
+    assert!(!tasks.contains("Social login"), "{v}");
+    let (_, v, _) = json("first-sight-review-phase-items-exit-criteria");
+    assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
+    let exit = v["units"][0]["sprints"][1]["exit"].to_string();
+    assert!(exit.contains("API tests pass on CI"), "{v}");
 }

@@ -505,8 +505,9 @@ pub(super) fn account(
     };
     let (mut open_in, ticked_in) = count_lines(doc, units, plan_wide, &lines, &mut tally);
     guesses.extend(progress_inside(doc, units, &open_in, &ticked_in));
-    for (at, n) in super::completion::open_in_done(doc, units) {
-        *open_in.entry(at).or_default() += n;
+    for (at, n, rows) in super::completion::open_in_done(doc, units) {
+        let open = open_in.entry(at).or_default();
+        *open += n + if *open == 0 { rows } else { 0 };
     }
     guesses.extend(undo_done(doc, units, &open_in, &ticked_in));
     same_work_twice(doc, units, &mut tally, problems);

@@ -12,7 +12,7 @@
 
 pub(crate) use super::status_words::{
     done_item, is_status_key, open_status_lines, opens_with_done_word, status_says_done,
-    status_says_open,
+    status_says_open, status_says_open_after_marks,
 };
 use super::status_words::{labelled_lines, DONE_PHRASES, DONE_WORDS};
 pub(super) use super::status_words::{
@@ -229,7 +229,10 @@ fn done_aside(text: &str) -> Option<String> {
 /// Open lines the tally does not count, in sprints marked done: `Status:
 /// Not started` lines (open work of their own, as an open box is) and open
 /// items read as step headings. (unit, sprint) → how many.
-pub(super) fn open_in_done(doc: &Doc, units: &[RawUnit]) -> Vec<((usize, usize), usize)> {
+/// (unit, sprint) → (open lines, open rows of its status tables): rows the
+/// tally may count already, so the caller adds them only where it counted
+/// none.
+pub(super) fn open_in_done(doc: &Doc, units: &[RawUnit]) -> Vec<((usize, usize), usize, usize)> {
     let heading_at = doc.headings_by_start();
     let mut out = Vec::new();
     for (u, unit) in units.iter().enumerate() {
@@ -237,12 +240,12 @@ pub(super) fn open_in_done(doc: &Doc, units: &[RawUnit]) -> Vec<((usize, usize),
             if s.sprint.done.is_none() {
                 continue;
             }
-            let steps = heading_at.get(&s.span.start).map_or(0, |&i| {
-                open_step_headings(doc, i) + open_status_rows(doc, i)
+            let (steps, rows) = heading_at.get(&s.span.start).map_or((0, 0), |&i| {
+                (open_step_headings(doc, i), open_status_rows(doc, i))
             });
             let n = open_status_lines(&s.sprint.body) + steps;
-            if n > 0 {
-                out.push(((u, k), n));
+            if n + rows > 0 {
+                out.push(((u, k), n, rows));
             }
         }
     }
@@ -252,14 +255,46 @@ pub(super) fn open_in_done(doc: &Doc, units: &[RawUnit]) -> Vec<((usize, usize),
 /// Rows of status tables in the section of heading `i` whose status says
 /// the work is still to do (`| 6.6 | examples/webshell | 📋 待实现 |` under
 /// `### Phase 6 ✅`): open work of that sprint, as an open box is.
+/// Rows put off to later work (`🔜 Planned for Milestone 4`, a table under
+/// `### Deferred to Phase 4`) are that work's, not this sprint's.
 fn open_status_rows(doc: &Doc, i: usize) -> usize {
+    const LATER: &[&str] = &[
+        "defer",
+        "moved",
+        "postpone",
+        "later",
+        "延期",
+        "推迟",
+        "後回し",
+    ];
+    // A row's status naming other work (`Planned for Milestone 4`).
+    const ELSEWHERE: &[&str] = &["phase", "milestone", "sprint", "next", "阶段", "フェーズ"];
+    let later = |text: &str| {
+        let lower = text.to_lowercase();
+        LATER.iter().any(|w| lower.contains(w))
+    };
+    let elsewhere = |text: &str| {
+        let lower = text.to_lowercase();
+        later(text) || ELSEWHERE.iter().any(|w| lower.contains(w))
+    };
+    let mut under = i;
+    let mut put_off = false;
     doc.section(i)
         .filter_map(|j| match &doc.blocks[j] {
-            Block::Table { header, rows, .. } => {
+            Block::Heading { text, .. } => {
+                under = j;
+                put_off = later(text);
+                None
+            }
+            Block::Table { header, rows, .. } if under == i || !put_off => {
                 let col = status_column(header)?;
                 Some(
                     rows.iter()
-                        .filter(|r| r.cells.get(col).is_some_and(|c| status_says_open(&c.text)))
+                        .filter(|r| {
+                            r.cells.get(col).is_some_and(|c| {
+                                status_says_open_after_marks(&c.text) && !elsewhere(&c.text)
+                            })
+                        })
                         .count(),
                 )
             }

@@ -19,6 +19,24 @@ pub(super) fn done_in_place(units: &[RawUnit]) -> HashSet<usize> {
         .collect()
 }
 
+/// A section that keeps a record of the work (`## Progress Log`, `##
+/// History`), not work of its own.
+fn keeps_a_record(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    [
+        "progress",
+        "log",
+        "history",
+        "changelog",
+        "journal",
+        "进度",
+        "記録",
+        "履歴",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+}
+
 /// What the reading guessed, each with the line it rests on.
 pub(super) fn guesses(
     doc: &Doc,
@@ -53,7 +71,9 @@ pub(super) fn guesses(
     // The whole plan read as one sprint though it has sections of its own:
     // no plan of the corpora that reads so was meant as one step.
     if let [unit] = units {
+        // A plan titled as one sprint (`# Sprint: cache v2.1`) says so.
         if let [one] = unit.sprints.as_slice() {
+            let titled = one.sprint.origin.rule.contains("`Sprint:` title");
             // Sections with list items of their own, other than the
             // sprint's heading, its criteria and notes about the plan.
             let sections = (0..doc.blocks.len())
@@ -62,12 +82,13 @@ pub(super) fn guesses(
                         span.start != one.span.start
                             && criteria_label(text).is_none()
                             && !super::about_plan::describes_plan(text)
+                            && !keeps_a_record(text)
                     }) && doc
                         .own_blocks(i)
                         .any(|j| matches!(doc.blocks[j], Block::Item { .. }))
                 })
                 .count();
-            if sections >= 3 {
+            if sections >= 3 && !titled {
                 out.push(Warning {
                     code: "reading::one_sprint".into(),
                     message: format!(

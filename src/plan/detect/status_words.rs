@@ -8,10 +8,13 @@ use super::*;
 /// A status value that says done: a done mark (`✅ Done`) or a first word
 /// of complete, completed, done, finished, shipped or merged.
 pub(crate) fn status_says_done(value: &str) -> bool {
-    let v = value.trim().trim_matches(['*', '`']).trim();
+    // Done is read on the value's first line; the lines it wraps onto may
+    // only say what is left (`…; radio scenarios pending`).
+    let first = value.lines().next().unwrap_or_default();
+    let v = first.trim().trim_matches(['*', '`']).trim();
     let lower = v.to_lowercase();
     (v.starts_with(MARK_EMOJI) || strip_done_marks(v).1 || opens_with_done_word(&lower))
-        && !still_open(&lower)
+        && !still_open(&value.to_lowercase())
 }
 
 /// A step's own status line that says its work will not be done
@@ -37,9 +40,40 @@ pub(super) fn left_out(value: &str) -> bool {
         "已取消",
         "取消",
     ];
-    let words = lower.trim_start_matches(|c: char| !c.is_alphanumeric());
-    let first = words.split(|c: char| !c.is_alphanumeric()).next();
-    WORDS.iter().any(|w| first == Some(w)) || PHRASES.iter().any(|p| words.starts_with(p))
+    let words = lower
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .trim_end_matches(|c: char| !c.is_alphanumeric() && c != ')' && c != '）');
+    let said = WORDS
+        .iter()
+        .chain(PHRASES)
+        .find_map(|w| words.strip_prefix(w));
+    // The word alone or with its reason set apart (`SKIPPED (not needed)`,
+    // `Cancelled — retired first`); not the opening of a sentence
+    // (`Obsolete API calls must go`, `スキップ不可`), and not a deferral
+    // (`Skipped for now — revisit before GA`).
+    let Some(after) = said else {
+        return false;
+    };
+    let reason = after.trim_start();
+    let set_apart = after.is_empty()
+        || reason.starts_with([
+            '(', '（', '—', '–', '-', ':', '：', ';', ',', '，', '。', '.',
+        ]);
+    const LATER: &[&str] = &[
+        "for now",
+        "revisit",
+        "later",
+        "until",
+        "defer",
+        "postpone",
+        "planned",
+        "moved to",
+        "next release",
+        "暂",
+        "後で",
+        "延期",
+    ];
+    set_apart && !still_open(&lower) && !LATER.iter().any(|w| lower.contains(w))
 }
 
 /// A done word that goes on to name work left (`Implemented, needs
@@ -212,19 +246,34 @@ pub(crate) fn open_status_lines(body: &str) -> usize {
 pub(crate) fn status_says_open(value: &str) -> bool {
     let v = value.trim().trim_matches(['*', '`', ' ']);
     let lower = v.to_lowercase();
-    // The words after any mark (`📋 待实现`, `🔜 Planned`).
-    let words = lower.trim_start_matches(|c: char| !c.is_alphanumeric());
     ['⏳', '🚧', '🔄', '⬜', '🔲', '🟡', '❌']
         .iter()
         .any(|c| v.starts_with(*c))
-        || OPEN_WORDS.iter().any(|w| words.starts_with(w))
-        // `待实现`, `待办` (waiting to be done), `未実装`, `未着手` (not
-        // yet): the first character says the rest is still to come.
-        || words.starts_with(['待', '未'])
+        || OPEN_WORDS.iter().any(|w| lower.starts_with(w))
+}
+
+/// [`status_says_open`], read after any mark of the writer's own (`📋
+/// 待实现`, `🔜 Planned`) and after a status struck out (`~~Planned~~
+/// Shipped` is shipped).
+pub(crate) fn status_says_open_after_marks(value: &str) -> bool {
+    let v = value.trim().trim_matches(['*', '`', ' ']);
+    let v = v.rsplit_once("~~").map_or(v, |(_, now)| now.trim());
+    let words = v.trim_start_matches(|c: char| !c.is_alphanumeric());
+    status_says_open(v) || status_says_open(words)
 }
 
 /// Words that open a status of work not done yet, in the plans' languages.
 pub(super) const OPEN_WORDS: &[&str] = &[
+    // Waiting to be done, not yet (`📋 待实现`, `未実装`).
+    "待实现",
+    "待實現",
+    "待办",
+    "待开发",
+    "待開發",
+    "待处理",
+    "未実装",
+    "未实现",
+    "未開始",
     "not started",
     "not yet started",
     "pending",
@@ -330,7 +379,7 @@ fn labels_in(text: &str) -> impl Iterator<Item = (&str, &str)> {
         };
         let start = value.as_ptr() as usize - text.as_ptr() as usize;
         let mut end = start + value.len();
-        while !rest.is_empty() {
+        while !rest.is_empty() && unfinished(value, rest) {
             let (next, after) = rest.split_once('\n').unwrap_or((rest, ""));
             let item = next.trim_start().starts_with(['-', '*', '+', '|', '#']);
             if next.trim().is_empty() || (item && !next.trim_start().starts_with("**")) {
@@ -344,6 +393,21 @@ fn labels_in(text: &str) -> impl Iterator<Item = (&str, &str)> {
         }
         return Some((key, &text[start..end]));
     })
+}
+
+/// Whether a label's value `first` goes on onto the next of the `rest`
+/// lines: its bold is left open (`**Implemented — host validated;`), it
+/// ends on a comma, semicolon or dash, or it ends with no stop and the next
+/// line opens in lower case. A line after a finished value (`Status:
+/// Complete` / `The remaining phases build on it.`) is prose of its own.
+fn unfinished(first: &str, rest: &str) -> bool {
+    let t = first.trim_end();
+    if t.matches("**").count() % 2 == 1 || t.ends_with([',', ';', '—', '–', '、', '，', '；'])
+    {
+        return true;
+    }
+    let stopped = t.ends_with(['.', '!', '?', '。', ')', '）', '*', '`']);
+    !stopped && rest.trim_start().starts_with(|c: char| c.is_lowercase())
 }
 
 /// `Status: Done`, and `状態：リリース済み` with the full-width colon of

@@ -99,8 +99,15 @@ pub(super) fn runs_across(doc: &Doc, at: &[usize]) -> bool {
     let mut next: Option<u32> = None;
     let (mut framing, mut items, mut bodied) = (0, 0, 0);
     for &i in at {
+        // A status table beside the items keeps work of its own.
+        if doc
+            .section(i)
+            .any(|j| matches!(doc.blocks[j], Block::Table { .. }))
+        {
+            return false;
+        }
         let mut held = 0;
-        for j in doc.section(i) {
+        for j in doc.own_blocks(i) {
             let Block::Item {
                 text,
                 checked,
@@ -118,7 +125,8 @@ pub(super) fn runs_across(doc: &Doc, at: &[usize]) -> bool {
             let Some((n, _)) = checked.and_then(|_| numbered(first, false)) else {
                 continue;
             };
-            if next.is_some_and(|want| want != n) {
+            // One list from its first item: counted from 1, with no gap.
+            if next.unwrap_or(1) != n {
                 return false;
             }
             next = Some(n + 1);
