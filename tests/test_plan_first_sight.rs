@@ -162,6 +162,7 @@ json_snapshots! {
     one_sprint => "first-sight-one-sprint",
     letter_id => "first-sight-letter-id",
     done_item => "first-sight-done-item",
+    numbered_outside => "first-sight-numbered-outside",
     review_wrapped_next_up => "first-sight-review-wrapped-next-up",
     review_wrapped_prose_after_done => "first-sight-review-wrapped-prose-after-done",
     review_skipped_for_now => "first-sight-review-skipped-for-now",
@@ -2248,4 +2249,17 @@ fn the_review_plans_read_as_a_person_reads_them() {
     assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
     let exit = v["units"][0]["sprints"][1]["exit"].to_string();
     assert!(exit.contains("API tests pass on CI"), "{v}");
+}
+
+/// Sprints read from the headings that hold boxes (`## Store accounts`
+/// under `# Release checklist`) while numbered sections with work of their
+/// own (`## 1. Add the missing lint dependency` …) lie outside every
+/// sprint: the reading says their work would not run, and asks.
+#[test]
+fn numbered_sections_left_out_of_a_checklist_reading_ask() {
+    let (_, v, _) = json("first-sight-numbered-outside");
+    assert!(
+        codes(&v, "guesses").contains(&"reading::numbered_outside".to_string()),
+        "{v}"
+    );
 }

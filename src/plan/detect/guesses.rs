@@ -37,6 +37,75 @@ fn keeps_a_record(text: &str) -> bool {
     .any(|w| lower.contains(w))
 }
 
+/// Where the sprints are the headings that hold boxes (a weak reading),
+/// numbered sections with work of their own that the reading left out: a
+/// guess at which level holds the work.
+pub(super) fn numbered_left_out(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
+    let (first, n) = numbered_outside(doc, units)?;
+    let name = doc.heading(first).map_or("", |(_, t, _)| t);
+    Some(Warning {
+        code: "reading::numbered_outside".into(),
+        message: format!(
+            "{n} numbered sections with work of their own lie outside every sprint (first: `{name}`): their work would not run"
+        ),
+        help: "check the reading with `git supervisor plan`, or have your agent rewrite the plan with `git supervisor import`".into(),
+        line: doc.line(doc.blocks[first].span().start),
+    })
+}
+
+/// Sibling sections numbered 1, 2, 3 … (three or more), each with work
+/// of its own (a list or code, under no name about the plan), none of them a sprint, inside one or holding one: the
+/// reading chose other sections and left these out. (first heading, how
+/// many)
+fn numbered_outside(doc: &Doc, units: &[RawUnit]) -> Option<(usize, usize)> {
+    let heading_at = doc.headings_by_start();
+    let mut covered = vec![false; doc.blocks.len()];
+    let mut holds = vec![false; doc.blocks.len()];
+    for s in units.iter().flat_map(|u| &u.sprints) {
+        let Some(&i) = heading_at.get(&s.span.start) else {
+            continue;
+        };
+        covered[i..doc.section_end[i]].fill(true);
+        let mut up = doc.parent[i];
+        while let Some(p) = up {
+            holds[p] = true;
+            up = doc.parent[p];
+        }
+    }
+    // (parent, level) → the run being counted: (first heading, next number, length).
+    let mut runs: std::collections::HashMap<(Option<usize>, u8), (usize, u32, usize)> =
+        std::collections::HashMap::new();
+    let mut best: Option<(usize, usize)> = None;
+    for i in 0..doc.blocks.len() {
+        let Some((level, text, _)) = doc.heading(i) else {
+            continue;
+        };
+        let key = (doc.parent[i], level);
+        let Some((n, _)) = super::steps::series_number(text) else {
+            runs.remove(&key);
+            continue;
+        };
+        let work = !super::about_plan::describes_plan(text)
+            && doc
+                .section(i)
+                .any(|j| matches!(doc.blocks[j], Block::Item { .. } | Block::Code { .. }));
+        let left_out = !covered[i] && !holds[i] && work;
+        let run = match runs.get(&key) {
+            Some(&(first, next, len)) if next == n && left_out => (first, n + 1, len + 1),
+            _ if n == 1 && left_out => (i, 2, 1),
+            _ => {
+                runs.remove(&key);
+                continue;
+            }
+        };
+        runs.insert(key, run);
+        if run.2 >= 3 && best.is_none_or(|(_, b)| run.2 > b) {
+            best = Some((run.0, run.2));
+        }
+    }
+    best
+}
+
 /// What the reading guessed, each with the line it rests on.
 pub(super) fn guesses(
     doc: &Doc,

@@ -474,6 +474,9 @@ fn parse_once(
     if sprint_sources.contains(&SprintSource::Numbered) {
         guesses.extend(numbered::guess(&doc, &raw_units));
     }
+    if sprint_sources.contains(&SprintSource::Checklists) {
+        guesses.extend(guesses::numbered_left_out(&doc, &raw_units));
+    }
     // Numbered bold items read as steps because their heading names an
     // order: a level chosen on one heading's word.
     if let Some((block, n)) = by_order.filter(|_| !any_bold_item) {

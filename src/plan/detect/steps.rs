@@ -114,7 +114,7 @@ fn coded_heading(text: &str) -> bool {
 /// the popup`, `7. Wire the popup`, `7) …`), with the text after it; a
 /// dotted number (`1.2`) is a part of its sprint's, read by
 /// `numbered_after`.
-fn series_number(text: &str) -> Option<(u32, &str)> {
+pub(super) fn series_number(text: &str) -> Option<(u32, &str)> {
     let t = text.trim_start();
     let digits = t.chars().take_while(char::is_ascii_digit).count();
     let rest = &t[digits..];
