@@ -163,6 +163,11 @@ json_snapshots! {
     letter_id => "first-sight-letter-id",
     done_item => "first-sight-done-item",
     numbered_outside => "first-sight-numbered-outside",
+    review_phase_items_subsection => "first-sight-review-phase-items-subsection",
+    review_merged_line_is_a_step => "first-sight-review-merged-line-is-a-step",
+    review_nothing_pending => "first-sight-review-nothing-pending",
+    review_superseded_by => "first-sight-review-superseded-by",
+    review_row_waiting_for_a_phase => "first-sight-review-row-waiting-for-a-phase",
     review_wrapped_next_up => "first-sight-review-wrapped-next-up",
     review_wrapped_prose_after_done => "first-sight-review-wrapped-prose-after-done",
     review_skipped_for_now => "first-sight-review-skipped-for-now",
@@ -2262,4 +2267,24 @@ fn numbered_sections_left_out_of_a_checklist_reading_ask() {
         codes(&v, "guesses").contains(&"reading::numbered_outside".to_string()),
         "{v}"
     );
+}
+
+/// The second review's plans: phases with a sub-section of their own keep
+/// their reading (its boxes stay their work); `- [x] Merged` beside the
+/// release's other steps is a step, not the phase's mark; `✅ Done —
+/// nothing pending` is done; `Superseded by Step 4` and `Cancelled — the
+/// planned cache was dropped` leave nothing to run; a row waiting for
+/// another phase (`📋 待实现（等 Phase 5 完成）`) is this phase's open work.
+#[test]
+fn the_second_review_plans_read_as_a_person_reads_them() {
+    let (_, v, _) = json("first-sight-review-phase-items-subsection");
+    assert_eq!(names(&v, 0), ["Foundation", "Features"], "{v}");
+    let (_, v, _) = json("first-sight-review-merged-line-is-a-step");
+    assert_eq!(done(&v, 0), [false, false], "{v}");
+    let (_, v, _) = json("first-sight-review-nothing-pending");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
+    let (_, v, _) = json("first-sight-review-superseded-by");
+    assert_eq!(done(&v, 0), [true, true, true, false], "{v}");
+    let (_, v, _) = json("first-sight-review-row-waiting-for-a-phase");
+    assert_eq!(done(&v, 0), [false, false, false], "{v}");
 }

@@ -267,8 +267,23 @@ fn open_status_rows(doc: &Doc, i: usize) -> usize {
         "推迟",
         "後回し",
     ];
-    // A row's status naming other work (`Planned for Milestone 4`).
-    const ELSEWHERE: &[&str] = &["phase", "milestone", "sprint", "next", "阶段", "フェーズ"];
+    // A row's status naming other work it is put off to (`Planned for
+    // Milestone 4`); one waiting for other work (`等 Phase 5 完成`) is still
+    // this sprint's.
+    const ELSEWHERE: &[&str] = &[
+        "for phase",
+        "to phase",
+        "in phase",
+        "for milestone",
+        "to milestone",
+        "in milestone",
+        "for sprint",
+        "to sprint",
+        "next phase",
+        "next sprint",
+        "next milestone",
+        "next release",
+    ];
     let later = |text: &str| {
         let lower = text.to_lowercase();
         LATER.iter().any(|w| lower.contains(w))

@@ -23,18 +23,10 @@ pub(super) fn done_in_place(units: &[RawUnit]) -> HashSet<usize> {
 /// History`), not work of its own.
 fn keeps_a_record(text: &str) -> bool {
     let lower = text.to_lowercase();
-    [
-        "progress",
-        "log",
-        "history",
-        "changelog",
-        "journal",
-        "进度",
-        "記録",
-        "履歴",
-    ]
-    .iter()
-    .any(|w| lower.contains(w))
+    lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| ["progress", "log", "logs", "history", "changelog", "journal"].contains(&w))
+        || ["进度", "記録", "履歴"].iter().any(|w| lower.contains(w))
 }
 
 /// Where the sprints are the headings that hold boxes (a weak reading),

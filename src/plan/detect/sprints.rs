@@ -693,6 +693,11 @@ fn items_of_phases(doc: &Doc, sprints: &[RawSprint], at: &[usize]) -> Option<Vec
                     if criteria_label(text.trim().trim_matches(['*', '_', ':'])).is_some())
             })
             .unwrap_or(own.end);
+        // A label whose checks the phase did not read as its criteria:
+        // they would have no home.
+        if end < own.end && phase.sprint.exit.is_empty() {
+            return None;
+        }
         let mut items = super::task_list::task_list_sprints(doc, own.start..end);
         if items.is_empty() {
             return None;

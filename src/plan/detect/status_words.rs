@@ -56,9 +56,9 @@ pub(super) fn left_out(value: &str) -> bool {
     };
     let reason = after.trim_start();
     let set_apart = after.is_empty()
-        || reason.starts_with([
-            '(', '（', '—', '–', '-', ':', '：', ';', ',', '，', '。', '.',
-        ]);
+        || reason.starts_with(['(', '（', '—', '–', '-', ':', '：', ';', ',', '，', '。', '.'])
+        // `Superseded by Step 4`: another step does the work.
+        || reason.starts_with("by ");
     const LATER: &[&str] = &[
         "for now",
         "revisit",
@@ -66,7 +66,7 @@ pub(super) fn left_out(value: &str) -> bool {
         "until",
         "defer",
         "postpone",
-        "planned",
+        "planned for",
         "moved to",
         "next release",
         "暂",
@@ -99,7 +99,16 @@ fn still_open(lower: &str) -> bool {
         "still needed",
         "outstanding",
     ];
-    LEFT.iter().any(|w| lower.contains(w))
+    // `Done — nothing pending`, `Complete (0 outstanding issues)`: a word
+    // of work left, said to be none.
+    let denied = |at: usize| {
+        let before = lower[..at].trim_end();
+        ["no", "nothing", "none", "0", "zero", "without"]
+            .iter()
+            .any(|n| before.ends_with(n))
+    };
+    LEFT.iter()
+        .any(|w| lower.match_indices(w).any(|(at, _)| !denied(at)))
 }
 
 /// A table's column of each row's status (`Status`, `Estado`, `状態`,
@@ -406,8 +415,10 @@ fn unfinished(first: &str, rest: &str) -> bool {
     {
         return true;
     }
+    // A status of a word or two (`Complete`, `Next up`) is whole.
+    let short = t.split_whitespace().count() < 3;
     let stopped = t.ends_with(['.', '!', '?', '。', ')', '）', '*', '`']);
-    !stopped && rest.trim_start().starts_with(|c: char| c.is_lowercase())
+    !stopped && !short && rest.trim_start().starts_with(|c: char| c.is_lowercase())
 }
 
 /// `Status: Done`, and `状態：リリース済み` with the full-width colon of
@@ -445,7 +456,36 @@ pub(crate) fn done_item(text: &str) -> bool {
         .trim_start_matches(|c: char| !c.is_alphanumeric())
         .replace(['*', '_'], "");
     let lower = t.trim().to_lowercase();
-    if !opens_with_done_word(&lower) || still_open(&lower) {
+    // Only a word that says done and nothing else: `Merged`, `Released`,
+    // `Fixed` are as often steps of a checklist.
+    const GENERIC: &[&str] = &[
+        "done",
+        "complete",
+        "completed",
+        "finished",
+        "erledigt",
+        "fertig",
+        "hecho",
+        "terminado",
+        "terminada",
+        "completado",
+        "completada",
+        "fait",
+        "terminé",
+        "fatto",
+        "completato",
+        "concluído",
+        "feito",
+        "готово",
+        "выполнено",
+        "tamamlandı",
+    ];
+    let first = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or("");
+    let generic = GENERIC.contains(&first) || DONE_PHRASES.iter().any(|p| lower.starts_with(p));
+    if !generic || still_open(&lower) {
         return false;
     }
     let word = DONE_PHRASES

@@ -99,11 +99,13 @@ pub(super) fn runs_across(doc: &Doc, at: &[usize]) -> bool {
     let mut next: Option<u32> = None;
     let (mut framing, mut items, mut bodied) = (0, 0, 0);
     for &i in at {
-        // A status table beside the items keeps work of its own.
-        if doc
-            .section(i)
-            .any(|j| matches!(doc.blocks[j], Block::Table { .. }))
-        {
+        // A status table beside the items, or a sub-section other than
+        // the phase's criteria, keeps work of its own.
+        if doc.section(i).any(|j| match &doc.blocks[j] {
+            Block::Table { .. } => true,
+            Block::Heading { text, .. } => criteria_label(text).is_none(),
+            _ => false,
+        }) {
             return false;
         }
         let mut held = 0;
