@@ -206,7 +206,7 @@ fn in_scope(
     // are the steps, each phase's own (its criteria and notes below stay
     // out), its exit criteria met with its last item.
     if heads.is_none() && at.len() >= 2 && super::task_list::runs_across(doc, &at) {
-        if let Some(items) = items_of_phases(doc, &sprints, &at) {
+        if let Some(items) = super::task_list::items_of_phases(doc, &sprints, &at) {
             return (items, Some(SprintSource::TaskList));
         }
     }
@@ -676,47 +676,6 @@ fn todo_sprints(doc: &Doc) -> Vec<RawSprint> {
             RawSprint { id, span, sprint }
         })
         .collect()
-}
-
-/// The numbered task items of the phases `at` (read as `sprints`), each
-/// phase's own, when no phase is marked done while an item of it is open.
-fn items_of_phases(doc: &Doc, sprints: &[RawSprint], at: &[usize]) -> Option<Vec<RawSprint>> {
-    let mut out = Vec::new();
-    for (phase, &i) in sprints.iter().zip(at) {
-        // The items end where a label of criteria opens (`**Exit
-        // criteria**` over its boxes): those are the phase's checks.
-        let own = doc.own_blocks(i);
-        let end = own
-            .clone()
-            .find(|&j| {
-                matches!(&doc.blocks[j], Block::Paragraph { text, .. }
-                    if criteria_label(text.trim().trim_matches(['*', '_', ':'])).is_some())
-            })
-            .unwrap_or(own.end);
-        // A label whose checks the phase did not read as its criteria:
-        // they would have no home.
-        if end < own.end && phase.sprint.exit.is_empty() {
-            return None;
-        }
-        let mut items = super::task_list::task_list_sprints(doc, own.start..end);
-        if items.is_empty() {
-            return None;
-        }
-        if phase.sprint.done.is_some() && items.iter().any(|s| s.sprint.done.is_none()) {
-            return None;
-        }
-        if let Some(last) = items.last_mut() {
-            let exit = phase
-                .sprint
-                .exit
-                .iter()
-                .filter(|c| !last.sprint.exit.contains(c));
-            let exit: Vec<Criterion> = exit.cloned().collect();
-            last.sprint.exit.extend(exit);
-        }
-        out.extend(items);
-    }
-    (out.len() >= at.len() * 2).then_some(out)
 }
 
 /// Whether a heading sits in a section about the plan (`## Future

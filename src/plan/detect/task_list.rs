@@ -4,7 +4,9 @@
 //! nested or not) as the sprint's tasks. `_Requirements: 1.2_` and
 //! `**Validates: …**` lines are traceability, not work, and are left out; an
 //! optional task (`- [ ]* 2.3 …`) is a task like any other. A top-level item
-//! ticked `[x]` is a sprint the plan marks done.
+//! ticked `[x]` is a sprint the plan marks done. Phases over one such list
+//! counted on across them (`## FASE 2` over `- [ ] 9. …`), each item with
+//! sub-tasks of its own, are read as the items, each phase's own.
 
 use super::*;
 
@@ -147,6 +149,51 @@ pub(super) fn runs_across(doc: &Doc, at: &[usize]) -> bool {
     // One-line items (`- [x] 12. lib/ai/openai.ts — …`) are each phase's
     // checklist; items with sub-tasks of their own are steps.
     framing >= 2 && bodied * 3 >= items * 2
+}
+
+/// The numbered task items of the phases `at` (read as `sprints`), each
+/// phase's own, when no phase is marked done while an item of it is open.
+pub(super) fn items_of_phases(
+    doc: &Doc,
+    sprints: &[RawSprint],
+    at: &[usize],
+) -> Option<Vec<RawSprint>> {
+    let mut out = Vec::new();
+    for (phase, &i) in sprints.iter().zip(at) {
+        // The items end where a label of criteria opens (`**Exit
+        // criteria**` over its boxes): those are the phase's checks.
+        let own = doc.own_blocks(i);
+        let end = own
+            .clone()
+            .find(|&j| {
+                matches!(&doc.blocks[j], Block::Paragraph { text, .. }
+                    if criteria_label(text.trim().trim_matches(['*', '_', ':'])).is_some())
+            })
+            .unwrap_or(own.end);
+        // A label whose checks the phase did not read as its criteria:
+        // they would have no home.
+        if end < own.end && phase.sprint.exit.is_empty() {
+            return None;
+        }
+        let mut items = task_list_sprints(doc, own.start..end);
+        if items.is_empty() {
+            return None;
+        }
+        if phase.sprint.done.is_some() && items.iter().any(|s| s.sprint.done.is_none()) {
+            return None;
+        }
+        if let Some(last) = items.last_mut() {
+            let exit = phase
+                .sprint
+                .exit
+                .iter()
+                .filter(|c| !last.sprint.exit.contains(c));
+            let exit: Vec<Criterion> = exit.cloned().collect();
+            last.sprint.exit.extend(exit);
+        }
+        out.extend(items);
+    }
+    (out.len() >= at.len() * 2).then_some(out)
 }
 
 /// The sprints of a numbered task list in `scope`, if it has two or more
