@@ -2288,3 +2288,15 @@ fn the_second_review_plans_read_as_a_person_reads_them() {
     let (_, v, _) = json("first-sight-review-row-waiting-for-a-phase");
     assert_eq!(done(&v, 0), [false, false, false], "{v}");
 }
+
+/// A plan holding a merge conflict git left unresolved has two versions of
+/// its text: it is refused with an error at the conflict, not read as
+/// both sides (`## Phase 2: Sync` and `## Phase 2: Sync and backup`, the
+/// same work twice). Markers in a fenced example are text.
+#[test]
+fn an_unresolved_merge_conflict_is_refused_at_its_markers() {
+    let (status, v, _) = json("first-sight-merge-conflict");
+    assert_eq!(status, 1, "{v}");
+    assert_eq!(v["problems"][0]["code"], "plan::merge_conflict", "{v}");
+    assert_eq!(v["problems"][0]["line"], 8, "{v}");
+}

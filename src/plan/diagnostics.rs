@@ -30,6 +30,7 @@ pub enum ProblemCode {
     LeftOut,
     WorkOutside,
     SameWorkTwice,
+    MergeConflict,
 }
 
 impl ProblemCode {
@@ -50,6 +51,7 @@ impl ProblemCode {
             ProblemCode::LeftOut => "plan::left_out",
             ProblemCode::WorkOutside => "plan::work_outside",
             ProblemCode::SameWorkTwice => "plan::same_work_twice",
+            ProblemCode::MergeConflict => "plan::merge_conflict",
         }
     }
 }

@@ -155,6 +155,9 @@ pub fn parse(source: &str, ctx: &ParseContext) -> Result<Plan, Vec<Problem>> {
 
 /// [`parse`], refusing the plan for its warnings too when `strict`.
 pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan, Vec<Problem>> {
+    if let Some(conflict) = validate::merge_conflict(source) {
+        return Err(vec![conflict]);
+    }
     let first = parse_once(source, ctx, strict, Pass::First);
     let problems = match first {
         Err(problems) if problems.iter().any(|p| p.code == ProblemCode::NoSprints) => problems,

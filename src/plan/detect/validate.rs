@@ -333,3 +333,44 @@ pub(super) fn resolve_units(raw: Vec<RawUnit>) -> Vec<Unit> {
         })
         .collect()
 }
+
+/// A plan holding the markers of a merge git left unresolved (`<<<<<<<
+/// HEAD` … `=======` … `>>>>>>> branch`): two versions of the text, which
+/// no reading can choose between.
+pub(super) fn merge_conflict(source: &str) -> Option<Problem> {
+    let marker = |line: &str, mark: &str| {
+        line.strip_prefix(mark)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+    };
+    let mut offset = 0;
+    let mut start: Option<Span> = None;
+    // Markers shown in a fenced example (a guide to resolving conflicts)
+    // are text.
+    let mut fenced = false;
+    for line in source.split_inclusive('\n') {
+        let text = line.trim_end_matches(['\n', '\r']);
+        if text.trim_start().starts_with("```") || text.trim_start().starts_with("~~~") {
+            fenced = !fenced;
+        }
+        if fenced {
+            offset += line.len();
+            continue;
+        }
+        if start.is_none() && marker(text, "<<<<<<<") {
+            start = Some(offset..offset + text.len());
+        } else if marker(text, ">>>>>>>") {
+            if let Some(span) = start {
+                return Some(
+                    Problem::new(
+                        ProblemCode::MergeConflict,
+                        "the plan holds a merge conflict git left unresolved",
+                    )
+                    .label(span, "the conflict starts here")
+                    .help("resolve the conflict (keep the text you mean, drop the `<<<<<<<`, `=======` and `>>>>>>>` lines), then run `git supervisor plan` again"),
+                );
+            }
+        }
+        offset += line.len();
+    }
+    None
+}
