@@ -448,14 +448,11 @@ pub(super) fn status_values<'d>(
 /// 2026-04-21`, `- [x] Done`, `- [x] Completed (2025-03-02)`): the
 /// section's done mark, not a task of it.
 pub(crate) fn done_item(text: &str) -> bool {
-    let t = text
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .trim_start_matches(|c: char| !c.is_alphanumeric())
-        .replace(['*', '_'], "");
-    let lower = t.trim().to_lowercase();
+    let first = text.lines().next().unwrap_or_default();
+    // A word, a day and some marks: a longer line is a task.
+    if first.len() > 64 {
+        return false;
+    }
     // Only a word that says done and nothing else: `Merged`, `Released`,
     // `Fixed` are as often steps of a checklist.
     const GENERIC: &[&str] = &[
@@ -480,29 +477,25 @@ pub(crate) fn done_item(text: &str) -> bool {
         "выполнено",
         "tamamlandı",
     ];
-    let first = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .next()
-        .unwrap_or("");
-    let generic = GENERIC.contains(&first) || DONE_PHRASES.iter().any(|p| lower.starts_with(p));
-    if !generic || still_open(&lower) {
-        return false;
-    }
-    let word = DONE_PHRASES
-        .iter()
-        .find(|p| lower.starts_with(*p))
-        .map_or_else(
-            || {
-                lower
-                    .split(|c: char| !c.is_alphanumeric())
-                    .next()
-                    .unwrap_or("")
-                    .len()
-            },
-            |p| p.len(),
-        );
+    let t = first
+        .trim()
+        .trim_start_matches(|c: char| !c.is_alphanumeric());
+    let rest = if let Some(p) = DONE_PHRASES.iter().find(|p| t.starts_with(*p)) {
+        &t[p.len()..]
+    } else {
+        let end = t.find(|c: char| !c.is_alphanumeric()).unwrap_or(t.len());
+        let word = &t[..end];
+        let generic = if word.is_ascii() {
+            GENERIC.iter().any(|g| word.eq_ignore_ascii_case(g))
+        } else {
+            GENERIC.contains(&word.to_lowercase().as_str())
+        };
+        if !generic {
+            return false;
+        }
+        &t[end..]
+    };
     // What may follow the word: a day, and marks around it.
-    lower[word..]
-        .chars()
-        .all(|c| c.is_ascii_digit() || " -/.:()（）:：✅✔".contains(c))
+    rest.chars()
+        .all(|c| c.is_ascii_digit() || " -/.:()（）:：✅✔*_".contains(c))
 }

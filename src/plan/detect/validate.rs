@@ -338,6 +338,10 @@ pub(super) fn resolve_units(raw: Vec<RawUnit>) -> Vec<Unit> {
 /// HEAD` … `=======` … `>>>>>>> branch`): two versions of the text, which
 /// no reading can choose between.
 pub(super) fn merge_conflict(source: &str) -> Option<Problem> {
+    // Most plans hold no marker: one search, no walk over the lines.
+    if !source.starts_with("<<<<<<<") && !source.contains("\n<<<<<<<") {
+        return None;
+    }
     let marker = |line: &str, mark: &str| {
         line.strip_prefix(mark)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
