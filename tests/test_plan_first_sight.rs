@@ -2295,7 +2295,7 @@ fn the_second_review_plans_read_as_a_person_reads_them() {
 /// same work twice). Markers in a fenced example are text.
 #[test]
 fn an_unresolved_merge_conflict_is_refused_at_its_markers() {
-    let (status, v, _) = json("first-sight-merge-conflict");
+    let (status, v, _) = json("bad-merge-conflict");
     assert_eq!(status, 1, "{v}");
     assert_eq!(v["problems"][0]["code"], "plan::merge_conflict", "{v}");
     assert_eq!(v["problems"][0]["line"], 8, "{v}");

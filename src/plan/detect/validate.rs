@@ -339,7 +339,10 @@ pub(super) fn resolve_units(raw: Vec<RawUnit>) -> Vec<Unit> {
 /// no reading can choose between.
 pub(super) fn merge_conflict(source: &str) -> Option<Problem> {
     // Most plans hold no marker: one search, no walk over the lines.
-    if !source.starts_with("<<<<<<<") && !source.contains("\n<<<<<<<") {
+    if !source.starts_with("<<<<<<<")
+        && !source.contains("\n<<<<<<<")
+        && !source.contains("\r<<<<<<<")
+    {
         return None;
     }
     let marker = |line: &str, mark: &str| {
@@ -351,7 +354,7 @@ pub(super) fn merge_conflict(source: &str) -> Option<Problem> {
     // Markers shown in a fenced example (a guide to resolving conflicts)
     // are text.
     let mut fenced = false;
-    for line in source.split_inclusive('\n') {
+    for line in source.split_inclusive(['\n', '\r']) {
         let text = line.trim_end_matches(['\n', '\r']);
         if text.trim_start().starts_with("```") || text.trim_start().starts_with("~~~") {
             fenced = !fenced;
