@@ -79,6 +79,16 @@ fn optional_box(text: &str) -> Option<(bool, &str)> {
     None
 }
 
+/// An item's box and its first line after the box: Markdown's own, or one
+/// it does not read as a box (`[ ]*`, `[-]`).
+fn boxed_first_line(text: &str, checked: Option<bool>) -> (Option<bool>, &str) {
+    let first = text.lines().next().unwrap_or_default();
+    match (checked, optional_box(first)) {
+        (None, Some((ticked, rest))) => (Some(ticked), rest),
+        _ => (checked, first),
+    }
+}
+
 fn traceability(line: &str) -> bool {
     let l = line
         .trim()
@@ -121,11 +131,7 @@ pub(super) fn runs_across(doc: &Doc, at: &[usize]) -> bool {
             else {
                 continue;
             };
-            let first = text.lines().next().unwrap_or_default();
-            let (checked, first) = match (checked, optional_box(first)) {
-                (None, Some((ticked, rest))) => (Some(ticked), rest),
-                _ => (*checked, first),
-            };
+            let (checked, first) = boxed_first_line(text, *checked);
             let Some((n, _)) = checked.and_then(|_| numbered(first, false)) else {
                 continue;
             };
@@ -225,11 +231,7 @@ pub(super) fn task_list_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec
         else {
             continue;
         };
-        let first = text.lines().next().unwrap_or_default();
-        let (checked, first) = match (checked, optional_box(first)) {
-            (None, Some((ticked, rest))) => (Some(ticked), rest),
-            _ => (*checked, first),
-        };
+        let (checked, first) = boxed_first_line(text, *checked);
         // `1. [x] **Title**`: the number written before the box, the name
         // in bold (a plain `1. [ ] Tests pass` is a checklist, not steps).
         let listed = || {
