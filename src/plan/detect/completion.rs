@@ -258,15 +258,6 @@ pub(super) fn open_in_done(doc: &Doc, units: &[RawUnit]) -> Vec<((usize, usize),
 /// Rows put off to later work (`🔜 Planned for Milestone 4`, a table under
 /// `### Deferred to Phase 4`) are that work's, not this sprint's.
 fn open_status_rows(doc: &Doc, i: usize) -> usize {
-    const LATER: &[&str] = &[
-        "defer",
-        "moved",
-        "postpone",
-        "later",
-        "延期",
-        "推迟",
-        "後回し",
-    ];
     // A row's status naming other work it is put off to (`Planned for
     // Milestone 4`); one waiting for other work (`等 Phase 5 完成`) is still
     // this sprint's.
@@ -282,15 +273,11 @@ fn open_status_rows(doc: &Doc, i: usize) -> usize {
         "next phase",
         "next sprint",
         "next milestone",
-        "next release",
     ];
-    let later = |text: &str| {
-        let lower = text.to_lowercase();
-        LATER.iter().any(|w| lower.contains(w))
-    };
+    let later = |text: &str| super::status_words::put_off(&text.to_lowercase());
     let elsewhere = |text: &str| {
         let lower = text.to_lowercase();
-        later(text) || ELSEWHERE.iter().any(|w| lower.contains(w))
+        super::status_words::put_off(&lower) || ELSEWHERE.iter().any(|w| lower.contains(w))
     };
     let mut under = i;
     let mut put_off = false;

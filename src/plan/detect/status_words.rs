@@ -59,6 +59,13 @@ pub(super) fn left_out(value: &str) -> bool {
         || reason.starts_with(['(', '（', '—', '–', '-', ':', '：', ';', ',', '，', '。', '.'])
         // `Superseded by Step 4`: another step does the work.
         || reason.starts_with("by ");
+    set_apart && !still_open(&lower) && !put_off(&lower)
+}
+
+/// Lower-cased text that puts work off to later (`Skipped for now —
+/// revisit`, `### Deferred to Phase 4`, `延期`): the work is still to come,
+/// elsewhere or later.
+pub(super) fn put_off(lower: &str) -> bool {
     const LATER: &[&str] = &[
         "for now",
         "revisit",
@@ -67,13 +74,15 @@ pub(super) fn left_out(value: &str) -> bool {
         "defer",
         "postpone",
         "planned for",
-        "moved to",
+        "moved",
         "next release",
         "暂",
         "後で",
+        "後回し",
         "延期",
+        "推迟",
     ];
-    set_apart && !still_open(&lower) && !LATER.iter().any(|w| lower.contains(w))
+    LATER.iter().any(|w| lower.contains(w))
 }
 
 /// A done word that goes on to name work left (`Implemented, needs

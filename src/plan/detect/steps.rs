@@ -174,6 +174,19 @@ fn running_series(doc: &Doc, at: &[usize]) -> Option<Vec<Vec<usize>>> {
     (framing >= 2 && total >= 4 && framing * 2 >= at.len()).then_some(out)
 }
 
+/// A frame's own criteria (`## Exit criteria for M1`) are met when its
+/// last step is: they go with that step, but for those a step already has.
+pub(super) fn criteria_to_last_step(frame: &[Criterion], steps: &mut [RawSprint]) {
+    let own: Vec<Criterion> = frame
+        .iter()
+        .filter(|c| !steps.iter().any(|s| s.sprint.exit.contains(c)))
+        .cloned()
+        .collect();
+    if let Some(last) = steps.last_mut() {
+        last.sprint.exit.extend(own);
+    }
+}
+
 /// Sprints that are each only a frame for two or more steps of their own
 /// (`## Week 1` holding `### Days 1-2: …`, `### Day 5: …`, each with its own
 /// tasks) run as those steps: the finest heading that carries its own work
@@ -379,19 +392,8 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
                 sprint,
             });
         }
-        // The frame's own criteria (`## Exit criteria for M1`) are met when
-        // its last step is: they go with that step.
         let from = out.len() - steps.len();
-        let own: Vec<Criterion> = parent
-            .sprint
-            .exit
-            .iter()
-            .filter(|c| !out[from..].iter().any(|s| s.sprint.exit.contains(c)))
-            .cloned()
-            .collect();
-        if let Some(last) = out.last_mut() {
-            last.sprint.exit.extend(own);
-        }
+        criteria_to_last_step(&parent.sprint.exit, &mut out[from..]);
     }
     out
 }

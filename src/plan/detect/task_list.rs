@@ -188,15 +188,7 @@ pub(super) fn items_of_phases(
         if phase.sprint.done.is_some() && items.iter().any(|s| s.sprint.done.is_none()) {
             return None;
         }
-        if let Some(last) = items.last_mut() {
-            let exit = phase
-                .sprint
-                .exit
-                .iter()
-                .filter(|c| !last.sprint.exit.contains(c));
-            let exit: Vec<Criterion> = exit.cloned().collect();
-            last.sprint.exit.extend(exit);
-        }
+        super::steps::criteria_to_last_step(&phase.sprint.exit, &mut items);
         out.extend(items);
     }
     (out.len() >= at.len() * 2).then_some(out)
