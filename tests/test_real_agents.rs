@@ -175,15 +175,24 @@ fn cost_and_turns_appear_in_the_report(cli: Cli) -> Result<(), String> {
         &format!("the run did not complete (wait exited {code})"),
         &p,
     )?;
-    let (code, out, err) = p.sv(&["report", "--format", "json"]);
-    check(code == 0, &format!("report failed: {err}"), &p)?;
-    let report: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
-    let sprints = report["sprints"].as_array().cloned().unwrap_or_default();
+    // A sprint its trailer commit completed is recorded before its agent
+    // exits; the agent's turns are recorded when it does, so the report
+    // may be asked a little before they reach it.
+    let turned = |s: &serde_json::Value| s["turns"].as_u64().is_some_and(|t| t >= 1);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let (out, report, sprints) = loop {
+        let (code, out, err) = p.sv(&["report", "--format", "json"]);
+        check(code == 0, &format!("report failed: {err}"), &p)?;
+        let report: serde_json::Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
+        let sprints = report["sprints"].as_array().cloned().unwrap_or_default();
+        if sprints.iter().all(turned) || std::time::Instant::now() > deadline {
+            break (out, report, sprints);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    };
     check(sprints.len() == 1, &format!("one sprint entry: {out}"), &p)?;
     check(
-        sprints
-            .iter()
-            .all(|s| s["turns"].as_u64().is_some_and(|t| t >= 1)),
+        sprints.iter().all(turned),
         &format!("turns missing in the report: {out}"),
         &p,
     )?;
