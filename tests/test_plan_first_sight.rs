@@ -186,6 +186,10 @@ json_snapshots! {
     review_numbered_parents_other_series => "first-sight-review-numbered-parents-other-series",
     review_step_items_recipe => "first-sight-review-step-items-recipe",
     review_alike_numbered_sections_drop_work => "first-sight-review-alike-numbered-sections-drop-work",
+    table_key_mark => "first-sight-table-key-mark",
+    settled_aside => "first-sight-settled-aside",
+    outline_numbered_phases => "first-sight-outline-numbered-phases",
+    numbered_instructions => "first-sight-numbered-instructions",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2299,4 +2303,52 @@ fn an_unresolved_merge_conflict_is_refused_at_its_markers() {
     assert_eq!(status, 1, "{v}");
     assert_eq!(v["problems"][0]["code"], "plan::merge_conflict", "{v}");
     assert_eq!(v["problems"][0]["line"], 8, "{v}");
+}
+
+/// `| M0（完了） | End-to-end proof |`, `| M2 ✅ | … |`: a done mark on a
+/// table row's own key cell marks that step, and the step is named by its
+/// row, not by the mark.
+#[test]
+fn a_mark_on_a_rows_key_cell_marks_its_step() {
+    let (_, v, _) = json("first-sight-table-key-mark");
+    assert_eq!(done(&v, 0), [true, false, true, false], "{v}");
+    assert_eq!(names(&v, 0)[0], "M0: End-to-end proof", "{v}");
+}
+
+/// `## 1. v0.1.0 — native parser（リリース済）`: a closing aside of what was
+/// done and 済 (done) marks the heading, as `（完了）` does.
+#[test]
+fn a_settled_aside_marks_its_heading_done() {
+    let (_, v, _) = json("first-sight-settled-aside");
+    assert_eq!(done(&v, 0), [true, false, true, false], "{v}");
+}
+
+/// `## 2.1. Fase 1: Lançamento Inicial`: an outline's number before the
+/// step word leaves the word read, in any of the plans' languages.
+#[test]
+fn an_outline_number_before_a_step_word_is_read_past() {
+    let (_, v, _) = json("first-sight-outline-numbered-phases");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+    assert!(codes(&v, "guesses").is_empty(), "{v}");
+}
+
+/// A plan written as nothing but numbered instructions, in two lists
+/// (`1) … 3)` under one heading, `1. … 4.` under the next): read, not
+/// refused, as one series of steps counted on across the lists, and the
+/// reading is a guess `start` asks about.
+#[test]
+fn numbered_instructions_alone_are_read_as_steps() {
+    let (status, v, _) = json("first-sight-numbered-instructions");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        sprint_ids(&v, 0),
+        ["1", "2", "3", "4", "5", "6", "7"],
+        "{v}"
+    );
+    assert_eq!(
+        names(&v, 0)[3],
+        "Check that /app holds layout.tsx and page.tsx.",
+        "{v}"
+    );
+    assert!(!codes(&v, "guesses").is_empty(), "{v}");
 }

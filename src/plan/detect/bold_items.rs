@@ -17,12 +17,15 @@ type Candidate = (usize, String, bool);
 /// headings one level below their section.
 /// With `any`, the last reading before a refusal: every numbered bold item
 /// is a step, one to a section too, when there are two or more; with
-/// `plain` too, plain numbered items under a heading naming their order.
+/// `plain` too, plain numbered items under a heading naming their order,
+/// and with `plain_anywhere` under any heading not about the plan (the
+/// very last reading).
 pub(super) fn promote_bold_items(
     source: &str,
     mut blocks: Vec<Block>,
     any: bool,
     plain: bool,
+    plain_anywhere: bool,
     by_order: &mut Option<(usize, usize)>,
 ) -> Vec<Block> {
     // Only where no heading is a work item already: elsewhere such lists
@@ -125,7 +128,8 @@ pub(super) fn promote_bold_items(
                 checked: None,
                 ..
             } => match bold_item(&source[span.clone()]).or_else(|| {
-                (plain && ordered).then(|| plain_numbered_item(&source[span.clone()]))?
+                (plain && (ordered || plain_anywhere))
+                    .then(|| plain_numbered_item(&source[span.clone()]))?
             }) {
                 Some((text, stepped)) => run.push((i, text, stepped)),
                 None => {
@@ -155,8 +159,27 @@ pub(super) fn promote_bold_items(
     if any && runs.iter().map(|(_, r, _, _)| r.len()).sum::<usize>() < 2 {
         return blocks;
     }
+    // Numbered instructions in several lists (`1) … 3)` under one heading,
+    // `1. … 8.` under the next) are one series of steps, counted on across
+    // the lists at the outermost list's level: each list numbered from 1
+    // would read as the same steps twice.
+    let series_level = plain_anywhere
+        .then(|| runs.iter().map(|(level, ..)| *level).min())
+        .flatten();
+    let mut counted = 0;
     for (level, items, _, _) in runs {
         for (i, text, _) in items {
+            let (level, text) = match series_level {
+                Some(outer) => {
+                    counted += 1;
+                    let label = text
+                        .strip_prefix("Step ")
+                        .and_then(|t| t.split_once(": "))
+                        .map_or(text.as_str(), |(_, label)| label);
+                    (outer, format!("Step {counted}: {label}"))
+                }
+                None => (level, text),
+            };
             into_heading(&mut blocks, i, level + 1, text);
         }
     }

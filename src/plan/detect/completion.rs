@@ -222,7 +222,9 @@ fn done_aside(text: &str) -> Option<String> {
         }
         _ => inner,
     };
-    let said = DONE_WORDS.contains(&inner.as_str()) || DONE_PHRASES.contains(&inner.as_str());
+    let said = DONE_WORDS.contains(&inner.as_str())
+        || DONE_PHRASES.contains(&inner.as_str())
+        || super::status_words::settled(&inner);
     (said && !head.is_empty()).then(|| head.to_string())
 }
 

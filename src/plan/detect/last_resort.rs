@@ -53,3 +53,15 @@ pub(super) fn guess(plan: &Plan) -> Warning {
         line,
     }
 }
+
+/// The guess a plan read as nothing but its plain numbered instructions
+/// carries (`1. Verify the app folder exists.`), counted on across lists.
+pub(super) fn numbered_guess(plan: &Plan) -> Warning {
+    let n = plan.sprint_total();
+    let mut warning = guess(plan);
+    warning.message = format!(
+        "nothing else reads as work: the plan's {n} plain numbered instruction{} read as its steps, counted on across its lists in the order written",
+        if n == 1 { " is" } else { "s are" },
+    );
+    warning
+}

@@ -273,14 +273,23 @@ pub(crate) fn localize(text: &str) -> Cow<'_, str> {
     }
 }
 
-/// `3. ` of `3. Fase 0 — …` (up to three digits, a `.` or `)`, a space)
-/// and what follows it.
+/// `3. ` of `3. Fase 0 — …`, or an outline's `2.1. ` or `2.1 ` (parts
+/// of up to three digits, closed by a `.` or `)` unless dotted, then a
+/// space) and what follows it.
 fn section_number(body: &str) -> Option<(&str, &str)> {
-    let digits = body.bytes().take_while(u8::is_ascii_digit).count();
-    let rest = body.get(digits..)?.strip_prefix(['.', ')'])?;
+    let number = body
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b'.')
+        .count();
+    let parts: Vec<&str> = body[..number].trim_end_matches('.').split('.').collect();
+    let closed = body[number..].starts_with(')') || body[..number].ends_with('.');
+    let rest = body[number..].strip_prefix(')').unwrap_or(&body[number..]);
     let words = rest.trim_start();
-    ((1..=3).contains(&digits) && words.len() < rest.len())
-        .then(|| (&body[..body.len() - words.len()], words))
+    (parts.len() <= 3
+        && parts.iter().all(|p| (1..=3).contains(&p.len()))
+        && (closed || parts.len() > 1)
+        && words.len() < rest.len())
+    .then(|| (&body[..body.len() - words.len()], words))
 }
 
 /// The English step word a table column's heading opens with, in any of

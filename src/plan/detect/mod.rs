@@ -208,7 +208,14 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
         plan.guesses.push(guess);
         return Ok(plan);
     }
-    parse_once(source, ctx, strict, Pass::Sections).map_err(|_| problems)
+    parse_once(source, ctx, strict, Pass::Sections)
+        .or_else(|_| {
+            parse_once(source, ctx, strict, Pass::NumberedItems).map(|mut plan| {
+                plan.guesses.push(last_resort::numbered_guess(&plan));
+                plan
+            })
+        })
+        .map_err(|_| problems)
 }
 
 /// Which reading a pass tries: the plan's own forms first; then, before a
@@ -221,6 +228,10 @@ enum Pass {
     LastResort,
     FlatChecklist,
     Sections,
+    /// Plain numbered items anywhere but under a heading about the plan
+    /// (`1. Verify the app folder exists.`): a plan written as nothing but
+    /// numbered instructions.
+    NumberedItems,
 }
 
 fn parse_once(
@@ -268,12 +279,13 @@ fn parse_once(
     let blocks = group_items::promote_group_items(&masked, blocks);
     let blocks = story::promote_story_tasks(&masked, blocks);
     let blocks = bold_steps::promote_bold_steps(&masked, blocks);
-    let plain_items = pass == Pass::LastResort;
+    let plain_items = matches!(pass, Pass::LastResort | Pass::NumberedItems);
     let blocks = bold_items::promote_bold_items(
         &masked,
         blocks,
         any_bold_item && !tree_read,
         plain_items && !tree_read,
+        pass == Pass::NumberedItems,
         &mut by_order,
     );
     let blocks = outline::promote_plain_lines(&masked, blocks, any_bold_item);

@@ -132,13 +132,15 @@ pub(crate) fn opens_with_done_word(lower: &str) -> bool {
     let first = lower.split(|c: char| !c.is_alphanumeric()).next();
     DONE_WORDS.iter().any(|w| first == Some(w))
         || DONE_PHRASES.iter().any(|p| lower.starts_with(p))
-        // `リリース済み`, `実装済`: what was done, then 済 (done).
-        // (`未済`, not yet settled, is open.)
-        || first.is_some_and(|f| {
-            (f.ends_with("済み") || f.ends_with('済'))
-                && f.chars().nth(1).is_some()
-                && !f.starts_with('未')
-        })
+        || first.is_some_and(settled)
+}
+
+/// `リリース済み`, `実装済`: what was done, then 済 (done). (`未済`, not
+/// yet settled, is open.)
+pub(crate) fn settled(word: &str) -> bool {
+    (word.ends_with("済み") || word.ends_with('済'))
+        && word.chars().nth(1).is_some()
+        && !word.starts_with('未')
 }
 
 /// A status value's first word that says done, in the languages plans are

@@ -196,6 +196,9 @@ pub(super) fn units_by_dependencies(
 struct Group<'r> {
     key: String,
     rows: Vec<&'r Row>,
+    /// The key cell itself marks the step done (`| M0（完了） |`, `| Phase
+    /// 1 ✅ |`): the mark is on the thing, as a heading's is.
+    marked: bool,
 }
 
 /// The steps of one table, when it reads as `least` or more.
@@ -247,13 +250,21 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
     for r in &rows {
         // A key of punctuation alone (`/`, `.`) names nothing: the row
         // goes with the step above, as a blank key does.
-        let key = Some(text(r, key_col))
+        let (key, marked) = super::completion::strip_done_marks(&text(r, key_col));
+        let key = Some(key)
             .filter(|k| k.chars().any(char::is_alphanumeric))
             .unwrap_or_default();
         match groups.last_mut() {
-            Some(g) if key.is_empty() || key == g.key => g.rows.push(r),
+            Some(g) if key.is_empty() || key == g.key => {
+                g.rows.push(r);
+                g.marked |= marked;
+            }
             _ if key.is_empty() => {}
-            _ => groups.push(Group { key, rows: vec![r] }),
+            _ => groups.push(Group {
+                key,
+                rows: vec![r],
+                marked,
+            }),
         }
     }
     // Every row a step of its own, keyed by number: the same work on rows
@@ -315,17 +326,25 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
                 }
             })
             .collect();
-        sprint.done = status_col.and_then(|sc| {
-            let all = g
-                .rows
-                .iter()
-                .all(|r| super::completion::status_says_done(&text(r, sc)));
-            all.then(|| {
-                format!(
-                    "marked complete in the plan (its table rows' {}: {})",
-                    cell_text(&header[sc].text),
-                    text(g.rows[0], sc)
-                )
+        let key_mark = g.marked.then(|| {
+            format!(
+                "marked complete in the plan (its {} cell)",
+                cell_text(&header[key_col].text)
+            )
+        });
+        sprint.done = key_mark.or_else(|| {
+            status_col.and_then(|sc| {
+                let all = g
+                    .rows
+                    .iter()
+                    .all(|r| super::completion::status_says_done(&text(r, sc)));
+                all.then(|| {
+                    format!(
+                        "marked complete in the plan (its table rows' {}: {})",
+                        cell_text(&header[sc].text),
+                        text(g.rows[0], sc)
+                    )
+                })
             })
         });
         sprint.origin = Origin::new(
