@@ -190,6 +190,9 @@ json_snapshots! {
     settled_aside => "first-sight-settled-aside",
     outline_numbered_phases => "first-sight-outline-numbered-phases",
     numbered_instructions => "first-sight-numbered-instructions",
+    legend_boxes => "first-sight-legend-boxes",
+    label_lines_over_checklists => "first-sight-label-lines-over-checklists",
+    cjk_numbered_sections => "first-sight-cjk-numbered-sections",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2351,4 +2354,33 @@ fn numbered_instructions_alone_are_read_as_steps() {
         "{v}"
     );
     assert!(!codes(&v, "guesses").is_empty(), "{v}");
+}
+
+/// `Status markers: [ ] pending | [x] done | [~] in progress | [-]
+/// skipped`: a box the plan's own legend says is skipped leaves nothing to
+/// do, as a ticked one; one in progress stays open.
+#[test]
+fn a_box_the_legend_says_is_skipped_is_no_open_work() {
+    let (_, v, _) = json("first-sight-legend-boxes");
+    assert_eq!(done(&v, 0), [true, true, false, true], "{v}");
+}
+
+/// A plan without headings whose checklists sit under label lines
+/// (`[0.1.0]` over `- [x] …`): each label is a step holding its list, not
+/// each item, and the same label again goes on with its section.
+#[test]
+fn label_lines_over_checklists_are_the_steps() {
+    let (_, v, _) = json("first-sight-label-lines-over-checklists");
+    assert_eq!(names(&v, 0), ["[0.1.0]", "[0.2.0]", "[0.3.0]"], "{v}");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
+}
+
+/// `## 一、构建系统现代化` … `## 十二、其他建议`: sections numbered in
+/// Chinese numerals are numbered headings, each a step with its number;
+/// the one section holding a checklist is not the only step.
+#[test]
+fn sections_numbered_in_chinese_numerals_are_the_steps() {
+    let (_, v, _) = json("first-sight-cjk-numbered-sections");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "11", "12"], "{v}");
+    assert_eq!(names(&v, 0)[0], "构建系统现代化", "{v}");
 }

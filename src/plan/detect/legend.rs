@@ -71,6 +71,96 @@ pub(super) fn mark_done_symbols(masked: &mut String) {
     *masked = out;
 }
 
+/// A legend of boxes, `Status markers: `[ ]` pending | `[x]` done | `[~]`
+/// in progress | `[-]` skipped`: a box whose meaning says done or left
+/// out (skipped, cancelled) is ticked wherever a list item opens with it,
+/// written `[x]` in the masked text (the same length). Without such a
+/// legend `[-]` stays open: Kiro writes it for work in progress.
+pub(super) fn mark_legend_boxes(masked: &mut String) {
+    // A legend names `[ ]` beside the others: most plans have none, and
+    // cost one search.
+    if !masked.contains("[ ]") {
+        return;
+    }
+    let mut ticked: Vec<u8> = Vec::new();
+    let mut legend_at = None;
+    for (at, line) in line_starts(masked) {
+        let entries = box_entries(line);
+        let states = entries.iter().any(|(c, _)| *c == b' ') && entries.len() >= 3;
+        if states {
+            ticked.extend(
+                entries
+                    .iter()
+                    .filter(|(c, done)| *done && !matches!(c, b'x' | b'X' | b' '))
+                    .map(|(c, _)| *c),
+            );
+            legend_at = Some(at..at + line.len());
+            break;
+        }
+    }
+    let Some(legend) = legend_at.filter(|_| !ticked.is_empty()) else {
+        return;
+    };
+    let mut marks = Vec::new();
+    for (at, line) in line_starts(masked) {
+        if legend.contains(&at) {
+            continue;
+        }
+        let lead = line.len() - line.trim_start().len();
+        let Some(rest) = line[lead..].strip_prefix(['-', '*', '+']) else {
+            continue;
+        };
+        let b = rest.as_bytes();
+        if b.len() >= 4 && b[0] == b' ' && b[1] == b'[' && b[3] == b']' && ticked.contains(&b[2]) {
+            marks.push(at + lead + 3);
+        }
+    }
+    // SAFETY of offsets: each is an ASCII byte of a `[c]` box.
+    let mut bytes = std::mem::take(masked).into_bytes();
+    for m in marks {
+        bytes[m] = b'x';
+    }
+    *masked = String::from_utf8(bytes).expect("an ASCII byte replaced by an ASCII byte");
+}
+
+/// Each line of the text and the offset it starts at.
+fn line_starts(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split_inclusive('\n').scan(0, |at, line| {
+        let start = *at;
+        *at += line.len();
+        Some((start, line.trim_end_matches(['\n', '\r'])))
+    })
+}
+
+/// The boxes a line of a legend names, each with whether its meaning says
+/// done or left out: `` `[x]` done ``, `[-] skipped`, on one line.
+fn box_entries(line: &str) -> Vec<(u8, bool)> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(p) = rest.find('[') {
+        let b = rest.as_bytes();
+        if b.len() < p + 3 || b[p + 2] != b']' || !b[p + 1].is_ascii() {
+            rest = &rest[p + 1..];
+            continue;
+        }
+        let symbol = b[p + 1];
+        let after = &rest[p + 3..];
+        let end = after.find(['[', '|', ',', ';', '·']).unwrap_or(after.len());
+        let meaning = after[..end]
+            .trim_start_matches(['`', ' ', '=', ':', '-', '—', '–', '→'])
+            .trim_end_matches(['`', ' '])
+            .trim();
+        if !meaning.starts_with(char::is_alphabetic) {
+            return Vec::new();
+        }
+        let done =
+            super::completion::status_says_done(meaning) || super::status_words::left_out(meaning);
+        out.push((symbol, done));
+        rest = &after[end..];
+    }
+    out
+}
+
 /// The entries of a line of a legend, each a symbol and whether what it
 /// means is done: the line opens with a symbol (after a list bullet, a
 /// quote or a table's pipe), and each entry is a symbol then a word

@@ -253,6 +253,7 @@ fn parse_once(
         masked.replace_range(..3, "   ");
     }
     legend::mark_done_symbols(&mut masked);
+    legend::mark_legend_boxes(&mut masked);
     let mut by_order = None;
     if any_bold_item {
         outline::unquote_boxes(&mut masked);

@@ -35,6 +35,11 @@ pub(super) fn numbered_heading(text: &str) -> Option<(String, String)> {
             }
         }
     }
+    // `一、构建系统现代化`, `十一、其他`: an outline numbered in Chinese
+    // numerals.
+    if let Some(numbered) = cjk_numbered(t) {
+        return Some(numbered);
+    }
     let id_len = t
         .char_indices()
         .find(|&(_, c)| !(c.is_ascii_digit() || c == '.'))
@@ -60,6 +65,29 @@ pub(super) fn numbered_heading(text: &str) -> Option<(String, String)> {
         return None;
     }
     Some((id.to_string(), rest.to_string()))
+}
+
+/// `三、代码质量提升` → (`3`, `代码质量提升`): Chinese numerals up to 99
+/// closed by an enumeration comma (or a full stop) and a name.
+fn cjk_numbered(t: &str) -> Option<(String, String)> {
+    const DIGITS: &str = "一二三四五六七八九";
+    let end = t
+        .char_indices()
+        .find(|&(_, c)| !(DIGITS.contains(c) || c == '十'))
+        .map(|(i, _)| i)?;
+    let rest = t[end..].strip_prefix(['、', '．', '.'])?.trim();
+    let digit = |c: char| DIGITS.chars().position(|d| d == c).map(|p| p as u32 + 1);
+    let numeral: Vec<char> = t[..end].chars().collect();
+    let n = match numeral.as_slice() {
+        [d] => digit(*d)?,
+        ['十'] => 10,
+        ['十', d] => 10 + digit(*d)?,
+        [t, '十'] => digit(*t)? * 10,
+        [t, '十', d] => digit(*t)? * 10 + digit(*d)?,
+        _ => return None,
+    };
+    let names = rest.starts_with(|c: char| c.is_alphanumeric() || c == '`');
+    names.then(|| (n.to_string(), rest.to_string()))
 }
 
 /// `T1: Name`, `TASK-03 — Name`, `DB-T1 — Name`, `WP-01A — Name`: a code

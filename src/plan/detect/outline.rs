@@ -194,11 +194,50 @@ pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>, any: bool) -
             ))
     };
     if paragraph_lines(source, &blocks, heading_line) < 2 {
-        return blocks;
+        return label_lines_over_checklists(blocks);
     }
     headings_in_paragraphs(source, blocks, |line| {
         heading_line(line).then(|| (2, line.trim().to_string()))
     })
+}
+
+/// A plan without headings whose checklists each sit under a label line
+/// of their own (`[0.1.0]` over `- [x] …`, `Backend:` over `- [ ] …`):
+/// the labels, two or more, are its sections, read as level-2 headings.
+/// A paragraph of more than one line, or a sentence, is no label.
+fn label_lines_over_checklists(mut blocks: Vec<Block>) -> Vec<Block> {
+    let labels: Vec<(usize, String)> = blocks
+        .windows(2)
+        .enumerate()
+        .filter_map(|(i, pair)| match pair {
+            [Block::Paragraph { text, .. }, Block::Item {
+                checked: Some(_),
+                depth: 0,
+                ..
+            }] => {
+                let t = text.trim().trim_end_matches([':', '：']).trim_end();
+                let label = !t.is_empty()
+                    && !t.contains('\n')
+                    && t.chars().count() <= 60
+                    && !t.ends_with(['.', '。', '!', '?']);
+                label.then(|| (i, t.to_string()))
+            }
+            _ => None,
+        })
+        .collect();
+    if labels.len() < 2 {
+        return blocks;
+    }
+    // The same label again (`[0.3.0]` over one stray line, then `[0.3.0]`
+    // over the rest) goes on with its section.
+    let mut last: Option<String> = None;
+    for (i, text) in labels {
+        if last.as_ref() != Some(&text) {
+            into_heading(&mut blocks, i, 2, text.clone());
+        }
+        last = Some(text);
+    }
+    blocks
 }
 
 /// The last reading before a refusal: a list item's box written as code
