@@ -193,6 +193,7 @@ json_snapshots! {
     legend_boxes => "first-sight-legend-boxes",
     label_lines_over_checklists => "first-sight-label-lines-over-checklists",
     cjk_numbered_sections => "first-sight-cjk-numbered-sections",
+    worded_siblings => "first-sight-worded-siblings",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2383,4 +2384,23 @@ fn sections_numbered_in_chinese_numerals_are_the_steps() {
     let (_, v, _) = json("first-sight-cjk-numbered-sections");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "11", "12"], "{v}");
     assert_eq!(names(&v, 0)[0], "构建系统现代化", "{v}");
+}
+
+/// `### Stream B` and `### Stream C` hold boxes; `### Stream A` (a table
+/// of agents) and `### Stream D` (bullets) beside them hold their work in
+/// other forms: all four streams are steps, none dropped.
+#[test]
+fn sections_of_one_worded_series_are_all_steps() {
+    let (_, v, _) = json("first-sight-worded-siblings");
+    let names: Vec<String> = (0..units(&v).len()).flat_map(|u| names(&v, u)).collect();
+    assert_eq!(
+        names,
+        [
+            "Stream A: Manual skills",
+            "Stream B: Validation infrastructure",
+            "Stream C: CI setup",
+            "Stream D: Bulk generation"
+        ],
+        "{v}"
+    );
 }

@@ -207,3 +207,63 @@ pub(super) fn status_buckets_lifted(
     }
     out
 }
+
+/// Checklist groups named as one series by a word and an id (`### Stream
+/// B: Validation`, `### Stream C: CI/CD`) beside sections of the same
+/// word and level under the same parent that hold their work in other
+/// forms (`### Stream A: Manual Skills` over tables of waves, `### Stream
+/// E` over bullets of batches): those are steps of the series too.
+/// Otherwise the work of a stream written without boxes is dropped
+/// without a word.
+pub(super) fn worded_siblings_added(
+    doc: &Doc,
+    groups: Vec<(usize, String)>,
+    scope: std::ops::Range<usize>,
+) -> Vec<(usize, String)> {
+    // `Stream A: …` → `stream`: a word, then a letter or a number alone.
+    let word = |i: usize| -> Option<(u8, Option<usize>, String)> {
+        let (level, text, _) = doc.heading(i)?;
+        let mut words = text.split_whitespace();
+        let word = words.next()?;
+        let id = words.next()?.trim_end_matches([':', '.', ',', ')']);
+        let shaped = word.chars().all(char::is_alphabetic)
+            && word.chars().count() >= 3
+            && (id.chars().all(|c| c.is_ascii_digit())
+                || (id.len() == 1 && id.chars().all(|c| c.is_ascii_uppercase())))
+            && !id.is_empty();
+        shaped.then(|| (level, doc.parent[i], word.to_lowercase()))
+    };
+    let mut series: BTreeMap<(u8, Option<usize>, String), usize> = BTreeMap::new();
+    for &(i, _) in &groups {
+        if let Some(key) = word(i) {
+            *series.entry(key).or_default() += 1;
+        }
+    }
+    series.retain(|_, n| *n >= 2);
+    if series.is_empty() {
+        return groups;
+    }
+    let held: BTreeSet<usize> = groups.iter().map(|(i, _)| *i).collect();
+    let mut added = Vec::new();
+    for i in scope.filter(|i| !held.contains(i)) {
+        let Some(key) = word(i) else { continue };
+        let Some((_, text, _)) = doc.heading(i) else {
+            continue;
+        };
+        let own_work = doc.section(i).next().is_some();
+        if series.contains_key(&key)
+            && own_work
+            && criteria_label(text).is_none()
+            && !super::about_plan::describes_plan(text)
+        {
+            added.push((i, clean_name(text)));
+        }
+    }
+    if added.is_empty() {
+        return groups;
+    }
+    let mut all = groups;
+    all.extend(added);
+    all.sort_by_key(|(i, _)| *i);
+    all
+}

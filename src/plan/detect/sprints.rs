@@ -553,6 +553,7 @@ fn in_scope(
     let groups = super::levels::nested_groups_lifted(doc, groups);
     let groups = super::levels::series_gaps_filled(doc, groups, scope_all.clone());
     let groups = with_unboxed_siblings(doc, groups, scope_all.clone());
+    let groups = super::levels::worded_siblings_added(doc, groups, scope_all.clone());
     // A group's text ends where a group nested in it begins: its items are
     // that group's own, not the same work twice.
     let heads: BTreeSet<usize> = groups.iter().map(|(i, _)| *i).collect();
