@@ -2382,7 +2382,7 @@ fn label_lines_over_checklists_are_the_steps() {
 #[test]
 fn sections_numbered_in_chinese_numerals_are_the_steps() {
     let (_, v, _) = json("first-sight-cjk-numbered-sections");
-    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "11", "12"], "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "10", "12"], "{v}");
     assert_eq!(names(&v, 0)[0], "构建系统现代化", "{v}");
 }
 

@@ -79,8 +79,8 @@ fn cjk_numbered(t: &str) -> Option<(String, String)> {
     let digit = |c: char| DIGITS.chars().position(|d| d == c).map(|p| p as u32 + 1);
     let numeral: Vec<char> = t[..end].chars().collect();
     let n = match numeral.as_slice() {
-        [d] => digit(*d)?,
         ['十'] => 10,
+        [d] => digit(*d)?,
         ['十', d] => 10 + digit(*d)?,
         [t, '十'] => digit(*t)? * 10,
         [t, '十', d] => digit(*t)? * 10 + digit(*d)?,
