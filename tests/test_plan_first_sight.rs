@@ -194,6 +194,7 @@ json_snapshots! {
     label_lines_over_checklists => "first-sight-label-lines-over-checklists",
     cjk_numbered_sections => "first-sight-cjk-numbered-sections",
     worded_siblings => "first-sight-worded-siblings",
+    bracketed_weeks => "first-sight-bracketed-weeks",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2400,6 +2401,24 @@ fn sections_of_one_worded_series_are_all_steps() {
             "Stream B: Validation infrastructure",
             "Stream C: CI setup",
             "Stream D: Bulk generation"
+        ],
+        "{v}"
+    );
+}
+
+/// `[Semana 1-2] Planejamento e Design` over indented lines, under each
+/// `## Fase N`: the bracketed week labels are the steps, each phase's in
+/// order, not the phases alone.
+#[test]
+fn bracketed_week_labels_are_the_steps() {
+    let (_, v, _) = json("first-sight-bracketed-weeks");
+    let names: Vec<String> = (0..units(&v).len()).flat_map(|u| names(&v, u)).collect();
+    assert_eq!(
+        names,
+        [
+            "Planejamento e Design",
+            "Desenvolvimento dos Microserviços",
+            "Testes e Refinamento"
         ],
         "{v}"
     );

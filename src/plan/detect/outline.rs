@@ -164,6 +164,14 @@ fn pad(text: &str, len: usize) -> String {
 /// (`Hito 1:`) becomes a heading of the lowest level, ending at the next
 /// heading of any level.
 pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>, any: bool) -> Vec<Block> {
+    // `[Semana 1-2] Planejamento e Design` over its lines of work: a step
+    // word and a number in brackets open a step's label wherever it is
+    // written, under a phase's heading too; two or more are the steps.
+    if paragraph_lines(source, &blocks, |l| bracketed_step(l).is_some()) >= 2 {
+        return headings_in_paragraphs(source, blocks, |line| {
+            bracketed_step(line).map(|label| (6, label))
+        });
+    }
     if any {
         let label = |line: &str| {
             let t = line.trim().trim_end_matches(':').trim_end();
@@ -199,6 +207,23 @@ pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>, any: bool) -
     headings_in_paragraphs(source, blocks, |line| {
         heading_line(line).then(|| (2, line.trim().to_string()))
     })
+}
+
+/// `[Week 3-4] System design` → `Week 3-4: System design`: a paragraph
+/// line opening with a step word and its number (or span) in brackets, then
+/// a name.
+fn bracketed_step(line: &str) -> Option<String> {
+    let t = line.trim().strip_prefix('[')?;
+    let close = t.get(..40.min(t.len())).unwrap_or(t).find(']')?;
+    let label = t[..close].trim();
+    let name = t[close + 1..]
+        .trim_start_matches([':', ' ', '—', '–', '-'])
+        .trim();
+    let english = super::locale::localize(label);
+    let stepped = starts_with_step_word(&english)
+        && label.chars().any(|c| c.is_ascii_digit())
+        && label.split_whitespace().count() <= 3;
+    (stepped && name.starts_with(char::is_alphanumeric)).then(|| format!("{label}: {name}"))
 }
 
 /// A plan without headings whose checklists each sit under a label line
