@@ -195,6 +195,7 @@ json_snapshots! {
     cjk_numbered_sections => "first-sight-cjk-numbered-sections",
     worded_siblings => "first-sight-worded-siblings",
     bracketed_weeks => "first-sight-bracketed-weeks",
+    field_name_deps => "first-sight-field-name-deps",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2422,4 +2423,15 @@ fn bracketed_week_labels_are_the_steps() {
         ],
         "{v}"
     );
+}
+
+/// An index table's `DependsOn` column (a field name, not words): each
+/// environment waits for those it names, E002 and E003 side by side after
+/// E001, E004 after both.
+#[test]
+fn a_dependency_column_written_as_a_field_name_orders_the_steps() {
+    let (_, v, _) = json("first-sight-field-name-deps");
+    assert_eq!(units(&v).len(), 4, "{v}");
+    assert!(deps(&v, 1)[0].starts_with("E001"), "{v}");
+    assert_eq!(deps(&v, 3).len(), 2, "{v}");
 }

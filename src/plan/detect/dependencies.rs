@@ -678,6 +678,13 @@ fn reads_as_prerequisite(dep: &str) -> bool {
 /// section's field (`**Dependencies**: Track A`).
 pub(super) const DEPENDENCY_COLUMNS: &[&str] = &[
     "depends on",
+    // Written as a field name (`DependsOn`, `depends_on`, `blocked-by`).
+    "dependson",
+    "depends_on",
+    "depends-on",
+    "blockedby",
+    "blocked_by",
+    "blocked-by",
     "depends",
     "dependencies",
     "dependency",
