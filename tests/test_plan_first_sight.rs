@@ -196,6 +196,7 @@ json_snapshots! {
     worded_siblings => "first-sight-worded-siblings",
     bracketed_weeks => "first-sight-bracketed-weeks",
     field_name_deps => "first-sight-field-name-deps",
+    preamble_agents => "first-sight-preamble-agents",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2434,4 +2435,22 @@ fn a_dependency_column_written_as_a_field_name_orders_the_steps() {
     assert_eq!(units(&v).len(), 4, "{v}");
     assert!(deps(&v, 1)[0].starts_with("E001"), "{v}");
     assert_eq!(deps(&v, 3).len(), 2, "{v}");
+}
+
+/// `tasks for AI agents to execute in parallel` in the plan's opening, over
+/// phases of `### Agent N` sections: each phase's agents run at once, each
+/// phase after the one before; a phase that says its agents do not run at
+/// once stays one step.
+#[test]
+fn agents_the_opening_says_run_in_parallel_run_at_once_by_phase() {
+    let (_, v, _) = json("first-sight-preamble-agents");
+    assert_eq!(units(&v).len(), 5, "{v}");
+    assert!(deps(&v, 0).is_empty() && deps(&v, 1).is_empty(), "{v}");
+    assert_eq!(deps(&v, 2).len(), 2, "{v}");
+    assert_eq!(deps(&v, 4).len(), 2, "{v}");
+    assert_eq!(
+        v["tally"]["outside"].as_array().map_or(0, Vec::len),
+        0,
+        "{v}"
+    );
 }

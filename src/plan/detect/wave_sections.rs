@@ -33,10 +33,15 @@ pub(super) fn wave_section_units(
     // A phase runs its sections at once only where they are agents' or
     // tracks' (`### Agent 1: Core`): `Parallel processing` may name a
     // feature.
+    // `This document breaks the roadmap into tasks for AI agents to
+    // execute in parallel.` before the first phase: the plan's own word,
+    // for every phase whose sections are all agents' (and that has no
+    // word of its own against it).
+    let plan_at_once = phased && preamble_says_agents_at_once(doc, waves.first()?.1);
     let at_once_wave = |h: usize| {
         let sections = wave_sections(doc, h);
         if phased {
-            phase_at_once(doc, h, units)
+            (phase_at_once(doc, h, units) || plan_at_once && phase_open(doc, h, units))
                 && sections.len() >= 2
                 && sections.iter().all(|&j| names_a_worker(doc, j))
         } else {
@@ -207,7 +212,9 @@ fn phase_headings(doc: &Doc, units: &[RawUnit]) -> Option<Vec<(u32, usize)>> {
                 .heading(i)
                 .is_some_and(|h| super::waves::may_say_at_once(h.1))
             && phase_at_once(doc, i, units)
-    });
+    }) || (0..doc.blocks.len())
+        .find(|&i| doc.is_sprint(i))
+        .is_some_and(|first| preamble_says_agents_at_once(doc, first));
     if !at_once {
         return None;
     }
@@ -246,6 +253,40 @@ fn phase_at_once(doc: &Doc, h: usize, units: &[RawUnit]) -> bool {
         .flat_map(|u| &u.sprints)
         .any(|s| s.span.start == span.start && s.sprint.done.is_some());
     says && !own_work && !done
+}
+
+/// A phase with no work of its own beside its sections, not done, and
+/// with no word in its heading against running them at once.
+fn phase_open(doc: &Doc, h: usize, units: &[RawUnit]) -> bool {
+    let Some((_, text, span)) = doc.heading(h) else {
+        return false;
+    };
+    let lower = text.to_lowercase();
+    let denied = ["sequential", "in order", "one after another", "serial"]
+        .iter()
+        .any(|w| lower.contains(w));
+    let own_work = doc
+        .own_blocks(h)
+        .any(|b| matches!(doc.blocks[b], Block::Item { .. }));
+    let done = units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .any(|s| s.span.start == span.start && s.sprint.done.is_some());
+    !denied && !own_work && !done && !super::waves::says_at_once_denied(doc, h)
+}
+
+/// Whether the plan's text before its first phase (`first`) says that its
+/// agents work at once: a paragraph that names agents and says parallel.
+fn preamble_says_agents_at_once(doc: &Doc, first: usize) -> bool {
+    doc.blocks[..first].iter().any(|b| match b {
+        Block::Paragraph { text, .. } | Block::Item { text, .. } => {
+            super::waves::may_say_at_once(text) && {
+                let lower = text.to_lowercase();
+                lower.contains("agent") && super::waves::text_says_at_once(&lower)
+            }
+        }
+        _ => false,
+    })
 }
 
 /// A section named for who does its work: `Agent 1: Core`, `Track B —

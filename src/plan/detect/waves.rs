@@ -341,6 +341,18 @@ pub(super) fn says_at_once(doc: &Doc, heading: usize) -> bool {
     .any(|t| text_says_at_once(&t))
 }
 
+/// Whether a section's own text says its work does not run at once
+/// (`**Parallelizable:** No.`, `Do not run these in parallel`): a word of
+/// running at once, denied.
+pub(super) fn says_at_once_denied(doc: &Doc, heading: usize) -> bool {
+    doc.own_blocks(heading).any(|b| match &doc.blocks[b] {
+        Block::Paragraph { text, .. } | Block::Item { text, .. } if may_say_at_once(text) => {
+            !text_says_at_once(&text.to_lowercase())
+        }
+        _ => false,
+    })
+}
+
 /// Whether lower-cased `t` says work runs at once (`parallel`,
 /// `concurrent`, `simultaneous`, `並行`, `병렬`) and does not deny it
 /// around the word (`Do not run these in parallel`, `nicht parallel`,
