@@ -2454,3 +2454,54 @@ fn agents_the_opening_says_run_in_parallel_run_at_once_by_phase() {
         "{v}"
     );
 }
+
+/// The third review's plans, where the first rules of this round misread
+/// and the build before them read right: agents the opening says once ran
+/// in parallel, or one agent's tests, run one after another; a check mark
+/// the plan's key defines, or beside a status column, marks nothing done;
+/// 決済 (payment) and `レビュー済` (reviewed) asides mark nothing done; a
+/// sentence listing boxes is no legend, nor is `[-] done, needs review`; a
+/// log of `[Week N]` lines is no steps; a summary list and its detailed
+/// list are one series of steps; sections of prose, and options weighed,
+/// beside a series are no steps; `三、已知风险` (known risks) is no step.
+#[test]
+fn the_third_review_plans_read_as_a_person_reads_them() {
+    for fixture in [
+        "first-sight-review3-agents-waited",
+        "first-sight-review3-agent-tests-parallel",
+    ] {
+        let (_, v, _) = json(fixture);
+        assert_eq!(units(&v).len(), 1, "{fixture}: {v}");
+    }
+    for fixture in [
+        "first-sight-review3-key-legend-committed",
+        "first-sight-review3-settlement-asides",
+        "first-sight-review3-boxes-described",
+        "first-sight-review3-legend-done-needs-review",
+    ] {
+        let (_, v, _) = json(fixture);
+        assert!(done(&v, 0).iter().all(|d| !d), "{fixture}: {v}");
+    }
+    let (_, v, _) = json("first-sight-review3-key-mark-status-reopened");
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
+    let (_, v, _) = json("first-sight-review3-weekly-log");
+    assert_eq!(names(&v, 0), ["Next steps"], "{v}");
+    let (_, v, _) = json("first-sight-review3-summary-and-detail");
+    assert_eq!(names(&v, 0).len(), 2, "{v}");
+    let (_, v, _) = json("first-sight-review3-team-prose");
+    assert_eq!(names(&v, 0), ["Team B: Cart", "Team C: Shipping"], "{v}");
+    let (_, v, _) = json("first-sight-review3-rejected-options");
+    assert_eq!(names(&v, 0).len(), 2, "{v}");
+    let (_, v, _) = json("first-sight-review3-cjk-risks");
+    assert_eq!(names(&v, 0), ["日志格式", "集中存储"], "{v}");
+}
+
+/// A changelog's numbered entries and a bug report's steps to reproduce
+/// are no plan: refused, as before, not read as numbered instructions.
+#[test]
+fn numbered_lists_of_a_changelog_or_a_bug_report_are_refused() {
+    for fixture in ["bad-review3-changelog", "bad-review3-bug-report"] {
+        let (status, v, _) = json(fixture);
+        assert_ne!(status, 0, "{fixture}: {v}");
+    }
+}

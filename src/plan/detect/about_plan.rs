@@ -95,6 +95,7 @@ const ABOUT_THE_PLAN_CJK: &[&str] = &[
     "附录",
     "备注",
     "风险",
+    "已知风险",
     "验收标准",
     "概要",
     "目的",
@@ -122,6 +123,11 @@ pub(super) fn describes_plan(heading: &str) -> bool {
         rest.trim_start_matches([' ', ':', '：'])
             .starts_with(|c: char| c.is_ascii_digit())
     };
+    // `三、已知风险`: an outline's numeral before the name.
+    let lower = lower
+        .split_once('、')
+        .filter(|(numeral, _)| numeral.chars().count() <= 3)
+        .map_or(lower, |(_, name)| name.trim_start());
     if let Some(w) = ABOUT_THE_PLAN_CJK.iter().find(|w| lower.starts_with(*w)) {
         return !numbered(&lower[w.len()..]);
     }

@@ -116,7 +116,12 @@ pub(super) fn promote_bold_items(
                 flush(&mut run, section_level, has_status, ordered);
                 has_status = false;
                 ordered = names_an_order(text);
-                about = super::about_plan::describes_plan(text);
+                // `## 1.2.0 - 2024-03-01`: a release's entries, done.
+                about = super::about_plan::describes_plan(text)
+                    || plain_anywhere
+                        && text
+                            .trim_start_matches(['v', 'V'])
+                            .starts_with(|c: char| c.is_ascii_digit());
                 section_level = *level;
             }
             // `## Vision` over `1. **Deepen the quality** …`: the plan's
@@ -159,6 +164,39 @@ pub(super) fn promote_bold_items(
     if any && runs.iter().map(|(_, r, _, _)| r.len()).sum::<usize>() < 2 {
         return blocks;
     }
+    // `In short: 1. Add a /healthz endpoint. 2. Cover it with a test.`,
+    // then `In detail:` the same steps at length: a list whose items open
+    // as another's do, item by item, restates it; the longer is kept.
+    if plain_anywhere {
+        let opening = |t: &str| -> String {
+            let label = t.split_once(": ").map_or(t, |(_, l)| l);
+            label
+                .split_whitespace()
+                .take(2)
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+        };
+        let length = |items: &[Candidate]| items.iter().map(|(_, t, _)| t.len()).sum::<usize>();
+        let mut k = 0;
+        while k < runs.len() {
+            let twin = (0..runs.len()).find(|&j| {
+                j != k
+                    && runs[j].1.len() == runs[k].1.len()
+                    && runs[j]
+                        .1
+                        .iter()
+                        .zip(&runs[k].1)
+                        .all(|(a, b)| opening(&a.1) == opening(&b.1))
+                    && (length(&runs[j].1), j) > (length(&runs[k].1), k)
+            });
+            if twin.is_some() {
+                runs.remove(k);
+            } else {
+                k += 1;
+            }
+        }
+    }
     // Numbered instructions in several lists (`1) … 3)` under one heading,
     // `1. … 8.` under the next) are one series of steps, counted on across
     // the lists at the outermost list's level: each list numbered from 1
@@ -184,6 +222,45 @@ pub(super) fn promote_bold_items(
         }
     }
     blocks
+}
+
+/// Whether a heading of the text names it work to do: a task, a plan, a
+/// to-do list or instructions, in the plans' languages.
+pub(super) fn headings_name_work(source: &str) -> bool {
+    const WORK: &[&str] = &[
+        "task",
+        "plan",
+        "todo",
+        "to-do",
+        "to do",
+        "instruction",
+        "checklist",
+        "tarea",
+        "instrucci",
+        "tarefa",
+        "instruç",
+        "aufgabe",
+        "anleitung",
+        "tâche",
+        "consigne",
+        "задач",
+        "план",
+        "инструкци",
+        "任务",
+        "计划",
+        "待办",
+        "指示",
+        "タスク",
+        "計画",
+        "手順",
+        "작업",
+        "계획",
+        "할 일",
+    ];
+    source.lines().filter(|l| l.starts_with('#')).any(|l| {
+        let lower = l.to_lowercase();
+        WORK.iter().any(|w| lower.contains(w))
+    })
 }
 
 /// `3. phase-03-emergency.md` under `## Execution Order`: a plain

@@ -224,7 +224,7 @@ fn done_aside(text: &str) -> Option<String> {
     };
     let said = DONE_WORDS.contains(&inner.as_str())
         || DONE_PHRASES.contains(&inner.as_str())
-        || super::status_words::settled(&inner);
+        || super::status_words::settled_aside(&inner);
     (said && !head.is_empty()).then(|| head.to_string())
 }
 

@@ -85,6 +85,10 @@ pub(super) fn mark_legend_boxes(masked: &mut String) {
     let mut ticked: Vec<u8> = Vec::new();
     let mut legend_at = None;
     for (at, line) in line_starts(masked) {
+        // A legend names three boxes or more: a task's line names one.
+        if line.bytes().filter(|&b| b == b'[').count() < 3 {
+            continue;
+        }
         let entries = box_entries(line);
         let states = entries.iter().any(|(c, _)| *c == b' ') && entries.len() >= 3;
         if states {
@@ -133,11 +137,51 @@ fn line_starts(text: &str) -> impl Iterator<Item = (usize, &str)> {
 }
 
 /// The boxes a line of a legend names, each with whether its meaning says
-/// done or left out: `` `[x]` done ``, `[-] skipped`, on one line.
+/// done or left out: `` `[x]` done ``, `[-] skipped`, on one line. The
+/// line is named a legend (`Legend:`, `Status markers:`, `凡例`) before
+/// its first box, each meaning is a word or a few, and nothing but
+/// separators stands between the entries: a sentence that lists boxes
+/// (`the renderer reads `[ ]` open, `[x]` done, …`) is no legend, nor is
+/// `[-] done, needs review`.
 fn box_entries(line: &str) -> Vec<(u8, bool)> {
+    const NAMES: &[&str] = &[
+        "legend",
+        "key",
+        "marker",
+        "status",
+        "state",
+        "symbol",
+        "legende",
+        "leyenda",
+        "legenda",
+        "légende",
+        "обозначени",
+        "статус",
+        "凡例",
+        "图例",
+        "圖例",
+        "状态",
+        "状態",
+        "범례",
+        "상태",
+    ];
+    let Some(first) = line.find('[') else {
+        return Vec::new();
+    };
+    let head = line[..first].to_lowercase();
+    if !NAMES.iter().any(|n| head.contains(n)) {
+        return Vec::new();
+    }
     let mut out = Vec::new();
-    let mut rest = line;
+    let mut rest = &line[first..];
     while let Some(p) = rest.find('[') {
+        // Between entries: separators, quotes and spaces only.
+        if rest[..p]
+            .chars()
+            .any(|c| c.is_alphanumeric() && !out.is_empty())
+        {
+            return Vec::new();
+        }
         let b = rest.as_bytes();
         if b.len() < p + 3 || b[p + 2] != b']' || !b[p + 1].is_ascii() {
             rest = &rest[p + 1..];
@@ -150,7 +194,7 @@ fn box_entries(line: &str) -> Vec<(u8, bool)> {
             .trim_start_matches(['`', ' ', '=', ':', '-', '—', '–', '→'])
             .trim_end_matches(['`', ' '])
             .trim();
-        if !meaning.starts_with(char::is_alphabetic) {
+        if !meaning.starts_with(char::is_alphabetic) || meaning.split_whitespace().count() > 4 {
             return Vec::new();
         }
         let done =

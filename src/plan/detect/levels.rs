@@ -231,7 +231,20 @@ pub(super) fn worded_siblings_added(
             && (id.chars().all(|c| c.is_ascii_digit())
                 || (id.len() == 1 && id.chars().all(|c| c.is_ascii_uppercase())))
             && !id.is_empty();
-        shaped.then(|| (level, doc.parent[i], word.to_lowercase()))
+        // Choices weighed (`Option A`, `Alternative B`) and appendices are
+        // no work, whatever their siblings hold.
+        let word = word.to_lowercase();
+        let choice = [
+            "option",
+            "alternative",
+            "approach",
+            "variant",
+            "appendix",
+            "annex",
+        ]
+        .iter()
+        .any(|w| word.starts_with(w));
+        (shaped && !choice).then(|| (level, doc.parent[i], word))
     };
     let mut series: BTreeMap<(u8, Option<usize>, String), usize> = BTreeMap::new();
     for &(i, _) in &groups {
@@ -250,7 +263,11 @@ pub(super) fn worded_siblings_added(
         let Some((_, text, _)) = doc.heading(i) else {
             continue;
         };
-        let own_work = doc.section(i).next().is_some();
+        // Work written as a list or a table; prose alone (`Finished last
+        // quarter; kept for reference.`) names none.
+        let own_work = doc
+            .section(i)
+            .any(|j| matches!(doc.blocks[j], Block::Item { .. } | Block::Table { .. }));
         if series.contains_key(&key)
             && own_work
             && criteria_label(text).is_none()

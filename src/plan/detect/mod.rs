@@ -210,6 +210,12 @@ pub fn parse_with(source: &str, ctx: &ParseContext, strict: bool) -> Result<Plan
     }
     parse_once(source, ctx, strict, Pass::Sections)
         .or_else(|_| {
+            // Only a text that calls itself work to do (`# Agent task`, `##
+            // Instructions`): numbered lists elsewhere are a changelog's
+            // entries, a bug's steps to reproduce, a meeting's decisions.
+            if !bold_items::headings_name_work(source) {
+                return Err(Vec::new());
+            }
             parse_once(source, ctx, strict, Pass::NumberedItems).map(|mut plan| {
                 plan.guesses.push(last_resort::numbered_guess(&plan));
                 plan
@@ -289,7 +295,8 @@ fn parse_once(
         pass == Pass::NumberedItems,
         &mut by_order,
     );
-    let blocks = outline::promote_plain_lines(&masked, blocks, any_bold_item);
+    let mut labels_read = None;
+    let blocks = outline::promote_plain_lines(&masked, blocks, any_bold_item, &mut labels_read);
     let blocks = outline::promote_numbered_items(&masked, blocks);
     let blocks = bare_boxes::items_from_bare_boxes(&masked, blocks);
     let blocks = match pass {
@@ -500,6 +507,18 @@ fn parse_once(
             code: "reading::bold_items".into(),
             message: format!(
                 "{n} numbered bold items under a heading that names their order are read as the steps, in the order written"
+            ),
+            help: "check the reading with `git supervisor plan`, or give each step a heading".into(),
+            line: doc.line(doc.blocks[block].span().start),
+        });
+    }
+    // Label lines over checklists read as the sections of a plan without
+    // headings: a level read from the lines' shape alone.
+    if let Some((block, n)) = labels_read {
+        guesses.push(Warning {
+            code: "reading::label_lines".into(),
+            message: format!(
+                "no heading names a step: {n} lines standing alone over checklists are read as the steps' names, each over its list"
             ),
             help: "check the reading with `git supervisor plan`, or give each step a heading".into(),
             line: doc.line(doc.blocks[block].span().start),

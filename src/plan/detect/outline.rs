@@ -19,6 +19,7 @@
 use super::Block;
 use crate::plan::markdown::Span;
 use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 /// Old Mac line endings (a CR with no LF after it) as LF, byte for byte, so
 /// every span still points at the same bytes of the user's file. `None` when
@@ -163,13 +164,26 @@ fn pad(text: &str, len: usize) -> String {
 /// too, a line that is only a step word of any language and a number
 /// (`Hito 1:`) becomes a heading of the lowest level, ending at the next
 /// heading of any level.
-pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>, any: bool) -> Vec<Block> {
+pub(super) fn promote_plain_lines(
+    source: &str,
+    blocks: Vec<Block>,
+    any: bool,
+    labels_read: &mut Option<(usize, usize)>,
+) -> Vec<Block> {
     // `[Semana 1-2] Planejamento e Design` over its lines of work: a step
     // word and a number in brackets open a step's label wherever it is
-    // written, under a phase's heading too; two or more are the steps.
-    if paragraph_lines(source, &blocks, |l| bracketed_step(l).is_some()) >= 2 {
-        return headings_in_paragraphs(source, blocks, |line| {
-            bracketed_step(line).map(|label| (6, label))
+    // written, under a phase's heading too; two or more are the steps. A
+    // label with no lines of its own (`[Week 2] Login page shipped` in a
+    // log, line after line) is an entry, not a step.
+    let labelled = bracketed_labels(source, &blocks);
+    if labelled.len() >= 2 {
+        return blocks_in_paragraphs(source, blocks, |line, span| {
+            let label = bracketed_step(line)?;
+            (span.is_empty() || labelled.contains(&span.start)).then(|| Block::Heading {
+                level: 6,
+                text: label,
+                span,
+            })
         });
     }
     if any {
@@ -202,7 +216,7 @@ pub(super) fn promote_plain_lines(source: &str, blocks: Vec<Block>, any: bool) -
             ))
     };
     if paragraph_lines(source, &blocks, heading_line) < 2 {
-        return label_lines_over_checklists(blocks);
+        return label_lines_over_checklists(blocks, labels_read);
     }
     headings_in_paragraphs(source, blocks, |line| {
         heading_line(line).then(|| (2, line.trim().to_string()))
@@ -230,7 +244,38 @@ fn bracketed_step(line: &str) -> Option<String> {
 /// of their own (`[0.1.0]` over `- [x] …`, `Backend:` over `- [ ] …`):
 /// the labels, two or more, are its sections, read as level-2 headings.
 /// A paragraph of more than one line, or a sentence, is no label.
-fn label_lines_over_checklists(mut blocks: Vec<Block>) -> Vec<Block> {
+/// The offsets of the paragraph lines that open a bracketed step's label
+/// ([`bracketed_step`]) and have lines of their own after them.
+fn bracketed_labels(source: &str, blocks: &[Block]) -> BTreeSet<usize> {
+    let mut out = BTreeSet::new();
+    for b in blocks {
+        let Block::Paragraph { span, .. } = b else {
+            continue;
+        };
+        let text = &source[span.clone()];
+        // Most paragraphs open no line with a bracket: one byte search.
+        if !text.contains('[') {
+            continue;
+        }
+        let mut at = span.start;
+        let mut lines = text.split_inclusive('\n').peekable();
+        while let Some(line) = lines.next() {
+            let body_follows = lines
+                .peek()
+                .is_some_and(|next| !next.trim().is_empty() && bracketed_step(next).is_none());
+            if body_follows && bracketed_step(line).is_some() {
+                out.insert(at);
+            }
+            at += line.len();
+        }
+    }
+    out
+}
+
+fn label_lines_over_checklists(
+    mut blocks: Vec<Block>,
+    labels_read: &mut Option<(usize, usize)>,
+) -> Vec<Block> {
     let labels: Vec<(usize, String)> = blocks
         .windows(2)
         .enumerate()
@@ -256,12 +301,15 @@ fn label_lines_over_checklists(mut blocks: Vec<Block>) -> Vec<Block> {
     // The same label again (`[0.3.0]` over one stray line, then `[0.3.0]`
     // over the rest) goes on with its section.
     let mut last: Option<String> = None;
-    for (i, text) in labels {
-        if last.as_ref() != Some(&text) {
+    let mut read = 0;
+    for &(i, ref text) in &labels {
+        if last.as_ref() != Some(text) {
             into_heading(&mut blocks, i, 2, text.clone());
+            read += 1;
         }
-        last = Some(text);
+        last = Some(text.clone());
     }
+    *labels_read = labels.first().map(|(i, _)| (*i, read));
     blocks
 }
 

@@ -135,6 +135,37 @@ pub(crate) fn opens_with_done_word(lower: &str) -> bool {
         || first.is_some_and(settled)
 }
 
+/// `（リリース済）`, `（実装済み）`: an aside of work done, then 済 (done).
+/// Only the work words: 決済 (payment), 経済 or 返済 end in 済 too, and
+/// レビュー済 (reviewed) is not built.
+pub(crate) fn settled_aside(inner: &str) -> bool {
+    const DONE_WORK: &[&str] = &[
+        "実装",
+        "リリース",
+        "完了",
+        "対応",
+        "確認",
+        "検証",
+        "修正",
+        "導入",
+        "公開",
+        "移行",
+        "統合",
+        "実施",
+        "適用",
+        "解決",
+        "作成",
+        "構築",
+        "反映",
+        "出荷",
+        "納品",
+    ];
+    let work = inner
+        .strip_suffix("済み")
+        .or_else(|| inner.strip_suffix('済'));
+    work.is_some_and(|w| DONE_WORK.contains(&w))
+}
+
 /// `リリース済み`, `実装済`: what was done, then 済 (done). (`未済`, not
 /// yet settled, is open.)
 pub(crate) fn settled(word: &str) -> bool {

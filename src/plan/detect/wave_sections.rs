@@ -38,10 +38,17 @@ pub(super) fn wave_section_units(
     // for every phase whose sections are all agents' (and that has no
     // word of its own against it).
     let plan_at_once = phased && preamble_says_agents_at_once(doc, waves.first()?.1);
+    // The steps read done, by where they start: asked once per phase.
+    let done_at: BTreeSet<usize> = units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .filter(|s| plan_at_once && s.sprint.done.is_some())
+        .map(|s| s.span.start)
+        .collect();
     let at_once_wave = |h: usize| {
         let sections = wave_sections(doc, h);
         if phased {
-            (phase_at_once(doc, h, units) || plan_at_once && phase_open(doc, h, units))
+            (phase_at_once(doc, h, units) || plan_at_once && phase_open(doc, h, &done_at))
                 && sections.len() >= 2
                 && sections.iter().all(|&j| names_a_worker(doc, j))
         } else {
@@ -257,7 +264,7 @@ fn phase_at_once(doc: &Doc, h: usize, units: &[RawUnit]) -> bool {
 
 /// A phase with no work of its own beside its sections, not done, and
 /// with no word in its heading against running them at once.
-fn phase_open(doc: &Doc, h: usize, units: &[RawUnit]) -> bool {
+fn phase_open(doc: &Doc, h: usize, done_at: &BTreeSet<usize>) -> bool {
     let Some((_, text, span)) = doc.heading(h) else {
         return false;
     };
@@ -268,24 +275,61 @@ fn phase_open(doc: &Doc, h: usize, units: &[RawUnit]) -> bool {
     let own_work = doc
         .own_blocks(h)
         .any(|b| matches!(doc.blocks[b], Block::Item { .. }));
-    let done = units
-        .iter()
-        .flat_map(|u| &u.sprints)
-        .any(|s| s.span.start == span.start && s.sprint.done.is_some());
-    !denied && !own_work && !done && !super::waves::says_at_once_denied(doc, h)
+    !denied
+        && !own_work
+        && !done_at.contains(&span.start)
+        && !super::waves::says_at_once_denied(doc, h)
 }
 
 /// Whether the plan's text before its first phase (`first`) says that its
-/// agents work at once: a paragraph that names agents and says parallel.
+/// agents work at once: one sentence that names agents (plural) and says
+/// parallel, in a text that names no order (`waits for`, `after`, `one
+/// after another`). `The agent should run the tests in parallel` is about
+/// tests; `our agents ran in parallel …, so this time each agent waits`
+/// orders them.
 fn preamble_says_agents_at_once(doc: &Doc, first: usize) -> bool {
-    doc.blocks[..first].iter().any(|b| match b {
-        Block::Paragraph { text, .. } | Block::Item { text, .. } => {
-            super::waves::may_say_at_once(text) && {
-                let lower = text.to_lowercase();
-                lower.contains("agent") && super::waves::text_says_at_once(&lower)
-            }
-        }
-        _ => false,
+    const AGENTS: &[&str] = &[
+        "agents",
+        "subagents",
+        "sub-agents",
+        "agenten",
+        "agentes",
+        "agenti",
+        "агенты",
+        "агентов",
+        "エージェント",
+        "智能体",
+        "代理",
+        "에이전트",
+    ];
+    const ORDER: &[&str] = &[
+        "wait",
+        "after ",
+        "before it",
+        "sequential",
+        "one after another",
+        "in order",
+        "in turn",
+        "one at a time",
+        "nacheinander",
+        "secuencial",
+        "順番",
+        "依次",
+        "순서",
+    ];
+    let text: String = doc.blocks[..first]
+        .iter()
+        .filter_map(|b| match b {
+            Block::Paragraph { text, .. } | Block::Item { text, .. } => Some(text.to_lowercase()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    if !super::waves::may_say_at_once(&text) || ORDER.iter().any(|w| text.contains(w)) {
+        return false;
+    }
+    text.split(['.', '!', '?', '。', '！']).any(|sentence| {
+        AGENTS.iter().any(|a| sentence.contains(a)) && super::waves::text_says_at_once(sentence)
     })
 }
 

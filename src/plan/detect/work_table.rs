@@ -250,7 +250,16 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
     for r in &rows {
         // A key of punctuation alone (`/`, `.`) names nothing: the row
         // goes with the step above, as a blank key does.
-        let (key, marked) = super::completion::strip_done_marks(&text(r, key_col));
+        // Where the table has a status column, that column says what is
+        // done; a check mark (`✔`, `✓`) may mean something else (`✔ =
+        // committed for 3.0`): only `✅` or a done word is a mark.
+        let raw = text(r, key_col);
+        let (key, marked) = match super::completion::strip_done_marks(&raw) {
+            (key, true) if status_col.is_none() && !raw.contains(['✔', '✓', '☑']) => {
+                (key, true)
+            }
+            _ => (raw, false),
+        };
         let key = Some(key)
             .filter(|k| k.chars().any(char::is_alphanumeric))
             .unwrap_or_default();
