@@ -179,7 +179,7 @@ pub(super) fn promote_plain_lines(
     if labelled.len() >= 2 {
         return blocks_in_paragraphs(source, blocks, |line, span| {
             let label = bracketed_step(line)?;
-            (span.is_empty() || labelled.contains(&span.start)).then(|| Block::Heading {
+            (span.is_empty() || labelled.contains(&span.start)).then_some(Block::Heading {
                 level: 6,
                 text: label,
                 span,
