@@ -84,8 +84,21 @@ pub(super) fn mark_legend_boxes(masked: &mut String) {
     }
     let mut ticked: Vec<u8> = Vec::new();
     let mut legend_at = None;
-    for (at, line) in line_starts(masked) {
-        // A legend names three boxes or more: a task's line names one.
+    // Only lines that name `[ ]` after a word (`Legend: `[ ]` open`) are
+    // asked: a task's line (`- [ ] …`) has no word before its box.
+    let mut asked = usize::MAX;
+    for (pos, _) in masked.match_indices("[ ]") {
+        let start = masked[..pos].rfind('\n').map_or(0, |n| n + 1);
+        if start == asked
+            || !masked[start..pos]
+                .bytes()
+                .any(|b| b.is_ascii_alphabetic() || b >= 0x80)
+        {
+            continue;
+        }
+        asked = start;
+        let end = masked[pos..].find('\n').map_or(masked.len(), |n| pos + n);
+        let line = masked[start..end].trim_end_matches('\r');
         if line.bytes().filter(|&b| b == b'[').count() < 3 {
             continue;
         }
@@ -98,7 +111,7 @@ pub(super) fn mark_legend_boxes(masked: &mut String) {
                     .filter(|(c, done)| *done && !matches!(c, b'x' | b'X' | b' '))
                     .map(|(c, _)| *c),
             );
-            legend_at = Some(at..at + line.len());
+            legend_at = Some(start..end);
             break;
         }
     }

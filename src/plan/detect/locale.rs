@@ -277,17 +277,21 @@ pub(crate) fn localize(text: &str) -> Cow<'_, str> {
 /// of up to three digits, closed by a `.` or `)` unless dotted, then a
 /// space) and what follows it.
 fn section_number(body: &str) -> Option<(&str, &str)> {
+    if !body.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
     let number = body
         .bytes()
         .take_while(|b| b.is_ascii_digit() || *b == b'.')
         .count();
-    let parts: Vec<&str> = body[..number].trim_end_matches('.').split('.').collect();
+    let dotted = body[..number].trim_end_matches('.');
+    let parts = dotted.split('.').count();
     let closed = body[number..].starts_with(')') || body[..number].ends_with('.');
     let rest = body[number..].strip_prefix(')').unwrap_or(&body[number..]);
     let words = rest.trim_start();
-    (parts.len() <= 3
-        && parts.iter().all(|p| (1..=3).contains(&p.len()))
-        && (closed || parts.len() > 1)
+    (parts <= 3
+        && dotted.split('.').all(|p| (1..=3).contains(&p.len()))
+        && (closed || parts > 1)
         && words.len() < rest.len())
     .then(|| (&body[..body.len() - words.len()], words))
 }
