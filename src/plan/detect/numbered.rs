@@ -71,6 +71,10 @@ pub(super) fn numbered_heading(text: &str) -> Option<(String, String)> {
 /// closed by an enumeration comma (or a full stop) and a name.
 fn cjk_numbered(t: &str) -> Option<(String, String)> {
     const DIGITS: &str = "一二三四五六七八九";
+    // Most headings open with no numeral: one look at the first letter.
+    if !t.starts_with(|c: char| DIGITS.contains(c) || c == '十') {
+        return None;
+    }
     let end = t
         .char_indices()
         .find(|&(_, c)| !(DIGITS.contains(c) || c == '十'))
