@@ -48,13 +48,15 @@ fn in_a_name_in_capitals(before: &str) -> bool {
 pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
     let mut t = text.to_string();
     let mut done = false;
-    if t.contains(MARK_EMOJI) {
+    // Every mark is outside ASCII: most headings are ASCII, and one pass
+    // over their bytes says so.
+    if !t.is_ascii() && t.contains(MARK_EMOJI) {
         done = true;
         t = t.replace(MARK_EMOJI, "");
         t = t.replace('\u{fe0f}', "");
     }
     // Every bracketed mark opens with `[` or `(`: most text has neither.
-    if t.contains(['[', '(']) {
+    if t.bytes().any(|b| b == b'[' || b == b'(') {
         // ASCII lower-casing keeps byte offsets: found in `lower`, cut from both.
         let mut lower = t.to_ascii_lowercase();
         for mark in [
