@@ -197,6 +197,7 @@ json_snapshots! {
     bracketed_weeks => "first-sight-bracketed-weeks",
     field_name_deps => "first-sight-field-name-deps",
     preamble_agents => "first-sight-preamble-agents",
+    scheduled_sprint_column => "first-sight-scheduled-sprint-column",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2504,4 +2505,15 @@ fn numbered_lists_of_a_changelog_or_a_bug_report_are_refused() {
         let (status, v, _) = json(fixture);
         assert_ne!(status, 0, "{fixture}: {v}");
     }
+}
+
+/// Task rows keyed by their own codes (`**R04**`) with a `Sprint` column
+/// saying when each is scheduled (`19 (deps R01)`, `backlog`): a table of
+/// tasks, read, not refused for a sprint id it does not hold.
+#[test]
+fn a_sprint_column_scheduling_coded_tasks_is_no_sprint_id() {
+    let (status, v, _) = json("first-sight-scheduled-sprint-column");
+    assert_eq!(status, 0, "{v}");
+    let all: Vec<String> = (0..units(&v).len()).flat_map(|u| names(&v, u)).collect();
+    assert_eq!(all.len(), 5, "{v}");
 }

@@ -1,6 +1,10 @@
 //! Work written at two levels, read at one: sub-task rows of a task table
 //! fold into their task's sprint, and a fenced block under a criteria label
-//! is a command only when its lines read as commands.
+//! is a command only when its lines read as commands. Also which sections
+//! join the checklist groups read as steps: status buckets lifted to their
+//! numbered sections, gaps of a numbered series filled, and siblings of a
+//! series (numbered, or worded `Stream A` … `Stream D`) written without
+//! boxes.
 
 use super::*;
 
@@ -272,6 +276,84 @@ pub(super) fn worded_siblings_added(
             && own_work
             && criteria_label(text).is_none()
             && !super::about_plan::describes_plan(text)
+        {
+            added.push((i, clean_name(text)));
+        }
+    }
+    if added.is_empty() {
+        return groups;
+    }
+    let mut all = groups;
+    all.extend(added);
+    all.sort_by_key(|(i, _)| *i);
+    all
+}
+
+/// `### 2.1 Senado` under `## P2 — Extensiones`, beside `### 0.1 …` and
+/// `### 1.1 …` under `## P0 …` and `## P1 …` that hold boxes: numbered
+/// headings of the groups' own series, at their level, under sections
+/// named as theirs are (`P0`, `P1`, `P2`), are steps too, boxes or not.
+/// Otherwise the work written in plain bullets is dropped without a word.
+pub(super) fn with_unboxed_siblings(
+    doc: &Doc,
+    groups: Vec<(usize, String)>,
+    scope: std::ops::Range<usize>,
+) -> Vec<(usize, String)> {
+    let shape = |i: usize| -> Option<(u8, usize, u32)> {
+        let (level, text, _) = doc.heading(i)?;
+        let (id, _) = super::numbered::numbered_heading(text)?;
+        let major = id.split('.').next()?.parse().ok()?;
+        Some((level, id.matches('.').count(), major))
+    };
+    // The first word of a heading, its digits as `#`: `P0 — Sprint` → `P#`.
+    let parent_shape = |i: usize| -> Option<String> {
+        let (_, text, _) = doc.heading(doc.parent[i]?)?;
+        let word = text.split_whitespace().next()?;
+        Some(
+            word.chars()
+                .map(|c| if c.is_ascii_digit() { '#' } else { c })
+                .collect(),
+        )
+    };
+    let Some(&(first, _)) = groups.first() else {
+        return groups;
+    };
+    let Some((level, dots, _)) = shape(first) else {
+        return groups;
+    };
+    let mut majors = Vec::with_capacity(groups.len());
+    let mut parents = BTreeSet::new();
+    for (i, _) in &groups {
+        match shape(*i) {
+            Some((l, d, major)) if l == level && d == dots && d >= 1 => majors.push(major),
+            _ => return groups,
+        }
+        match parent_shape(*i) {
+            Some(p) if p.contains('#') => parents.insert(p),
+            _ => return groups,
+        };
+    }
+    let Some(&top_major) = majors.iter().max() else {
+        return groups;
+    };
+    let held: BTreeSet<usize> = groups.iter().map(|(i, _)| *i).collect();
+    let mut added = Vec::new();
+    for i in scope.filter(|&i| i > first && !held.contains(&i)) {
+        let Some((l, d, major)) = shape(i) else {
+            continue;
+        };
+        let leaf = doc.section(i).all(|j| doc.heading(j).is_none());
+        let same_parent = parent_shape(i).is_some_and(|p| parents.contains(&p));
+        let Some((_, text, _)) = doc.heading(i) else {
+            continue;
+        };
+        if l == level
+            && d == dots
+            && major <= top_major + 1
+            && leaf
+            && same_parent
+            && criteria_label(text).is_none()
+            && !super::sprints::under_a_section_about_the_plan(doc, i)
         {
             added.push((i, clean_name(text)));
         }

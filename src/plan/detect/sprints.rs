@@ -227,6 +227,23 @@ fn in_scope(
             continue;
         }
         let id_col = id_column(header, rows).expect("checked by is_sprint_table");
+        // `| **R11** | Outbox | … | 19 (deps R04) |`: rows keyed by their
+        // own codes, with a `Sprint` column saying when each is scheduled
+        // (`19`, `backlog`): a table of tasks, not of sprints.
+        let scheduled = id_col > 0
+            && rows.iter().all(|r| {
+                r.cells
+                    .first()
+                    .is_some_and(|c| step_code(&c.text).is_some())
+            })
+            && rows.iter().any(|r| {
+                r.cells
+                    .get(id_col)
+                    .is_some_and(|c| table_sprint_id(&c.text).parse::<SprintId>().is_err())
+            });
+        if scheduled {
+            continue;
+        }
         // A row with nothing but its first cell (`| **T001: Setup** | | |`)
         // heads a group of the rows below it: a divider, not a step.
         let rows: Vec<Row> = rows
@@ -552,7 +569,7 @@ fn in_scope(
     let groups = super::levels::status_buckets_lifted(doc, groups, top);
     let groups = super::levels::nested_groups_lifted(doc, groups);
     let groups = super::levels::series_gaps_filled(doc, groups, scope_all.clone());
-    let groups = with_unboxed_siblings(doc, groups, scope_all.clone());
+    let groups = super::levels::with_unboxed_siblings(doc, groups, scope_all.clone());
     let groups = super::levels::worded_siblings_added(doc, groups, scope_all.clone());
     // A group's text ends where a group nested in it begins: its items are
     // that group's own, not the same work twice.
@@ -682,7 +699,7 @@ fn todo_sprints(doc: &Doc) -> Vec<RawSprint> {
 /// Whether a heading sits in a section about the plan (`## Future
 /// Enhancements`, `## Appendix`), below the title; a group of finished
 /// work (`## Completed`) is no such section.
-fn under_a_section_about_the_plan(doc: &Doc, i: usize) -> bool {
+pub(super) fn under_a_section_about_the_plan(doc: &Doc, i: usize) -> bool {
     let mut up = doc.parent[i];
     while let Some(p) = up {
         if let Some((level, text, _)) = doc.heading(p) {
@@ -701,84 +718,6 @@ fn under_a_section_about_the_plan(doc: &Doc, i: usize) -> bool {
         up = doc.parent[p];
     }
     false
-}
-
-/// `### 2.1 Senado` under `## P2 — Extensiones`, beside `### 0.1 …` and
-/// `### 1.1 …` under `## P0 …` and `## P1 …` that hold boxes: numbered
-/// headings of the groups' own series, at their level, under sections
-/// named as theirs are (`P0`, `P1`, `P2`), are steps too, boxes or not.
-/// Otherwise the work written in plain bullets is dropped without a word.
-fn with_unboxed_siblings(
-    doc: &Doc,
-    groups: Vec<(usize, String)>,
-    scope: std::ops::Range<usize>,
-) -> Vec<(usize, String)> {
-    let shape = |i: usize| -> Option<(u8, usize, u32)> {
-        let (level, text, _) = doc.heading(i)?;
-        let (id, _) = super::numbered::numbered_heading(text)?;
-        let major = id.split('.').next()?.parse().ok()?;
-        Some((level, id.matches('.').count(), major))
-    };
-    // The first word of a heading, its digits as `#`: `P0 — Sprint` → `P#`.
-    let parent_shape = |i: usize| -> Option<String> {
-        let (_, text, _) = doc.heading(doc.parent[i]?)?;
-        let word = text.split_whitespace().next()?;
-        Some(
-            word.chars()
-                .map(|c| if c.is_ascii_digit() { '#' } else { c })
-                .collect(),
-        )
-    };
-    let Some(&(first, _)) = groups.first() else {
-        return groups;
-    };
-    let Some((level, dots, _)) = shape(first) else {
-        return groups;
-    };
-    let mut majors = Vec::with_capacity(groups.len());
-    let mut parents = BTreeSet::new();
-    for (i, _) in &groups {
-        match shape(*i) {
-            Some((l, d, major)) if l == level && d == dots && d >= 1 => majors.push(major),
-            _ => return groups,
-        }
-        match parent_shape(*i) {
-            Some(p) if p.contains('#') => parents.insert(p),
-            _ => return groups,
-        };
-    }
-    let Some(&top_major) = majors.iter().max() else {
-        return groups;
-    };
-    let held: BTreeSet<usize> = groups.iter().map(|(i, _)| *i).collect();
-    let mut added = Vec::new();
-    for i in scope.filter(|&i| i > first && !held.contains(&i)) {
-        let Some((l, d, major)) = shape(i) else {
-            continue;
-        };
-        let leaf = doc.section(i).all(|j| doc.heading(j).is_none());
-        let same_parent = parent_shape(i).is_some_and(|p| parents.contains(&p));
-        let Some((_, text, _)) = doc.heading(i) else {
-            continue;
-        };
-        if l == level
-            && d == dots
-            && major <= top_major + 1
-            && leaf
-            && same_parent
-            && criteria_label(text).is_none()
-            && !under_a_section_about_the_plan(doc, i)
-        {
-            added.push((i, clean_name(text)));
-        }
-    }
-    if added.is_empty() {
-        return groups;
-    }
-    let mut all = groups;
-    all.extend(added);
-    all.sort_by_key(|(i, _)| *i);
-    all
 }
 
 /// The text before `id` written as a word of its own (`PHASE ` of `PHASE A
