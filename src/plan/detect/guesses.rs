@@ -444,3 +444,36 @@ fn names_steps(text: &str) -> usize {
     }
     n
 }
+
+/// The guesses of levels read from an outline's shape alone: numbered
+/// bold items read as steps because their heading names an order (a level
+/// chosen on one heading's word), and label lines over checklists read as
+/// the sections of a plan without headings. Each is (first block, count).
+pub(super) fn outline_levels(
+    doc: &Doc,
+    by_order: Option<(usize, usize)>,
+    labels_read: Option<(usize, usize)>,
+) -> Vec<Warning> {
+    let warning = |code: &str, block: usize, message: String| Warning {
+        code: code.into(),
+        message,
+        help: "check the reading with `git supervisor plan`, or give each step a heading".into(),
+        line: doc.line(doc.blocks[block].span().start),
+    };
+    let mut out = Vec::new();
+    if let Some((block, n)) = by_order {
+        out.push(warning(
+            "reading::bold_items",
+            block,
+            format!("{n} numbered bold items under a heading that names their order are read as the steps, in the order written"),
+        ));
+    }
+    if let Some((block, n)) = labels_read {
+        out.push(warning(
+            "reading::label_lines",
+            block,
+            format!("no heading names a step: {n} lines standing alone over checklists are read as the steps' names, each over its list"),
+        ));
+    }
+    out
+}

@@ -500,30 +500,11 @@ fn parse_once(
     if sprint_sources.contains(&SprintSource::Checklists) {
         guesses.extend(guesses::numbered_left_out(&doc, &raw_units));
     }
-    // Numbered bold items read as steps because their heading names an
-    // order: a level chosen on one heading's word.
-    if let Some((block, n)) = by_order.filter(|_| !any_bold_item) {
-        guesses.push(Warning {
-            code: "reading::bold_items".into(),
-            message: format!(
-                "{n} numbered bold items under a heading that names their order are read as the steps, in the order written"
-            ),
-            help: "check the reading with `git supervisor plan`, or give each step a heading".into(),
-            line: doc.line(doc.blocks[block].span().start),
-        });
-    }
-    // Label lines over checklists read as the sections of a plan without
-    // headings: a level read from the lines' shape alone.
-    if let Some((block, n)) = labels_read {
-        guesses.push(Warning {
-            code: "reading::label_lines".into(),
-            message: format!(
-                "no heading names a step: {n} lines standing alone over checklists are read as the steps' names, each over its list"
-            ),
-            help: "check the reading with `git supervisor plan`, or give each step a heading".into(),
-            line: doc.line(doc.blocks[block].span().start),
-        });
-    }
+    guesses.extend(guesses::outline_levels(
+        &doc,
+        by_order.filter(|_| !any_bold_item),
+        labels_read,
+    ));
     let (entry_checks, exit_checks, rules) = plan_checks(&doc);
     let tally = accounting::account(
         &doc,
