@@ -198,6 +198,7 @@ json_snapshots! {
     field_name_deps => "first-sight-field-name-deps",
     preamble_agents => "first-sight-preamble-agents",
     scheduled_sprint_column => "first-sight-scheduled-sprint-column",
+    steps_list => "first-sight-steps-list",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2516,4 +2517,14 @@ fn a_sprint_column_scheduling_coded_tasks_is_no_sprint_id() {
     assert_eq!(status, 0, "{v}");
     let all: Vec<String> = (0..units(&v).len()).flat_map(|u| names(&v, u)).collect();
     assert_eq!(all.len(), 5, "{v}");
+}
+
+/// `# Schritte:` (steps) holding the plan's only checklist names a list of
+/// steps: each item is one, and an item that makes a prompt template is a
+/// step like the others, not a template section left out.
+#[test]
+fn a_list_named_steps_holds_one_step_per_item() {
+    let (_, v, _) = json("first-sight-steps-list");
+    assert_eq!(names(&v, 0).len(), 4, "{v}");
+    assert!(names(&v, 0)[2].starts_with("Prompt-Template"), "{v}");
 }

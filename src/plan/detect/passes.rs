@@ -33,6 +33,17 @@ pub(super) fn container_step(plan: &Plan) -> bool {
                 | "action items"
                 | "work items"
                 | "status"
+                // A list of steps, in the plans' languages (`# Schritte:`).
+                | "steps"
+                | "implementation steps"
+                | "schritte"
+                | "pasos"
+                | "passos"
+                | "étapes"
+                | "шаги"
+                | "步骤"
+                | "手順"
+                | "단계"
         ) || criteria::criteria_label(&name) == Some(criteria::Label::Tasks))
 }
 
