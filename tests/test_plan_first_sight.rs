@@ -199,6 +199,7 @@ json_snapshots! {
     preamble_agents => "first-sight-preamble-agents",
     scheduled_sprint_column => "first-sight-scheduled-sprint-column",
     steps_list => "first-sight-steps-list",
+    arrow_chain => "first-sight-arrow-chain",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2527,4 +2528,31 @@ fn a_list_named_steps_holds_one_step_per_item() {
     let (_, v, _) = json("first-sight-steps-list");
     assert_eq!(names(&v, 0).len(), 4, "{v}");
     assert!(names(&v, 0)[2].starts_with("Prompt-Template"), "{v}");
+}
+
+/// `Wave 1 PRs (R01→R02→R03) ship sequentially`: a chain of arrows
+/// between units makes each wait for the one before it, over a table
+/// whose dependency cells name none.
+#[test]
+fn a_chain_of_arrows_between_units_orders_them() {
+    let (_, v, _) = json("first-sight-arrow-chain");
+    assert!(deps(&v, 0).is_empty(), "{v}");
+    assert!(deps(&v, 1)[0].contains("R01"), "{v}");
+    assert!(deps(&v, 2)[0].contains("R02"), "{v}");
+}
+
+/// An arrow chain offered as an option or beside work said to be
+/// independent (`Stories complete independently, merge in priority order
+/// (US1 → US2)`) orders nothing.
+#[test]
+fn an_arrow_chain_offered_beside_independent_work_orders_nothing() {
+    let plan = "# Remediation plan\n\n## Wave 1\n\n| Task | Title | Deps |\n| --- | --- | --- |\n| **R01** | Tenant fix | — |\n| **R02** | Dedup fix | — |\n| **R03** | Doc cleanup | — |\n\n## Sequencing\n\n1. The three PRs are independent; merge in priority order (R01→R02→R03).\n";
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("EXECUTION_PLAN.md"), plan).expect("write plan");
+    let out = crate::common::run(dir.path(), &["plan", "--format", "json"]);
+    let v: Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(units(&v).len(), 3, "{v}");
+    for u in 0..3 {
+        assert!(deps(&v, u).is_empty(), "{v}");
+    }
 }

@@ -5,7 +5,9 @@
 //! wait for the others. Units are known by their names, by a `word N`
 //! label in their name or their step's (`Phase 4`, `User Story 2`), by
 //! that label's initials (`US2`), and by a code in the name (`User Story
-//! AUTH-US1 - Registration`); a label two units share names neither.
+//! AUTH-US1 - Registration`); a label two units share names neither. A
+//! chain of arrows (`R01→R02→R03 ship sequentially`) makes each unit wait
+//! for the one before it.
 //! Only waits are added, and none that would close a cycle, so a sentence
 //! read wrongly can make a run slower, never run work out of order.
 
@@ -152,6 +154,8 @@ pub(super) fn obey(
     // block they are in; most plans have none, and then nothing more is
     // read.
     let mut sentences: Vec<(usize, String)> = Vec::new();
+    // Sentences chaining units by arrows (`R01→R02→R03 ship sequentially`).
+    let mut chains: Vec<String> = Vec::new();
     for (j, block) in doc.blocks.iter().enumerate() {
         let (Block::Paragraph { text, .. } | Block::Item { text, .. }) = block else {
             continue;
@@ -160,16 +164,25 @@ pub(super) fn obey(
             continue;
         }
         let lower = text.to_lowercase();
-        if !ORDER_WORDS.iter().any(|k| lower.contains(k.trim())) {
+        let arrows = lower.contains('→');
+        if !arrows && !ORDER_WORDS.iter().any(|k| lower.contains(k.trim())) {
             continue;
         }
         for sentence in unwrap_lines(&lower).split(['\n', '.', ';']) {
+            // `(P1 → P3) to enable independent implementation`, `or
+            // sequentially (P1 → P2)`: an order offered, not a rule.
+            let offered = ["independen", "parallel", " or ", "или", " oder ", " ou "]
+                .iter()
+                .any(|w| lower.contains(w));
+            if sentence.contains('→') && !offered {
+                chains.push(sentence.to_string());
+            }
             if ORDER_WORDS.iter().any(|k| sentence.contains(k.trim())) {
                 sentences.push((j, sentence.to_string()));
             }
         }
     }
-    if sentences.is_empty() {
+    if sentences.is_empty() && chains.is_empty() {
         return structure;
     }
     let mut count: HashMap<String, usize> = HashMap::new();
@@ -241,6 +254,31 @@ pub(super) fn obey(
             .filter(|u| *u != waiter)
             .collect();
         added.extend(waited.into_iter().map(|on| (waiter, on)));
+    }
+    // `R01→R02→R03`: a unit named right after an arrow waits for the one
+    // named right before it; an arrow between other words (`Add User
+    // Story 2 (Sign-In) → Test independently`) orders nothing.
+    for chain in &chains {
+        let parts: Vec<String> = chain.split('→').map(words).collect();
+        for pair in parts.windows(2) {
+            let before = named_at(&pair[0], &by_first)
+                .into_iter()
+                .find(|&(at, u)| {
+                    per_unit[u].iter().any(|a| {
+                        pair[0][at..].starts_with(a.as_str()) && at + a.len() == pair[0].len()
+                    })
+                })
+                .map(|(_, u)| u);
+            let after = named_at(&pair[1], &by_first)
+                .into_iter()
+                .find(|&(at, _)| at == 0)
+                .map(|(_, u)| u);
+            if let (Some(on), Some(waiter)) = (before, after) {
+                if on != waiter {
+                    added.push((waiter, on));
+                }
+            }
+        }
     }
     for (waiter, on) in added {
         let dep = units[on].name.clone();
