@@ -26,16 +26,18 @@ pub(super) fn is_template_heading(text: &str) -> bool {
         ]
         .iter()
         .any(|w| l.contains(w));
-    let about_one = [
-        "example", "notes", "note on", "writing", "tips", "good ", "guide", "sample",
-    ]
-    .iter()
-    .any(|w| l.contains(w));
+    // Asked only of a name that names a template: most do not.
+    let about_one = || {
+        [
+            "example", "notes", "note on", "writing", "tips", "good ", "guide", "sample",
+        ]
+        .iter()
+        .any(|w| l.contains(w))
+    };
     // A template is named in a few words (`### Agent Prompt Template`); a
     // task that makes one is a sentence (`Prompt-Template in separater
     // Datei erstellen (prompts/quiz-generation.txt)`).
-    let named = l.split_whitespace().count() <= 5;
-    names_one && !about_one && named
+    names_one && !about_one() && l.split_whitespace().count() <= 5
 }
 
 /// A section that is a template for the plan's own entries (`## GOV
