@@ -180,10 +180,7 @@ pub(super) fn series_gaps_filled(
     if all_numbers.len() as u32 != hi - lo + 1 || added.is_empty() {
         return groups;
     }
-    let mut all = groups;
-    all.extend(added.into_iter().map(|(i, _, name)| (i, name)));
-    all.sort_by_key(|(i, _)| *i);
-    all
+    joined(groups, added.into_iter().map(|(i, _, name)| (i, name)).collect())
 }
 
 /// Groups named by a state (`### ✅ Completed`, `### 🏗️ In Progress`,
@@ -280,13 +277,7 @@ pub(super) fn worded_siblings_added(
             added.push((i, clean_name(text)));
         }
     }
-    if added.is_empty() {
-        return groups;
-    }
-    let mut all = groups;
-    all.extend(added);
-    all.sort_by_key(|(i, _)| *i);
-    all
+    joined(groups, added)
 }
 
 /// `### 2.1 Senado` under `## P2 — Extensiones`, beside `### 0.1 …` and
@@ -358,6 +349,11 @@ pub(super) fn with_unboxed_siblings(
             added.push((i, clean_name(text)));
         }
     }
+    joined(groups, added)
+}
+
+/// The groups with the sections found to join them, in the plan's order.
+fn joined(groups: Vec<(usize, String)>, added: Vec<(usize, String)>) -> Vec<(usize, String)> {
     if added.is_empty() {
         return groups;
     }
