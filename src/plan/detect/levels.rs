@@ -180,7 +180,10 @@ pub(super) fn series_gaps_filled(
     if all_numbers.len() as u32 != hi - lo + 1 || added.is_empty() {
         return groups;
     }
-    joined(groups, added.into_iter().map(|(i, _, name)| (i, name)).collect())
+    joined(
+        groups,
+        added.into_iter().map(|(i, _, name)| (i, name)).collect(),
+    )
 }
 
 /// Groups named by a state (`### ✅ Completed`, `### 🏗️ In Progress`,
