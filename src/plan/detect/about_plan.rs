@@ -123,11 +123,20 @@ pub(super) fn describes_plan(heading: &str) -> bool {
         rest.trim_start_matches([' ', ':', '：'])
             .starts_with(|c: char| c.is_ascii_digit())
     };
-    // `三、已知风险`: an outline's numeral before the name.
-    let lower = lower
-        .split_once('、')
-        .filter(|(numeral, _)| numeral.chars().count() <= 3)
-        .map_or(lower, |(_, name)| name.trim_start());
+    // `三、已知风险`: an outline's numeral before the name, then the word
+    // alone or set apart (`二、目标检测`, object detection, is work).
+    let numeral = |n: &str| {
+        !n.is_empty()
+            && n.chars()
+                .all(|c| c.is_ascii_digit() || "一二三四五六七八九十".contains(c))
+    };
+    if let Some((_, name)) = lower.split_once('、').filter(|(n, _)| numeral(n)) {
+        let name = name.trim_start();
+        return ABOUT_THE_PLAN_CJK.iter().any(|w| {
+            name.strip_prefix(w)
+                .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric()))
+        });
+    }
     if let Some(w) = ABOUT_THE_PLAN_CJK.iter().find(|w| lower.starts_with(*w)) {
         return !numbered(&lower[w.len()..]);
     }

@@ -86,18 +86,22 @@ pub(super) fn mark_legend_boxes(masked: &mut String) {
     let mut legend_at = None;
     // Only lines that name `[ ]` after a word (`Legend: `[ ]` open`) are
     // asked: a task's line (`- [ ] …`) has no word before its box.
-    let mut asked = usize::MAX;
+    // (Each line is looked at once, at its first `[ ]`: a line of many
+    // boxes costs one pass.)
+    let mut asked_to = 0;
     for (pos, _) in masked.match_indices("[ ]") {
+        if pos < asked_to {
+            continue;
+        }
         let start = masked[..pos].rfind('\n').map_or(0, |n| n + 1);
-        if start == asked
-            || !masked[start..pos]
-                .bytes()
-                .any(|b| b.is_ascii_alphabetic() || b >= 0x80)
+        let end = masked[pos..].find('\n').map_or(masked.len(), |n| pos + n);
+        asked_to = end;
+        if !masked[start..pos]
+            .bytes()
+            .any(|b| b.is_ascii_alphabetic() || b >= 0x80)
         {
             continue;
         }
-        asked = start;
-        let end = masked[pos..].find('\n').map_or(masked.len(), |n| pos + n);
         let line = masked[start..end].trim_end_matches('\r');
         if line.bytes().filter(|&b| b == b'[').count() < 3 {
             continue;

@@ -174,7 +174,18 @@ pub(super) fn obey(
             let offered = ["independen", "parallel", " or ", "или", " oder ", " ou "]
                 .iter()
                 .any(|w| lower.contains(w));
-            if sentence.contains('→') && !offered {
+            // An order, not a data flow (`Collector → Parser → Store`).
+            let ordered = [
+                "sequential",
+                "in order",
+                "one after",
+                "critical path",
+                "ship",
+                "merge",
+            ]
+            .iter()
+            .any(|w| lower.contains(w));
+            if sentence.contains('→') && ordered && !offered {
                 chains.push(sentence.to_string());
             }
             if ORDER_WORDS.iter().any(|k| sentence.contains(k.trim())) {

@@ -227,23 +227,6 @@ fn in_scope(
             continue;
         }
         let id_col = id_column(header, rows).expect("checked by is_sprint_table");
-        // `| **R11** | Outbox | … | 19 (deps R04) |`: rows keyed by their
-        // own codes, with a `Sprint` column saying when each is scheduled
-        // (`19`, `backlog`): a table of tasks, not of sprints.
-        let scheduled = id_col > 0
-            && rows.iter().all(|r| {
-                r.cells
-                    .first()
-                    .is_some_and(|c| step_code(&c.text).is_some())
-            })
-            && rows.iter().any(|r| {
-                r.cells
-                    .get(id_col)
-                    .is_some_and(|c| table_sprint_id(&c.text).parse::<SprintId>().is_err())
-            });
-        if scheduled {
-            continue;
-        }
         // A row with nothing but its first cell (`| **T001: Setup** | | |`)
         // heads a group of the rows below it: a divider, not a step.
         let rows: Vec<Row> = rows
@@ -311,7 +294,16 @@ fn in_scope(
                 (id, step_code(&id_cell.text))
             } else {
                 let Ok(id) = raw_id.parse::<SprintId>() else {
-                    id_problem(id_cell.span.clone(), raw_id, problems);
+                    // `| **R11** | … | 19 (deps R04) |`: a column that says
+                    // when each task is scheduled reads as the sprint's id.
+                    problems.push(
+                        Problem::new(
+                            ProblemCode::BadSprintId,
+                            format!("`{raw_id}` is not a sprint id"),
+                        )
+                        .label(id_cell.span.clone(), "in the table's sprint column")
+                        .help("sprint ids are a number with an optional lower-case letter (3, 2a); a column that says when a task is scheduled is read as its sprint's id: rename it (`Target sprint`) or write ids only"),
+                    );
                     continue;
                 };
                 (id, None)
@@ -531,9 +523,15 @@ fn in_scope(
         // Acceptance Criteria` still names a list of criteria.
         let numbered_step = text.trim_start().starts_with(|c: char| c.is_ascii_digit())
             && !super::about_plan::describes_plan(text);
+        // A checklist item read as a heading carries its box (`Prompt-Template
+        // in separater Datei erstellen [ ]`): a task that makes a template,
+        // not a template section.
+        let item = [" [ ]", " [x]", " [X]"]
+            .iter()
+            .any(|m| text.trim_end().ends_with(m));
         if level < top
             || (criteria_label(text).is_some() && !numbered_step)
-            || is_template_heading(text)
+            || (is_template_heading(text) && !item)
             || in_entry_template(doc, i)
         {
             continue;

@@ -34,10 +34,7 @@ pub(super) fn is_template_heading(text: &str) -> bool {
         .iter()
         .any(|w| l.contains(w))
     };
-    // A template is named in a few words (`### Agent Prompt Template`); a
-    // task that makes one is a sentence (`Prompt-Template in separater
-    // Datei erstellen (prompts/quiz-generation.txt)`).
-    names_one && !about_one() && l.split_whitespace().count() <= 5
+    names_one && !about_one()
 }
 
 /// A section that is a template for the plan's own entries (`## GOV

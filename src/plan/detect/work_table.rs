@@ -258,7 +258,9 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
             (key, true) if status_col.is_none() && !raw.contains(['✔', '✓', '☑']) => {
                 (key, true)
             }
-            _ => (raw, false),
+            // Either way the mark is no part of the step's name, which a
+            // heading would read as a mark again.
+            (key, _) => (key, false),
         };
         let key = Some(key)
             .filter(|k| k.chars().any(char::is_alphanumeric))

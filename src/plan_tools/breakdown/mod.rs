@@ -120,7 +120,8 @@ fn by_top_directory(name: &str, project: &str, tasks: Vec<String>) -> Vec<(Strin
         paths(t)
             .first()
             .map(|p| analysis::top_dir(p).to_string())
-            .filter(|d| d != "." && !analysis::is_test_dir(d))
+            // `/healthz` is a route, not a file under a directory.
+            .filter(|d| !d.is_empty() && d != "." && !analysis::is_test_dir(d))
     };
     let mut groups: Vec<(Option<String>, Vec<String>)> = Vec::new();
     for t in &tasks {
