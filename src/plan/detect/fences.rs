@@ -52,6 +52,42 @@ pub(super) fn mask_nested_fences(text: &mut String) {
 /// SDK`), its opening fence is not a fence: the line is blanked (same
 /// length), and the text after it read again, until every block left
 /// closes or holds neither.
+/// An HTML comment or processing instruction never closed (`<!--`, `<?`
+/// with no `-->`, `?>` after it) runs to the end of the file as one HTML
+/// block, and would swallow the plan's headings after it: where a heading
+/// follows, its opening line is blanked (same length).
+pub(super) fn drop_unclosed_html(text: &mut String) {
+    // Most plans open no such block: one search for each opener.
+    if !text.contains("<?") && !text.contains("<!--") {
+        return;
+    }
+    let mut at = 0;
+    let mut blanks = Vec::new();
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start_matches(' ');
+        let indent = line.len() - t.len();
+        let closer = if t.starts_with("<?") {
+            Some("?>")
+        } else if t.starts_with("<!--") {
+            Some("-->")
+        } else {
+            None
+        };
+        if let Some(closer) = closer.filter(|_| indent <= 3) {
+            let after = &text[at + indent + 2..];
+            let heading_after = after.contains("\n#");
+            if !after.contains(closer) && heading_after {
+                blanks.push(at..at + line.trim_end_matches(['\n', '\r']).len());
+            }
+        }
+        at += line.len();
+    }
+    for range in blanks {
+        let blank = " ".repeat(range.len());
+        text.replace_range(range, &blank);
+    }
+}
+
 pub(super) fn drop_unclosed_fences(text: &mut String) {
     loop {
         let mut open: Option<(char, usize, std::ops::Range<usize>)> = None;

@@ -253,6 +253,7 @@ fn parse_once(
     fences::unwrap_whole_document(&mut masked);
     fences::mask_nested_fences(&mut masked);
     fences::drop_unclosed_fences(&mut masked);
+    fences::drop_unclosed_html(&mut masked);
     outline::rewrite_xml_tasks(&mut masked);
     // A byte-order mark would hide the first heading; blank it (same length).
     if masked.starts_with('\u{feff}') {
