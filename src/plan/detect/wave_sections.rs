@@ -38,17 +38,11 @@ pub(super) fn wave_section_units(
     // for every phase whose sections are all agents' (and that has no
     // word of its own against it).
     let plan_at_once = phased && preamble_says_agents_at_once(doc, waves.first()?.1);
-    // The steps read done, by where they start: asked once per phase.
-    let done_at: BTreeSet<usize> = units
-        .iter()
-        .flat_map(|u| &u.sprints)
-        .filter(|s| plan_at_once && s.sprint.done.is_some())
-        .map(|s| s.span.start)
-        .collect();
+    let done_at = done_starts(units);
     let at_once_wave = |h: usize| {
         let sections = wave_sections(doc, h);
         if phased {
-            (phase_at_once(doc, h, units) || plan_at_once && phase_open(doc, h, &done_at))
+            (phase_at_once(doc, h, &done_at) || plan_at_once && phase_open(doc, h, &done_at))
                 && sections.len() >= 2
                 && sections.iter().all(|&j| names_a_worker(doc, j))
         } else {
@@ -213,12 +207,13 @@ fn phase_headings(doc: &Doc, units: &[RawUnit]) -> Option<Vec<(u32, usize)>> {
     if units.len() != 1 || !super::waves::may_say_at_once(doc.source) {
         return None;
     }
+    let done_at = done_starts(units);
     let at_once = (0..doc.blocks.len()).any(|i| {
         doc.is_sprint(i)
             && doc
                 .heading(i)
                 .is_some_and(|h| super::waves::may_say_at_once(h.1))
-            && phase_at_once(doc, i, units)
+            && phase_at_once(doc, i, &done_at)
     }) || (0..doc.blocks.len())
         .find(|&i| doc.is_sprint(i))
         .is_some_and(|first| preamble_says_agents_at_once(doc, first));
@@ -247,38 +242,44 @@ fn phase_headings(doc: &Doc, units: &[RawUnit]) -> Option<Vec<(u32, usize)>> {
 /// denying it (`not`, `nicht`, `non`, `no`), no work of its own beside its
 /// sections, and not already done: its text below may qualify the order
 /// (`Agent 3 starts after both`), its heading states it.
-fn phase_at_once(doc: &Doc, h: usize, units: &[RawUnit]) -> bool {
-    let Some((_, text, span)) = doc.heading(h) else {
-        return false;
-    };
-    let says = super::waves::text_says_at_once(&text.to_lowercase());
-    let own_work = doc
-        .own_blocks(h)
-        .any(|b| matches!(doc.blocks[b], Block::Item { .. }));
-    let done = units
-        .iter()
-        .flat_map(|u| &u.sprints)
-        .any(|s| s.span.start == span.start && s.sprint.done.is_some());
-    says && !own_work && !done
+fn phase_at_once(doc: &Doc, h: usize, done_at: &BTreeSet<usize>) -> bool {
+    doc.heading(h)
+        .is_some_and(|(_, text, _)| super::waves::text_says_at_once(&text.to_lowercase()))
+        && phase_free(doc, h, done_at)
 }
 
-/// A phase with no work of its own beside its sections, not done, and
-/// with no word in its heading against running them at once.
+/// A phase whose heading says nothing against running its sections at
+/// once (`sequential`, `in order`) nor its text (`Parallelizable: No`),
+/// free to run them so (`phase_free`): the plan's opening may say its
+/// agents run at once.
 fn phase_open(doc: &Doc, h: usize, done_at: &BTreeSet<usize>) -> bool {
-    let Some((_, text, span)) = doc.heading(h) else {
+    let Some((_, text, _)) = doc.heading(h) else {
         return false;
     };
     let lower = text.to_lowercase();
     let denied = ["sequential", "in order", "one after another", "serial"]
         .iter()
         .any(|w| lower.contains(w));
+    !denied && phase_free(doc, h, done_at) && !super::waves::says_at_once_denied(doc, h)
+}
+
+/// A phase with no work of its own beside its sections, and not already
+/// done (its heading's block not among `done_at`).
+fn phase_free(doc: &Doc, h: usize, done_at: &BTreeSet<usize>) -> bool {
     let own_work = doc
         .own_blocks(h)
         .any(|b| matches!(doc.blocks[b], Block::Item { .. }));
-    !denied
-        && !own_work
-        && !done_at.contains(&span.start)
-        && !super::waves::says_at_once_denied(doc, h)
+    !own_work && !done_at.contains(&doc.blocks[h].span().start)
+}
+
+/// Where each step read done starts: asked once per phase, not per step.
+fn done_starts(units: &[RawUnit]) -> BTreeSet<usize> {
+    units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .filter(|s| s.sprint.done.is_some())
+        .map(|s| s.span.start)
+        .collect()
 }
 
 /// Whether the plan's text before its first phase (`first`) says that its
