@@ -199,6 +199,7 @@ json_snapshots! {
     preamble_agents => "first-sight-preamble-agents",
     steps_list => "first-sight-steps-list",
     arrow_chain => "first-sight-arrow-chain",
+    table_in_order => "first-sight-table-in-order",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2554,4 +2555,15 @@ fn an_arrow_chain_offered_beside_independent_work_orders_nothing() {
     for u in 0..3 {
         assert!(deps(&v, u).is_empty(), "{v}");
     }
+}
+
+/// `Implementar nesta ordem` (implement in this order) over a table with a
+/// dependency column: the rows run in the order written, each after the
+/// row above as well as what its cell names; `contacts` does not run
+/// beside `file-storage`.
+#[test]
+fn a_table_introduced_as_an_order_runs_its_rows_in_order() {
+    let (_, v, _) = json("first-sight-table-in-order");
+    assert_eq!(units(&v).len(), 4, "{v}");
+    assert!(deps(&v, 3).iter().any(|d| d == "file-storage"), "{v}");
 }

@@ -420,7 +420,7 @@ fn parse_once(
         }
     }
     if let Some((deps, keys)) = table_deps.filter(|_| raw_units.len() == 1) {
-        raw_units = work_table::units_by_dependencies(raw_units.remove(0), deps, &keys);
+        raw_units = work_table::units_by_dependencies(&doc, raw_units.remove(0), deps, &keys);
     }
     let folded = raw_units.len() > 1
         && (criteria_units::fold_criteria_units(&mut raw_units)

@@ -166,15 +166,27 @@ pub(super) fn tables_of_work(doc: &Doc, scope: std::ops::Range<usize>) -> usize 
 /// Each unit is known by its row's key too (`L4`: a graph's node `L4
 /// Evidence Review` names it).
 pub(super) fn units_by_dependencies(
+    doc: &Doc,
     unit: RawUnit,
     deps: Vec<Vec<String>>,
     keys: &[String],
 ) -> Vec<RawUnit> {
+    // `Implementar **nesta ordem**:` over the table: its rows run in the
+    // order written, each after the row above as well as what it names.
+    let in_order = unit
+        .sprints
+        .first()
+        .is_some_and(|s| introduced_in_order(doc, s.span.start));
+    let mut above: Option<String> = None;
     unit.sprints
         .into_iter()
         .zip(deps)
         .zip(keys)
-        .map(|((sprint, waits), key)| {
+        .map(|((sprint, mut waits), key)| {
+            if let Some(prev) = above.take().filter(|p| in_order && !waits.contains(p)) {
+                waits.push(prev);
+            }
+            above = Some(sprint.sprint.name.clone());
             let name = sprint.sprint.name.clone();
             let mut u = RawUnit::new(name, sprint.span.clone(), unit.scope.clone());
             if *key != u.name {
@@ -190,6 +202,46 @@ pub(super) fn units_by_dependencies(
             u
         })
         .collect()
+}
+
+/// Whether the text just above the table holding `at` says its rows are
+/// to be done in the order written (`Implement in this order:`, `nesta
+/// ordem`, `in dieser Reihenfolge`, `按顺序`).
+fn introduced_in_order(doc: &Doc, at: usize) -> bool {
+    const IN_ORDER: &[&str] = &[
+        "in this order",
+        "in the order",
+        "nesta ordem",
+        "nessa ordem",
+        "en este orden",
+        "en orden",
+        "dans cet ordre",
+        "dans l'ordre",
+        "in dieser reihenfolge",
+        "in questo ordine",
+        "в этом порядке",
+        "по порядку",
+        "按顺序",
+        "按此顺序",
+        "依次",
+        "この順",
+        "順番に",
+        "순서대로",
+    ];
+    let Some(table) = doc
+        .blocks
+        .iter()
+        .position(|b| matches!(b, Block::Table { .. }) && b.span().contains(&at))
+    else {
+        return false;
+    };
+    table.checked_sub(1).is_some_and(|p| match &doc.blocks[p] {
+        Block::Paragraph { text, .. } => {
+            let lower = text.to_lowercase();
+            IN_ORDER.iter().any(|w| lower.contains(w))
+        }
+        _ => false,
+    })
 }
 
 /// One step read from a table: its rows, and the key they share.
