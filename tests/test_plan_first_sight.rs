@@ -2567,3 +2567,43 @@ fn a_table_introduced_as_an_order_runs_its_rows_in_order() {
     assert_eq!(units(&v).len(), 4, "{v}");
     assert!(deps(&v, 3).iter().any(|d| d == "file-storage"), "{v}");
 }
+
+/// `### ✅ 1.1` to `### ✅ 1.3` under one phase, where the steps of the
+/// other phases open with pictographs that mark nothing (`### 🌐 2.1`,
+/// `### 🔐 2.2`): the ✅ is the plan's decoration too, and a step it opens
+/// is not done (1.2 and 1.3 hold no box to say otherwise).
+#[test]
+fn a_check_mark_decorating_every_step_of_a_phase_marks_nothing_done() {
+    let (_, v, _) = json("first-sight-decorated-check-steps");
+    assert_eq!(names(&v, 0).len(), 6, "{v}");
+    assert!(done(&v, 0).iter().all(|d| !d), "{v}");
+}
+
+/// A mermaid architecture picture (`UI[React UI] --> API[api]`) one of
+/// whose nodes is named like a unit draws no order of the units: the plan
+/// reads, with the order its table gives.
+#[test]
+fn an_architecture_picture_naming_one_unit_orders_nothing() {
+    let (status, v, out) = json("first-sight-architecture-mermaid");
+    assert_eq!(status, 0, "{out}");
+    assert!(deps(&v, 0).is_empty(), "{v}");
+    assert_eq!(deps(&v, 1), ["api"], "{v}");
+}
+
+/// A list of the pages to fix and a progress list, each restating the
+/// phases under headings of its own (`### Phase 1: Cart page`), beside the
+/// section that breaks each phase into its steps: one unit of the steps,
+/// not three units doing the same work.
+#[test]
+fn sections_restating_the_phases_are_no_units_of_their_own() {
+    let (_, v, _) = json("first-sight-restating-sections");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Rename the totals section",
+            "Remove dead code",
+            "Show the fee"
+        ]
+    );
+}

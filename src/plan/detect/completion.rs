@@ -348,7 +348,18 @@ fn decorated(doc: &Doc, i: usize) -> bool {
     let (lo, hi) = doc.parent[i].map_or((0, doc.blocks.len()), |p| (p + 1, doc.section_end[p]));
     let before = (lo..i).rev().filter(sibling).take(3);
     let after = (i + 1..hi).filter(sibling).take(3);
-    let leads: Vec<char> = before.chain(after).filter_map(lead).collect();
+    let mut leads: Vec<char> = before.chain(after).filter_map(lead).collect();
+    // Siblings all marked ✅ (`### ✅ 1.1` to `### ✅ 1.4` under `## FASE
+    // 1`) say nothing of the style; the headings of that level under the
+    // other parents do (`### 🌐 2.1`, `### 🔐 2.2`).
+    if leads.iter().all(|&c| c == '✅') {
+        let cousin = |j: &usize| {
+            doc.parent[*j] != doc.parent[i] && doc.heading(*j).is_some_and(|(l, _, _)| l == level)
+        };
+        let before = (0..lo).rev().filter(cousin).take(3);
+        let after = (hi..doc.blocks.len()).filter(cousin).take(3);
+        leads.extend(before.chain(after).filter_map(lead));
+    }
     // A sibling opening with another state (`## 🚧 Fase 2`) says the
     // plan's marks are states, whatever else is decorated.
     let states = leads.iter().any(|&c| c != '✅' && STATES.contains(&c));
@@ -486,7 +497,7 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
             continue; // holds subsections: not a leaf
         }
         leaves += 1;
-        all_marked &= strip_done_marks(text).1;
+        all_marked &= strip_done_marks(text).1 && !decorated(doc, j);
         if !all_marked {
             break;
         }

@@ -61,6 +61,25 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
                 if known == 0 {
                     continue;
                 }
+                // A mermaid picture most of whose nodes are no unit, with
+                // no arrow from one unit to another, draws something else
+                // (`UI[React UI] --> API[Verifier Client]`, an
+                // architecture): one node named like a unit makes it no
+                // plan of the units. A mistyped name among units is still
+                // refused.
+                let mut nodes: Vec<&str> = edges
+                    .iter()
+                    .flat_map(|(a, b)| [a.as_str(), b.as_str()])
+                    .collect();
+                nodes.sort_unstable();
+                nodes.dedup();
+                let units_named = nodes.iter().filter(|n| node(n, units).is_some()).count();
+                let joins_units = edges
+                    .iter()
+                    .any(|(a, b)| node(a, units).is_some() && node(b, units).is_some());
+                if mermaid && units_named * 2 < nodes.len() && !joins_units {
+                    continue;
+                }
                 for (from, to) in edges {
                     match (node(&from, units), node(&to, units)) {
                         (Some(f), Some(t)) if f != t => {

@@ -54,6 +54,7 @@ mod phase_graph;
 mod references;
 mod repeats;
 mod restated;
+mod restating_units;
 mod section_board;
 mod section_steps;
 mod section_units;
@@ -425,15 +426,20 @@ fn parse_once(
     let folded = raw_units.len() > 1
         && (criteria_units::fold_criteria_units(&mut raw_units)
             | breakdown_table::fold_breakdowns(&doc, &mut raw_units));
-    if folded {
+    let restated = raw_units.len() > 1 && restating_units::fold_restating_units(&mut raw_units);
+    if folded || restated {
         // A lone unit left is the plan's one sequence, not a section of it.
         if raw_units.len() == 1 && matches!(unit_source, UnitSource::Sections) {
             unit_source = UnitSource::Single;
             if let Some(title) = title.clone().filter(|t| !t.is_empty()) {
                 raw_units[0].name = title;
             }
-            raw_units[0].rule =
-                "single unit: the plan's title (its other table breaks these steps down)".into();
+            raw_units[0].rule = if restated {
+                "single unit: the plan's title (its other sections restate these steps)"
+            } else {
+                "single unit: the plan's title (its other table breaks these steps down)"
+            }
+            .into();
             raw_units[0].origin = Origin::new(1, raw_units[0].rule.clone());
         }
     }
