@@ -2607,3 +2607,29 @@ fn sections_restating_the_phases_are_no_units_of_their_own() {
         ]
     );
 }
+
+/// `### タスク1: …` (task 1) headings beside `### Phase 1（即座に実施）`
+/// sections whose numbered items only name those tasks' parts (`タスク1.1:
+/// …`): the tasks are the steps, read by their word in the plan's
+/// language, and the phases are a priority schedule of them.
+#[test]
+fn phases_scheduling_the_tasks_of_another_word_are_no_steps() {
+    let (_, v, _) = json("first-sight-task-word-schedule");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "登録スクリプトの作成",
+            "取得機能の実装",
+            "ローテーション機能の実装"
+        ]
+    );
+    assert_eq!(done(&v, 0), [true, true, false]);
+}
+
+/// `## Tarea 1: Modelo de datos`: the plan's word for a task names the
+/// step, and the step's name is what follows it.
+#[test]
+fn a_task_word_of_another_language_names_the_step() {
+    let (_, v, _) = json("first-sight-task-word");
+    assert_eq!(names(&v, 0), ["Modelo de datos", "API", "Interfaz"]);
+}

@@ -118,6 +118,22 @@ const WORDS: &[(&str, &str)] = &[
     ("페이즈", "Phase"),
     ("단계", "Stage"),
     ("마일스톤", "Milestone"),
+    // A task, the finest step word, in each of the plans' languages.
+    ("tarea", "Task"),
+    ("tarefa", "Task"),
+    ("tâche", "Task"),
+    ("aufgabe", "Task"),
+    ("zadanie", "Task"),
+    ("úkol", "Task"),
+    ("görev", "Task"),
+    ("задача", "Task"),
+    ("завдання", "Task"),
+    ("nhiệm vụ", "Task"),
+    ("タスク", "Task"),
+    ("任务", "Task"),
+    ("任務", "Task"),
+    ("태스크", "Task"),
+    ("작업", "Task"),
 ];
 
 /// Words that follow `第N` in Chinese and Japanese (`第二阶段`, `第3週`).

@@ -271,31 +271,42 @@ fn choose_word_of(
         stats.remove(&Word::Sprint);
         stats.remove(&Word::Sortie);
     }
-    let inner = stats
-        .iter()
-        .filter(|(w, &(_, n, nested))| nested * 2 >= n && n >= 2 && spread(w))
-        .max_by_key(|(w, &(_, n, _))| (n, std::cmp::Reverse(**w)))
-        .map(|(w, _)| *w);
-    let outermost = stats
-        .iter()
-        // A word written once (`## Milestone 1: v1 Launch` above seven
-        // `### Phase N`) names the whole, not its steps.
-        .min_by_key(|(w, &(level, n, _))| (n < 2, level, std::cmp::Reverse(n), **w))
-        .map(|(w, _)| *w);
-    // Three `### Phase N` summaries under `## Implementation Plan`, then
-    // twenty-six `#### Step A.1` under `## Step by Step Tasks`: two series
-    // apart, neither inside the other, and the far longer one details the
-    // work the short one sums up.
-    let detailed = outermost.and_then(|o| {
-        let (_, few, _) = stats[&o];
-        stats
+    let pick = |stats: &BTreeMap<Word, (u8, usize, usize)>| {
+        let inner = stats
             .iter()
-            .filter(|(w, &(_, n, nested))| **w != o && nested == 0 && n >= 6 && n >= 3 * few)
-            .filter(|(w, _)| !outers.contains_key(w) && !outers.contains_key(&o))
+            .filter(|(w, &(_, n, nested))| nested * 2 >= n && n >= 2 && spread(w))
             .max_by_key(|(w, &(_, n, _))| (n, std::cmp::Reverse(**w)))
-            .map(|(w, _)| *w)
-    });
-    inner.or(detailed).or(outermost)
+            .map(|(w, _)| *w);
+        let outermost = stats
+            .iter()
+            // A word written once (`## Milestone 1: v1 Launch` above seven
+            // `### Phase N`) names the whole, not its steps.
+            .min_by_key(|(w, &(level, n, _))| (n < 2, level, std::cmp::Reverse(n), **w))
+            .map(|(w, _)| *w);
+        // Three `### Phase N` summaries under `## Implementation Plan`, then
+        // twenty-six `#### Step A.1` under `## Step by Step Tasks`: two series
+        // apart, neither inside the other, and the far longer one details the
+        // work the short one sums up.
+        let detailed = outermost.and_then(|o| {
+            let (_, few, _) = stats[&o];
+            stats
+                .iter()
+                .filter(|(w, &(_, n, nested))| **w != o && nested == 0 && n >= 6 && n >= 3 * few)
+                .filter(|(w, _)| !outers.contains_key(w) && !outers.contains_key(&o))
+                .max_by_key(|(w, &(_, n, _))| (n, std::cmp::Reverse(**w)))
+                .map(|(w, _)| *w)
+        });
+        inner.or(detailed).or(outermost)
+    };
+    let chosen = pick(&stats)?;
+    // `### Phase 1（即座に実施）✅` over `1. タスク1.1: …`, `2. タスク2.1: …`
+    // beside `### タスク1` holding `- [x] 1.1 …`: a priority schedule
+    // of the work another word heads, not the work.
+    if stats.len() > 1 && schedules_others(blocks, parent, parsed, chosen, &ids) {
+        stats.remove(&chosen);
+        return pick(&stats).or(Some(chosen));
+    }
+    Some(chosen)
 }
 
 /// Whether every heading of `word` lists only other headings of the plan
@@ -312,7 +323,7 @@ fn schedules_others(
 ) -> bool {
     let names_other = |text: &str| {
         // The word and the id open the line: the first words are enough.
-        let t = text.trim();
+        let t = super::locale::localize(text.trim());
         let t: String = t.chars().take(24).collect::<String>().to_lowercase();
         let Some((other, len)) = Word::parse(&t) else {
             return false;
@@ -322,7 +333,12 @@ fn schedules_others(
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '.' || *c == '-')
             .collect();
-        other != word && ids.get(&other).is_some_and(|known| known.contains(&id))
+        // `Task 1.1` names a part of `### Task 1`.
+        let whole = id.split('.').next().unwrap_or_default();
+        other != word
+            && ids
+                .get(&other)
+                .is_some_and(|known| known.contains(&id) || known.contains(whole))
     };
     // `1. ENV-01: Project Structure Creation`, written out under `###
     // ENV-01: Project Structure Creation`: a heading's whole text.
