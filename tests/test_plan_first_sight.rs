@@ -2633,3 +2633,17 @@ fn a_task_word_of_another_language_names_the_step() {
     let (_, v, _) = json("first-sight-task-word");
     assert_eq!(names(&v, 0), ["Modelo de datos", "API", "Interfaz"]);
 }
+
+/// `### Ticket Files (Execute in Order)` over a bulleted list of tickets,
+/// beside bold numbered lists that describe the migration and the
+/// operators' duties: the ordered list is the steps. A status table of
+/// `Day 1`, `Day 2` rows counts days, and marks no step done.
+#[test]
+fn a_bulleted_list_under_a_heading_naming_its_order_is_the_steps() {
+    let (_, v, _) = json("first-sight-ordered-bullets");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    let names = names(&v, 0);
+    assert_eq!(names.len(), 4, "{v}");
+    assert!(names[0].starts_with("00_PRE_FLIGHT_CHECK.md"), "{v}");
+    assert!(done(&v, 0).iter().all(|d| !d), "{v}");
+}

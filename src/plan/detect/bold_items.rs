@@ -132,10 +132,15 @@ pub(super) fn promote_bold_items(
                 span,
                 checked: None,
                 ..
-            } => match bold_item(&source[span.clone()]).or_else(|| {
-                (plain && (ordered || plain_anywhere))
-                    .then(|| plain_numbered_item(&source[span.clone()]))?
-            }) {
+            } => match bold_item(&source[span.clone()])
+                .or_else(|| {
+                    (plain && (ordered || plain_anywhere))
+                        .then(|| plain_numbered_item(&source[span.clone()]))?
+                })
+                .or_else(|| {
+                    (plain && ordered)
+                        .then(|| bulleted_item(&source[span.clone()], run.len() + 1))?
+                }) {
                 Some((text, stepped)) => run.push((i, text, stepped)),
                 None => {
                     flush(&mut run, section_level, has_status, ordered);
@@ -271,6 +276,18 @@ fn plain_numbered_item(raw: &str) -> Option<(String, bool)> {
     let (number, label) = numbered_line(raw)?;
     let label = label.trim_end();
     if label.is_empty() || label.starts_with("**") {
+        return None;
+    }
+    Some((format!("Step {number}: {label}"), false))
+}
+
+/// `- 02_STAGING_INDEXES.md - Deploy indexes` under `### Ticket Files
+/// (Execute in Order)`: a bulleted item is the `number`th step only where
+/// its heading names the order of the steps.
+fn bulleted_item(raw: &str, number: usize) -> Option<(String, bool)> {
+    let first = raw.lines().next()?.trim();
+    let label = first.strip_prefix(['-', '*', '+'])?.trim();
+    if label.is_empty() || label.starts_with("**") || label.starts_with('[') {
         return None;
     }
     Some((format!("Step {number}: {label}"), false))

@@ -126,6 +126,16 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
             if version_table && !raw.contains('.') {
                 continue;
             }
+            // `| **Day 1** | 6 hours | ✅ Complete |`: a word before the
+            // number that is no step word counts days, not the steps.
+            let localized = super::locale::localize(id_text).to_lowercase();
+            let other_word = match localized.split_whitespace().collect::<Vec<_>>().as_slice() {
+                [w, _] if w.chars().all(char::is_alphabetic) => Word::parse(w).is_none(),
+                _ => false,
+            };
+            if other_word {
+                continue;
+            }
             if let Some(id) = super::sprints::model_id(raw).filter(|_| !raw.is_empty()) {
                 let label = row
                     .cells
