@@ -2647,3 +2647,12 @@ fn a_bulleted_list_under_a_heading_naming_its_order_is_the_steps() {
     assert!(names[0].starts_with("00_PRE_FLIGHT_CHECK.md"), "{v}");
     assert!(done(&v, 0).iter().all(|d| !d), "{v}");
 }
+
+/// A table of work with no status column whose `Risk` cells say
+/// `**DONE 2026-05-08**` or `shipped 2026-05-09 / gate pending`: a done
+/// word with its date marks the row done; `PREP DONE …` does not.
+#[test]
+fn a_dated_done_word_in_a_rows_cell_marks_it_done() {
+    let (_, v, _) = json("first-sight-dated-done-cell");
+    assert_eq!(done(&v, 0), [false, true, false, true, false], "{v}");
+}

@@ -338,6 +338,15 @@ fn in_scope(
             let mut tasks = tasks;
             let mut exit = exit;
             let mut done = table_row_done(&cell(status_col));
+            // No status column: a cell opening with a done word and its
+            // date (`**DONE 2026-05-08**` under `Risk`) says it.
+            if status_col.is_none() {
+                done = row
+                    .cells
+                    .iter()
+                    .find_map(|c| super::work_table::dated_done(&c.text))
+                    .map(|m| format!("marked complete in the plan (`{m}` on its table row)"));
+            }
             // The row's step written out in a section of its own: its text
             // is the step's, the row its index entry.
             if let Some(h) = code.and_then(|c| sections.get(c).copied().flatten()) {

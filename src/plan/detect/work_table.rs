@@ -395,7 +395,24 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
                 cell_text(&header[key_col].text)
             )
         });
-        sprint.done = key_mark.or_else(|| {
+        // With no status column, a cell that opens with a done word and
+        // its date (`**DONE 2026-05-07**` in a `Риск` column) on every
+        // row of the step.
+        let dated_mark = status_col.is_none().then(|| {
+            g.rows
+                .iter()
+                .map(|r| {
+                    r.cells
+                        .iter()
+                        .enumerate()
+                        .filter(|&(c, _)| c != key_col && Some(c) != name_col)
+                        .find_map(|(_, cell)| dated_done(&cell.text))
+                })
+                .collect::<Option<Vec<String>>>()
+                .and_then(|marks| marks.into_iter().next())
+                .map(|m| format!("marked complete in the plan (`{m}` on its table row)"))
+        });
+        sprint.done = key_mark.or(dated_mark.flatten()).or_else(|| {
             status_col.and_then(|sc| {
                 let all = g
                     .rows
@@ -664,6 +681,25 @@ fn is_measure(v: &str) -> bool {
 }
 
 /// A cell's text without emphasis or code marks around it.
+/// `**DONE 2026-05-07**`, `shipped 2026-05-09 / gate pending`: a cell
+/// opening with a done word and a date; the cell's text, unbolded.
+pub(super) fn dated_done(cell: &str) -> Option<String> {
+    let t = cell.trim().trim_start_matches(['*', '_']).trim_start();
+    let lower = t.to_lowercase();
+    let rest = ["done ", "completed ", "complete ", "shipped ", "✅ "]
+        .iter()
+        .find_map(|w| lower.strip_prefix(w))?;
+    let rest = rest.trim_start_matches(['*', '_', ' ', ':', '(']);
+    let b = rest.as_bytes();
+    let date = b.len() >= 10
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && b[4] == b'-'
+        && b[5..7].iter().all(u8::is_ascii_digit)
+        && b[7] == b'-'
+        && b[8..10].iter().all(u8::is_ascii_digit);
+    date.then(|| t.replace(['*', '_'], "").trim().to_string())
+}
+
 fn cell_text(t: &str) -> String {
     let t = t.trim().trim_matches(['*', '_']).trim();
     // A code mark goes only in pairs: `` `context.py` (new) `` keeps its own.
