@@ -2656,3 +2656,14 @@ fn a_dated_done_word_in_a_rows_cell_marks_it_done() {
     let (_, v, _) = json("first-sight-dated-done-cell");
     assert_eq!(done(&v, 0), [false, true, false, true, false], "{v}");
 }
+
+/// `## PHASE 1 CHECKPOINT` and `## PHASE 2 CHECKPOINT` beside the phases
+/// holding the stages: each lists what its phases achieved, about the
+/// plan and no work; the two no longer collide as one unit `CHECKPOINT`
+/// (which refused the plan as a unit defined twice, in a cycle).
+#[test]
+fn checkpoint_sections_between_phases_are_no_units() {
+    let (status, v, out) = json("first-sight-checkpoint-sections");
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(units(&v), ["HARDENING", "OPERATIONAL DEPTH"], "{v}");
+}

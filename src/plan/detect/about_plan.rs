@@ -39,6 +39,8 @@ const ABOUT_THE_PLAN: &[&str] = &[
     "checklist",
     "verification checklist",
     "qa",
+    "checkpoint",
+    "quality gate",
     "metrics",
     "success metrics",
     "changelog",

@@ -93,10 +93,31 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
     if titles.iter().all(|t| is_status_group(t)) {
         return Vec::new();
     }
+    distinct_names(&mut units, &titles);
     sequence_by_number(&mut units, &titles);
     parallel_by_word(&mut units, &texts);
     said_at_once_before(doc, &mut units);
     units
+}
+
+/// `## PHASE 1 CHECKPOINT` and `## PHASE 2 CHECKPOINT` both read as
+/// `CHECKPOINT`: sections whose names collide once their word and number
+/// are read past keep their whole headings, which differ. The same heading
+/// twice stays a unit defined twice.
+fn distinct_names(units: &mut [RawUnit], titles: &[String]) {
+    for k in 0..units.len() {
+        let same: Vec<usize> = (0..units.len())
+            .filter(|&j| units[j].name == units[k].name)
+            .collect();
+        let differ = same
+            .iter()
+            .any(|&j| clean_name(&titles[j]) != clean_name(&titles[k]));
+        if same.len() > 1 && differ {
+            for j in same {
+                units[j].name = clean_name(&titles[j]);
+            }
+        }
+    }
 }
 
 /// The holders, with the sections of their own series that hold no step
@@ -142,6 +163,12 @@ fn with_series_siblings(doc: &Doc, holders: Vec<usize>) -> (Vec<usize>, Vec<(usi
         .filter(|&(i, _)| {
             doc.section(i)
                 .any(|j| matches!(doc.blocks[j], Block::Item { .. }))
+        })
+        // `## PHASE 1 CHECKPOINT` listing what the phases achieved: about
+        // the plan, no work of its own.
+        .filter(|&(i, _)| {
+            doc.heading(i)
+                .is_some_and(|(_, text, _)| !super::super::about_plan::describes_plan(text))
         })
         .collect();
     let mut all = holders;
