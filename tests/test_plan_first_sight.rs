@@ -2667,3 +2667,13 @@ fn checkpoint_sections_between_phases_are_no_units() {
     assert_eq!(status, 0, "{out}");
     assert_eq!(units(&v), ["HARDENING", "OPERATIONAL DEPTH"], "{v}");
 }
+
+/// `## Fase 2 — Produto desktop CLI (concluída em pre-alpha)`: a done word
+/// and where or when it was done, a few words, mark the phase done;
+/// `(done in parallel)` says how, and marks nothing.
+#[test]
+fn a_done_word_with_where_it_was_done_marks_the_step() {
+    let (_, v, _) = json("first-sight-done-aside-placed");
+    assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
+    assert_eq!(names(&v, 0)[1], "Produto desktop CLI");
+}

@@ -224,9 +224,23 @@ fn done_aside(text: &str) -> Option<String> {
         }
         _ => inner,
     };
+    // `(concluída em pre-alpha)`, `(completed in v0.3)`: the word, then
+    // where or when, a few words. Not `done`: `(done in parallel)` may
+    // say how it is to be done.
+    let placed = || {
+        let mut words = inner.split_whitespace();
+        let (Some(word), Some(at)) = (words.next(), words.next()) else {
+            return false;
+        };
+        !matches!(word, "done" | "hecho" | "feito")
+            && DONE_WORDS.contains(&word)
+            && matches!(at, "in" | "em" | "en" | "im" | "на" | "в")
+            && (1..=3).contains(&words.count())
+    };
     let said = DONE_WORDS.contains(&inner.as_str())
         || DONE_PHRASES.contains(&inner.as_str())
-        || super::status_words::settled_aside(&inner);
+        || super::status_words::settled_aside(&inner)
+        || placed();
     (said && !head.is_empty()).then(|| head.to_string())
 }
 
