@@ -2677,3 +2677,21 @@ fn a_done_word_with_where_it_was_done_marks_the_step() {
     assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
     assert_eq!(names(&v, 0)[1], "Produto desktop CLI");
 }
+
+/// A table of issues numbered by a bare `#` (`| 1 | God class in main.py
+/// | High | Open |`) beside `### Sprint 1 — Architecture decoupling`: its
+/// numbers are the issues', not the sprints'. No row becomes a sprint and
+/// none marks one.
+#[test]
+fn a_table_numbering_issues_by_a_bare_hash_indexes_no_sprint() {
+    let (_, v, _) = json("first-sight-numbered-issues-table");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Architecture decoupling",
+            "Engine hardening",
+            "UI robustness"
+        ]
+    );
+    assert!(done(&v, 0).iter().all(|d| !d), "{v}");
+}

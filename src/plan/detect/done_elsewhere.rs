@@ -113,7 +113,9 @@ pub(super) fn marks_elsewhere(
     // A status table naming the sprints by number (`| Sprint | Goal |
     // Status |`, `| 3 | Selector UX | COMPLETE |`) is an index too.
     let mut rows_only = Vec::new();
-    for row in super::status_rows::status_rows(doc) {
+    let rows =
+        super::status_rows::numbering_other_things(super::status_rows::status_rows(doc), units);
+    for row in rows {
         let found = match &row.code {
             Some(code) => super::status_rows::find_by_code(units, code),
             None => find_by_id(units, &row.id),

@@ -22,6 +22,10 @@ pub(super) struct StatusRow {
     /// `3`): only such a row makes a sprint of its own.
     pub(super) plain: bool,
     pub(super) span: Span,
+    /// The table's block, and whether its key column is a bare `#`: such
+    /// a table may number anything (issues, risks), not the sprints.
+    pub(super) table: usize,
+    pub(super) bare_key: bool,
 }
 
 /// A sprint from a status table's row alone (`| Sprint 7 | Final
@@ -169,6 +173,8 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
                     plain: plain && !name.is_empty(),
                     name,
                     span: row.span.clone(),
+                    table: i,
+                    bare_key: norm(&header[id_col].text) == "#",
                 });
             }
         }
@@ -185,4 +191,45 @@ pub(super) fn find_by_code<'u>(units: &'u mut [RawUnit], code: &str) -> Option<&
             .strip_prefix(code)
             .is_some_and(|rest| rest.starts_with([':', ' ', '—', '–', '-']))
     })
+}
+
+/// The status rows of tables keyed by a bare `#` that number something
+/// other than the sprints (`| 1 | God class in main.py | High | Open |`
+/// beside `### Sprint 1 — Architecture`): fewer than half of the rows
+/// that meet a sprint of their number share a word of its name. Their
+/// marks and rows say nothing of the sprints.
+pub(super) fn numbering_other_things(rows: Vec<StatusRow>, units: &[RawUnit]) -> Vec<StatusRow> {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 4)
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let mut tables: Vec<(usize, usize, usize)> = Vec::new();
+    for row in rows.iter().filter(|r| r.bare_key && r.code.is_none()) {
+        let sprint = units
+            .iter()
+            .flat_map(|u| &u.sprints)
+            .find(|s| s.id == row.id);
+        let Some(sprint) = sprint else {
+            continue;
+        };
+        let theirs = words(&sprint.sprint.name);
+        let agrees = words(&row.name).iter().any(|w| theirs.contains(w));
+        match tables.iter_mut().find(|(t, ..)| *t == row.table) {
+            Some((_, met, agreed)) => {
+                *met += 1;
+                *agreed += usize::from(agrees);
+            }
+            None => tables.push((row.table, 1, usize::from(agrees))),
+        }
+    }
+    let other: Vec<usize> = tables
+        .iter()
+        .filter(|(_, met, agreed)| agreed * 2 < *met)
+        .map(|(t, ..)| *t)
+        .collect();
+    rows.into_iter()
+        .filter(|r| !(r.bare_key && other.contains(&r.table)))
+        .collect()
 }
