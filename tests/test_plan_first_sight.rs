@@ -2695,3 +2695,12 @@ fn a_table_numbering_issues_by_a_bare_hash_indexes_no_sprint() {
     );
     assert!(done(&v, 0).iter().all(|d| !d), "{v}");
 }
+
+/// `| 优先级 | 里程碑 | 状态 |` (priority, milestone, status) over rows
+/// naming `Phase 1.1 — Runner Recovery` in the milestone column: a status
+/// table indexing the phases by a column after the first.
+#[test]
+fn a_status_table_naming_the_steps_in_a_later_column_marks_them() {
+    let (_, v, _) = json("first-sight-status-table-named-column");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
+}

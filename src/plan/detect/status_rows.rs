@@ -76,10 +76,21 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
         ];
         let status_col = || column(header, &["status", "state"]);
         let by_step = column(header, &words).filter(|&c| c == 0);
-        let version_table = by_step.is_none();
-        let (Some(id_col), Some(status_col)) = (match by_step {
-            Some(c) => (Some(c), status_col()),
-            None => (
+        // `| 优先级 | 里程碑 | 状态 |` over `| P0 | Phase 1.1 — Runner
+        // Recovery | 已完成 |`: a later column that names the steps by
+        // their word and id, in the plan's language, beside a status.
+        let named = by_step
+            .is_none()
+            .then(|| named_steps_column(header, rows))
+            .flatten();
+        let version_table = by_step.is_none() && named.is_none();
+        let (Some(id_col), Some(status_col)) = (match (by_step, named) {
+            (Some(c), _) => (Some(c), status_col()),
+            (None, Some(c)) => (
+                Some(c),
+                super::column_where(header, super::completion::is_status_key),
+            ),
+            (None, None) => (
                 column(header, &versions).filter(|&c| c == 0),
                 super::column_where(header, super::completion::is_status_key),
             ),
@@ -232,4 +243,29 @@ pub(super) fn numbering_other_things(rows: Vec<StatusRow>, units: &[RawUnit]) ->
     rows.into_iter()
         .filter(|r| !(r.bare_key && other.contains(&r.table)))
         .collect()
+}
+
+/// A column, after the first, whose heading is a step word in any of the
+/// plans' languages (`里程碑`, `Fase`) and whose cells, on at least half
+/// the rows, open with a step's word and id (`Phase 1.1 — Runner
+/// Recovery`).
+fn named_steps_column(header: &[Cell], rows: &[Row]) -> Option<usize> {
+    let c = header
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(_, h)| super::locale::column_step_word(&h.text).is_some())
+        .map(|(c, _)| c)?;
+    let steps = rows
+        .iter()
+        .filter(|r| {
+            r.cells.get(c).is_some_and(|cell| {
+                matches!(
+                    super::headings::parse_heading(cell.text.trim()),
+                    Some(super::headings::Heading::Sprint(_))
+                )
+            })
+        })
+        .count();
+    (steps > 0 && steps * 2 >= rows.len()).then_some(c)
 }
