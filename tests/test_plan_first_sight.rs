@@ -2704,3 +2704,16 @@ fn a_status_table_naming_the_steps_in_a_later_column_marks_them() {
     let (_, v, _) = json("first-sight-status-table-named-column");
     assert_eq!(done(&v, 0), [true, true, false], "{v}");
 }
+
+/// `## Implementation Roadmap` holding `Phase 0: Policy + Schema`, each on
+/// a line of its own over a list, in a plan none of whose headings names a
+/// step: the label lines are the steps. (The plan's plain sections,
+/// `## Principles` and `## Tooling Map`, were read as its steps.)
+#[test]
+fn step_label_lines_in_a_roadmap_section_are_the_steps() {
+    let (_, v, _) = json("first-sight-step-labels-in-roadmap");
+    assert_eq!(
+        names(&v, 0),
+        ["Policy + Schema", "Foundations", "Comms & Docs"]
+    );
+}

@@ -335,7 +335,7 @@ fn bold_item(raw: &str) -> Option<(String, bool)> {
 /// A heading that names an order of steps: `Implementation order`,
 /// `Rollout phases`, `Umsetzungsreihenfolge (Phasen)`, `Orden de las
 /// fases`.
-fn names_an_order(heading: &str) -> bool {
+pub(super) fn names_an_order(heading: &str) -> bool {
     const WORDS: &[&str] = &[
         "order",
         "sequence",

@@ -68,6 +68,7 @@ mod sprints;
 mod stated_deps;
 mod status_rows;
 mod status_words;
+mod step_labels;
 mod steps;
 mod story;
 mod stream_units;

@@ -186,6 +186,9 @@ pub(super) fn promote_plain_lines(
             })
         });
     }
+    if let Some(blocks) = super::step_labels::step_labels_over_lists(&blocks) {
+        return blocks;
+    }
     if any {
         let label = |line: &str| {
             let t = line.trim().trim_end_matches(':').trim_end();
