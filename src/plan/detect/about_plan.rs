@@ -39,8 +39,6 @@ const ABOUT_THE_PLAN: &[&str] = &[
     "checklist",
     "verification checklist",
     "qa",
-    "checkpoint",
-    "quality gate",
     "metrics",
     "success metrics",
     "changelog",

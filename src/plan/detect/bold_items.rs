@@ -50,6 +50,9 @@ pub(super) fn promote_bold_items(
     // numbered bold items are those steps, unless they name sections the
     // plan details elsewhere (then the list is an index of them).
     let mut ordered = false;
+    // Whether it says the order to do them in, in so many words (`Ticket
+    // Files (Execute in Order)`): only then is a bulleted list the steps.
+    let mut execution_order = false;
     // Whether the section is about the plan (`## Vision`, `## Goals`).
     let mut about = false;
     // Made when a run under such a heading is first met: most plans have
@@ -116,6 +119,7 @@ pub(super) fn promote_bold_items(
                 flush(&mut run, section_level, has_status, ordered);
                 has_status = false;
                 ordered = names_an_order(text);
+                execution_order = names_an_execution_order(text);
                 // `## 1.2.0 - 2024-03-01`: a release's entries, done.
                 about = super::about_plan::describes_plan(text)
                     || plain_anywhere
@@ -138,7 +142,7 @@ pub(super) fn promote_bold_items(
                         .then(|| plain_numbered_item(&source[span.clone()]))?
                 })
                 .or_else(|| {
-                    (plain && ordered)
+                    (plain && execution_order)
                         .then(|| bulleted_item(&source[span.clone()], run.len() + 1))?
                 }) {
                 Some((text, stepped)) => run.push((i, text, stepped)),
@@ -330,6 +334,30 @@ fn bold_item(raw: &str) -> Option<(String, bool)> {
         format!("Step {number}: {label} — {after}")
     };
     Some((text, stepped))
+}
+
+/// A heading that says, in so many words, the order to do its items in
+/// (`Ticket Files (Execute in Order)`, `Execution order`,
+/// `Reihenfolge`): not a noun (`Order service`), a list of dates
+/// (`Milestones`) or a recipe (`Steps to reproduce`).
+fn names_an_execution_order(heading: &str) -> bool {
+    let lower = heading.to_lowercase();
+    const PHRASES: &[&str] = &[
+        "execute in order",
+        "in this order",
+        "execution order",
+        "order of execution",
+        "order of work",
+        "run in order",
+        "implementation order",
+        "reihenfolge",
+        "порядок выполнения",
+        "orden de ejecución",
+        "ordem de execução",
+        "実行順",
+        "执行顺序",
+    ];
+    PHRASES.iter().any(|p| lower.contains(p))
 }
 
 /// A heading that names an order of steps: `Implementation order`,

@@ -224,23 +224,9 @@ fn done_aside(text: &str) -> Option<String> {
         }
         _ => inner,
     };
-    // `(concluída em pre-alpha)`, `(completed in v0.3)`: the word, then
-    // where or when, a few words. Not `done`: `(done in parallel)` may
-    // say how it is to be done.
-    let placed = || {
-        let mut words = inner.split_whitespace();
-        let (Some(word), Some(at)) = (words.next(), words.next()) else {
-            return false;
-        };
-        !matches!(word, "done" | "hecho" | "feito")
-            && DONE_WORDS.contains(&word)
-            && matches!(at, "in" | "em" | "en" | "im" | "на" | "в")
-            && (1..=3).contains(&words.count())
-    };
     let said = DONE_WORDS.contains(&inner.as_str())
         || DONE_PHRASES.contains(&inner.as_str())
-        || super::status_words::settled_aside(&inner)
-        || placed();
+        || super::status_words::settled_aside(&inner);
     (said && !head.is_empty()).then(|| head.to_string())
 }
 
@@ -366,7 +352,26 @@ fn decorated(doc: &Doc, i: usize) -> bool {
     // Siblings all marked ✅ (`### ✅ 1.1` to `### ✅ 1.4` under `## FASE
     // 1`) say nothing of the style; the headings of that level under the
     // other parents do (`### 🌐 2.1`, `### 🔐 2.2`).
-    if leads.iter().all(|&c| c == '✅') {
+    // Only where a step so marked holds open boxes of its own: the plan
+    // itself says its ✅ is no mark (a plan that records progress on
+    // every step's heading ticks its boxes too).
+    let contradicted = || {
+        (lo..hi)
+            .filter(|j| *j == i || sibling(j))
+            .filter(|&j| lead(j) == Some('✅'))
+            .any(|j| {
+                doc.section(j).any(|k| {
+                    matches!(
+                        doc.blocks[k],
+                        Block::Item {
+                            checked: Some(false),
+                            ..
+                        }
+                    )
+                })
+            })
+    };
+    if leads.iter().all(|&c| c == '✅') && contradicted() {
         let cousin = |j: &usize| {
             doc.parent[*j] != doc.parent[i] && doc.heading(*j).is_some_and(|(l, _, _)| l == level)
         };

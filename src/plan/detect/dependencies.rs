@@ -74,9 +74,29 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
                 nodes.sort_unstable();
                 nodes.dedup();
                 let units_named = nodes.iter().filter(|n| node(n, units).is_some()).count();
-                let joins_units = edges
+                // A unit reaching another, directly or through nodes that
+                // are no unit (`Infra --> review{Security review} -->
+                // Backend`), orders them.
+                let joins_units = nodes
                     .iter()
-                    .any(|(a, b)| node(a, units).is_some() && node(b, units).is_some());
+                    .filter(|n| node(n, units).is_some())
+                    .any(|start| {
+                        let mut seen: Vec<&str> = vec![start];
+                        let mut todo: Vec<&str> = vec![start];
+                        while let Some(at) = todo.pop() {
+                            for (_, b) in edges.iter().filter(|(a, _)| a == at) {
+                                if seen.contains(&b.as_str()) {
+                                    continue;
+                                }
+                                if node(b, units).is_some() {
+                                    return true;
+                                }
+                                seen.push(b);
+                                todo.push(b);
+                            }
+                        }
+                        false
+                    });
                 if mermaid && units_named * 2 < nodes.len() && !joins_units {
                     continue;
                 }

@@ -48,8 +48,8 @@ fn same_or_inside(inner: &str, outer: &str) -> bool {
 }
 
 /// The one other unit whose steps `units[u]`'s restate: each of its steps
-/// has the id of a step there or of a group of them (`2` over `2.1`,
-/// `2.2`), the other unit has more steps (or as many, with more tasks), and
+/// has the id of a group of steps there (`2` over `2.1`, `2.2`), the other
+/// unit has more steps (or as many, with more tasks), and
 /// no task line of its own is new work: each is a field (`URL: …`) or names
 /// a step of the other unit (`2-1. 「追加見積内容」セクションの修正`).
 /// Two units of the same phases with work of their own (`## Frontend`,
@@ -62,19 +62,17 @@ fn restated_by(units: &[RawUnit], u: usize) -> Option<usize> {
     let tasks = |v: usize| -> usize { units[v].sprints.iter().map(|s| s.sprint.tasks.len()).sum() };
     let mut holders = (0..units.len()).filter(|&v| v != u).filter(|&v| {
         let other = &units[v].sprints;
-        // Each step is the other's, by id and name, or a group of its
-        // steps by id; and says something (a step of no lines restates
-        // nothing to show it).
+        // Each step is a group of the other's steps by id (`2` over
+        // `2.1`, `2.2`), and says something (a step of no lines restates
+        // nothing to show it). Steps of the same ids and names are two
+        // units' own phases (`## Backend`, `## Frontend`, each `### Phase
+        // 1: Setup`), whatever their lines look like.
         let covers = steps.iter().all(|s| {
             let id = s.id.to_string();
-            let name = s.sprint.name.trim().to_lowercase();
             !s.sprint.tasks.is_empty()
                 && other.iter().any(|t| {
                     let other_id = t.id.to_string();
-                    let other_name = t.sprint.name.trim().to_lowercase();
                     other_id != id && same_or_inside(&other_id, &id)
-                        || other_id == id
-                            && (other_name.contains(&name) || name.contains(&other_name))
                 })
         });
         let bigger = other.len() > steps.len() || other.len() == steps.len() && tasks(v) > tasks(u);

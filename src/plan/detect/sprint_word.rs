@@ -302,11 +302,57 @@ fn choose_word_of(
     // `### Phase 1（即座に実施）✅` over `1. タスク1.1: …`, `2. タスク2.1: …`
     // beside `### タスク1` holding `- [x] 1.1 …`: a priority schedule
     // of the work another word heads, not the work.
-    if stats.len() > 1 && schedules_others(blocks, parent, parsed, chosen, &ids) {
+    if stats.len() > 1
+        && schedules_others(blocks, parent, parsed, chosen, &ids)
+        && plain_schedule(blocks, parsed, chosen)
+    {
         stats.remove(&chosen);
         return pick(&stats).or(Some(chosen));
     }
     Some(chosen)
+}
+
+/// Whether the schedule `word`'s headings make says nothing the steps it
+/// names do not: no heading of it marked done (`### Phase 1 ✅`), and its
+/// items name the steps in their own order. A schedule that marks work
+/// done or runs it in another order (`Task 3.1` first: it blocks the
+/// release) is read as the plan's steps.
+fn plain_schedule(blocks: &[Block], parsed: &[Option<Heading>], word: Word) -> bool {
+    let mut last: Vec<u32> = Vec::new();
+    for (i, h) in parsed.iter().enumerate() {
+        let Some(Heading::Sprint(h)) = h else {
+            continue;
+        };
+        if h.word != word {
+            continue;
+        }
+        if h.done {
+            return false;
+        }
+        let items = blocks[i + 1..]
+            .iter()
+            .take_while(|b| !matches!(b, Block::Heading { .. }))
+            .filter_map(|b| match b {
+                Block::Item { text, depth: 0, .. } => Some(text.as_str()),
+                _ => None,
+            });
+        for text in items {
+            // `タスク1.1: …` → [1, 1]: the first number the item names.
+            let from = text.trim_start_matches(|c: char| !c.is_ascii_digit());
+            let key: Vec<u32> = from
+                .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .next()
+                .unwrap_or_default()
+                .split('.')
+                .filter_map(|p| p.parse().ok())
+                .collect();
+            if key < last {
+                return false;
+            }
+            last = key;
+        }
+    }
+    true
 }
 
 /// Whether every heading of `word` lists only other headings of the plan

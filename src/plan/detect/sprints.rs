@@ -341,10 +341,7 @@ fn in_scope(
             // No status column: a cell opening with a done word and its
             // date (`**DONE 2026-05-08**` under `Risk`) says it.
             if status_col.is_none() {
-                done = row
-                    .cells
-                    .iter()
-                    .find_map(|c| super::work_table::dated_done(&c.text))
+                done = super::work_table::row_dated_done(header, row)
                     .map(|m| format!("marked complete in the plan (`{m}` on its table row)"));
             }
             // The row's step written out in a section of its own: its text

@@ -4,6 +4,8 @@
 //! says whether it is done. Rows naming no sprint with a section of its
 //! own may be sprints of their own (`row_only_sprint`).
 
+use std::collections::BTreeSet;
+
 use super::done_elsewhere::in_sprint;
 use super::*;
 
@@ -143,9 +145,17 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
             }
             // `| **Day 1** | 6 hours | ✅ Complete |`: a word before the
             // number that is no step word counts days, not the steps.
+            // `Wk 1` under `Week` shortens the column's word: a step.
             let localized = super::locale::localize(id_text).to_lowercase();
+            let column_word = norm(&header[id_col].text);
+            let shortens = |w: &str| {
+                let mut letters = column_word.chars();
+                w.chars().all(|c| letters.any(|h| h == c))
+            };
             let other_word = match localized.split_whitespace().collect::<Vec<_>>().as_slice() {
-                [w, _] if w.chars().all(char::is_alphabetic) => Word::parse(w).is_none(),
+                [w, _] if w.chars().all(char::is_alphabetic) => {
+                    Word::parse(w).is_none() && !shortens(w)
+                }
                 _ => false,
             };
             if other_word {
@@ -207,12 +217,13 @@ pub(super) fn find_by_code<'u>(units: &'u mut [RawUnit], code: &str) -> Option<&
 /// The status rows of tables keyed by a bare `#` that number something
 /// other than the sprints (`| 1 | God class in main.py | High | Open |`
 /// beside `### Sprint 1 — Architecture`): fewer than half of the rows
-/// that meet a sprint of their number share a word of its name. Their
+/// that meet a sprint of their number share a word (three letters or
+/// more: `API`) of its name. Their
 /// marks and rows say nothing of the sprints.
 pub(super) fn numbering_other_things(rows: Vec<StatusRow>, units: &[RawUnit]) -> Vec<StatusRow> {
     let words = |t: &str| -> Vec<String> {
         t.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| w.chars().count() >= 4)
+            .filter(|w| w.chars().count() >= 3)
             .map(str::to_lowercase)
             .collect()
     };
@@ -256,16 +267,24 @@ fn named_steps_column(header: &[Cell], rows: &[Row]) -> Option<usize> {
         .skip(1)
         .find(|(_, h)| super::locale::column_step_word(&h.text).is_some())
         .map(|(c, _)| c)?;
-    let steps = rows
-        .iter()
-        .filter(|r| {
-            r.cells.get(c).is_some_and(|cell| {
-                matches!(
-                    super::headings::parse_heading(cell.text.trim()),
-                    Some(super::headings::Heading::Sprint(_))
-                )
-            })
-        })
-        .count();
+    // Each row names one step, by id and name (`Phase 1.1 — Runner
+    // Recovery`): a task or bug table whose `Phase` column says where each
+    // row belongs (`Phase 2`, on several rows) indexes no step.
+    let mut ids = BTreeSet::new();
+    let mut steps = 0;
+    for r in rows {
+        let Some(cell) = r.cells.get(c) else {
+            continue;
+        };
+        let Some(super::headings::Heading::Sprint(h)) =
+            super::headings::parse_heading(cell.text.trim())
+        else {
+            continue;
+        };
+        if h.name.is_empty() || !ids.insert(h.id.clone()) {
+            return None;
+        }
+        steps += 1;
+    }
     (steps > 0 && steps * 2 >= rows.len()).then_some(c)
 }

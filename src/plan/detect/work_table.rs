@@ -395,24 +395,21 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
                 cell_text(&header[key_col].text)
             )
         });
-        // With no status column, a cell that opens with a done word and
-        // its date (`**DONE 2026-05-07**` in a `Риск` column) on every
-        // row of the step.
-        let dated_mark = status_col.is_none().then(|| {
-            g.rows
-                .iter()
-                .map(|r| {
-                    r.cells
-                        .iter()
-                        .enumerate()
-                        .filter(|&(c, _)| c != key_col && Some(c) != name_col)
-                        .find_map(|(_, cell)| dated_done(&cell.text))
-                })
-                .collect::<Option<Vec<String>>>()
-                .and_then(|marks| marks.into_iter().next())
-                .map(|m| format!("marked complete in the plan (`{m}` on its table row)"))
-        });
-        sprint.done = key_mark.or(dated_mark.flatten()).or_else(|| {
+        // With no status column, the row's last cell saying done with its
+        // date (`**DONE 2026-05-07**` under `Risk`), on every row of the
+        // step.
+        let dated_mark = status_col
+            .is_none()
+            .then(|| {
+                g.rows
+                    .iter()
+                    .map(|r| row_dated_done(header, r))
+                    .collect::<Option<Vec<String>>>()
+                    .and_then(|marks| marks.into_iter().next())
+            })
+            .flatten()
+            .map(|m| format!("marked complete in the plan (`{m}` on its table row)"));
+        sprint.done = key_mark.or(dated_mark).or_else(|| {
             status_col.and_then(|sc| {
                 let all = g
                     .rows
@@ -681,9 +678,37 @@ fn is_measure(v: &str) -> bool {
 }
 
 /// A cell's text without emphasis or code marks around it.
+/// A row of a table with no status column that says it is done in its
+/// last cell (`| E1 | Identity refactor | 3-5 | **DONE 2026-05-08** |`):
+/// that cell's text. Not under a column of dates to come (`Due`,
+/// `Target`), not where another cell says the work is open (`| ✅
+/// 2026-05-04 | in progress |`), not `Done …, but reverted`.
+pub(super) fn row_dated_done(header: &[Cell], row: &Row) -> Option<String> {
+    let last = row.cells.iter().rposition(|c| !c.text.trim().is_empty())?;
+    let under = header
+        .get(last)
+        .map(|h| h.text.to_lowercase())
+        .unwrap_or_default();
+    let to_come = [
+        "due", "target", "deadline", "eta", "date", "plan", "fecha", "prazo", "期限",
+    ];
+    if to_come.iter().any(|w| under.contains(w)) {
+        return None;
+    }
+    let open_elsewhere = row.cells[..last]
+        .iter()
+        .any(|c| super::status_words::status_says_open_after_marks(&c.text));
+    let mark = dated_done(&row.cells[last].text)?;
+    let lower = mark.to_lowercase();
+    let undone = ["revert", " but ", "redo", "rolled back"]
+        .iter()
+        .any(|w| lower.contains(w));
+    (!open_elsewhere && !undone).then_some(mark)
+}
+
 /// `**DONE 2026-05-07**`, `shipped 2026-05-09 / gate pending`: a cell
 /// opening with a done word and a date; the cell's text, unbolded.
-pub(super) fn dated_done(cell: &str) -> Option<String> {
+fn dated_done(cell: &str) -> Option<String> {
     let t = cell.trim().trim_start_matches(['*', '_']).trim_start();
     let lower = t.to_lowercase();
     let rest = ["done ", "completed ", "complete ", "shipped ", "✅ "]

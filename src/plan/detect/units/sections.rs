@@ -164,12 +164,6 @@ fn with_series_siblings(doc: &Doc, holders: Vec<usize>) -> (Vec<usize>, Vec<(usi
             doc.section(i)
                 .any(|j| matches!(doc.blocks[j], Block::Item { .. }))
         })
-        // `## PHASE 1 CHECKPOINT` listing what the phases achieved: about
-        // the plan, no work of its own.
-        .filter(|&(i, _)| {
-            doc.heading(i)
-                .is_some_and(|(_, text, _)| !super::super::about_plan::describes_plan(text))
-        })
         .collect();
     let mut all = holders;
     all.extend(whole.iter().map(|(i, _)| i));
