@@ -6,19 +6,29 @@
 //! their own they dispatch the same work two or three times; they are about
 //! the other unit's steps, and a done mark they carry is that step's.
 
+use std::collections::HashSet;
+
 use super::*;
 
 /// Fold each unit that restates the steps of one other unit into it: its
 /// done marks go to the steps it names, its own steps go. Says whether any
 /// was folded.
 pub(super) fn fold_restating_units(units: &mut Vec<RawUnit>) -> bool {
+    // Only a unit of steps numbered within groups (`2.1`, `2-1`) can be
+    // restated by groups: most plans have none, and each unit's groups
+    // are gathered once.
     let mut folded = false;
+    let mut groups: Vec<HashSet<String>> = units.iter().map(step_groups).collect();
+    if groups.iter().all(HashSet::is_empty) {
+        return false;
+    }
     let mut u = 0;
     while u < units.len() {
-        let Some(target) = restated_by(units, u) else {
+        let Some(target) = restated_by(units, &groups, u) else {
             u += 1;
             continue;
         };
+        groups.remove(u);
         let restating = units.remove(u);
         let target = if target > u { target - 1 } else { target };
         for s in &restating.sprints {
@@ -39,6 +49,19 @@ pub(super) fn fold_restating_units(units: &mut Vec<RawUnit>) -> bool {
     folded
 }
 
+/// The groups a unit's steps are numbered within: `2` of `2.1` and of
+/// `2-1`.
+fn step_groups(unit: &RawUnit) -> HashSet<String> {
+    unit.sprints
+        .iter()
+        .filter_map(|s| {
+            let id = s.id.to_string();
+            id.rsplit_once(['.', '-'])
+                .map(|(group, _)| group.to_string())
+        })
+        .collect()
+}
+
 /// Whether step id `inner` is `outer` or one of its parts (`2.1` of `2`).
 fn same_or_inside(inner: &str, outer: &str) -> bool {
     inner == outer
@@ -54,11 +77,12 @@ fn same_or_inside(inner: &str, outer: &str) -> bool {
 /// a step of the other unit (`2-1. 「追加見積内容」セクションの修正`).
 /// Two units of the same phases with work of their own (`## Frontend`,
 /// `## Backend`) restate nothing.
-fn restated_by(units: &[RawUnit], u: usize) -> Option<usize> {
+fn restated_by(units: &[RawUnit], groups: &[HashSet<String>], u: usize) -> Option<usize> {
     let steps = &units[u].sprints;
-    if steps.len() < 2 {
+    if steps.len() < 2 || steps.iter().any(|s| s.sprint.tasks.is_empty()) {
         return None;
     }
+    let ids: Vec<String> = steps.iter().map(|s| s.id.to_string()).collect();
     let tasks = |v: usize| -> usize { units[v].sprints.iter().map(|s| s.sprint.tasks.len()).sum() };
     let mut holders = (0..units.len()).filter(|&v| v != u).filter(|&v| {
         let other = &units[v].sprints;
@@ -67,14 +91,7 @@ fn restated_by(units: &[RawUnit], u: usize) -> Option<usize> {
         // nothing to show it). Steps of the same ids and names are two
         // units' own phases (`## Backend`, `## Frontend`, each `### Phase
         // 1: Setup`), whatever their lines look like.
-        let covers = steps.iter().all(|s| {
-            let id = s.id.to_string();
-            !s.sprint.tasks.is_empty()
-                && other.iter().any(|t| {
-                    let other_id = t.id.to_string();
-                    other_id != id && same_or_inside(&other_id, &id)
-                })
-        });
+        let covers = ids.iter().all(|id| groups[v].contains(id));
         let bigger = other.len() > steps.len() || other.len() == steps.len() && tasks(v) > tasks(u);
         covers
             && bigger
