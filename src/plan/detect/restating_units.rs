@@ -82,9 +82,16 @@ fn restated_by(units: &[RawUnit], groups: &[HashSet<String>], u: usize) -> Optio
     if steps.len() < 2 || steps.iter().any(|s| s.sprint.tasks.is_empty()) {
         return None;
     }
+    // The first step's id must be a group of the other unit: most units
+    // are ruled out there, before any id is written out again.
+    let first = steps[0].id.to_string();
+    let mut candidates = (0..units.len())
+        .filter(|&v| v != u && groups[v].contains(&first))
+        .peekable();
+    candidates.peek()?;
     let ids: Vec<String> = steps.iter().map(|s| s.id.to_string()).collect();
     let tasks = |v: usize| -> usize { units[v].sprints.iter().map(|s| s.sprint.tasks.len()).sum() };
-    let mut holders = (0..units.len()).filter(|&v| v != u).filter(|&v| {
+    let mut holders = candidates.filter(|&v| {
         let other = &units[v].sprints;
         // Each step is a group of the other's steps by id (`2` over
         // `2.1`, `2.2`), and says something (a step of no lines restates
