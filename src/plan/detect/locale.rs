@@ -361,8 +361,10 @@ fn translate(body: &str) -> Option<String> {
     // (`METİN`).
     let head_end = body.char_indices().nth(16).map_or(body.len(), |(i, _)| i);
     let head = body[..head_end].to_lowercase();
+    let lead = head.as_bytes().first();
     for (word, english_word) in WORDS {
-        if !head.starts_with(word) {
+        // One byte first: most headings open with none of these words.
+        if word.as_bytes().first() != lead || !head.starts_with(word) {
             continue;
         }
         let n = word.chars().count();

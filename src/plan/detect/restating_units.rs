@@ -18,7 +18,7 @@ pub(super) fn fold_restating_units(units: &mut Vec<RawUnit>) -> bool {
     // restated by groups: most plans have none, and each unit's groups
     // are gathered once.
     let mut folded = false;
-    let mut groups: Vec<HashSet<String>> = units.iter().map(step_groups).collect();
+    let mut groups: Vec<HashSet<(u32, String)>> = units.iter().map(step_groups).collect();
     if groups.iter().all(HashSet::is_empty) {
         return false;
     }
@@ -51,13 +51,12 @@ pub(super) fn fold_restating_units(units: &mut Vec<RawUnit>) -> bool {
 
 /// The groups a unit's steps are numbered within: `2` of `2.1` and of
 /// `2-1`.
-fn step_groups(unit: &RawUnit) -> HashSet<String> {
+fn step_groups(unit: &RawUnit) -> HashSet<(u32, String)> {
     unit.sprints
         .iter()
         .filter_map(|s| {
-            let id = s.id.to_string();
-            id.rsplit_once(['.', '-'])
-                .map(|(group, _)| group.to_string())
+            let (group, _) = s.id.suffix.rsplit_once(['.', '-'])?;
+            Some((s.id.number, group.to_string()))
         })
         .collect()
 }
@@ -77,19 +76,20 @@ fn same_or_inside(inner: &str, outer: &str) -> bool {
 /// a step of the other unit (`2-1. 「追加見積内容」セクションの修正`).
 /// Two units of the same phases with work of their own (`## Frontend`,
 /// `## Backend`) restate nothing.
-fn restated_by(units: &[RawUnit], groups: &[HashSet<String>], u: usize) -> Option<usize> {
+fn restated_by(units: &[RawUnit], groups: &[HashSet<(u32, String)>], u: usize) -> Option<usize> {
     let steps = &units[u].sprints;
     if steps.len() < 2 || steps.iter().any(|s| s.sprint.tasks.is_empty()) {
         return None;
     }
     // The first step's id must be a group of the other unit: most units
     // are ruled out there, before any id is written out again.
-    let first = steps[0].id.to_string();
+    let key = |s: &RawSprint| (s.id.number, s.id.suffix.clone());
+    let first = key(&steps[0]);
     let mut candidates = (0..units.len())
         .filter(|&v| v != u && groups[v].contains(&first))
         .peekable();
     candidates.peek()?;
-    let ids: Vec<String> = steps.iter().map(|s| s.id.to_string()).collect();
+    let ids: Vec<(u32, String)> = steps.iter().map(key).collect();
     let tasks = |v: usize| -> usize { units[v].sprints.iter().map(|s| s.sprint.tasks.len()).sum() };
     let mut holders = candidates.filter(|&v| {
         let other = &units[v].sprints;
