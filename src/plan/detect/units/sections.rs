@@ -105,17 +105,23 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
 /// are read past keep their whole headings, which differ. The same heading
 /// twice stays a unit defined twice.
 fn distinct_names(units: &mut [RawUnit], titles: &[String]) {
-    for k in 0..units.len() {
-        let same: Vec<usize> = (0..units.len())
-            .filter(|&j| units[j].name == units[k].name)
-            .collect();
-        let differ = same
-            .iter()
-            .any(|&j| clean_name(&titles[j]) != clean_name(&titles[k]));
-        if same.len() > 1 && differ {
-            for j in same {
-                units[j].name = clean_name(&titles[j]);
-            }
+    // Most plans name every section apart: one count says so.
+    let mut by_name: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+    for (k, u) in units.iter().enumerate() {
+        by_name.entry(u.name.as_str()).or_default().push(k);
+    }
+    let collide: Vec<Vec<usize>> = by_name
+        .into_values()
+        .filter(|same| {
+            same.len() > 1
+                && same
+                    .iter()
+                    .any(|&j| clean_name(&titles[j]) != clean_name(&titles[same[0]]))
+        })
+        .collect();
+    for same in collide {
+        for j in same {
+            units[j].name = clean_name(&titles[j]);
         }
     }
 }
