@@ -2781,3 +2781,22 @@ fn the_reviews_plans_read_as_a_person_reads_them() {
     assert_ne!(status, 0, "{out}");
     assert!(out.contains("Kickoff"), "{out}");
 }
+
+/// A phase overview table (`| 1 | Repository Restructure | ✅ Complete |`)
+/// over phases whose steps are `1.1`, `1.2`: a row names a phase, not a
+/// step of its own, and adds no sprint beside the phase's steps (which
+/// read the same work twice).
+#[test]
+fn status_rows_naming_phases_of_steps_add_no_sprint() {
+    let (_, v, _) = json("first-sight-status-rows-over-groups");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Terraform modules",
+            "Base charts",
+            "OPNSense VM",
+            "VLANs",
+            "Storage"
+        ]
+    );
+}

@@ -147,9 +147,19 @@ pub(super) fn marks_elsewhere(
             let listed = listed_only.into_iter().map(|(checked, id, label, span)| {
                 index_only_sprint(doc, checked, id, &label, span)
             });
+            // `| 1 | Repository Restructure | ✅ |` where the plan's steps
+            // are `1.1`, `1.2`: the row names their phase, not a step of
+            // its own, and its work is theirs.
+            let groups: Vec<u32> = unit
+                .sprints
+                .iter()
+                .filter(|s| s.id.suffix.starts_with(['.', '-']))
+                .map(|s| s.id.number)
+                .collect();
             let rows = rows_only
                 .into_iter()
                 .filter(|row| row.plain)
+                .filter(|row| !(row.id.suffix.is_empty() && groups.contains(&row.id.number)))
                 .map(|row| super::status_rows::row_only_sprint(doc, row));
             for sprint in listed.chain(rows) {
                 // A sprint both lists name is added once.
