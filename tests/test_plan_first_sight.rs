@@ -2800,3 +2800,14 @@ fn status_rows_naming_phases_of_steps_add_no_sprint() {
         ]
     );
 }
+
+/// `### 1. Initialise the database` holding only its command, before the
+/// checklist groups `### 2.` to `### 6.` of one numbered series: the
+/// series' first step, not dropped without a word.
+#[test]
+fn a_series_first_section_holding_only_a_command_is_its_first_step() {
+    let (_, v, _) = json("first-sight-series-first-step-command");
+    let names = names(&v, 0);
+    assert_eq!(names.len(), 6, "{v}");
+    assert_eq!(names[0], "Initialise the database");
+}

@@ -122,7 +122,9 @@ pub(super) fn nested_groups_lifted(
 /// `## 6. Verify after release`) with sections of the same series between
 /// them that hold no boxes (`## 2.` to `## 5.`, steps written as prose and
 /// commands): every section of the series from the first group to the
-/// last is a step. Otherwise the middle of a runbook is dropped.
+/// last is a step. Otherwise the middle of a runbook is dropped. So are
+/// the series' sections before its first group, from `1.` on (`### 1.
+/// 数据库初始化` holding only its command).
 pub(super) fn series_gaps_filled(
     doc: &Doc,
     groups: Vec<(usize, String)>,
@@ -149,7 +151,7 @@ pub(super) fn series_gaps_filled(
     let (Some(&lo), Some(&hi)) = (numbers.iter().min(), numbers.iter().max()) else {
         return groups;
     };
-    if numbers.len() < 2 || hi - lo + 1 == numbers.len() as u32 {
+    if numbers.len() < 2 || hi - lo + 1 == numbers.len() as u32 && lo <= 1 {
         return groups;
     }
     let mut added = Vec::new();
@@ -160,7 +162,9 @@ pub(super) fn series_gaps_filled(
         let Some((_, text, _)) = doc.heading(i) else {
             continue;
         };
-        let between = lo < n && n < hi && !numbers.contains(&n);
+        // `### 1. 数据库初始化` holding only its command, before the
+        // groups `### 2.` to `### 6.`: the series' first step.
+        let between = (lo < n && n < hi || n < lo) && !numbers.contains(&n);
         if l == level
             && between
             && criteria_label(text).is_none()
@@ -177,7 +181,8 @@ pub(super) fn series_gaps_filled(
         .collect();
     all_numbers.sort_unstable();
     all_numbers.dedup();
-    if all_numbers.len() as u32 != hi - lo + 1 || added.is_empty() {
+    let from = all_numbers.first().copied().unwrap_or(lo);
+    if all_numbers.len() as u32 != hi - from + 1 || from > 1 && from < lo || added.is_empty() {
         return groups;
     }
     joined(
