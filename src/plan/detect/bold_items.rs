@@ -344,7 +344,6 @@ fn names_an_execution_order(heading: &str) -> bool {
     let lower = heading.to_lowercase();
     const PHRASES: &[&str] = &[
         "execute in order",
-        "in this order",
         "execution order",
         "order of execution",
         "order of work",
@@ -357,7 +356,10 @@ fn names_an_execution_order(heading: &str) -> bool {
         "実行順",
         "执行顺序",
     ];
-    PHRASES.iter().any(|p| lower.contains(p))
+    PHRASES
+        .iter()
+        .chain(super::order_prose::IN_ORDER)
+        .any(|p| lower.contains(p))
 }
 
 /// A heading that names an order of steps: `Implementation order`,

@@ -351,10 +351,10 @@ fn decorated(doc: &Doc, i: usize) -> bool {
     let mut leads: Vec<char> = before.chain(after).filter_map(lead).collect();
     // Siblings all marked ✅ (`### ✅ 1.1` to `### ✅ 1.4` under `## FASE
     // 1`) say nothing of the style; the headings of that level under the
-    // other parents do (`### 🌐 2.1`, `### 🔐 2.2`).
-    // Only where a step so marked holds open boxes of its own: the plan
-    // itself says its ✅ is no mark (a plan that records progress on
-    // every step's heading ticks its boxes too).
+    // other parents do (`### 🌐 2.1`, `### 🔐 2.2`), where a step so
+    // marked holds open boxes of its own: the plan itself then says its ✅
+    // is no mark (a plan recording progress on its headings ticks its
+    // boxes too).
     let contradicted = || {
         (lo..hi)
             .filter(|j| *j == i || sibling(j))

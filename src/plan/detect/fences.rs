@@ -45,13 +45,6 @@ pub(super) fn mask_nested_fences(text: &mut String) {
     }
 }
 
-/// A block never closed runs to the end of the file and would swallow the
-/// plan after it (a ```` ```json ```` block pasted without its closing
-/// fence, the next work item's `## GM-PR-02` heading after it). Where the
-/// text of such a block holds a `##` heading or a task box (`[ ] Add the
-/// SDK`), its opening fence is not a fence: the line is blanked (same
-/// length), and the text after it read again, until every block left
-/// closes or holds neither.
 /// An HTML comment or processing instruction never closed (`<!--`, `<?`
 /// with no `-->`, `?>` after it) runs to the end of the file as one HTML
 /// block, and would swallow the plan's headings after it: where a heading
@@ -88,6 +81,13 @@ pub(super) fn drop_unclosed_html(text: &mut String) {
     }
 }
 
+/// A block never closed runs to the end of the file and would swallow the
+/// plan after it (a ```` ```json ```` block pasted without its closing
+/// fence, the next work item's `## GM-PR-02` heading after it). Where the
+/// text of such a block holds a `##` heading or a task box (`[ ] Add the
+/// SDK`), its opening fence is not a fence: the line is blanked (same
+/// length), and the text after it read again, until every block left
+/// closes or holds neither.
 pub(super) fn drop_unclosed_fences(text: &mut String) {
     loop {
         let mut open: Option<(char, usize, std::ops::Range<usize>)> = None;

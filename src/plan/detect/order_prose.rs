@@ -128,6 +128,30 @@ fn named_at(text: &str, by_first: &HashMap<&str, Vec<(&str, usize)>>) -> Vec<(us
     at
 }
 
+/// Words saying that what follows is to be done in the order written, in
+/// the plans' languages (`Implement in this order:`, `nesta ordem`,
+/// `按顺序`).
+pub(super) const IN_ORDER: &[&str] = &[
+    "in this order",
+    "in the order",
+    "nesta ordem",
+    "nessa ordem",
+    "en este orden",
+    "en orden",
+    "dans cet ordre",
+    "dans l'ordre",
+    "in dieser reihenfolge",
+    "in questo ordine",
+    "в этом порядке",
+    "по порядку",
+    "按顺序",
+    "按此顺序",
+    "依次",
+    "この順",
+    "順番に",
+    "순서대로",
+];
+
 /// Add the waits the plan's prose states; a reading of units all at once
 /// that now has waits is a graph.
 pub(super) fn obey(

@@ -329,14 +329,7 @@ fn plain_schedule(blocks: &[Block], parsed: &[Option<Heading>], word: Word) -> b
         if h.done {
             return false;
         }
-        let items = blocks[i + 1..]
-            .iter()
-            .take_while(|b| !matches!(b, Block::Heading { .. }))
-            .filter_map(|b| match b {
-                Block::Item { text, depth: 0, .. } => Some(text.as_str()),
-                _ => None,
-            });
-        for text in items {
+        for text in top_items(blocks, i) {
             // `タスク1.1: …` → [1, 1]: the first number the item names.
             let from = text.trim_start_matches(|c: char| !c.is_ascii_digit());
             let key: Vec<u32> = from
@@ -353,6 +346,18 @@ fn plain_schedule(blocks: &[Block], parsed: &[Option<Heading>], word: Word) -> b
         }
     }
     true
+}
+
+/// The top-level list items right under heading `i`, before the next
+/// heading: a schedule heading's entries.
+fn top_items(blocks: &[Block], i: usize) -> impl Iterator<Item = &str> {
+    blocks[i + 1..]
+        .iter()
+        .take_while(|b| !matches!(b, Block::Heading { .. }))
+        .filter_map(|b| match b {
+            Block::Item { text, depth: 0, .. } => Some(text.as_str()),
+            _ => None,
+        })
 }
 
 /// Whether every heading of `word` lists only other headings of the plan
@@ -433,14 +438,7 @@ fn schedules_others(
             continue;
         }
         headings += 1;
-        let mut items = blocks[i + 1..]
-            .iter()
-            .take_while(|b| !matches!(b, Block::Heading { .. }))
-            .filter_map(|b| match b {
-                Block::Item { text, depth: 0, .. } => Some(text.as_str()),
-                _ => None,
-            })
-            .peekable();
+        let mut items = top_items(blocks, i).peekable();
         if items.peek().is_none() || !items.all(|t| names_other(t) || coded(t) && elsewhere(t, i)) {
             return false;
         }

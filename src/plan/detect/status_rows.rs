@@ -107,6 +107,7 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
         if finer && in_sprint(doc, heading) {
             continue;
         }
+        let column_word = norm(&header[id_col].text);
         for row in rows {
             let (Some(id), Some(status)) = (row.cells.get(id_col), row.cells.get(status_col))
             else {
@@ -147,7 +148,6 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
             // number that is no step word counts days, not the steps.
             // `Wk 1` under `Week` shortens the column's word: a step.
             let localized = super::locale::localize(id_text).to_lowercase();
-            let column_word = norm(&header[id_col].text);
             let shortens = |w: &str| {
                 let mut letters = column_word.chars();
                 w.chars().all(|c| letters.any(|h| h == c))
@@ -195,7 +195,7 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
                     name,
                     span: row.span.clone(),
                     table: i,
-                    bare_key: norm(&header[id_col].text) == "#",
+                    bare_key: column_word == "#",
                 });
             }
         }
@@ -218,9 +218,17 @@ pub(super) fn find_by_code<'u>(units: &'u mut [RawUnit], code: &str) -> Option<&
 /// other than the sprints (`| 1 | God class in main.py | High | Open |`
 /// beside `### Sprint 1 — Architecture`): fewer than half of the rows
 /// that meet a sprint of their number share a word (three letters or
-/// more: `API`) of its name. Their
-/// marks and rows say nothing of the sprints.
+/// more: `API`) of its name. Their marks and rows say nothing of the
+/// sprints.
 pub(super) fn numbering_other_things(rows: Vec<StatusRow>, units: &[RawUnit]) -> Vec<StatusRow> {
+    if !rows.iter().any(|r| r.bare_key) {
+        return rows;
+    }
+    // Each sprint's name by its id, gathered once (the first of an id).
+    let mut names: HashMap<&SprintId, &str> = HashMap::new();
+    for s in units.iter().flat_map(|u| &u.sprints) {
+        names.entry(&s.id).or_insert(s.sprint.name.as_str());
+    }
     let words = |t: &str| -> Vec<String> {
         t.split(|c: char| !c.is_alphanumeric())
             .filter(|w| w.chars().count() >= 3)
@@ -229,14 +237,10 @@ pub(super) fn numbering_other_things(rows: Vec<StatusRow>, units: &[RawUnit]) ->
     };
     let mut tables: Vec<(usize, usize, usize)> = Vec::new();
     for row in rows.iter().filter(|r| r.bare_key && r.code.is_none()) {
-        let sprint = units
-            .iter()
-            .flat_map(|u| &u.sprints)
-            .find(|s| s.id == row.id);
-        let Some(sprint) = sprint else {
+        let Some(name) = names.get(&row.id) else {
             continue;
         };
-        let theirs = words(&sprint.sprint.name);
+        let theirs = words(name);
         let agrees = words(&row.name).iter().any(|w| theirs.contains(w));
         match tables.iter_mut().find(|(t, ..)| *t == row.table) {
             Some((_, met, agreed)) => {

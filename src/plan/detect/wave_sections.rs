@@ -11,6 +11,8 @@
 //! every step read so far lies in a wave: a plan whose steps lie elsewhere
 //! uses waves for something else.
 
+use std::collections::HashSet;
+
 use super::completion::strip_done_marks;
 use super::sprints::read_sprint;
 use super::*;
@@ -38,7 +40,7 @@ pub(super) fn wave_section_units(
     // for every phase whose sections are all agents' (and that has no
     // word of its own against it).
     let plan_at_once = phased && preamble_says_agents_at_once(doc, waves.first()?.1);
-    let done_at = done_starts(units);
+    let done_at = super::guesses::done_in_place(units);
     let at_once_wave = |h: usize| {
         let sections = wave_sections(doc, h);
         if phased {
@@ -207,7 +209,7 @@ fn phase_headings(doc: &Doc, units: &[RawUnit]) -> Option<Vec<(u32, usize)>> {
     if units.len() != 1 || !super::waves::may_say_at_once(doc.source) {
         return None;
     }
-    let done_at = done_starts(units);
+    let done_at = super::guesses::done_in_place(units);
     let at_once = (0..doc.blocks.len()).any(|i| {
         doc.is_sprint(i)
             && doc
@@ -242,7 +244,7 @@ fn phase_headings(doc: &Doc, units: &[RawUnit]) -> Option<Vec<(u32, usize)>> {
 /// denying it (`not`, `nicht`, `non`, `no`), no work of its own beside its
 /// sections, and not already done: its text below may qualify the order
 /// (`Agent 3 starts after both`), its heading states it.
-fn phase_at_once(doc: &Doc, h: usize, done_at: &BTreeSet<usize>) -> bool {
+fn phase_at_once(doc: &Doc, h: usize, done_at: &HashSet<usize>) -> bool {
     doc.heading(h)
         .is_some_and(|(_, text, _)| super::waves::text_says_at_once(&text.to_lowercase()))
         && phase_free(doc, h, done_at)
@@ -252,7 +254,7 @@ fn phase_at_once(doc: &Doc, h: usize, done_at: &BTreeSet<usize>) -> bool {
 /// once (`sequential`, `in order`) nor its text (`Parallelizable: No`),
 /// free to run them so (`phase_free`): the plan's opening may say its
 /// agents run at once.
-fn phase_open(doc: &Doc, h: usize, done_at: &BTreeSet<usize>) -> bool {
+fn phase_open(doc: &Doc, h: usize, done_at: &HashSet<usize>) -> bool {
     let Some((_, text, _)) = doc.heading(h) else {
         return false;
     };
@@ -265,21 +267,11 @@ fn phase_open(doc: &Doc, h: usize, done_at: &BTreeSet<usize>) -> bool {
 
 /// A phase with no work of its own beside its sections, and not already
 /// done (its heading's block not among `done_at`).
-fn phase_free(doc: &Doc, h: usize, done_at: &BTreeSet<usize>) -> bool {
+fn phase_free(doc: &Doc, h: usize, done_at: &HashSet<usize>) -> bool {
     let own_work = doc
         .own_blocks(h)
         .any(|b| matches!(doc.blocks[b], Block::Item { .. }));
     !own_work && !done_at.contains(&doc.blocks[h].span().start)
-}
-
-/// Where each step read done starts: asked once per phase, not per step.
-fn done_starts(units: &[RawUnit]) -> BTreeSet<usize> {
-    units
-        .iter()
-        .flat_map(|u| &u.sprints)
-        .filter(|s| s.sprint.done.is_some())
-        .map(|s| s.span.start)
-        .collect()
 }
 
 /// Whether the plan's text before its first phase (`first`) says that its

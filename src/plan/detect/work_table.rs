@@ -208,26 +208,6 @@ pub(super) fn units_by_dependencies(
 /// to be done in the order written (`Implement in this order:`, `nesta
 /// ordem`, `in dieser Reihenfolge`, `按顺序`).
 fn introduced_in_order(doc: &Doc, at: usize) -> bool {
-    const IN_ORDER: &[&str] = &[
-        "in this order",
-        "in the order",
-        "nesta ordem",
-        "nessa ordem",
-        "en este orden",
-        "en orden",
-        "dans cet ordre",
-        "dans l'ordre",
-        "in dieser reihenfolge",
-        "in questo ordine",
-        "в этом порядке",
-        "по порядку",
-        "按顺序",
-        "按此顺序",
-        "依次",
-        "この順",
-        "順番に",
-        "순서대로",
-    ];
     let Some(table) = doc
         .blocks
         .iter()
@@ -238,7 +218,9 @@ fn introduced_in_order(doc: &Doc, at: usize) -> bool {
     table.checked_sub(1).is_some_and(|p| match &doc.blocks[p] {
         Block::Paragraph { text, .. } => {
             let lower = text.to_lowercase();
-            IN_ORDER.iter().any(|w| lower.contains(w))
+            super::order_prose::IN_ORDER
+                .iter()
+                .any(|w| lower.contains(w))
         }
         _ => false,
     })
@@ -404,10 +386,10 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
                 g.rows
                     .iter()
                     .map(|r| row_dated_done(header, r))
-                    .collect::<Option<Vec<String>>>()
-                    .and_then(|marks| marks.into_iter().next())
+                    .collect::<Option<Vec<_>>>()
             })
             .flatten()
+            .and_then(|marks| marks.into_iter().next())
             .map(|m| format!("marked complete in the plan (`{m}` on its table row)"));
         sprint.done = key_mark.or(dated_mark).or_else(|| {
             status_col.and_then(|sc| {
@@ -677,7 +659,6 @@ fn is_measure(v: &str) -> bool {
     digits > 0 && letters <= 8
 }
 
-/// A cell's text without emphasis or code marks around it.
 /// A row of a table with no status column that says it is done in its
 /// last cell (`| E1 | Identity refactor | 3-5 | **DONE 2026-05-08** |`):
 /// that cell's text. Not under a column of dates to come (`Due`,
@@ -706,16 +687,22 @@ pub(super) fn row_dated_done(header: &[Cell], row: &Row) -> Option<String> {
     (!open_elsewhere && !undone).then_some(mark)
 }
 
-/// `**DONE 2026-05-07**`, `shipped 2026-05-09 / gate pending`: a cell
-/// opening with a done word and a date; the cell's text, unbolded.
+/// `**DONE 2026-05-07**`, `shipped 2026-05-09 / gate pending`,
+/// `completado 2026-03-01`: a cell opening with a done word of the plans'
+/// languages (or ✅) and a date; the cell's text, unbolded.
 fn dated_done(cell: &str) -> Option<String> {
     let t = cell.trim().trim_start_matches(['*', '_']).trim_start();
     let lower = t.to_lowercase();
-    let rest = ["done ", "completed ", "complete ", "shipped ", "✅ "]
-        .iter()
-        .find_map(|w| lower.strip_prefix(w))?;
-    let rest = rest.trim_start_matches(['*', '_', ' ', ':', '(']);
-    let b = rest.as_bytes();
+    let rest = match lower.strip_prefix('✅') {
+        Some(rest) => rest,
+        None if super::status_words::opens_with_done_word(&lower) => {
+            lower.trim_start_matches(char::is_alphanumeric)
+        }
+        None => return None,
+    };
+    let b = rest
+        .trim_start_matches(['*', '_', ' ', ':', '('])
+        .as_bytes();
     let date = b.len() >= 10
         && b[..4].iter().all(u8::is_ascii_digit)
         && b[4] == b'-'
@@ -725,6 +712,7 @@ fn dated_done(cell: &str) -> Option<String> {
     date.then(|| t.replace(['*', '_'], "").trim().to_string())
 }
 
+/// A cell's text without emphasis or code marks around it.
 fn cell_text(t: &str) -> String {
     let t = t.trim().trim_matches(['*', '_']).trim();
     // A code mark goes only in pairs: `` `context.py` (new) `` keeps its own.
