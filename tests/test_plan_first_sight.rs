@@ -200,6 +200,10 @@ json_snapshots! {
     steps_list => "first-sight-steps-list",
     arrow_chain => "first-sight-arrow-chain",
     table_in_order => "first-sight-table-in-order",
+    symbol_boxes => "first-sight-symbol-boxes",
+    field_lines_among_marks => "first-sight-field-lines-among-marks",
+    cjk_acceptance => "first-sight-cjk-acceptance",
+    dotted_codes => "first-sight-dotted-codes",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2810,4 +2814,52 @@ fn a_series_first_section_holding_only_a_command_is_its_first_step() {
     let names = names(&v, 0);
     assert_eq!(names.len(), 6, "{v}");
     assert_eq!(names[0], "Initialise the database");
+}
+
+/// A box holding a symbol is a box: `[🔗]` (the legend's "pending external
+/// infra") is open, so a stage marked ✅ over it is not done; `[✓]` is
+/// ticked; a box in a command is left as written.
+#[test]
+fn a_box_holding_a_symbol_is_open_or_ticked_by_its_symbol() {
+    let (status, v, out) = json("first-sight-symbol-boxes");
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(done(&v, 0), [false, true, true, false], "{v}");
+    let s = sprint(&v, 0, 0);
+    assert!(
+        s["tasks"].as_array().is_some_and(|t| t.len() == 4),
+        "the open boxes are the stage's tasks: {s}"
+    );
+}
+
+/// `- **Blocker Resolved:** …` among lines marked done at their end is a
+/// field of the phase, not a line of work left open: the phase marked
+/// `✅ 100% Complete` stays done; a plain line without the mark still
+/// holds its phase open.
+#[test]
+fn a_field_line_among_lines_marked_done_is_no_open_work() {
+    let (_, v, _) = json("first-sight-field-lines-among-marks");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
+}
+
+/// `## 验收检查清单` over `### P0 验收` (the acceptance checklist, as
+/// `## Acceptance Checklist` over `### P0 Acceptance`): checks of the
+/// plan, not sprints to dispatch.
+#[test]
+fn acceptance_sections_in_chinese_are_no_sprints() {
+    let (_, v, _) = json("first-sight-cjk-acceptance");
+    let names = names(&v, 0);
+    assert_eq!(names.len(), 3, "{v}");
+    assert!(names.iter().all(|n| !n.contains("验收")), "{names:?}");
+}
+
+/// `##### HU-NX-1 · Persistir zonas`: a code with a middle dot before the
+/// name is a step's heading, as with a colon or a dash; the document's
+/// own numbered sections are not the steps.
+#[test]
+fn coded_headings_with_a_middle_dot_are_the_steps() {
+    let (_, v, _) = json("first-sight-dotted-codes");
+    let names = names(&v, 0);
+    assert_eq!(names.len(), 4, "{v}");
+    assert!(names[0].starts_with("HU-NX-1"), "{names:?}");
+    assert!(names[3].starts_with("HU-NX-4"), "{names:?}");
 }

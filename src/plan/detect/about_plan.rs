@@ -96,7 +96,8 @@ const ABOUT_THE_PLAN_CJK: &[&str] = &[
     "备注",
     "风险",
     "已知风险",
-    "验收标准",
+    "验收",
+    "検収",
     "概要",
     "目的",
     "進捗",
@@ -139,6 +140,14 @@ pub(super) fn describes_plan(heading: &str) -> bool {
     }
     if let Some(w) = ABOUT_THE_PLAN_CJK.iter().find(|w| lower.starts_with(*w)) {
         return !numbered(&lower[w.len()..]);
+    }
+    // `P0 验收`: the word last, set apart by a space, as in `P0 Acceptance`.
+    if !lower.is_ascii()
+        && ABOUT_THE_PLAN_CJK
+            .iter()
+            .any(|w| lower.strip_suffix(w).is_some_and(|r| r.ends_with(' ')))
+    {
+        return true;
     }
     ABOUT_THE_PLAN.iter().any(|w| {
         lower == *w

@@ -103,7 +103,12 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         // `- **UI-kit integration** → popup.gd`: a bold name opening a
         // top-level item is a work line; `- **Goal**: …` is a field.
         let bold = *depth == 0 && bold_work_label(raw);
-        let marked = *depth == 0 && checked.is_none() && marked_list[i];
+        // `- **Blocker Resolved:** …` among lines marked done at their end:
+        // a field of the step, not a line of work left open.
+        let marked = *depth == 0
+            && checked.is_none()
+            && marked_list[i]
+            && (ends_marked(text) || !bold_field_label(raw));
         // `- [x] **已完成** 2026-04-21`: the section's done mark.
         if *checked == Some(true) && super::completion::done_item(text) {
             continue;
@@ -155,6 +160,16 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
 
 /// Whether a list item (its source) opens with a bold name that is not a
 /// field label (`**Goal**:`, `**Files:**`).
+/// Whether an item opens with a bold field label (`- **Goal:** …`,
+/// `- **Status**: …`).
+fn bold_field_label(raw: &str) -> bool {
+    let t = raw.trim_start_matches(['-', '*', '+']).trim_start();
+    let Some((label, after)) = t.strip_prefix("**").and_then(|i| i.split_once("**")) else {
+        return false;
+    };
+    !label.trim().is_empty() && (label.trim_end().ends_with(':') || after.starts_with(':'))
+}
+
 fn bold_work_label(raw: &str) -> bool {
     let t = raw.trim_start_matches(['-', '*', '+']).trim_start();
     let Some(inner) = t.strip_prefix("**") else {

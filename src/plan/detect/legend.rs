@@ -144,6 +144,75 @@ pub(super) fn mark_legend_boxes(masked: &mut String) {
     *masked = String::from_utf8(bytes).expect("an ASCII byte replaced by an ASCII byte");
 }
 
+/// A box holding a symbol (`- [🔗] Neon provisioned`, `- [⏳] Deploy`,
+/// `- [✓] Tests`) is a box to the reader, as to the author: ticked where
+/// the symbol means done (`✓`, `✅`, or a symbol the legend says means
+/// done, already written `✅`), open otherwise. `[❌]`, `[✗]` say
+/// dropped or failed, which no box says: left as written. Written `[x]`
+/// or `[ ]` in the masked text, padded to the same length; code blocks
+/// are left alone.
+pub(super) fn mark_symbol_boxes(masked: &mut String) {
+    // Most plans have no such box: one byte search for `[` then a byte
+    // outside ASCII.
+    if !masked
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0] == b'[' && w[1] >= 0x80)
+    {
+        return;
+    }
+    let mut boxes: Vec<(usize, usize, bool)> = Vec::new();
+    let mut fence: Option<&str> = None;
+    for (at, line) in line_starts(masked) {
+        let t = line.trim_start();
+        if let Some(f) = fence {
+            if t.starts_with(f) {
+                fence = None;
+            }
+            continue;
+        }
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = Some(&t[..3]);
+            continue;
+        }
+        let lead = line.len() - t.len();
+        let after_marker = t
+            .strip_prefix(['-', '*', '+'])
+            .or_else(|| {
+                let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+                (digits > 0)
+                    .then(|| t[digits..].strip_prefix(['.', ')']))
+                    .flatten()
+            })
+            .filter(|r| r.starts_with(' '));
+        let Some(rest) = after_marker else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let Some(inner) = rest.strip_prefix('[') else {
+            continue;
+        };
+        let Some(close) = inner.find(']') else {
+            continue;
+        };
+        let symbol = inner[..close].trim().trim_end_matches('\u{fe0f}');
+        let mut chars = symbol.chars();
+        let (Some(c), None) = (chars.next(), chars.next()) else {
+            continue;
+        };
+        if c.is_ascii() || "❌✗✘".contains(c) {
+            continue;
+        }
+        let start = at + lead + (t.len() - rest.len());
+        boxes.push((start, close + 2, super::completion::MARK_EMOJI.contains(&c)));
+    }
+    for (start, len, done) in boxes.into_iter().rev() {
+        let mark = if done { "[x]" } else { "[ ]" };
+        let written = format!("{mark}{}", " ".repeat(len - 3));
+        masked.replace_range(start..start + len, &written);
+    }
+}
+
 /// Each line of the text and the offset it starts at.
 fn line_starts(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.split_inclusive('\n').scan(0, |at, line| {
