@@ -204,6 +204,7 @@ json_snapshots! {
     field_lines_among_marks => "first-sight-field-lines-among-marks",
     cjk_acceptance => "first-sight-cjk-acceptance",
     dotted_codes => "first-sight-dotted-codes",
+    localized_name_column => "first-sight-localized-name-column",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2862,4 +2863,22 @@ fn coded_headings_with_a_middle_dot_are_the_steps() {
     assert_eq!(names.len(), 4, "{v}");
     assert!(names[0].starts_with("HU-NX-1"), "{names:?}");
     assert!(names[3].starts_with("HU-NX-4"), "{names:?}");
+}
+
+/// `| Phase | 이름 | 상태 |`: a phase table whose name column is written
+/// in the plan's language is the phases, as `| Phase | Name | Status |`
+/// is; the numbered how-to sections below it are not steps.
+#[test]
+fn a_phase_table_with_its_name_column_in_korean_is_the_phases() {
+    let (_, v, _) = json("first-sight-localized-name-column");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "개발 환경",
+            "프로젝트 초기화",
+            "인증 시스템",
+            "세션 관리 API"
+        ]
+    );
+    assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
 }

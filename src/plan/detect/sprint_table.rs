@@ -95,6 +95,25 @@ pub(super) const SPRINT_NAME_COLUMNS: &[&str] = &[
     "backlog item",
     "work item",
     "job",
+    // The same in the plans' other languages.
+    "이름",
+    "명칭",
+    "제목",
+    "名称",
+    "名稱",
+    "名前",
+    "标题",
+    "タイトル",
+    "nombre",
+    "título",
+    "titulo",
+    "nome",
+    "nom",
+    "titre",
+    "titel",
+    "bezeichnung",
+    "название",
+    "наименование",
 ];
 
 /// A sprint table's id cell as an id: `3`, `Sprint 3`, `S3`, `` `3` ``.

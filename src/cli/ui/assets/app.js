@@ -269,16 +269,23 @@ document.addEventListener("click", (e) => {
   document.getElementById("confirm-text").textContent = "Run `git supervisor " + what + "` on this run?";
   dialog.showModal();
 });
+// The latest action's answer is the one shown: an earlier action that
+// answers later (a confirm still ticking when killall is asked) does not
+// cover it.
+let latest = 0;
 dialog.addEventListener("close", async () => {
   if (dialog.returnValue !== "ok" || !pending) return;
   const p = pending; pending = null;
+  const mine = ++latest;
   const q = p.action === "confirm" ? "?unit=" + enc(p.unit) + "&sprint=" + enc(p.sprint) : "";
   show("git supervisor " + p.action + " …");
+  let text;
   try {
     const r = await fetch("/api/action/" + p.action + q, { method: "POST", headers: { "x-supervisor-token": token } });
     const body = await r.json();
-    show(body.error ? "error: " + body.error : body.output || "(done, exit " + body.exit + ")");
-  } catch (err) { show("error: " + err.message); }
+    text = body.error ? "error: " + body.error : body.output || "(done, exit " + body.exit + ")";
+  } catch (err) { text = "error: " + err.message; }
+  if (mine === latest) show(text);
   refresh();
 });
 function show(text) {
