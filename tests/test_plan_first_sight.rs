@@ -205,6 +205,11 @@ json_snapshots! {
     cjk_acceptance => "first-sight-cjk-acceptance",
     dotted_codes => "first-sight-dotted-codes",
     localized_name_column => "first-sight-localized-name-column",
+    qualified_mark => "first-sight-qualified-mark",
+    title_span => "first-sight-title-span",
+    localized_status_table => "first-sight-localized-status-table",
+    order_table_other_numbers => "first-sight-order-table-other-numbers",
+    grouped_work_table => "first-sight-grouped-work-table",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2881,4 +2886,52 @@ fn a_phase_table_with_its_name_column_in_korean_is_the_phases() {
         ]
     );
     assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
+}
+
+/// A mark after a phase's name that says what part of it is done
+/// (`✅ 秋月での購入可否チェック完了`, the availability check done; `✅
+/// backend done, docs pending`) marks that part, not the phase; `✅ 完了`,
+/// `✅ 全部完了` and `✅ Completed <date>` mark the phase.
+#[test]
+fn a_mark_naming_what_part_is_done_leaves_the_phase_open() {
+    let (_, v, _) = json("first-sight-qualified-mark");
+    assert_eq!(done(&v, 0), [true, true, false, false, true], "{v}");
+}
+
+/// A title naming the span of its milestones (`# M0 → M3 里程碑`) is no
+/// milestone M0: the `## M0` section is, and is not lost beside it.
+#[test]
+fn a_title_naming_a_span_of_milestones_drops_none_of_them() {
+    let (_, v, _) = json("first-sight-title-span");
+    assert_eq!(sprint_ids(&v, 0), ["0", "1", "2", "3"], "{v}");
+    assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
+}
+
+/// `| Фаза | Название | Статус |`: a status table of phases in the plan's
+/// language marks the phases done, as `| Phase | Name | Status |` does,
+/// and its phase 0, headed nowhere else, is a step too.
+#[test]
+fn a_status_table_in_russian_marks_its_phases() {
+    let (_, v, _) = json("first-sight-localized-status-table");
+    assert_eq!(sprint_ids(&v, 0), ["0", "1", "2", "3"], "{v}");
+    assert_eq!(done(&v, 0), [true, true, true, false], "{v}");
+}
+
+/// An execution-order table in another language (`| 阶段 | 内容 | 状态 |`)
+/// whose stage 1 is option C marks option C, not the sprint numbered 1:
+/// its rows are held to the names they carry.
+#[test]
+fn an_order_table_numbering_options_marks_no_sprint_by_number() {
+    let (_, v, _) = json("first-sight-order-table-other-numbers");
+    assert_eq!(done(&v, 0), [false, false, true], "{v}");
+}
+
+/// A table of work whose steps run over several rows (`| 0 | Read the
+/// handbook |`, `| 0 | Draft the charter |`) is read once, as its steps:
+/// its rows add no step of their own beside them.
+#[test]
+fn a_table_of_work_on_grouped_rows_adds_no_row_as_a_step() {
+    let (_, v, _) = json("first-sight-grouped-work-table");
+    assert_eq!(names(&v, 0), ["Stage 0", "Stage 1", "Stage 2"], "{v}");
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
 }

@@ -38,7 +38,15 @@ pub(super) fn id_column(header: &[Cell], rows: &[Row]) -> Option<usize> {
     column(header, &["sprint", "sprint id", "id", "#"])
         .or_else(|| column(header, CODE_COLUMNS).filter(|&c| all(c, |t| step_code(t).is_some())))
         .or_else(|| {
-            column(header, NUMBER_COLUMNS).filter(|&c| {
+            // In the plan's language too (`| Фаза | Название |`).
+            column_where(header, |h| {
+                NUMBER_COLUMNS.contains(&h)
+                    || matches!(
+                        super::locale::column_step_word(h),
+                        Some("Phase" | "Stage" | "Step" | "Milestone")
+                    )
+            })
+            .filter(|&c| {
                 all(c, |t| {
                     let t = t.trim();
                     !t.is_empty() && t.chars().all(|ch| ch.is_ascii_digit() || ch == '.')

@@ -24,8 +24,9 @@ pub(super) struct StatusRow {
     /// `3`): only such a row makes a sprint of its own.
     pub(super) plain: bool,
     pub(super) span: Span,
-    /// The table's block, and whether its key column is a bare `#`: such
-    /// a table may number anything (issues, risks), not the sprints.
+    /// The table's block, and whether its key column is a bare `#` or a
+    /// step word in another language: such a table may number anything
+    /// (issues, risks, an order of options), not the sprints.
     pub(super) table: usize,
     pub(super) bare_key: bool,
 }
@@ -76,8 +77,23 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
             "バージョン",
             "버전",
         ];
-        let status_col = || column(header, &["status", "state"]);
-        let by_step = column(header, &words).filter(|&c| c == 0);
+        // The step word and the status in the plan's language too (`|
+        // Фаза | Название | Статус |`).
+        let step_word = |h: &str| -> Option<String> {
+            if words.contains(&h) {
+                return Some(h.to_string());
+            }
+            super::locale::column_step_word(h)
+                .filter(|w| {
+                    matches!(
+                        *w,
+                        "Sprint" | "Phase" | "Stage" | "Milestone" | "Step" | "Week"
+                    )
+                })
+                .map(str::to_lowercase)
+        };
+        let status_col = || super::column_where(header, super::completion::is_status_key);
+        let by_step = super::column_where(header, |h| step_word(h).is_some()).filter(|&c| c == 0);
         // `| 优先级 | 里程碑 | 状态 |` over `| P0 | Phase 1.1 — Runner
         // Recovery | 已完成 |`: a later column that names the steps by
         // their word and id, in the plan's language, beside a status.
@@ -101,13 +117,30 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
         };
         // `| Sprint | Name | Status |` inside `### M2: Web UI`: the parts of
         // that milestone, not the plan's sprints of those numbers.
+        // A step written on several rows (`| 0 | Read the handbook |`, `| 0
+        // | Draft the charter |`, `|   | Citation style |`): the rows are
+        // the steps' parts, a table of work, not an index of the steps.
+        let mut seen_ids = BTreeSet::new();
+        let parts = rows.iter().any(|r| {
+            let id = r.cells.get(id_col).map_or("", |c| c.text.trim());
+            id.is_empty() || !seen_ids.insert(id)
+        });
+        if parts {
+            continue;
+        }
+        let written = norm(&header[id_col].text);
+        // A key column named in another language (`| 阶段 | 内容 | 状态 |`)
+        // is held to the names as a bare `#` is: it may number an order of
+        // work (stage 1 is option C), not the sprints of those numbers.
+        // (A later column naming steps by word and id agrees by itself.)
+        let translated = by_step.is_some() && !words.contains(&written.as_str());
+        let column_word = step_word(&written).unwrap_or(written);
         let finer = doc
             .word
-            .is_some_and(|w| norm(&header[id_col].text) != w.as_str().to_lowercase());
+            .is_some_and(|w| column_word != w.as_str().to_lowercase());
         if finer && in_sprint(doc, heading) {
             continue;
         }
-        let column_word = norm(&header[id_col].text);
         for row in rows {
             let (Some(id), Some(status)) = (row.cells.get(id_col), row.cells.get(status_col))
             else {
@@ -195,7 +228,7 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
                     name,
                     span: row.span.clone(),
                     table: i,
-                    bare_key: column_word == "#",
+                    bare_key: column_word == "#" || translated,
                 });
             }
         }
