@@ -96,8 +96,9 @@ const ABOUT_THE_PLAN_CJK: &[&str] = &[
     "备注",
     "风险",
     "已知风险",
-    "验收",
-    "検収",
+    "验收标准",
+    "验收清单",
+    "验收检查",
     "概要",
     "目的",
     "進捗",
@@ -141,9 +142,10 @@ pub(super) fn describes_plan(heading: &str) -> bool {
     if let Some(w) = ABOUT_THE_PLAN_CJK.iter().find(|w| lower.starts_with(*w)) {
         return !numbered(&lower[w.len()..]);
     }
-    // `P0 验收`: the word last, set apart by a space, as in `P0 Acceptance`.
+    // `P0 验收`: acceptance named last, set apart by a space, as in `P0
+    // Acceptance` (`验收上线`, `4. 验收测试` and `検収処理` are work).
     if !lower.is_ascii()
-        && ABOUT_THE_PLAN_CJK
+        && ["验收", "検収"]
             .iter()
             .any(|w| lower.strip_suffix(w).is_some_and(|r| r.ends_with(' ')))
     {

@@ -15,6 +15,7 @@ use super::about_plan::describes_plan;
 use super::elsewhere::*;
 use super::line_marks::ends_marked;
 use super::line_marks::ends_pending;
+use super::line_marks::{bold_label_says_done, bold_work_label};
 use super::*;
 use crate::plan::model::Tally;
 use crate::plan::model::TallyLine;
@@ -104,11 +105,12 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         // top-level item is a work line; `- **Goal**: …` is a field.
         let bold = *depth == 0 && bold_work_label(raw);
         // `- **Blocker Resolved:** …` among lines marked done at their end:
-        // a field of the step, not a line of work left open.
+        // a field saying something is done, not a line of work left open
+        // (`- **TODO:** rate limiting` still is).
         let marked = *depth == 0
             && checked.is_none()
             && marked_list[i]
-            && (ends_marked(text) || !bold_field_label(raw));
+            && (ends_marked(text) || !bold_label_says_done(raw));
         // `- [x] **已完成** 2026-04-21`: the section's done mark.
         if *checked == Some(true) && super::completion::done_item(text) {
             continue;
@@ -160,29 +162,6 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
 
 /// Whether a list item (its source) opens with a bold name that is not a
 /// field label (`**Goal**:`, `**Files:**`).
-/// Whether an item opens with a bold field label (`- **Goal:** …`,
-/// `- **Status**: …`).
-fn bold_field_label(raw: &str) -> bool {
-    let t = raw.trim_start_matches(['-', '*', '+']).trim_start();
-    let Some((label, after)) = t.strip_prefix("**").and_then(|i| i.split_once("**")) else {
-        return false;
-    };
-    !label.trim().is_empty() && (label.trim_end().ends_with(':') || after.starts_with(':'))
-}
-
-fn bold_work_label(raw: &str) -> bool {
-    let t = raw.trim_start_matches(['-', '*', '+']).trim_start();
-    let Some(inner) = t.strip_prefix("**") else {
-        return false;
-    };
-    let Some(close) = inner.find("**") else {
-        return false;
-    };
-    let label = inner[..close].trim();
-    let after = inner[close + 2..].trim_start();
-    !label.is_empty() && !label.ends_with(':') && !after.starts_with(':')
-}
-
 /// Rows of a work table are task lines too: a table with a status or
 /// blocked-by column whose rows open with a code (`| FLOW-003 | FLOW-002
 /// |`, `| MFO-115 | … | ⬜ |`), two or more, or whose every status cell is

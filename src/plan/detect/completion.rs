@@ -45,11 +45,11 @@ fn in_a_name_in_capitals(before: &str) -> bool {
         && !DONE_WORDS.contains(&prev.to_lowercase().as_str())
 }
 
-/// Whether a done mark after a step's name says what part of it is done
-/// (`部品調達 ✅ 秋月での購入可否チェック完了（2026-07-01）`, the
-/// availability check done; `API ✅ backend done, docs pending`): a
-/// subject before the done word, not all of the step (`✅ All tasks
-/// complete`, `✅ 全部完了`). Such a mark marks its part, not the step.
+/// Whether a done mark after a step's name goes on to say what is still
+/// open (`API ✅ backend done, docs pending`, `✅ 后端完成，前端待开发`):
+/// the mark is for a part, and the step is not done. Any other words
+/// after the mark (`✅ 実装完了`, `✅ Fully implemented`, `✅ v1.0
+/// shipped`) say how it was done, and the step is.
 fn qualified_mark(text: &str) -> bool {
     let Some(at) = text.find(MARK_EMOJI) else {
         return false;
@@ -57,59 +57,16 @@ fn qualified_mark(text: &str) -> bool {
     if !text[..at].chars().any(char::is_alphanumeric) {
         return false;
     }
-    let mark_len = text[at..].chars().next().map_or(0, char::len_utf8);
-    // Asides (a date, a file) say nothing of what is done.
-    let mut after = String::new();
-    let mut depth = 0usize;
-    for c in text[at + mark_len..].chars() {
-        match c {
-            '(' | '（' => depth += 1,
-            ')' | '）' => depth = depth.saturating_sub(1),
-            _ if depth == 0 => after.push(c),
-            _ => {}
-        }
-    }
-    let lower = after
-        .trim_start_matches(|c: char| !c.is_alphanumeric())
-        .to_lowercase();
-    const WHOLE: &[&str] = &[
-        "all",
-        "every",
-        "everything",
-        "全部",
-        "全て",
-        "すべて",
-        "全",
-        "모든",
-        "todo",
-        "todas",
-        "todos",
-        "alle",
-        "tout",
-        "toutes",
-        "tous",
-        "все",
-    ];
-    if lower.is_empty() || WHOLE.iter().any(|w| lower.starts_with(w)) {
-        return false;
-    }
-    // Words set apart: a subject word, then a done word.
-    let words: Vec<&str> = lower
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    if let Some(k) = words.iter().position(|w| DONE_WORDS.contains(w)) {
-        return k > 0
-            && words[..k]
-                .iter()
-                .any(|w| w.chars().any(char::is_alphabetic));
-    }
-    // Written without spaces: a done phrase after two or more letters
-    // (`チェック完了`), not alone (`完了`) nor after a number.
-    DONE_PHRASES.iter().any(|p| {
-        lower.find(p).is_some_and(|i| {
-            lower[..i].chars().filter(|c| c.is_alphabetic()).count() >= 2
-                && !lower[..i].contains(|c: char| c.is_ascii_digit())
+    let after = text[at..].to_lowercase();
+    OPEN_WORDS.iter().any(|w| {
+        after.match_indices(w).any(|(i, _)| {
+            // A whole word where words are set apart (`pending`, not
+            // `unpending`); anywhere in scripts without spaces.
+            let before = after[..i].chars().next_back();
+            let next = after[i + w.len()..].chars().next();
+            !w.is_ascii()
+                || (before.is_none_or(|c| !c.is_alphanumeric())
+                    && next.is_none_or(|c| !c.is_alphanumeric()))
         })
     })
 }

@@ -114,7 +114,8 @@ pub(super) fn marks_elsewhere(
     // Status |`, `| 3 | Selector UX | COMPLETE |`) is an index too.
     let mut rows_only = Vec::new();
     let rows =
-        super::status_rows::numbering_other_things(super::status_rows::status_rows(doc), units);
+        super::status_rows::not_the_sprints_own(doc, super::status_rows::status_rows(doc), units);
+    let rows = super::status_rows::numbering_other_things(rows, units);
     for row in rows {
         let found = match &row.code {
             Some(code) => super::status_rows::find_by_code(units, code),

@@ -427,8 +427,21 @@ pub(crate) fn parse_heading_as(text: &str, read_aside: bool) -> Option<Heading> 
     }
     // `M0 → M3 里程碑`, `Phase 1 to Phase 4`: a span of steps, read as
     // `Weeks 1-4` is.
-    let (id, after) = match span_to(after, word, t.starts_with('M')) {
-        Some((last, rest)) if !id.contains('-') => (format!("{id}-{last}"), rest),
+    // Three steps or more, and not a count (`M1 – M365 integration`,
+    // `Phase 1 → Phase 2 handoff` stay steps).
+    let short_m = word == Word::Milestone
+        && t.starts_with('M')
+        && t[1..].starts_with(|c: char| c.is_ascii_digit());
+    let (id, after) = match span_to(after, word, short_m) {
+        Some((last, rest))
+            if id
+                .parse::<u32>()
+                .ok()
+                .zip(last.parse::<u32>().ok())
+                .is_some_and(|(a, b)| b >= a + 2 && b <= a + 20) =>
+        {
+            (format!("{id}-{last}"), rest)
+        }
         _ => (id, after),
     };
     let after = after.trim_start_matches(['*', '_']);
@@ -498,37 +511,21 @@ pub(crate) fn parse_heading_as(text: &str, read_aside: bool) -> Option<Heading> 
 }
 
 /// The last step of a span written out after a step's id (` → M3`, ` to
-/// Phase 4`, ` – Phase 4`) and the text after it. A dash needs the word
-/// again: `Phase 1 – 2 weeks` names phase 1.
+/// Phase 4`, ` – Phase 4`) and the text after it. The word is written
+/// again: `Phase 1 – 2 weeks` and `Phase 1 → 100 users` name phase 1.
 fn span_to(after: &str, word: Word, short_m: bool) -> Option<(String, &str)> {
-    let t = after.trim_start();
-    let (rest, word_needed) = if let Some(r) = ["→", "->", "~", "to "]
+    let rest = ["→", "->", "~", "to ", "—", "–", "-"]
         .iter()
-        .find_map(|a| t.strip_prefix(a))
-    {
-        (r.trim_start(), false)
-    } else {
-        (
-            ['—', '–', '-']
-                .iter()
-                .find_map(|d| t.strip_prefix(*d))?
-                .trim_start(),
-            true,
-        )
-    };
+        .find_map(|a| after.trim_start().strip_prefix(a))?
+        .trim_start();
     let lower = rest.to_lowercase();
-    let named = if short_m {
+    let digits_at = if short_m {
         rest.strip_prefix('M')
     } else {
         Word::parse(&lower)
             .filter(|(w, _)| *w == word)
             .map(|(_, len)| rest[len..].trim_start())
-    };
-    let digits_at = match named {
-        Some(r) => r,
-        None if !word_needed && !short_m => rest,
-        None => return None,
-    };
+    }?;
     // Whole numbers only: `Phase 1~2c` names phases 1 to 2c as one.
     let n = digits_at.chars().take_while(char::is_ascii_digit).count();
     let end = digits_at[n..].chars().next();

@@ -144,11 +144,21 @@ pub(super) fn mark_legend_boxes(masked: &mut String) {
     *masked = String::from_utf8(bytes).expect("an ASCII byte replaced by an ASCII byte");
 }
 
-/// A box holding a symbol (`- [🔗] Neon provisioned`, `- [⏳] Deploy`,
-/// `- [✓] Tests`) is a box to the reader, as to the author: ticked where
-/// the symbol means done (`✓`, `✅`, or a symbol the legend says means
-/// done, already written `✅`), open otherwise. `[❌]`, `[✗]` say
-/// dropped or failed, which no box says: left as written. Written `[x]`
+/// Symbols that say a box is ticked wherever they are written.
+const TICKED_SYMBOLS: &[char] = &['✓', '✔', '☑', '✅', '√', '☒'];
+
+/// Symbols that say a box's work is still to do or under way.
+const OPEN_SYMBOLS: &[char] = &['⏳', '⌛', '🔄', '🚧', '⬜', '🔲', '☐', '🕐'];
+
+/// A box holding a state symbol (`- [⏳] Deploy`, `- [✓] Tests`, `- [🔗]
+/// Vercel configured` where the plan's legend says `🔗 Pendente de infra`)
+/// is a box, as its author means it: ticked where the symbol says done
+/// (`✓`, `√`, `✅`, or a symbol the legend says means done, already
+/// written `✅`), open otherwise. A symbol is a state where it is one of
+/// the known ones or a line outside the lists names it beside another
+/// state (a legend); a category drawn in a box (`[🐛] Fix the crash`,
+/// `[✨] Dark mode`) is none and stays as written, as do letters (`[済]`)
+/// and `[❌]`, `[✗]` (dropped or failed, which no box says). Written `[x]`
 /// or `[ ]` in the masked text, padded to the same length; code blocks
 /// are left alone.
 pub(super) fn mark_symbol_boxes(masked: &mut String) {
@@ -161,8 +171,11 @@ pub(super) fn mark_symbol_boxes(masked: &mut String) {
     {
         return;
     }
-    let mut boxes: Vec<(usize, usize, bool)> = Vec::new();
+    let mut boxes: Vec<(usize, usize, char)> = Vec::new();
     let mut fence: Option<&str> = None;
+    // Lines outside lists that write a known state symbol: where a legend
+    // would name the others.
+    let mut legend_lines: Vec<&str> = Vec::new();
     for (at, line) in line_starts(masked) {
         let t = line.trim_start();
         if let Some(f) = fence {
@@ -186,6 +199,9 @@ pub(super) fn mark_symbol_boxes(masked: &mut String) {
             })
             .filter(|r| r.starts_with(' '));
         let Some(rest) = after_marker else {
+            if !t.starts_with('#') && (t.contains(TICKED_SYMBOLS) || t.contains(OPEN_SYMBOLS)) {
+                legend_lines.push(t);
+            }
             continue;
         };
         let rest = rest.trim_start();
@@ -195,17 +211,29 @@ pub(super) fn mark_symbol_boxes(masked: &mut String) {
         let Some(close) = inner.find(']') else {
             continue;
         };
-        let symbol = inner[..close].trim().trim_end_matches('\u{fe0f}');
+        let symbol = inner[..close]
+            .trim()
+            .trim_end_matches(['\u{fe0f}', '\u{fe0e}']);
         let mut chars = symbol.chars();
         let (Some(c), None) = (chars.next(), chars.next()) else {
             continue;
         };
-        if c.is_ascii() || "❌✗✘".contains(c) {
+        if c.is_ascii() || c.is_alphanumeric() {
             continue;
         }
         let start = at + lead + (t.len() - rest.len());
-        boxes.push((start, close + 2, super::completion::MARK_EMOJI.contains(&c)));
+        boxes.push((start, close + 2, c));
     }
+    let state = |c: char| {
+        TICKED_SYMBOLS.contains(&c)
+            || OPEN_SYMBOLS.contains(&c)
+            || legend_lines.iter().any(|l| l.contains(c))
+    };
+    let boxes: Vec<(usize, usize, bool)> = boxes
+        .into_iter()
+        .filter(|&(_, _, c)| state(c))
+        .map(|(start, len, c)| (start, len, TICKED_SYMBOLS.contains(&c)))
+        .collect();
     for (start, len, done) in boxes.into_iter().rev() {
         let mark = if done { "[x]" } else { "[ ]" };
         let written = format!("{mark}{}", " ".repeat(len - 3));

@@ -141,13 +141,12 @@ fn coded_heading(t: &str) -> Option<(String, String)> {
     (!rest.is_empty() && rest.starts_with(names)).then(|| (code.to_string(), rest.to_string()))
 }
 
-/// The name after a code: past one of `marks`, a spaced dash or a spaced
-/// middle dot (`HU-NX-1 · Persistir zonas`).
+/// The name after a code: past one of `marks` or a spaced dash.
 fn after_separator<'t>(after: &'t str, marks: &[char]) -> Option<&'t str> {
     after
         .strip_prefix(marks)
         .or_else(|| {
-            [" — ", " – ", " - ", " · "]
+            [" — ", " – ", " - "]
                 .iter()
                 .find_map(|sep| after.strip_prefix(sep))
         })

@@ -92,8 +92,44 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
                 })
                 .map(str::to_lowercase)
         };
+        // A table of risks (`| Fase | Riesgo | Estado |`) says what became
+        // of each risk, not of the step it names.
+        const RISK: &[&str] = &[
+            "risk",
+            "riesgo",
+            "risco",
+            "risque",
+            "risiko",
+            "rischio",
+            "риск",
+            "风险",
+            "風險",
+            "リスク",
+            "위험",
+        ];
+        if header
+            .iter()
+            .any(|h| RISK.iter().any(|r| norm(&h.text).contains(r)))
+        {
+            continue;
+        }
         let status_col = || super::column_where(header, super::completion::is_status_key);
-        let by_step = super::column_where(header, |h| step_word(h).is_some()).filter(|&c| c == 0);
+        // A translated key holds the steps' numbers (`| 1 |`), or it is a
+        // label (`| 一期 |`, `| MVP |`) beside a column that names them.
+        let numbered_cells = |c: usize| {
+            let with_digit = rows
+                .iter()
+                .filter(|r| {
+                    r.cells
+                        .get(c)
+                        .is_some_and(|cell| cell.text.chars().any(|ch| ch.is_ascii_digit()))
+                })
+                .count();
+            with_digit * 2 >= rows.len()
+        };
+        let by_step = super::column_where(header, |h| step_word(h).is_some())
+            .filter(|&c| c == 0)
+            .filter(|&c| words.contains(&norm(&header[c].text).as_str()) || numbered_cells(c));
         // `| 优先级 | 里程碑 | 状态 |` over `| P0 | Phase 1.1 — Runner
         // Recovery | 已完成 |`: a later column that names the steps by
         // their word and id, in the plan's language, beside a status.
@@ -117,17 +153,6 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
         };
         // `| Sprint | Name | Status |` inside `### M2: Web UI`: the parts of
         // that milestone, not the plan's sprints of those numbers.
-        // A step written on several rows (`| 0 | Read the handbook |`, `| 0
-        // | Draft the charter |`, `|   | Citation style |`): the rows are
-        // the steps' parts, a table of work, not an index of the steps.
-        let mut seen_ids = BTreeSet::new();
-        let parts = rows.iter().any(|r| {
-            let id = r.cells.get(id_col).map_or("", |c| c.text.trim());
-            id.is_empty() || !seen_ids.insert(id)
-        });
-        if parts {
-            continue;
-        }
         let written = norm(&header[id_col].text);
         // A key column named in another language (`| 阶段 | 内容 | 状态 |`)
         // is held to the names as a bare `#` is: it may number an order of
@@ -253,6 +278,28 @@ pub(super) fn find_by_code<'u>(units: &'u mut [RawUnit], code: &str) -> Option<&
 /// that meet a sprint of their number share a word (three letters or
 /// more: `API`) of its name. Their marks and rows say nothing of the
 /// sprints.
+/// The status rows of tables the sprints were read from (a table of work
+/// read row by row, `| Stage | Task | Status |` over two rows of stage 0):
+/// such a table is the steps, not an index of them, and its rows add or
+/// mark nothing more.
+pub(super) fn not_the_sprints_own(
+    doc: &Doc,
+    rows: Vec<StatusRow>,
+    units: &[RawUnit],
+) -> Vec<StatusRow> {
+    let spans: Vec<usize> = units
+        .iter()
+        .flat_map(|u| &u.sprints)
+        .map(|s| s.span.start)
+        .collect();
+    rows.into_iter()
+        .filter(|r| {
+            let table = doc.blocks[r.table].span();
+            !spans.iter().any(|at| table.contains(at))
+        })
+        .collect()
+}
+
 pub(super) fn numbering_other_things(rows: Vec<StatusRow>, units: &[RawUnit]) -> Vec<StatusRow> {
     if !rows.iter().any(|r| r.bare_key) {
         return rows;
@@ -274,7 +321,8 @@ pub(super) fn numbering_other_things(rows: Vec<StatusRow>, units: &[RawUnit]) ->
             continue;
         };
         let theirs = words(name);
-        let agrees = words(&row.name).iter().any(|w| theirs.contains(w));
+        let agrees =
+            words(&row.name).iter().any(|w| theirs.contains(w)) || shares_a_pair(&row.name, name);
         match tables.iter_mut().find(|(t, ..)| *t == row.table) {
             Some((_, met, agreed)) => {
                 *met += 1;
@@ -291,6 +339,22 @@ pub(super) fn numbering_other_things(rows: Vec<StatusRow>, units: &[RawUnit]) ->
     rows.into_iter()
         .filter(|r| !(r.bare_key && other.contains(&r.table)))
         .collect()
+}
+
+/// Whether two names written in scripts without spaces between words
+/// share two letters in a row (`环境搭建与配置` and `环境搭建`, `빌드 시스템`
+/// and `빌드`): words are not set apart there, so a pair stands for one.
+fn shares_a_pair(a: &str, b: &str) -> bool {
+    let pairs = |t: &str| -> Vec<(char, char)> {
+        let letters: Vec<char> = t.chars().collect();
+        letters
+            .windows(2)
+            .filter(|w| w.iter().all(|c| !c.is_ascii() && c.is_alphabetic()))
+            .map(|w| (w[0], w[1]))
+            .collect()
+    };
+    let theirs = pairs(b);
+    !theirs.is_empty() && pairs(a).iter().any(|p| theirs.contains(p))
 }
 
 /// A column, after the first, whose heading is a step word in any of the
