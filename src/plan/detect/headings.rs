@@ -514,9 +514,15 @@ pub(crate) fn parse_heading_as(text: &str, read_aside: bool) -> Option<Heading> 
 /// Phase 4`, ` – Phase 4`) and the text after it. The word is written
 /// again: `Phase 1 – 2 weeks` and `Phase 1 → 100 users` name phase 1.
 fn span_to(after: &str, word: Word, short_m: bool) -> Option<(String, &str)> {
+    let t = after.trim_start();
+    // Every heading is asked: one look at the first byte (`→`, `—` and
+    // `–` all open with 0xE2).
+    if !matches!(t.as_bytes().first(), Some(b'-' | b'~' | b't' | 0xE2)) {
+        return None;
+    }
     let rest = ["→", "->", "~", "to ", "—", "–", "-"]
         .iter()
-        .find_map(|a| after.trim_start().strip_prefix(a))?
+        .find_map(|a| t.strip_prefix(a))?
         .trim_start();
     let lower = rest.to_lowercase();
     let digits_at = if short_m {

@@ -164,10 +164,11 @@ const OPEN_SYMBOLS: &[char] = &['⏳', '⌛', '🔄', '🚧', '⬜', '🔲', '�
 pub(super) fn mark_symbol_boxes(masked: &mut String) {
     // Most plans have no such box: one byte search for `[` then a byte
     // outside ASCII.
-    if !masked
-        .as_bytes()
-        .windows(2)
-        .any(|w| w[0] == b'[' && w[1] >= 0x80)
+    let bytes = masked.as_bytes();
+    if masked.is_ascii()
+        || !masked
+            .match_indices('[')
+            .any(|(i, _)| bytes.get(i + 1).is_some_and(|&b| b >= 0x80))
     {
         return;
     }

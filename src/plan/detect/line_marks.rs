@@ -34,6 +34,7 @@ pub(super) fn ends_pending(text: &str) -> bool {
 /// Whether an item opens with a bold field label that records what was
 /// done or made (`- **Blocker Resolved:** …`, `- **Deliverable:** …`),
 /// not a line of work (`- **Billing:** Stripe`, `- **TODO:** …`).
+#[inline]
 pub(super) fn bold_label_says_done(raw: &str) -> bool {
     const RECORDS: &[&str] = &[
         "deliverable",
@@ -67,6 +68,7 @@ pub(super) fn bold_label_says_done(raw: &str) -> bool {
             || words.first().is_some_and(|w| RECORDS.contains(w)))
 }
 
+#[inline]
 pub(super) fn bold_work_label(raw: &str) -> bool {
     let t = raw.trim_start_matches(['-', '*', '+']).trim_start();
     let Some(inner) = t.strip_prefix("**") else {
