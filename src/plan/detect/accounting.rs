@@ -15,13 +15,10 @@ use super::about_plan::describes_plan;
 use super::elsewhere::*;
 use super::line_marks::ends_marked;
 use super::line_marks::ends_pending;
-use super::line_marks::{bold_label_says_done, bold_work_label};
+use super::line_marks::{bold_label_says_done, bold_work_label, PENDING};
 use super::*;
 use crate::plan::model::Tally;
 use crate::plan::model::TallyLine;
-
-/// Marks that open a line of work still to do or under way.
-const PENDING: &[char] = &['⏳', '🔄', '🚧', '⬜', '🔲', '☐'];
 
 /// One task line of the plan.
 struct TaskLine<'d> {

@@ -11,6 +11,9 @@
 //! a legend whose boxes are the marks' meanings (`## Status Legend` over
 //! `- [ ] Not started`) holds no step.
 
+use super::completion::MARK_EMOJI;
+use super::line_marks::PENDING;
+
 /// Rewrite each symbol the plan's legend defines as done into `✅`.
 pub(super) fn mark_done_symbols(masked: &mut String) {
     let mut done: Vec<String> = Vec::new();
@@ -144,11 +147,8 @@ pub(super) fn mark_legend_boxes(masked: &mut String) {
     *masked = String::from_utf8(bytes).expect("an ASCII byte replaced by an ASCII byte");
 }
 
-/// Symbols that say a box is ticked wherever they are written.
-const TICKED_SYMBOLS: &[char] = &['✓', '✔', '☑', '✅', '√', '☒'];
-
-/// Symbols that say a box's work is still to do or under way.
-const OPEN_SYMBOLS: &[char] = &['⏳', '⌛', '🔄', '🚧', '⬜', '🔲', '☐', '🕐'];
+/// Symbols that say a box is ticked beside the done marks: `√`, `☒`.
+const TICKED_BOXES: &[char] = &['√', '☒'];
 
 /// A box holding a state symbol (`- [⏳] Deploy`, `- [✓] Tests`, `- [🔗]
 /// Vercel configured` where the plan's legend says `🔗 Pendente de infra`)
@@ -200,7 +200,8 @@ pub(super) fn mark_symbol_boxes(masked: &mut String) {
             })
             .filter(|r| r.starts_with(' '));
         let Some(rest) = after_marker else {
-            if !t.starts_with('#') && (t.contains(TICKED_SYMBOLS) || t.contains(OPEN_SYMBOLS)) {
+            let known = t.contains(MARK_EMOJI) || t.contains(TICKED_BOXES) || t.contains(PENDING);
+            if !t.starts_with('#') && known {
                 legend_lines.push(t);
             }
             continue;
@@ -225,15 +226,13 @@ pub(super) fn mark_symbol_boxes(masked: &mut String) {
         let start = at + lead + (t.len() - rest.len());
         boxes.push((start, close + 2, c));
     }
-    let state = |c: char| {
-        TICKED_SYMBOLS.contains(&c)
-            || OPEN_SYMBOLS.contains(&c)
-            || legend_lines.iter().any(|l| l.contains(c))
-    };
+    let ticked = |c: char| MARK_EMOJI.contains(&c) || TICKED_BOXES.contains(&c);
+    let state =
+        |c: char| ticked(c) || PENDING.contains(&c) || legend_lines.iter().any(|l| l.contains(c));
     let boxes: Vec<(usize, usize, bool)> = boxes
         .into_iter()
         .filter(|&(_, _, c)| state(c))
-        .map(|(start, len, c)| (start, len, TICKED_SYMBOLS.contains(&c)))
+        .map(|(start, len, c)| (start, len, ticked(c)))
         .collect();
     for (start, len, done) in boxes.into_iter().rev() {
         let mark = if done { "[x]" } else { "[ ]" };

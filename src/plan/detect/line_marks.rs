@@ -4,6 +4,10 @@
 //! a pending aside as open on any line, boxed and ticked or not; a bold
 //! label opening a line says whether it is work or a field of its step.
 
+/// Marks that open a line of work still to do or under way, or fill its
+/// box (`- ⏳ Deploy`, `- [⌛] Deploy`).
+pub(super) const PENDING: &[char] = &['⏳', '⌛', '🔄', '🚧', '⬜', '🔲', '☐', '🕐'];
+
 /// Whether an item ends with a done mark (`… docs/CAPTURE.md. ✅`).
 pub(super) fn ends_marked(text: &str) -> bool {
     text.trim_end()
@@ -31,6 +35,14 @@ pub(super) fn ends_pending(text: &str) -> bool {
         })
 }
 
+/// An item's opening bold label and what follows it (`- **Goal**: …` →
+/// `Goal`, `: …`).
+fn bold_label(raw: &str) -> Option<(&str, &str)> {
+    let t = raw.trim_start_matches(['-', '*', '+']).trim_start();
+    let (label, after) = t.strip_prefix("**")?.split_once("**")?;
+    Some((label.trim(), after.trim_start()))
+}
+
 /// Whether an item opens with a bold field label that records what was
 /// done or made (`- **Blocker Resolved:** …`, `- **Deliverable:** …`),
 /// not a line of work (`- **Billing:** Stripe`, `- **TODO:** …`).
@@ -51,11 +63,10 @@ pub(super) fn bold_label_says_done(raw: &str) -> bool {
         "note",
         "notes",
     ];
-    let t = raw.trim_start_matches(['-', '*', '+']).trim_start();
-    let Some((label, after)) = t.strip_prefix("**").and_then(|i| i.split_once("**")) else {
+    let Some((label, after)) = bold_label(raw) else {
         return false;
     };
-    let field = label.trim_end().ends_with(':') || after.starts_with(':');
+    let field = label.ends_with(':') || after.starts_with(':');
     let lower = label.to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
@@ -68,16 +79,11 @@ pub(super) fn bold_label_says_done(raw: &str) -> bool {
             || words.first().is_some_and(|w| RECORDS.contains(w)))
 }
 
+/// Whether a bold name opens a top-level item as its work (`- **UI-kit
+/// integration** → popup.gd`), not as a field (`- **Goal**: …`).
 #[inline]
 pub(super) fn bold_work_label(raw: &str) -> bool {
-    let t = raw.trim_start_matches(['-', '*', '+']).trim_start();
-    let Some(inner) = t.strip_prefix("**") else {
-        return false;
-    };
-    let Some(close) = inner.find("**") else {
-        return false;
-    };
-    let label = inner[..close].trim();
-    let after = inner[close + 2..].trim_start();
-    !label.is_empty() && !label.ends_with(':') && !after.starts_with(':')
+    bold_label(raw).is_some_and(|(label, after)| {
+        !label.is_empty() && !label.ends_with(':') && !after.starts_with(':')
+    })
 }

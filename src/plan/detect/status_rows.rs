@@ -272,12 +272,6 @@ pub(super) fn find_by_code<'u>(units: &'u mut [RawUnit], code: &str) -> Option<&
     })
 }
 
-/// The status rows of tables keyed by a bare `#` that number something
-/// other than the sprints (`| 1 | God class in main.py | High | Open |`
-/// beside `### Sprint 1 — Architecture`): fewer than half of the rows
-/// that meet a sprint of their number share a word (three letters or
-/// more: `API`) of its name. Their marks and rows say nothing of the
-/// sprints.
 /// The status rows of tables the sprints were read from (a table of work
 /// read row by row, `| Stage | Task | Status |` over two rows of stage 0):
 /// such a table is the steps, not an index of them, and its rows add or
@@ -287,19 +281,34 @@ pub(super) fn not_the_sprints_own(
     rows: Vec<StatusRow>,
     units: &[RawUnit],
 ) -> Vec<StatusRow> {
-    let spans: Vec<usize> = units
+    if rows.is_empty() {
+        return rows;
+    }
+    let mut starts: Vec<usize> = units
         .iter()
         .flat_map(|u| &u.sprints)
         .map(|s| s.span.start)
         .collect();
+    starts.sort_unstable();
+    // Each table is asked once, by a search among the sorted starts.
+    let mut own: HashMap<usize, bool> = HashMap::new();
     rows.into_iter()
         .filter(|r| {
-            let table = doc.blocks[r.table].span();
-            !spans.iter().any(|at| table.contains(at))
+            !*own.entry(r.table).or_insert_with(|| {
+                let table = doc.blocks[r.table].span();
+                let first = starts.partition_point(|&at| at < table.start);
+                starts.get(first).is_some_and(|&at| at < table.end)
+            })
         })
         .collect()
 }
 
+/// The status rows of tables keyed by a bare `#` that number something
+/// other than the sprints (`| 1 | God class in main.py | High | Open |`
+/// beside `### Sprint 1 — Architecture`): fewer than half of the rows
+/// that meet a sprint of their number share a word (three letters or
+/// more: `API`) of its name. Their marks and rows say nothing of the
+/// sprints.
 pub(super) fn numbering_other_things(rows: Vec<StatusRow>, units: &[RawUnit]) -> Vec<StatusRow> {
     if !rows.iter().any(|r| r.bare_key) {
         return rows;
