@@ -144,6 +144,7 @@ fn a_worker_whose_lease_was_taken_stops_its_agent_and_records_nothing() {
     let holder = holder_of_alpha(&remote) as i32;
     // SAFETY: signalling a child process of this test by its pid.
     unsafe { libc::kill(holder, libc::SIGSTOP) };
+    holder_stopped(s.path());
     wait_until(Duration::from_secs(60), "the sprint taken over", || {
         remote
             .subjects()

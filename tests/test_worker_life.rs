@@ -212,6 +212,7 @@ fn a_lost_claim_says_why_and_a_second_dispatch_says_what_it_is() {
     let holder = holder_of_alpha(&remote);
     // SAFETY: signalling a child process of this test by its pid.
     unsafe { libc::kill(holder as i32, libc::SIGSTOP) };
+    holder_stopped(s.path());
     wait_until("the sprint taken over", 60, || {
         remote
             .subjects()

@@ -303,14 +303,24 @@ impl OnRemote {
 }
 
 /// alpha's first sprint: the first agent on it stays at work (until it is
-/// ended); the one that takes over finishes it.
+/// ended); the one that takes over finishes it. The first agent prints
+/// while its worker runs, so `silence_kill` cannot end it before the test
+/// stops that worker, however slow the machine; once the test says so
+/// ([`holder_stopped`]) it falls silent and its wrapper ends it.
 pub const ALPHA_STAYS_THEN_FINISHES: &str =
     "?${FAKE_AGENT_SCRIPT}/alpha.slept write alpha-1.txt done
 ?${FAKE_AGENT_SCRIPT}/alpha.slept commit-all alpha: sprint 1
 ?${FAKE_AGENT_SCRIPT}/alpha.slept exit 0
 write ${FAKE_AGENT_SCRIPT}/alpha.slept yes
+spawn ${FAKE_AGENT_SCRIPT}/alpha.ticker while [ ! -e ${FAKE_AGENT_SCRIPT}/holder.stopped ]; do echo at work; sleep 0.3; done
 sleep 120000
 ";
+
+/// Tell alpha's first agent (see [`ALPHA_STAYS_THEN_FINISHES`]) that its
+/// worker was stopped: it falls silent.
+pub fn holder_stopped(script: &Path) {
+    std::fs::write(script.join("holder.stopped"), "yes").expect("holder.stopped");
+}
 
 /// A plan of independent units, each with `sprints` sprints whose exit
 /// criteria are read, not run.

@@ -73,6 +73,7 @@ pub fn a_killed_worker_s_sprint_is_taken_over(host: Host, extra: &[&str]) {
     let mut killed = workers.remove(k);
     killed.kill().expect("SIGKILL");
     killed.wait().expect("reaped");
+    holder_stopped(s.path());
 
     for w in workers {
         let summary = summary(w, Duration::from_secs(120));
