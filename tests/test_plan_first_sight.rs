@@ -210,6 +210,12 @@ json_snapshots! {
     order_table_other_numbers => "first-sight-order-table-other-numbers",
     grouped_work_table => "first-sight-grouped-work-table",
     risk_table => "first-sight-risk-table",
+    icon_and_words => "first-sight-icon-and-words",
+    done_container => "first-sight-done-container",
+    board_columns => "first-sight-board-columns",
+    aside_describes => "first-sight-aside-describes",
+    fullwidth_fields => "first-sight-fullwidth-fields",
+    subphase_series => "first-sight-subphase-series",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -2961,4 +2967,74 @@ fn the_reviews_plans_read_as_before_this_rounds_rules() {
     }
     let (_, v, _) = json("first-sight-review5-p24");
     assert_eq!(names(&v, 0)[3], "验收上线", "{v}");
+}
+
+fn guessed(v: &Value, code: &str) -> bool {
+    v["guesses"]
+        .as_array()
+        .is_some_and(|g| g.iter().any(|g| g["code"] == code))
+}
+
+/// `## ✅ Phase 1 — Capture (Complete)` beside `## 🚀 Phase 3` and `## 🧠
+/// Phase 4`: the ✅ may be an icon among icons, but the words still say
+/// the phase is complete.
+#[test]
+fn a_heading_whose_words_say_complete_is_done_among_icons() {
+    let (_, v, _) = json("first-sight-icon-and-words");
+    assert_eq!(done(&v, 0), [true, true, true, true, false], "{v}");
+}
+
+/// A phase marked done that holds a `### Delivered` list and a numbered
+/// sub-phase stays a step (done), and its sub-phase is done by its mark; a
+/// line put off (`⏳ … (deferred — …)`) leaves no open work behind.
+#[test]
+fn a_done_phase_holding_a_sub_phase_is_kept_and_marks_it_done() {
+    let (_, v, _) = json("first-sight-done-container");
+    assert_eq!(sprint_ids(&v, 0), ["1", "1.1", "2", "2.1", "3"], "{v}");
+    assert_eq!(done(&v, 0), [true, true, true, true, false], "{v}");
+    assert!(!guessed(&v, "reading::open_lines"), "{v}");
+}
+
+/// `| Not started | Work in progress | Done |` with an `X` in one column:
+/// each row's state is its mark's column; a sprint whose rows are all
+/// under `Done` is done, one with a row elsewhere is not, and the rows
+/// are the sprints' tasks, not steps of their own.
+#[test]
+fn a_board_table_marks_rows_by_their_column() {
+    let (_, v, _) = json("first-sight-board-columns");
+    assert_eq!(sprint_ids(&v, 0), ["0", "1", "2"], "{v}");
+    assert_eq!(done(&v, 0), [true, false, true], "{v}");
+    let tally = &v["tally"];
+    assert_eq!(tally["in_sprints"], 8, "{tally}");
+}
+
+/// A ticked box's closing aside that describes the thing made (`(pending
+/// submissions list)`, `(manager's pending approvals)`) leaves it ticked;
+/// a state alone (`(pending config)`) still holds it open.
+#[test]
+fn an_aside_that_describes_leaves_a_tick_standing() {
+    let (_, v, _) = json("first-sight-aside-describes");
+    assert_eq!(done(&v, 0), [true, false], "{v}");
+}
+
+/// `- **描述**：…` with a full-width colon is a field of its task card, not
+/// an open line of work under a card marked ✅.
+#[test]
+fn full_width_colon_fields_are_no_open_work() {
+    let (_, v, _) = json("first-sight-fullwidth-fields");
+    assert_eq!(done(&v, 0), [true, true], "{v}");
+    assert_eq!(done(&v, 1), [false], "{v}");
+    assert!(!guessed(&v, "reading::open_lines"), "{v}");
+}
+
+/// `# Phase 9 Roadmap` over `## Phase Timeline` holding `### Phase 9.0` …
+/// `### Phase 9.3`: the sub-phases side by side are the steps, not notes
+/// about phase 9; `### Phase 9.2-9.3` under `## Success Metrics` is about
+/// two of them, not a step.
+#[test]
+fn sub_phases_side_by_side_are_the_steps_of_their_phase() {
+    let (_, v, _) = json("first-sight-subphase-series");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["9.0", "9.1", "9.2", "9.3"], "{v}");
+    assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
 }

@@ -13,8 +13,10 @@
 
 use super::about_plan::describes_plan;
 use super::elsewhere::*;
+use super::line_marks::ends_deferred;
 use super::line_marks::ends_marked;
 use super::line_marks::ends_pending;
+use super::line_marks::ends_pending_state;
 use super::line_marks::{bold_label_says_done, bold_work_label, PENDING};
 use super::*;
 use crate::plan::model::Tally;
@@ -133,7 +135,9 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         } else if pending && checked.is_none() {
             t = t.trim_start_matches(PENDING).trim_start();
             Some(false)
-        } else if pending && *checked == Some(true) {
+        } else if *checked == Some(true)
+            && (text.trim_start().starts_with(PENDING) || ends_pending_state(text))
+        {
             // `[x] Deploy (pending config)`: the aside says it is not.
             Some(false)
         } else if checked.is_none() && *depth == 0 && boxed_list[i] {
@@ -143,6 +147,8 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         } else {
             *checked
         };
+        // `⏳ Review stats (deferred — needs storage)`: put off, not open.
+        let ticked = ticked.filter(|&t| t || !ends_deferred(text));
         out.push(TaskLine {
             span: span.clone(),
             optional: t.starts_with('*') && !t.starts_with("**"),
@@ -202,6 +208,23 @@ fn work_rows<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         let Block::Table { header, rows, .. } = b else {
             continue;
         };
+        // A board: each row a task, open or done by its mark's column.
+        if let Some(states) = super::state_columns::state_columns(header) {
+            let own = rows.iter().filter(|r| !sprint_rows.contains(&r.span.start));
+            out.extend(
+                super::state_columns::board_tasks(header, own, &states)
+                    .into_iter()
+                    .map(|(row, text, done)| TaskLine {
+                        span: row.span.clone(),
+                        optional: false,
+                        text,
+                        ticked: Some(done),
+                        top: true,
+                        marked_pending: false,
+                    }),
+            );
+            continue;
+        }
         let status = column(header, &["status", "state", "done"])
             .or_else(|| column_where(header, super::completion::is_status_key));
         let waits = column(

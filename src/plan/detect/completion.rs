@@ -415,6 +415,14 @@ fn decorated(doc: &Doc, i: usize) -> bool {
     decorations >= 2 && !states
 }
 
+/// Whether heading `i` says done in words, its leading ✅ aside.
+fn words_say_done(doc: &Doc, i: usize) -> bool {
+    doc.heading(i).is_some_and(|(_, t, _)| {
+        let words = t.trim_start().trim_start_matches(['✅', '\u{fe0f}']);
+        strip_done_marks(words).1
+    })
+}
+
 /// Whether heading `i`'s own text (before any sub-heading) has a status
 /// line that says done (`Status M1: zrealizowane`).
 pub(super) fn own_status_done(doc: &Doc, i: usize) -> bool {
@@ -470,7 +478,9 @@ fn count_says_done<'d>(doc: &'d Doc, blocks: impl Iterator<Item = usize> + 'd) -
 
 /// Why sprint heading `i`'s text says it is done, if it does.
 pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<String> {
-    if heading_done && !decorated(doc, i) {
+    // A decorated ✅ is no mark, but the heading's words may still be one
+    // (`## ✅ Phase 6 — GTD (Complete)` beside `## 🧠 Phase 9`).
+    if heading_done && (!decorated(doc, i) || words_say_done(doc, i)) {
         return Some("marked complete in the plan (on its heading)".into());
     }
     if let Some(v) =
@@ -513,6 +523,21 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
         let Block::Table { header, rows, .. } = &doc.blocks[j] else {
             continue;
         };
+        // A board: each row's mark under its state's column.
+        if let Some(states) = super::state_columns::state_columns(header) {
+            if !rows.is_empty()
+                && rows
+                    .iter()
+                    .all(|r| super::state_columns::row_done(&states, r) == Some(true))
+            {
+                return Some(format!(
+                    "marked complete in the plan (all {} rows of its table marked under `{}`)",
+                    rows.len(),
+                    header[states.0[0]].text.trim()
+                ));
+            }
+            continue;
+        }
         // The column in the plan's language (`状態`, `Estado`).
         let Some(col) = status_column(header) else {
             continue;

@@ -223,14 +223,20 @@ impl<'a> Doc<'a> {
         // A sprint heading holding sprint headings of the same word (`Phase
         // A` holding `Phase A0`…) is a container: its leaves are the sprints.
         // One with task lines of its own before its first inner sprint
-        // stays a sprint too: its own work is not dropped.
+        // stays a sprint too: its own work is not dropped. So does one
+        // marked done with lines under a sub-heading of its own (`## ✅
+        // Phase 4 (Complete)` over `### Delivered` and `### Phase 4.1`):
+        // read so, it is never dispatched, and its done mark is kept.
         let mut next_sprint = blocks.len();
         for i in (0..blocks.len()).rev() {
-            if sprint_at[i].is_some() {
-                let own_tasks = blocks[i + 1..next_sprint.min(section_end[i])]
+            if let Some(done) = sprint_at[i].as_ref().map(|h| h.done) {
+                let own = &blocks[i + 1..next_sprint.min(section_end[i])];
+                let direct = own
                     .iter()
                     .take_while(|b| !matches!(b, Block::Heading { .. }))
                     .any(|b| matches!(b, Block::Item { .. }));
+                let own_tasks =
+                    direct || own.iter().any(|b| done && matches!(b, Block::Item { .. }));
                 if next_sprint < section_end[i] && !own_tasks {
                     sprint_at[i] = None;
                 }

@@ -35,6 +35,61 @@ pub(super) fn ends_pending(text: &str) -> bool {
         })
 }
 
+/// Whether a ticked item's closing aside is a state that overrules its
+/// tick (`[x] Deploy (pending config)`, `[x] Docs (in progress)`): the
+/// state and at most one word more. Longer asides describe the thing
+/// made (`[x] Create ApprovalPanel (pending submissions list)`).
+pub(super) fn ends_pending_state(text: &str) -> bool {
+    ends_pending(text)
+        && text
+            .trim_end()
+            .strip_suffix(')')
+            .and_then(|t| t.rsplit_once('('))
+            .is_some_and(|(_, aside)| {
+                let aside = aside.trim().to_lowercase();
+                super::completion::OPEN_WORDS.iter().any(|w| {
+                    aside.strip_prefix(w).is_some_and(|rest| {
+                        rest.trim_start_matches(':').split_whitespace().count() <= 1
+                            || rest.trim_start().starts_with(':')
+                    })
+                })
+            })
+}
+
+/// Whether an item ends with an aside saying its work was put off or left
+/// out of this step (`Review stats (deferred — needs storage)`, `Dark
+/// mode (moved to v2)`, `导出（延期）`): no open work of the step it sits
+/// in.
+pub(super) fn ends_deferred(text: &str) -> bool {
+    let t = text.trim_end();
+    let Some(aside) = t
+        .strip_suffix(')')
+        .and_then(|h| h.rsplit_once('('))
+        .or_else(|| t.strip_suffix('）').and_then(|h| h.rsplit_once('（')))
+        .map(|(_, a)| a.trim().to_lowercase())
+    else {
+        return false;
+    };
+    const PUT_OFF: &[&str] = &[
+        "deferred",
+        "postponed",
+        "descoped",
+        "moved to",
+        "out of scope",
+        "punted",
+        "延期",
+        "推迟",
+        "延後",
+        "先送り",
+        "보류",
+    ];
+    PUT_OFF.iter().any(|w| {
+        aside.strip_prefix(w).is_some_and(|rest| {
+            rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_alphanumeric())
+        })
+    }) || super::status_words::left_out(&aside)
+}
+
 /// An item's opening bold label and what follows it (`- **Goal**: …` →
 /// `Goal`, `: …`).
 fn bold_label(raw: &str) -> Option<(&str, &str)> {
@@ -80,10 +135,12 @@ pub(super) fn bold_label_says_done(raw: &str) -> bool {
 }
 
 /// Whether a bold name opens a top-level item as its work (`- **UI-kit
-/// integration** → popup.gd`), not as a field (`- **Goal**: …`).
+/// integration** → popup.gd`), not as a field (`- **Goal**: …`, `-
+/// **描述**：…`).
 #[inline]
 pub(super) fn bold_work_label(raw: &str) -> bool {
+    const COLONS: [char; 2] = [':', '：'];
     bold_label(raw).is_some_and(|(label, after)| {
-        !label.is_empty() && !label.ends_with(':') && !after.starts_with(':')
+        !label.is_empty() && !label.ends_with(COLONS) && !after.starts_with(COLONS)
     })
 }

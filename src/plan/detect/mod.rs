@@ -65,6 +65,7 @@ mod sprint_table;
 mod sprint_text;
 mod sprint_word;
 mod sprints;
+mod state_columns;
 mod stated_deps;
 mod status_rows;
 mod status_words;

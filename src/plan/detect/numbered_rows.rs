@@ -23,7 +23,9 @@ fn heading_block(doc: &Doc, s: &RawSprint) -> Option<usize> {
 /// sections holds one table whose first column counts on from the last
 /// section's: `1` to `n` through all of them, more rows than sections.
 pub(super) fn rows_across_sections(doc: &Doc, sprints: &[RawSprint]) -> Option<Vec<RawSprint>> {
-    if sprints.len() < 2 {
+    // Sections the plan calls sprints (`## Sprint 1`) are its sprints,
+    // whatever their tables number: the rows are their tasks.
+    if sprints.len() < 2 || doc.word == Some(Word::Sprint) {
         return None;
     }
     let mut next = 1u32;

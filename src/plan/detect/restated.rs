@@ -61,6 +61,9 @@ pub(super) fn demote_restated(
             named.insert(id);
         }
     }
+    // Dotted ids side by side, per (parent, level, prefix): made when a
+    // dotted id is first met at another level than its prefix.
+    let parts = std::cell::OnceCell::new();
     let mut demoted = Vec::new();
     for (i, id) in ids.iter().enumerate() {
         let (Some(id), Some(h)) = (id, &sprint_at[i]) else {
@@ -85,13 +88,30 @@ pub(super) fn demote_restated(
             Some(h.id.clone())
         } else {
             // A dotted prefix (`5` of `5.1`) at another level: an appendix
-            // to a plain sprint, or a subsection somewhere inside it.
+            // to a plain sprint, or a subsection somewhere inside it. Not
+            // one of a series of its parts side by side (`### Phase 9.0`
+            // … `### Phase 9.5` under `## Timeline` in `# Phase 9`): those
+            // divide the step, and are its sprints.
+            let series = |p: &str| {
+                let parts = parts.get_or_init(|| {
+                    let mut n: HashMap<(Option<usize>, u8, &str), usize> = HashMap::new();
+                    for (j, id) in ids.iter().enumerate() {
+                        let Some(id) = id else { continue };
+                        for (k, _) in id.match_indices('.') {
+                            *n.entry((parent[j], level(j), &id[..k])).or_default() += 1;
+                        }
+                    }
+                    n
+                });
+                parts.get(&(parent[i], l, p)).is_some_and(|&n| n >= 3)
+            };
             id.match_indices('.')
                 .map(|(k, _)| &id[..k])
                 .find(|p| {
                     levels.get(p).is_some_and(|m| m & !(1 << l) != 0)
                         && direct != Some(*p)
                         && (!holders.contains(p) || ancestors.contains(p))
+                        && !(ancestors.contains(p) && series(p))
                 })
                 .map(|p| h.id[..p.len()].to_string())
         }
@@ -100,6 +120,19 @@ pub(super) fn demote_restated(
         // Авторизация`).
         .or_else(|| {
             ((h.bare || h.name.is_empty()) && named.contains(id.as_str())).then(|| h.id.clone())
+        })
+        // A span of sprints written elsewhere (`### Phase 9.3-9.5` under
+        // `## Success Metrics`, beside `### Phase 9.3` … `### Phase 9.5`):
+        // about them, not a step of its own.
+        // `0-1` may as well be part 1 of step 0: a span's ends are dotted,
+        // or lie two or more apart.
+        .or_else(|| {
+            let (from, to) = id.split_once('-')?;
+            let apart = match (from.parse::<u32>(), to.parse::<u32>()) {
+                (Ok(a), Ok(b)) => b >= a + 2,
+                _ => from.contains('.') && to.contains('.') && from != to,
+            };
+            (apart && levels.contains_key(from) && levels.contains_key(to)).then(|| h.id.clone())
         });
         let Some(about) = about else { continue };
         let mut criteria = false;
