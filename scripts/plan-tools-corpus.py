@@ -81,8 +81,11 @@ def main():
                 r = subprocess.run([binary, tool], cwd=d, capture_output=True, text=True, env=ENV, timeout=120)
                 after = open(plan, encoding="utf-8").read()
                 diff = subprocess.run(["git", "diff", "-U0", "--", "EXECUTION_PLAN.md"], cwd=d, capture_output=True, text=True).stdout
-                minus = [l for l in diff.splitlines() if l.startswith("-") and not l.startswith("---")]
                 plus = [l for l in diff.splitlines() if l.startswith("+") and not l.startswith("+++")]
+                # A last line given its missing newline shows as `-` and `+`
+                # of the same text: kept, not removed.
+                kept = {l[1:] for l in plus}
+                minus = [l for l in diff.splitlines() if l.startswith("-") and not l.startswith("---") and l[1:] not in kept]
                 ticks = (len(re.findall(r"\[[xX]\]", src)), len(re.findall(r"\[[xX]\]", after)))
                 after_ids = ids(binary, d)
                 status = "refused" if r.returncode == 1 else ("unchanged" if not diff else "changed")

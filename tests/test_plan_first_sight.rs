@@ -213,7 +213,6 @@ json_snapshots! {
     icon_and_words => "first-sight-icon-and-words",
     done_container => "first-sight-done-container",
     board_columns => "first-sight-board-columns",
-    aside_describes => "first-sight-aside-describes",
     fullwidth_fields => "first-sight-fullwidth-fields",
     subphase_series => "first-sight-subphase-series",
 }
@@ -3006,15 +3005,6 @@ fn a_board_table_marks_rows_by_their_column() {
     assert_eq!(done(&v, 0), [true, false, true], "{v}");
     let tally = &v["tally"];
     assert_eq!(tally["in_sprints"], 8, "{tally}");
-}
-
-/// A ticked box's closing aside that describes the thing made (`(pending
-/// submissions list)`, `(manager's pending approvals)`) leaves it ticked;
-/// a state alone (`(pending config)`) still holds it open.
-#[test]
-fn an_aside_that_describes_leaves_a_tick_standing() {
-    let (_, v, _) = json("first-sight-aside-describes");
-    assert_eq!(done(&v, 0), [true, false], "{v}");
 }
 
 /// `- **描述**：…` with a full-width colon is a field of its task card, not

@@ -16,7 +16,6 @@ use super::elsewhere::*;
 use super::line_marks::ends_deferred;
 use super::line_marks::ends_marked;
 use super::line_marks::ends_pending;
-use super::line_marks::ends_pending_state;
 use super::line_marks::{bold_label_says_done, bold_work_label, PENDING};
 use super::*;
 use crate::plan::model::Tally;
@@ -135,9 +134,7 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         } else if pending && checked.is_none() {
             t = t.trim_start_matches(PENDING).trim_start();
             Some(false)
-        } else if *checked == Some(true)
-            && (text.trim_start().starts_with(PENDING) || ends_pending_state(text))
-        {
+        } else if pending && *checked == Some(true) {
             // `[x] Deploy (pending config)`: the aside says it is not.
             Some(false)
         } else if checked.is_none() && *depth == 0 && boxed_list[i] {
@@ -210,7 +207,17 @@ fn work_rows<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         };
         // A board: each row a task, open or done by its mark's column.
         if let Some(states) = super::state_columns::state_columns(header) {
-            let own = rows.iter().filter(|r| !sprint_rows.contains(&r.span.start));
+            // A board of the sprints themselves (`| Phase 2 | | X | |`)
+            // is an index, not tasks.
+            let names_step = |r: &Row| {
+                r.cells.first().is_some_and(|c| {
+                    matches!(super::headings::parse_heading(&c.text),
+                        Some(super::headings::Heading::Sprint(h)) if Some(h.word) == doc.word)
+                })
+            };
+            let own = rows
+                .iter()
+                .filter(|r| !sprint_rows.contains(&r.span.start) && !names_step(r));
             out.extend(
                 super::state_columns::board_tasks(header, own, &states)
                     .into_iter()

@@ -415,11 +415,18 @@ fn decorated(doc: &Doc, i: usize) -> bool {
     decorations >= 2 && !states
 }
 
-/// Whether heading `i` says done in words, its leading ✅ aside.
+/// Whether heading `i` says done in words, its leading ✅ aside, and
+/// neither asks (`— DONE?`) nor counts less than all (`(Completed 2/5)`).
 fn words_say_done(doc: &Doc, i: usize) -> bool {
     doc.heading(i).is_some_and(|(_, t, _)| {
         let words = t.trim_start().trim_start_matches(['✅', '\u{fe0f}']);
-        strip_done_marks(words).1
+        let short_count = words.split_whitespace().any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_ascii_digit());
+            w.split_once('/')
+                .and_then(|(a, b)| Some((a.parse::<u32>().ok()?, b.parse::<u32>().ok()?)))
+                .is_some_and(|(a, b)| a < b)
+        });
+        !words.contains('?') && !short_count && strip_done_marks(words).1
     })
 }
 
@@ -525,18 +532,17 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
         };
         // A board: each row's mark under its state's column.
         if let Some(states) = super::state_columns::state_columns(header) {
-            if !rows.is_empty()
-                && rows
-                    .iter()
-                    .all(|r| super::state_columns::row_done(&states, r) == Some(true))
-            {
+            let row_done = |r| super::state_columns::row_done(&states, r);
+            if !rows.is_empty() && rows.iter().all(|r| row_done(r) == Some(true)) {
                 return Some(format!(
                     "marked complete in the plan (all {} rows of its table marked under `{}`)",
                     rows.len(),
                     header[states.0[0]].text.trim()
                 ));
             }
-            continue;
+            if rows.iter().any(|r| row_done(r).is_some()) {
+                continue;
+            }
         }
         // The column in the plan's language (`状態`, `Estado`).
         let Some(col) = status_column(header) else {

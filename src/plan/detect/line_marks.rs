@@ -35,27 +35,6 @@ pub(super) fn ends_pending(text: &str) -> bool {
         })
 }
 
-/// Whether a ticked item's closing aside is a state that overrules its
-/// tick (`[x] Deploy (pending config)`, `[x] Docs (in progress)`): the
-/// state and at most one word more. Longer asides describe the thing
-/// made (`[x] Create ApprovalPanel (pending submissions list)`).
-pub(super) fn ends_pending_state(text: &str) -> bool {
-    ends_pending(text)
-        && text
-            .trim_end()
-            .strip_suffix(')')
-            .and_then(|t| t.rsplit_once('('))
-            .is_some_and(|(_, aside)| {
-                let aside = aside.trim().to_lowercase();
-                super::completion::OPEN_WORDS.iter().any(|w| {
-                    aside.strip_prefix(w).is_some_and(|rest| {
-                        rest.trim_start_matches(':').split_whitespace().count() <= 1
-                            || rest.trim_start().starts_with(':')
-                    })
-                })
-            })
-}
-
 /// Whether an item ends with an aside saying its work was put off or left
 /// out of this step (`Review stats (deferred — needs storage)`, `Dark
 /// mode (moved to v2)`, `导出（延期）`): no open work of the step it sits
@@ -83,6 +62,30 @@ pub(super) fn ends_deferred(text: &str) -> bool {
         "先送り",
         "보류",
     ];
+    // `(postponed from kickoff, must land before Phase 2)`, `(skipped —
+    // must redo before GA)`: moved into this step, or taken back.
+    const TAKEN_BACK: &[&str] = &[
+        "from",
+        "must",
+        "redo",
+        "do first",
+        "do it",
+        "finish",
+        "this phase",
+        "this sprint",
+        "this step",
+        "this stage",
+        "here",
+        "but",
+        "?",
+        "rewrite",
+        "本阶段",
+        "本期",
+        "今回",
+    ];
+    if TAKEN_BACK.iter().any(|w| aside.contains(w)) {
+        return false;
+    }
     PUT_OFF.iter().any(|w| {
         aside.strip_prefix(w).is_some_and(|rest| {
             rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_alphanumeric())

@@ -61,6 +61,15 @@ pub(super) fn demote_restated(
             named.insert(id);
         }
     }
+    // Whether heading `j`'s section holds list items.
+    let holds_items = |j: usize| {
+        blocks[j + 1..]
+            .iter()
+            .take_while(
+                |b| !matches!(b, Block::Heading { level: l, .. } if (*l).min(7) <= level(j)),
+            )
+            .any(|b| matches!(b, Block::Item { .. }))
+    };
     // Dotted ids side by side, per (parent, level, prefix): made when a
     // dotted id is first met at another level than its prefix.
     let parts = std::cell::OnceCell::new();
@@ -96,7 +105,11 @@ pub(super) fn demote_restated(
                 let parts = parts.get_or_init(|| {
                     let mut n: HashMap<(Option<usize>, u8, &str), usize> = HashMap::new();
                     for (j, id) in ids.iter().enumerate() {
-                        let Some(id) = id else { continue };
+                        // Parts with work of their own (`- [ ] …`), not
+                        // design notes numbered alike.
+                        let Some(id) = id.as_ref().filter(|_| holds_items(j)) else {
+                            continue;
+                        };
                         for (k, _) in id.match_indices('.') {
                             *n.entry((parent[j], level(j), &id[..k])).or_default() += 1;
                         }
@@ -132,7 +145,17 @@ pub(super) fn demote_restated(
                 (Ok(a), Ok(b)) => b >= a + 2,
                 _ => from.contains('.') && to.contains('.') && from != to,
             };
-            (apart && levels.contains_key(from) && levels.contains_key(to)).then(|| h.id.clone())
+            if !(apart && levels.contains_key(from) && levels.contains_key(to)) {
+                return None;
+            }
+            // Under a section about the plan (`## Success Metrics`): a
+            // span elsewhere is a step of its own (`## Week 3-5 — Beta`).
+            std::iter::successors(parent[i], |&p| parent[p])
+                .any(|p| {
+                    matches!(&blocks[p], Block::Heading { text, level, .. } if *level >= 2
+                    && (super::about_plan::describes_plan(text) || criteria_label(text).is_some()))
+                })
+                .then(|| h.id.clone())
         });
         let Some(about) = about else { continue };
         let mut criteria = false;

@@ -144,6 +144,8 @@ fn in_scope(
 
     // 1. Sprint headings (in the unit's section, or assigned to it).
     let mut sprints = Vec::new();
+    // The done mark of each heading holding sprints, asked once.
+    let mut marks = Vec::new();
     // Each sprint's heading block, beside it.
     let mut at: Vec<usize> = Vec::new();
     let listed: Vec<usize> = match heads {
@@ -171,9 +173,14 @@ fn in_scope(
                     format!("{word} {}: {}", h.id, h.name)
                 };
                 let mut sprint = read_sprint(doc, i, id.clone(), name);
-                sprint.done = done_evidence(doc, i, h.done).or_else(|| done_above(doc, i));
+                sprint.done = done_evidence(doc, i, h.done)
+                    .or_else(|| super::done_above::done_above(doc, i, &mut marks));
                 let written = doc.heading(i).is_some_and(|(_, t, _)| {
-                    t.to_lowercase().contains(&h.word.as_str().to_lowercase())
+                    // The word's names are ASCII: a window compared
+                    // without case, no lower-cased copies.
+                    t.as_bytes()
+                        .windows(h.word.as_str().len())
+                        .any(|w| w.eq_ignore_ascii_case(h.word.as_str().as_bytes()))
                         || t.contains(&format!("{word} {}", h.id))
                         || h.word == Word::Milestone && t.trim_start().starts_with('M')
                 });
@@ -637,30 +644,6 @@ fn in_scope(
 /// (`### 5. Feed`, `### 1. Setup [x]` written below the open ones), keep
 /// those numbers as their ids: a board grouped by state lists its steps out
 /// of order, and its `Dependencies: 4` lines name them by number.
-/// The done mark on a step heading that holds sprint heading `i` (`## ✅
-/// Phase 4 (Complete)` over `### Phase 4.1`): what it marks done, it marks
-/// done with all it holds.
-fn done_above(doc: &Doc, i: usize) -> Option<String> {
-    let mut p = doc.parent[i];
-    while let Some(j) = p {
-        if let Some((_, text, _)) = doc.heading(j) {
-            // A step of the plan's own word (`Phase 4` over `Phase 4.1`,
-            // not `FASE 2` over `STEP 2.1`), by its own heading's mark
-            // only: what it says of its parts (a status line, its
-            // subsections' marks) is not said of each.
-            let marked =
-                |h: &Heading| matches!(h, Heading::Sprint(h) if h.done && Some(h.word) == doc.word);
-            if let Some(Heading::Sprint(h)) = parse_heading(text).filter(marked) {
-                if let Some(why) = done_evidence(doc, j, true) {
-                    return Some(format!("{why}, on `{}` which holds it", h.id));
-                }
-            }
-        }
-        p = doc.parent[j];
-    }
-    None
-}
-
 fn own_numbers(groups: &[(usize, String)]) -> Option<Vec<(SprintId, String)>> {
     let numbered: Vec<(SprintId, String)> = groups
         .iter()

@@ -67,11 +67,18 @@ const OPEN: &[&str] = &[
 /// The state columns of a table: (done columns, open columns), when it has
 /// at least one of each.
 pub(super) fn state_columns(header: &[Cell]) -> Option<(Vec<usize>, Vec<usize>)> {
+    // Most tables are no board: a cell is lower-cased only where it could
+    // be a state's name by its length.
     let named = |names: &[&str]| -> Vec<usize> {
         header
             .iter()
             .enumerate()
-            .filter(|(_, c)| names.contains(&super::norm(&c.text).as_str()))
+            .filter(|(_, c)| {
+                let t = c.text.trim().trim_matches(['*', '`', '_']).trim();
+                (2..=24).contains(&t.len())
+                    && names.iter().any(|n| n.len() == t.len())
+                    && names.contains(&t.to_lowercase().as_str())
+            })
             .map(|(k, _)| k)
             .collect()
     };
@@ -92,13 +99,15 @@ pub(super) fn row_done(columns: &(Vec<usize>, Vec<usize>), row: &Row) -> Option<
     }
 }
 
-/// A cell holding a mark (`X`, `✓`, `●`), not a word or a date.
+/// A cell that puts its row in its column: anything written there (`X`,
+/// `✅ 2024-03-02`, `Yes`, `[x]`) but a blank, a dash or a no.
 fn is_mark(cell: &str) -> bool {
-    let t = cell.trim().trim_matches(['*', '`']);
-    matches!(
-        t,
-        "X" | "x" | "✓" | "✔" | "✔️" | "✅" | "●" | "•" | "o" | "O" | "v" | "V" | "☑"
-    )
+    let t = cell.trim().trim_matches(['*', '`']).trim();
+    !t.is_empty()
+        && !matches!(
+            t.to_lowercase().as_str(),
+            "-" | "—" | "–" | "no" | "n/a" | "0" | "❌" | "✗" | "✘" | "[ ]"
+        )
 }
 
 /// The rows of a board holding a mark, each with its name (its first cell
