@@ -107,7 +107,8 @@ pub(super) fn demote_restated(
                     for (j, id) in ids.iter().enumerate() {
                         // Parts with work of their own (`- [ ] …`), not
                         // design notes numbered alike.
-                        let Some(id) = id.as_ref().filter(|_| holds_items(j)) else {
+                        let Some(id) = id.as_ref().filter(|id| id.contains('.') && holds_items(j))
+                        else {
                             continue;
                         };
                         for (k, _) in id.match_indices('.') {

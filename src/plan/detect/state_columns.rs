@@ -1,88 +1,29 @@
 //! Tables that give each row's state by the column its mark sits in (`|
 //! Task | Not started | Work in progress | Done |` over `| Setup | | | X
 //! |`): a kanban board written as a table. A row is done when its mark is
-//! under a done column, open when under another state's column.
+//! under a done column, open when under another state's column; the
+//! states are named as a board's sections are (`units::sections`).
 
+use super::units::sections::{is_done_group, is_status_group};
 use crate::plan::markdown::{Cell, Row};
 
-/// Column names that say a row in them is done.
-const DONE: &[&str] = &[
-    "done",
-    "completed",
-    "complete",
-    "finished",
-    "fatto",
-    "completato",
-    "hecho",
-    "terminado",
-    "concluído",
-    "concluido",
-    "erledigt",
-    "fertig",
-    "terminé",
-    "fait",
-    "完成",
-    "已完成",
-    "完了",
-    "완료",
-    "готово",
-    "выполнено",
-];
-
-/// Column names that say a row in them is not done yet.
-const OPEN: &[&str] = &[
-    "not started",
-    "to do",
-    "todo",
-    "backlog",
-    "in progress",
-    "work in progress",
-    "wip",
-    "doing",
-    "blocked",
-    "pending",
-    "da fare",
-    "in corso",
-    "pendiente",
-    "por hacer",
-    "en progreso",
-    "em andamento",
-    "a fazer",
-    "offen",
-    "in arbeit",
-    "à faire",
-    "en cours",
-    "未开始",
-    "进行中",
-    "待办",
-    "未着手",
-    "進行中",
-    "대기",
-    "진행중",
-    "진행 중",
-    "не начато",
-    "в работе",
-];
-
 /// The state columns of a table: (done columns, open columns), when it has
-/// at least one of each.
+/// at least one of each. A column is named by a state as a board's
+/// sections are (`## In Progress`, `## Done`), in the same words.
 pub(super) fn state_columns(header: &[Cell]) -> Option<(Vec<usize>, Vec<usize>)> {
-    // Most tables are no board: a cell is lower-cased only where it could
-    // be a state's name by its length.
-    let named = |names: &[&str]| -> Vec<usize> {
-        header
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| {
-                let t = c.text.trim().trim_matches(['*', '`', '_']).trim();
-                (2..=24).contains(&t.len())
-                    && names.iter().any(|n| n.len() == t.len())
-                    && names.contains(&t.to_lowercase().as_str())
-            })
-            .map(|(k, _)| k)
-            .collect()
-    };
-    let (done, open) = (named(DONE), named(OPEN));
+    let (mut done, mut open) = (Vec::new(), Vec::new());
+    for (k, c) in header.iter().enumerate() {
+        // Most tables are no board: a long cell names no state.
+        let t = c.text.trim();
+        if t.len() > 32 || !is_status_group(t) {
+            continue;
+        }
+        if is_done_group(t) {
+            done.push(k);
+        } else {
+            open.push(k);
+        }
+    }
     (!done.is_empty() && !open.is_empty()).then_some((done, open))
 }
 

@@ -286,6 +286,32 @@ pub(in crate::plan::detect) fn is_status_group(title: &str) -> bool {
         "current",
         "future",
         "later",
+        "work in progress",
+        "wip",
+        "doing",
+        // Open states in the plans' other languages (done ones are read by
+        // their done word, below).
+        "da fare",
+        "in corso",
+        "pendiente",
+        "por hacer",
+        "en progreso",
+        "em andamento",
+        "a fazer",
+        "offen",
+        "in arbeit",
+        "à faire",
+        "en cours",
+        "未开始",
+        "进行中",
+        "待办",
+        "未着手",
+        "進行中",
+        "대기",
+        "진행중",
+        "진행 중",
+        "не начато",
+        "в работе",
     ];
     let t = title
         .trim_matches(|c: char| !c.is_alphanumeric())
