@@ -29,9 +29,10 @@ fn a_conflict_is_a_failed_verification_and_its_retry_resolves_it() {
         (
             "german-1-1.txt",
             // German commits only once French's change is on the integration
-            // branch, so the conflict is German's however slow the machine.
+            // branch, so the conflict is German's however slow the machine
+            // (a loaded runner may take minutes to merge French).
             "write greeting.txt hallo\n\
-             spawn ${SAVED}/watch.pid timeout 120 sh -c \"until git for-each-ref --format='%(refname)' refs/heads/supervisor/ | grep /integration | xargs git log --format=%s | grep -q 'french: greet'; do sleep 0.1; done\"; touch ${SAVED}/french-merged\n\
+             spawn ${SAVED}/watch.pid timeout 900 sh -c \"until git for-each-ref --format='%(refname)' refs/heads/supervisor/ | grep /integration | xargs git log --format=%s | grep -q 'french: greet'; do sleep 0.1; done\"; touch ${SAVED}/french-merged\n\
              await ${SAVED}/french-merged\n\
              commit-all german: greet\nresult complete\n",
         ),
