@@ -215,6 +215,10 @@ json_snapshots! {
     board_columns => "first-sight-board-columns",
     fullwidth_fields => "first-sight-fullwidth-fields",
     subphase_series => "first-sight-subphase-series",
+    chain_order => "first-sight-chain-order",
+    blockers_over_tasks => "first-sight-blockers-over-tasks",
+    post_launch => "first-sight-post-launch",
+    dash_done => "first-sight-dash-done",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3027,4 +3031,51 @@ fn sub_phases_side_by_side_are_the_steps_of_their_phase() {
     assert_eq!(units(&v).len(), 1, "{v}");
     assert_eq!(sprint_ids(&v, 0), ["9.0", "9.1", "9.2", "9.3"], "{v}");
     assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
+}
+
+/// `**Execution Order:** 1 > 2 > 3 > 4` is the order of the phases, over
+/// `Depends on` lines that would let 3 and 4 run side by side; an index
+/// entry struck through and marked `ABANDONED` is neither a step nor open
+/// work.
+#[test]
+fn a_chain_over_every_step_is_the_order_and_an_abandoned_entry_no_step() {
+    let (_, v, _) = json("first-sight-chain-order");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "4"], "{v}");
+    assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
+    assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
+}
+
+/// A numbered task list (`- [ ] 2. Send reminders` over `2.1`, `2.2`) is
+/// the plan's steps; numbered bold items under `## Critical Blockers
+/// (Priority Order)` point into it and are not steps of their own.
+#[test]
+fn a_numbered_task_list_outranks_bold_items_pointing_into_it() {
+    let (_, v, _) = json("first-sight-blockers-over-tasks");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
+    assert!(!guessed(&v, "reading::bold_items"), "{v}");
+}
+
+/// `## Post-Launch: Maintenance & Growth` over `### Ongoing Tasks` is
+/// upkeep after the plan's end: no step, and its boxes are not work left
+/// outside every sprint.
+#[test]
+fn upkeep_after_launch_is_no_step() {
+    let (_, v, _) = json("first-sight-post-launch");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+    assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
+}
+
+/// `验证闭环 (Verification Loop) - ✅ 已完成`: the dash that set the mark
+/// apart goes with it, and the name is the words before it.
+#[test]
+fn the_dash_before_a_done_mark_is_no_part_of_the_name() {
+    let (_, v, _) = json("first-sight-dash-done");
+    assert_eq!(
+        names(&v, 0),
+        ["基础设施（当前）", "验证闭环 (Verification Loop)", "规划与编排"],
+        "{v}"
+    );
+    assert_eq!(done(&v, 0), [false, true, true], "{v}");
 }

@@ -45,6 +45,9 @@ const ABOUT_THE_PLAN: &[&str] = &[
     "history",
     "completed",
     "future",
+    // Upkeep after the plan's end (`Post-Launch: Maintenance & Growth`).
+    "post-launch",
+    "post-release",
     "vision",
     "contributing",
     "how to contribute",

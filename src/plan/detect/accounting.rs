@@ -13,9 +13,11 @@
 
 use super::about_plan::describes_plan;
 use super::elsewhere::*;
+use super::line_marks::dated;
 use super::line_marks::ends_deferred;
 use super::line_marks::ends_marked;
 use super::line_marks::ends_pending;
+use super::line_marks::full_count;
 use super::line_marks::{bold_label_says_done, bold_work_label, PENDING};
 use super::*;
 use crate::plan::model::Tally;
@@ -144,8 +146,10 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         } else {
             *checked
         };
-        // `⏳ Review stats (deferred — needs storage)`: put off, not open.
-        let ticked = ticked.filter(|&t| t || !ends_deferred(text));
+        // `⏳ Review stats (deferred — needs storage)`: put off, not open;
+        // `~~Phase 3.4: DSL~~ - ABANDONED`: dropped, not open.
+        let ticked =
+            ticked.filter(|&t| t || !(ends_deferred(text) || super::dropped::dropped(text)));
         out.push(TaskLine {
             span: span.clone(),
             optional: t.starts_with('*') && !t.starts_with("**"),
@@ -439,6 +443,10 @@ fn not_work_reason(doc: &Doc, e: &Elsewhere, line: &TaskLine) -> Option<String> 
             {
                 return Some(format!("criteria section `{}`", clean_name(text)));
             }
+            // `### Ongoing Tasks` under `## Post-Launch: Maintenance`.
+            Some((level, text, _)) if !nearest && level > 1 && describes_plan(text) => {
+                return Some(format!("section `{}` is about the plan", clean_name(text)));
+            }
             _ => {}
         }
         nearest = false;
@@ -468,23 +476,6 @@ fn not_work_reason(doc: &Doc, e: &Elsewhere, line: &TaskLine) -> Option<String> 
         Some(false) if line.optional => Some("optional, outside every sprint".into()),
         Some(false) => None,
     }
-}
-
-/// A done mark that counts the work complete: `3/3`.
-fn full_count(done: &str) -> bool {
-    done.split_whitespace().any(|w| {
-        let w = w.trim_matches(|c: char| !c.is_ascii_digit() && c != '/');
-        w.split_once('/')
-            .is_some_and(|(a, b)| !a.is_empty() && a == b && a.chars().all(|c| c.is_ascii_digit()))
-    })
-}
-
-/// A done mark with its completion date (`completed 2026-02-22`).
-fn dated(done: &str) -> bool {
-    let lower = done.to_lowercase();
-    ["completed 2", "complete 2", "done 2", "shipped 2"]
-        .iter()
-        .any(|m| lower.contains(m))
 }
 
 /// The task text with its leading id (`T1:`, `#101`, `1.2`) removed,
@@ -678,10 +669,13 @@ fn progress_inside(
 }
 
 /// Sprints marked done that hold open lines of their own are not done;
-/// the guess that says so. A mark that counts the work complete (`3/3`, a
-/// completion date) stands over stale boxes, unless it is a bare count and
-/// not one of the sprint's own boxes is ticked (`**Plans:** 4/4 plans
-/// complete` over four open plans).
+/// the guess that says so. A completion date stands over boxes never
+/// ticked (stale), not over boxes ticked one by one with some still open
+/// (`- [x] **Phase 22** (completed 2026-03-11)` over one ticked plan and
+/// three open: the boxes were kept, and the open ones are work). A count of
+/// the work complete (`3/3`) stands over stale boxes only where one of the
+/// sprint's own boxes is ticked (`**Plans:** 4/4 plans complete` over four
+/// open plans marks nothing).
 fn undo_done(
     doc: &Doc,
     units: &mut [RawUnit],
@@ -691,11 +685,10 @@ fn undo_done(
     let mut undone = Vec::new();
     for (&(u, k), &n) in open_in {
         let s = &mut units[u].sprints[k];
-        if s.sprint
-            .done
-            .as_deref()
-            .is_some_and(|d| !(dated(d) || full_count(d) && ticked_in.contains_key(&(u, k))))
-        {
+        if s.sprint.done.as_deref().is_some_and(|d| {
+            let ticked = ticked_in.contains_key(&(u, k));
+            !(dated(d) && !ticked || full_count(d) && ticked)
+        }) {
             s.sprint.done = None;
             undone.push((doc.line(s.span.start), s.sprint.name.clone(), n));
         }

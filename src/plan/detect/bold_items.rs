@@ -34,7 +34,7 @@ pub(super) fn promote_bold_items(
         matches!(b, Block::Heading { text, .. }
             if matches!(super::headings::parse_heading(text), Some(super::headings::Heading::Sprint(_))))
     });
-    if headed {
+    if headed || numbered_task_list(&blocks) {
         return blocks;
     }
     let mut section_level = 1u8;
@@ -405,6 +405,30 @@ pub(super) fn names_an_order(heading: &str) -> bool {
             .iter()
             .any(|k| w.eq_ignore_ascii_case(k) || (k.len() > 7 && ends_with(w, k)))
     })
+}
+
+/// Whether the plan holds a numbered task list (Kiro's `- [x] 1. Set up
+/// …`, two or more top-level items): its items are the steps, and numbered
+/// bold items elsewhere (`1. **Infrastructure Deployment (Task 1.9)**`
+/// under `## Critical Blockers (Priority Order)`) point into it.
+fn numbered_task_list(blocks: &[Block]) -> bool {
+    blocks
+        .iter()
+        .filter(|b| match b {
+            Block::Item {
+                depth: 0,
+                checked: Some(_),
+                text,
+                ..
+            } => {
+                let t = text.trim_start();
+                let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+                digits > 0 && t[digits..].starts_with(". ")
+            }
+            _ => false,
+        })
+        .nth(1)
+        .is_some()
 }
 
 #[cfg(test)]

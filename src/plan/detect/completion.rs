@@ -191,7 +191,9 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
             && trimmed[..trimmed.len() - last.len()]
                 .trim_end()
                 .ends_with(['—', '–', '-', '|'])
-            && DONE_WORDS.contains(&word.to_lowercase().as_str()));
+            && (DONE_WORDS.contains(&word.to_lowercase().as_str())
+                // `验证闭环 - ✅ 已完成`
+                || !word.is_ascii() && DONE_PHRASES.contains(&word)));
     if status_word {
         let before = trimmed[..trimmed.len() - last.len()].trim_end();
         let head = ['—', '–', '-', '|']
@@ -204,6 +206,13 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
             done = true;
         }
     }
+    // `Verification Loop - ✅`: the dash set the mark apart and goes with it.
+    let t = match done {
+        true => {
+            t.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '—' | '–' | '-' | '|'))
+        }
+        false => &t,
+    };
     (t.trim().to_string(), done)
 }
 

@@ -92,7 +92,10 @@ pub(super) fn marks_elsewhere(
         .filter(|(_, _, label, _)| !task_lines.contains(&norm(label)));
     for (checked, id, label, span) in index {
         let Some(sprint) = find_by_id(units, &id) else {
-            listed_only.push((checked, id, label, span));
+            // `~~**Phase 3.4: DSL**~~ - ABANDONED`: listed, not to run.
+            if !super::dropped::dropped(&label) {
+                listed_only.push((checked, id, label, span));
+            }
             continue;
         };
         matched += 1;

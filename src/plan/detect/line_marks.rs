@@ -147,3 +147,20 @@ pub(super) fn bold_work_label(raw: &str) -> bool {
         !label.is_empty() && !label.ends_with(COLONS) && !after.starts_with(COLONS)
     })
 }
+
+/// A done mark that counts the work complete: `3/3`.
+pub(super) fn full_count(done: &str) -> bool {
+    done.split_whitespace().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_ascii_digit() && c != '/');
+        w.split_once('/')
+            .is_some_and(|(a, b)| !a.is_empty() && a == b && a.chars().all(|c| c.is_ascii_digit()))
+    })
+}
+
+/// A done mark with its completion date (`completed 2026-02-22`).
+pub(super) fn dated(done: &str) -> bool {
+    let lower = done.to_lowercase();
+    ["completed 2", "complete 2", "done 2", "shipped 2"]
+        .iter()
+        .any(|m| lower.contains(m))
+}

@@ -446,7 +446,7 @@ fn parse_once(
     let repeated = repeats::distinct_repeats(&doc, &mut raw_units);
     // "Phases execute in numeric order" (a GSD roadmap): inserted phases
     // written out of place (`02.8` before `02.1`) run by their numbers.
-    if sprint_graph::says_numeric_order(doc.source) {
+    if order_prose::says_numeric_order(doc.source) {
         for unit in &mut raw_units {
             unit.sprints.sort_by(|a, b| a.id.cmp(&b.id));
         }

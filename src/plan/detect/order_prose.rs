@@ -7,7 +7,9 @@
 //! that label's initials (`US2`), and by a code in the name (`User Story
 //! AUTH-US1 - Registration`); a label two units share names neither. A
 //! chain of arrows (`R01→R02→R03 ship sequentially`) makes each unit wait
-//! for the one before it.
+//! for the one before it. A chain over every step (`Execution Order: 1 >
+//! 2 > 2.1 > 3`, `Phases execute in numeric order`) is the steps' order,
+//! over what each step's own dependency line allows.
 //! Only waits are added, and none that would close a cycle, so a sentence
 //! read wrongly can make a run slower, never run work out of order.
 
@@ -370,4 +372,27 @@ fn reaches(units: &[RawUnit], from: usize, to: usize) -> bool {
         }
     }
     false
+}
+
+/// The body writes the order out as one chain ("Implementation order:
+/// TASK-006 → TASK-007 → TASK-008"): that beats the todos' looser graph.
+pub(super) fn states_a_sequence(doc: &Doc) -> bool {
+    let body = crate::plan::frontmatter::body_range(doc.source).map_or(0, |r| r.end);
+    // `1 > 2 > 2.1 > 3` draws the chain with plain signs; the looser
+    // reading (each step's own line) would let `5` start beside `4`.
+    says_numeric_order(&doc.source[body..])
+        || doc.source[body..].lines().any(|l| {
+            let arrows =
+                l.matches('→').count() + l.matches("->").count() + l.matches(" > ").count();
+            arrows >= 2 && l.to_lowercase().contains("order")
+        })
+}
+
+/// The plan says its phases run by their numbers, not as written.
+pub(super) fn says_numeric_order(source: &str) -> bool {
+    source.lines().any(|l| {
+        let l = l.to_lowercase();
+        (l.contains("execute in numeric order") || l.contains("run in numeric order"))
+            && !l.contains("not ")
+    })
 }

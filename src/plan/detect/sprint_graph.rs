@@ -80,7 +80,7 @@ fn from_todos(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
     if !from_todos
         || waits.iter().all(Vec::is_empty)
         || ids.iter().any(|i| i.is_empty())
-        || states_a_sequence(doc)
+        || super::order_prose::states_a_sequence(doc)
     {
         return None;
     }
@@ -429,16 +429,6 @@ fn order_item_names(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The body writes the order out as one chain ("Implementation order:
-/// TASK-006 → TASK-007 → TASK-008"): that beats the todos' looser graph.
-fn states_a_sequence(doc: &Doc) -> bool {
-    let body = crate::plan::frontmatter::body_range(doc.source).map_or(0, |r| r.end);
-    doc.source[body..].lines().any(|l| {
-        let arrows = l.matches('→').count() + l.matches("->").count();
-        arrows >= 2 && l.to_lowercase().contains("order")
-    })
-}
-
 /// "Tasks 1-4 are independent and can run in parallel": those steps form
 /// one wave, every other step a wave of its own, and each wave waits for
 /// the one before it.
@@ -570,7 +560,7 @@ fn scoped_parallel(line: &str) -> Option<(String, u32, u32)> {
 fn from_dependency_lines(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
     // `Phases execute in numeric order: 1 → 1.1 → 2`: the plan's own
     // sequence over what each step's line allows.
-    if states_a_sequence(doc) {
+    if super::order_prose::states_a_sequence(doc) {
         return None;
     }
     let waits = super::dependency_lines::waits(&unit.sprints)?;
@@ -749,15 +739,6 @@ fn units_of(
             out
         })
         .collect()
-}
-
-/// The plan says its phases run by their numbers, not as written.
-pub(super) fn says_numeric_order(source: &str) -> bool {
-    source.lines().any(|l| {
-        let l = l.to_lowercase();
-        (l.contains("execute in numeric order") || l.contains("run in numeric order"))
-            && !l.contains("not ")
-    })
 }
 
 #[cfg(test)]
