@@ -219,6 +219,8 @@ json_snapshots! {
     blockers_over_tasks => "first-sight-blockers-over-tasks",
     post_launch => "first-sight-post-launch",
     dash_done => "first-sight-dash-done",
+    priority_tiers => "first-sight-priority-tiers",
+    inserted_section => "first-sight-inserted-section",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3074,8 +3076,39 @@ fn the_dash_before_a_done_mark_is_no_part_of_the_name() {
     let (_, v, _) = json("first-sight-dash-done");
     assert_eq!(
         names(&v, 0),
-        ["基础设施（当前）", "验证闭环 (Verification Loop)", "规划与编排"],
+        [
+            "基础设施（当前）",
+            "验证闭环 (Verification Loop)",
+            "规划与编排"
+        ],
         "{v}"
     );
     assert_eq!(done(&v, 0), [false, true, true], "{v}");
+}
+
+/// `User stories can then proceed in priority order (P1 → P2 → P3)`: each
+/// story of a priority waits for every story of a higher one, over story
+/// lines that let them all start after the foundation.
+#[test]
+fn stories_proceed_by_their_priorities() {
+    let (_, v, _) = json("first-sight-priority-tiers");
+    assert_eq!(deps(&v, 2), ["Phase 2"], "{v}");
+    assert_eq!(deps(&v, 3), ["Phase 2"], "{v}");
+    assert_eq!(deps(&v, 4), ["Phase 2", "Phase 3", "Phase 4"], "{v}");
+    assert_eq!(
+        deps(&v, 5),
+        ["Phase 2", "Phase 3", "Phase 4", "Phase 5"],
+        "{v}"
+    );
+}
+
+/// `## Review Hotfix` between `## Phase 2` and `## Phase 3`, written as
+/// the phases are (a list of task boxes): a step inserted there, after
+/// phase 2, not work left outside every step; `## Notes` is not one.
+#[test]
+fn a_section_written_as_the_steps_between_two_of_them_is_a_step() {
+    let (_, v, _) = json("first-sight-inserted-section");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "2a", "3"], "{v}");
+    assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
+    assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
 }

@@ -182,6 +182,8 @@ pub(super) fn obey(
     let mut sentences: Vec<(usize, String)> = Vec::new();
     // Sentences chaining units by arrows (`R01→R02→R03 ship sequentially`).
     let mut chains: Vec<String> = Vec::new();
+    // `User stories proceed in priority order (P1 → P2 → P3)`.
+    let mut tiers = false;
     for (j, block) in doc.blocks.iter().enumerate() {
         let (Block::Paragraph { text, .. } | Block::Item { text, .. }) = block else {
             continue;
@@ -190,6 +192,7 @@ pub(super) fn obey(
             continue;
         }
         let lower = text.to_lowercase();
+        tiers |= says_priority_tiers(&lower);
         let arrows = lower.contains('→');
         if !arrows && !ORDER_WORDS.iter().any(|k| lower.contains(k.trim())) {
             continue;
@@ -219,7 +222,7 @@ pub(super) fn obey(
             }
         }
     }
-    if sentences.is_empty() && chains.is_empty() {
+    if sentences.is_empty() && chains.is_empty() && !tiers {
         return structure;
     }
     let mut count: HashMap<String, usize> = HashMap::new();
@@ -317,6 +320,18 @@ pub(super) fn obey(
             }
         }
     }
+    // Each unit of a priority (`(Priority: P2)`) waits for every unit of
+    // a higher one.
+    if tiers {
+        let tier: Vec<Option<u32>> = units.iter().map(priority_of).collect();
+        for (waiter, t) in tier.iter().enumerate() {
+            for (on, o) in tier.iter().enumerate() {
+                if t.zip(*o).is_some_and(|(t, o)| o < t) {
+                    added.push((waiter, on));
+                }
+            }
+        }
+    }
     for (waiter, on) in added {
         let dep = units[on].name.clone();
         if units[waiter].deps.iter().any(|(d, _)| *d == dep) || reaches(units, on, waiter) {
@@ -347,6 +362,45 @@ pub(super) fn obey(
         }
         other => other,
     }
+}
+
+/// Whether a sentence (lower-cased) orders the work by its priorities:
+/// `proceed in priority order (P1 → P2 → P3)`, `P1 stories should complete
+/// before P2/P3`; not an order offered beside another (`in parallel … or
+/// sequentially in priority order (P1 → P2 → P3)`).
+fn says_priority_tiers(lower: &str) -> bool {
+    if !lower.contains("p1") || !lower.contains("p2") {
+        return false;
+    }
+    let offered = ["independen", "parallel", " or "]
+        .iter()
+        .any(|w| lower.contains(w));
+    let chain = ["p1 → p2", "p1 -> p2", "p1 > p2"]
+        .iter()
+        .any(|c| lower.contains(c));
+    let before = lower
+        .find("p1")
+        .is_some_and(|at| lower[at..].contains(" before p2"));
+    !offered && (chain && lower.contains("priority order") || before)
+}
+
+/// A unit's priority, from its name or its steps' (`User Story 4 (Priority:
+/// P2)`, `Story 2 (P1)`).
+fn priority_of(unit: &RawUnit) -> Option<u32> {
+    let names = std::iter::once(unit.name.as_str())
+        .chain(unit.sprints.iter().map(|s| s.sprint.name.as_str()));
+    names.into_iter().find_map(|n| {
+        let lower = n.to_ascii_lowercase();
+        let at = lower
+            .find("priority: p")
+            .map(|a| a + "priority: p".len())
+            .or_else(|| lower.find("(p").map(|a| a + 2))?;
+        let digits: String = lower[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    })
 }
 
 /// Whether `from` waits for `to`, directly or not.
@@ -395,4 +449,26 @@ pub(super) fn says_numeric_order(source: &str) -> bool {
         (l.contains("execute in numeric order") || l.contains("run in numeric order"))
             && !l.contains("not ")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::says_priority_tiers;
+
+    #[test]
+    fn priorities_order_the_work_only_where_the_plan_says_so() {
+        assert!(says_priority_tiers(
+            "user stories can then proceed in priority order (p1 → p2 → p3)"
+        ));
+        assert!(says_priority_tiers(
+            "p1 stories (us1, us2, us3) should complete before p2/p3"
+        ));
+        // spec-kit's own words offer the order beside running at once.
+        assert!(!says_priority_tiers(
+            "user stories can then proceed in parallel (if staffed) - or sequentially in priority order (p1 → p2 → p3)"
+        ));
+        assert!(!says_priority_tiers(
+            "priorities: p1 is must-have, p2 nice to have"
+        ));
+    }
 }

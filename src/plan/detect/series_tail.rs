@@ -38,40 +38,60 @@ pub(super) fn extend_series(
         .iter()
         .map(|&i| Shape::of(blocks, i, section_end[i]))
         .collect();
+    // A section between two steps, written as they are (`## Review 1.5
+    // Hotfix` with its boxed tasks between `## Phase 5.5` and `## Phase
+    // 6`): a step inserted there, its id the one before it and a letter.
+    let word = sprint_at[*last].as_ref().map(|h| h.word);
+    let ids: Vec<String> = series
+        .iter()
+        .filter_map(|&i| sprint_at[i].as_ref().map(|h| h.id.to_ascii_lowercase()))
+        .collect();
+    for pair in series.windows(2) {
+        let [before, after] = [pair[0], pair[1]];
+        let mut next = section_end[before];
+        let mut letters = 'a'..='z';
+        while next < after && level(next) == level(*first) && parent[next] == parent[*first] {
+            if !written_as_steps(blocks, next, section_end, set_aside, &shapes) {
+                break;
+            }
+            let Some(id) = sprint_at[before]
+                .as_ref()
+                .zip(letters.next())
+                .map(|(h, l)| format!("{}{l}", h.id))
+            else {
+                break;
+            };
+            if ids.contains(&id.to_ascii_lowercase()) || id.parse::<SprintId>().is_err() {
+                break;
+            }
+            let Block::Heading { text, .. } = &blocks[next] else {
+                break;
+            };
+            let (name, done) = strip_done_marks(text);
+            sprint_at[next] = word.map(|word| SprintHeading {
+                word,
+                id,
+                name: clean_name(&name).trim_end_matches([':', '：']).to_string(),
+                done,
+                bare: false,
+            });
+            next = section_end[next];
+        }
+    }
     let Some(mut number) = sprint_at[*last]
         .as_ref()
         .and_then(|h| h.id.parse::<u32>().ok())
     else {
         return;
     };
-    let word = sprint_at[*last].as_ref().map(|h| h.word);
     let mut next = section_end[*last];
     while next < blocks.len() && parent[next] == parent[*first] && level(next) == level(*first) {
+        if !written_as_steps(blocks, next, section_end, set_aside, &shapes) {
+            break;
+        }
         let Block::Heading { text, .. } = &blocks[next] else {
             break;
         };
-        // `## M2 remaining priorities`: a heading with a step word, or one
-        // read as about a step, is read by the rules for those.
-        // A first word with a number (`M2 remaining priorities`) names a
-        // step by its code: not a step of no number.
-        let coded = clean_name(text)
-            .split_whitespace()
-            .next()
-            .is_some_and(|w| w.contains(|c: char| c.is_ascii_digit()));
-        // `## Critérios de aprovação por fase`: the steps' criteria.
-        let criteria = super::criteria::criteria_label(text).is_some();
-        if describes_plan(text)
-            || criteria
-            || coded
-            || parse_heading(text).is_some()
-            || set_aside[next]
-        {
-            break;
-        }
-        let shape = Shape::of(blocks, next, section_end[next]);
-        if !shapes.iter().all(|s| s.matches(&shape)) {
-            break;
-        }
         let (name, done) = strip_done_marks(text);
         number += 1;
         sprint_at[next] = word.map(|word| SprintHeading {
@@ -83,6 +103,37 @@ pub(super) fn extend_series(
         });
         next = section_end[next];
     }
+}
+
+/// Whether the section headed at `next` is a step of the series with no
+/// number: not a step heading, not about the plan or its criteria, and
+/// written as every step of the series is.
+fn written_as_steps(
+    blocks: &[Block],
+    next: usize,
+    section_end: &[usize],
+    set_aside: &[bool],
+    shapes: &[Shape],
+) -> bool {
+    let Block::Heading { text, .. } = &blocks[next] else {
+        return false;
+    };
+    // `## M2 remaining priorities`: a heading with a step word, or one
+    // read as about a step, is read by the rules for those.
+    // A first word with a number (`M2 remaining priorities`) names a
+    // step by its code: not a step of no number.
+    let coded = clean_name(text)
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.contains(|c: char| c.is_ascii_digit()));
+    // `## Critérios de aprovação por fase`: the steps' criteria.
+    let criteria = super::criteria::criteria_label(text).is_some();
+    if describes_plan(text) || criteria || coded || parse_heading(text).is_some() || set_aside[next]
+    {
+        return false;
+    }
+    let shape = Shape::of(blocks, next, section_end[next]);
+    shapes.iter().all(|s| s.matches(&shape))
 }
 
 /// What a step's section is made of, as far as telling a step from a note.
