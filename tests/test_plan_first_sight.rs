@@ -221,6 +221,9 @@ json_snapshots! {
     dash_done => "first-sight-dash-done",
     priority_tiers => "first-sight-priority-tiers",
     inserted_section => "first-sight-inserted-section",
+    review5_state_word => "first-sight-review5-state-word",
+    review5_acceptance_numbers => "first-sight-review5-acceptance-numbers",
+    review5_known_issues => "first-sight-review5-known-issues",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3111,4 +3114,24 @@ fn a_section_written_as_the_steps_between_two_of_them_is_a_step() {
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "2a", "3"], "{v}");
     assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
     assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
+}
+
+/// What the review of this round's rules found, each read as a person
+/// reads it: a line naming a state in capitals (`Add CANCELLED state`) is
+/// open work, not a line dropped; a flat numbered checklist of acceptance
+/// checks does not displace numbered bold steps; a completion date stands
+/// over a box under `Known issues (… not blocking)`.
+#[test]
+fn the_rounds_rules_keep_to_their_cases() {
+    let (_, v, _) = json("first-sight-review5-state-word");
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
+    let (_, v, _) = json("first-sight-review5-acceptance-numbers");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "4"], "{v}");
+    assert_eq!(
+        names(&v, 0)[0],
+        "Provision new cluster — Terraform module for the PG16 cluster",
+        "{v}"
+    );
+    let (_, v, _) = json("first-sight-review5-known-issues");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
 }

@@ -417,7 +417,7 @@ fn steps_numbered_after_their_phase() {
 /// its one plan left open marks nothing (the count contradicts the box it
 /// counts), and `1/2 plans executed` does not either. A dated tick in the
 /// index (`(completed 2026-03-02)`) stands over plan boxes never ticked,
-/// not over boxes ticked one by one with one still open.
+/// not over plan boxes ticked one by one with one still open.
 #[test]
 fn roadmaps_in_numeric_order_with_count_lines() {
     let (_, v, _) = json("dialect-gsd-inserted");

@@ -45,9 +45,6 @@ const ABOUT_THE_PLAN: &[&str] = &[
     "history",
     "completed",
     "future",
-    // Upkeep after the plan's end (`Post-Launch: Maintenance & Growth`).
-    "post-launch",
-    "post-release",
     "vision",
     "contributing",
     "how to contribute",
@@ -186,6 +183,23 @@ pub(super) fn names_legend(heading: &str) -> bool {
         || ["凡例", "图例", "범례"].iter().any(|w| lower.contains(w))
 }
 
+/// Whether a heading names upkeep after the plan's end (`Post-Launch:
+/// Maintenance & Growth`, `Post-release support`), ideas for later, or
+/// the future (`Future Enhancements (Post-MVP)`): its lines, however deep
+/// below it, are not work the plan schedules. `Post-Launch Cleanup` is a
+/// last step.
+pub(super) fn names_after_the_plan(heading: &str) -> bool {
+    let lower = super::clean_name(heading).to_lowercase();
+    let lower = lower.trim_start_matches(|c: char| !c.is_alphabetic());
+    let upkeep = ["maintenance", "ongoing", "support", "growth", "monitoring"];
+    (["post-launch", "post-release", "after launch"]
+        .iter()
+        .any(|w| lower.starts_with(w))
+        && upkeep.iter().any(|w| lower.contains(w)))
+        || lower.starts_with("future ")
+        || names_later_ideas(heading)
+}
+
 /// Whether a heading names ideas put off to some later day (`💡 Backlog
 /// (Idee Future)`, `Future ideas`, `Icebox`, `Someday`): ideas the plan
 /// keeps, not steps it schedules. A numbered heading is a step whatever
@@ -245,6 +259,11 @@ mod tests {
         assert!(names_later_ideas("💡 Backlog (Idee Future)"));
         assert!(names_later_ideas("Future ideas"));
         assert!(!names_later_ideas("Future Milestones"));
+        assert!(super::names_after_the_plan(
+            "Post-Launch: Maintenance & Growth"
+        ));
+        assert!(!super::names_after_the_plan("Post-Launch Cleanup"));
+        assert!(!super::names_after_the_plan("Summary of remaining work"));
         assert!(!names_later_ideas("Lower Priority (P2 - Nice to Have)"));
         assert!(!names_later_ideas("3. Future-proof the parser"));
         assert!(!names_later_ideas("Backlog"));

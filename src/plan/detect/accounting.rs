@@ -18,6 +18,7 @@ use super::line_marks::ends_deferred;
 use super::line_marks::ends_marked;
 use super::line_marks::ends_pending;
 use super::line_marks::full_count;
+use super::line_marks::plan_file;
 use super::line_marks::{bold_label_says_done, bold_work_label, PENDING};
 use super::*;
 use crate::plan::model::Tally;
@@ -149,7 +150,7 @@ fn task_lines<'d>(doc: &'d Doc, units: &[RawUnit]) -> Vec<TaskLine<'d>> {
         // `⏳ Review stats (deferred — needs storage)`: put off, not open;
         // `~~Phase 3.4: DSL~~ - ABANDONED`: dropped, not open.
         let ticked =
-            ticked.filter(|&t| t || !(ends_deferred(text) || super::dropped::dropped(text)));
+            ticked.filter(|&t| t || !(ends_deferred(text) || super::dropped::struck_dropped(text)));
         out.push(TaskLine {
             span: span.clone(),
             optional: t.starts_with('*') && !t.starts_with("**"),
@@ -444,7 +445,9 @@ fn not_work_reason(doc: &Doc, e: &Elsewhere, line: &TaskLine) -> Option<String> 
                 return Some(format!("criteria section `{}`", clean_name(text)));
             }
             // `### Ongoing Tasks` under `## Post-Launch: Maintenance`.
-            Some((level, text, _)) if !nearest && level > 1 && describes_plan(text) => {
+            Some((level, text, _))
+                if level > 1 && super::about_plan::names_after_the_plan(text) =>
+            {
                 return Some(format!("section `{}` is about the plan", clean_name(text)));
             }
             _ => {}
@@ -669,10 +672,10 @@ fn progress_inside(
 }
 
 /// Sprints marked done that hold open lines of their own are not done;
-/// the guess that says so. A completion date stands over boxes never
-/// ticked (stale), not over boxes ticked one by one with some still open
-/// (`- [x] **Phase 22** (completed 2026-03-11)` over one ticked plan and
-/// three open: the boxes were kept, and the open ones are work). A count of
+/// the guess that says so. A completion date stands over stale boxes, but
+/// not over a roadmap's plan boxes ticked one by one with some still open
+/// (`- [x] **Phase 22** (completed 2026-03-11)` over `- [x] 22-01-PLAN.md`
+/// and three open plans: the tool that ticks them kept them). A count of
 /// the work complete (`3/3`) stands over stale boxes only where one of the
 /// sprint's own boxes is ticked (`**Plans:** 4/4 plans complete` over four
 /// open plans marks nothing).
@@ -687,7 +690,8 @@ fn undo_done(
         let s = &mut units[u].sprints[k];
         if s.sprint.done.as_deref().is_some_and(|d| {
             let ticked = ticked_in.contains_key(&(u, k));
-            !(dated(d) && !ticked || full_count(d) && ticked)
+            let kept = ticked && s.sprint.tasks.iter().all(|t| plan_file(t));
+            !(dated(d) && !kept || full_count(d) && ticked)
         }) {
             s.sprint.done = None;
             undone.push((doc.line(s.span.start), s.sprint.name.clone(), n));

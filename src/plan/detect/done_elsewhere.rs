@@ -93,7 +93,7 @@ pub(super) fn marks_elsewhere(
     for (checked, id, label, span) in index {
         let Some(sprint) = find_by_id(units, &id) else {
             // `~~**Phase 3.4: DSL**~~ - ABANDONED`: listed, not to run.
-            if !super::dropped::dropped(&label) {
+            if !super::dropped::struck_dropped(&label) {
                 listed_only.push((checked, id, label, span));
             }
             continue;

@@ -66,3 +66,27 @@ pub(crate) fn dropped(text: &str) -> bool {
             || (w.starts_with('(') && w.ends_with(')')))
     })
 }
+
+/// Whether a list line is struck through and marked dropped right after
+/// the struck part (`~~**Phase 3.4: DSL**~~ - ABANDONED`): a line naming a
+/// state in capitals (`Add CANCELLED state`) or striking an old choice
+/// beside its replacement (`~~Cookies~~ Use JWT; cookies dropped`) is not.
+pub(crate) fn struck_dropped(text: &str) -> bool {
+    let t = text.trim_start();
+    let Some(rest) = t.strip_prefix("~~") else {
+        return false;
+    };
+    let Some(end) = rest.find("~~") else {
+        return false;
+    };
+    let after = rest[end + 2..].trim_start_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '-' | '–' | '—' | ':' | '(' | '*' | '_')
+    });
+    let word = after
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or_default();
+    word.len() >= 6
+        && (DROPPED.iter().any(|d| d.eq_ignore_ascii_case(word))
+            || DROPPED.contains(&word.to_lowercase().as_str()))
+}

@@ -164,3 +164,15 @@ pub(super) fn dated(done: &str) -> bool {
         .iter()
         .any(|m| lower.contains(m))
 }
+
+/// A roadmap's plan line (`22-01-PLAN.md — Common library`, `07-01: TBD`)
+/// or its count of plans (`1/2 plans executed`).
+pub(super) fn plan_file(task: &str) -> bool {
+    let t = task.trim_start();
+    let digits = t
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b'.' || *b == b'/')
+        .count();
+    digits > 0 && (t[digits..].starts_with('-') || t[digits..].trim_start().starts_with("plan"))
+        || t.contains("-PLAN.md")
+}

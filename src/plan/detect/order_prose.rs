@@ -322,8 +322,11 @@ pub(super) fn obey(
     }
     // Each unit of a priority (`(Priority: P2)`) waits for every unit of
     // a higher one.
-    if tiers {
-        let tier: Vec<Option<u32>> = units.iter().map(priority_of).collect();
+    let tier: Vec<Option<u32>> = match tiers {
+        true => units.iter().map(priority_of).collect(),
+        false => Vec::new(),
+    };
+    if tier.iter().flatten().count() >= 2 {
         for (waiter, t) in tier.iter().enumerate() {
             for (on, o) in tier.iter().enumerate() {
                 if t.zip(*o).is_some_and(|(t, o)| o < t) {
@@ -372,9 +375,12 @@ fn says_priority_tiers(lower: &str) -> bool {
     if !lower.contains("p1") || !lower.contains("p2") {
         return false;
     }
-    let offered = ["independen", "parallel", " or "]
+    // `Within each workstream, P1 tasks before P2 tasks`: an order
+    // inside the units, not between them.
+    let offered = ["independen", "parallel", " or ", "within"]
         .iter()
-        .any(|w| lower.contains(w));
+        .any(|w| lower.contains(w))
+        || lower.trim_start().starts_with("or ");
     let chain = ["p1 → p2", "p1 -> p2", "p1 > p2"]
         .iter()
         .any(|c| lower.contains(c));
@@ -389,17 +395,19 @@ fn says_priority_tiers(lower: &str) -> bool {
 fn priority_of(unit: &RawUnit) -> Option<u32> {
     let names = std::iter::once(unit.name.as_str())
         .chain(unit.sprints.iter().map(|s| s.sprint.name.as_str()));
+    // `(P2)` closed right after its digit: `(p95 and p99)` is no priority.
     names.into_iter().find_map(|n| {
         let lower = n.to_ascii_lowercase();
-        let at = lower
-            .find("priority: p")
-            .map(|a| a + "priority: p".len())
-            .or_else(|| lower.find("(p").map(|a| a + 2))?;
+        let (at, closed) = match lower.find("priority: p") {
+            Some(a) => (a + "priority: p".len(), false),
+            None => (lower.find("(p")? + 2, true),
+        };
         let digits: String = lower[at..]
             .chars()
             .take_while(char::is_ascii_digit)
             .collect();
-        digits.parse().ok()
+        let rest = &lower[at + digits.len()..];
+        (!closed || rest.starts_with(')')).then(|| digits.parse().ok())?
     })
 }
 
@@ -436,19 +444,54 @@ pub(super) fn states_a_sequence(doc: &Doc) -> bool {
     // reading (each step's own line) would let `5` start beside `4`.
     says_numeric_order(&doc.source[body..])
         || doc.source[body..].lines().any(|l| {
-            let arrows =
-                l.matches('→').count() + l.matches("->").count() + l.matches(" > ").count();
-            arrows >= 2 && l.to_lowercase().contains("order")
+            let arrows = l.matches('→').count() + l.matches("->").count();
+            (arrows >= 2 || numbers_chained(l)) && l.to_lowercase().contains("order")
         })
 }
 
-/// The plan says its phases run by their numbers, not as written.
+/// `1 > 2 > 2.1 > 3`: step numbers chained by `>` (`CLI > env > config`
+/// and `Admin > Orders > Refunds` chain no steps).
+fn numbers_chained(line: &str) -> bool {
+    let parts: Vec<&str> = line.split(" > ").collect();
+    let number = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit() || c == '.');
+    parts.len() >= 3
+        && parts[1..parts.len() - 1].iter().all(|p| number(p.trim()))
+        && parts[0].split_whitespace().last().is_some_and(number)
+        && parts[parts.len() - 1]
+            .split_whitespace()
+            .next()
+            .is_some_and(number)
+}
+
+/// The plan says its phases run by their numbers, not as written, in
+/// words or by a rising chain of them (`Execution Order: 1 > 2 > 2.1 > 3`).
 pub(super) fn says_numeric_order(source: &str) -> bool {
     source.lines().any(|l| {
         let l = l.to_lowercase();
-        (l.contains("execute in numeric order") || l.contains("run in numeric order"))
+        let said = (l.contains("execute in numeric order") || l.contains("run in numeric order"))
             && !l.contains("not ")
+            && !l.contains("n't ");
+        said || l.contains("order") && numbers_chained(&l) && rising(&l)
     })
+}
+
+/// Whether the numbers chained in a line rise (`1 > 2 > 2.1 > 3`).
+fn rising(line: &str) -> bool {
+    let parts: Vec<&str> = line.split(" > ").collect();
+    let last = parts.len() - 1;
+    let numbers: Option<Vec<Vec<u32>>> = parts
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let n = match k {
+                0 => p.split_whitespace().last()?,
+                k if k == last => p.split_whitespace().next()?,
+                _ => p.trim(),
+            };
+            n.split('.').map(|d| d.parse().ok()).collect()
+        })
+        .collect();
+    numbers.is_some_and(|n| n.windows(2).all(|w| w[0] < w[1]))
 }
 
 #[cfg(test)]
@@ -469,6 +512,21 @@ mod tests {
         ));
         assert!(!says_priority_tiers(
             "priorities: p1 is must-have, p2 nice to have"
+        ));
+        assert!(!says_priority_tiers(
+            "within each workstream, p1 tasks should complete before p2 tasks"
+        ));
+    }
+
+    #[test]
+    fn only_step_numbers_chained_by_signs_are_an_order() {
+        use super::numbers_chained;
+        assert!(numbers_chained("**Execution Order:** 1 > 2 > 2.1 > 3"));
+        assert!(!numbers_chained(
+            "precedence order is CLI > env > config file"
+        ));
+        assert!(!numbers_chained(
+            "Admin > Orders > Refunds, sorted by order date"
         ));
     }
 }

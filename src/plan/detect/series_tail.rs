@@ -46,12 +46,24 @@ pub(super) fn extend_series(
         .iter()
         .filter_map(|&i| sprint_at[i].as_ref().map(|h| h.id.to_ascii_lowercase()))
         .collect();
-    for pair in series.windows(2) {
+    // Only a section whose boxes carry the steps' task codes (`- [ ] T006
+    // …` among steps of `T001` …): a `## Blockers` or `## Rollback plan`
+    // with boxes is no step.
+    let codes: Vec<String> = series
+        .iter()
+        .filter_map(|&i| task_code(blocks, i, section_end[i]))
+        .collect();
+    for pair in series
+        .windows(2)
+        .filter(|_| codes.len() * 2 >= series.len())
+    {
         let [before, after] = [pair[0], pair[1]];
         let mut next = section_end[before];
         let mut letters = 'a'..='z';
         while next < after && level(next) == level(*first) && parent[next] == parent[*first] {
-            if !written_as_steps(blocks, next, section_end, set_aside, &shapes) {
+            if !written_as_steps(blocks, next, section_end, set_aside, &shapes)
+                || !task_code(blocks, next, section_end[next]).is_some_and(|c| codes.contains(&c))
+            {
                 break;
             }
             let Some(id) = sprint_at[before]
@@ -105,6 +117,32 @@ pub(super) fn extend_series(
     }
 }
 
+/// The letters of the code opening a section's first box (`T` of `- [x]
+/// T005 Release tabs`), when it opens with one.
+fn task_code(blocks: &[Block], heading: usize, end: usize) -> Option<String> {
+    let text = blocks[heading + 1..end].iter().find_map(|b| match b {
+        Block::Item {
+            checked: Some(_),
+            text,
+            ..
+        } => Some(text),
+        _ => None,
+    })?;
+    let word = text
+        .trim_start()
+        .trim_start_matches('*')
+        .split_whitespace()
+        .next()?;
+    // `T005`, and `T-HF01` of a hotfix among `T001` …: the same letter.
+    let letters = word.chars().take_while(char::is_ascii_uppercase).count();
+    let rest = word[letters..].trim_start_matches('-');
+    let digits = rest.chars().filter(char::is_ascii_digit).count();
+    let code = rest
+        .chars()
+        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+    (letters > 0 && letters <= 4 && digits >= 2 && code).then(|| word[..letters].to_string())
+}
+
 /// Whether the section headed at `next` is a step of the series with no
 /// number: not a step heading, not about the plan or its criteria, and
 /// written as every step of the series is.
@@ -128,7 +166,12 @@ fn written_as_steps(
         .is_some_and(|w| w.contains(|c: char| c.is_ascii_digit()));
     // `## Critérios de aprovação por fase`: the steps' criteria.
     let criteria = super::criteria::criteria_label(text).is_some();
-    if describes_plan(text) || criteria || coded || parse_heading(text).is_some() || set_aside[next]
+    if describes_plan(text)
+        || super::about_plan::names_after_the_plan(text)
+        || criteria
+        || coded
+        || parse_heading(text).is_some()
+        || set_aside[next]
     {
         return false;
     }
