@@ -452,6 +452,9 @@ pub(super) fn states_a_sequence(doc: &Doc) -> bool {
 /// `1 > 2 > 2.1 > 3`: step numbers chained by `>` (`CLI > env > config`
 /// and `Admin > Orders > Refunds` chain no steps).
 fn numbers_chained(line: &str) -> bool {
+    if !line.contains(" > ") {
+        return false;
+    }
     let parts: Vec<&str> = line.split(" > ").collect();
     let number = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit() || c == '.');
     parts.len() >= 3
@@ -467,6 +470,15 @@ fn numbers_chained(line: &str) -> bool {
 /// words or by a rising chain of them (`Execution Order: 1 > 2 > 2.1 > 3`).
 pub(super) fn says_numeric_order(source: &str) -> bool {
     source.lines().any(|l| {
+        // Every form names the order: most lines do not, and a look at
+        // their bytes says so before a lower-cased copy is made.
+        if !l
+            .as_bytes()
+            .windows(5)
+            .any(|w| w.eq_ignore_ascii_case(b"order"))
+        {
+            return false;
+        }
         let l = l.to_lowercase();
         let said = (l.contains("execute in numeric order") || l.contains("run in numeric order"))
             && !l.contains("not ")
