@@ -224,6 +224,8 @@ json_snapshots! {
     review5_state_word => "first-sight-review5-state-word",
     review5_acceptance_numbers => "first-sight-review5-acceptance-numbers",
     review5_known_issues => "first-sight-review5-known-issues",
+    review6_known_issues => "first-sight-review6-known-issues",
+    review6_dated_digits => "first-sight-review6-dated-digits",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3133,5 +3135,18 @@ fn the_rounds_rules_keep_to_their_cases() {
         "{v}"
     );
     let (_, v, _) = json("first-sight-review5-known-issues");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
+}
+
+/// What the second review found: `## Known Issues` between two phases,
+/// its boxes carrying the phases' task codes (`T900`), is tracked, not a
+/// step inserted there; tasks opening with a number and a dash (`2-tier
+/// cache`) are no roadmap plan lines, so a dated tick still stands over a
+/// stale box among them.
+#[test]
+fn the_rounds_rules_keep_to_their_cases_after_the_second_review() {
+    let (_, v, _) = json("first-sight-review6-known-issues");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+    let (_, v, _) = json("first-sight-review6-dated-digits");
     assert_eq!(done(&v, 0), [true, true, false], "{v}");
 }

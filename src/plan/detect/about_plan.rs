@@ -191,7 +191,9 @@ pub(super) fn names_legend(heading: &str) -> bool {
 pub(super) fn names_after_the_plan(heading: &str) -> bool {
     let lower = super::clean_name(heading).to_lowercase();
     let lower = lower.trim_start_matches(|c: char| !c.is_alphabetic());
-    let upkeep = ["maintenance", "ongoing", "support", "growth", "monitoring"];
+    // `Post-launch monitoring setup`, `Post-release support tooling`:
+    // work built for after launch, a step.
+    let upkeep = ["maintenance", "ongoing"];
     (["post-launch", "post-release", "after launch"]
         .iter()
         .any(|w| lower.starts_with(w))

@@ -207,11 +207,11 @@ pub(crate) fn strip_done_marks(text: &str) -> (String, bool) {
         }
     }
     // `Verification Loop - ✅`: the dash set the mark apart and goes with it.
-    let t = match done {
-        true => {
-            t.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '—' | '–' | '-' | '|'))
-        }
-        false => &t,
+    // `C--` keeps its dashes: only one set apart by a space goes.
+    let t = t.trim_end();
+    let t = match t.strip_suffix(['—', '–', '-', '|']) {
+        Some(head) if done && head.ends_with(char::is_whitespace) => head,
+        _ => t,
     };
     (t.trim().to_string(), done)
 }

@@ -169,10 +169,24 @@ pub(super) fn dated(done: &str) -> bool {
 /// or its count of plans (`1/2 plans executed`).
 pub(super) fn plan_file(task: &str) -> bool {
     let t = task.trim_start();
-    let digits = t
+    if t.contains("-PLAN.md") {
+        return true;
+    }
+    // `07-01: TBD`, `01.1-02 …`: a phase of one to three digits, then the
+    // plan's two (`2-tier cache`, `2026-03-18 patch` are no plans).
+    let phase = t
         .bytes()
-        .take_while(|b| b.is_ascii_digit() || *b == b'.' || *b == b'/')
+        .take_while(|b| b.is_ascii_digit() || *b == b'.')
         .count();
-    digits > 0 && (t[digits..].starts_with('-') || t[digits..].trim_start().starts_with("plan"))
-        || t.contains("-PLAN.md")
+    let whole = t[..phase].split('.').next().unwrap_or_default().len();
+    let plan = t[phase..].strip_prefix('-').is_some_and(|r| {
+        let d = r.bytes().take_while(u8::is_ascii_digit).count();
+        d == 2 && !r[d..].starts_with(|c: char| c.is_alphanumeric() || c == '-')
+    });
+    // `1/2 plans executed`: the phase's count of its plans.
+    let count = t
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b'/')
+        .count();
+    (1..=3).contains(&whole) && plan || count > 0 && t[count..].trim_start().starts_with("plan")
 }

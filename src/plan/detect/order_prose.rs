@@ -377,16 +377,25 @@ fn says_priority_tiers(lower: &str) -> bool {
     }
     // `Within each workstream, P1 tasks before P2 tasks`: an order
     // inside the units, not between them.
-    let offered = ["independen", "parallel", " or ", "within"]
-        .iter()
-        .any(|w| lower.contains(w))
+    let offered = [
+        "independen",
+        "parallel",
+        " or ",
+        "within",
+        "same time",
+        "at once",
+        "concurren",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
         || lower.trim_start().starts_with("or ");
     let chain = ["p1 → p2", "p1 -> p2", "p1 > p2"]
         .iter()
         .any(|c| lower.contains(c));
-    let before = lower
-        .find("p1")
-        .is_some_and(|at| lower[at..].contains(" before p2"));
+    let before = lower.contains("stor")
+        && lower
+            .find("p1")
+            .is_some_and(|at| lower[at..].contains(" before p2"));
     !offered && (chain && lower.contains("priority order") || before)
 }
 
@@ -402,12 +411,11 @@ fn priority_of(unit: &RawUnit) -> Option<u32> {
             Some(a) => (a + "priority: p".len(), false),
             None => (lower.find("(p")? + 2, true),
         };
-        let digits: String = lower[at..]
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        let rest = &lower[at + digits.len()..];
-        (!closed || rest.starts_with(')')).then(|| digits.parse().ok())?
+        // One digit: `(p99)` is a latency, not a priority.
+        let digit = lower[at..].chars().next().filter(char::is_ascii_digit)?;
+        let rest = &lower[at + 1..];
+        let single = !rest.starts_with(|c: char| c.is_ascii_digit());
+        (single && (!closed || rest.starts_with(')'))).then(|| digit.to_digit(10))?
     })
 }
 
@@ -445,7 +453,7 @@ pub(super) fn states_a_sequence(doc: &Doc) -> bool {
     says_numeric_order(&doc.source[body..])
         || doc.source[body..].lines().any(|l| {
             let arrows = l.matches('→').count() + l.matches("->").count();
-            (arrows >= 2 || numbers_chained(l)) && l.to_lowercase().contains("order")
+            (arrows >= 2 || numbers_chained(l) && rising(l)) && l.to_lowercase().contains("order")
         })
 }
 
@@ -466,8 +474,7 @@ fn numbers_chained(line: &str) -> bool {
             .is_some_and(number)
 }
 
-/// The plan says its phases run by their numbers, not as written, in
-/// words or by a rising chain of them (`Execution Order: 1 > 2 > 2.1 > 3`).
+/// The plan says its phases run by their numbers, not as written.
 pub(super) fn says_numeric_order(source: &str) -> bool {
     source.lines().any(|l| {
         // Every form names the order: most lines do not, and a look at
@@ -480,10 +487,9 @@ pub(super) fn says_numeric_order(source: &str) -> bool {
             return false;
         }
         let l = l.to_lowercase();
-        let said = (l.contains("execute in numeric order") || l.contains("run in numeric order"))
+        (l.contains("execute in numeric order") || l.contains("run in numeric order"))
             && !l.contains("not ")
-            && !l.contains("n't ");
-        said || l.contains("order") && numbers_chained(&l) && rising(&l)
+            && !l.contains("n't ")
     })
 }
 

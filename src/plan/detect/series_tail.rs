@@ -63,6 +63,7 @@ pub(super) fn extend_series(
         while next < after && level(next) == level(*first) && parent[next] == parent[*first] {
             if !written_as_steps(blocks, next, section_end, set_aside, &shapes)
                 || !task_code(blocks, next, section_end[next]).is_some_and(|c| codes.contains(&c))
+                || names_kept_aside(&blocks[next])
             {
                 break;
             }
@@ -115,6 +116,28 @@ pub(super) fn extend_series(
         });
         next = section_end[next];
     }
+}
+
+/// Whether a section's name keeps its items aside from the work (`##
+/// Known Issues`, `## Deferred to v2`, `## Removed Tasks`, `## Blocked
+/// (waiting on vendor)`, `## Bugs found during Phase 2`): tracked, not
+/// scheduled.
+fn names_kept_aside(heading: &Block) -> bool {
+    let Block::Heading { text, .. } = heading else {
+        return false;
+    };
+    let lower = text.to_lowercase();
+    // Stems at a word's start (`Blocked`, `Deferred`); `Notebook` is no note.
+    const STEMS: &[&str] = &[
+        "issue", "defer", "remov", "block", "bug", "risk", "debt", "won't", "wont", "scope",
+        "parking", "backlog", "later", "question", "cancel", "drop",
+    ];
+    lower
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .any(|w| {
+            STEMS.iter().any(|s| w.starts_with(s))
+                || matches!(w, "note" | "notes" | "idea" | "ideas")
+        })
 }
 
 /// The letters of the code opening a section's first box (`T` of `- [x]
