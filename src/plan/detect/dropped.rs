@@ -1,5 +1,7 @@
 //! Headings that say their work was dropped (`Phase 3 — CANCELLED`,
-//! `~~Phase 0~~ ✂️ SKIPPED`, `阶段三：APK 打包（已取消）`): not work to send.
+//! `~~Phase 0~~ ✂️ SKIPPED`, `阶段三：APK 打包（已取消）`), and list lines
+//! struck through and so marked (`~~**Phase 3.4**~~ - ABANDONED`): not
+//! work to send.
 
 /// Words saying the plan dropped a piece of work.
 const DROPPED: &[&str] = &[

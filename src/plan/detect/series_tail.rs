@@ -3,6 +3,10 @@
 //! after `## Milestone 6 (4/21)`, each holding `##### To Do:`; `##
 //! Documentation ✅ COMPLETE` after `## Phase 5`, each a checklist): the
 //! series' next step, not a note. Without it the last step is dropped.
+//! A section between two steps, written as they are and its boxes carrying
+//! their task codes (`## Review 1.5 Hotfix` with `T-HF01` among phases of
+//! `T001` …), is a step inserted there, `5.5a`; one named as kept aside
+//! (`## Known Issues`, `## Deferred to v2`) is not.
 
 use super::about_plan::describes_plan;
 use super::headings::SprintHeading;
