@@ -200,9 +200,7 @@ pub(super) fn obey(
         for sentence in unwrap_lines(&lower).split(['\n', '.', ';']) {
             // `(P1 → P3) to enable independent implementation`, `or
             // sequentially (P1 → P2)`: an order offered, not a rule.
-            let offered = ["independen", "parallel", " or ", "или", " oder ", " ou "]
-                .iter()
-                .any(|w| lower.contains(w));
+            let offered = offers_an_order(&lower);
             // An order, not a data flow (`Collector → Parser → Store`).
             let ordered = [
                 "sequential",
@@ -367,6 +365,28 @@ pub(super) fn obey(
     }
 }
 
+/// Whether lower-cased text offers an order beside another way rather than
+/// rules it (`(P1 → P3) to enable independent implementation`, `in
+/// parallel … or sequentially (P1 → P2)`), or orders work inside the units
+/// (`Within each workstream, P1 before P2`).
+fn offers_an_order(lower: &str) -> bool {
+    [
+        "independen",
+        "parallel",
+        " or ",
+        "или",
+        " oder ",
+        " ou ",
+        "within",
+        "same time",
+        "at once",
+        "concurren",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+        || lower.trim_start().starts_with("or ")
+}
+
 /// Whether a sentence (lower-cased) orders the work by its priorities:
 /// `proceed in priority order (P1 → P2 → P3)`, `P1 stories should complete
 /// before P2/P3`; not an order offered beside another (`in parallel … or
@@ -375,20 +395,7 @@ fn says_priority_tiers(lower: &str) -> bool {
     if !lower.contains("p1") || !lower.contains("p2") {
         return false;
     }
-    // `Within each workstream, P1 tasks before P2 tasks`: an order
-    // inside the units, not between them.
-    let offered = [
-        "independen",
-        "parallel",
-        " or ",
-        "within",
-        "same time",
-        "at once",
-        "concurren",
-    ]
-    .iter()
-    .any(|w| lower.contains(w))
-        || lower.trim_start().starts_with("or ");
+    let offered = offers_an_order(lower);
     let chain = ["p1 → p2", "p1 -> p2", "p1 > p2"]
         .iter()
         .any(|c| lower.contains(c));

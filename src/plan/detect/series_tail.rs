@@ -131,17 +131,16 @@ fn names_kept_aside(heading: &Block) -> bool {
         return false;
     };
     let lower = text.to_lowercase();
-    // Stems at a word's start (`Blocked`, `Deferred`); `Notebook` is no note.
+    // Notes, risks, questions and ideas are sections about the plan, and
+    // deferrals put off (`written_as_steps`, `put_off`); these are the
+    // names of tracked items besides. Stems at a word's start (`Blocked`).
     const STEMS: &[&str] = &[
-        "issue", "defer", "remov", "block", "bug", "risk", "debt", "won't", "wont", "scope",
-        "parking", "backlog", "later", "question", "cancel", "drop",
+        "issue", "remov", "block", "bug", "debt", "won't", "wont", "backlog", "cancel", "drop",
     ];
-    lower
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .any(|w| {
-            STEMS.iter().any(|s| w.starts_with(s))
-                || matches!(w, "note" | "notes" | "idea" | "ideas")
-        })
+    super::status_words::put_off(&lower)
+        || lower
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .any(|w| STEMS.iter().any(|s| w.starts_with(s)))
 }
 
 /// The letters of the code opening a section's first box (`T` of `- [x]

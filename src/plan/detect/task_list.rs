@@ -194,6 +194,45 @@ pub(super) fn items_of_phases(
     (out.len() >= at.len() * 2).then_some(out)
 }
 
+/// Whether the blocks hold a numbered task list: two or more top-level
+/// boxed items numbered as its items are (`- [x] 1. Set up …`), each over
+/// boxed sub-tasks. Numbered bold items elsewhere (`1. **Infrastructure
+/// Deployment (Task 1.9)**` under `## Critical Blockers (Priority Order)`)
+/// point into it and are not steps; a flat numbered checklist (`- [ ] 1.
+/// Row counts match`) is criteria, not such a list.
+pub(super) fn holds_task_list(blocks: &[Block]) -> bool {
+    let numbered_item = |b: &Block| match b {
+        Block::Item {
+            depth: 0,
+            checked: Some(_),
+            text,
+            ..
+        } => numbered(text.lines().next().unwrap_or_default(), false).is_some(),
+        _ => false,
+    };
+    let sub_task = |b: &Block| {
+        matches!(
+            b,
+            Block::Item {
+                depth: 1..,
+                checked: Some(_),
+                ..
+            }
+        )
+    };
+    (0..blocks.len())
+        .filter(|&i| {
+            numbered_item(&blocks[i])
+                && blocks[i + 1..]
+                    .iter()
+                    .take_while(|b| matches!(b, Block::Item { depth: 1.., .. }))
+                    .any(sub_task)
+        })
+        .take(2)
+        .count()
+        == 2
+}
+
 /// The sprints of a numbered task list in `scope`, if it has two or more
 /// top-level numbered checklist items.
 pub(super) fn task_list_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
