@@ -197,12 +197,12 @@ pub(super) fn obey(
         if !arrows && !ORDER_WORDS.iter().any(|k| lower.contains(k.trim())) {
             continue;
         }
-        for sentence in unwrap_lines(&lower).split(['\n', '.', ';']) {
-            // `(P1 → P3) to enable independent implementation`, `or
-            // sequentially (P1 → P2)`: an order offered, not a rule.
-            let offered = offers_an_order(&lower);
-            // An order, not a data flow (`Collector → Parser → Store`).
-            let ordered = [
+        // `(P1 → P3) to enable independent implementation`, `or
+        // sequentially (P1 → P2)`: an order offered, not a rule; and an
+        // order, not a data flow (`Collector → Parser → Store`). Said of the
+        // whole block, so asked once, and only where an arrow is.
+        let chained = arrows
+            && [
                 "sequential",
                 "in order",
                 "one after",
@@ -211,8 +211,10 @@ pub(super) fn obey(
                 "merge",
             ]
             .iter()
-            .any(|w| lower.contains(w));
-            if sentence.contains('→') && ordered && !offered {
+            .any(|w| lower.contains(w))
+            && !offers_an_order(&lower);
+        for sentence in unwrap_lines(&lower).split(['\n', '.', ';']) {
+            if chained && sentence.contains('→') {
                 chains.push(sentence.to_string());
             }
             if ORDER_WORDS.iter().any(|k| sentence.contains(k.trim())) {
