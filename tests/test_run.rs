@@ -556,7 +556,13 @@ fn work_finished_by_hand_with_hooks_disabled_is_completed_by_resume_without_a_di
     assert_eq!(dispatches(dir), 3, "no agent was dispatched again for algs");
     let observed = history(dir)
         .into_iter()
-        .find(|r| r.unit.as_deref() == Some("algs") && r.event.as_deref() == Some("observed"))
+        // The unit's own record (BLOCKED to RUNNING) comes first when resume
+        // finds the unit still blocked; the sprint's record holds the evidence.
+        .find(|r| {
+            r.unit.as_deref() == Some("algs")
+                && r.sprint.is_some()
+                && r.event.as_deref() == Some("observed")
+        })
         .expect("an observed completion");
     assert_eq!(observed.to.as_deref(), Some("COMPLETED"));
     assert!(
@@ -596,7 +602,11 @@ fn a_progress_marker_and_passing_criteria_complete_a_failed_sprint() {
     assert_eq!(out.status, 0, "{}\n{}", out.stdout, out.stderr);
     let observed = history(dir)
         .into_iter()
-        .find(|r| r.unit.as_deref() == Some("algs") && r.event.as_deref() == Some("observed"))
+        .find(|r| {
+            r.unit.as_deref() == Some("algs")
+                && r.sprint.is_some()
+                && r.event.as_deref() == Some("observed")
+        })
         .expect("observed");
     assert!(
         observed
