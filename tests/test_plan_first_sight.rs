@@ -226,6 +226,8 @@ json_snapshots! {
     review5_known_issues => "first-sight-review5-known-issues",
     review6_known_issues => "first-sight-review6-known-issues",
     review6_dated_digits => "first-sight-review6-dated-digits",
+    split_leftovers => "first-sight-split-leftovers",
+    russian_depends => "first-sight-russian-depends",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3149,4 +3151,30 @@ fn the_rounds_rules_keep_to_their_cases_after_the_second_review() {
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
     let (_, v, _) = json("first-sight-review6-dated-digits");
     assert_eq!(done(&v, 0), [true, true, false], "{v}");
+}
+
+/// `- [x] Step 2 (time zone): migration run` beside `- [ ] Step 2: check
+/// in the browser` in a list of what is pending: the step's leftovers, one
+/// still open, so step 2 is not done although one of them is ticked and
+/// its own boxes are.
+#[test]
+fn a_step_named_by_a_ticked_and_an_open_leftover_is_open() {
+    let (_, v, _) = json("first-sight-split-leftovers");
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
+}
+
+/// `**Зависит от**: шаги 2, 3` under `## Шаг 4`: dependency lines naming
+/// steps by the plan's own word in Russian are its order, as `Depends on:
+/// steps 2, 3` is.
+#[test]
+fn dependency_lines_naming_steps_in_russian_are_the_order() {
+    let (_, v, _) = json("first-sight-russian-depends");
+    assert_eq!(units(&v).len(), 5, "{v}");
+    assert_eq!(deps(&v, 1), ["Удаление старого кода"], "{v}");
+    assert_eq!(deps(&v, 2), ["Удаление старого кода"], "{v}");
+    assert_eq!(
+        deps(&v, 3),
+        ["Новые модели", "Переименование и тексты"],
+        "{v}"
+    );
 }

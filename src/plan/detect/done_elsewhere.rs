@@ -87,10 +87,20 @@ pub(super) fn marks_elsewhere(
             .map(|t| norm(t))
             .collect()
     };
-    let index = index
+    let index: Vec<_> = index
         .into_iter()
-        .filter(|(_, _, label, _)| !task_lines.contains(&norm(label)));
+        .filter(|(_, _, label, _)| !task_lines.contains(&norm(label)))
+        .collect();
+    // Several entries naming one step (`- [x] Paso 3: migration run`,
+    // `- [ ] Paso 3: test in the browser`) are its leftovers: it is done
+    // only when every one is ticked.
+    let open_entry: std::collections::BTreeSet<SprintId> = index
+        .iter()
+        .filter(|(checked, ..)| !checked)
+        .map(|(_, id, ..)| id.clone())
+        .collect();
     for (checked, id, label, span) in index {
+        let checked = checked && !open_entry.contains(&id);
         let Some(sprint) = find_by_id(units, &id) else {
             // `~~**Phase 3.4: DSL**~~ - ABANDONED`: listed, not to run.
             if !super::dropped::struck_dropped(&label) {
