@@ -228,6 +228,7 @@ json_snapshots! {
     review6_dated_digits => "first-sight-review6-dated-digits",
     split_leftovers => "first-sight-split-leftovers",
     russian_depends => "first-sight-russian-depends",
+    left_out => "first-sight-left-out",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3177,4 +3178,12 @@ fn dependency_lines_naming_steps_in_russian_are_the_order() {
         ["Новые модели", "Переименование и тексты"],
         "{v}"
     );
+}
+
+/// `### M3. Personalization` detailed among the modules, and named again
+/// in `## 2. Out of scope (explicitly excluded)`: not a step to send.
+#[test]
+fn a_step_named_in_an_out_of_scope_section_is_not_sent() {
+    let (_, v, _) = json("first-sight-left-out");
+    assert_eq!(sprint_ids(&v, 0), ["0", "1", "2"], "{v}");
 }

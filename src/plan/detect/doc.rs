@@ -116,6 +116,7 @@ impl<'a> Doc<'a> {
             &mut sprint_at,
             &mut about_at,
         );
+        left_out(&blocks, &section_end, &mut sprint_at, &mut about_at);
         let set_aside: Vec<bool> = about_at.iter().map(Option::is_some).collect();
         series_tail::extend_series(&blocks, &parent, &section_end, &mut sprint_at, &set_aside);
         // No numbered sprint headings: the subsections of a `## Milestones`
@@ -309,5 +310,61 @@ impl<'a> Doc<'a> {
             .find(|&j| matches!(self.blocks[j], Block::Heading { .. }))
             .unwrap_or(self.section_end[i]);
         i + 1..end
+    }
+}
+
+/// Steps a section setting work outside the plan names by their labels
+/// (`## 3. 지금 만들지 않는 것 (명시적 제외)` with a row `| **M5 프로필
+/// 개인화** | … |`, `## Out of scope` with `- Phase 6: mobile app`): notes
+/// about that step, not work to send, unless marked done. The plan keeps
+/// at least one step.
+fn left_out(
+    blocks: &[Block],
+    section_end: &[usize],
+    sprint_at: &mut [Option<SprintHeading>],
+    about_at: &mut [Option<(String, About)>],
+) {
+    let mut named: BTreeSet<String> = BTreeSet::new();
+    for (i, b) in blocks.iter().enumerate() {
+        let Block::Heading { text, .. } = b else {
+            continue;
+        };
+        if sprint_at[i].is_some() || !super::dropped::leaves_out(text) {
+            continue;
+        }
+        for b in &blocks[i + 1..section_end[i]] {
+            match b {
+                Block::Item { text, .. } => named.extend(super::dropped::opening_label(text)),
+                Block::Paragraph { text, .. } => {
+                    named.extend(text.lines().filter_map(super::dropped::opening_label))
+                }
+                Block::Table { rows, .. } => named.extend(
+                    rows.iter()
+                        .filter_map(|r| r.cells.first())
+                        .filter_map(|c| super::dropped::opening_label(&c.text)),
+                ),
+                _ => {}
+            }
+        }
+    }
+    if named.is_empty() {
+        return;
+    }
+    let out: Vec<usize> = (0..blocks.len())
+        .filter(|&i| {
+            let (Some(h), Block::Heading { text, .. }) = (&sprint_at[i], &blocks[i]) else {
+                return false;
+            };
+            !h.done
+                && super::dropped::opening_label(text).is_some_and(|label| named.contains(&label))
+        })
+        .collect();
+    if out.is_empty() || out.len() == sprint_at.iter().flatten().count() {
+        return;
+    }
+    for i in out {
+        if let Some(h) = sprint_at[i].take() {
+            about_at[i] = Some((h.id, About::Notes));
+        }
     }
 }

@@ -92,3 +92,62 @@ pub(crate) fn struck_dropped(text: &str) -> bool {
         && (DROPPED.iter().any(|d| d.eq_ignore_ascii_case(word))
             || DROPPED.contains(&word.to_lowercase().as_str()))
 }
+
+/// Words of a heading that sets work outside what this plan builds.
+const LEFT_OUT: &[&str] = &[
+    "out of scope",
+    "not in scope",
+    "won't do",
+    "will not do",
+    "not doing",
+    "not building",
+    "excluded",
+    "exclusions",
+    "제외",
+    "対象外",
+    "スコープ外",
+    "やらないこと",
+    "作らないもの",
+    "不做",
+    "范围外",
+    "不在范围",
+    "fuera de alcance",
+    "fuera del alcance",
+    "fora do escopo",
+    "hors périmètre",
+    "hors scope",
+    "nicht im umfang",
+    "вне рамок",
+    "не входит",
+];
+
+/// Whether a heading sets work outside the plan (`## Out of scope`, `## 3.
+/// 지금 만들지 않는 것 (명시적 제외)`).
+pub(crate) fn leaves_out(heading: &str) -> bool {
+    let t = heading.to_lowercase();
+    LEFT_OUT.iter().any(|w| t.contains(w))
+}
+
+/// The label a line or heading opens with, as a step is named: a code of
+/// letters and digits (`M5`, `T-12`), or a word and a number (`Phase 5`),
+/// lower-cased; None for anything else.
+pub(crate) fn opening_label(text: &str) -> Option<String> {
+    let t = text.trim_start_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '#' | '*' | '_' | '~' | '`' | '|' | '-' | '+' | '>')
+    });
+    let mut words = t.split(|c: char| c.is_whitespace() || matches!(c, '*' | '_' | '`' | '|'));
+    let first = words
+        .next()?
+        .trim_end_matches(['.', ':', ',', ')', '）', '：'])
+        .to_lowercase();
+    let letters = first.chars().any(char::is_alphabetic);
+    let digits = first.chars().any(|c| c.is_ascii_digit());
+    if letters && digits && first.chars().count() <= 8 {
+        return Some(first);
+    }
+    let second = words
+        .find(|w| !w.is_empty())?
+        .trim_end_matches(['.', ':', ',', ')', '）', '：']);
+    (letters && !second.is_empty() && second.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .then(|| format!("{first} {second}"))
+}
