@@ -229,6 +229,7 @@ json_snapshots! {
     split_leftovers => "first-sight-split-leftovers",
     russian_depends => "first-sight-russian-depends",
     left_out => "first-sight-left-out",
+    pair_criteria => "first-sight-pair-criteria",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -779,18 +780,15 @@ fn titled_rows_with_a_status_are_a_phases_tasks() {
 
 /// `## Phase0：…` (the number glued to the word) over `### 0-1. …` steps:
 /// the steps are the sprints, a bare `### 2-1. …` is a task of its phase,
-/// and a restatement under `## 完了したタスク` (finished tasks) is done
+/// and a restatement under `## 完了したタスク` (finished tasks),
+/// `### Phase0-1：…` after phases 0 and 1 are headed, is no step of its own
 /// (phase 2 was dropped: open work never dispatched).
 #[test]
 fn glued_phase_numbers_and_hyphened_steps_are_read() {
     let (status, v, _) = json("first-sight-glued-phase");
     assert_eq!(status, 0, "{v}");
-    assert_eq!(
-        sprint_ids(&v, 0),
-        ["0.1", "0.2", "1.1", "1.2", "2", "0-1"],
-        "{v}"
-    );
-    assert_eq!(done(&v, 0), [true, true, true, false, false, true]);
+    assert_eq!(sprint_ids(&v, 0), ["0.1", "0.2", "1.1", "1.2", "2"], "{v}");
+    assert_eq!(done(&v, 0), [true, true, true, false, false]);
     assert_eq!(
         v["units"][0]["sprints"][4]["tasks"],
         serde_json::json!(["2-1. 本番リリース", "2-2. モニタリング・分析"])
@@ -3186,4 +3184,16 @@ fn dependency_lines_naming_steps_in_russian_are_the_order() {
 fn a_step_named_in_an_out_of_scope_section_is_not_sent() {
     let (_, v, _) = json("first-sight-left-out");
     assert_eq!(sprint_ids(&v, 0), ["0", "1", "2"], "{v}");
+}
+
+/// `### Phase 5-6 完成标准` under `## Acceptance Criteria`, after phases 5
+/// and 6 are headed: the two phases' acceptance, not one more step.
+#[test]
+fn a_heading_spanning_two_steps_headed_before_it_is_no_step() {
+    let (_, v, _) = json("first-sight-pair-criteria");
+    assert_eq!(
+        sprint_ids(&v, 0),
+        ["1.1", "1.2", "2.1", "3.1", "4.1", "5.1", "6.1"],
+        "{v}"
+    );
 }

@@ -86,7 +86,7 @@ pub(super) fn drop_restated_asides(blocks: &[Block], parsed: &mut [Option<Headin
 /// `### ✅ Phase 1-10 all complete` after `### Phase 1` … `### Phase
 /// 10`, or `## Phases 1-3: Overview` before them: a summary of steps the
 /// plan heads one by one, not one more. Only a span of three or more,
-/// every one headed elsewhere, is so read: `###
+/// every one headed elsewhere, or of two after both are headed, is so read: `###
 /// Sprints 4-6: Medium priority` whose parts no heading names, `#### Woche
 /// 4-6` beside a `Woche 4` alone, and `### Phase 1-2.` numbering a part of
 /// phase 1 stay as they are.
@@ -131,9 +131,16 @@ pub(super) fn drop_summary_spans(parsed: &mut [Option<Heading>]) {
         }
         // Headed before it (a summary) or after it (an overview of the
         // steps to come): either way no step of its own.
-        let summary = to >= from + 2
-            && to - from < 1000
-            && (from..=to).all(|n| first.get(&(s.word, n)).is_some_and(|&at| at != i));
+        // Two steps are summed up only after both are headed (`### Phase
+        // 5-6 完成标准` under the acceptance criteria): `### Phase 1-2.`
+        // before phase 2 is a part of phase 1.
+        let summary = to < from + 1000
+            && if to >= from + 2 {
+                (from..=to).all(|n| first.get(&(s.word, n)).is_some_and(|&at| at != i))
+            } else {
+                to == from + 1
+                    && (from..=to).all(|n| first.get(&(s.word, n)).is_some_and(|&at| at < i))
+            };
         if summary {
             *h = None;
         }
