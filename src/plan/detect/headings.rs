@@ -446,7 +446,8 @@ pub(crate) fn parse_heading_as(text: &str, read_aside: bool) -> Option<Heading> 
     };
     let after = after.trim_start_matches(['*', '_']);
     let trimmed = after.trim_start();
-    let sep = ['.', ':', '—', '–', '-', ')', '|'];
+    // `## M0 · POC`: a middle dot sets the name apart too.
+    let sep = ['.', ':', '—', '–', '-', ')', '|', '·', '・'];
     let (name, separated) = if let Some(stripped) = trimmed.strip_prefix(sep) {
         (stripped.trim_start_matches(sep).trim(), true)
     } else {
@@ -696,6 +697,7 @@ mod tests {
         );
         assert_eq!(sprint("Sprint 1 — Name"), s(Word::Sprint, "1", "Name"));
         assert_eq!(sprint("Sprint 1 - Name"), s(Word::Sprint, "1", "Name"));
+        assert_eq!(sprint("Milestone 0 · POC"), s(Word::Milestone, "0", "POC"));
         assert_eq!(sprint("6. Sprint 1 — Name"), s(Word::Sprint, "1", "Name"));
         assert_eq!(
             sprint("Phase 1: Name (Sprint 1)"),
