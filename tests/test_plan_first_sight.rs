@@ -230,6 +230,11 @@ json_snapshots! {
     russian_depends => "first-sight-russian-depends",
     left_out => "first-sight-left-out",
     pair_criteria => "first-sight-pair-criteria",
+    category_tables => "first-sight-category-tables",
+    review7_out_of_scope_part => "first-sight-review7-out-of-scope-part",
+    review7_dotted_pair => "first-sight-review7-dotted-pair",
+    review7_known_issue => "first-sight-review7-known-issue",
+    review7_carry_over => "first-sight-review7-carry-over",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3196,4 +3201,33 @@ fn a_heading_spanning_two_steps_headed_before_it_is_no_step() {
         ["1.1", "1.2", "2.1", "3.1", "4.1", "5.1", "6.1"],
         "{v}"
     );
+}
+
+/// `## Category 2` after `## Category 1`, each over the same `| ID | Task |
+/// Status |` columns: the tables are one list of steps, none dropped; a
+/// later table repeating their ids (`## Overall Progress`) adds nothing.
+#[test]
+fn tables_with_the_same_columns_under_sibling_headings_are_one_list() {
+    let (_, v, _) = json("first-sight-category-tables");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "4", "5"], "{v}");
+    assert_eq!(done(&v, 0), [true, false, false, false, false], "{v}");
+}
+
+/// What the review of this round's rules found, each read as a person
+/// reads it: `- Phase 2 polish items … go to the backlog` under `## Not in
+/// scope` leaves phase 2 in; `## Sprint 1·2 통합 QA` names two sprints, not
+/// sprint 1 twice; an open `Step 2: flaky test` under `## Known issues`
+/// does not reopen a step its status list ticks; `## Sprint 2-3
+/// carry-over` beside the sprints is a step of its own.
+#[test]
+fn the_rounds_rules_keep_to_their_cases_after_the_third_review() {
+    let (_, v, _) = json("first-sight-review7-out-of-scope-part");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+    let (status, v, _) = json("first-sight-review7-dotted-pair");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+    let (_, v, _) = json("first-sight-review7-known-issue");
+    assert_eq!(done(&v, 0), [true, true, true], "{v}");
+    let (_, v, _) = json("first-sight-review7-carry-over");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "2-3", "4"], "{v}");
 }

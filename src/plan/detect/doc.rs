@@ -57,7 +57,7 @@ impl<'a> Doc<'a> {
         }
         heading_context::drop_empty_versions(&blocks, &mut parsed);
         heading_context::drop_restated_asides(&blocks, &mut parsed);
-        heading_context::drop_summary_spans(&mut parsed);
+        heading_context::drop_summary_spans(&blocks, &parent, &mut parsed);
         let mut seen: BTreeMap<Word, usize> = BTreeMap::new();
         for h in parsed.iter().flatten() {
             if let Heading::Sprint(h) = h {
@@ -116,7 +116,13 @@ impl<'a> Doc<'a> {
             &mut sprint_at,
             &mut about_at,
         );
-        left_out(&blocks, &section_end, &mut sprint_at, &mut about_at);
+        left_out(
+            &blocks,
+            &section_end,
+            &parent,
+            &mut sprint_at,
+            &mut about_at,
+        );
         let set_aside: Vec<bool> = about_at.iter().map(Option::is_some).collect();
         series_tail::extend_series(&blocks, &parent, &section_end, &mut sprint_at, &set_aside);
         // No numbered sprint headings: the subsections of a `## Milestones`
@@ -316,20 +322,33 @@ impl<'a> Doc<'a> {
 /// Steps a section setting work outside the plan names by their labels
 /// (`## 3. 지금 만들지 않는 것 (명시적 제외)` with a row `| **M5 프로필
 /// 개인화** | … |`, `## Out of scope` with `- Phase 6: mobile app`): notes
-/// about that step, not work to send, unless marked done. The plan keeps
-/// at least one step.
+/// about that step, not work to send, unless marked done. The line must
+/// name the whole step: its label alone or with words of the step's own
+/// name (`Phase 2 polish items go to the backlog` leaves phase 2 in). A
+/// section inside a step (`#### Out of scope for this phase`) names
+/// nothing out. The plan keeps at least one step.
 fn left_out(
     blocks: &[Block],
     section_end: &[usize],
+    parent: &[Option<usize>],
     sprint_at: &mut [Option<SprintHeading>],
     about_at: &mut [Option<(String, About)>],
 ) {
-    let mut named: BTreeSet<String> = BTreeSet::new();
+    let mut named: Vec<(String, String)> = Vec::new();
     for (i, b) in blocks.iter().enumerate() {
         let Block::Heading { text, .. } = b else {
             continue;
         };
         if sprint_at[i].is_some() || !super::dropped::leaves_out(text) {
+            continue;
+        }
+        let mut up = parent[i];
+        let mut in_step = false;
+        while let Some(p) = up {
+            in_step |= sprint_at[p].is_some();
+            up = parent[p];
+        }
+        if in_step {
             continue;
         }
         for b in &blocks[i + 1..section_end[i]] {
@@ -355,8 +374,13 @@ fn left_out(
             let (Some(h), Block::Heading { text, .. }) = (&sprint_at[i], &blocks[i]) else {
                 return false;
             };
+            let Some((label, own)) = super::dropped::opening_label(text) else {
+                return false;
+            };
             !h.done
-                && super::dropped::opening_label(text).is_some_and(|label| named.contains(&label))
+                && named.iter().any(|(l, rest)| {
+                    *l == label && (rest.is_empty() || own.contains(rest.as_str()))
+                })
         })
         .collect();
     if out.is_empty() || out.len() == sprint_at.iter().flatten().count() {

@@ -91,12 +91,33 @@ pub(super) fn marks_elsewhere(
         .into_iter()
         .filter(|(_, _, label, _)| !task_lines.contains(&norm(label)))
         .collect();
-    // Several entries naming one step (`- [x] Paso 3: migration run`,
-    // `- [ ] Paso 3: test in the browser`) are its leftovers: it is done
-    // only when every one is ticked.
+    // Several entries of one list naming one step (`- [x] Paso 3:
+    // migration run`, `- [ ] Paso 3: test in the browser`) are its
+    // leftovers: it is done only when every one is ticked. An open entry
+    // elsewhere (known issues, open questions) or put off or struck is not.
+    let section_of = |at: usize| {
+        doc.blocks
+            .iter()
+            .take_while(|b| b.span().start <= at)
+            .enumerate()
+            .filter(|(_, b)| matches!(b, Block::Heading { .. }))
+            .last()
+            .map(|(i, _)| i)
+    };
+    let ticked_in: std::collections::BTreeSet<(SprintId, Option<usize>)> = index
+        .iter()
+        .filter(|(checked, ..)| *checked)
+        .map(|(_, id, _, span)| (id.clone(), section_of(span.start)))
+        .collect();
     let open_entry: std::collections::BTreeSet<SprintId> = index
         .iter()
-        .filter(|(checked, ..)| !checked)
+        .filter(|(checked, _, label, _)| {
+            !checked
+                && !label.contains("~~")
+                && !super::status_words::put_off(&label.to_lowercase())
+                && !super::dropped::dropped(label)
+        })
+        .filter(|(_, id, _, span)| ticked_in.contains(&(id.clone(), section_of(span.start))))
         .map(|(_, id, ..)| id.clone())
         .collect();
     for (checked, id, label, span) in index {

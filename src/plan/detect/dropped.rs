@@ -93,7 +93,8 @@ pub(crate) fn struck_dropped(text: &str) -> bool {
             || DROPPED.contains(&word.to_lowercase().as_str()))
 }
 
-/// Words of a heading that sets work outside what this plan builds.
+/// How a heading that sets work outside what this plan builds opens (or
+/// what its closing aside says: `(명시적 제외)`).
 const LEFT_OUT: &[&str] = &[
     "out of scope",
     "not in scope",
@@ -102,13 +103,19 @@ const LEFT_OUT: &[&str] = &[
     "not doing",
     "not building",
     "excluded",
+    "explicitly excluded",
     "exclusions",
+    "지금 만들지 않는",
+    "만들지 않는",
+    "하지 않는",
     "제외",
+    "명시적 제외",
     "対象外",
     "スコープ外",
     "やらないこと",
     "作らないもの",
     "不做",
+    "本期不做",
     "范围外",
     "不在范围",
     "fuera de alcance",
@@ -122,32 +129,51 @@ const LEFT_OUT: &[&str] = &[
 ];
 
 /// Whether a heading sets work outside the plan (`## Out of scope`, `## 3.
-/// 지금 만들지 않는 것 (명시적 제외)`).
+/// 지금 만들지 않는 것 (명시적 제외)`): it opens with such words, past its
+/// number, or closes with them in parentheses. `## CSP exclusions` does not.
 pub(crate) fn leaves_out(heading: &str) -> bool {
-    let t = heading.to_lowercase();
-    LEFT_OUT.iter().any(|w| t.contains(w))
+    let t = heading
+        .trim_start_matches(|c: char| !c.is_alphabetic())
+        .to_lowercase();
+    let aside = t
+        .trim_end()
+        .strip_suffix(')')
+        .and_then(|h| h.rsplit_once('('))
+        .map(|(_, inside)| inside.trim().to_string());
+    LEFT_OUT
+        .iter()
+        .any(|w| t.starts_with(w) || aside.as_deref() == Some(*w))
 }
 
 /// The label a line or heading opens with, as a step is named: a code of
 /// letters and digits (`M5`, `T-12`), or a word and a number (`Phase 5`),
-/// lower-cased; None for anything else.
-pub(crate) fn opening_label(text: &str) -> Option<String> {
+/// lower-cased, with the rest of the text after it; None for anything else.
+pub(crate) fn opening_label(text: &str) -> Option<(String, String)> {
     let t = text.trim_start_matches(|c: char| {
         c.is_whitespace() || matches!(c, '#' | '*' | '_' | '~' | '`' | '|' | '-' | '+' | '>')
     });
-    let mut words = t.split(|c: char| c.is_whitespace() || matches!(c, '*' | '_' | '`' | '|'));
-    let first = words
-        .next()?
+    let tail = |rest: &str| {
+        rest.trim_matches(|c: char| {
+            c.is_whitespace() || matches!(c, '*' | '_' | '`' | '.' | ':' | '-' | '—' | '–' | '|')
+        })
+        .to_lowercase()
+    };
+    let first_end = t
+        .find(|c: char| c.is_whitespace() || matches!(c, '*' | '_' | '`' | '|'))
+        .unwrap_or(t.len());
+    let first = t[..first_end]
         .trim_end_matches(['.', ':', ',', ')', '）', '：'])
         .to_lowercase();
     let letters = first.chars().any(char::is_alphabetic);
     let digits = first.chars().any(|c| c.is_ascii_digit());
     if letters && digits && first.chars().count() <= 8 {
-        return Some(first);
+        return Some((first, tail(&t[first_end..])));
     }
-    let second = words
-        .find(|w| !w.is_empty())?
-        .trim_end_matches(['.', ':', ',', ')', '）', '：']);
+    let after = t[first_end..].trim_start();
+    let second_end = after
+        .find(|c: char| c.is_whitespace() || matches!(c, '*' | '_' | '`' | '|'))
+        .unwrap_or(after.len());
+    let second = after[..second_end].trim_end_matches(['.', ':', ',', ')', '）', '：']);
     (letters && !second.is_empty() && second.chars().all(|c| c.is_ascii_digit() || c == '.'))
-        .then(|| format!("{first} {second}"))
+        .then(|| (format!("{first} {second}"), tail(&after[second_end..])))
 }

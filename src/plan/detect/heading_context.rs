@@ -86,11 +86,16 @@ pub(super) fn drop_restated_asides(blocks: &[Block], parsed: &mut [Option<Headin
 /// `### ✅ Phase 1-10 all complete` after `### Phase 1` … `### Phase
 /// 10`, or `## Phases 1-3: Overview` before them: a summary of steps the
 /// plan heads one by one, not one more. Only a span of three or more,
-/// every one headed elsewhere, or of two after both are headed, is so read: `###
+/// every one headed elsewhere, or of two after both are headed and one
+/// level below them under a heading that is no step, is so read: `###
 /// Sprints 4-6: Medium priority` whose parts no heading names, `#### Woche
 /// 4-6` beside a `Woche 4` alone, and `### Phase 1-2.` numbering a part of
 /// phase 1 stay as they are.
-pub(super) fn drop_summary_spans(parsed: &mut [Option<Heading>]) {
+pub(super) fn drop_summary_spans(
+    blocks: &[Block],
+    parent: &[Option<usize>],
+    parsed: &mut [Option<Heading>],
+) {
     let span_of = |id: &str| -> Option<(u32, u32)> {
         let (a, b) = id.split_once('-')?;
         Some((a.parse().ok()?, b.parse().ok()?))
@@ -119,6 +124,10 @@ pub(super) fn drop_summary_spans(parsed: &mut [Option<Heading>]) {
             }
         }
     }
+    let is_step: Vec<bool> = parsed
+        .iter()
+        .map(|h| matches!(h, Some(Heading::Sprint(_))))
+        .collect();
     for (i, h) in parsed.iter_mut().enumerate() {
         let Some(Heading::Sprint(s)) = h else {
             continue;
@@ -131,15 +140,26 @@ pub(super) fn drop_summary_spans(parsed: &mut [Option<Heading>]) {
         }
         // Headed before it (a summary) or after it (an overview of the
         // steps to come): either way no step of its own.
-        // Two steps are summed up only after both are headed (`### Phase
-        // 5-6 完成标准` under the acceptance criteria): `### Phase 1-2.`
-        // before phase 2 is a part of phase 1.
+        // Two steps are summed up only after both are headed, one level
+        // below them under a heading that is no step (`### Phase 5-6
+        // 完成标准` under `## Acceptance Criteria`): `### Phase 1-2.` before
+        // phase 2 is a part of phase 1, and `## Sprint 2-3 carry-over`
+        // beside the sprints is work of its own.
+        let level = |j: usize| match &blocks[j] {
+            Block::Heading { level, .. } => *level,
+            _ => 0,
+        };
         let summary = to < from + 1000
             && if to >= from + 2 {
                 (from..=to).all(|n| first.get(&(s.word, n)).is_some_and(|&at| at != i))
             } else {
                 to == from + 1
-                    && (from..=to).all(|n| first.get(&(s.word, n)).is_some_and(|&at| at < i))
+                    && (from..=to).all(|n| {
+                        first
+                            .get(&(s.word, n))
+                            .is_some_and(|&at| at < i && level(at) < level(i))
+                    })
+                    && parent[i].is_some_and(|p| !is_step[p])
             };
         if summary {
             *h = None;

@@ -446,8 +446,13 @@ pub(crate) fn parse_heading_as(text: &str, read_aside: bool) -> Option<Heading> 
     };
     let after = after.trim_start_matches(['*', '_']);
     let trimmed = after.trim_start();
-    // `## M0 · POC`: a middle dot sets the name apart too.
-    let sep = ['.', ':', '—', '–', '-', ')', '|', '·', '・'];
+    // `## M0 · POC`: a middle dot sets the name apart too, but not one
+    // between numbers (`Sprint 1·2`, `1・2단계`: two steps named together).
+    let dots = !trimmed
+        .strip_prefix(['·', '・'])
+        .is_some_and(|r| r.trim_start().starts_with(|c: char| c.is_ascii_digit()));
+    let sep =
+        |c: char| matches!(c, '.' | ':' | '—' | '–' | '-' | ')' | '|') || dots && "·・".contains(c);
     let (name, separated) = if let Some(stripped) = trimmed.strip_prefix(sep) {
         (stripped.trim_start_matches(sep).trim(), true)
     } else {

@@ -225,7 +225,12 @@ fn in_scope(
     }
     sprints.clear();
 
-    // 2. A sprint table.
+    // 2. A sprint table, and the tables after it written with its columns
+    // under sibling headings (`## Category 2` after `## Category 1`, each
+    // over `| ID | Task | Status |`): one list of steps.
+    let mut first_table: Option<(Vec<String>, Option<u8>)> = None;
+    let mut seen_ids: BTreeSet<String> = BTreeSet::new();
+    let mut counter = 0u32;
     for i in scope.clone() {
         let Block::Table { header, rows, .. } = &doc.blocks[i] else {
             continue;
@@ -233,7 +238,33 @@ fn in_scope(
         if !is_sprint_table(header, rows) {
             continue;
         }
+        let columns: Vec<String> = header.iter().map(|c| norm(&c.text)).collect();
+        let above = (0..i).rev().find_map(|j| doc.heading(j));
+        if let Some((first_columns, level)) = &first_table {
+            let sibling = above.is_some_and(|(l, text, _)| {
+                Some(l) == *level
+                    && !super::about_plan::describes_plan(text)
+                    && !super::about_plan::names_after_the_plan(text)
+                    && !super::status_words::put_off(&text.to_lowercase())
+            });
+            let id_col = id_column(header, rows);
+            let repeats = rows.iter().any(|r| {
+                id_col
+                    .and_then(|c| r.cells.get(c))
+                    .is_some_and(|c| seen_ids.contains(c.text.trim()))
+            });
+            if *first_columns != columns || !sibling || repeats {
+                continue;
+            }
+        } else {
+            first_table = Some((columns, above.map(|(l, _, _)| l)));
+        }
         let id_col = id_column(header, rows).expect("checked by is_sprint_table");
+        seen_ids.extend(
+            rows.iter()
+                .filter_map(|r| r.cells.get(id_col))
+                .map(|c| c.text.trim().to_string()),
+        );
         // A row with nothing but its first cell (`| **T001: Setup** | | |`)
         // heads a group of the rows below it: a divider, not a step.
         let rows: Vec<Row> = rows
@@ -291,13 +322,14 @@ fn in_scope(
         } else {
             Default::default()
         };
-        for (k, row) in rows.iter().enumerate() {
+        for row in rows {
             let Some(id_cell) = row.cells.get(id_col) else {
                 continue;
             };
+            counter += 1;
             let raw_id = table_sprint_id(&id_cell.text);
             let (id, code) = if coded {
-                let id = SprintId::whole(k as u32 + 1);
+                let id = SprintId::whole(counter);
                 (id, step_code(&id_cell.text))
             } else {
                 let Ok(id) = raw_id.parse::<SprintId>() else {
@@ -379,12 +411,12 @@ fn in_scope(
                 },
             });
         }
-        if !sprints.is_empty() {
-            return (
-                super::levels::fold_sub_rows(sprints),
-                Some(SprintSource::Table),
-            );
-        }
+    }
+    if !sprints.is_empty() {
+        return (
+            super::levels::fold_sub_rows(sprints),
+            Some(SprintSource::Table),
+        );
     }
 
     // 2b. A sprint table with one column per agent.
