@@ -235,6 +235,9 @@ json_snapshots! {
     review7_dotted_pair => "first-sight-review7-dotted-pair",
     review7_known_issue => "first-sight-review7-known-issue",
     review7_carry_over => "first-sight-review7-carry-over",
+    review8_deferred_table => "first-sight-review8-deferred-table",
+    review8_bare_label => "first-sight-review8-bare-label",
+    review8_log_order => "first-sight-review8-log-order",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3230,4 +3233,20 @@ fn the_rounds_rules_keep_to_their_cases_after_the_third_review() {
     assert_eq!(done(&v, 0), [true, true, true], "{v}");
     let (_, v, _) = json("first-sight-review7-carry-over");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "2-3", "4"], "{v}");
+}
+
+/// What the second review found: a table after `Deferred to the next
+/// release (do not start):` is not more of the steps' table; `| Phase 2 |
+/// Sync of attachments |` under `## Out of scope` leaves phase 2 in (the
+/// label alone heads what of it is left out); `- [ ] Step 2: started
+/// backfill` above `- [x] Step 2: backfill finished` in a log does not
+/// reopen step 2.
+#[test]
+fn the_rounds_rules_keep_to_their_cases_after_the_fourth_review() {
+    let (_, v, _) = json("first-sight-review8-deferred-table");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+    let (_, v, _) = json("first-sight-review8-bare-label");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+    let (_, v, _) = json("first-sight-review8-log-order");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
 }

@@ -323,8 +323,9 @@ impl<'a> Doc<'a> {
 /// (`## 3. 지금 만들지 않는 것 (명시적 제외)` with a row `| **M5 프로필
 /// 개인화** | … |`, `## Out of scope` with `- Phase 6: mobile app`): notes
 /// about that step, not work to send, unless marked done. The line must
-/// name the whole step: its label alone or with words of the step's own
-/// name (`Phase 2 polish items go to the backlog` leaves phase 2 in). A
+/// name the whole step: its label with words of the step's own name
+/// (`Phase 2 polish items go to the backlog`, or `Phase 2` alone over what
+/// of it is left out, leaves phase 2 in). A
 /// section inside a step (`#### Out of scope for this phase`) names
 /// nothing out. The plan keeps at least one step.
 fn left_out(
@@ -378,9 +379,9 @@ fn left_out(
                 return false;
             };
             !h.done
-                && named.iter().any(|(l, rest)| {
-                    *l == label && (rest.is_empty() || own.contains(rest.as_str()))
-                })
+                && named
+                    .iter()
+                    .any(|(l, rest)| *l == label && !rest.is_empty() && own.contains(rest.as_str()))
         })
         .collect();
     if out.is_empty() || out.len() == sprint_at.iter().flatten().count() {

@@ -104,20 +104,32 @@ pub(super) fn marks_elsewhere(
             .last()
             .map(|(i, _)| i)
     };
-    let ticked_in: std::collections::BTreeSet<(SprintId, Option<usize>)> = index
-        .iter()
-        .filter(|(checked, ..)| *checked)
-        .map(|(_, id, _, span)| (id.clone(), section_of(span.start)))
-        .collect();
+    // The first tick of each step in each section: an open entry above it
+    // (`- [ ] Step 2: started backfill` before `- [x] Step 2: finished`) is
+    // a log's earlier line.
+    let mut ticked_at: BTreeMap<(SprintId, Option<usize>), usize> = BTreeMap::new();
+    for (_, id, _, span) in index.iter().filter(|(checked, ..)| *checked) {
+        ticked_at
+            .entry((id.clone(), section_of(span.start)))
+            .or_insert(span.start);
+    }
     let open_entry: std::collections::BTreeSet<SprintId> = index
         .iter()
         .filter(|(checked, _, label, _)| {
+            let lower = label.to_lowercase();
             !checked
                 && !label.contains("~~")
-                && !super::status_words::put_off(&label.to_lowercase())
+                && !["→", "->", "optional", "nice to have"]
+                    .iter()
+                    .any(|w| lower.contains(w))
+                && !super::status_words::put_off(&lower)
                 && !super::dropped::dropped(label)
         })
-        .filter(|(_, id, _, span)| ticked_in.contains(&(id.clone(), section_of(span.start))))
+        .filter(|(_, id, _, span)| {
+            ticked_at
+                .get(&(id.clone(), section_of(span.start)))
+                .is_some_and(|&at| at < span.start)
+        })
         .map(|(_, id, ..)| id.clone())
         .collect();
     for (checked, id, label, span) in index {

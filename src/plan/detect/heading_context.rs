@@ -159,10 +159,34 @@ pub(super) fn drop_summary_spans(
                             .get(&(s.word, n))
                             .is_some_and(|&at| at < i && level(at) < level(i))
                     })
-                    && parent[i].is_some_and(|p| !is_step[p])
+                    && parent[i].is_some_and(|p| !is_step[p] && sums_up(&blocks[p]))
             };
         if summary {
             *h = None;
         }
     }
+}
+
+/// Whether a heading holds what sums up steps: the plan's acceptance,
+/// criteria or other words about the plan (`## 验收标准 / Acceptance
+/// Criteria`), or finished work (`## 完了したタスク`). `## Hotfixes` holds
+/// work of its own.
+fn sums_up(block: &Block) -> bool {
+    let Block::Heading { text, .. } = block else {
+        return false;
+    };
+    let lower = text.to_lowercase();
+    super::about_plan::describes_plan(text)
+        || super::units::sections::is_done_group(text)
+        || [
+            "acceptance",
+            "criteria",
+            "验收",
+            "标准",
+            "完了",
+            "受け入れ",
+            "완료 기준",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
 }

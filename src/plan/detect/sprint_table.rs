@@ -172,3 +172,31 @@ pub(super) fn sections_by_code(
     }
     out
 }
+
+/// The word a heading is numbered by (`Category 1: Schema` → `category`,
+/// `2. Migration` → `#`): headings of one series share it.
+pub(super) fn series_word(heading: &str) -> Option<String> {
+    let t = heading.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let mut words = t.split_whitespace();
+    let first = words.next()?;
+    if first.starts_with(|c: char| c.is_ascii_digit()) {
+        return Some("#".into());
+    }
+    let number = words.next()?;
+    number
+        .starts_with(|c: char| c.is_ascii_digit())
+        .then(|| first.to_lowercase())
+}
+
+/// A table id as compared across tables: its letters and its number
+/// without leading zeros (`C-01` and `c1` alike, `01` and `1` alike).
+pub(super) fn id_key(cell: &str) -> String {
+    let t = step_code(cell).unwrap_or(cell.trim());
+    let digits: String = t.chars().filter(char::is_ascii_digit).collect();
+    let letters: String = t
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect();
+    format!("{letters}{}", digits.trim_start_matches('0'))
+}

@@ -9,7 +9,9 @@
 //! (see [`criteria`](super::criteria)), task type and the files it names.
 
 use super::sprint_table::id_column;
+use super::sprint_table::id_key;
 pub(super) use super::sprint_table::is_sprint_table;
+use super::sprint_table::series_word;
 pub(super) use super::sprint_table::step_code;
 use super::sprint_table::table_row_done;
 use super::sprint_table::table_sprint_id;
@@ -226,9 +228,11 @@ fn in_scope(
     sprints.clear();
 
     // 2. A sprint table, and the tables after it written with its columns
-    // under sibling headings (`## Category 2` after `## Category 1`, each
-    // over `| ID | Task | Status |`): one list of steps.
-    let mut first_table: Option<(Vec<String>, Option<u8>)> = None;
+    // right under headings numbered in one series with its own (`## Category
+    // 2` after `## Category 1`, each over `| ID | Task | Status |`): one list
+    // of steps. A `## Backlog`, `## Done` or `## Won't do` table, or one
+    // after a label line, is no more of them.
+    let mut first_table: Option<(Vec<String>, Option<u8>, Option<String>)> = None;
     let mut seen_ids: BTreeSet<String> = BTreeSet::new();
     let mut counter = 0u32;
     for i in scope.clone() {
@@ -239,31 +243,32 @@ fn in_scope(
             continue;
         }
         let columns: Vec<String> = header.iter().map(|c| norm(&c.text)).collect();
-        let above = (0..i).rev().find_map(|j| doc.heading(j));
-        if let Some((first_columns, level)) = &first_table {
-            let sibling = above.is_some_and(|(l, text, _)| {
-                Some(l) == *level
-                    && !super::about_plan::describes_plan(text)
-                    && !super::about_plan::names_after_the_plan(text)
-                    && !super::status_words::put_off(&text.to_lowercase())
-            });
+        let above = (0..i).rev().find(|&j| doc.heading(j).is_some());
+        let heading = above.and_then(|j| doc.heading(j));
+        let series = heading.and_then(|(_, t, _)| series_word(t));
+        let level = heading.map(|(l, _, _)| l);
+        if let Some((first_columns, first_level, first_series)) = &first_table {
+            let sibling = above.is_some_and(|j| j + 1 == i)
+                && level == *first_level
+                && series.is_some()
+                && series == *first_series;
             let id_col = id_column(header, rows);
             let repeats = rows.iter().any(|r| {
                 id_col
                     .and_then(|c| r.cells.get(c))
-                    .is_some_and(|c| seen_ids.contains(c.text.trim()))
+                    .is_some_and(|c| seen_ids.contains(&id_key(&c.text)))
             });
             if *first_columns != columns || !sibling || repeats {
                 continue;
             }
         } else {
-            first_table = Some((columns, above.map(|(l, _, _)| l)));
+            first_table = Some((columns, level, series));
         }
         let id_col = id_column(header, rows).expect("checked by is_sprint_table");
         seen_ids.extend(
             rows.iter()
                 .filter_map(|r| r.cells.get(id_col))
-                .map(|c| c.text.trim().to_string()),
+                .map(|c| id_key(&c.text)),
         );
         // A row with nothing but its first cell (`| **T001: Setup** | | |`)
         // heads a group of the rows below it: a divider, not a step.
