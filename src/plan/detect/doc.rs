@@ -325,9 +325,9 @@ impl<'a> Doc<'a> {
 /// about that step, not work to send, unless marked done. The line must
 /// name the whole step: its label with words of the step's own name
 /// (`Phase 2 polish items go to the backlog`, or `Phase 2` alone over what
-/// of it is left out, leaves phase 2 in). A
-/// section inside a step (`#### Out of scope for this phase`) names
-/// nothing out. The plan keeps at least one step.
+/// of it is left out, leaves phase 2 in). A section inside a step (`####
+/// Out of scope for this phase`) names nothing out. The plan keeps at
+/// least one step.
 fn left_out(
     blocks: &[Block],
     section_end: &[usize],
