@@ -82,47 +82,6 @@ pub fn processes() -> Vec<Proc> {
         .collect()
 }
 
-/// `root` and every process below it, read from the `children` lists of
-/// their threads: a wrapper looks at its tree ten times a second, and with
-/// many agents on one machine, reading every process's `stat` each time
-/// was most of the machine's work. Falls back to [`processes`] where the
-/// kernel keeps no such lists.
-pub fn processes_below(root: u32) -> Vec<Proc> {
-    let mut out = Vec::new();
-    let mut queue = vec![root];
-    let mut seen = BTreeSet::new();
-    while let Some(pid) = queue.pop() {
-        if !seen.insert(pid) {
-            continue;
-        }
-        let Some(p) = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|t| parse_stat(&t))
-        else {
-            // Gone since its parent listed it.
-            continue;
-        };
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-            continue;
-        };
-        for task in tasks.flatten() {
-            let path = task.path().join("children");
-            match std::fs::read_to_string(&path) {
-                Ok(list) => queue.extend(
-                    list.split_whitespace()
-                        .filter_map(|c| c.parse::<u32>().ok()),
-                ),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound && pid == root => {
-                    return processes();
-                }
-                Err(_) => {}
-            }
-        }
-        out.push(p);
-    }
-    out
-}
-
 /// The command line of `pid`, arguments separated by spaces.
 pub fn cmdline(pid: u32) -> String {
     std::fs::read(format!("/proc/{pid}/cmdline"))
@@ -194,11 +153,7 @@ pub fn end_tree(
     let mut termed: BTreeSet<(u32, u64)> = BTreeSet::new();
     let mut killed: BTreeSet<(u32, u64)> = BTreeSet::new();
     loop {
-        let procs = if root == me {
-            processes_below(me)
-        } else {
-            processes()
-        };
+        let procs = processes();
         reap_zombies(me, &procs, keep, prune);
         let mut live: Vec<Proc> = descendants(root, &procs, prune);
         if include_root {
@@ -262,11 +217,11 @@ fn reap_zombies(me: u32, procs: &[Proc], keep: Option<u32>, prune: &dyn Fn(u32) 
     }
 }
 
-/// Reap every zombie child of ours in `procs` except `keep` (called while
-/// the agent runs, so exited orphans do not pile up).
-pub fn reap_orphans(procs: &[Proc], keep: Option<u32>) {
+/// Reap every zombie child of ours except `keep` (called while the agent
+/// runs, so exited orphans do not pile up).
+pub fn reap_orphans(keep: Option<u32>) {
     let me = std::process::id();
-    reap_zombies(me, procs, keep, &|pid| is_wrapper(pid));
+    reap_zombies(me, &processes(), keep, &|pid| is_wrapper(pid));
 }
 
 #[cfg(test)]

@@ -534,9 +534,9 @@ pub(super) fn run_agent(
         next_look = now + poll;
         // Exited orphans, and wrappers our own ticks started: a zombie
         // wrapper would look alive to the engine.
-        let procs = reap::processes_below(me);
-        reap::reap_orphans(&procs, Some(agent_pid));
+        reap::reap_orphans(Some(agent_pid));
         reap();
+        let procs = reap::processes();
         let tree = reap::descendants(me, &procs, &prune);
         let active = sampler.active(&tree);
         let human = |d: Duration| humantime::format_duration(round_secs(d)).to_string();
