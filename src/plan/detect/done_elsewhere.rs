@@ -95,14 +95,16 @@ pub(super) fn marks_elsewhere(
     // migration run`, `- [ ] Paso 3: test in the browser`) are its
     // leftovers: it is done only when every one is ticked. An open entry
     // elsewhere (known issues, open questions) or put off or struck is not.
+    let headings: Vec<(usize, usize)> = if index.is_empty() {
+        Vec::new()
+    } else {
+        (0..doc.blocks.len())
+            .filter_map(|i| doc.heading(i).map(|(_, _, span)| (span.start, i)))
+            .collect()
+    };
     let section_of = |at: usize| {
-        doc.blocks
-            .iter()
-            .take_while(|b| b.span().start <= at)
-            .enumerate()
-            .filter(|(_, b)| matches!(b, Block::Heading { .. }))
-            .last()
-            .map(|(i, _)| i)
+        let k = headings.partition_point(|&(start, _)| start <= at);
+        k.checked_sub(1).map(|k| headings[k].1)
     };
     // The first tick of each step in each section: an open entry above it
     // (`- [ ] Step 2: started backfill` before `- [x] Step 2: finished`) is

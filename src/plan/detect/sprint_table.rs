@@ -175,7 +175,7 @@ pub(super) fn sections_by_code(
 
 /// The word a heading is numbered by (`Category 1: Schema` → `category`,
 /// `2. Migration` → `#`): headings of one series share it.
-pub(super) fn series_word(heading: &str) -> Option<String> {
+fn series_word(heading: &str) -> Option<String> {
     let t = heading.trim_start_matches(|c: char| !c.is_alphanumeric());
     let mut words = t.split_whitespace();
     let first = words.next()?;
@@ -190,7 +190,7 @@ pub(super) fn series_word(heading: &str) -> Option<String> {
 
 /// A table id as compared across tables: its letters and its number
 /// without leading zeros (`C-01` and `c1` alike, `01` and `1` alike).
-pub(super) fn id_key(cell: &str) -> String {
+fn id_key(cell: &str) -> String {
     let t = step_code(cell).unwrap_or(cell.trim());
     let digits: String = t.chars().filter(char::is_ascii_digit).collect();
     let letters: String = t
@@ -199,4 +199,69 @@ pub(super) fn id_key(cell: &str) -> String {
         .flat_map(char::to_lowercase)
         .collect();
     format!("{letters}{}", digits.trim_start_matches('0'))
+}
+
+/// The sprint tables read as one list: the first, and each later one with
+/// its columns right under a heading of its level numbered in its series
+/// (`## Category 2` after `## Category 1`), whose ids read as the first's
+/// do and repeat none already read.
+#[derive(Default)]
+pub(super) struct TableSeries {
+    first: Option<(Vec<String>, Option<u8>, Option<String>)>,
+    coded: Option<bool>,
+    seen: BTreeSet<String>,
+}
+
+impl TableSeries {
+    pub(super) fn started(&self) -> bool {
+        self.first.is_some()
+    }
+
+    /// Whether the table at block `i` may be read (always the first).
+    pub(super) fn admits(&mut self, doc: &Doc, i: usize, header: &[Cell], rows: &[Row]) -> bool {
+        let columns: Vec<String> = header.iter().map(|c| norm(&c.text)).collect();
+        let above = (0..i).rev().find(|&j| doc.heading(j).is_some());
+        let heading = above.and_then(|j| doc.heading(j));
+        let series = heading.and_then(|(_, t, _)| series_word(t));
+        let level = heading.map(|(l, _, _)| l);
+        let Some((first_columns, first_level, first_series)) = &self.first else {
+            self.first = Some((columns, level, series));
+            return true;
+        };
+        let sibling = above.is_some_and(|j| j + 1 == i)
+            && level == *first_level
+            && series.is_some()
+            && series == *first_series;
+        let id_col = id_column(header, rows);
+        let repeats = rows.iter().any(|r| {
+            id_col
+                .and_then(|c| r.cells.get(c))
+                .is_some_and(|c| self.seen.contains(&id_key(&c.text)))
+        });
+        *first_columns == columns && sibling && !repeats
+    }
+
+    /// Whether a table whose rows are `coded` (or whose ids all parse,
+    /// `ids_read`) is read: a later one only when its ids read as the
+    /// first's do, so a plan is never refused for a table not read before.
+    /// Its ids are kept for the next table.
+    pub(super) fn keep(
+        &mut self,
+        joining: bool,
+        ids_read: bool,
+        coded: bool,
+        id_col: usize,
+        rows: &[Row],
+    ) -> bool {
+        if joining && (self.coded != Some(coded) || !ids_read) {
+            return false;
+        }
+        self.coded = Some(coded);
+        self.seen.extend(
+            rows.iter()
+                .filter_map(|r| r.cells.get(id_col))
+                .map(|c| id_key(&c.text)),
+        );
+        true
+    }
 }

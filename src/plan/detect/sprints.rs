@@ -9,9 +9,7 @@
 //! (see [`criteria`](super::criteria)), task type and the files it names.
 
 use super::sprint_table::id_column;
-use super::sprint_table::id_key;
 pub(super) use super::sprint_table::is_sprint_table;
-use super::sprint_table::series_word;
 pub(super) use super::sprint_table::step_code;
 use super::sprint_table::table_row_done;
 use super::sprint_table::table_sprint_id;
@@ -232,8 +230,7 @@ fn in_scope(
     // 2` after `## Category 1`, each over `| ID | Task | Status |`): one list
     // of steps. A `## Backlog`, `## Done` or `## Won't do` table, or one
     // after a label line, is no more of them.
-    let mut first_table: Option<(Vec<String>, Option<u8>, Option<String>)> = None;
-    let mut seen_ids: BTreeSet<String> = BTreeSet::new();
+    let mut series = super::sprint_table::TableSeries::default();
     let mut counter = 0u32;
     for i in scope.clone() {
         let Block::Table { header, rows, .. } = &doc.blocks[i] else {
@@ -242,34 +239,11 @@ fn in_scope(
         if !is_sprint_table(header, rows) {
             continue;
         }
-        let columns: Vec<String> = header.iter().map(|c| norm(&c.text)).collect();
-        let above = (0..i).rev().find(|&j| doc.heading(j).is_some());
-        let heading = above.and_then(|j| doc.heading(j));
-        let series = heading.and_then(|(_, t, _)| series_word(t));
-        let level = heading.map(|(l, _, _)| l);
-        if let Some((first_columns, first_level, first_series)) = &first_table {
-            let sibling = above.is_some_and(|j| j + 1 == i)
-                && level == *first_level
-                && series.is_some()
-                && series == *first_series;
-            let id_col = id_column(header, rows);
-            let repeats = rows.iter().any(|r| {
-                id_col
-                    .and_then(|c| r.cells.get(c))
-                    .is_some_and(|c| seen_ids.contains(&id_key(&c.text)))
-            });
-            if *first_columns != columns || !sibling || repeats {
-                continue;
-            }
-        } else {
-            first_table = Some((columns, level, series));
+        let joining = series.started();
+        if !series.admits(doc, i, header, rows) {
+            continue;
         }
         let id_col = id_column(header, rows).expect("checked by is_sprint_table");
-        seen_ids.extend(
-            rows.iter()
-                .filter_map(|r| r.cells.get(id_col))
-                .map(|c| id_key(&c.text)),
-        );
         // A row with nothing but its first cell (`| **T001: Setup** | | |`)
         // heads a group of the rows below it: a divider, not a step.
         let rows: Vec<Row> = rows
@@ -297,6 +271,15 @@ fn in_scope(
                     .get(id_col)
                     .is_some_and(|c| step_code(&c.text).is_some())
             });
+        let ids_read = coded
+            || rows.iter().all(|r| {
+                r.cells
+                    .get(id_col)
+                    .is_some_and(|c| table_sprint_id(&c.text).parse::<SprintId>().is_ok())
+            });
+        if !series.keep(joining, ids_read, coded, id_col, rows) {
+            continue;
+        }
         let name_col = column(header, SPRINT_NAME_COLUMNS).or_else(|| {
             column(header, &["stage", "step", "phase", "milestone", "task"])
                 .filter(|&c| c != id_col)
@@ -415,6 +398,11 @@ fn in_scope(
                     origin: Origin::new(doc.line(row.span.start), "sprint table row"),
                 },
             });
+        }
+        // A first table that gave no step leaves the next to be the first.
+        if sprints.is_empty() {
+            series = Default::default();
+            counter = 0;
         }
     }
     if !sprints.is_empty() {
