@@ -238,6 +238,8 @@ json_snapshots! {
     review8_deferred_table => "first-sight-review8-deferred-table",
     review8_bare_label => "first-sight-review8-bare-label",
     review8_log_order => "first-sight-review8-log-order",
+    wave_index => "first-sight-wave-index",
+    release_bug_groups => "first-sight-release-bug-groups",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3249,4 +3251,31 @@ fn the_rounds_rules_keep_to_their_cases_after_the_fourth_review() {
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
     let (_, v, _) = json("first-sight-review8-log-order");
     assert_eq!(done(&v, 0), [true, true, false], "{v}");
+}
+
+/// Waves that name an index's rows by number (`### Wave 2: Services
+/// (Tasks 02, 03, 04 — parallel)`, a tree under `Wave 2 (parallel, after
+/// Wave 1)`) order the rows, over a dependency column left blank (`-` all
+/// down): each row waits for the wave before it, and the rows of a wave
+/// not said to run at once run one after another.
+#[test]
+fn waves_naming_rows_order_them_over_a_blank_dependency_column() {
+    let (_, v, _) = json("first-sight-wave-index");
+    let names = units(&v);
+    assert_eq!(names.len(), 6, "{v}");
+    assert!(deps(&v, 0).is_empty(), "{v}");
+    for k in 1..4 {
+        assert_eq!(deps(&v, k), [names[0].clone()], "{v}");
+    }
+    assert_eq!(deps(&v, 4), names[1..4].to_vec(), "{v}");
+    assert_eq!(deps(&v, 5), names[1..5].to_vec(), "{v}");
+}
+
+/// `#### Bugs` under `### v1.1`, each holding boxes: the bugs are part of
+/// the release, which is open while any of them is.
+#[test]
+fn a_checklist_group_inside_another_is_part_of_it() {
+    let (_, v, _) = json("first-sight-release-bug-groups");
+    assert_eq!(names(&v, 0).len(), 3, "{v}");
+    assert_eq!(done(&v, 0), [false, false, true], "{v}");
 }

@@ -118,6 +118,61 @@ pub(super) fn nested_groups_lifted(
     out
 }
 
+/// A checklist group nested in another is a part of it where the outer
+/// group is a release (`#### Bugs` under `### v0.3`, holding boxes of its
+/// own), or where parts of the same name sit in two groups (`#### Bugs`
+/// under each release): the outer group is the step and its parts' boxes
+/// are its tasks. Reading both as steps cuts one release into three. A
+/// part with a number of its own (`### 1.2` under `## 1.`) stays a step.
+pub(super) fn groups_in_groups_folded(
+    doc: &Doc,
+    groups: Vec<(usize, String)>,
+) -> Vec<(usize, String)> {
+    let heads: BTreeSet<usize> = groups.iter().map(|&(i, _)| i).collect();
+    let numbered = |i: usize| {
+        doc.heading(i)
+            .is_some_and(|(_, t, _)| super::numbered::numbered_heading(t).is_some())
+    };
+    let outer = |i: usize| {
+        let mut up = doc.parent[i];
+        while let Some(p) = up {
+            if heads.contains(&p) {
+                return Some(p);
+            }
+            up = doc.parent[p];
+        }
+        None
+    };
+    let release = |i: usize| {
+        doc.heading(i).is_some_and(|(_, t, _)| {
+            let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
+            let lower = t.to_lowercase();
+            let rest = ["version ", "release ", "v"]
+                .iter()
+                .find_map(|w| lower.strip_prefix(w))
+                .unwrap_or("");
+            rest.starts_with(|c: char| c.is_ascii_digit())
+        })
+    };
+    let key = |name: &str| name.trim().to_lowercase();
+    let mut parents_of: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+    for (i, name) in &groups {
+        if let Some(p) = outer(*i) {
+            parents_of.entry(key(name)).or_default().insert(p);
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|(i, name)| {
+            let part = !numbered(*i)
+                && outer(*i).is_some_and(|p| {
+                    release(p) || parents_of.get(&key(name)).is_some_and(|ps| ps.len() >= 2)
+                });
+            !part
+        })
+        .collect()
+}
+
 /// Checklist groups numbered as one series (`## 1. Pre-release checks`,
 /// `## 6. Verify after release`) with sections of the same series between
 /// them that hold no boxes (`## 2.` to `## 5.`, steps written as prose and

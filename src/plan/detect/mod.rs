@@ -82,6 +82,7 @@ mod tests;
 mod tickets;
 mod units;
 mod validate;
+mod wave_groups;
 mod wave_sections;
 mod waves;
 mod work_table;

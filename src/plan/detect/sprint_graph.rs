@@ -32,6 +32,13 @@ pub(super) fn split_by_stated_order(doc: &Doc, units: &mut Vec<RawUnit>) -> bool
         .or_else(|| from_order_list(doc, unit))
         .or_else(|| from_sentence(doc, unit))
         .or_else(|| from_dependency_lines(doc, unit))
+        // Waves naming the rows come before the rows' own cells: a
+        // dependency column left blank (`-` all down) says less.
+        .or_else(|| {
+            super::wave_groups::from_wave_groups(doc, unit, |names, waits, why| {
+                units_of(doc, unit, names, waits, why)
+            })
+        })
         .or_else(|| from_table_dependencies(doc, unit))
         .or_else(|| {
             super::index_graph::from_index_table(doc, unit, |names, waits, why| {
@@ -617,7 +624,8 @@ fn from_table_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
             continue;
         }
         if let Some(codes) = &codes {
-            waits.push(named_codes(cell, codes, me)?);
+            let named = named_codes(cell, codes, me)?;
+            waits.push(named);
             continue;
         }
         let named = super::dependency_lines::referenced_numbers(&cell.to_lowercase())?;

@@ -604,6 +604,7 @@ fn in_scope(
     let groups = super::numbered::numbered_parents(doc, &groups).unwrap_or(groups);
     let groups = super::levels::status_buckets_lifted(doc, groups, top);
     let groups = super::levels::nested_groups_lifted(doc, groups);
+    let groups = super::levels::groups_in_groups_folded(doc, groups);
     let groups = super::levels::series_gaps_filled(doc, groups, scope_all.clone());
     let groups = super::levels::with_unboxed_siblings(doc, groups, scope_all.clone());
     let groups = super::levels::worded_siblings_added(doc, groups, scope_all.clone());
