@@ -240,6 +240,8 @@ json_snapshots! {
     review8_log_order => "first-sight-review8-log-order",
     wave_index => "first-sight-wave-index",
     release_bug_groups => "first-sight-release-bug-groups",
+    index_parts => "first-sight-index-parts",
+    phase_opening_agents => "first-sight-phase-opening-agents",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3278,4 +3280,29 @@ fn a_checklist_group_inside_another_is_part_of_it() {
     let (_, v, _) = json("first-sight-release-bug-groups");
     assert_eq!(names(&v, 0).len(), 3, "{v}");
     assert_eq!(done(&v, 0), [false, false, true], "{v}");
+}
+
+/// A progress checklist naming parts of a phase (`Phase 1-1: Module
+/// layout`) that the phase's own section holds (`#### 1-1. Module layout`)
+/// lists the phase's work, not steps of their own: the phase is one
+/// sprint, open while a part is.
+#[test]
+fn index_entries_naming_parts_a_phase_holds_are_that_phase() {
+    let (_, v, _) = json("first-sight-index-parts");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+    assert_eq!(done(&v, 0), [false, false, false], "{v}");
+}
+
+/// A phase whose own opening words say its agents' sections run at once
+/// (`These can be built in parallel.` over `#### Agent1: …`) runs them
+/// at once, after the phase before and before the phase after.
+#[test]
+fn a_phase_saying_so_in_its_opening_words_runs_its_agents_at_once() {
+    let (_, v, _) = json("first-sight-phase-opening-agents");
+    let names = units(&v);
+    assert_eq!(names.len(), 5, "{v}");
+    for k in 1..4 {
+        assert_eq!(deps(&v, k), [names[0].clone()], "{v}");
+    }
+    assert_eq!(deps(&v, 4), names[1..4].to_vec(), "{v}");
 }

@@ -17,21 +17,27 @@ use super::done_elsewhere::set;
 use super::done_elsewhere::the_one;
 use super::*;
 
-/// Index entries naming a lettered part of a step (`Task 5a` of `Task 5`)
-/// mark that step done when every part is ticked; the entries left are
-/// those naming no step.
+/// Index entries naming a lettered part of a step (`Task 5a` of `Task 5`),
+/// or a numbered part the step's own text holds (`フェーズ1-1` where
+/// phase 1's section has `#### 1-1. go.mod`), mark that step done when
+/// every part is ticked; they are its work, not steps of their own. The
+/// entries left are those naming no step.
 pub(super) fn parts_of_steps(
     units: &mut [RawUnit],
     listed: Vec<(bool, SprintId, String, Span)>,
 ) -> Vec<(bool, SprintId, String, Span)> {
-    let is_part =
+    let lettered =
         |id: &SprintId| !id.suffix.is_empty() && id.suffix.chars().all(|c| c.is_ascii_lowercase());
     let mut parts: BTreeMap<u32, (bool, Vec<String>)> = BTreeMap::new();
     let mut rest = Vec::new();
     for entry in listed {
         let whole = SprintId::whole(entry.1.number);
-        let has_step = units.iter().flat_map(|u| &u.sprints).any(|s| s.id == whole);
-        if is_part(&entry.1) && has_step {
+        let step = units
+            .iter()
+            .flat_map(|u| &u.sprints)
+            .find(|s| s.id == whole);
+        let held = step.is_some_and(|s| holds_part(&s.sprint.body, &entry.1));
+        if step.is_some() && (lettered(&entry.1) || held) {
             let e = parts.entry(entry.1.number).or_insert((true, Vec::new()));
             e.0 &= entry.0;
             e.1.push(entry.1.to_string());
@@ -52,6 +58,23 @@ pub(super) fn parts_of_steps(
         }
     }
     rest
+}
+
+/// Whether a step's text opens a heading or line with part `id`'s label
+/// (`#### 1-1. go.mod`, `### 2.3 Cache`): a numbered part of the step.
+fn holds_part(body: &str, id: &SprintId) -> bool {
+    if !id.suffix.starts_with(['.', '-']) {
+        return false;
+    }
+    let label = id.to_string();
+    body.lines().any(|l| {
+        let t = l.trim_start().trim_start_matches('#').trim_start();
+        t.strip_prefix(label.as_str()).is_some_and(|r| {
+            !r.starts_with(|c: char| c.is_ascii_digit() || c == '.' || c == '-')
+                || r.starts_with(". ")
+                || r == "."
+        })
+    })
 }
 
 /// A heading outside every sprint marked done whose name, or its part

@@ -199,7 +199,7 @@ pub(super) fn guesses(
             // Phases of agents mix two kinds of unit: the reading as a whole.
             let each = match unit_source {
                 UnitSource::PhaseSections => {
-                    "an agent's section of a phase whose heading (or the plan's opening) says its agents run at once, or a phase of its own".to_string()
+                    "an agent's section of a phase whose heading, opening words or the plan's opening say its agents run at once, or a phase of its own".to_string()
                 }
                 _ => first.rule.clone(),
             };
@@ -307,6 +307,7 @@ pub(super) fn parallel_said(doc: &Doc) -> Option<usize> {
         "concurrent stream",
         "concurrently",
         "並行",
+        "並列",
         "并行",
         "병렬",
         "동시 진행",

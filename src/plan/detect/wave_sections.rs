@@ -210,15 +210,11 @@ fn phase_headings(doc: &Doc, units: &[RawUnit]) -> Option<Vec<(u32, usize)>> {
         return None;
     }
     let done_at = super::guesses::done_in_place(units);
-    let at_once = (0..doc.blocks.len()).any(|i| {
-        doc.is_sprint(i)
-            && doc
-                .heading(i)
-                .is_some_and(|h| super::waves::may_say_at_once(h.1))
-            && phase_at_once(doc, i, &done_at)
-    }) || (0..doc.blocks.len())
-        .find(|&i| doc.is_sprint(i))
-        .is_some_and(|first| preamble_says_agents_at_once(doc, first));
+    let at_once = (0..doc.blocks.len())
+        .any(|i| doc.is_sprint(i) && phase_at_once(doc, i, &done_at))
+        || (0..doc.blocks.len())
+            .find(|&i| doc.is_sprint(i))
+            .is_some_and(|first| preamble_says_agents_at_once(doc, first));
     if !at_once {
         return None;
     }
@@ -244,10 +240,28 @@ fn phase_headings(doc: &Doc, units: &[RawUnit]) -> Option<Vec<(u32, usize)>> {
 /// denying it (`not`, `nicht`, `non`, `no`), no work of its own beside its
 /// sections, and not already done: its text below may qualify the order
 /// (`Agent 3 starts after both`), its heading states it.
+///
+/// Its own opening words count too (`並列で実装できる。` over `#### Agent1:
+/// …`), where they name no order of their own (`after`, `waits`).
 fn phase_at_once(doc: &Doc, h: usize, done_at: &HashSet<usize>) -> bool {
-    doc.heading(h)
-        .is_some_and(|(_, text, _)| super::waves::text_says_at_once(&text.to_lowercase()))
-        && phase_free(doc, h, done_at)
+    const ORDER: &[&str] = &[
+        "after", "wait", "before", "then ", "first", "後", "之后", "以后", "依赖", "依存", "nach ",
+        "después", "depois", "après",
+    ];
+    let heading = doc
+        .heading(h)
+        .is_some_and(|(_, text, _)| super::waves::text_says_at_once(&text.to_lowercase()));
+    let own_text = || {
+        super::waves::says_at_once(doc, h)
+            && !doc.own_blocks(h).any(|b| match &doc.blocks[b] {
+                Block::Paragraph { text, .. } => {
+                    let lower = text.to_lowercase();
+                    ORDER.iter().any(|w| lower.contains(w))
+                }
+                _ => false,
+            })
+    };
+    (heading || own_text()) && phase_free(doc, h, done_at)
 }
 
 /// A phase whose heading says nothing against running its sections at
@@ -346,9 +360,12 @@ fn names_a_worker(doc: &Doc, j: usize) -> bool {
         let t = text
             .trim_start_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase();
+        // `Agent 1`, and `Agent1` written close.
         WORKERS.iter().any(|w| {
             t.strip_prefix(w)
                 .is_some_and(|rest| rest.starts_with(|c: char| c.is_alphanumeric()))
+                || t.strip_prefix(w.trim_end())
+                    .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
         })
     })
 }
