@@ -242,6 +242,7 @@ json_snapshots! {
     release_bug_groups => "first-sight-release-bug-groups",
     index_parts => "first-sight-index-parts",
     phase_opening_agents => "first-sight-phase-opening-agents",
+    closing_milestones => "first-sight-closing-milestones",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3305,4 +3306,14 @@ fn a_phase_saying_so_in_its_opening_words_runs_its_agents_at_once() {
         assert_eq!(deps(&v, k), [names[0].clone()], "{v}");
     }
     assert_eq!(deps(&v, 4), names[1..4].to_vec(), "{v}");
+}
+
+/// Milestones listed after the stages (`### M2: Data in sync`, done, while
+/// `### Stage 3: Sync service` is in progress) are checkpoints of that
+/// work: the stages are the sprints, with their own status.
+#[test]
+fn milestones_after_the_stages_are_checkpoints_not_the_work() {
+    let (_, v, _) = json("first-sight-closing-milestones");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "4"], "{v}");
+    assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
 }

@@ -277,11 +277,32 @@ fn choose_word_of(
             .filter(|(w, &(_, n, nested))| nested * 2 >= n && n >= 2 && spread(w))
             .max_by_key(|(w, &(_, n, _))| (n, std::cmp::Reverse(**w)))
             .map(|(w, _)| *w);
+        // `### M0：仓库冻结` … `### M7` listed after eight `### 4.1
+        // 第一阶段` … at their level: milestones summing up the stages
+        // before them, checkpoints of that work rather than the work.
+        let checkpoints = |w: &Word, level: u8| {
+            *w == Word::Milestone
+                && stats.iter().any(|(o, &(l, n, _))| {
+                    o != w
+                        && l == level
+                        && n >= 3
+                        && headings_of.get(o).and_then(|hs| hs.last())
+                            < headings_of.get(w).and_then(|hs| hs.first())
+                })
+        };
         let outermost = stats
             .iter()
             // A word written once (`## Milestone 1: v1 Launch` above seven
             // `### Phase N`) names the whole, not its steps.
-            .min_by_key(|(w, &(level, n, _))| (n < 2, level, std::cmp::Reverse(n), **w))
+            .min_by_key(|(w, &(level, n, _))| {
+                (
+                    n < 2,
+                    level,
+                    checkpoints(w, level),
+                    std::cmp::Reverse(n),
+                    **w,
+                )
+            })
             .map(|(w, _)| *w);
         // Three `### Phase N` summaries under `## Implementation Plan`, then
         // twenty-six `#### Step A.1` under `## Step by Step Tasks`: two series
