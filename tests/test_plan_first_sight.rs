@@ -3317,3 +3317,35 @@ fn milestones_after_the_stages_are_checkpoints_not_the_work() {
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "4"], "{v}");
     assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
 }
+
+/// What the review of this round's rules found, each read as a person
+/// reads it: a dependency column naming rows is their order over a rough
+/// wave tree; waves inside each phase order that phase's items, not the
+/// phases; `sends chunks in parallel` in a phase's opening is about the
+/// product, not its agents; milestones holding every box are the work
+/// after phase summaries; an index ticking two of a phase's three parts
+/// leaves it open; features under a release stay steps of their own.
+#[test]
+fn the_rounds_rules_keep_to_their_cases_after_the_fifth_review() {
+    let (_, v, _) = json("first-sight-review9-table-deps");
+    let names = units(&v);
+    assert_eq!(names.len(), 5, "{v}");
+    assert_eq!(deps(&v, 2), [names[1].clone()], "{v}");
+    assert_eq!(deps(&v, 4), [names[2].clone(), names[3].clone()], "{v}");
+    let (_, v, _) = json("first-sight-review9-phase-local-waves");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+    let (_, v, _) = json("first-sight-review9-feature-parallel");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    let (_, v, _) = json("first-sight-review9-milestones-real");
+    assert_eq!(sprint_ids(&v, 0).len(), 4, "{v}");
+    assert!(
+        v["tally"]["outside"].as_array().is_none_or(Vec::is_empty),
+        "{v}"
+    );
+    let (_, v, _) = json("first-sight-review9-partial-index");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+    assert_eq!(done(&v, 0), [false, false, false], "{v}");
+    let (_, v, _) = json("first-sight-review9-release-features");
+    assert_eq!(sprint_ids(&v, 0).len(), 5, "{v}");
+}

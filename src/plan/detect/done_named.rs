@@ -30,6 +30,9 @@ pub(super) fn parts_of_steps(
         |id: &SprintId| !id.suffix.is_empty() && id.suffix.chars().all(|c| c.is_ascii_lowercase());
     let mut parts: BTreeMap<u32, (bool, Vec<String>)> = BTreeMap::new();
     let mut rest = Vec::new();
+    // Steps with numbered parts of their own that an entry names: done
+    // only when the index names every part the step holds.
+    let mut held_parts: BTreeMap<u32, usize> = BTreeMap::new();
     for entry in listed {
         let whole = SprintId::whole(entry.1.number);
         let step = units
@@ -37,6 +40,10 @@ pub(super) fn parts_of_steps(
             .flat_map(|u| &u.sprints)
             .find(|s| s.id == whole);
         let held = step.is_some_and(|s| holds_part(&s.sprint.body, &entry.1));
+        if held {
+            let count = step.map_or(0, |s| part_headings(&s.sprint.body, entry.1.number));
+            held_parts.insert(entry.1.number, count);
+        }
         if step.is_some() && (lettered(&entry.1) || held) {
             let e = parts.entry(entry.1.number).or_insert((true, Vec::new()));
             e.0 &= entry.0;
@@ -46,6 +53,13 @@ pub(super) fn parts_of_steps(
         }
     }
     for (number, (all_ticked, labels)) in parts {
+        let mut all_ticked = all_ticked;
+        if let Some(&held) = held_parts.get(&number) {
+            let mut named = labels.clone();
+            named.sort_unstable();
+            named.dedup();
+            all_ticked &= named.len() >= held;
+        }
         if let Some(sprint) = find_by_id(units, &SprintId::whole(number)) {
             set(
                 sprint,
@@ -60,20 +74,49 @@ pub(super) fn parts_of_steps(
     rest
 }
 
-/// Whether a step's text opens a heading or line with part `id`'s label
-/// (`#### 1-1. go.mod`, `### 2.3 Cache`): a numbered part of the step.
+/// Whether a step's text holds a heading opening with part `id`'s label
+/// (`#### 1-1. go.mod`, `### 2.3 Cache`): a numbered part of the step. A
+/// line of prose opening with a number alike (`2.1 GB peak memory`) is
+/// none.
 fn holds_part(body: &str, id: &SprintId) -> bool {
     if !id.suffix.starts_with(['.', '-']) {
         return false;
     }
     let label = id.to_string();
-    body.lines().any(|l| {
-        let t = l.trim_start().trim_start_matches('#').trim_start();
-        t.strip_prefix(label.as_str()).is_some_and(|r| {
-            !r.starts_with(|c: char| c.is_ascii_digit() || c == '.' || c == '-')
-                || r.starts_with(". ")
-                || r == "."
+    part_labels(body).any(|l| l == label)
+}
+
+/// How many numbered part headings of step `number` its text holds.
+fn part_headings(body: &str, number: u32) -> usize {
+    let mut labels: Vec<String> = part_labels(body)
+        .filter(|l| {
+            l.split(['.', '-'])
+                .next()
+                .is_some_and(|n| n.parse() == Ok(number))
         })
+        .collect();
+    labels.sort_unstable();
+    labels.dedup();
+    labels.len()
+}
+
+/// The labels of the part headings in a step's text: `1-1` of `#### 1-1.
+/// go.mod`, `2.3` of `### 2.3 Cache`.
+fn part_labels(body: &str) -> impl Iterator<Item = String> + '_ {
+    body.lines().filter_map(|l| {
+        let t = l
+            .trim_start()
+            .strip_prefix('#')?
+            .trim_start_matches('#')
+            .trim_start();
+        let label: String = t
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '-'))
+            .collect();
+        let label = label.trim_end_matches(['.', '-']);
+        let mut parts = label.split(['.', '-']);
+        let two = parts.clone().count() == 2 && parts.all(|p| !p.is_empty());
+        two.then(|| label.to_string())
     })
 }
 

@@ -333,7 +333,6 @@ pub(super) fn parallel_said(doc: &Doc) -> Option<usize> {
         "stream",
         "task",
         "phase",
-        "stage",
         "milestone",
         "step",
         "sprint",

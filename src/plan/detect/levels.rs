@@ -119,9 +119,9 @@ pub(super) fn nested_groups_lifted(
 }
 
 /// A checklist group nested in another is a part of it where the outer
-/// group is a release (`#### Bugs` under `### v0.3`, holding boxes of its
-/// own), or where parts of the same name sit in two groups (`#### Bugs`
-/// under each release): the outer group is the step and its parts' boxes
+/// group is a release and the inner one its defects (`#### Bugs` under
+/// `### v0.3`, holding boxes of its own), or where parts of the same name
+/// sit in two groups (`#### Bugs` under each release): the outer group is the step and its parts' boxes
 /// are its tasks. Reading both as steps cuts one release into three. A
 /// part with a number of its own (`### 1.2` under `## 1.`) stays a step.
 pub(super) fn groups_in_groups_folded(
@@ -143,6 +143,7 @@ pub(super) fn groups_in_groups_folded(
         }
         None
     };
+    // `v0.3`, `Version 2.1`, `Release 1.4.0`: a dotted release.
     let release = |i: usize| {
         doc.heading(i).is_some_and(|(_, t, _)| {
             let t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
@@ -151,8 +152,20 @@ pub(super) fn groups_in_groups_folded(
                 .iter()
                 .find_map(|w| lower.strip_prefix(w))
                 .unwrap_or("");
-            rest.starts_with(|c: char| c.is_ascii_digit())
+            let number: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == '.')
+                .collect();
+            number.starts_with(|c: char| c.is_ascii_digit()) && number.contains('.')
         })
+    };
+    // `Bugs`, `Bug Fixes`, `Known issues`: a release's list of defects,
+    // where `Offline storage` under `v2.0` is a feature of its own.
+    let defects = |name: &str| {
+        let lower = name.to_lowercase();
+        ["bug", "fix", "issue", "defect", "regression"]
+            .iter()
+            .any(|w| lower.contains(w))
     };
     let key = |name: &str| name.trim().to_lowercase();
     let mut parents_of: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
@@ -166,7 +179,8 @@ pub(super) fn groups_in_groups_folded(
         .filter(|(i, name)| {
             let part = !numbered(*i)
                 && outer(*i).is_some_and(|p| {
-                    release(p) || parents_of.get(&key(name)).is_some_and(|ps| ps.len() >= 2)
+                    release(p) && defects(name)
+                        || parents_of.get(&key(name)).is_some_and(|ps| ps.len() >= 2)
                 });
             !part
         })

@@ -32,14 +32,16 @@ pub(super) fn split_by_stated_order(doc: &Doc, units: &mut Vec<RawUnit>) -> bool
         .or_else(|| from_order_list(doc, unit))
         .or_else(|| from_sentence(doc, unit))
         .or_else(|| from_dependency_lines(doc, unit))
-        // Waves naming the rows come before the rows' own cells: a
-        // dependency column left blank (`-` all down) says less.
+        // A dependency column naming rows is their order; waves naming the
+        // rows come before a column left blank (`-` all down), which says
+        // less.
+        .or_else(|| from_table_dependencies(doc, unit, true))
         .or_else(|| {
             super::wave_groups::from_wave_groups(doc, unit, |names, waits, why| {
                 units_of(doc, unit, names, waits, why)
             })
         })
-        .or_else(|| from_table_dependencies(doc, unit))
+        .or_else(|| from_table_dependencies(doc, unit, false))
         .or_else(|| {
             super::index_graph::from_index_table(doc, unit, |names, waits, why| {
                 units_of(doc, unit, names, waits, why)
@@ -599,7 +601,9 @@ fn from_dependency_lines(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
 /// waits for the rows its cell names. Every name must be an earlier row's
 /// number, or the plan stays one sequence; sub-rows (`4.1`) folded into
 /// their row say nothing about other rows.
-fn from_table_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
+///
+/// With `naming`, only a column where some cell names a row.
+fn from_table_dependencies(doc: &Doc, unit: &RawUnit, naming: bool) -> Option<Vec<RawUnit>> {
     if unit.sprints.len() < 3 || unit.sprints.iter().any(|s| !s.id.suffix.is_empty()) {
         return None;
     }
@@ -631,7 +635,11 @@ fn from_table_dependencies(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         let named = super::dependency_lines::referenced_numbers(&cell.to_lowercase())?;
         waits.push(super::dependency_lines::earlier(&named, me, position)?);
     }
-    if !super::dependency_lines::at_once(&waits) {
+    let blank = waits
+        .iter()
+        .enumerate()
+        .all(|(me, w)| w.is_empty() || w.as_slice() == me.checked_sub(1).as_slice());
+    if !super::dependency_lines::at_once(&waits) || naming && blank {
         return None;
     }
     let names: Vec<String> = unit

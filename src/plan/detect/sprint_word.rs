@@ -280,6 +280,32 @@ fn choose_word_of(
         // `### M0：仓库冻结` … `### M7` listed after eight `### 4.1
         // 第一阶段` … at their level: milestones summing up the stages
         // before them, checkpoints of that work rather than the work.
+        // The stages must hold more list items than the milestones: three
+        // `### Phase N` summaries over milestones holding every box leave
+        // the milestones the work.
+        let items_under = |word: &Word| {
+            let heads: BTreeSet<usize> = headings_of
+                .get(word)
+                .map(|hs| hs.iter().copied().collect())
+                .unwrap_or_default();
+            // Items belong to the heading above them (only headings have
+            // parents).
+            let mut under = None;
+            let mut count = 0;
+            for (b, block) in blocks.iter().enumerate() {
+                match block {
+                    Block::Heading { .. } => under = Some(b),
+                    Block::Item { .. } => {
+                        count += usize::from(
+                            std::iter::successors(under, |&p| parent[p])
+                                .any(|p| heads.contains(&p)),
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            count
+        };
         let checkpoints = |w: &Word, level: u8| {
             *w == Word::Milestone
                 && stats.iter().any(|(o, &(l, n, _))| {
@@ -288,6 +314,7 @@ fn choose_word_of(
                         && n >= 3
                         && headings_of.get(o).and_then(|hs| hs.last())
                             < headings_of.get(w).and_then(|hs| hs.first())
+                        && items_under(o) > items_under(w)
                 })
         };
         let outermost = stats

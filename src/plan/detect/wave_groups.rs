@@ -38,6 +38,11 @@ const AT_ONCE: &[&str] = &[
 struct Wave {
     steps: Vec<u32>,
     at_once: bool,
+    /// The tree lines' words after each step number (`Invoice service` of
+    /// `├── 02 Invoice service`): they must name that step.
+    named: Vec<(u32, String)>,
+    /// How many wave lines declare it: a heading and a tree may both.
+    lines: usize,
 }
 
 /// One unit per step, ordered by the waves that name the steps, when the
@@ -51,10 +56,32 @@ pub(super) fn from_wave_groups(
         return None;
     }
     let waves = waves_naming_steps(doc.source)?;
-    if waves.len() < 2 {
+    if waves.len() < 2 || waves.values().any(|w| w.lines > 2) {
+        return None;
+    }
+    // Waves inside a step's own section order that step's parts
+    // (`## Phase 1` holding `Wave 1 (parallel): Tasks 1, 2`), not the steps.
+    if wave_lines_inside_steps(doc, unit) {
         return None;
     }
     let position = |n: u32| unit.sprints.iter().position(|s| s.id.number == n);
+    // A tree line names its step (`02 Invoice service`), or it lists other
+    // things numbered alike (`- 2 iOS devs` under a hiring wave).
+    for (n, words) in waves.values().flat_map(|w| &w.named) {
+        let step = &unit.sprints[position(*n)?];
+        let name = step.sprint.name.to_lowercase();
+        let first = words
+            .split_whitespace()
+            .next()
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase()
+            })
+            .unwrap_or_default();
+        if first.is_empty() || !name.contains(&first) {
+            return None;
+        }
+    }
     // The wave each step sits in, by the step's place.
     let mut wave_of: Vec<Option<usize>> = vec![None; unit.sprints.len()];
     let mut members: Vec<Vec<usize>> = Vec::with_capacity(waves.len());
@@ -125,8 +152,16 @@ fn waves_naming_steps(source: &str) -> Option<BTreeMap<u32, Wave>> {
         if let Some(n) = super::waves::wave_number(bare) {
             let rest = after_wave_number(bare);
             let lower = rest.to_lowercase();
+            // `Tasks 02, 03 in parallel, then Task 04`: an order inside
+            // the wave that the wave list cannot hold.
+            if orders_within(&lower) {
+                return None;
+            }
             let wave = waves.entry(n).or_default();
-            wave.at_once |= AT_ONCE.iter().any(|w| lower.contains(w));
+            wave.lines += 1;
+            // `(not parallel — run one at a time)` says the opposite.
+            wave.at_once |= AT_ONCE.iter().any(|w| lower.contains(w))
+                && (super::waves::text_says_at_once(&lower) || !lower.contains("parallel"));
             wave.steps.extend(listed_steps(&lower));
             current = Some(n);
             continue;
@@ -135,12 +170,68 @@ fn waves_naming_steps(source: &str) -> Option<BTreeMap<u32, Wave>> {
             continue;
         };
         match tree_step(line) {
-            Some(step) => waves.entry(n).or_default().steps.push(step),
+            Some((step, words)) => {
+                let wave = waves.entry(n).or_default();
+                wave.steps.push(step);
+                wave.named.push((step, words));
+            }
             None => current = None,
         }
     }
     waves.retain(|_, w| !w.steps.is_empty());
     (!waves.is_empty()).then_some(waves)
+}
+
+/// Whether a wave line orders work inside its wave (`then Task 04`, `once
+/// both are merged`, `before Task 5`); `after Wave 1` orders waves, which
+/// the reading keeps.
+fn orders_within(lower: &str) -> bool {
+    let mut t = lower.to_string();
+    while let Some(at) = t.find("after wave") {
+        t.replace_range(at..at + "after wave".len(), "");
+    }
+    [
+        " then ",
+        "then task",
+        " once ",
+        "before ",
+        "after task",
+        "after step",
+        "→",
+        "->",
+    ]
+    .iter()
+    .any(|w| t.contains(w))
+}
+
+/// Whether a wave line lies inside the section of one of the unit's steps
+/// read from a heading.
+fn wave_lines_inside_steps(doc: &Doc, unit: &RawUnit) -> bool {
+    let sections: Vec<std::ops::Range<usize>> = unit
+        .sprints
+        .iter()
+        .filter_map(|s| {
+            let h = (0..doc.blocks.len()).find(|&i| {
+                doc.blocks[i].span().start == s.span.start && doc.heading(i).is_some()
+            })?;
+            // The heading's own line is the step's name, not its text.
+            let body = doc.blocks[h].span().end;
+            Some(body..doc.section_end_offset(h))
+        })
+        .collect();
+    let mut at = 0;
+    for line in doc.source.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let bare = line.trim_start_matches(|c: char| {
+            c.is_whitespace() || matches!(c, '#' | '*' | '_' | '`' | '>' | '-' | '+')
+        });
+        if super::waves::wave_number(bare).is_some() && sections.iter().any(|r| r.contains(&start))
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// `Wave 2: Services (Tasks 02, 03)` → `: Services (Tasks 02, 03)`.
@@ -192,9 +283,10 @@ fn number_or_range(token: &str) -> Option<Vec<u32>> {
     (a <= b && b - a < 64).then(|| (a..=b).collect())
 }
 
-/// The step a tree line under a wave line opens with: `├── 02 Invoice
-/// service`, `└─ Task 03: Webhooks`, `- T04 Refunds`.
-fn tree_step(line: &str) -> Option<u32> {
+/// The step a tree line under a wave line opens with, and the words after
+/// its number: `├── 02 Invoice service`, `└─ Task 03: Webhooks`, `- T04
+/// Refunds`.
+fn tree_step(line: &str) -> Option<(u32, String)> {
     let drawn = line
         .trim_start()
         .starts_with(['├', '└', '│', '-', '*', '+', '·']);
@@ -216,7 +308,8 @@ fn tree_step(line: &str) -> Option<u32> {
     if digits.is_empty() || after.is_some_and(|c| c.is_alphanumeric() || c == '-') {
         return None;
     }
-    digits.parse().ok()
+    let words = t[digits.len()..].trim_start_matches([':', '.', ' ', '-', '—', '–']);
+    Some((digits.parse().ok()?, words.trim().to_string()))
 }
 
 #[cfg(test)]
@@ -235,8 +328,14 @@ mod tests {
 
     #[test]
     fn tree_lines_open_with_a_step_number() {
-        assert_eq!(tree_step("  ├── 02 Invoice service"), Some(2));
-        assert_eq!(tree_step("  └─ Task 03: Webhooks"), Some(3));
+        assert_eq!(
+            tree_step("  ├── 02 Invoice service"),
+            Some((2, "Invoice service".into()))
+        );
+        assert_eq!(
+            tree_step("  └─ Task 03: Webhooks"),
+            Some((3, "Webhooks".into()))
+        );
         assert_eq!(tree_step("  - 2024-01 release"), None);
         assert_eq!(tree_step("The schema must land first"), None);
     }
@@ -248,5 +347,8 @@ mod tests {
         assert_eq!(waves[&1].steps, vec![1]);
         assert_eq!(waves[&2].steps, vec![2, 3]);
         assert!(waves[&2].at_once && !waves[&1].at_once);
+        let not = "### Wave 1: Task 1\n\n### Wave 2: Tasks 2, 3 (not parallel, one at a time)\n";
+        assert!(!waves_naming_steps(not).unwrap()[&2].at_once);
+        assert!(waves_naming_steps("Wave 2: Tasks 2, 3 in parallel, then Task 4\n").is_none());
     }
 }

@@ -251,17 +251,86 @@ fn phase_at_once(doc: &Doc, h: usize, done_at: &HashSet<usize>) -> bool {
     let heading = doc
         .heading(h)
         .is_some_and(|(_, text, _)| super::waves::text_says_at_once(&text.to_lowercase()));
+    // Words that make a sentence about who may work at once: a modal
+    // (`These can be built in parallel.`, `並列で実装できる。`) or the
+    // workers themselves. `The uploader sends chunks in parallel` is about
+    // the product.
+    const WHO: &[&str] = &[
+        "can ",
+        "may ",
+        "agents",
+        "these",
+        "できる",
+        "可以",
+        "可并行",
+        "kann",
+        "puede",
+        "pode",
+        "peut",
+        "エージェント",
+        "担当",
+    ];
     let own_text = || {
-        super::waves::says_at_once(doc, h)
-            && !doc.own_blocks(h).any(|b| match &doc.blocks[b] {
-                Block::Paragraph { text, .. } => {
-                    let lower = text.to_lowercase();
-                    ORDER.iter().any(|w| lower.contains(w))
-                }
-                _ => false,
+        let paragraphs: Vec<String> = doc
+            .own_blocks(h)
+            .filter_map(|b| match &doc.blocks[b] {
+                Block::Paragraph { text, .. } => Some(text.to_lowercase()),
+                _ => None,
             })
+            .collect();
+        paragraphs.iter().any(|t| {
+            t.split(['.', '!', '?', '。', '！']).any(|sentence| {
+                super::waves::text_says_at_once(sentence)
+                    && WHO.iter().any(|w| sentence.contains(w))
+                    && !["parallel with", "parallel to", "concurrent with"]
+                        .iter()
+                        .any(|w| sentence.contains(w))
+            })
+        }) && !paragraphs
+            .iter()
+            .any(|t| ORDER.iter().any(|w| t.contains(w)))
     };
-    (heading || own_text()) && phase_free(doc, h, done_at)
+    (heading || own_text()) && phase_free(doc, h, done_at) && !sections_name_each_other(doc, h)
+}
+
+/// Whether a section of phase `h` names another of its worker sections
+/// (`**Depends on:** Agent 1`, `uses the store Agent 1 builds`): its
+/// sections wait for each other, whatever the phase says.
+fn sections_name_each_other(doc: &Doc, h: usize) -> bool {
+    let sections = wave_sections(doc, h);
+    let labels: Vec<(usize, String)> = sections
+        .iter()
+        .filter_map(|&j| {
+            let (_, text, _) = doc.heading(j)?;
+            let t = text
+                .trim_start_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            let word: String = t.chars().take_while(|c| c.is_alphabetic()).collect();
+            let rest = t[word.len()..].trim_start();
+            let id: String = rest
+                .chars()
+                .take_while(char::is_ascii_alphanumeric)
+                .collect();
+            (!word.is_empty() && !id.is_empty()).then(|| (j, format!("{word} {id}")))
+        })
+        .collect();
+    labels.iter().any(|(j, _)| {
+        let body = doc.section(*j).filter_map(|b| match &doc.blocks[b] {
+            Block::Paragraph { text, .. } | Block::Item { text, .. } => Some(text.to_lowercase()),
+            _ => None,
+        });
+        let others: Vec<&(usize, String)> = labels.iter().filter(|(k, _)| k != j).collect();
+        body.into_iter().any(|t| {
+            others.iter().any(|(_, label)| {
+                let close = label.replace(' ', "");
+                [label.as_str(), close.as_str()].iter().any(|l| {
+                    t.match_indices(l).any(|(at, _)| {
+                        !t[at + l.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
+                    })
+                })
+            })
+        })
+    })
 }
 
 /// A phase whose heading says nothing against running its sections at
