@@ -642,13 +642,18 @@ fn from_table_dependencies(doc: &Doc, unit: &RawUnit, naming: bool) -> Option<Ve
     if !super::dependency_lines::at_once(&waits) || naming && blank {
         return None;
     }
-    let names: Vec<String> = unit
-        .sprints
-        .iter()
-        .map(|s| format!("{} {}", s.id, s.sprint.name))
-        .collect();
+    let names = numbered_names(unit);
     let why = "a row of its own: its Dependencies cell names the rows it waits for";
     Some(units_of(doc, unit, &names, &waits, why))
+}
+
+/// Each step's name after its number (`3 Invoice PDF rendering`): the
+/// names of units split from rows or numbered steps.
+pub(super) fn numbered_names(unit: &RawUnit) -> Vec<String> {
+    unit.sprints
+        .iter()
+        .map(|s| format!("{} {}", s.id, s.sprint.name))
+        .collect()
 }
 
 /// A code as a dependency cell may write it: `T#2.13I` and `T2.13I` alike.

@@ -130,11 +130,7 @@ pub(super) fn from_wave_groups(
     if !super::dependency_lines::at_once(&waits) {
         return None;
     }
-    let names: Vec<String> = unit
-        .sprints
-        .iter()
-        .map(|s| format!("{} {}", s.id, s.sprint.name))
-        .collect();
+    let names = super::sprint_graph::numbered_names(unit);
     let why = "a step of its own: the plan's waves name the steps each runs";
     Some(units_of(&names, &waits, why))
 }
