@@ -121,9 +121,11 @@ pub(super) fn nested_groups_lifted(
 /// A checklist group nested in another is a part of it where the outer
 /// group is a release and the inner one its defects (`#### Bugs` under
 /// `### v0.3`, holding boxes of its own), or where parts of the same name
-/// sit in two groups (`#### Bugs` under each release): the outer group is the step and its parts' boxes
-/// are its tasks. Reading both as steps cuts one release into three. A
-/// part with a number of its own (`### 1.2` under `## 1.`) stays a step.
+/// sit in two groups (`#### Bugs` under each release): the outer group is
+/// the step and its parts' boxes are its tasks. Reading both as steps cuts
+/// one release into three. A feature under a release (`#### Offline
+/// storage`) and a part with a number of its own (`### 1.2` under `## 1.`)
+/// stay steps.
 pub(super) fn groups_in_groups_folded(
     doc: &Doc,
     groups: Vec<(usize, String)>,

@@ -242,7 +242,9 @@ fn phase_headings(doc: &Doc, units: &[RawUnit]) -> Option<Vec<(u32, usize)>> {
 /// (`Agent 3 starts after both`), its heading states it.
 ///
 /// Its own opening words count too (`並列で実装できる。` over `#### Agent1:
-/// …`), where they name no order of their own (`after`, `waits`).
+/// …`), where a sentence says who may work at once and they name no order
+/// of their own (`after`, `waits`). Neither counts where one of its
+/// sections names another (`**Depends on:** Agent 1`).
 fn phase_at_once(doc: &Doc, h: usize, done_at: &HashSet<usize>) -> bool {
     const ORDER: &[&str] = &[
         "after", "wait", "before", "then ", "first", "後", "之后", "以后", "依赖", "依存", "nach ",
