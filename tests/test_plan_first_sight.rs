@@ -243,6 +243,7 @@ json_snapshots! {
     index_parts => "first-sight-index-parts",
     phase_opening_agents => "first-sight-phase-opening-agents",
     closing_milestones => "first-sight-closing-milestones",
+    gantt_marks => "first-sight-gantt-marks",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3348,4 +3349,14 @@ fn the_rounds_rules_keep_to_their_cases_after_the_fifth_review() {
     assert_eq!(done(&v, 0), [false, false, false], "{v}");
     let (_, v, _) = json("first-sight-review9-release-features");
     assert_eq!(sprint_ids(&v, 0).len(), 5, "{v}");
+}
+
+/// A Gantt chart whose rows name the sprints (`Sprint 1 - Research :done,
+/// s1, …`) marks the ones tagged `done`; a row `active` or untagged says
+/// nothing, so sprint 3 stays open.
+#[test]
+fn a_gantt_row_tagged_done_marks_the_sprint_it_names() {
+    let (_, v, _) = json("first-sight-gantt-marks");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
 }

@@ -155,6 +155,14 @@ pub(super) fn marks_elsewhere(
     let listed_only = super::done_named::parts_of_steps(units, listed_only);
     restated_checklists(doc, units);
     done_lists(doc, units);
+    // A Gantt chart's rows tagged `done` naming steps: marks of an index,
+    // for steps no evidence of their own marks.
+    for (id, row) in super::gantt::done_rows(doc) {
+        if let Some(sprint) = find_by_id(units, &id).filter(|s| s.sprint.done.is_none()) {
+            let why = format!("marked complete in the plan (`{row}` in its Gantt chart)");
+            set(sprint, true, why);
+        }
+    }
     super::done_named::done_headings(doc, units);
     super::done_named::done_groups(doc, units);
     super::done_named::done_spans(doc, units);

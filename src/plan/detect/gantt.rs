@@ -80,6 +80,54 @@ pub(super) fn gantt_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<Raw
     out
 }
 
+/// The rows of the plan's Gantt charts that name one of its steps by word
+/// and number (`Sprint 1 - Pesquisa :done, s1, 15/09/2025, 7d` in a plan
+/// of `## Sprint N` sections) and are tagged `done`: the chart's word that
+/// those steps are finished. A row without the tag says nothing (charts
+/// are often left behind the work), so only done is read.
+pub(super) fn done_rows(doc: &Doc) -> Vec<(SprintId, String)> {
+    let mut out = Vec::new();
+    // Most plans hold no chart: one search before any block is asked.
+    if !doc.source.contains("gantt") {
+        return out;
+    }
+    for b in &doc.blocks {
+        let Block::Code { info, span, .. } = b else {
+            continue;
+        };
+        if !info.trim().eq_ignore_ascii_case("mermaid") {
+            continue;
+        }
+        let fence = &doc.source[span.clone()];
+        let mut rows = fence.lines().skip(1).map(str::trim);
+        if !rows
+            .by_ref()
+            .find(|t| !t.is_empty() && !t.starts_with("%%"))
+            .is_some_and(|t| t.eq_ignore_ascii_case("gantt"))
+        {
+            continue;
+        }
+        for t in rows {
+            let Some((name, tags)) = task_row(t) else {
+                continue;
+            };
+            if !tags.iter().any(|t| t == "done") || tags.iter().any(|t| t == "milestone") {
+                continue;
+            }
+            let Some(Heading::Sprint(h)) = parse_heading(name) else {
+                continue;
+            };
+            if doc.word.is_some_and(|w| w != h.word) || h.id.contains('.') {
+                continue;
+            }
+            if let Some(id) = super::sprints::model_id(&h.id) {
+                out.push((id, t.split_whitespace().collect::<Vec<_>>().join(" ")));
+            }
+        }
+    }
+    out
+}
+
 /// `Analisi dei requisiti :done, a1, 2026-04-27, 2d` → the name and its
 /// tags, lower-cased (`done`, `a1`, …); None for a setting or a section.
 fn task_row(t: &str) -> Option<(&str, Vec<String>)> {
