@@ -31,31 +31,8 @@ const SETTINGS: &[&str] = &[
 pub(super) fn gantt_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<RawSprint> {
     let mut out = Vec::new();
     for i in scope {
-        let Block::Code { info, span, .. } = &doc.blocks[i] else {
-            continue;
-        };
-        if !info.trim().eq_ignore_ascii_case("mermaid") {
-            continue;
-        }
-        let fence = &doc.source[span.clone()];
-        let mut lines = fence.split_inclusive('\n');
-        // The fence line itself, then the chart.
-        let mut at = span.start + lines.next().map_or(0, str::len);
-        let mut gantt = false;
-        for line in lines {
-            let start = at;
-            at += line.len();
+        for (start, line) in chart_rows(doc, i) {
             let t = line.trim();
-            if t.is_empty() || t.starts_with("%%") || t.starts_with("```") {
-                continue;
-            }
-            if !gantt {
-                gantt = t.eq_ignore_ascii_case("gantt");
-                if !gantt {
-                    break;
-                }
-                continue;
-            }
             let Some((name, tags)) = task_row(t) else {
                 continue;
             };
@@ -80,35 +57,55 @@ pub(super) fn gantt_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> Vec<Raw
     out
 }
 
+/// The lines after the `gantt` line of block `i`, when it is a Mermaid
+/// Gantt chart, each with its offset in the source; blank lines, comments
+/// and the closing fence left out.
+fn chart_rows<'a>(doc: &Doc<'a>, i: usize) -> Vec<(usize, &'a str)> {
+    let Block::Code { info, span, .. } = &doc.blocks[i] else {
+        return Vec::new();
+    };
+    if !info.trim().eq_ignore_ascii_case("mermaid") {
+        return Vec::new();
+    }
+    let fence = &doc.source[span.clone()];
+    let mut lines = fence.split_inclusive('\n');
+    // The fence line itself, then the chart.
+    let mut at = span.start + lines.next().map_or(0, str::len);
+    let mut gantt = false;
+    let mut out = Vec::new();
+    for line in lines {
+        let start = at;
+        at += line.len();
+        let t = line.trim();
+        if t.is_empty() || t.starts_with("%%") || t.starts_with("```") {
+            continue;
+        }
+        if !gantt {
+            gantt = t.eq_ignore_ascii_case("gantt");
+            if !gantt {
+                break;
+            }
+            continue;
+        }
+        out.push((start, line));
+    }
+    out
+}
+
 /// The rows of the plan's Gantt charts that name one of its steps by word
 /// and number (`Sprint 1 - Pesquisa :done, s1, 15/09/2025, 7d` in a plan
 /// of `## Sprint N` sections) and are tagged `done`: the chart's word that
 /// those steps are finished. A row without the tag says nothing (charts
 /// are often left behind the work), so only done is read.
 pub(super) fn done_rows(doc: &Doc) -> Vec<(SprintId, String)> {
-    let mut out = Vec::new();
     // Most plans hold no chart: one search before any block is asked.
     if !doc.source.contains("gantt") {
-        return out;
+        return Vec::new();
     }
-    for b in &doc.blocks {
-        let Block::Code { info, span, .. } = b else {
-            continue;
-        };
-        if !info.trim().eq_ignore_ascii_case("mermaid") {
-            continue;
-        }
-        let fence = &doc.source[span.clone()];
-        let mut rows = fence.lines().skip(1).map(str::trim);
-        if !rows
-            .by_ref()
-            .find(|t| !t.is_empty() && !t.starts_with("%%"))
-            .is_some_and(|t| t.eq_ignore_ascii_case("gantt"))
-        {
-            continue;
-        }
-        for t in rows {
-            let Some((name, tags)) = task_row(t) else {
+    let mut out = Vec::new();
+    for i in 0..doc.blocks.len() {
+        for (_, line) in chart_rows(doc, i) {
+            let Some((name, tags)) = task_row(line.trim()) else {
                 continue;
             };
             if !tags.iter().any(|t| t == "done") || tags.iter().any(|t| t == "milestone") {
@@ -121,7 +118,8 @@ pub(super) fn done_rows(doc: &Doc) -> Vec<(SprintId, String)> {
                 continue;
             }
             if let Some(id) = super::sprints::model_id(&h.id) {
-                out.push((id, t.split_whitespace().collect::<Vec<_>>().join(" ")));
+                let row = line.split_whitespace().collect::<Vec<_>>().join(" ");
+                out.push((id, row));
             }
         }
     }

@@ -20,20 +20,6 @@ const STEP_WORDS: &[&str] = &[
     "task", "tasks", "step", "steps", "phase", "phases", "sprint", "sprints", "ticket", "tickets",
 ];
 
-/// Words that say a wave's steps run at once.
-const AT_ONCE: &[&str] = &[
-    "parallel",
-    "concurrent",
-    "at once",
-    "simultaneous",
-    "paralelo",
-    "parallèle",
-    "parallelo",
-    "並列",
-    "并行",
-    "параллельно",
-];
-
 #[derive(Default)]
 struct Wave {
     steps: Vec<u32>,
@@ -155,9 +141,9 @@ fn waves_naming_steps(source: &str) -> Option<BTreeMap<u32, Wave>> {
             }
             let wave = waves.entry(n).or_default();
             wave.lines += 1;
+            // The words every wave reader asks (`parallel`, `並列`, …), so
             // `(not parallel — run one at a time)` says the opposite.
-            wave.at_once |= AT_ONCE.iter().any(|w| lower.contains(w))
-                && (super::waves::text_says_at_once(&lower) || !lower.contains("parallel"));
+            wave.at_once |= super::waves::text_says_at_once(&lower) || lower.contains("at once");
             wave.steps.extend(listed_steps(&lower));
             current = Some(n);
             continue;
@@ -203,13 +189,15 @@ fn orders_within(lower: &str) -> bool {
 /// Whether a wave line lies inside the section of one of the unit's steps
 /// read from a heading.
 fn wave_lines_inside_steps(doc: &Doc, unit: &RawUnit) -> bool {
+    let heading_at: std::collections::HashMap<usize, usize> = (0..doc.blocks.len())
+        .filter(|&i| doc.heading(i).is_some())
+        .map(|i| (doc.blocks[i].span().start, i))
+        .collect();
     let sections: Vec<std::ops::Range<usize>> = unit
         .sprints
         .iter()
         .filter_map(|s| {
-            let h = (0..doc.blocks.len()).find(|&i| {
-                doc.blocks[i].span().start == s.span.start && doc.heading(i).is_some()
-            })?;
+            let h = *heading_at.get(&s.span.start)?;
             // The heading's own line is the step's name, not its text.
             let body = doc.blocks[h].span().end;
             Some(body..doc.section_end_offset(h))

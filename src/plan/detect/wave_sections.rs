@@ -246,10 +246,6 @@ fn phase_headings(doc: &Doc, units: &[RawUnit]) -> Option<Vec<(u32, usize)>> {
 /// of their own (`after`, `waits`). Neither counts where one of its
 /// sections names another (`**Depends on:** Agent 1`).
 fn phase_at_once(doc: &Doc, h: usize, done_at: &HashSet<usize>) -> bool {
-    const ORDER: &[&str] = &[
-        "after", "wait", "before", "then ", "first", "後", "之后", "以后", "依赖", "依存", "nach ",
-        "después", "depois", "après",
-    ];
     let heading = doc
         .heading(h)
         .is_some_and(|(_, text, _)| super::waves::text_says_at_once(&text.to_lowercase()));
@@ -288,9 +284,7 @@ fn phase_at_once(doc: &Doc, h: usize, done_at: &HashSet<usize>) -> bool {
                         .iter()
                         .any(|w| sentence.contains(w))
             })
-        }) && !paragraphs
-            .iter()
-            .any(|t| ORDER.iter().any(|w| t.contains(w)))
+        }) && !paragraphs.iter().any(|t| names_an_order(t))
     };
     (heading || own_text()) && phase_free(doc, h, done_at) && !sections_name_each_other(doc, h)
 }
@@ -380,21 +374,6 @@ fn preamble_says_agents_at_once(doc: &Doc, first: usize) -> bool {
         "代理",
         "에이전트",
     ];
-    const ORDER: &[&str] = &[
-        "wait",
-        "after ",
-        "before it",
-        "sequential",
-        "one after another",
-        "in order",
-        "in turn",
-        "one at a time",
-        "nacheinander",
-        "secuencial",
-        "順番",
-        "依次",
-        "순서",
-    ];
     let text: String = doc.blocks[..first]
         .iter()
         .filter_map(|b| match b {
@@ -403,12 +382,43 @@ fn preamble_says_agents_at_once(doc: &Doc, first: usize) -> bool {
         })
         .collect::<Vec<_>>()
         .join(" ");
-    if !super::waves::may_say_at_once(&text) || ORDER.iter().any(|w| text.contains(w)) {
+    if !super::waves::may_say_at_once(&text) || names_an_order(&text) {
         return false;
     }
     text.split(['.', '!', '?', '。', '！']).any(|sentence| {
         AGENTS.iter().any(|a| sentence.contains(a)) && super::waves::text_says_at_once(sentence)
     })
+}
+
+/// Whether lower-cased `text` names an order of work (`waits for`, `after
+/// X`, `one at a time`, `順番`, `依赖`): words against running at once.
+fn names_an_order(text: &str) -> bool {
+    const ORDER: &[&str] = &[
+        "wait",
+        "after ",
+        "before ",
+        "then ",
+        "first",
+        "sequential",
+        "in order",
+        "in turn",
+        "one at a time",
+        "nacheinander",
+        "nach ",
+        "secuencial",
+        "después",
+        "depois",
+        "après",
+        "順番",
+        "後",
+        "依次",
+        "之后",
+        "以后",
+        "依赖",
+        "依存",
+        "순서",
+    ];
+    ORDER.iter().any(|w| text.contains(w))
 }
 
 /// A section named for who does its work: `Agent 1: Core`, `Track B —
