@@ -334,13 +334,14 @@ fn a_phase_dependencies_list_naming_phases_first_orders_them() {
     // `- Phase 4 (name): Depends on Phase 1（…）。Phase 2/3 と…`: the phase
     // before its name; the clause ends at the full-width aside, so Phase 4
     // waits for Phase 1 only; Phase 5, appended after the notes and named
-    // by no item, follows the phase before it.
+    // by no item, follows the phase before it, and every phase nothing
+    // offers to run beside it.
     let (status, v, _) = json("order-phase-dependencies-named");
     assert_eq!(status, 0, "{v}");
     assert_eq!(v["detection"]["dependencies"], "graph");
     assert_eq!(deps(&v, 1), ["Phase 1"]);
     assert_eq!(deps(&v, 3), ["Phase 1"]);
-    assert_eq!(deps(&v, 4), ["Phase 4"]);
+    assert_eq!(deps(&v, 4), ["Phase 2", "Phase 3", "Phase 4"]);
 }
 
 #[test]

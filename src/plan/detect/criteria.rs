@@ -98,6 +98,7 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
         | "完成条件"
         | "验收条件"
         | "完了条件"
+        | "成功条件"
         | "受け入れ基準"
         | "完了基準"
         | "완료 기준"
@@ -151,6 +152,14 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
         "rules" | "constraints" => Label::Rules,
         "expected" | "expected output" | "expected result" => Label::Expected,
         "tasks" | "deliverables" | "steps" | "scope" | "files" | "plans" => Label::Tasks,
+        // `成功条件（Definition of Done）`: a label with its gloss aside.
+        _ if t.split_once(['(', '（']).is_some_and(|(label, _)| {
+            !label.trim().is_empty() && criteria_label(label).is_some()
+        }) =>
+        {
+            let (label, _) = t.split_once(['(', '（'])?;
+            criteria_label(label)?
+        }
         _ => {
             const EXIT_PREFIXES: &[&str] = &[
                 "exit criteria ",

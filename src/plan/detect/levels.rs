@@ -300,32 +300,7 @@ pub(super) fn worded_siblings_added(
     groups: Vec<(usize, String)>,
     scope: std::ops::Range<usize>,
 ) -> Vec<(usize, String)> {
-    // `Stream A: …` → `stream`: a word, then a letter or a number alone.
-    let word = |i: usize| -> Option<(u8, Option<usize>, String)> {
-        let (level, text, _) = doc.heading(i)?;
-        let mut words = text.split_whitespace();
-        let word = words.next()?;
-        let id = words.next()?.trim_end_matches([':', '.', ',', ')']);
-        let shaped = word.chars().all(char::is_alphabetic)
-            && word.chars().count() >= 3
-            && (id.chars().all(|c| c.is_ascii_digit())
-                || (id.len() == 1 && id.chars().all(|c| c.is_ascii_uppercase())))
-            && !id.is_empty();
-        // Choices weighed (`Option A`, `Alternative B`) and appendices are
-        // no work, whatever their siblings hold.
-        let word = word.to_lowercase();
-        let choice = [
-            "option",
-            "alternative",
-            "approach",
-            "variant",
-            "appendix",
-            "annex",
-        ]
-        .iter()
-        .any(|w| word.starts_with(w));
-        (shaped && !choice).then(|| (level, doc.parent[i], word))
-    };
+    let word = |i: usize| series_word(doc, i);
     let mut series: BTreeMap<(u8, Option<usize>, String), usize> = BTreeMap::new();
     for &(i, _) in &groups {
         if let Some(key) = word(i) {
@@ -440,4 +415,36 @@ fn joined(groups: Vec<(usize, String)>, added: Vec<(usize, String)>) -> Vec<(usi
     all.extend(added);
     all.sort_by_key(|(i, _)| *i);
     all
+}
+
+/// A heading's place in a worded series, (level, parent, word): `Stream A:
+/// …`, `Sub-phase B`, `Lote 3 —` → `stream`, `sub-phase`, `lote`: a word,
+/// then a letter or a number alone. Choices weighed (`Option A`,
+/// `Alternative B`) and appendices are no work, whatever their siblings
+/// hold.
+pub(super) fn series_word(doc: &Doc, i: usize) -> Option<(u8, Option<usize>, String)> {
+    let (level, text, _) = doc.heading(i)?;
+    let mut words = text.split_whitespace();
+    let word = words.next()?;
+    let id = words.next()?.trim_end_matches([':', '.', ',', ')', '：']);
+    // `Sub-phase B`, `Work-stream 2`: a hyphen inside the word joins it.
+    let shaped = word.chars().all(|c| c.is_alphabetic() || c == '-')
+        && word.starts_with(char::is_alphabetic)
+        && word.ends_with(char::is_alphabetic)
+        && word.chars().count() >= 3
+        && (id.chars().all(|c| c.is_ascii_digit())
+            || (id.len() == 1 && id.chars().all(|c| c.is_ascii_uppercase())))
+        && !id.is_empty();
+    let word = word.to_lowercase();
+    let choice = [
+        "option",
+        "alternative",
+        "approach",
+        "variant",
+        "appendix",
+        "annex",
+    ]
+    .iter()
+    .any(|w| word.starts_with(w));
+    (shaped && !choice).then(|| (level, doc.parent[i], word))
 }

@@ -51,6 +51,7 @@ mod order_prose;
 mod outline;
 mod parallel;
 mod passes;
+mod phase_dependencies;
 mod phase_graph;
 mod references;
 mod repeats;

@@ -174,6 +174,34 @@ fn running_series(doc: &Doc, at: &[usize]) -> Option<Vec<Vec<usize>>> {
     (framing >= 2 && total >= 4 && framing * 2 >= at.len()).then_some(out)
 }
 
+/// The plan's title read as its one sprint (`# Phase 4a: Narrative
+/// store`) over three or more sections of one worded series, at one level
+/// under one parent, each listing work (`### サブフェーズ A: Store`, `###
+/// サブフェーズ B: HTTP API`, …): the plan is the phase, the series its
+/// steps.
+fn worded_series(doc: &Doc, title: usize) -> Vec<usize> {
+    let mut series: BTreeMap<(u8, Option<usize>, String), Vec<usize>> = BTreeMap::new();
+    for j in title + 1..doc.section_end[title] {
+        if let Some(key) = super::levels::series_word(doc, j) {
+            series.entry(key).or_default().push(j);
+        }
+    }
+    let lists_work = |j: usize| {
+        doc.section(j)
+            .any(|b| matches!(doc.blocks[b], Block::Item { .. } | Block::Table { .. }))
+    };
+    // One series only, each of its sections listing work: two would be a
+    // choice the reader cannot make, and a section of prose alone may be
+    // work this reading would drop.
+    let mut found = series
+        .into_values()
+        .filter(|heads| heads.len() >= 3 && heads.iter().all(|&j| lists_work(j)));
+    match (found.next(), found.next()) {
+        (Some(heads), None) => heads,
+        _ => Vec::new(),
+    }
+}
+
 /// A frame's own criteria (`## Exit criteria for M1`) are met when its
 /// last step is: they go with that step, but for those a step already has.
 pub(super) fn criteria_to_last_step(frame: &[Criterion], steps: &mut [RawSprint]) {
@@ -325,6 +353,8 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
             with_work == numbered.len() || numbered.len() >= 3 && with_work + 1 >= numbered.len()
         } {
             numbered
+        } else if the_whole_plan {
+            worded_series(doc, i)
         } else {
             Vec::new()
         }

@@ -43,13 +43,13 @@ pub(super) fn wave_section_units(
     let done_at = super::guesses::done_in_place(units);
     let at_once_wave = |h: usize| {
         let sections = wave_sections(doc, h);
-        if phased {
+        let words = if phased {
             (phase_at_once(doc, h, &done_at) || plan_at_once && phase_open(doc, h, &done_at))
-                && sections.len() >= 2
                 && sections.iter().all(|&j| names_a_worker(doc, j))
         } else {
-            super::waves::says_at_once(doc, h) && sections.len() >= 2
-        }
+            super::waves::says_at_once(doc, h)
+        };
+        words && sections.len() >= 2 && section_waits(doc, h).is_some()
     };
     let in_wave = |at: usize| {
         waves
@@ -74,6 +74,7 @@ pub(super) fn wave_section_units(
     let mut before: Vec<String> = Vec::new();
     for &(n, h) in &waves {
         let sections = wave_sections(doc, h);
+        let waits = section_waits(doc, h).unwrap_or_default();
         let (_, wave_text, wave_span) = doc.heading(h)?;
         let wave_name = clean_name(&strip_done_marks(wave_text).0);
         let at_once = at_once_wave(h);
@@ -131,9 +132,23 @@ pub(super) fn wave_section_units(
             };
             if at_once {
                 let mut unit = RawUnit::new(name.clone(), span.clone(), doc.section(j));
-                unit.rule = format!("a section of wave {n}, which runs its sections at once");
+                unit.rule = match waits.get(k).is_some_and(|w| !w.is_empty()) {
+                    false => format!("a section of wave {n}, which runs its sections at once"),
+                    true => format!(
+                        "a section of wave {n}, which runs its sections at once; it waits for the sections it names"
+                    ),
+                };
                 unit.origin = Origin::new(doc.line(span.start), unit.rule.clone());
                 unit.deps = before.iter().map(|d| (d.clone(), span.clone())).collect();
+                unit.deps
+                    .extend(waits.get(k).into_iter().flatten().filter_map(|&o| {
+                        let (_, text, _) = doc.heading(sections[o])?;
+                        let name = match &doc.sprint_at[sections[o]] {
+                            Some(h) if !h.name.is_empty() => h.name.clone(),
+                            _ => clean_name(&strip_done_marks(text).0),
+                        };
+                        Some((name, span.clone()))
+                    }));
                 unit.sprints = vec![step];
                 names.push(name);
                 out.push(unit);
@@ -243,8 +258,8 @@ fn phase_headings(doc: &Doc, units: &[RawUnit]) -> Option<Vec<(u32, usize)>> {
 ///
 /// Its own opening words count too (`並列で実装できる。` over `#### Agent1:
 /// …`), where a sentence says who may work at once and they name no order
-/// of their own (`after`, `waits`). Neither counts where one of its
-/// sections names another (`**Depends on:** Agent 1`).
+/// of their own (`after`, `waits`). A section that names another
+/// (`**Depends on:** Agent 1`) still waits for it (`section_waits`).
 fn phase_at_once(doc: &Doc, h: usize, done_at: &HashSet<usize>) -> bool {
     let heading = doc
         .heading(h)
@@ -286,17 +301,20 @@ fn phase_at_once(doc: &Doc, h: usize, done_at: &HashSet<usize>) -> bool {
             })
         }) && !paragraphs.iter().any(|t| names_an_order(t))
     };
-    (heading || own_text()) && phase_free(doc, h, done_at) && !sections_name_each_other(doc, h)
+    (heading || own_text()) && phase_free(doc, h, done_at)
 }
 
-/// Whether a section of phase `h` names another of its worker sections
-/// (`**Depends on:** Agent 1`, `uses the store Agent 1 builds`): its
-/// sections wait for each other, whatever the phase says.
-fn sections_name_each_other(doc: &Doc, h: usize) -> bool {
+/// The sections of wave or phase `h` each of its sections waits for: the
+/// ones it names (`**Partially blocked by**: Agent 1`, `uses the store
+/// Agent 1 builds`), by the place of each in `wave_sections`. A section
+/// that names another waits for it, whatever its wave says of running at
+/// once; names that wait in a circle say no order this reading can keep
+/// (None).
+fn section_waits(doc: &Doc, h: usize) -> Option<Vec<Vec<usize>>> {
     let sections = wave_sections(doc, h);
-    let labels: Vec<(usize, String)> = sections
+    let labels: Vec<Option<String>> = sections
         .iter()
-        .filter_map(|&j| {
+        .map(|&j| {
             let (_, text, _) = doc.heading(j)?;
             let t = text
                 .trim_start_matches(|c: char| !c.is_alphanumeric())
@@ -307,26 +325,58 @@ fn sections_name_each_other(doc: &Doc, h: usize) -> bool {
                 .chars()
                 .take_while(char::is_ascii_alphanumeric)
                 .collect();
-            (!word.is_empty() && !id.is_empty()).then(|| (j, format!("{word} {id}")))
+            (!word.is_empty() && !id.is_empty()).then(|| format!("{word} {id}"))
         })
         .collect();
-    labels.iter().any(|(j, _)| {
-        let body = doc.section(*j).filter_map(|b| match &doc.blocks[b] {
-            Block::Paragraph { text, .. } | Block::Item { text, .. } => Some(text.to_lowercase()),
-            _ => None,
-        });
-        let others: Vec<&(usize, String)> = labels.iter().filter(|(k, _)| k != j).collect();
-        body.into_iter().any(|t| {
-            others.iter().any(|(_, label)| {
-                let close = label.replace(' ', "");
-                [label.as_str(), close.as_str()].iter().any(|l| {
-                    t.match_indices(l).any(|(at, _)| {
-                        !t[at + l.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
-                    })
-                })
-            })
+    let names = |t: &str, label: &str| {
+        let close = label.replace(' ', "");
+        [label, close.as_str()].iter().any(|l| {
+            t.match_indices(l)
+                .any(|(at, _)| !t[at + l.len()..].starts_with(|c: char| c.is_ascii_alphanumeric()))
         })
-    })
+    };
+    let waits: Vec<Vec<usize>> = sections
+        .iter()
+        .enumerate()
+        .map(|(k, &j)| {
+            let body: Vec<String> = doc
+                .section(j)
+                .filter_map(|b| match &doc.blocks[b] {
+                    Block::Paragraph { text, .. } | Block::Item { text, .. } => {
+                        Some(text.to_lowercase())
+                    }
+                    _ => None,
+                })
+                .collect();
+            labels
+                .iter()
+                .enumerate()
+                .filter(|&(o, label)| {
+                    o != k
+                        && label
+                            .as_deref()
+                            .is_some_and(|l| body.iter().any(|t| names(t, l)))
+                })
+                .map(|(o, _)| o)
+                .collect()
+        })
+        .collect();
+    // Kahn's count: every section placed, or the names wait in a circle.
+    let mut left: Vec<usize> = waits.iter().map(Vec::len).collect();
+    let mut placed = 0;
+    let mut ready: Vec<usize> = (0..waits.len()).filter(|&k| left[k] == 0).collect();
+    while let Some(k) = ready.pop() {
+        placed += 1;
+        for (o, w) in waits.iter().enumerate() {
+            if w.contains(&k) {
+                left[o] -= 1;
+                if left[o] == 0 {
+                    ready.push(o);
+                }
+            }
+        }
+    }
+    (placed == waits.len()).then_some(waits)
 }
 
 /// A phase whose heading says nothing against running its sections at
