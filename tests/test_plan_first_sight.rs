@@ -244,6 +244,10 @@ json_snapshots! {
     phase_opening_agents => "first-sight-phase-opening-agents",
     closing_milestones => "first-sight-closing-milestones",
     gantt_marks => "first-sight-gantt-marks",
+    phase_list_offers => "first-sight-phase-list-offers",
+    titled_subphases => "first-sight-titled-subphases",
+    agents_name_agents => "first-sight-agents-name-agents",
+    hyphen_series => "first-sight-hyphen-series",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3359,4 +3363,69 @@ fn a_gantt_row_tagged_done_marks_the_sprint_it_names() {
     let (_, v, _) = json("first-sight-gantt-marks");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
     assert_eq!(done(&v, 0), [true, true, false], "{v}");
+}
+
+/// spec-kit's `Phase Dependencies` list naming phases in the plural
+/// (`Depends on Phases 3 and 4`, `in parallel with Phases 3-5`): each
+/// phase waits for what its item names, and two phases the list leaves
+/// unordered run at once only where the plan offers it in words naming
+/// them; any other pair keeps the written order. Before, the plural was
+/// not read and the whole list was ignored.
+#[test]
+fn a_phase_list_runs_phases_at_once_only_where_the_plan_offers_it() {
+    let (status, v, _) = json("first-sight-phase-list-offers");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(v["detection"]["dependencies"], "graph", "{v}");
+    let names = units(&v);
+    assert_eq!(names.len(), 8, "{v}");
+    assert_eq!(deps(&v, 2), ["Phase 2"], "{v}");
+    // `Phase 4 … (can run in parallel with Phase 3)`.
+    assert_eq!(deps(&v, 3), ["Phase 2"], "{v}");
+    // Phase 5 names Phase 4; nothing offers it beside Phase 3.
+    assert_eq!(deps(&v, 4), ["Phase 3", "Phase 4"], "{v}");
+    // `Phase 6 … (can run in parallel with Phases 3-5)`.
+    assert_eq!(deps(&v, 5), ["Phase 2"], "{v}");
+    // `Depends on Phases 3 and 4`; nothing offers it beside 5 or 6.
+    assert_eq!(deps(&v, 6), ["Phase 3", "Phase 4", "Phase 5", "Phase 6"], "{v}");
+    assert_eq!(done(&v, 0), [true], "{v}");
+}
+
+/// A plan titled as one phase (`# Phase 4a: Narrative store`) whose
+/// sections hold a worded series (`### Sub-phase A: Store`, `B`, `C`),
+/// each listing work: the series are its steps, done one by one; the
+/// plan's `Definition of Done` is the last step's criteria.
+#[test]
+fn a_phase_titled_plan_runs_its_sub_phases() {
+    let (status, v, _) = json("first-sight-titled-subphases");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0).len(), 3, "{v}");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
+    assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
+    assert_eq!(v["tally"]["criteria"], 2, "{v}");
+}
+
+/// A phase whose heading says its agents work at once, where one agent's
+/// section names another (`**Partially blocked by**: Agent 1`): every
+/// agent is a unit after the phase before, and the one that names another
+/// waits for it too. Before, the phase was one sprint.
+#[test]
+fn agents_at_once_wait_for_the_agents_they_name() {
+    let (status, v, _) = json("first-sight-agents-name-agents");
+    assert_eq!(status, 0, "{v}");
+    let names = units(&v);
+    assert_eq!(names.len(), 5, "{v}");
+    assert_eq!(deps(&v, 1), [names[0].clone()], "{v}");
+    assert_eq!(deps(&v, 2), [names[0].clone()], "{v}");
+    assert_eq!(deps(&v, 3), [names[0].clone(), names[1].clone()], "{v}");
+    assert_eq!(deps(&v, 4), [names[0].clone()], "{v}");
+}
+
+/// `## Sub-phase B: Billing` holding numbered items among `Sub-phase A`
+/// and `C` holding boxes: a step of the same series, not dropped.
+#[test]
+fn a_hyphenated_series_keeps_its_unboxed_step() {
+    let (status, v, _) = json("first-sight-hyphen-series");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0).len(), 3, "{v}");
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
 }
