@@ -3386,7 +3386,11 @@ fn a_phase_list_runs_phases_at_once_only_where_the_plan_offers_it() {
     // `Phase 6 … (can run in parallel with Phases 3-5)`.
     assert_eq!(deps(&v, 5), ["Phase 2"], "{v}");
     // `Depends on Phases 3 and 4`; nothing offers it beside 5 or 6.
-    assert_eq!(deps(&v, 6), ["Phase 3", "Phase 4", "Phase 5", "Phase 6"], "{v}");
+    assert_eq!(
+        deps(&v, 6),
+        ["Phase 3", "Phase 4", "Phase 5", "Phase 6"],
+        "{v}"
+    );
     assert_eq!(done(&v, 0), [true], "{v}");
 }
 

@@ -419,3 +419,82 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A spec-kit `Phase Dependencies` list, each phase naming earlier
+    /// phases (singly or in the plural, `Phases 2 and 3`) and some offered
+    /// to run beside an earlier one (`(can run in parallel with Phase
+    /// 2)`): every named wait holds, and two phases run at once only where
+    /// the list offers it.
+    #[test]
+    fn a_phase_list_runs_phases_at_once_only_where_offered(
+        picks in prop::collection::vec(
+            (prop::collection::vec(any::<prop::sample::Index>(), 1..3), any::<Option<prop::sample::Index>>()),
+            3..7,
+        ),
+    ) {
+        let n = picks.len() + 1;
+        let mut text = String::from("# Tasks: Feature\n");
+        for k in 1..=n {
+            text.push_str(&format!("\n## Phase {k}: Part {k}\n\n- [ ] T{k:03} Build part {k}\n"));
+        }
+        text.push_str("\n## Dependencies & Execution Order\n\n### Phase Dependencies\n\n");
+        text.push_str("- **Phase 1 (Setup)**: No dependencies - start immediately\n");
+        let mut waits: Vec<Vec<usize>> = vec![Vec::new()];
+        let mut offers: Vec<(usize, usize)> = Vec::new();
+        for (k, (on, offer)) in picks.iter().enumerate() {
+            let me = k + 2;
+            let mut on: Vec<usize> = on.iter().map(|i| i.index(me - 1) + 1).collect();
+            on.sort_unstable();
+            on.dedup();
+            let named = match on.as_slice() {
+                [one] => format!("Phase {one}"),
+                many => format!(
+                    "Phases {}",
+                    many.iter().map(usize::to_string).collect::<Vec<_>>().join(" and ")
+                ),
+            };
+            let aside = match offer {
+                Some(i) => {
+                    let other = i.index(me - 1) + 1;
+                    offers.push((other, me));
+                    format!(" (can run in parallel with Phase {other})")
+                }
+                None => String::new(),
+            };
+            text.push_str(&format!("- **Phase {me} (Part {me})**: Depends on {named}{aside}\n"));
+            waits.push(on);
+        }
+        let plan = parse(&text, &ctx()).expect("a plan");
+        // Where each phase runs: (unit, position in it).
+        let at = |k: usize| {
+            plan.units.iter().enumerate().find_map(|(u, unit)| {
+                unit.sprints
+                    .iter()
+                    .position(|s| s.name == format!("Part {k}"))
+                    .map(|p| (u, p))
+            })
+        };
+        let before = |a: usize, b: usize| {
+            let ((au, ap), (bu, bp)) = (at(a).expect("read"), at(b).expect("read"));
+            if au == bu { ap < bp } else { waits_for(&plan, bu).contains(&au) }
+        };
+        for (k, on) in waits.iter().enumerate() {
+            let me = k + 1;
+            for &d in on {
+                prop_assert!(before(d, me), "phase {me} may run before phase {d}:\n{text}");
+            }
+        }
+        for a in 1..=n {
+            for b in a + 1..=n {
+                let ordered = before(a, b) || before(b, a);
+                prop_assert!(
+                    ordered || offers.contains(&(a, b)),
+                    "phases {a} and {b} run at once unoffered:\n{text}"
+                );
+            }
+        }
+    }
+}
