@@ -248,6 +248,7 @@ json_snapshots! {
     titled_subphases => "first-sight-titled-subphases",
     agents_name_agents => "first-sight-agents-name-agents",
     hyphen_series => "first-sight-hyphen-series",
+    restated_index => "first-sight-restated-index",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3432,4 +3433,18 @@ fn a_hyphenated_series_keeps_its_unboxed_step() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(names(&v, 0).len(), 3, "{v}");
     assert_eq!(done(&v, 0), [true, false, false], "{v}");
+}
+
+/// A priority list of phases (`### Phase 2 (done): Teams app ✅`) before
+/// detail sections restating some of them (`## Phase 2: Teams app service
+/// layer`): the detail is the sprint, it runs where the list places it
+/// (Phase 2 after Phase 1, not after Phase 4), and the list's mark says it
+/// is done while neither holds an open line. Before, Phase 2 ran after
+/// Phase 4 and was done again.
+#[test]
+fn a_restating_list_places_and_marks_its_phases() {
+    let (status, v, _) = json("first-sight-restated-index");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "4"], "{v}");
+    assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
 }

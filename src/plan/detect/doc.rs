@@ -16,6 +16,9 @@ pub(super) struct Doc<'a> {
     pub(super) sprint_at: Vec<Option<SprintHeading>>,
     /// Headings about a sprint (`Sprint 1 Success`), by block index.
     pub(super) about_at: Vec<Option<(String, About)>>,
+    /// Headings that restate a sprint written elsewhere (the same id at
+    /// another level), with the id they restate, lower-cased.
+    pub(super) restating: Vec<(String, usize)>,
     /// The word the plan uses for its sprints, if it uses one.
     pub(super) word: Option<Word>,
     /// Every word's headings, for diagnostics ("Sortie headings were seen").
@@ -108,7 +111,7 @@ impl<'a> Doc<'a> {
             }
             word = Some(Word::Task);
         }
-        restated::demote_restated(&blocks, &parent, &mut sprint_at, &mut about_at);
+        let restating = restated::demote_restated(&blocks, &parent, &mut sprint_at, &mut about_at);
         restated::demote_tracking_repeats(
             &blocks,
             &parent,
@@ -260,6 +263,7 @@ impl<'a> Doc<'a> {
             parent,
             sprint_at,
             about_at,
+            restating,
             word,
             seen,
             line_starts,

@@ -14,12 +14,16 @@ use super::*;
 /// stay sprints. A repeat at the same level named without a separator
 /// (`## M3 remaining priorities` after `## M3: Web UI`) is about the sprint;
 /// two named repeats stay "defined twice".
+///
+/// Returns the headings demoted as notes, each with the id it restates
+/// (lower-cased): a restating heading's done mark may speak for its
+/// sprint (`restated_done`).
 pub(super) fn demote_restated(
     blocks: &[Block],
     parent: &[Option<usize>],
     sprint_at: &mut [Option<SprintHeading>],
     about_at: &mut [Option<(String, About)>],
-) {
+) -> Vec<(String, usize)> {
     let level = |i: usize| match &blocks[i] {
         Block::Heading { level, .. } => (*level).min(7),
         _ => 0,
@@ -191,10 +195,59 @@ pub(super) fn demote_restated(
             demoted.push((i, h.id.clone(), About::Notes));
         }
     }
+    let mut restating = Vec::new();
     for (i, about, kind) in demoted {
+        if kind == About::Notes {
+            restating.push((about.to_ascii_lowercase(), i));
+        }
         sprint_at[i] = None;
         about_at[i] = Some((about, kind));
     }
+    restating
+}
+
+/// Sprint heading `i` (id `id`) marked done by a heading restating it
+/// elsewhere: `### Phase 2 (완료): Teams 앱 ✅` in a priority list, where
+/// `## Phase 2: Teams 앱 서비스 레이어 도입` details the phase with no
+/// mark of its own. Neither may hold an open line.
+pub(super) fn restated_done(doc: &Doc, i: usize, id: &str) -> Option<String> {
+    let open = |j: usize| {
+        doc.section(j).any(|b| {
+            matches!(
+                doc.blocks[b],
+                Block::Item {
+                    checked: Some(false),
+                    ..
+                }
+            )
+        })
+    };
+    let mut marks = doc
+        .restating
+        .iter()
+        .filter(|(about, j)| about.eq_ignore_ascii_case(id) && !(i < *j && *j < doc.section_end[i]))
+        .filter_map(|&(_, j)| {
+            let (_, text, _) = doc.heading(j)?;
+            Some((
+                j,
+                text,
+                super::completion::strip_done_marks(text).1 && !open(j),
+            ))
+        })
+        .peekable();
+    marks.peek()?;
+    // Every restating heading must mark it: one left unmarked says the
+    // work was not all done when it was written.
+    let marks: Vec<(usize, &str, bool)> = marks.collect();
+    if !marks.iter().all(|(_, _, done)| *done) || open(i) {
+        return None;
+    }
+    let (j, text, _) = marks[0];
+    Some(format!(
+        "marked complete in the plan (line {}: `{}`, restating it)",
+        doc.line(doc.blocks[j].span().start),
+        text.trim()
+    ))
 }
 
 /// Text compared for restating: letters and digits only, lower-cased.
@@ -289,4 +342,37 @@ pub(super) fn demote_tracking_repeats(
             }
         }
     }
+}
+
+/// The order of sprint headings `at` where a restating heading places one
+/// earlier than it is written: a priority list `### Phase 1` … `### Phase
+/// 6` before detail sections `## Phase 2`, `## Phase 3` runs Phase 2 after
+/// Phase 1, not after Phase 6. Only where every sprint has a distinct id
+/// and the new order is the order of their numbers, `None` otherwise (a
+/// board listing its steps out of order keeps its order).
+pub(super) fn restated_order(doc: &Doc, at: &[usize]) -> Option<Vec<usize>> {
+    if doc.restating.is_empty() || at.len() < 2 {
+        return None;
+    }
+    let place = |i: usize| -> (usize, Option<u32>) {
+        let Some(h) = &doc.sprint_at[i] else {
+            return (i, None);
+        };
+        let first = doc
+            .restating
+            .iter()
+            .filter(|(about, j)| about.eq_ignore_ascii_case(&h.id) && *j < i)
+            .map(|&(_, j)| j)
+            .min()
+            .unwrap_or(i);
+        (first, h.id.parse().ok())
+    };
+    let places: Vec<(usize, Option<u32>)> = at.iter().map(|&i| place(i)).collect();
+    if places.iter().zip(at).all(|((p, _), i)| p == i) {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..at.len()).collect();
+    order.sort_by_key(|&k| places[k].0);
+    let numbers: Vec<u32> = order.iter().map(|&k| places[k].1).collect::<Option<_>>()?;
+    numbers.windows(2).all(|w| w[0] < w[1]).then_some(order)
 }

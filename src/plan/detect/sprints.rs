@@ -174,7 +174,8 @@ fn in_scope(
                 };
                 let mut sprint = read_sprint(doc, i, id.clone(), name);
                 sprint.done = done_evidence(doc, i, h.done)
-                    .or_else(|| super::done_above::done_above(doc, i, &mut marks));
+                    .or_else(|| super::done_above::done_above(doc, i, &mut marks))
+                    .or_else(|| super::restated::restated_done(doc, i, &h.id));
                 let written = doc.heading(i).is_some_and(|(_, t, _)| {
                     // The word's names are ASCII: a window compared
                     // without case, no lower-cased copies.
@@ -198,6 +199,19 @@ fn in_scope(
                 at.push(i);
             }
             None => id_problem(span.clone(), &h.id, problems),
+        }
+    }
+    // A sprint placed earlier by a heading restating it runs there.
+    if heads.is_none() {
+        if let Some(order) = super::restated::restated_order(doc, &at) {
+            let (old_sprints, old_at) = (std::mem::take(&mut sprints), std::mem::take(&mut at));
+            let mut slots: Vec<Option<RawSprint>> = old_sprints.into_iter().map(Some).collect();
+            for k in order {
+                if let Some(s) = slots[k].take() {
+                    sprints.push(s);
+                    at.push(old_at[k]);
+                }
+            }
         }
     }
     // The plan's title read as its one sprint (`# Release 2.0`) over a
