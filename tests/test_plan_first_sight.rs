@@ -249,6 +249,7 @@ json_snapshots! {
     agents_name_agents => "first-sight-agents-name-agents",
     hyphen_series => "first-sight-hyphen-series",
     restated_index => "first-sight-restated-index",
+    lettered_stages => "first-sight-lettered-stages",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3447,4 +3448,16 @@ fn a_restating_list_places_and_marks_its_phases() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3", "4"], "{v}");
     assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
+}
+
+/// Stages of another language named by a capital letter (`### Этап A —
+/// чистый UI — ✅ выполнен`, `### Этап B — …`) are the steps, as `Stage A`
+/// is: before, the word needed a number, and two bullets of the plan's
+/// target model were dispatched as its steps instead.
+#[test]
+fn lettered_stages_of_another_language_are_the_steps() {
+    let (status, v, _) = json("first-sight-lettered-stages");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
 }

@@ -380,7 +380,17 @@ fn translate(body: &str) -> Option<String> {
         {
             continue; // `Fases`, `Etapas`: a longer word, not this one.
         }
-        let Some((number, rest)) = leading_number(spaced) else {
+        // `Этап A — чистый UI`, `Fase B: API`: a capital letter alone is an
+        // id too, as in `Stage A`.
+        let lettered = || {
+            let mut chars = spaced.chars();
+            let letter = chars.next().filter(char::is_ascii_uppercase)?;
+            let after = chars.as_str();
+            (spaced.len() < rest.len()
+                && (after.is_empty() || after.starts_with([' ', ':', '.', ')', '—', '–', '-'])))
+            .then(|| (letter.to_string(), after))
+        };
+        let Some((number, rest)) = leading_number(spaced).or_else(lettered) else {
             continue;
         };
         // `フェーズ一覧` (the list of phases): a numeral written as a
