@@ -250,6 +250,13 @@ json_snapshots! {
     hyphen_series => "first-sight-hyphen-series",
     restated_index => "first-sight-restated-index",
     lettered_stages => "first-sight-lettered-stages",
+    review10_conditional_offer => "first-sight-review10-conditional-offer",
+    review10_agent_notifies => "first-sight-review10-agent-notifies",
+    review10_risk_series => "first-sight-review10-risk-series",
+    review10_ready_to_start => "first-sight-review10-ready-to-start",
+    review10_overview_order => "first-sight-review10-overview-order",
+    review10_kept_for_reference => "first-sight-review10-kept-for-reference",
+    review10_optional_validation => "first-sight-review10-optional-validation",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3460,4 +3467,40 @@ fn lettered_stages_of_another_language_are_the_steps() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
     assert_eq!(done(&v, 0), [true, false, false], "{v}");
+}
+
+/// What a review of the CB and CC rounds' rules found read worse, each
+/// read now as before them: an offer to run beside a phase once that
+/// phase's work is merged is a wait for it; an agent that notifies others
+/// when done does not wait for them; risks numbered in a series are no
+/// steps of a phase-titled plan, whose own boxes stay its work; `✅ ready
+/// to start` under `## Next steps` marks nothing done; an overview listing
+/// every phase does not reorder the detail sections the plan orders in
+/// words; a work-stream done and kept for reference is no step; and
+/// `Validation (optional)` over tasks stays work.
+#[test]
+fn the_review_of_the_cb_and_cc_rounds_reads_as_before() {
+    let (_, v, _) = json("first-sight-review10-conditional-offer");
+    assert_eq!(deps(&v, 3), ["Phase 2", "Phase 3"], "{v}");
+    let (_, v, _) = json("first-sight-review10-agent-notifies");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    let (_, v, _) = json("first-sight-review10-risk-series");
+    assert_eq!(names(&v, 0).len(), 1, "{v}");
+    assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
+    let (_, v, _) = json("first-sight-review10-ready-to-start");
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
+    let (_, v, _) = json("first-sight-review10-overview-order");
+    assert_eq!(sprint_ids(&v, 0), ["2", "1", "3"], "{v}");
+    let (_, v, _) = json("first-sight-review10-kept-for-reference");
+    assert_eq!(names(&v, 0).len(), 3, "{v}");
+    let (_, v, _) = json("first-sight-review10-optional-validation");
+    assert_eq!(names(&v, 0).len(), 2, "{v}");
+    assert!(
+        v["units"][0]["sprints"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|s| s["tasks"].to_string().contains("ackfill")),
+        "{v}"
+    );
 }

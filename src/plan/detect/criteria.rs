@@ -152,9 +152,14 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
         "rules" | "constraints" => Label::Rules,
         "expected" | "expected output" | "expected result" => Label::Expected,
         "tasks" | "deliverables" | "steps" | "scope" | "files" | "plans" => Label::Tasks,
-        // `成功条件（Definition of Done）`: a label with its gloss aside.
-        _ if t.split_once(['(', '（']).is_some_and(|(label, _)| {
-            !label.trim().is_empty() && criteria_label(label).is_some()
+        // `成功条件（Definition of Done）`: a label with its gloss aside,
+        // itself a label of the same kind (`Validation (optional)` over
+        // tasks stays a section of work).
+        _ if t.split_once(['(', '（']).is_some_and(|(label, gloss)| {
+            let gloss = gloss.trim_end_matches([')', '）']);
+            !label.trim().is_empty()
+                && criteria_label(label).is_some()
+                && criteria_label(label) == criteria_label(gloss)
         }) =>
         {
             let (label, _) = t.split_once(['(', '（'])?;

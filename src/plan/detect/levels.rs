@@ -323,8 +323,34 @@ pub(super) fn worded_siblings_added(
         let own_work = doc
             .section(i)
             .any(|j| matches!(doc.blocks[j], Block::Item { .. } | Block::Table { .. }));
+        // A section that says its work is done or put off (`(deferred to
+        // next quarter)`, `Done last week, kept here for reference:`)
+        // holds no open work for the series.
+        const ASIDE: &[&str] = &[
+            "deferred",
+            "postponed",
+            "not in this plan",
+            "out of scope",
+            "later",
+            "for reference",
+            "done ",
+            "completed",
+            "already",
+        ];
+        let set_aside = {
+            let heading = text.to_lowercase();
+            ASIDE.iter().any(|w| heading.contains(w))
+                || doc.own_blocks(i).any(|b| match &doc.blocks[b] {
+                    Block::Paragraph { text, .. } => {
+                        let t = text.to_lowercase();
+                        ASIDE.iter().any(|w| t.contains(w))
+                    }
+                    _ => false,
+                })
+        };
         if series.contains_key(&key)
             && own_work
+            && !set_aside
             && criteria_label(text).is_none()
             && !super::about_plan::describes_plan(text)
         {
@@ -436,6 +462,8 @@ pub(super) fn series_word(doc: &Doc, i: usize) -> Option<(u8, Option<usize>, Str
             || (id.len() == 1 && id.chars().all(|c| c.is_ascii_uppercase())))
         && !id.is_empty();
     let word = word.to_lowercase();
+    // Risks, open questions, scenarios and examples weighed beside the
+    // work are no steps either.
     let choice = [
         "option",
         "alternative",
@@ -443,6 +471,20 @@ pub(super) fn series_word(doc: &Doc, i: usize) -> Option<(u8, Option<usize>, Str
         "variant",
         "appendix",
         "annex",
+        "risk",
+        "question",
+        "scenario",
+        "persona",
+        "example",
+        "case",
+        "риск",
+        "вопрос",
+        "сценари",
+        "riesgo",
+        "pregunta",
+        "escenario",
+        "cenário",
+        "risco",
     ]
     .iter()
     .any(|w| word.starts_with(w));

@@ -330,14 +330,33 @@ fn offered_pairs(source: &str, last: u32) -> std::collections::BTreeSet<(u32, u3
                 .map(str::to_string),
         );
         for clause in clauses {
-            if !super::waves::text_says_at_once(&clause) {
+            // A question (`Can Phase 3 and Phase 4 run in parallel? No`)
+            // or a warning (`it is unsafe to run … in parallel`) offers
+            // nothing.
+            let denied = clause.contains('?')
+                || ["unsafe", "not ", "n't", "never", "cannot", "avoid", "no "]
+                    .iter()
+                    .any(|w| clause.contains(w));
+            if denied || !super::waves::text_says_at_once(&clause) {
                 continue;
             }
-            let partners = ["after ", "depends on", "depend on", "once "]
-                .iter()
-                .filter_map(|w| clause.find(w))
-                .min()
-                .map_or(clause.as_str(), |at| &clause[..at]);
+            let cut = [
+                "after ",
+                "depends on",
+                "depend on",
+                "once ",
+                "when ",
+                "until ",
+            ]
+            .iter()
+            .filter_map(|w| clause.find(w))
+            .min();
+            let partners = cut.map_or(clause.as_str(), |at| &clause[..at]);
+            // What it waits for is no partner (`in parallel with Phase 3
+            // once Phase 3's migrations are merged`).
+            let waited = cut
+                .map(|at| phases_named(&clause[at..]))
+                .unwrap_or_default();
             // `Phase 6 can run in parallel with Phases 3-5`: each side
             // beside the other, not 3 beside 5.
             let sides: Vec<Vec<u32>> = match partners.split_once(" with ") {
@@ -347,7 +366,7 @@ fn offered_pairs(source: &str, last: u32) -> std::collections::BTreeSet<(u32, u3
             let mut sides: Vec<Vec<u32>> = sides
                 .into_iter()
                 .map(|mut side| {
-                    side.retain(|&n| n <= last);
+                    side.retain(|&n| n <= last && !waited.contains(&n));
                     side
                 })
                 .collect();
@@ -483,6 +502,17 @@ mod tests {
         );
         let pairs: Vec<(u32, u32)> = pairs.into_iter().collect();
         assert_eq!(pairs, vec![(3, 4), (3, 6), (4, 6), (5, 6), (8, 9)]);
+    }
+
+    #[test]
+    fn a_partner_waited_for_or_a_denial_offers_nothing() {
+        let pairs = super::offered_pairs(
+            "- **Phase 4 (Sync)**: Depends on Phase 2 (can run in parallel with Phase 3 once Phase 3's migrations are merged)\n\
+             Can Phase 5 and Phase 6 run in parallel? No.\n\
+             It is unsafe to run Phase 7 and Phase 8 in parallel.\n",
+            9,
+        );
+        assert!(pairs.is_empty(), "{pairs:?}");
     }
 
     #[test]

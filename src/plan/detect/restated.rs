@@ -211,6 +211,7 @@ pub(super) fn demote_restated(
 /// `## Phase 2: Teams 앱 서비스 레이어 도입` details the phase with no
 /// mark of its own. Neither may hold an open line.
 pub(super) fn restated_done(doc: &Doc, i: usize, id: &str) -> Option<String> {
+    let word = doc.sprint_at[i].as_ref()?.word.as_str().to_lowercase();
     let open = |j: usize| {
         doc.section(j).any(|b| {
             matches!(
@@ -228,10 +229,31 @@ pub(super) fn restated_done(doc: &Doc, i: usize, id: &str) -> Option<String> {
         .filter(|(about, j)| about.eq_ignore_ascii_case(id) && !(i < *j && *j < doc.section_end[i]))
         .filter_map(|&(_, j)| {
             let (_, text, _) = doc.heading(j)?;
+            // A section naming what comes next (`## Next steps`) marks
+            // nothing done, whatever its headings carry.
+            if std::iter::successors(doc.parent[j], |&p| doc.parent[p]).any(|p| {
+                doc.heading(p)
+                    .is_some_and(|(_, t, _)| super::about_plan::describes_plan(t))
+            }) {
+                return None;
+            }
+            // It must open with the sprint's own word and id (`Phase 2
+            // (완료): Teams`); a milestone naming it (`M2: Sprint 1完了
+            // (2025-10-27)`) sets a date for it, not a mark.
+            let opens_with_it = {
+                let localized = super::locale::localize(text);
+                let lead = localized
+                    .trim_start_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase();
+                lead.strip_prefix(&word)
+                    .map(str::trim_start)
+                    .and_then(|rest| rest.strip_prefix(&id.to_lowercase()))
+                    .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric()))
+            };
             Some((
                 j,
                 text,
-                super::completion::strip_done_marks(text).1 && !open(j),
+                opens_with_it && says_done_in_words(text) && !open(j),
             ))
         })
         .peekable();
@@ -239,7 +261,14 @@ pub(super) fn restated_done(doc: &Doc, i: usize, id: &str) -> Option<String> {
     // Every restating heading must mark it: one left unmarked says the
     // work was not all done when it was written.
     let marks: Vec<(usize, &str, bool)> = marks.collect();
-    if !marks.iter().all(|(_, _, done)| *done) || open(i) {
+    // Work the sprint still lists (an open box anywhere, or its own list
+    // of steps, `1. Build the client`) is not done by a mark elsewhere;
+    // bullets under its notes (`### Goals`) are no such list.
+    let listed = open(i)
+        || doc
+            .own_blocks(i)
+            .any(|b| matches!(doc.blocks[b], Block::Item { checked: None, .. }));
+    if !marks.iter().all(|(_, _, done)| *done) || listed {
         return None;
     }
     let (j, text, _) = marks[0];
@@ -344,6 +373,29 @@ pub(super) fn demote_tracking_repeats(
     }
 }
 
+/// A heading that says done in words of the plan's language (`Phase 2
+/// (완료): Teams ✅`, `Phase 1 — Done`), not by an emoji alone (`Phase 2:
+/// Invoices ✅ ready to start`, `(design approved) ✅`), and says nothing
+/// of work to come.
+fn says_done_in_words(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || "()（）:：,，.;—–-|*[]".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let done = words
+        .iter()
+        .any(|w| super::status_words::DONE_WORDS.contains(w))
+        || super::status_words::DONE_PHRASES
+            .iter()
+            .any(|p| lower.contains(p) && !lower.contains(&format!("未{p}")));
+    let to_come = [
+        "ready", "approved", "planned", "next", "todo", "pending", "wip", "progress", "start",
+        "partial", "partly", "not",
+    ];
+    done && !words.iter().any(|w| to_come.contains(w))
+}
+
 /// The order of sprint headings `at` where a restating heading places one
 /// earlier than it is written: a priority list `### Phase 1` … `### Phase
 /// 6` before detail sections `## Phase 2`, `## Phase 3` runs Phase 2 after
@@ -369,6 +421,17 @@ pub(super) fn restated_order(doc: &Doc, at: &[usize]) -> Option<Vec<usize>> {
     };
     let places: Vec<(usize, Option<u32>)> = at.iter().map(|&i| place(i)).collect();
     if places.iter().zip(at).all(|((p, _), i)| p == i) {
+        return None;
+    }
+    // The restating headings must stand among sprints of their own list
+    // (a priority list detailing some of its phases below): an overview
+    // restating every phase sums up the plan, whose written order stands
+    // (`the hotfix is urgent, so it goes first`).
+    let among_steps = doc.restating.iter().any(|&(_, j)| {
+        at.iter()
+            .any(|&i| doc.parent[i] == doc.parent[j] && place(i).0 == i)
+    });
+    if !among_steps {
         return None;
     }
     let mut order: Vec<usize> = (0..at.len()).collect();

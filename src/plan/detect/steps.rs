@@ -180,9 +180,23 @@ fn running_series(doc: &Doc, at: &[usize]) -> Option<Vec<Vec<usize>>> {
 /// サブフェーズ B: HTTP API`, …): the plan is the phase, the series its
 /// steps.
 fn worded_series(doc: &Doc, title: usize) -> Vec<usize> {
+    // Lanes run beside each other, not one after another: streams, tracks,
+    // agents and teams are no sub-phases of the titled phase.
+    const LANES: &[&str] = &[
+        "stream",
+        "workstream",
+        "track",
+        "lane",
+        "agent",
+        "team",
+        "squad",
+        "worker",
+    ];
     let mut series: BTreeMap<(u8, Option<usize>, String), Vec<usize>> = BTreeMap::new();
     for j in title + 1..doc.section_end[title] {
-        if let Some(key) = super::levels::series_word(doc, j) {
+        if let Some(key) = super::levels::series_word(doc, j)
+            .filter(|(_, _, w)| !LANES.iter().any(|l| w.starts_with(l)))
+        {
             series.entry(key).or_default().push(j);
         }
     }
@@ -190,12 +204,38 @@ fn worded_series(doc: &Doc, title: usize) -> Vec<usize> {
         doc.section(j)
             .any(|b| matches!(doc.blocks[b], Block::Item { .. } | Block::Table { .. }))
     };
+    // Open boxes outside every section of the series (`## Implementation`
+    // with its own `- [ ]` lines, `## Wrap-up`): the plan's work is not
+    // only the series, so the one sprint stays.
+    // Open boxes are work unless a heading above says they are criteria
+    // or notes about the plan (`### Definition of Done`, `## Progress`).
+    let set_aside = |b: usize| {
+        // The nearest heading before a block holds it.
+        let owner = (title..b).rev().find(|&h| doc.heading(h).is_some());
+        std::iter::successors(owner, |&p| doc.parent[p]).any(|p| {
+            doc.heading(p).is_some_and(|(_, t, _)| {
+                criteria_label(t) == Some(Label::Exit) || super::about_plan::describes_plan(t)
+            })
+        })
+    };
+    let boxed_outside = |heads: &[usize]| {
+        (title + 1..doc.section_end[title]).any(|b| {
+            matches!(
+                doc.blocks[b],
+                Block::Item {
+                    checked: Some(false),
+                    ..
+                }
+            ) && !heads.iter().any(|&h| h < b && b < doc.section_end[h])
+                && !set_aside(b)
+        })
+    };
     // One series only, each of its sections listing work: two would be a
     // choice the reader cannot make, and a section of prose alone may be
     // work this reading would drop.
-    let mut found = series
-        .into_values()
-        .filter(|heads| heads.len() >= 3 && heads.iter().all(|&j| lists_work(j)));
+    let mut found = series.into_values().filter(|heads| {
+        heads.len() >= 3 && heads.iter().all(|&j| lists_work(j)) && !boxed_outside(heads)
+    });
     match (found.next(), found.next()) {
         (Some(heads), None) => heads,
         _ => Vec::new(),

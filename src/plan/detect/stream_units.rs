@@ -29,6 +29,19 @@ const MORE_WAIT_WORDS: &[&str] = &[
     "until ",
     "prerequisite",
     "before ",
+    // The same in the plans' other languages (`Stream D(P8-3)는 Stream
+    // B(P7-2) 완료 후 시작`).
+    "후",
+    "後",
+    "之后",
+    "以后",
+    "待つ",
+    "после",
+    "nach ",
+    "después",
+    "após",
+    "dopo",
+    "après",
 ];
 
 /// Replace a lone unit whose work lies in parallel streams by one unit per

@@ -305,11 +305,12 @@ fn phase_at_once(doc: &Doc, h: usize, done_at: &HashSet<usize>) -> bool {
 }
 
 /// The sections of wave or phase `h` each of its sections waits for: the
-/// ones it names (`**Partially blocked by**: Agent 1`, `uses the store
-/// Agent 1 builds`), by the place of each in `wave_sections`. A section
-/// that names another waits for it, whatever its wave says of running at
-/// once; names that wait in a circle say no order this reading can keep
-/// (None).
+/// ones it names in a sentence that says it waits (`**Partially blocked
+/// by**: Agent 1`, `uses the store Agent 1 builds`), by the place of each
+/// in `wave_sections`, whatever its wave says of running at once. A
+/// mention whose way this reading cannot tell (`**Unblocks**: Agent 2`,
+/// `unlike Agent 1`, `Agent 3 will review this`), or names that wait in a
+/// circle, say no order it can keep (None): the wave runs in order.
 fn section_waits(doc: &Doc, h: usize) -> Option<Vec<Vec<usize>>> {
     let sections = wave_sections(doc, h);
     let labels: Vec<Option<String>> = sections
@@ -335,32 +336,90 @@ fn section_waits(doc: &Doc, h: usize) -> Option<Vec<Vec<usize>>> {
                 .any(|(at, _)| !t[at + l.len()..].starts_with(|c: char| c.is_ascii_alphanumeric()))
         })
     };
-    let waits: Vec<Vec<usize>> = sections
-        .iter()
-        .enumerate()
-        .map(|(k, &j)| {
-            let body: Vec<String> = doc
-                .section(j)
-                .filter_map(|b| match &doc.blocks[b] {
-                    Block::Paragraph { text, .. } | Block::Item { text, .. } => {
-                        Some(text.to_lowercase())
-                    }
-                    _ => None,
-                })
-                .collect();
-            labels
-                .iter()
-                .enumerate()
-                .filter(|&(o, label)| {
-                    o != k
-                        && label
-                            .as_deref()
-                            .is_some_and(|l| body.iter().any(|t| names(t, l)))
-                })
-                .map(|(o, _)| o)
-                .collect()
-        })
-        .collect();
+    // Words that make a sentence naming another section a wait for it,
+    // and words that name it the other way round (`**Unblocks**: Agent 2`,
+    // `完了後、Agent 2 に通知する`) or for something else (`unlike Agent
+    // 1`, `files owned by Agent 2`).
+    const WAIT: &[&str] = &[
+        "depend",
+        "blocked by",
+        "blocked on",
+        "after",
+        "wait",
+        "requir",
+        "need",
+        "once",
+        "finish",
+        "uses ",
+        "builds on",
+        "依存",
+        "待",
+        "後",
+        "의존",
+        "이후",
+        "после",
+        "зависит",
+        "depende",
+        "después",
+        "após",
+        "nach ",
+    ];
+    const OTHER: &[&str] = &[
+        "unblock",
+        "blocks:",
+        "blocks ",
+        "notify",
+        "通知",
+        "hand off",
+        "handoff",
+        "hands off",
+        "review",
+        "レビュー",
+        "unlike",
+        "owned by",
+        "touch",
+        "coordinat",
+        "ping",
+        "inform",
+        "tell ",
+        "for agent",
+    ];
+    let mut waits: Vec<Vec<usize>> = Vec::with_capacity(sections.len());
+    for (k, &j) in sections.iter().enumerate() {
+        let sentences: Vec<String> = doc
+            .section(j)
+            .filter_map(|b| match &doc.blocks[b] {
+                Block::Paragraph { text, .. } | Block::Item { text, .. } => {
+                    Some(text.to_lowercase().replace("**", ""))
+                }
+                _ => None,
+            })
+            .flat_map(|t| {
+                t.split(['.', '。', '\n', ';'])
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let mut mine = Vec::new();
+        for (o, label) in labels.iter().enumerate() {
+            let Some(label) = label.as_deref().filter(|_| o != k) else {
+                continue;
+            };
+            for sentence in sentences.iter().filter(|t| names(t, label)) {
+                let waits = WAIT.iter().any(|w| sentence.contains(w));
+                let other = OTHER.iter().any(|w| sentence.contains(w));
+                // A mention this reading cannot tell the way of keeps the
+                // wave in order.
+                if other || !waits {
+                    return None;
+                }
+                mine.push(o);
+            }
+        }
+        mine.sort_unstable();
+        mine.dedup();
+        waits.push(mine);
+    }
     // Kahn's count: every section placed, or the names wait in a circle.
     let mut left: Vec<usize> = waits.iter().map(Vec::len).collect();
     let mut placed = 0;
