@@ -3,12 +3,16 @@
 //! (Phase 3-7)**: All depend on Foundational phase completion`, `Depends on
 //! Phases 3 and 4`, `Depends on all previous phases`): each phase becomes a
 //! unit waiting for the phases its item names. Words in an aside that offer
-//! to run at once (`(can run in parallel with Phase 3)`) name no wait.
+//! to run at once (`(can run in parallel with Phase 3)`) name no wait, and
+//! two phases the list leaves unordered run at once only where the plan
+//! offers it (an item grouping them, or a clause saying `parallel` that
+//! names both); every other pair keeps the written order.
 
 use super::sprint_graph::DEPENDS_ON;
 use super::Doc;
 use super::RawUnit;
 
+/// "No dependencies", in the plans' languages.
 const NO_DEPENDENCIES: &[&str] = &[
     "no dependencies",
     "нет зависимостей",

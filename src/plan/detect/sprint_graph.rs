@@ -121,8 +121,6 @@ pub(super) const DEPENDS_ON: &[&str] = &[
     "dépendent de",
 ];
 
-/// "No dependencies", likewise.
-
 /// A numbered list under an order heading (`## Suggested order`,
 /// `## Execution order`) naming every step once: `1. **A** (extract
 /// hooks)`, `2. **B** + **C**`, `3. Phase D`. Each item waits for the one
