@@ -58,6 +58,21 @@ pub(super) fn note_line(text: &str) -> bool {
     .any(|n| label.eq_ignore_ascii_case(n))
 }
 
+/// The label of `label (gloss)` where both are labels of one kind.
+fn gloss_label(t: &str) -> Option<Label> {
+    // One byte looked for at a time (memchr), not a set of chars walked.
+    let open = t.find('(').or_else(|| t.find('（'))?;
+    let label = &t[..open];
+    let gloss = t[open..]
+        .trim_start_matches(['(', '（'])
+        .trim_end_matches([')', '）']);
+    if label.trim().is_empty() || label.len() > 48 || gloss.len() > 64 || label.contains(':') {
+        return None;
+    }
+    let kind = criteria_label(label)?;
+    (criteria_label(gloss) == Some(kind)).then_some(kind)
+}
+
 pub(super) fn criteria_label(text: &str) -> Option<Label> {
     let t = norm(text.trim_end_matches(':'));
     let t = t.trim_end_matches(':').trim();
@@ -154,16 +169,14 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
         "tasks" | "deliverables" | "steps" | "scope" | "files" | "plans" => Label::Tasks,
         // `成功条件（Definition of Done）`: a label with its gloss aside,
         // itself a label of the same kind (`Validation (optional)` over
-        // tasks stays a section of work).
-        _ if t.split_once(['(', '（']).is_some_and(|(label, gloss)| {
-            let gloss = gloss.trim_end_matches([')', '）']);
-            !label.trim().is_empty()
-                && criteria_label(label).is_some()
-                && criteria_label(label) == criteria_label(gloss)
-        }) =>
+        // tasks stays a section of work). Both are short phrases: a step's
+        // heading (`Sprint 3: Export (CSV)`) is looked at no further.
+        _ if text
+            .trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ':' | '*' | '_' | '`'))
+            .ends_with([')', '）'])
+            && gloss_label(t).is_some() =>
         {
-            let (label, _) = t.split_once(['(', '（'])?;
-            criteria_label(label)?
+            gloss_label(t)?
         }
         _ => {
             const EXIT_PREFIXES: &[&str] = &[

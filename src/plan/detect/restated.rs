@@ -211,6 +211,10 @@ pub(super) fn demote_restated(
 /// `## Phase 2: Teams 앱 서비스 레이어 도입` details the phase with no
 /// mark of its own. Neither may hold an open line.
 pub(super) fn restated_done(doc: &Doc, i: usize, id: &str) -> Option<String> {
+    // Most plans restate no step: nothing to look up, nothing to make.
+    if doc.restating.is_empty() {
+        return None;
+    }
     let word = doc.sprint_at[i].as_ref()?.word.as_str().to_lowercase();
     let open = |j: usize| {
         doc.section(j).any(|b| {
