@@ -437,8 +437,13 @@ fn phases_named(on: &str) -> Vec<u32> {
             let Ok(n) = rest[..digits].parse::<u32>() else {
                 break;
             };
-            // `phase 2a` names a part of phase 2, no phase of the list.
-            if rest[digits..].starts_with(|c: char| c.is_alphanumeric() || c == '.') {
+            // `phase 2a`, `phase 2.1` name a part of phase 2, no phase of
+            // the list; `Depends on Phase 2.` names phase 2.
+            let after = &rest[digits..];
+            let dotted = after
+                .strip_prefix('.')
+                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+            if after.starts_with(char::is_alphanumeric) || dotted {
                 break;
             }
             match last.filter(|_| range) {
@@ -492,6 +497,8 @@ mod tests {
         assert_eq!(phases_named(" phases 3-5"), vec![3, 4, 5]);
         assert_eq!(phases_named(" phases 3, 4, and phase 6"), vec![3, 4, 6]);
         assert_eq!(phases_named(" phase 2a"), Vec::<u32>::new());
+        assert_eq!(phases_named(" phase 2.1"), Vec::<u32>::new());
+        assert_eq!(phases_named(" phase 2."), vec![2]);
         assert_eq!(phases_named(" the setup phase"), Vec::<u32>::new());
     }
 
