@@ -23,6 +23,7 @@ mod checklist_tree;
 mod coded_items;
 mod completion;
 mod criteria;
+mod criteria_label;
 mod criteria_units;
 mod dependencies;
 mod dependency_lines;
