@@ -257,6 +257,7 @@ json_snapshots! {
     review10_overview_order => "first-sight-review10-overview-order",
     review10_kept_for_reference => "first-sight-review10-kept-for-reference",
     review10_optional_validation => "first-sight-review10-optional-validation",
+    agents_named_the_other_way => "first-sight-agents-named-the-other-way",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3503,4 +3504,18 @@ fn the_review_of_the_cb_and_cc_rounds_reads_as_before() {
             .any(|s| s["tasks"].to_string().contains("ackfill")),
         "{v}"
     );
+}
+
+/// `Agent 2 starts after this is merged.` in Agent 1's section names Agent
+/// 2 the other way round: Agent 1 does not wait for it (which would run the
+/// API before its schema). A wait counts only where its word comes before
+/// the name (`**Blocked by**: Agent 2`), or after it in languages that put
+/// it last (`Agent 1 の完了後`); a mention this reading cannot tell the way
+/// of keeps the phase in order.
+#[test]
+fn an_agent_named_the_other_way_round_is_no_wait() {
+    let (status, v, _) = json("first-sight-agents-named-the-other-way");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(names(&v, 0).len(), 2, "{v}");
 }

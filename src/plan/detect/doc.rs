@@ -275,6 +275,20 @@ impl<'a> Doc<'a> {
         self.line_starts.partition_point(|&s| s <= offset)
     }
 
+    /// Whether heading `i`'s section, its sub-sections included, holds an
+    /// open box (`- [ ] …`).
+    pub(super) fn holds_open_box(&self, i: usize) -> bool {
+        self.section(i).any(|j| {
+            matches!(
+                self.blocks[j],
+                Block::Item {
+                    checked: Some(false),
+                    ..
+                }
+            )
+        })
+    }
+
     pub(super) fn is_sprint(&self, i: usize) -> bool {
         self.sprint_at[i].is_some()
     }

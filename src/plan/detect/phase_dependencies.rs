@@ -233,23 +233,10 @@ fn says_in_sequence(subs: &[String]) -> bool {
             .any(|l| IN_SEQUENCE.iter().any(|w| l.contains(w)))
 }
 
-/// Whether lines offer to run work at once, and do not deny it.
+/// Whether lines offer to run work at once, and do not deny it (the one
+/// word list every reader of at-once words asks).
 fn offers_parallel(subs: &[String]) -> bool {
-    subs.iter().any(|l| {
-        [
-            "parallel",
-            "並列",
-            "并行",
-            "параллельн",
-            "paralel",
-            "parallèle",
-        ]
-        .iter()
-        .any(|w| l.contains(w))
-            && !["not ", "never", "ない", "不", "не ", "no se", "pas "]
-                .iter()
-                .any(|n| l.contains(n))
-    })
+    subs.iter().any(|l| super::waves::text_says_at_once(l))
 }
 
 /// `Phase 3-7` → 3..=7, `Phase 3+` → 3..=last, `Final Phase` → last.
@@ -406,10 +393,7 @@ fn without_parallel_asides(on: &str) -> String {
         };
         let aside = &rest[open..open + close + 1];
         out.push_str(&rest[..open]);
-        let offers = ["parallel", "concurrent", "at the same time", "並列", "并行"]
-            .iter()
-            .any(|w| aside.contains(w));
-        if !offers {
+        if !super::waves::text_says_at_once(aside) {
             out.push_str(aside);
         }
         rest = &rest[open + close + 1..];

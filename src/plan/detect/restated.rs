@@ -216,17 +216,7 @@ pub(super) fn restated_done(doc: &Doc, i: usize, id: &str) -> Option<String> {
         return None;
     }
     let word = doc.sprint_at[i].as_ref()?.word.as_str().to_lowercase();
-    let open = |j: usize| {
-        doc.section(j).any(|b| {
-            matches!(
-                doc.blocks[b],
-                Block::Item {
-                    checked: Some(false),
-                    ..
-                }
-            )
-        })
-    };
+    let open = |j: usize| doc.holds_open_box(j);
     let mut marks = doc
         .restating
         .iter()

@@ -638,15 +638,7 @@ fn in_scope(
         // A mark on the heading (`Ship [x]`, `Design ✅`) counts while no
         // item in its section is open, a group nested in it included (the
         // heading marks all it holds).
-        let open_item = doc.section(i).any(|j| {
-            matches!(
-                doc.blocks[j],
-                Block::Item {
-                    checked: Some(false),
-                    ..
-                }
-            )
-        });
+        let open_item = doc.holds_open_box(i);
         let marked = doc
             .heading(i)
             .is_some_and(|(_, t, _)| strip_done_marks(t).1 && !open_item);

@@ -329,18 +329,29 @@ fn section_waits(doc: &Doc, h: usize) -> Option<Vec<Vec<usize>>> {
             (!word.is_empty() && !id.is_empty()).then(|| format!("{word} {id}"))
         })
         .collect();
-    let names = |t: &str, label: &str| {
+    // Where a sentence names `label` (`agent 1`, `agent1`), if it does.
+    let named_at = |t: &str, label: &str| {
         let close = label.replace(' ', "");
-        [label, close.as_str()].iter().any(|l| {
-            t.match_indices(l)
-                .any(|(at, _)| !t[at + l.len()..].starts_with(|c: char| c.is_ascii_alphanumeric()))
-        })
+        [label, close.as_str()]
+            .iter()
+            .filter_map(|l| {
+                t.match_indices(l)
+                    .find(|(at, _)| {
+                        !t[at + l.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
+                    })
+                    .map(|(at, _)| at)
+            })
+            .min()
     };
     // Words that make a sentence naming another section a wait for it,
-    // and words that name it the other way round (`**Unblocks**: Agent 2`,
-    // `完了後、Agent 2 に通知する`) or for something else (`unlike Agent
-    // 1`, `files owned by Agent 2`).
-    const WAIT: &[&str] = &[
+    // written before the name (`blocked by Agent 1`, `when Agent 1
+    // finishes`) or, in the plans' languages that put it last, after it
+    // (`Agent 1 の完了後`, `Agent 1 완료 후`): `Agent 2 starts after this`
+    // in Agent 1's section names Agent 2 the other way round. Words that
+    // name it the other way round (`**Unblocks**: Agent 2`, `完了後、Agent
+    // 2 に通知する`) or for something else (`unlike Agent 1`, `files owned
+    // by Agent 2`) keep the wave in order.
+    const WAIT_BEFORE: &[&str] = &[
         "depend",
         "blocked by",
         "blocked on",
@@ -349,14 +360,9 @@ fn section_waits(doc: &Doc, h: usize) -> Option<Vec<Vec<usize>>> {
         "requir",
         "need",
         "once",
-        "finish",
+        "when ",
         "uses ",
         "builds on",
-        "依存",
-        "待",
-        "後",
-        "의존",
-        "이후",
         "после",
         "зависит",
         "depende",
@@ -364,6 +370,7 @@ fn section_waits(doc: &Doc, h: usize) -> Option<Vec<Vec<usize>>> {
         "após",
         "nach ",
     ];
+    const WAIT_AFTER: &[&str] = &["依存", "待", "後", "의존", "후"];
     const OTHER: &[&str] = &[
         "unblock",
         "blocks:",
@@ -405,8 +412,14 @@ fn section_waits(doc: &Doc, h: usize) -> Option<Vec<Vec<usize>>> {
             let Some(label) = label.as_deref().filter(|_| o != k) else {
                 continue;
             };
-            for sentence in sentences.iter().filter(|t| names(t, label)) {
-                let waits = WAIT.iter().any(|w| sentence.contains(w));
+            for sentence in &sentences {
+                let Some(at) = named_at(sentence, label) else {
+                    continue;
+                };
+                let waits = WAIT_BEFORE
+                    .iter()
+                    .any(|w| sentence.find(w).is_some_and(|w_at| w_at < at))
+                    || WAIT_AFTER.iter().any(|w| sentence[at..].contains(w));
                 let other = OTHER.iter().any(|w| sentence.contains(w));
                 // A mention this reading cannot tell the way of keeps the
                 // wave in order.
