@@ -258,6 +258,11 @@ json_snapshots! {
     review10_kept_for_reference => "first-sight-review10-kept-for-reference",
     review10_optional_validation => "first-sight-review10-optional-validation",
     agents_named_the_other_way => "first-sight-agents-named-the-other-way",
+    dependency_asides => "first-sight-dependency-asides",
+    parts_marked_one_by_one => "first-sight-parts-marked-one-by-one",
+    restating_details => "first-sight-restating-details",
+    range_then_parallel => "first-sight-range-then-parallel",
+    lettered_tasks_cjk => "first-sight-lettered-tasks-cjk",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3518,4 +3523,72 @@ fn an_agent_named_the_other_way_round_is_no_wait() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(units(&v).len(), 1, "{v}");
     assert_eq!(names(&v, 0).len(), 2, "{v}");
+}
+
+/// `- [x] **2. Persistence** (dep: 1)`: a task naming its waits in an
+/// aside closing its name waits for those tasks, and the aside leaves the
+/// name; `(dep: all)` waits for every task before it.
+#[test]
+fn a_dependency_aside_in_a_task_name_is_its_order() {
+    let (status, v, _) = json("first-sight-dependency-asides");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 6, "{v}");
+    assert_eq!(deps(&v, 2), ["Skeleton of both binaries"], "{v}");
+    assert_eq!(
+        deps(&v, 4),
+        ["Persistence and migrations", "Admin authentication"],
+        "{v}"
+    );
+    assert_eq!(deps(&v, 5).len(), 5, "{v}");
+    assert_eq!(names(&v, 1), ["Persistence and migrations"], "{v}");
+}
+
+/// Numbered parts marked done one by one on their headings (`### 1.
+/// Adapter contracts — done`) beside a part listing work with no mark: the
+/// phase's ticks are those parts', the phase is not done, and the parts,
+/// counted on across the phases (`4a`, `4b`, then `5` under Phase 2), are
+/// the steps.
+#[test]
+fn parts_marked_done_one_by_one_leave_the_unmarked_part_open() {
+    let (status, v, _) = json("first-sight-parts-marked-one-by-one");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0).len(), 7, "{v}");
+    assert_eq!(
+        done(&v, 0),
+        [true, true, false, false, false, false, false],
+        "{v}"
+    );
+}
+
+/// `## Implementation Details` repeating two of the phases by word, id
+/// and name (`### Phase 2: Scheduler Separation (Recommended First)`) is
+/// about them: no second unit holding the same work again.
+#[test]
+fn a_section_restating_some_steps_is_about_them() {
+    let (status, v, _) = json("first-sight-restating-details");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(names(&v, 0).len(), 4, "{v}");
+}
+
+/// "Phases 0-2 first …, then 3 with 4 in parallel": the range is to come
+/// first, and the parallel words belong to the later clause; phases 0 to 2
+/// do not run at once.
+#[test]
+fn a_range_named_first_is_not_said_to_run_at_once() {
+    let (status, v, _) = json("first-sight-range-then-parallel");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(names(&v, 0).len(), 5, "{v}");
+}
+
+/// `### 任务A: 删除旧代码`: a word of a script without capitals runs into
+/// its letter id, as `Task A` does with a space; the bold notes below are
+/// no steps.
+#[test]
+fn lettered_tasks_run_into_their_word_are_the_steps() {
+    let (status, v, _) = json("first-sight-lettered-tasks-cjk");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0).len(), 3, "{v}");
+    assert!(names(&v, 0)[0].contains("删除旧代码"), "{v}");
 }

@@ -601,6 +601,9 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
             "marked complete in the plan (all {statuses} task statuses done)"
         ));
     }
+    if open_numbered_part(doc, i) {
+        return None;
+    }
     let mut boxes = 0;
     // One list of ticked and unboxed items (`1. Set up the repo` over `4.
     // [x] Verified the hierarchy`): the unboxed ones may be open work.
@@ -667,6 +670,44 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
         ""
     };
     (boxes > 0).then(|| format!("marked complete in the plan (all {boxes} items ticked{unticked})"))
+}
+
+/// Whether the section's numbered parts are marked done one by one on
+/// their headings (`### 1. Adapters — done`) and one listing work carries
+/// no mark and no tick (`### 2. Unit tests → service`): the ticks the
+/// section holds are the marked parts', and that part is work left to do.
+fn open_numbered_part(doc: &Doc, i: usize) -> bool {
+    let (mut marked, mut open) = (false, false);
+    for j in doc.section(i) {
+        let Block::Heading { text, .. } = &doc.blocks[j] else {
+            continue;
+        };
+        let text = text.trim_start_matches(['*', '_', ' ']);
+        if !text.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        if strip_done_marks(text).1 {
+            marked = true;
+        } else if criteria_label(text).is_none() && {
+            let mut items = doc.own_blocks(j).filter_map(|k| match &doc.blocks[k] {
+                Block::Item {
+                    checked, depth: 0, ..
+                } => Some(*checked),
+                _ => None,
+            });
+            let first = items.next();
+            first.is_some()
+                && std::iter::once(first.flatten())
+                    .chain(items)
+                    .all(|c| c.is_none())
+        } {
+            open = true;
+        }
+        if marked && open {
+            return true;
+        }
+    }
+    false
 }
 
 #[cfg(test)]

@@ -13,6 +13,8 @@ use super::RawSprint;
 
 /// Keys of a dependency line, lower-cased.
 const KEYS: &[&str] = &[
+    "dep",
+    "deps",
     "dependencies",
     "dependency",
     "depends on",
@@ -73,7 +75,12 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
     let mut waits = Vec::with_capacity(sprints.len());
     let mut written = 0;
     for (me, s) in sprints.iter().enumerate() {
-        let line = s.sprint.body.lines().find_map(dependency_value);
+        let line = s
+            .sprint
+            .body
+            .lines()
+            .find_map(dependency_value)
+            .or_else(|| name_dependency(&s.sprint.name));
         let Some(value) = line else {
             waits.push(me.checked_sub(1).into_iter().collect());
             continue;
@@ -287,6 +294,26 @@ fn dependency_value(line: &str) -> Option<String> {
     match FIELD_SEPARATORS.iter().find(|s| line.contains(*s)) {
         Some(separator) => line.split(separator).find_map(dependency_field),
         None => dependency_field(line),
+    }
+}
+
+/// The value of a dependency aside closing a step's own name: `**2.
+/// Persistence** (dep: 1)`, `Reports (deps: 11, 13)`.
+fn name_dependency(name: &str) -> Option<String> {
+    let inner = name.trim_end().strip_suffix(')')?;
+    let (_, inner) = inner.rsplit_once('(')?;
+    dependency_field(inner)
+}
+
+/// A step's name without the dependency aside closing it (`Reports (dep:
+/// 11, 13)` → `Reports`).
+pub(super) fn without_dependency_aside(name: &str) -> &str {
+    match name_dependency(name) {
+        Some(_) => name
+            .trim_end()
+            .rsplit_once('(')
+            .map_or(name, |(n, _)| n.trim_end()),
+        None => name,
     }
 }
 

@@ -386,7 +386,13 @@ fn translate(body: &str) -> Option<String> {
             let mut chars = spaced.chars();
             let letter = chars.next().filter(char::is_ascii_uppercase)?;
             let after = chars.as_str();
-            (spaced.len() < rest.len()
+            // Words of scripts without capitals may run into the letter
+            // (`任务A: 删除旧代码`).
+            ((spaced.len() < rest.len()
+                || word
+                    .chars()
+                    .last()
+                    .is_some_and(|c| c.is_alphabetic() && !c.is_lowercase() && !c.is_uppercase()))
                 && (after.is_empty() || after.starts_with([' ', ':', '.', ')', '—', '–', '-'])))
             .then(|| (letter.to_string(), after))
         };
@@ -430,6 +436,7 @@ mod tests {
             ("Fase 1: Fundamentos", "Phase 1: Fundamentos"),
             ("Этап 4. Релиз", "Stage 4. Релиз"),
             ("Semana 1", "Week 1"),
+            ("任务A: 删除旧代码", "Task A: 删除旧代码"),
             // A dotted capital I later in the heading is longer lowercased.
             (
                 "AŞAMA 6: METİN DÜZENLEMELERİ",

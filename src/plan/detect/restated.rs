@@ -195,6 +195,12 @@ pub(super) fn demote_restated(
             demoted.push((i, h.id.clone(), About::Notes));
         }
     }
+    for i in restating_sections(blocks, parent, sprint_at, &ids, &demoted) {
+        let id = sprint_at[i]
+            .as_ref()
+            .map_or_else(String::new, |h| h.id.clone());
+        demoted.push((i, id, About::Notes));
+    }
     let mut restating = Vec::new();
     for (i, about, kind) in demoted {
         if kind == About::Notes {
@@ -204,6 +210,72 @@ pub(super) fn demote_restated(
         about_at[i] = Some((about, kind));
     }
     restating
+}
+
+/// Sprint headings of a later section that repeat some of an earlier
+/// section's steps, each by its word, id and name (`## Implementation
+/// Details` holding `### Phase 2: Scheduler Separation (Recommended
+/// First)` and `### Phase 3: …` after `## Phased Approach` holding `###
+/// Phase 1` … `### Phase 5`): the details of those steps, not the same
+/// work again beside them. Only some of the steps, and not from the first:
+/// sections naming every step alike, or counting theirs from the first,
+/// are units with steps named alike.
+fn restating_sections(
+    blocks: &[Block],
+    parent: &[Option<usize>],
+    sprint_at: &[Option<SprintHeading>],
+    ids: &[Option<String>],
+    demoted: &[(usize, String, About)],
+) -> Vec<usize> {
+    // A step's name without its asides (`Scheduler Separation (Days of
+    // Work)` is `scheduler separation`).
+    let core = |name: &str| {
+        super::dependencies::strip_parentheticals(name)
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    };
+    let level = |i: usize| match &blocks[i] {
+        Block::Heading { level, .. } => *level,
+        _ => 0,
+    };
+    // The named step headings of each section, in order.
+    let mut sections: Vec<(Option<usize>, Vec<usize>)> = Vec::new();
+    for (i, h) in sprint_at.iter().enumerate() {
+        let Some(h) = h else { continue };
+        if h.bare || h.name.is_empty() || demoted.iter().any(|(d, _, _)| *d == i) {
+            continue;
+        }
+        match sections.iter_mut().find(|(p, _)| *p == parent[i]) {
+            Some((_, steps)) => steps.push(i),
+            None => sections.push((parent[i], vec![i])),
+        }
+    }
+    let mut out = Vec::new();
+    for (k, (holder, steps)) in sections.iter().enumerate() {
+        if holder.is_none() {
+            continue;
+        }
+        // A unit counts its steps from the first, as every unit does; a
+        // section taking up some steps from the middle restates them.
+        let restated = sections[..k].iter().find(|(_, earlier)| {
+            earlier.len() > steps.len()
+                && ids[earlier[0]] != ids[steps[0]]
+                && steps.iter().all(|&i| {
+                    earlier.iter().any(|&f| {
+                        ids[f] == ids[i]
+                            && level(f) == level(i)
+                            && sprint_at[f].as_ref().map(|h| h.word)
+                                == sprint_at[i].as_ref().map(|h| h.word)
+                            && sprint_at[f].as_ref().map(|h| core(&h.name))
+                                == sprint_at[i].as_ref().map(|h| core(&h.name))
+                    })
+                })
+        });
+        if restated.is_some() {
+            out.extend(steps.iter().copied());
+        }
+    }
+    out
 }
 
 /// Sprint heading `i` (id `id`) marked done by a heading restating it

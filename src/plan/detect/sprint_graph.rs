@@ -325,6 +325,20 @@ fn scoped_parallel(line: &str) -> Option<(String, u32, u32)> {
             continue;
         };
         let claim = &after[m..];
+        // "Phases 0–2 first, then 3 with 4 and 5 in parallel": the claim
+        // is the range's own clause, up to a word passing on to other work.
+        let claim = [
+            " first",
+            " then ",
+            "; ",
+            " followed by",
+            " before ",
+            " after ",
+        ]
+        .iter()
+        .filter_map(|w| claim.find(w))
+        .min()
+        .map_or(claim, |end| &claim[..end]);
         let parallel = [
             "in parallel",
             "concurrently",
@@ -365,6 +379,16 @@ fn from_dependency_lines(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         return None;
     }
     let waits = super::dependency_lines::waits(&unit.sprints)?;
+    // A step naming its waits in an aside closing its name (`Reports (dep:
+    // 11, 13)`) is named without it: the aside is now its unit's order.
+    let mut unit = unit.clone();
+    for s in &mut unit.sprints {
+        let plain = super::dependency_lines::without_dependency_aside(&s.sprint.name);
+        if plain.len() < s.sprint.name.len() {
+            s.sprint.name = plain.to_string();
+        }
+    }
+    let unit = &unit;
     // The steps' names, with their numbers where two are named alike.
     let plain: Vec<&str> = unit
         .sprints

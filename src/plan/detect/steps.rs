@@ -139,7 +139,9 @@ pub(super) fn series_number(text: &str) -> Option<(u32, &str)> {
 /// body holds; a sprint's own parts (`1. Context`, `2. Goals`) start again
 /// in every sprint.
 fn running_series(doc: &Doc, at: &[usize]) -> Option<Vec<Vec<usize>>> {
-    let mut next: Option<u32> = None;
+    // The last number counted, and its letter where the step is a part
+    // (`4a. Feature tests`, `4b. Wrap in a job`).
+    let mut last: Option<(u32, Option<char>)> = None;
     let mut out = Vec::with_capacity(at.len());
     for &i in at {
         let mut children = Vec::new();
@@ -147,16 +149,28 @@ fn running_series(doc: &Doc, at: &[usize]) -> Option<Vec<Vec<usize>>> {
             let Some((_, text, _)) = doc.heading(j) else {
                 continue;
             };
-            let (n, name) = series_number(text)?;
+            let (n, letter, name) = match series_number(text) {
+                Some((n, name)) => (n, None, name),
+                None => {
+                    let (n, letter, name) = lettered_series_number(text)?;
+                    (n, Some(letter), name)
+                }
+            };
             // A document's own sections counted on (`5. Context`, `6.
             // Risks`) are no steps.
             if super::about_plan::describes_plan(name) {
                 return None;
             }
-            if next.is_some_and(|want| want != n) {
+            let follows = match (last, letter) {
+                (None, _) => true,
+                (Some((m, _)), None | Some('a')) if m + 1 == n => true,
+                (Some((m, Some(l))), Some(letter)) => m == n && (l as u8) + 1 == letter as u8,
+                _ => false,
+            };
+            if !follows {
                 return None;
             }
-            next = Some(n + 1);
+            last = Some((n, letter));
             children.push(j);
         }
         // A sprint with work of its own before its steps keeps it.
@@ -171,7 +185,28 @@ fn running_series(doc: &Doc, at: &[usize]) -> Option<Vec<Vec<usize>>> {
     }
     let framing = out.iter().filter(|c| c.len() >= 2).count();
     let total: usize = out.iter().map(Vec::len).sum();
-    (framing >= 2 && total >= 4 && framing * 2 >= at.len()).then_some(out)
+    // One sprint framing many and every other sprint counting on from it
+    // (`## Phase 2` holding only `### 6. Migrate to Redis` after `### 5.`
+    // in `## Phase 1`) is the same one count.
+    let counted_on = framing >= 1 && total >= 6 && out.iter().all(|c| !c.is_empty());
+    ((framing >= 2 || counted_on) && total >= 4 && framing * 2 >= at.len()).then_some(out)
+}
+
+/// A sub-heading numbered as a lettered part in a series (`4a. Feature
+/// tests`): its number, its letter and the text after them.
+fn lettered_series_number(text: &str) -> Option<(u32, char, &str)> {
+    let t = text.trim_start();
+    let digits = t.chars().take_while(char::is_ascii_digit).count();
+    let mut rest = t[digits..].chars();
+    let letter = rest.next().filter(char::is_ascii_lowercase)?;
+    let after = rest.as_str();
+    let name = after
+        .strip_prefix(['.', ')', ':'])?
+        .strip_prefix(' ')?
+        .trim();
+    (digits > 0 && digits <= 3 && !name.is_empty())
+        .then(|| Some((t[..digits].parse().ok()?, letter, name)))
+        .flatten()
 }
 
 /// The plan's title read as its one sprint (`# Phase 4a: Narrative
@@ -433,7 +468,10 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
             let name = numbered_part(&name, &parent.id).map_or(name.clone(), str::to_string);
             // `7 - Refactor the selector`: the series' number is its place.
             let name = match &series {
-                Some(_) => series_number(&name).map_or(name.clone(), |(_, rest)| rest.to_string()),
+                Some(_) => series_number(&name)
+                    .map(|(_, rest)| rest)
+                    .or_else(|| lettered_series_number(&name).map(|(_, _, rest)| rest))
+                    .map_or(name.clone(), str::to_string),
                 None => name,
             };
             let name = name
