@@ -263,6 +263,7 @@ json_snapshots! {
     restating_details => "first-sight-restating-details",
     range_then_parallel => "first-sight-range-then-parallel",
     lettered_tasks_cjk => "first-sight-lettered-tasks-cjk",
+    drawn_phase_tree => "first-sight-drawn-phase-tree",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3572,14 +3573,17 @@ fn a_section_restating_some_steps_is_about_them() {
 }
 
 /// "Phases 0-2 first …, then 3 with 4 in parallel": the range is to come
-/// first, and the parallel words belong to the later clause; phases 0 to 2
-/// do not run at once.
+/// first, and the parallel words belong to the later group; phases 0 to 2
+/// run in the order written, and 3 and 4 at once after them.
 #[test]
 fn a_range_named_first_is_not_said_to_run_at_once() {
     let (status, v, _) = json("first-sight-range-then-parallel");
     assert_eq!(status, 0, "{v}");
-    assert_eq!(units(&v).len(), 1, "{v}");
-    assert_eq!(names(&v, 0).len(), 5, "{v}");
+    assert_eq!(units(&v).len(), 5, "{v}");
+    assert_eq!(deps(&v, 1), ["Reconcile and freeze"], "{v}");
+    assert_eq!(deps(&v, 2), ["Repository hygiene"], "{v}");
+    assert_eq!(deps(&v, 3), ["Build and packaging"], "{v}");
+    assert_eq!(deps(&v, 4), ["Build and packaging"], "{v}");
 }
 
 /// `### 任务A: 删除旧代码`: a word of a script without capitals runs into
@@ -3591,4 +3595,18 @@ fn lettered_tasks_run_into_their_word_are_the_steps() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(names(&v, 0).len(), 3, "{v}");
     assert!(names(&v, 0)[0].contains("删除旧代码"), "{v}");
+}
+
+/// A dependency tree drawn in a code block (`Phase 6` over `├──▶ Phase 7`,
+/// `└──▶ Phase 9` over `└──▶ Phase 10`): each branch hangs from the node
+/// above it, and a node noting `(depends on all above)` waits for every
+/// phase before it, not only its own branch.
+#[test]
+fn a_drawn_tree_orders_the_phases_by_its_branches() {
+    let (status, v, _) = json("first-sight-drawn-phase-tree");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 5, "{v}");
+    assert_eq!(deps(&v, 1), ["Phase 6: Engine Hardening"], "{v}");
+    assert_eq!(deps(&v, 3), ["Phase 6: Engine Hardening"], "{v}");
+    assert_eq!(deps(&v, 4).len(), 4, "{v}");
 }

@@ -6,6 +6,9 @@
 //! `profiles ───┼──► validation`); `depends on` / `requires` text inside a
 //! unit's section. An edge `A --> B` means B depends on A.
 
+mod graph_arrows;
+pub(super) use graph_arrows::arrow_edges;
+
 use super::*;
 
 /// Mermaid `A --> B` edges and arrow lines (`A -> B`, `A → B`, `A ──► B`) in
@@ -163,91 +166,6 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
             }
         }
     }
-}
-
-/// Box drawing and arrow heads around a node in ASCII art.
-fn art(c: char) -> bool {
-    ('\u{2500}'..='\u{259F}').contains(&c)
-        || matches!(
-            c,
-            '|' | '+' | '-' | '<' | '>' | '▼' | '▲' | '►' | '◄' | '▶' | '◀' | '=' | '.'
-        )
-        || c.is_whitespace()
-}
-
-pub(super) fn arrow_edges(text: &str) -> Vec<(String, String)> {
-    let mut edges = Vec::new();
-    // Mermaid node ids seen with a label (`P[parser]`) stand for the label.
-    let mut labels: HashMap<String, String> = HashMap::new();
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with("graph") || line.starts_with("flowchart") || line.starts_with("%%") {
-            continue;
-        }
-        let mut normalized = line.to_string();
-        for arrow in ["──►", "─►", "──▶", "─▶", "-->", "->", "→", "==>", "⟶"]
-        {
-            normalized = normalized.replace(arrow, "\u{1}");
-        }
-        // Drop mermaid edge labels: A -->|label| B; `A & B --> C` is an
-        // edge from each of A and B.
-        let parts: Vec<Vec<String>> = normalized
-            .split('\u{1}')
-            .map(|p| {
-                let p = p.trim();
-                let p = if let Some(labelled) = p.strip_prefix('|') {
-                    labelled
-                        .split_once('|')
-                        .map(|(_, r)| r.trim())
-                        .unwrap_or("")
-                } else {
-                    p
-                };
-                p.split(" & ")
-                    .map(|p| {
-                        let (id, label) = node_name(p.trim_matches(art));
-                        match label {
-                            Some(l) => {
-                                labels.insert(id, l.clone());
-                                l
-                            }
-                            None => labels.get(&id).cloned().unwrap_or(id),
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        if parts.len() < 2 || parts.iter().flatten().any(|p| p.is_empty()) {
-            continue;
-        }
-        for w in parts.windows(2) {
-            for from in &w[0] {
-                for to in &w[1] {
-                    edges.push((from.clone(), to.clone()));
-                }
-            }
-        }
-    }
-    edges
-}
-
-/// A mermaid node `id[Label]` or `id(Label)`: (id, label).
-pub(super) fn node_name(p: &str) -> (String, Option<String>) {
-    if let Some(open) = p.find(['[', '(', '{']) {
-        // `report   (waits for both)`: a note after the node, not a label.
-        if p[..open].ends_with(char::is_whitespace) {
-            return (clean_name(&p[..open]), None);
-        }
-        let inner = p[open + 1..]
-            .trim_end_matches([']', ')', '}'])
-            .trim_matches(|c| c == '"' || c == '(' || c == '[' || c == '{');
-        let id = clean_name(&p[..open]);
-        if !inner.is_empty() {
-            return (id, Some(clean_name(inner)));
-        }
-        return (id, None);
-    }
-    (clean_name(p), None)
 }
 
 /// A graph node naming a sprint (`2.1a`, `Sortie 3`, `S4`): the unit that

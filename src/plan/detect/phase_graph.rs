@@ -1,5 +1,7 @@
 //! A one-unit plan whose phases a mermaid graph orders (`P1 --> P2`, `P1
-//! --> P2B`, `P2B --> P4`, labels `Phase 2: Backend Auth`) runs each phase
+//! --> P2B`, `P2B --> P4`, labels `Phase 2: Backend Auth`), or a graph
+//! drawn in a code block under a dependency heading (`Phase 6` over `├──▶
+//! Phase 7`, a node noting `(depends on all above)`), runs each phase
 //! as a unit of its own, waiting for what the graph says it waits for; the
 //! phase's own steps (`### Task 2.1`) stay its sprints. The graph counts as
 //! evidence only when it names every phase the plan details. Phases the
@@ -21,7 +23,12 @@ pub(super) fn units_by_graph(
     let [unit] = units else {
         return None;
     };
-    let (edges, graph_span) = mermaid_graph(doc)?;
+    let (edges, graph_span, mermaid) = mermaid_graph(doc)?;
+    let graph = if mermaid {
+        "mermaid graph"
+    } else {
+        "dependency graph"
+    };
     let mut labels: Vec<String> = Vec::new();
     for (a, b) in &edges {
         for l in [a, b] {
@@ -55,6 +62,20 @@ pub(super) fn units_by_graph(
         return None;
     }
     let parents = |n: usize| -> Vec<usize> {
+        // `Phase 10: Release (depends on all above)`, a note on the node's
+        // line: every node before it.
+        let all_above = doc.source[graph_span.clone()]
+            .lines()
+            .filter(|l| l.contains(labels[n].as_str()))
+            .any(|l| {
+                let lower = l.to_lowercase();
+                lower
+                    .match_indices("depends on ")
+                    .any(|(at, w)| super::dependencies::names_all_earlier(&lower[at + w.len()..]))
+            });
+        if all_above {
+            return (0..n).collect();
+        }
         edges
             .iter()
             .filter(|(_, b)| *b == labels[n])
@@ -83,6 +104,10 @@ pub(super) fn units_by_graph(
         };
         if detailed.contains(&n) {
             continue;
+        }
+        // A drawn graph names every phase it orders by its section.
+        if !mermaid {
+            return None;
         }
         if before_detailed.contains(&n) {
             if !done {
@@ -122,7 +147,7 @@ pub(super) fn units_by_graph(
         out
     };
     let line = doc.line(graph_span.start);
-    let why = format!("a phase of its own: the mermaid graph (line {line}) orders the phases");
+    let why = format!("a phase of its own: the {graph} (line {line}) orders the phases");
     let name_of = |n: usize| -> String {
         match phases.iter().find(|(p, _, _)| *p == n) {
             Some((_, block, _)) => doc
@@ -181,10 +206,15 @@ pub(super) fn units_by_graph(
     Some(out)
 }
 
+/// A graph's edges (by label), where it is, and whether it is mermaid.
+type Graph = (Vec<(String, String)>, Span, bool);
+
 /// The edges (by label) of the plan's first mermaid `graph`/`flowchart`
-/// block, and where it is.
-fn mermaid_graph(doc: &Doc) -> Option<(Vec<(String, String)>, Span)> {
-    doc.blocks.iter().find_map(|b| match b {
+/// block, or else of a drawn graph in a code block under a dependency or
+/// graph heading (`Phase 6` over `├──▶ Phase 7`), where it is, and whether
+/// it is mermaid.
+fn mermaid_graph(doc: &Doc) -> Option<Graph> {
+    let mermaid = doc.blocks.iter().find_map(|b| match b {
         Block::Code { info, text, span }
             if info.trim() == "mermaid"
                 && ["graph", "flowchart"]
@@ -192,7 +222,23 @@ fn mermaid_graph(doc: &Doc) -> Option<(Vec<(String, String)>, Span)> {
                     .any(|w| text.trim_start().starts_with(w)) =>
         {
             let edges = super::dependencies::arrow_edges(text);
-            (!edges.is_empty()).then(|| (edges, span.clone()))
+            (!edges.is_empty()).then(|| (edges, span.clone(), true))
+        }
+        _ => None,
+    });
+    if mermaid.is_some() {
+        return mermaid;
+    }
+    let mut under_graph_heading = false;
+    doc.blocks.iter().find_map(|b| match b {
+        Block::Heading { text, .. } => {
+            let l = text.to_lowercase();
+            under_graph_heading = l.contains("dependenc") || l.contains("graph");
+            None
+        }
+        Block::Code { info, text, span } if under_graph_heading && info.trim().is_empty() => {
+            let edges = super::dependencies::arrow_edges(text);
+            (!edges.is_empty()).then(|| (edges, span.clone(), false))
         }
         _ => None,
     })

@@ -9,6 +9,8 @@
 //! Steps that each write a `Dependencies:` line are read in
 //! `dependency_lines`.
 
+mod group_chain;
+
 use super::dependencies::DEPENDENCY_COLUMNS;
 use super::done_elsewhere::todos;
 use super::Block;
@@ -35,6 +37,11 @@ pub(super) fn split_by_stated_order(doc: &Doc, units: &mut Vec<RawUnit>) -> bool
         })
         .or_else(|| from_order_list(doc, unit))
         .or_else(|| from_sentence(doc, unit))
+        .or_else(|| {
+            group_chain::from_group_chain(doc, unit, |names, waits, why| {
+                units_of(doc, unit, names, waits, why)
+            })
+        })
         .or_else(|| from_dependency_lines(doc, unit))
         // A dependency column naming rows is their order; waves naming the
         // rows come before a column left blank (`-` all down), which says
