@@ -264,6 +264,7 @@ json_snapshots! {
     range_then_parallel => "first-sight-range-then-parallel",
     lettered_tasks_cjk => "first-sight-lettered-tasks-cjk",
     drawn_phase_tree => "first-sight-drawn-phase-tree",
+    chapters_of_one_series => "first-sight-chapters-of-one-series",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3609,4 +3610,17 @@ fn a_drawn_tree_orders_the_phases_by_its_branches() {
     assert_eq!(deps(&v, 1), ["Phase 6: Engine Hardening"], "{v}");
     assert_eq!(deps(&v, 3), ["Phase 6: Engine Hardening"], "{v}");
     assert_eq!(deps(&v, 4).len(), 4, "{v}");
+}
+
+/// `## Phase Details` holding Phases 5 to 7 and `## Progress` holding
+/// Phase 8: sections named by no number that divide one series of steps
+/// between them are chapters of one sequence, not two units running at
+/// once (which a sentence in the second about Phases 6 and 7 had made
+/// them).
+#[test]
+fn sections_dividing_one_series_are_chapters_of_one_sequence() {
+    let (status, v, _) = json("first-sight-chapters-of-one-series");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["5", "6", "7", "8"], "{v}");
 }

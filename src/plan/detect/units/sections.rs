@@ -62,6 +62,9 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
         })
         .collect();
     let (holders, whole) = with_series_siblings(doc, holders);
+    if chapters_of_one_series(doc, &holders) {
+        return Vec::new();
+    }
     let mut units = Vec::new();
     let mut texts = Vec::new();
     let mut titles: Vec<String> = Vec::new();
@@ -98,6 +101,44 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
     parallel_by_word(&mut units, &texts);
     said_at_once_before(doc, &mut units);
     units
+}
+
+/// Sections that divide one numbered series of steps between them
+/// (`## Phase Details` holding Phases 12 to 28, `## Progress` holding
+/// Phase 29): no section names a unit of its own (neither is a step
+/// heading), every step's number is written once, and each section's
+/// numbers run on from the section before. They are chapters of one
+/// sequence, not units that may run at once.
+fn chapters_of_one_series(doc: &Doc, holders: &[usize]) -> bool {
+    let mut last: Option<SprintId> = None;
+    for &h in holders {
+        // A section named by a number (`## Phase 1: Parser` over `### Step
+        // 1.1`, `### Work Unit 2`) names a unit of its own.
+        if doc
+            .heading(h)
+            .is_none_or(|(_, t, _)| t.contains(|c: char| c.is_ascii_digit()))
+        {
+            return false;
+        }
+        let mut ids: Vec<SprintId> = Vec::new();
+        for j in doc.section(h) {
+            let Some(step) = &doc.sprint_at[j] else {
+                continue;
+            };
+            let Ok(id) = step.id.parse::<SprintId>() else {
+                return false;
+            };
+            ids.push(id);
+        }
+        let (Some(first), Some(end)) = (ids.first(), ids.iter().max()) else {
+            return false;
+        };
+        if ids.windows(2).any(|w| w[0] >= w[1]) || last.as_ref().is_some_and(|l| first <= l) {
+            return false;
+        }
+        last = Some(end.clone());
+    }
+    holders.len() >= 2
 }
 
 /// `## PHASE 1 CHECKPOINT` and `## PHASE 2 CHECKPOINT` both read as
