@@ -265,6 +265,7 @@ json_snapshots! {
     lettered_tasks_cjk => "first-sight-lettered-tasks-cjk",
     drawn_phase_tree => "first-sight-drawn-phase-tree",
     chapters_of_one_series => "first-sight-chapters-of-one-series",
+    emoji_letter_heading => "first-sight-emoji-letter-heading",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3623,4 +3624,15 @@ fn sections_dividing_one_series_are_chapters_of_one_sequence() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(units(&v).len(), 1, "{v}");
     assert_eq!(sprint_ids(&v, 0), ["5", "6", "7", "8"], "{v}");
+}
+
+/// `## ℹ️ Fase 2: …`: a letter drawn as an emoji (the letter and its emoji
+/// selector) is decoration before the step's word, as `🌟` is; the phase is
+/// a step, not work outside every step.
+#[test]
+fn a_letter_drawn_as_an_emoji_is_decoration() {
+    let (status, v, _) = json("first-sight-emoji-letter-heading");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
 }

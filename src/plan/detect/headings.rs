@@ -175,7 +175,7 @@ const ABOUT_NOTES: &[&str] = &[
 /// Emoji, bullets, emphasis and a leading section number (`6.`, `4.1`,
 /// `2)`) before the sprint word.
 pub(super) fn strip_lead(text: &str) -> &str {
-    let mut t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let mut t = super::locale::after_decoration(text);
     // A section number directly followed by a word: `6. Sprint 1`, `4.1 Phase A0`.
     let num_end = t
         .char_indices()

@@ -270,10 +270,7 @@ pub(crate) fn localize(text: &str) -> Cow<'_, str> {
         Cow::Borrowed(_) => Cow::Borrowed(text),
         Cow::Owned(head) => Cow::Owned(head + &text[cut..]),
     };
-    let lead_len = forms.len()
-        - forms
-            .trim_start_matches(|c: char| !c.is_alphanumeric())
-            .len();
+    let lead_len = forms.len() - after_decoration(&forms).len();
     let (lead, body) = forms.split_at(lead_len);
     // `3. Fase 0 — …`: a section number before the word stays as it is.
     let translated = translate(body)
@@ -409,6 +406,21 @@ fn translate(body: &str) -> Option<String> {
         return Some(english(english_word, &number, rest));
     }
     None
+}
+
+/// Text after the decoration a heading opens with: marks, emoji, and a
+/// letter drawn as an emoji (`ℹ️ Fase 4`, the letter and its emoji
+/// selector).
+pub(crate) fn after_decoration(text: &str) -> &str {
+    let mut t = text;
+    loop {
+        t = t.trim_start_matches(|c: char| !c.is_alphanumeric());
+        let mut chars = t.chars();
+        match (chars.next(), chars.next()) {
+            (Some(_), Some('\u{fe0f}')) => t = chars.as_str(),
+            _ => return t,
+        }
+    }
 }
 
 #[cfg(test)]
