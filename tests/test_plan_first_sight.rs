@@ -266,6 +266,7 @@ json_snapshots! {
     drawn_phase_tree => "first-sight-drawn-phase-tree",
     chapters_of_one_series => "first-sight-chapters-of-one-series",
     emoji_letter_heading => "first-sight-emoji-letter-heading",
+    phase_list_requires_labels => "first-sight-phase-list-requires-labels",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3635,4 +3636,17 @@ fn a_letter_drawn_as_an_emoji_is_decoration() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
     assert_eq!(done(&v, 0), [true, false, false], "{v}");
+}
+
+/// A `Phase Dependencies` list written with `Requires` and naming items by
+/// their labels (`**US3 (Phase 5)**: Requires US1; can run in parallel
+/// with US2`): each phase waits for what it requires, and the label in an
+/// offer names its phase.
+#[test]
+fn a_phase_list_that_requires_by_label_orders_the_phases() {
+    let (status, v, _) = json("first-sight-phase-list-requires-labels");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 5, "{v}");
+    assert_eq!(deps(&v, 3), ["Phase 3"], "{v}");
+    assert_eq!(deps(&v, 4), ["Phase 3"], "{v}");
 }

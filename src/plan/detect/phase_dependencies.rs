@@ -105,8 +105,10 @@ pub(super) fn from_phase_dependencies(
         if NO_DEPENDENCIES.iter().any(|w| first_clause.contains(w)) {
             continue;
         }
+        // `Requires Foundational + US1` says the same.
         let on = DEPENDS_ON
             .iter()
+            .chain(&["requires ", "require "])
             .find_map(|w| says.split_once(w).map(|(_, rest)| rest))?;
         // "Depends on Setup completion - BLOCKS all user stories": the
         // clause ends at the dash (or a full stop of CJK text).
@@ -171,7 +173,14 @@ pub(super) fn from_phase_dependencies(
     // on Foundational phase completion) says each waits for that alone:
     // they may run beside each other, unless its sub-items put them in
     // sequence (above).
-    let mut offered = offered_pairs(doc.source, last);
+    // Items named by their labels in the offers (`can run in parallel with
+    // US3`), each label standing for its one phase.
+    let labels: Vec<(&str, u32)> = items
+        .iter()
+        .filter(|(label, phases, _)| phases.len() == 1 && label.len() >= 2)
+        .map(|(label, phases, _)| (label.as_str(), phases[0]))
+        .collect();
+    let mut offered = offered_pairs(doc.source, last, &labels);
     for (k, (_, phases, says)) in items.iter().enumerate() {
         if phases.len() >= 2 || offers[k] || offers_parallel(std::slice::from_ref(says)) {
             for &a in phases {
@@ -201,6 +210,25 @@ pub(super) fn from_phase_dependencies(
         heading + 1
     );
     Some(units_of(&names, &waits, &why))
+}
+
+/// `text` with `word` replaced where it stands as a word of its own.
+fn replace_word(text: &str, word: &str, with: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + word.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if before.is_some_and(char::is_alphanumeric) || after.is_some_and(char::is_alphanumeric) {
+            out.push_str(word);
+        } else {
+            out.push_str(with);
+        }
+        rest = &rest[at + word.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Words saying that work goes one after another, in the plans' languages.
@@ -281,12 +309,23 @@ fn reach_of(waits: &[Vec<usize>]) -> Vec<std::collections::BTreeSet<usize>> {
 /// Phase 3)`, `**Phase 9**: Depends on Phases 3-8 - can start parallel
 /// with Phase 8`). What a clause says after `after` or `depends on` is a
 /// wait, not a partner.
-fn offered_pairs(source: &str, last: u32) -> std::collections::BTreeSet<(u32, u32)> {
+fn offered_pairs(
+    source: &str,
+    last: u32,
+    labels: &[(&str, u32)],
+) -> std::collections::BTreeSet<(u32, u32)> {
     let mut out = std::collections::BTreeSet::new();
     for line in source.lines() {
-        let lower = line.to_lowercase().replace("**", "");
+        let mut lower = line.to_lowercase().replace("**", "");
         if !super::waves::text_says_at_once(&lower) {
             continue;
+        }
+        // `US4 (Phase 6): … can run in parallel with US3/US4`: a label
+        // names its phase.
+        for (label, phase) in labels {
+            if lower.contains(label) {
+                lower = replace_word(&lower, label, &format!("phase {phase}"));
+            }
         }
         let item = lower
             .trim_start()
@@ -494,6 +533,7 @@ mod tests {
              - Phase 3 (Save) and Phase 4 (Restore) can run in parallel after Phase 2\n\
              - Phase 6 (Persistence) can run in parallel with Phases 3-5\n",
             9,
+            &[],
         );
         let pairs: Vec<(u32, u32)> = pairs.into_iter().collect();
         assert_eq!(pairs, vec![(3, 4), (3, 6), (4, 6), (5, 6), (8, 9)]);
@@ -506,6 +546,7 @@ mod tests {
              Can Phase 5 and Phase 6 run in parallel? No.\n\
              It is unsafe to run Phase 7 and Phase 8 in parallel.\n",
             9,
+            &[],
         );
         assert!(pairs.is_empty(), "{pairs:?}");
     }
