@@ -239,15 +239,20 @@ fn restating_sections(
         _ => 0,
     };
     // The named step headings of each section, in order.
+    let demoted: BTreeSet<usize> = demoted.iter().map(|(d, _, _)| *d).collect();
     let mut sections: Vec<(Option<usize>, Vec<usize>)> = Vec::new();
+    let mut section_of: HashMap<Option<usize>, usize> = HashMap::new();
     for (i, h) in sprint_at.iter().enumerate() {
         let Some(h) = h else { continue };
-        if h.bare || h.name.is_empty() || demoted.iter().any(|(d, _, _)| *d == i) {
+        if h.bare || h.name.is_empty() || demoted.contains(&i) {
             continue;
         }
-        match sections.iter_mut().find(|(p, _)| *p == parent[i]) {
-            Some((_, steps)) => steps.push(i),
-            None => sections.push((parent[i], vec![i])),
+        match section_of.get(&parent[i]) {
+            Some(&k) => sections[k].1.push(i),
+            None => {
+                section_of.insert(parent[i], sections.len());
+                sections.push((parent[i], vec![i]));
+            }
         }
     }
     let mut out = Vec::new();
