@@ -267,6 +267,13 @@ json_snapshots! {
     chapters_of_one_series => "first-sight-chapters-of-one-series",
     emoji_letter_heading => "first-sight-emoji-letter-heading",
     phase_list_requires_labels => "first-sight-phase-list-requires-labels",
+    review11_groups_after_that => "first-sight-review11-groups-after-that",
+    review11_restating_rollback_section => "first-sight-review11-restating-rollback-section",
+    review11_asides_gap_steps_run_early => "first-sight-review11-asides-gap-steps-run-early",
+    review11_tree_then_overridden => "first-sight-review11-tree-then-overridden",
+    review11_requires_parallel_offer_declined => "first-sight-review11-requires-parallel-offer-declined",
+    review11_chapters_frontend_backend_continued => "first-sight-review11-chapters-frontend-backend-continued",
+    review11_parts_split_open_questions => "first-sight-review11-parts-split-open-questions",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3649,4 +3656,35 @@ fn a_phase_list_that_requires_by_label_orders_the_phases() {
     assert_eq!(units(&v).len(), 5, "{v}");
     assert_eq!(deps(&v, 3), ["Phase 3"], "{v}");
     assert_eq!(deps(&v, 4), ["Phase 3"], "{v}");
+}
+
+/// What a review of this round's rules found read worse, each read now as
+/// safely as before them: a sentence passing on in words the group reader
+/// does not split at (`0-2 first, after that 3, 4 and 5 in parallel`)
+/// gives no groups; a later section repeating steps with boxes of its own
+/// is work, run after them; a task with no dependency aside, among tasks
+/// with them, waits for every task before it; a drawn tree the plan then
+/// keeps `strictly in order` orders nothing; an offer to run at once
+/// declined in its own clause (`could … but … keep them sequential`)
+/// offers nothing; sections a sentence names as running in parallel stay
+/// units; and a numbered part about the phase (`### 3. Open questions`)
+/// is no open work.
+#[test]
+fn the_review_of_this_rounds_rules_reads_as_safely_as_before() {
+    let (_, v, _) = json("first-sight-review11-groups-after-that");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    let (_, v, _) = json("first-sight-review11-restating-rollback-section");
+    assert_eq!(units(&v).len(), 2, "{v}");
+    assert_eq!(deps(&v, 1), ["Phased Approach"], "{v}");
+    let (_, v, _) = json("first-sight-review11-asides-gap-steps-run-early");
+    assert_eq!(deps(&v, 3).len(), 3, "{v}");
+    assert_eq!(deps(&v, 5).len(), 5, "{v}");
+    let (_, v, _) = json("first-sight-review11-tree-then-overridden");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    let (_, v, _) = json("first-sight-review11-requires-parallel-offer-declined");
+    assert!(deps(&v, 3).contains(&"Phase 3".to_string()), "{v}");
+    let (_, v, _) = json("first-sight-review11-chapters-frontend-backend-continued");
+    assert_eq!(units(&v).len(), 2, "{v}");
+    let (_, v, _) = json("first-sight-review11-parts-split-open-questions");
+    assert_eq!(done(&v, 0), [false, false], "{v}");
 }

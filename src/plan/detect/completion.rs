@@ -686,6 +686,11 @@ fn open_numbered_part(doc: &Doc, i: usize) -> bool {
         if !text.starts_with(|c: char| c.is_ascii_digit()) {
             continue;
         }
+        // `### 3. Risks`, `### 3. Open questions`: about the phase, no work.
+        let name = text.trim_start_matches(|c: char| c.is_ascii_digit() || ". )".contains(c));
+        if super::about_plan::describes_plan(name) {
+            continue;
+        }
         if strip_done_marks(text).1 {
             marked = true;
         } else if criteria_label(text).is_none() && {

@@ -72,6 +72,12 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
     };
     let named_codes: Vec<Option<String>> =
         sprints.iter().map(|s| name_code(&s.sprint.name)).collect();
+    // Steps naming their waits in asides closing their names (`(dep:
+    // 1)`): one without an aside waits for every step before it, as an
+    // aside can name any of them.
+    let asides = sprints
+        .iter()
+        .any(|s| name_dependency(&s.sprint.name).is_some());
     let mut waits = Vec::with_capacity(sprints.len());
     let mut written = 0;
     for (me, s) in sprints.iter().enumerate() {
@@ -82,7 +88,10 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
             .find_map(dependency_value)
             .or_else(|| name_dependency(&s.sprint.name));
         let Some(value) = line else {
-            waits.push(me.checked_sub(1).into_iter().collect());
+            waits.push(match asides {
+                true => (0..me).collect(),
+                false => me.checked_sub(1).into_iter().collect(),
+            });
             continue;
         };
         written += 1;

@@ -363,10 +363,26 @@ fn offered_pairs(
             // A question (`Can Phase 3 and Phase 4 run in parallel? No`)
             // or a warning (`it is unsafe to run … in parallel`) offers
             // nothing.
+            // Nor a hedge (`could in principle run in parallel with UI, but
+            // … keep them sequential`, `only if we get a second database`).
             let denied = clause.contains('?')
-                || ["unsafe", "not ", "n't", "never", "cannot", "avoid", "no "]
-                    .iter()
-                    .any(|w| clause.contains(w));
+                || [
+                    "unsafe",
+                    "not ",
+                    "n't",
+                    "never",
+                    "cannot",
+                    "avoid",
+                    "no ",
+                    "but ",
+                    "only if",
+                    "could",
+                    "might",
+                    "sequential",
+                    "one at a time",
+                ]
+                .iter()
+                .any(|w| clause.contains(w));
             if denied || !super::waves::text_says_at_once(&clause) {
                 continue;
             }

@@ -229,14 +229,36 @@ fn mermaid_graph(doc: &Doc) -> Option<Graph> {
     if mermaid.is_some() {
         return mermaid;
     }
-    let mut under_graph_heading = false;
-    doc.blocks.iter().find_map(|b| match b {
+    // The heading a drawn graph sits under, while it names dependencies or
+    // a graph and speaks of the plan as it stands.
+    let mut under: Option<usize> = None;
+    doc.blocks.iter().enumerate().find_map(|(i, b)| match b {
         Block::Heading { text, .. } => {
             let l = text.to_lowercase();
-            under_graph_heading = l.contains("dependenc") || l.contains("graph");
+            let names_graph = l.contains("dependenc") || l.contains("graph");
+            let of_another_time = [
+                "before",
+                "old",
+                "previous",
+                "reference",
+                "legacy",
+                "history",
+            ]
+            .iter()
+            .any(|w| l.contains(w));
+            under = (names_graph && !of_another_time).then_some(i);
             None
         }
-        Block::Code { info, text, span } if under_graph_heading && info.trim().is_empty() => {
+        Block::Code { info, text, span } if under.is_some() && info.trim().is_empty() => {
+            // A section that keeps the work in order anyway (`we will do
+            // the phases strictly in order`) is read so.
+            let prose = doc.section_text(under?).to_lowercase();
+            if ["in order", "one at a time", "sequential"]
+                .iter()
+                .any(|w| prose.contains(w))
+            {
+                return None;
+            }
             let edges = super::dependencies::arrow_edges(text);
             (!edges.is_empty()).then(|| (edges, span.clone(), false))
         }

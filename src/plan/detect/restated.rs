@@ -217,7 +217,8 @@ pub(super) fn demote_restated(
 /// Details` holding `### Phase 2: Scheduler Separation (Recommended
 /// First)` and `### Phase 3: …` after `## Phased Approach` holding `###
 /// Phase 1` … `### Phase 5`): the details of those steps, not the same
-/// work again beside them. Only some of the steps, and not from the first:
+/// work again beside them, unless they hold boxes of their own. Only some
+/// of the steps, and not from the first:
 /// sections naming every step alike, or counting theirs from the first,
 /// are units with steps named alike.
 fn restating_sections(
@@ -276,7 +277,39 @@ fn restating_sections(
                     })
                 })
         });
-        if restated.is_some() {
+        // Work of their own (`- [ ] Write the rollback script`) makes
+        // them steps again, run after those they repeat.
+        let boxed = |i: usize| {
+            blocks[i + 1..]
+                .iter()
+                .take_while(|b| !matches!(b, Block::Heading { level: l, .. } if *l <= level(i)))
+                .any(|b| {
+                    matches!(
+                        b,
+                        Block::Item {
+                            checked: Some(_),
+                            ..
+                        }
+                    )
+                })
+        };
+        // A section a unit table names (`| Rollback Plan | . | 2 |`) is a
+        // unit the plan declares.
+        let declared = holder.and_then(|h| match &blocks[h] {
+            Block::Heading { text, .. } => Some(clean_name(text).to_lowercase()),
+            _ => None,
+        });
+        let declared = declared.is_some_and(|name| {
+            blocks.iter().any(|b| match b {
+                Block::Table { rows, .. } => rows.iter().any(|r| {
+                    r.cells
+                        .first()
+                        .is_some_and(|c| clean_name(&c.text).to_lowercase() == name)
+                }),
+                _ => false,
+            })
+        });
+        if restated.is_some() && !declared && !steps.iter().any(|&i| boxed(i)) {
             out.extend(steps.iter().copied());
         }
     }

@@ -45,6 +45,15 @@ pub(super) fn from_group_chain(
         if !line.contains(" then ") && !line.contains("followed by") {
             return None;
         }
+        // A paragraph that also keeps the work in order (`With one
+        // engineer, strictly in order.`) gives no groups.
+        let lower = line.to_lowercase();
+        if ["strictly", "one at a time", "in order"]
+            .iter()
+            .any(|w| lower.contains(w))
+        {
+            return None;
+        }
         line.split(". ")
             .find_map(|sentence| groups_of(sentence).filter(|g| covers(g, &numbers)))
             .map(|g| (g, n + 1))
@@ -101,6 +110,12 @@ fn groups_of(sentence: &str) -> Option<Vec<(Vec<u32>, bool)>> {
     if !STEP_WORDS.iter().any(|w| lower[..first_digit].contains(w)) {
         return None;
     }
+    // A sentence that only might (`could run in parallel, but …`), did
+    // (`Last release we did …`), or would under a condition (`If we get a
+    // second engineer: …`) orders nothing now.
+    if HEDGES.iter().any(|w| lower.contains(w)) {
+        return None;
+    }
     let mut marked = lower.clone();
     for w in THEN {
         marked = marked.replace(w, "\u{1}");
@@ -111,12 +126,46 @@ fn groups_of(sentence: &str) -> Option<Vec<(Vec<u32>, bool)>> {
     }
     parts
         .iter()
-        .map(|part| {
+        .enumerate()
+        .map(|(k, part)| {
+            // A group passing on to another in words this reading does not
+            // split at (`0-2 first, after that 3, 4 and 5`): not one group.
+            let first = part.find(" first");
+            if first.is_some_and(|at| k > 0 || part[at..].contains(|c: char| c.is_ascii_digit()))
+                || INNER_ORDER.iter().any(|w| part.contains(w))
+            {
+                return None;
+            }
             let numbers = numbers_in(part)?;
             Some((numbers, super::super::waves::text_says_at_once(part)))
         })
         .collect()
 }
+
+/// Words that keep a sentence from ordering the steps now.
+const HEDGES: &[&str] = &[
+    "could",
+    "might",
+    "would",
+    "if ",
+    "unless",
+    "but ",
+    "instead",
+    "last ",
+    "previous",
+    " did ",
+    "we did",
+    "used to",
+    "one at a time",
+    "in order",
+    "sequential",
+    "strictly",
+];
+
+/// Words of order inside one group.
+const INNER_ORDER: &[&str] = &[
+    "after", "once ", "before", "next", "later", "until", "when ", ";", ":",
+];
 
 /// The step numbers a group names (`0–2`, `3 with 4 and 5`, `6 and 7`),
 /// or None when it names none or something else with digits.
@@ -165,5 +214,14 @@ mod tests {
         // No step word, or a group naming no step: no groups.
         assert!(groups_of("Read 2 papers first, then 3 more in parallel").is_none());
         assert!(groups_of("Phase 1 first, then the release").is_none());
+        // Groups passing on in other words, hedged or conditional ones.
+        for hedged in [
+            "Phases 0-2 first, after that 3, 4 and 5 in parallel, then 6",
+            "Phases 0-2 first; once those land, 3, 4 and 5 in parallel, then 6",
+            "Last release we did Phases 0-2 first, then 3 with 4 and 5 in parallel, then 6",
+            "If we get a second engineer: Phases 0-2 first, then 3 with 4 in parallel, then 6",
+        ] {
+            assert!(groups_of(&hedged.to_lowercase()).is_none(), "{hedged}");
+        }
     }
 }

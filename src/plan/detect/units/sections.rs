@@ -138,7 +138,22 @@ fn chapters_of_one_series(doc: &Doc, holders: &[usize]) -> bool {
         }
         last = Some(end.clone());
     }
-    holders.len() >= 2
+    // Sections a sentence of theirs says run beside each other (`Backend
+    // and frontend are separate teams and proceed in parallel`) are units.
+    let titles: Vec<String> = holders
+        .iter()
+        .filter_map(|&h| doc.heading(h).map(|(_, t, _)| clean_name(t).to_lowercase()))
+        .collect();
+    let text = crate::plan::detect::parallel::unwrap_lines(doc.source).to_lowercase();
+    let named_at_once = text.split(['.', '\n', ';']).any(|sentence| {
+        titles
+            .iter()
+            .filter(|t| t.len() >= 3 && sentence.contains(t.as_str()))
+            .count()
+            >= 2
+            && crate::plan::detect::waves::text_says_at_once(sentence)
+    });
+    holders.len() >= 2 && !named_at_once
 }
 
 /// `## PHASE 1 CHECKPOINT` and `## PHASE 2 CHECKPOINT` both read as
