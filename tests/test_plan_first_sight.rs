@@ -274,6 +274,7 @@ json_snapshots! {
     review11_requires_parallel_offer_declined => "first-sight-review11-requires-parallel-offer-declined",
     review11_chapters_frontend_backend_continued => "first-sight-review11-chapters-frontend-backend-continued",
     review11_parts_split_open_questions => "first-sight-review11-parts-split-open-questions",
+    boxed_series_over_schedule => "first-sight-boxed-series-over-schedule",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3687,4 +3688,16 @@ fn the_review_of_this_rounds_rules_reads_as_safely_as_before() {
     assert_eq!(units(&v).len(), 2, "{v}");
     let (_, v, _) = json("first-sight-review11-parts-split-open-questions");
     assert_eq!(done(&v, 0), [false, false], "{v}");
+}
+
+/// Two series at one level, `### Phase N` over the boxes the author ticks
+/// and a longer `### Week N` schedule of plain lists restating the same
+/// work: the ticked series is the work, not the schedule (whose reading
+/// left every box outside every sprint).
+#[test]
+fn a_series_holding_the_boxes_is_the_work_over_a_plain_schedule() {
+    let (status, v, _) = json("first-sight-boxed-series-over-schedule");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
+    assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
 }

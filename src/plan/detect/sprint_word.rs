@@ -283,7 +283,8 @@ fn choose_word_of(
         // The stages must hold more list items than the milestones: three
         // `### Phase N` summaries over milestones holding every box leave
         // the milestones the work.
-        let items_under = |word: &Word| {
+        // Items under a word's headings; with `boxes`, boxed ones only.
+        let under_word = |word: &Word, boxes: bool| {
             let heads: BTreeSet<usize> = headings_of
                 .get(word)
                 .map(|hs| hs.iter().copied().collect())
@@ -295,7 +296,7 @@ fn choose_word_of(
             for (b, block) in blocks.iter().enumerate() {
                 match block {
                     Block::Heading { .. } => under = Some(b),
-                    Block::Item { .. } => {
+                    Block::Item { checked, .. } if !boxes || checked.is_some() => {
                         count += usize::from(
                             std::iter::successors(under, |&p| parent[p])
                                 .any(|p| heads.contains(&p)),
@@ -306,6 +307,13 @@ fn choose_word_of(
             }
             count
         };
+        let items_under = |word: &Word| under_word(word, false);
+        // Two series at one level, one holding the boxes the author ticks
+        // (`### ✅ Phase 1` over `- [x] …`) and one plain lists (`### Week
+        // 1` over `1. Set up …`, a schedule of the same work): the ticked
+        // one is the work.
+        let any_boxed = stats.len() > 1 && stats.keys().any(|w| under_word(w, true) > 0);
+        let unboxed = |w: &Word| any_boxed && under_word(w, true) == 0;
         let checkpoints = |w: &Word, level: u8| {
             *w == Word::Milestone
                 && stats.iter().any(|(o, &(l, n, _))| {
@@ -326,6 +334,7 @@ fn choose_word_of(
                     n < 2,
                     level,
                     checkpoints(w, level),
+                    unboxed(w),
                     std::cmp::Reverse(n),
                     **w,
                 )
