@@ -275,6 +275,7 @@ json_snapshots! {
     review11_chapters_frontend_backend_continued => "first-sight-review11-chapters-frontend-backend-continued",
     review11_parts_split_open_questions => "first-sight-review11-parts-split-open-questions",
     boxed_series_over_schedule => "first-sight-boxed-series-over-schedule",
+    lettered_step_codes => "first-sight-lettered-step-codes",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3700,4 +3701,14 @@ fn a_series_holding_the_boxes_is_the_work_over_a_plain_schedule() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprint_ids(&v, 0), ["1", "2", "3"], "{v}");
     assert_eq!(v["tally"]["outside"], serde_json::json!([]), "{v}");
+}
+
+/// `### P1-1: …` under `## Phase 1`: the phase's letter and number, a
+/// dash and the part's number name the phase's steps, as `1.1` does.
+#[test]
+fn steps_coded_with_their_phase_letter_are_its_steps() {
+    let (status, v, _) = json("first-sight-lettered-step-codes");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["0.1", "0.2", "1.1", "1.2"], "{v}");
+    assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
 }

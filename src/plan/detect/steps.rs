@@ -74,6 +74,20 @@ fn numbered_part<'t>(text: &'t str, id: &SprintId) -> Option<&'t str> {
         .iter()
         .find(|w| t.get(..w.len()).is_some_and(|h| h.eq_ignore_ascii_case(w)))
         .map_or(t, |w| t[w.len()..].trim_start());
+    // `P2-1` under `Phase 2`: the phase's letter before its number and a
+    // dash (`M0.1` under `M0` is the milestone's own code, read elsewhere).
+    let t = match t.as_bytes() {
+        [l, d, ..]
+            if l.is_ascii_uppercase()
+                && d.is_ascii_digit()
+                && t[1..]
+                    .find(['.', '-'])
+                    .is_some_and(|at| t[1..][at..].starts_with('-')) =>
+        {
+            &t[1..]
+        }
+        _ => t,
+    };
     // `1.2`, and `1-2` where a plan numbers its steps so (`### 0-1. …`).
     let (major, rest) = t.split_once(['.', '-'])?;
     let minor = rest.chars().take_while(char::is_ascii_digit).count();
