@@ -242,23 +242,31 @@ fn restating_sections(
     // The named step headings of each section, in order.
     let demoted: BTreeSet<usize> = demoted.iter().map(|(d, _, _)| *d).collect();
     let mut sections: Vec<(Option<usize>, Vec<usize>)> = Vec::new();
-    let mut section_of: HashMap<Option<usize>, usize> = HashMap::new();
+    // Each section's place in `sections`, by its heading (the title's
+    // steps, with no heading, first).
+    let mut section_of: Vec<usize> = vec![usize::MAX; blocks.len() + 1];
     for (i, h) in sprint_at.iter().enumerate() {
         let Some(h) = h else { continue };
         if h.bare || h.name.is_empty() || demoted.contains(&i) {
             continue;
         }
-        match section_of.get(&parent[i]) {
-            Some(&k) => sections[k].1.push(i),
-            None => {
-                section_of.insert(parent[i], sections.len());
+        let slot = parent[i].map_or(0, |p| p + 1);
+        match section_of[slot] {
+            usize::MAX => {
+                section_of[slot] = sections.len();
                 sections.push((parent[i], vec![i]));
             }
+            k => sections[k].1.push(i),
         }
     }
     let mut out = Vec::new();
+    // The most steps a section before holds: a section restating some of
+    // an earlier one's holds fewer.
+    let mut most_before = 0;
     for (k, (holder, steps)) in sections.iter().enumerate() {
-        if holder.is_none() {
+        let most = most_before;
+        most_before = most_before.max(steps.len());
+        if holder.is_none() || steps.len() >= most {
             continue;
         }
         // A unit counts its steps from the first, as every unit does; a
@@ -277,6 +285,9 @@ fn restating_sections(
                     })
                 })
         });
+        if restated.is_none() {
+            continue;
+        }
         // Work of their own (`- [ ] Write the rollback script`) makes
         // them steps again, run after those they repeat.
         let boxed = |i: usize| {
@@ -309,7 +320,7 @@ fn restating_sections(
                 _ => false,
             })
         });
-        if restated.is_some() && !declared && !steps.iter().any(|&i| boxed(i)) {
+        if !declared && !steps.iter().any(|&i| boxed(i)) {
             out.extend(steps.iter().copied());
         }
     }
