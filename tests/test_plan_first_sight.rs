@@ -276,6 +276,10 @@ json_snapshots! {
     review11_parts_split_open_questions => "first-sight-review11-parts-split-open-questions",
     boxed_series_over_schedule => "first-sight-boxed-series-over-schedule",
     lettered_step_codes => "first-sight-lettered-step-codes",
+    review12_series_week4_real_phase_summary => "first-sight-review12-series-week4-real-phase-summary",
+    review12_tree_reverse_blocks => "first-sight-review12-tree-reverse-blocks",
+    review12_asides_cross_sections => "first-sight-review12-asides-cross-sections",
+    review12_asides_dep_parenthetical_note => "first-sight-review12-asides-dep-parenthetical-note",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3711,4 +3715,24 @@ fn steps_coded_with_their_phase_letter_are_its_steps() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(sprint_ids(&v, 0), ["0.1", "0.2", "1.1", "1.2"], "{v}");
     assert_eq!(done(&v, 0), [true, true, false, false], "{v}");
+}
+
+/// What a second review of this round's rules found read worse, each read
+/// now as before them: weeks holding the work beside phase summaries of
+/// one box each stay the steps (the boxed series wins only over a plain
+/// schedule restating what its boxes hold); a drawn tree pointing back
+/// against the written order (what each phase needs first) orders
+/// nothing; asides give no order where section headings order the tasks
+/// (`## Next week (after this week's review)`) or an aside names something
+/// no task answers to (`(dep: legal, ~1 week)`).
+#[test]
+fn the_second_review_of_this_rounds_rules_reads_as_before() {
+    let (_, v, _) = json("first-sight-review12-series-week4-real-phase-summary");
+    assert_eq!(names(&v, 0).len(), 4, "{v}");
+    let (_, v, _) = json("first-sight-review12-tree-reverse-blocks");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    let (_, v, _) = json("first-sight-review12-asides-cross-sections");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    let (_, v, _) = json("first-sight-review12-asides-dep-parenthetical-note");
+    assert_eq!(units(&v).len(), 1, "{v}");
 }

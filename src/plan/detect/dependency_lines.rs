@@ -81,12 +81,9 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
     let mut waits = Vec::with_capacity(sprints.len());
     let mut written = 0;
     for (me, s) in sprints.iter().enumerate() {
-        let line = s
-            .sprint
-            .body
-            .lines()
-            .find_map(dependency_value)
-            .or_else(|| name_dependency(&s.sprint.name));
+        let in_body = s.sprint.body.lines().find_map(dependency_value);
+        let aside = in_body.is_none();
+        let line = in_body.or_else(|| name_dependency(&s.sprint.name));
         let Some(value) = line else {
             waits.push(match asides {
                 true => (0..me).collect(),
@@ -105,6 +102,10 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
                     _ => return None,
                 }
             }
+        } else if aside && !names_all(&value) {
+            // An aside naming something else (`(dep: legal, ~1 week)`):
+            // a wait the steps cannot keep, so they keep their order.
+            return None;
         } else {
             // A line naming something no step answers to (`阶段一完成`,
             // `the API is stable`): the step waits for every step before
@@ -312,6 +313,14 @@ fn name_dependency(name: &str) -> Option<String> {
     let inner = name.trim_end().strip_suffix(')')?;
     let (_, inner) = inner.rsplit_once('(')?;
     dependency_field(inner)
+}
+
+/// An aside naming every step before (`(dep: all)`, `(deps: todas)`).
+fn names_all(value: &str) -> bool {
+    matches!(
+        value.trim(),
+        "all" | "todas" | "todos" | "tous" | "alle" | "tutte" | "tutti"
+    ) || super::dependencies::names_all_earlier(value)
 }
 
 /// A step's name without the dependency aside closing it (`Reports (dep:

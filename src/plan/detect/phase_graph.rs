@@ -61,6 +61,23 @@ pub(super) fn units_by_graph(
     if phases.len() < 2 {
         return None;
     }
+    // A drawn graph's arrows run the way the plan writes its phases: one
+    // pointing back (`Phase 4` over `──▶ Phase 1`, what each phase needs
+    // first) is read the other way round, so the graph is not read.
+    if !mermaid {
+        let place = |label: &String| {
+            labels
+                .iter()
+                .position(|l| l == label)
+                .and_then(|n| phases.iter().position(|(p, _, _)| *p == n))
+        };
+        if edges
+            .iter()
+            .any(|(a, b)| matches!((place(a), place(b)), (Some(x), Some(y)) if x >= y))
+        {
+            return None;
+        }
+    }
     let parents = |n: usize| -> Vec<usize> {
         // `Phase 10: Release (depends on all above)`, a note on the node's
         // line: every node before it.
@@ -229,13 +246,14 @@ fn mermaid_graph(doc: &Doc) -> Option<Graph> {
     if mermaid.is_some() {
         return mermaid;
     }
-    // The heading a drawn graph sits under, while it names dependencies or
-    // a graph and speaks of the plan as it stands.
+    // The heading a drawn graph sits under, while it names dependencies
+    // and speaks of the plan as it stands: not a graph of another time or
+    // purpose (`(before this plan)`, `(v1 draft)`, `## Rollback graph`).
     let mut under: Option<usize> = None;
     doc.blocks.iter().enumerate().find_map(|(i, b)| match b {
         Block::Heading { text, .. } => {
             let l = text.to_lowercase();
-            let names_graph = l.contains("dependenc") || l.contains("graph");
+            let names_dependencies = l.contains("dependenc") || l.contains("abhängigkeit");
             let of_another_time = [
                 "before",
                 "old",
@@ -243,19 +261,39 @@ fn mermaid_graph(doc: &Doc) -> Option<Graph> {
                 "reference",
                 "legacy",
                 "history",
+                "draft",
+                "v1",
+                "current",
+                "supersede",
+                "obsolete",
+                "deprecated",
+                "veraltet",
+                "rollback",
             ]
             .iter()
             .any(|w| l.contains(w));
-            under = (names_graph && !of_another_time).then_some(i);
+            under = (names_dependencies && !of_another_time).then_some(i);
             None
         }
         Block::Code { info, text, span } if under.is_some() && info.trim().is_empty() => {
-            // A section that keeps the work in order anyway (`we will do
-            // the phases strictly in order`) is read so.
-            let prose = doc.section_text(under?).to_lowercase();
-            if ["in order", "one at a time", "sequential"]
-                .iter()
-                .any(|w| prose.contains(w))
+            // A plan that keeps the work in order anyway (`we will do the
+            // phases strictly in order`, `each phase is finished before the
+            // next begins`) is read so.
+            let prose = doc.source.to_lowercase();
+            if [
+                "strictly in order",
+                "in that order",
+                "in order, ",
+                "one at a time",
+                "sequentially",
+                "in sequence",
+                "serially",
+                "one after another",
+                "one after the other",
+                "before the next",
+            ]
+            .iter()
+            .any(|w| prose.contains(w))
             {
                 return None;
             }

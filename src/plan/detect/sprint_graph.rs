@@ -386,6 +386,27 @@ fn from_dependency_lines(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         return None;
     }
     let waits = super::dependency_lines::waits(&unit.sprints)?;
+    // Steps under sections of their own whose headings order them (`##
+    // Next week (after this week's review)`) keep that order over asides.
+    let asides = unit.sprints.iter().any(|s| {
+        super::dependency_lines::without_dependency_aside(&s.sprint.name).len()
+            < s.sprint.name.len()
+    });
+    let (first, last) = (unit.sprints.first()?, unit.sprints.last()?);
+    let ordered_sections = doc.blocks.iter().any(|b| match b {
+        Block::Heading { text, span, .. } => {
+            span.start > first.span.start && span.start < last.span.start && {
+                let l = text.to_lowercase();
+                ["after", "next", "later", "then", "once", "before"]
+                    .iter()
+                    .any(|w| l.contains(w))
+            }
+        }
+        _ => false,
+    });
+    if asides && ordered_sections {
+        return None;
+    }
     // A step naming its waits in an aside closing its name (`Reports (dep:
     // 11, 13)`) is named without it: the aside is now its unit's order.
     let mut unit = unit.clone();

@@ -308,12 +308,49 @@ fn choose_word_of(
             count
         };
         let items_under = |word: &Word| under_word(word, false);
+        // Whether every box under a word's headings is ticked.
+        let all_ticked = |word: &Word| {
+            let heads: BTreeSet<usize> = headings_of
+                .get(word)
+                .map(|hs| hs.iter().copied().collect())
+                .unwrap_or_default();
+            let mut under = None;
+            blocks.iter().enumerate().all(|(b, block)| match block {
+                Block::Heading { .. } => {
+                    under = Some(b);
+                    true
+                }
+                Block::Item {
+                    checked: Some(false),
+                    ..
+                } => !std::iter::successors(under, |&p| parent[p]).any(|p| heads.contains(&p)),
+                _ => true,
+            })
+        };
         // Two series at one level, one holding the boxes the author ticks
         // (`### ✅ Phase 1` over `- [x] …`) and one plain lists (`### Week
         // 1` over `1. Set up …`, a schedule of the same work): the ticked
         // one is the work.
-        let any_boxed = stats.len() > 1 && stats.keys().any(|w| under_word(w, true) > 0);
-        let unboxed = |w: &Word| any_boxed && under_word(w, true) == 0;
+        // Only where the schedule restates work the boxes hold as much of:
+        // a plain series holding no list of its own (steps written as
+        // prose), or more items than the boxed one (weeks of work beside
+        // one-box phase summaries), is the work; so is an open plain series
+        // beside a boxed one all ticked (its history).
+        let boxed_words: Vec<Word> = stats
+            .keys()
+            .copied()
+            .filter(|w| under_word(w, true) > 0)
+            .collect();
+        let restates = |w: &Word| {
+            let plain = items_under(w);
+            plain > 0
+                && boxed_words
+                    .iter()
+                    .any(|b| items_under(b) >= plain && !all_ticked(b))
+        };
+        let unboxed = |w: &Word| {
+            stats.len() > 1 && !boxed_words.is_empty() && under_word(w, true) == 0 && restates(w)
+        };
         let checkpoints = |w: &Word, level: u8| {
             *w == Word::Milestone
                 && stats.iter().any(|(o, &(l, n, _))| {

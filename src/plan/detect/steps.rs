@@ -328,7 +328,13 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
             doc.section(j)
                 .any(|b| matches!(doc.blocks[b], Block::Item { .. } | Block::Code { .. }))
         };
-        let step = |t: &str| step_heading(t) || numbered_after(t, number);
+        // A part coded with the phase's letter that is about the phase
+        // (`### P1-2 Risks`) is no step of it.
+        let about_phase = |t: &str| {
+            t.trim_start().starts_with(|c: char| c.is_ascii_uppercase())
+                && numbered_part(t, number).is_some_and(super::about_plan::describes_plan)
+        };
+        let step = |t: &str| step_heading(t) || numbered_after(t, number) && !about_phase(t);
         // A step written as a list item (`- [ ] **Task 2.3**: …`) is a work
         // line itself.
         let list_item = |j: usize| {
@@ -349,8 +355,9 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
         // frame heading of no number (`### Tasks` holding `#### Task 1.1`);
         // the first numbered level counts (`2.1a` under `2.1` is a part).
         let numbered_at = |j: usize| {
-            doc.heading(j)
-                .is_some_and(|(_, t, _)| numbered_after(t, number) || coded_heading(t))
+            doc.heading(j).is_some_and(|(_, t, _)| {
+                (numbered_after(t, number) && !about_phase(t)) || coded_heading(t)
+            })
         };
         let numbered: Vec<usize> = (i + 1..doc.section_end[i])
             .filter(|&j| numbered_at(j))
