@@ -417,27 +417,24 @@ fn from_dependency_lines(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
         }
     }
     let unit = &unit;
-    // The steps' names, with their numbers where two are named alike.
-    let plain: Vec<&str> = unit
-        .sprints
-        .iter()
-        .map(|s| s.sprint.name.as_str())
-        .collect();
-    let unique = plain
-        .iter()
-        .collect::<std::collections::BTreeSet<_>>()
-        .len()
-        == plain.len();
-    let names: Vec<String> = unit
-        .sprints
+    let names = step_names(&unit.sprints);
+    let why = "a step of its own: each step's `Dependencies:` line names what it waits for";
+    Some(units_of(doc, unit, &names, &waits, why))
+}
+
+/// The steps' names as units, with their numbers where two are named
+/// alike.
+pub(super) fn step_names(steps: &[RawSprint]) -> Vec<String> {
+    let plain: std::collections::BTreeSet<&str> =
+        steps.iter().map(|s| s.sprint.name.as_str()).collect();
+    let unique = plain.len() == steps.len();
+    steps
         .iter()
         .map(|s| match unique {
             true => s.sprint.name.clone(),
             false => format!("{} {}", s.id, s.sprint.name),
         })
-        .collect();
-    let why = "a step of its own: each step's `Dependencies:` line names what it waits for";
-    Some(units_of(doc, unit, &names, &waits, why))
+        .collect()
 }
 
 /// Sprints read from the rows of a table with a Dependencies column (a

@@ -77,19 +77,7 @@ pub(super) fn from_group_chain(
             vec![last]
         };
     }
-    let plain: Vec<&str> = steps.iter().map(|s| s.sprint.name.as_str()).collect();
-    let unique = plain
-        .iter()
-        .collect::<std::collections::BTreeSet<_>>()
-        .len()
-        == plain.len();
-    let names: Vec<String> = steps
-        .iter()
-        .map(|s| match unique {
-            true => s.sprint.name.clone(),
-            false => format!("{} {}", s.id, s.sprint.name),
-        })
-        .collect();
+    let names = super::step_names(steps);
     let why = format!("a step of its own: line {line} orders the steps in groups");
     Some(units_of(&names, &waits, &why))
 }
