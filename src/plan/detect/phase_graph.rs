@@ -227,8 +227,8 @@ pub(super) fn units_by_graph(
 type Graph = (Vec<(String, String)>, Span, bool);
 
 /// The edges (by label) of the plan's first mermaid `graph`/`flowchart`
-/// block, or else of a drawn graph in a code block under a dependency or
-/// graph heading (`Phase 6` over `├──▶ Phase 7`), where it is, and whether
+/// block, or else of a drawn graph in a code block under a heading naming
+/// dependencies (`Phase 6` over `├──▶ Phase 7`), where it is, and whether
 /// it is mermaid.
 fn mermaid_graph(doc: &Doc) -> Option<Graph> {
     let mermaid = doc.blocks.iter().find_map(|b| match b {

@@ -217,10 +217,10 @@ pub(super) fn demote_restated(
 /// Details` holding `### Phase 2: Scheduler Separation (Recommended
 /// First)` and `### Phase 3: …` after `## Phased Approach` holding `###
 /// Phase 1` … `### Phase 5`): the details of those steps, not the same
-/// work again beside them, unless they hold boxes of their own. Only some
-/// of the steps, and not from the first:
-/// sections naming every step alike, or counting theirs from the first,
-/// are units with steps named alike.
+/// work again beside them, unless they hold boxes of their own or a unit
+/// table names their section. Only some of the steps, and not from the
+/// first: sections naming every step alike, or counting theirs from the
+/// first, are units with steps named alike.
 fn restating_sections(
     blocks: &[Block],
     parent: &[Option<usize>],

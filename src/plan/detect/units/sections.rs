@@ -108,7 +108,8 @@ pub(super) fn units_from_sections(doc: &Doc) -> Vec<RawUnit> {
 /// Phase 29): no section names a unit of its own (neither is a step
 /// heading), every step's number is written once, and each section's
 /// numbers run on from the section before. They are chapters of one
-/// sequence, not units that may run at once.
+/// sequence, not units that may run at once, unless a sentence names two
+/// of them as running in parallel.
 fn chapters_of_one_series(doc: &Doc, holders: &[usize]) -> bool {
     let mut last: Option<SprintId> = None;
     for &h in holders {
@@ -138,8 +139,9 @@ fn chapters_of_one_series(doc: &Doc, holders: &[usize]) -> bool {
         }
         last = Some(end.clone());
     }
-    // Sections a sentence of theirs says run beside each other (`Backend
-    // and frontend are separate teams and proceed in parallel`) are units.
+    // Sections a sentence of the plan names together as running beside
+    // each other (`Backend and frontend are separate teams and proceed in
+    // parallel`) are units.
     let titles: Vec<String> = holders
         .iter()
         .filter_map(|&h| doc.heading(h).map(|(_, t, _)| clean_name(t).to_lowercase()))
