@@ -121,10 +121,7 @@ pub(super) fn from_index_table(
     units_of: impl Fn(&[String], &[Vec<usize>], &str) -> Vec<RawUnit>,
 ) -> Option<Vec<RawUnit>> {
     use super::dependency_lines::{at_once, earlier, referenced_numbers};
-    if unit.sprints.len() < 3 || unit.sprints.iter().any(|s| !s.id.suffix.is_empty()) {
-        return None;
-    }
-    let numbers: Vec<u32> = unit.sprints.iter().map(|s| s.id.number).collect();
+    let numbers = super::sprint_graph::whole_numbers(&unit.sprints)?;
     let position = |n: u32| numbers.iter().position(|&m| m == n);
     doc.blocks.iter().find_map(|b| {
         let Block::Table { header, rows, .. } = b else {

@@ -84,6 +84,39 @@ pub(crate) fn says_sections_run_at_once(text: &str, names: &[String], me: usize)
     })
 }
 
+/// Whether lower-cased words deny, hedge, make conditional or put in the
+/// past what they say of the work (`unsafe to run … in parallel`, `could
+/// in principle … but`, `only if we get a second database`, `If we get a
+/// second engineer:`, `Last release we did …`, `strictly in order`): such
+/// words offer no parallelism and order no groups.
+pub(crate) fn hedged(lower: &str) -> bool {
+    const HEDGES: &[&str] = &[
+        "unsafe",
+        "not ",
+        "n't",
+        "never",
+        "cannot",
+        "avoid",
+        "no ",
+        "but ",
+        "if ",
+        "unless",
+        "could",
+        "might",
+        "would",
+        "instead",
+        "last ",
+        "previous",
+        " did ",
+        "used to",
+        "sequential",
+        "one at a time",
+        "in order",
+        "strictly",
+    ];
+    HEDGES.iter().any(|w| lower.contains(w))
+}
+
 /// Prose with its hard wraps undone: a line that does not end a sentence
 /// runs on into the next, unless the next starts a block of its own (a
 /// list item, a table row, a heading, a `Label:` line). A sentence is read

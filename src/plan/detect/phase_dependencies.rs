@@ -365,24 +365,7 @@ fn offered_pairs(
             // nothing.
             // Nor a hedge (`could in principle run in parallel with UI, but
             // … keep them sequential`, `only if we get a second database`).
-            let denied = clause.contains('?')
-                || [
-                    "unsafe",
-                    "not ",
-                    "n't",
-                    "never",
-                    "cannot",
-                    "avoid",
-                    "no ",
-                    "but ",
-                    "only if",
-                    "could",
-                    "might",
-                    "sequential",
-                    "one at a time",
-                ]
-                .iter()
-                .any(|w| clause.contains(w));
+            let denied = clause.contains('?') || super::parallel::hedged(&clause);
             if denied || !super::waves::text_says_at_once(&clause) {
                 continue;
             }

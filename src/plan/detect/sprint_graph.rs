@@ -422,6 +422,14 @@ fn from_dependency_lines(doc: &Doc, unit: &RawUnit) -> Option<Vec<RawUnit>> {
     Some(units_of(doc, unit, &names, &waits, why))
 }
 
+/// The steps' numbers, where there are three or more and each is a whole
+/// number (`2`, not `2a`): the steps the readers of an order over numbered
+/// steps can name.
+pub(super) fn whole_numbers(steps: &[RawSprint]) -> Option<Vec<u32>> {
+    (steps.len() >= 3 && steps.iter().all(|s| s.id.suffix.is_empty()))
+        .then(|| steps.iter().map(|s| s.id.number).collect())
+}
+
 /// The steps' names as units, with their numbers where two are named
 /// alike.
 pub(super) fn step_names(steps: &[RawSprint]) -> Vec<String> {
@@ -445,9 +453,7 @@ pub(super) fn step_names(steps: &[RawSprint]) -> Vec<String> {
 ///
 /// With `naming`, only a column where some cell names a row.
 fn from_table_dependencies(doc: &Doc, unit: &RawUnit, naming: bool) -> Option<Vec<RawUnit>> {
-    if unit.sprints.len() < 3 || unit.sprints.iter().any(|s| !s.id.suffix.is_empty()) {
-        return None;
-    }
+    whole_numbers(&unit.sprints)?;
     let first = unit.sprints.first()?.span.start;
     let (header, rows) = doc.blocks.iter().find_map(|b| match b {
         Block::Table { header, rows, .. } if rows.iter().any(|r| r.span.start == first) => {

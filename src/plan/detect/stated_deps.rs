@@ -17,10 +17,7 @@ pub(super) fn from_statements(
     units_of: impl Fn(&[String], &[Vec<usize>], &str) -> Vec<RawUnit>,
 ) -> Option<Vec<RawUnit>> {
     let steps = &unit.sprints;
-    if steps.len() < 3 || steps.iter().any(|s| !s.id.suffix.is_empty()) {
-        return None;
-    }
-    let numbers: Vec<u32> = steps.iter().map(|s| s.id.number).collect();
+    let numbers = super::sprint_graph::whole_numbers(steps)?;
     let (word, spelled) = step_word(doc, steps)?;
     let index = |n: u32| numbers.iter().position(|&m| m == n);
     let mut waits: Vec<Option<Vec<usize>>> = vec![None; steps.len()];

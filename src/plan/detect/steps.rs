@@ -129,9 +129,31 @@ fn coded_heading(text: &str) -> bool {
 /// dotted number (`1.2`) is a part of its sprint's, read by
 /// `numbered_after`.
 pub(super) fn series_number(text: &str) -> Option<(u32, &str)> {
+    match series_part(text)? {
+        (n, None, name) => Some((n, name)),
+        _ => None,
+    }
+}
+
+/// A sub-heading's number in a series, with its letter where it is a
+/// lettered part (`4a. Feature tests`), and the text after them.
+fn series_part(text: &str) -> Option<(u32, Option<char>, &str)> {
     let t = text.trim_start();
     let digits = t.chars().take_while(char::is_ascii_digit).count();
+    if digits == 0 || digits > 3 {
+        return None;
+    }
+    let n: u32 = t[..digits].parse().ok()?;
     let rest = &t[digits..];
+    let mut chars = rest.chars();
+    if let Some(letter) = chars.next().filter(char::is_ascii_lowercase) {
+        let name = chars
+            .as_str()
+            .strip_prefix(['.', ')', ':'])?
+            .strip_prefix(' ')?
+            .trim();
+        return (!name.is_empty()).then_some((n, Some(letter), name));
+    }
     let after = rest.trim_start_matches([' ', '.', ')', ':', '-', '—', '–']);
     // `01-ast.md` is a file's name, not a number and a name.
     let separated = rest.len() > after.len()
@@ -139,9 +161,7 @@ pub(super) fn series_number(text: &str) -> Option<(u32, &str)> {
         && !rest
             .strip_prefix('.')
             .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
-    (digits > 0 && digits <= 3 && separated && !after.is_empty())
-        .then(|| Some((t[..digits].parse().ok()?, after.trim())))
-        .flatten()
+    (separated && !after.is_empty()).then(|| (n, None, after.trim()))
 }
 
 /// The steps of each sprint where the plan counts them in one series
@@ -163,13 +183,7 @@ fn running_series(doc: &Doc, at: &[usize]) -> Option<Vec<Vec<usize>>> {
             let Some((_, text, _)) = doc.heading(j) else {
                 continue;
             };
-            let (n, letter, name) = match series_number(text) {
-                Some((n, name)) => (n, None, name),
-                None => {
-                    let (n, letter, name) = lettered_series_number(text)?;
-                    (n, Some(letter), name)
-                }
-            };
+            let (n, letter, name) = series_part(text)?;
             // A document's own sections counted on (`5. Context`, `6.
             // Risks`) are no steps.
             if super::about_plan::describes_plan(name) {
@@ -204,23 +218,6 @@ fn running_series(doc: &Doc, at: &[usize]) -> Option<Vec<Vec<usize>>> {
     // in `## Phase 1`) is the same one count.
     let counted_on = framing >= 1 && total >= 6 && out.iter().all(|c| !c.is_empty());
     ((framing >= 2 || counted_on) && total >= 4 && framing * 2 >= at.len()).then_some(out)
-}
-
-/// A sub-heading numbered as a lettered part in a series (`4a. Feature
-/// tests`): its number, its letter and the text after them.
-fn lettered_series_number(text: &str) -> Option<(u32, char, &str)> {
-    let t = text.trim_start();
-    let digits = t.chars().take_while(char::is_ascii_digit).count();
-    let mut rest = t[digits..].chars();
-    let letter = rest.next().filter(char::is_ascii_lowercase)?;
-    let after = rest.as_str();
-    let name = after
-        .strip_prefix(['.', ')', ':'])?
-        .strip_prefix(' ')?
-        .trim();
-    (digits > 0 && digits <= 3 && !name.is_empty())
-        .then(|| Some((t[..digits].parse().ok()?, letter, name)))
-        .flatten()
 }
 
 /// The plan's title read as its one sprint (`# Phase 4a: Narrative
@@ -489,10 +486,7 @@ pub(super) fn subdivided(doc: &Doc, sprints: Vec<RawSprint>, at: &[usize]) -> Ve
             let name = numbered_part(&name, &parent.id).map_or(name.clone(), str::to_string);
             // `7 - Refactor the selector`: the series' number is its place.
             let name = match &series {
-                Some(_) => series_number(&name)
-                    .map(|(_, rest)| rest)
-                    .or_else(|| lettered_series_number(&name).map(|(_, _, rest)| rest))
-                    .map_or(name.clone(), str::to_string),
+                Some(_) => series_part(&name).map_or(name.clone(), |(_, _, rest)| rest.to_string()),
                 None => name,
             };
             let name = name

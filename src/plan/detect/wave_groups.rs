@@ -38,9 +38,7 @@ pub(super) fn from_wave_groups(
     unit: &RawUnit,
     units_of: impl Fn(&[String], &[Vec<usize>], &str) -> Vec<RawUnit>,
 ) -> Option<Vec<RawUnit>> {
-    if unit.sprints.len() < 3 || unit.sprints.iter().any(|s| !s.id.suffix.is_empty()) {
-        return None;
-    }
+    super::sprint_graph::whole_numbers(&unit.sprints)?;
     let waves = waves_naming_steps(doc.source)?;
     if waves.len() < 2 || waves.values().any(|w| w.lines > 2) {
         return None;

@@ -35,10 +35,7 @@ pub(super) fn from_group_chain(
     units_of: impl Fn(&[String], &[Vec<usize>], &str) -> Vec<RawUnit>,
 ) -> Option<Vec<RawUnit>> {
     let steps = &unit.sprints;
-    if steps.len() < 3 || steps.iter().any(|s| !s.id.suffix.is_empty()) {
-        return None;
-    }
-    let numbers: Vec<u32> = steps.iter().map(|s| s.id.number).collect();
+    let numbers = super::whole_numbers(steps)?;
     let text = super::super::parallel::unwrap_lines(doc.source);
     let (groups, line) = text.lines().enumerate().find_map(|(n, line)| {
         // Most lines pass on to nothing: skip them before any copy.
@@ -101,7 +98,7 @@ fn groups_of(sentence: &str) -> Option<Vec<(Vec<u32>, bool)>> {
     // A sentence that only might (`could run in parallel, but …`), did
     // (`Last release we did …`), or would under a condition (`If we get a
     // second engineer: …`) orders nothing now.
-    if HEDGES.iter().any(|w| lower.contains(w)) {
+    if super::super::parallel::hedged(&lower) {
         return None;
     }
     let mut marked = lower.clone();
@@ -129,26 +126,6 @@ fn groups_of(sentence: &str) -> Option<Vec<(Vec<u32>, bool)>> {
         })
         .collect()
 }
-
-/// Words that keep a sentence from ordering the steps now.
-const HEDGES: &[&str] = &[
-    "could",
-    "might",
-    "would",
-    "if ",
-    "unless",
-    "but ",
-    "instead",
-    "last ",
-    "previous",
-    " did ",
-    "we did",
-    "used to",
-    "one at a time",
-    "in order",
-    "sequential",
-    "strictly",
-];
 
 /// Words of order inside one group.
 const INNER_ORDER: &[&str] = &[
