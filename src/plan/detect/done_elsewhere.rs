@@ -229,6 +229,11 @@ pub(super) fn marks_elsewhere(
             }
         }
     }
+    // The plan's own status speaks for steps no index names: where an
+    // index or a status table names any, its word on each is the plan's.
+    if matched == 0 {
+        super::done_named::plan_status(doc, units);
+    }
 }
 
 /// A checklist outside every sprint, cut by headings that name the

@@ -325,6 +325,83 @@ pub(super) fn done_spans(doc: &Doc, units: &mut [RawUnit]) {
     }
 }
 
+/// The plan's own status line, above its first section (`ステータス:
+/// Implemented（2026年02月28日）`, `**Status:** Complete.`): the plan holds
+/// every step, and its mark is the mark of each step that says nothing of
+/// its own. It speaks only where nothing in the plan says otherwise: no open
+/// box anywhere, no step saying it is under way, and a status of the whole
+/// (`Planning complete`, `Phase 1 complete`, `Ready for implementation` are
+/// about a part or the writing). Steps with open lines of their own are
+/// read open again afterwards, as for every done mark.
+pub(super) fn plan_status(doc: &Doc, units: &mut [RawUnit]) {
+    use super::completion::{status_says_done, status_values};
+    // The preamble: before the first heading under the title.
+    let title = match doc.blocks.first() {
+        Some(Block::Heading { level: 1, .. }) => 1,
+        _ => 0,
+    };
+    let first_section = (title..doc.blocks.len())
+        .find(|&i| doc.heading(i).is_some())
+        .unwrap_or(doc.blocks.len());
+    let mut values = (title..first_section)
+        .flat_map(|j| status_values(doc, std::iter::once(j)).map(move |v| (j, v)));
+    let (Some((at, value)), None) = (values.next(), values.next()) else {
+        return;
+    };
+    let lower = value
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    let first = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or_default();
+    const WHOLE_DONE: &[&str] = &[
+        "complete",
+        "completed",
+        "done",
+        "implemented",
+        "finished",
+        "shipped",
+        "delivered",
+    ];
+    const A_PART: &[&str] = &[
+        "plan", "design", "draft", "spec", "ready", "review", "phase", "sprint", "stage", "step",
+        "milestone", "mvp", "partial", "%", "|", "/", " but ", "except",
+    ];
+    if !WHOLE_DONE.contains(&first)
+        || !status_says_done(value)
+        || A_PART.iter().any(|w| lower.contains(w))
+    {
+        return;
+    }
+    let open_box = doc.blocks.iter().any(|b| {
+        matches!(
+            b,
+            Block::Item {
+                checked: Some(false),
+                ..
+            }
+        )
+    });
+    let sprints = || units.iter().flat_map(|u| &u.sprints);
+    let heading_open = |s: &RawSprint| {
+        let line = doc.source[s.span.start..].lines().next().unwrap_or_default();
+        let lower = line.to_lowercase();
+        line.contains(['⏳', '🚧', '🔄', '⬜', '🔲', '📋'])
+            || super::status_words::OPEN_WORDS
+                .iter()
+                .any(|w| lower.contains(w))
+    };
+    if open_box || sprints().any(|s| heading_open(s) || says_open(doc, s.span.start)) {
+        return;
+    }
+    let line = doc.line(doc.blocks[at].span().start);
+    let why = format!("marked complete in the plan (its status line at line {line} says the whole plan is done)");
+    for sprint in units.iter_mut().flat_map(|u| u.sprints.iter_mut()) {
+        sprint.sprint.done.get_or_insert_with(|| why.clone());
+    }
+}
+
 /// Whether the step heading at `start` says itself that work is left: a
 /// status line of its own that is not done (`**Stato**: implementata; resta
 /// il collaudo`), or a row of its status table not done (`| world-navigation

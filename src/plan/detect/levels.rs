@@ -448,6 +448,14 @@ fn joined(groups: Vec<(usize, String)>, added: Vec<(usize, String)>) -> Vec<(usi
 /// then a letter or a number alone. Choices weighed (`Option A`,
 /// `Alternative B`) and appendices are no work, whatever their siblings
 /// hold.
+/// `3a` of `Wave 3a`: a number and one lower-case letter after it.
+fn lettered_number(id: &str) -> bool {
+    let digits = id.bytes().take_while(u8::is_ascii_digit).count();
+    (1..=3).contains(&digits)
+        && id.len() == digits + 1
+        && id.as_bytes()[digits].is_ascii_lowercase()
+}
+
 pub(super) fn series_word(doc: &Doc, i: usize) -> Option<(u8, Option<usize>, String)> {
     let (level, text, _) = doc.heading(i)?;
     let mut words = text.split_whitespace();
@@ -459,7 +467,9 @@ pub(super) fn series_word(doc: &Doc, i: usize) -> Option<(u8, Option<usize>, Str
         && word.ends_with(char::is_alphabetic)
         && word.chars().count() >= 3
         && (id.chars().all(|c| c.is_ascii_digit())
-            || (id.len() == 1 && id.chars().all(|c| c.is_ascii_uppercase())))
+            || (id.len() == 1 && id.chars().all(|c| c.is_ascii_uppercase()))
+            // `Wave 3a`, `Wave 3b`: lettered parts of a numbered member.
+            || lettered_number(id))
         && !id.is_empty();
     let word = word.to_lowercase();
     // Risks, open questions, scenarios and examples weighed beside the

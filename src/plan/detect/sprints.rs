@@ -558,6 +558,16 @@ fn in_scope(
         if level < 2 && super::about_plan::describes_plan(text) {
             continue;
         }
+        // `## QA Criteria` after `### Group 6`: the criteria the whole is
+        // checked by, at any level, not a group of work.
+        if super::about_plan::describes_plan(text)
+            && clean_name(text)
+                .to_lowercase()
+                .trim_end_matches(|c: char| !c.is_alphanumeric())
+                .ends_with("criteria")
+        {
+            continue;
+        }
         // `### Performance` under `## Future Enhancements (Post-MVP)`: a
         // section about the plan holds no work, whatever its parts hold.
         if under_a_section_about_the_plan(doc, i) {
