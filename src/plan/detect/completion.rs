@@ -280,7 +280,10 @@ pub(super) fn open_in_done(doc: &Doc, units: &[RawUnit]) -> Vec<((usize, usize),
                 continue;
             }
             let (steps, rows) = heading_at.get(&s.span.start).map_or((0, 0), |&i| {
-                (open_step_headings(doc, i), open_status_rows(doc, i))
+                (
+                    open_step_headings(doc, i) + open_marked_items(doc, i),
+                    open_status_rows(doc, i),
+                )
             });
             let n = open_status_lines(&s.sprint.body) + steps;
             if n + rows > 0 {
@@ -342,6 +345,55 @@ fn open_status_rows(doc: &Doc, i: usize) -> usize {
             _ => None,
         })
         .sum()
+}
+
+/// Items marked one by one in the section of heading `i` (`- FE — Phase
+/// 1 ✅`) beside an item that says it is still open (`- BE — Phase 1 (en
+/// cours)`, `- 1.3 Security (prochaine étape)`, `- Deploy 🔄`): open lines
+/// of that sprint, though no box says so.
+fn open_marked_items(doc: &Doc, i: usize) -> usize {
+    // Next in line: not begun.
+    const NEXT: &[&str] = &[
+        "next step",
+        "next up",
+        "up next",
+        "prochaine étape",
+        "próximo paso",
+        "próximo passo",
+        "nächster schritt",
+    ];
+    let items = || {
+        doc.section(i).filter_map(|j| match &doc.blocks[j] {
+            Block::Item {
+                text,
+                checked: None,
+                ..
+            } => Some(text.as_str()),
+            _ => None,
+        })
+    };
+    if !items().any(|t| t.contains(MARK_EMOJI)) {
+        return 0;
+    }
+    let says_open = |t: &str| {
+        let first = t.lines().next().unwrap_or_default().trim_end();
+        // `⏳ Review history (deferred — needs storage)`: put off, not open.
+        if first.contains(MARK_EMOJI) || super::status_words::put_off(&first.to_lowercase()) {
+            return false;
+        }
+        if first.contains(['⏳', '🔄', '🚧']) {
+            return true;
+        }
+        let Some(aside) = first
+            .strip_suffix(')')
+            .and_then(|h| h.rfind('(').map(|at| &h[at + 1..]))
+        else {
+            return false;
+        };
+        let lower = aside.to_lowercase();
+        status_says_open_after_marks(aside) || NEXT.iter().any(|w| lower.starts_with(w))
+    };
+    items().filter(|t| says_open(t)).count()
 }
 
 /// Steps written as open items and read as headings (`- [ ] **1.5.1** Unit

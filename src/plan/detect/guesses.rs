@@ -45,6 +45,92 @@ pub(super) fn numbered_left_out(doc: &Doc, units: &[RawUnit]) -> Option<Warning>
     })
 }
 
+/// List items outside every sprint that name further members of the
+/// sprints' own series (`- FE — Phase 3`, `- BE — Phase 4` under `###
+/// 📋 PHASES SUIVANTES` beside `### PHASE 1`, `### PHASE 2`), two numbers
+/// or more that no sprint has, with lines of their own below them: work
+/// the reading left out. Items in a section about the plan, or put off,
+/// are not.
+pub(super) fn series_left_out(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
+    let word = doc.word?.as_str().to_lowercase();
+    // The series' numbers as its headings give them: units split one
+    // step each number their sprints anew.
+    let numbers: HashSet<u32> = doc
+        .sprint_at
+        .iter()
+        .flatten()
+        .filter_map(|h| {
+            let digits = h.id.chars().take_while(char::is_ascii_digit).count();
+            h.id[..digits].parse().ok()
+        })
+        .chain(units.iter().flat_map(|u| &u.sprints).map(|s| s.id.number))
+        .collect();
+    let last = numbers.iter().max().copied().unwrap_or(0);
+    let heading_at = doc.headings_by_start();
+    let mut covered = vec![false; doc.blocks.len()];
+    for s in units.iter().flat_map(|u| &u.sprints) {
+        if let Some(&i) = heading_at.get(&s.span.start) {
+            covered[i..doc.section_end[i]].fill(true);
+        }
+    }
+    let mut named: Vec<(usize, u32)> = Vec::new();
+    let mut owner = None;
+    for (j, b) in doc.blocks.iter().enumerate() {
+        if let Some((_, text, _)) = doc.heading(j) {
+            owner = Some(text);
+            continue;
+        }
+        let Block::Item { text, depth, .. } = b else {
+            continue;
+        };
+        if covered[j]
+            || owner.is_some_and(|t| {
+                super::about_plan::describes_plan(t) || super::about_plan::names_later_ideas(t)
+            })
+        {
+            continue;
+        }
+        let lower = text.lines().next().unwrap_or_default().to_lowercase();
+        if super::status_words::put_off(&lower) {
+            continue;
+        }
+        // Lines of its own below it: work, not a mention.
+        let below = matches!(doc.blocks.get(j + 1), Some(Block::Item { depth: d, .. }) if d > depth);
+        let n = lower
+            .match_indices(&word)
+            .filter_map(|(at, _)| {
+                let rest = lower[at + word.len()..].strip_prefix(' ')?;
+                let digits = rest.chars().take_while(char::is_ascii_digit).count();
+                let after = rest[digits..].chars().next();
+                (digits > 0 && after.is_none_or(|c| !c.is_alphanumeric() && c != '.'))
+                    .then(|| rest[..digits].parse::<u32>().ok())
+                    .flatten()
+            })
+            .next();
+        if let Some(n) = n.filter(|&n| below && n > last) {
+            named.push((j, n));
+        }
+    }
+    let distinct: HashSet<u32> = named.iter().map(|(_, n)| *n).collect();
+    if distinct.len() < 2 {
+        return None;
+    }
+    let (first, _) = named[0];
+    let name = match &doc.blocks[first] {
+        Block::Item { text, .. } => text.lines().next().unwrap_or_default(),
+        _ => "",
+    };
+    Some(Warning {
+        code: "reading::series_outside".into(),
+        message: format!(
+            "list items outside every sprint name {} more of the plan's {word}s (first: `{name}`): their work would not run",
+            distinct.len()
+        ),
+        help: "give each its own heading, or have your agent rewrite the plan with `git supervisor import`".into(),
+        line: doc.line(doc.blocks[first].span().start),
+    })
+}
+
 /// Sibling sections numbered 1, 2, 3 … (three or more), each with work
 /// of its own (a list or code, under no name about the plan), none of them a sprint, inside one or holding one: the
 /// reading chose other sections and left these out. (first heading, how
@@ -106,7 +192,7 @@ pub(super) fn guesses(
     unit_source: &UnitSource,
     dependencies: DependencyStructure,
 ) -> Vec<Warning> {
-    let mut out = Vec::new();
+    let mut out: Vec<Warning> = series_left_out(doc, units).into_iter().collect();
     let elsewhere: Vec<&RawSprint> = units
         .iter()
         .flat_map(|u| &u.sprints)
