@@ -365,8 +365,24 @@ pub(super) fn plan_status(doc: &Doc, units: &mut [RawUnit]) {
         "delivered",
     ];
     const A_PART: &[&str] = &[
-        "plan", "design", "draft", "spec", "ready", "review", "phase", "sprint", "stage", "step",
-        "milestone", "mvp", "partial", "%", "|", "/", " but ", "except",
+        "plan",
+        "design",
+        "draft",
+        "spec",
+        "ready",
+        "review",
+        "phase",
+        "sprint",
+        "stage",
+        "step",
+        "milestone",
+        "mvp",
+        "partial",
+        "%",
+        "|",
+        "/",
+        " but ",
+        "except",
     ];
     if !WHOLE_DONE.contains(&first)
         || !status_says_done(value)
@@ -385,7 +401,10 @@ pub(super) fn plan_status(doc: &Doc, units: &mut [RawUnit]) {
     });
     let sprints = || units.iter().flat_map(|u| &u.sprints);
     let heading_open = |s: &RawSprint| {
-        let line = doc.source[s.span.start..].lines().next().unwrap_or_default();
+        let line = doc.source[s.span.start..]
+            .lines()
+            .next()
+            .unwrap_or_default();
         let lower = line.to_lowercase();
         line.contains(['⏳', '🚧', '🔄', '⬜', '🔲', '📋'])
             || super::status_words::OPEN_WORDS
@@ -396,7 +415,9 @@ pub(super) fn plan_status(doc: &Doc, units: &mut [RawUnit]) {
         return;
     }
     let line = doc.line(doc.blocks[at].span().start);
-    let why = format!("marked complete in the plan (its status line at line {line} says the whole plan is done)");
+    let why = format!(
+        "marked complete in the plan (its status line at line {line} says the whole plan is done)"
+    );
     for sprint in units.iter_mut().flat_map(|u| u.sprints.iter_mut()) {
         sprint.sprint.done.get_or_insert_with(|| why.clone());
     }

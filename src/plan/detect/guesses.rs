@@ -95,7 +95,8 @@ pub(super) fn series_left_out(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
             continue;
         }
         // Lines of its own below it: work, not a mention.
-        let below = matches!(doc.blocks.get(j + 1), Some(Block::Item { depth: d, .. }) if d > depth);
+        let below =
+            matches!(doc.blocks.get(j + 1), Some(Block::Item { depth: d, .. }) if d > depth);
         let n = lower
             .match_indices(&word)
             .filter_map(|(at, _)| {

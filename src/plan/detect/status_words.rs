@@ -188,6 +188,8 @@ pub(super) const DONE_WORDS: &[&str] = &[
     "delivered",
     "resolved",
     "fixed",
+    // A packet's last state: done and checked (`**State:** Verified`).
+    "verified",
     // Spanish, Portuguese, Italian, French, German
     "completado",
     "completada",
