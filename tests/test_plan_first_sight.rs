@@ -280,6 +280,13 @@ json_snapshots! {
     review12_tree_reverse_blocks => "first-sight-review12-tree-reverse-blocks",
     review12_asides_cross_sections => "first-sight-review12-asides-cross-sections",
     review12_asides_dep_parenthetical_note => "first-sight-review12-asides-dep-parenthetical-note",
+    lettered_waves => "first-sight-lettered-waves",
+    criteria_after_groups => "first-sight-criteria-after-groups",
+    chinese_dependency_column => "first-sight-chinese-dependency-column",
+    plan_status_line => "first-sight-plan-status-line",
+    items_marked_one_by_one => "first-sight-items-marked-one-by-one",
+    series_in_list_items => "first-sight-series-in-list-items",
+    state_verified => "first-sight-state-verified",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3735,4 +3742,73 @@ fn the_second_review_of_this_rounds_rules_reads_as_before() {
     assert_eq!(units(&v).len(), 1, "{v}");
     let (_, v, _) = json("first-sight-review12-asides-dep-parenthetical-note");
     assert_eq!(units(&v).len(), 1, "{v}");
+}
+
+/// `## Wave 3a`, `## Wave 3b` between `Wave 2` and `Wave 4`: lettered
+/// parts of the series are steps of it, not dropped with their work.
+#[test]
+fn lettered_members_of_a_worded_series_are_steps() {
+    let (status, v, _) = json("first-sight-lettered-waves");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2", "3a", "3b", "4"], "{v}");
+}
+
+/// `### QA Criteria` after `### Group 3`: what the whole is checked by,
+/// not one more group of work.
+#[test]
+fn a_criteria_section_after_checklist_groups_is_no_group() {
+    let (status, v, _) = json("first-sight-criteria-after-groups");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0).len(), 3, "{v}");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
+}
+
+/// A task table whose `依赖任务` column names the rows each waits for:
+/// rows 2 and 3 wait for row 1, row 4 for both.
+#[test]
+fn a_chinese_dependency_column_orders_the_rows() {
+    let (status, v, _) = json("first-sight-chinese-dependency-column");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 4, "{v}");
+    assert_eq!(deps(&v, 1), deps(&v, 2), "{v}");
+    assert_eq!(deps(&v, 1).len(), 1, "{v}");
+    assert_eq!(deps(&v, 3).len(), 2, "{v}");
+}
+
+/// `**Status:** Complete` above the first section: the plan's own mark on
+/// every step that says nothing of its own, and said as a guess.
+#[test]
+fn the_plans_own_status_line_marks_its_steps() {
+    let (status, v, _) = json("first-sight-plan-status-line");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, true, true], "{v}");
+    assert!(codes(&v, "guesses").contains(&"reading::done_elsewhere".to_string()));
+}
+
+/// A phase marked done whose items are marked one by one, one of them
+/// still going (`- BE — Phase 2 🔄`, `(en cours)`): open, not done.
+#[test]
+fn an_item_still_going_keeps_its_done_phase_open() {
+    let (status, v, _) = json("first-sight-items-marked-one-by-one");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, false, false, false], "{v}");
+}
+
+/// `- Phase 3: Offline mode` and `- Phase 4: Sharing` as list items with
+/// work below them, outside every sprint: the reading says it left them
+/// out.
+#[test]
+fn series_members_written_as_list_items_are_asked_about() {
+    let (status, v, _) = json("first-sight-series-in-list-items");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0).len(), 2, "{v}");
+    assert!(codes(&v, "guesses").contains(&"reading::series_outside".to_string()));
+}
+
+/// `**State:** Verified`: a packet done and checked.
+#[test]
+fn a_verified_state_is_done() {
+    let (status, v, _) = json("first-sight-state-verified");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
 }

@@ -443,11 +443,6 @@ fn joined(groups: Vec<(usize, String)>, added: Vec<(usize, String)>) -> Vec<(usi
     all
 }
 
-/// A heading's place in a worded series, (level, parent, word): `Stream A:
-/// …`, `Sub-phase B`, `Lote 3 —` → `stream`, `sub-phase`, `lote`: a word,
-/// then a letter or a number alone. Choices weighed (`Option A`,
-/// `Alternative B`) and appendices are no work, whatever their siblings
-/// hold.
 /// `3a` of `Wave 3a`: a number and one lower-case letter after it.
 fn lettered_number(id: &str) -> bool {
     let digits = id.bytes().take_while(u8::is_ascii_digit).count();
@@ -456,6 +451,11 @@ fn lettered_number(id: &str) -> bool {
         && id.as_bytes()[digits].is_ascii_lowercase()
 }
 
+/// A heading's place in a worded series, (level, parent, word): `Stream A:
+/// …`, `Sub-phase B`, `Lote 3 —` → `stream`, `sub-phase`, `lote`: a word,
+/// then a letter or a number alone. Choices weighed (`Option A`,
+/// `Alternative B`) and appendices are no work, whatever their siblings
+/// hold.
 pub(super) fn series_word(doc: &Doc, i: usize) -> Option<(u8, Option<usize>, String)> {
     let (level, text, _) = doc.heading(i)?;
     let mut words = text.split_whitespace();

@@ -520,16 +520,39 @@ fn word_series(text: &str) -> Option<(String, String, String)> {
         "layer",
         "tier",
     ];
-    let (word, n) = word_numbered(text)?;
+    let (word, id) = match word_numbered(text) {
+        Some((word, n)) => (word, n.to_string()),
+        None => word_lettered(text)?,
+    };
     if NOT_WORK.contains(&word.as_str()) {
         return None;
     }
     let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
     let after = t.split_once(' ')?.1;
-    let name = after
-        .trim_start_matches(|c: char| c.is_ascii_digit())
-        .trim_start_matches([':', '.', ')', '—', '–', '-', ' ']);
-    (!name.is_empty()).then(|| (word, n.to_string(), name.trim().to_string()))
+    let name = after.trim_start_matches(|c: char| c.is_ascii_digit());
+    let name = match id.ends_with(|c: char| c.is_ascii_lowercase()) {
+        true => &name[1..],
+        false => name,
+    };
+    let name = name.trim_start_matches([':', '.', ')', '—', '–', '-', ' ']);
+    (!name.is_empty()).then(|| (word, id, name.trim().to_string()))
+}
+
+/// `Wave 3a: Web checkout`, `Wave 3b`: a lettered part of a member of a
+/// worded series → (the word in lower case, `3a`). Without it the parts
+/// between `Wave 2` and `Wave 4` were dropped with their work.
+fn word_lettered(text: &str) -> Option<(String, String)> {
+    let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let (word, rest) = t.split_once(' ')?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if !(1..=3).contains(&digits) || !rest.as_bytes().get(digits)?.is_ascii_lowercase() {
+        return None;
+    }
+    let after = &rest[digits + 1..];
+    let fits = after.is_empty() || after.starts_with([':', '.', ' ', ')', '—', '–']);
+    let word_fits =
+        !word.is_empty() && word.chars().count() <= 12 && word.chars().all(char::is_alphabetic);
+    (fits && word_fits).then(|| (word.to_lowercase(), rest[..=digits].to_string()))
 }
 
 /// `Chat 1: Database`, `ЧАТ 2 — Ядро`, `Lot 3`: a word of any script and a

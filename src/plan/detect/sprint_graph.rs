@@ -462,23 +462,7 @@ fn from_table_dependencies(doc: &Doc, unit: &RawUnit, naming: bool) -> Option<Ve
         _ => None,
     })?;
     let col = super::column(header, DEPENDENCY_COLUMNS)?;
-    // Rows numbered from 0 (`| 0 | 00-research | … |`) are read as sprints
-    // counted from 1: a cell names a row by the row's own number.
-    let own_numbers: Option<Vec<u32>> = unit
-        .sprints
-        .iter()
-        .map(|s| {
-            let row = rows.iter().find(|r| r.span.start == s.span.start)?;
-            row.cells.first()?.text.trim().parse().ok()
-        })
-        .collect();
-    let own_numbers = own_numbers.filter(|ns| {
-        ns.first() == Some(&0) && ns.iter().enumerate().all(|(k, &n)| n as usize == k)
-    });
-    let position = |n: u32| match &own_numbers {
-        Some(ns) => ns.iter().position(|&m| m == n),
-        None => unit.sprints.iter().position(|s| s.id.number == n),
-    };
+    let position = |n: u32| unit.sprints.iter().position(|s| s.id.number == n);
     // Rows keyed by codes (`T#2.13I`) name the rows they wait for by code.
     let codes = coded_rows(header, rows, unit);
     let mut waits = Vec::with_capacity(unit.sprints.len());
