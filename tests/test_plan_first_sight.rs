@@ -287,6 +287,11 @@ json_snapshots! {
     items_marked_one_by_one => "first-sight-items-marked-one-by-one",
     series_in_list_items => "first-sight-series-in-list-items",
     state_verified => "first-sight-state-verified",
+    open_entry_beside_ticked_parts => "first-sight-open-entry-beside-ticked-parts",
+    decimal_phase_codes => "first-sight-decimal-phase-codes",
+    task_blocked_by_lines => "first-sight-task-blocked-by-lines",
+    german_status_span => "first-sight-german-status-span",
+    ongoing_section => "first-sight-ongoing-section",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3811,4 +3816,57 @@ fn a_verified_state_is_done() {
     let (status, v, _) = json("first-sight-state-verified");
     assert_eq!(status, 0, "{v}");
     assert_eq!(done(&v, 0), [true, true, false], "{v}");
+}
+
+/// `- [ ] **M1 — remaining: …**` in the progress list beside the ticked
+/// `M1a` and `M1b`: the step's own entry says what of it is left, so the
+/// ticked parts do not make it done.
+#[test]
+fn an_open_entry_for_the_whole_step_outweighs_its_ticked_parts() {
+    let (status, v, _) = json("first-sight-open-entry-beside-ticked-parts");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [false, false, true, false], "{v}");
+}
+
+/// `### P0.5-01: …` under `## Phase 0.5`: the phase's letter and its
+/// dotted number name its steps, as `P1-01` under `Phase 1` does.
+#[test]
+fn steps_coded_with_a_dotted_phase_number_are_its_steps() {
+    let (status, v, _) = json("first-sight-decimal-phase-codes");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        sprint_ids(&v, 0),
+        ["0.5.1", "0.5.2", "0.5.3", "1.1", "1.2"],
+        "{v}"
+    );
+    assert_eq!(done(&v, 0), [true, true, false, false, false], "{v}");
+    assert!(!codes(&v, "guesses").contains(&"reading::mixed_levels".to_string()));
+}
+
+/// Each task of a phase saying `**Blocked By**: Task 3`: tasks named by
+/// their numbers, not phases; the phases keep their written order.
+#[test]
+fn task_dependency_lines_inside_a_phase_do_not_reorder_the_phases() {
+    let (status, v, _) = json("first-sight-task-blocked-by-lines");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["0", "1", "2", "3"], "{v}");
+}
+
+/// `Status: Phasen 1–2 sind implementiert.`: a German span of steps
+/// stated done marks those steps.
+#[test]
+fn a_german_status_span_marks_its_steps() {
+    let (status, v, _) = json("first-sight-german-status-span");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
+}
+
+/// `## Ongoing Tasks` (commit regularly, add comments) beside the phases:
+/// habits kept throughout, never a step, and its lines are not work.
+#[test]
+fn an_ongoing_section_is_no_step() {
+    let (status, v, _) = json("first-sight-ongoing-section");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0).len(), 3, "{v}");
+    assert!(!codes(&v, "warnings").contains(&"plan::work_outside".to_string()));
 }

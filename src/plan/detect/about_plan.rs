@@ -46,6 +46,9 @@ const ABOUT_THE_PLAN: &[&str] = &[
     "completed",
     "future",
     "vision",
+    // Habits kept throughout (`## Ongoing Tasks`: commit regularly, add
+    // comments): never done, so never a step to run.
+    "ongoing",
     "contributing",
     "how to contribute",
     // The same in the plans' other languages.

@@ -444,9 +444,12 @@ fn not_work_reason(doc: &Doc, e: &Elsewhere, line: &TaskLine) -> Option<String> 
             {
                 return Some(format!("criteria section `{}`", clean_name(text)));
             }
-            // `### Ongoing Tasks` under `## Post-Launch: Maintenance`.
+            // `### Ongoing Tasks` under `## Post-Launch: Maintenance`, and
+            // `### Code Quality` under `## Ongoing Tasks`.
             Some((level, text, _))
-                if level > 1 && super::about_plan::names_after_the_plan(text) =>
+                if level > 1
+                    && (super::about_plan::names_after_the_plan(text)
+                        || !nearest && describes_plan(text)) =>
             {
                 return Some(format!("section `{}` is about the plan", clean_name(text)));
             }

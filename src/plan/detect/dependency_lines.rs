@@ -81,7 +81,7 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
     let mut waits = Vec::with_capacity(sprints.len());
     let mut written = 0;
     for (me, s) in sprints.iter().enumerate() {
-        let in_body = s.sprint.body.lines().find_map(dependency_value);
+        let in_body = own_dependency_line(&s.sprint.body);
         let aside = in_body.is_none();
         let line = in_body.or_else(|| name_dependency(&s.sprint.name));
         let Some(value) = line else {
@@ -231,11 +231,7 @@ pub(super) fn reorder(sprints: &mut Vec<RawSprint>) -> bool {
     let mut waits: Vec<Vec<usize>> = Vec::with_capacity(sprints.len());
     let mut later = false;
     for (me, s) in sprints.iter().enumerate() {
-        let on: Vec<usize> = s
-            .sprint
-            .body
-            .lines()
-            .find_map(dependency_value)
+        let on: Vec<usize> = own_dependency_line(&s.sprint.body)
             .and_then(|v| referenced_ids(&v))
             .unwrap_or_default()
             .into_iter()
@@ -288,6 +284,16 @@ pub(super) fn at_once(waits: &[Vec<usize>]) -> bool {
         before.push(all);
     }
     before.iter().enumerate().any(|(i, b)| b.len() < i)
+}
+
+/// The step's own dependency line: the one its text holds. A step whose
+/// tasks each say what they wait for (`**Blocked By**: Task 3` under each
+/// of `- [x] 4. Monorepo Setup`, `- [ ] 5. Electron shell`) names tasks by
+/// their numbers, not steps, and says nothing of the step's order.
+fn own_dependency_line(body: &str) -> Option<String> {
+    let mut lines = body.lines().filter_map(dependency_value);
+    let first = lines.next()?;
+    lines.next().is_none().then_some(first)
 }
 
 /// The value of a dependency line (`- **Blocked by:** Task 03.` →

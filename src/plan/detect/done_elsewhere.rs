@@ -134,6 +134,7 @@ pub(super) fn marks_elsewhere(
         })
         .map(|(_, id, ..)| id.clone())
         .collect();
+    let mut open_whole = Vec::new();
     for (checked, id, label, span) in index {
         let checked = checked && !open_entry.contains(&id);
         let Some(sprint) = find_by_id(units, &id) else {
@@ -144,6 +145,9 @@ pub(super) fn marks_elsewhere(
             continue;
         };
         matched += 1;
+        if !checked {
+            open_whole.push(id.clone());
+        }
         set(
             sprint,
             checked,
@@ -152,7 +156,7 @@ pub(super) fn marks_elsewhere(
     }
     // `Task 5a`, `Task 5b` ticked in the index of a plan whose step is
     // `Task 5`: parts of that step, done when every part is.
-    let listed_only = super::done_named::parts_of_steps(units, listed_only);
+    let listed_only = super::done_named::parts_of_steps(units, listed_only, &open_whole);
     restated_checklists(doc, units);
     done_lists(doc, units);
     // A Gantt chart's rows tagged `done` naming steps: marks of an index,

@@ -25,6 +25,7 @@ use super::*;
 pub(super) fn parts_of_steps(
     units: &mut [RawUnit],
     listed: Vec<(bool, SprintId, String, Span)>,
+    open_whole: &[SprintId],
 ) -> Vec<(bool, SprintId, String, Span)> {
     let lettered =
         |id: &SprintId| !id.suffix.is_empty() && id.suffix.chars().all(|c| c.is_ascii_lowercase());
@@ -53,7 +54,9 @@ pub(super) fn parts_of_steps(
         }
     }
     for (number, (all_ticked, labels)) in parts {
-        let mut all_ticked = all_ticked;
+        // `- [ ] **M1 — remaining: …**` beside the ticked `M1a` to `M1g`:
+        // the step's own entry, open, says what of it is left.
+        let mut all_ticked = all_ticked && !open_whole.contains(&SprintId::whole(number));
         if let Some(&held) = held_parts.get(&number) {
             let mut named = labels.clone();
             named.sort_unstable();
@@ -518,6 +521,9 @@ fn span_stated_done(line: &str, word: super::headings::Word) -> Option<(u32, u32
         kind.strip_suffix('s').map(str::to_string),
         kind.strip_suffix("es").map(str::to_string),
         kind.strip_suffix('i').map(|k| format!("{k}e")),
+        // German plurals: `Phasen 1–5`, `Schritte 1–3`.
+        kind.strip_suffix('n').map(str::to_string),
+        kind.strip_suffix('e').map(str::to_string),
     ];
     let named = forms.into_iter().flatten().any(|form| {
         let probe = super::locale::localize(&format!("{form} 1")).to_lowercase();

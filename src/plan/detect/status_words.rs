@@ -225,6 +225,13 @@ pub(super) const DONE_WORDS: &[&str] = &[
     "erledigt",
     "fertig",
     "abgeschlossen",
+    "implementiert",
+    "implementado",
+    "implementada",
+    "implementato",
+    "implémenté",
+    "implémentée",
+    "umgesetzt",
     // Polish, Czech, Turkish, Russian, Ukrainian, Vietnamese
     "zrealizowane",
     "zrealizowany",

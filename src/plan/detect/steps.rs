@@ -76,22 +76,33 @@ fn numbered_part<'t>(text: &'t str, id: &SprintId) -> Option<&'t str> {
         .map_or(t, |w| t[w.len()..].trim_start());
     // `P2-1` under `Phase 2`: the phase's letter before its number and a
     // dash (`M0.1` under `M0` is the milestone's own code, read elsewhere).
+    // `P0.5-01` under `Phase 0.5`: the phase's number holds a dot.
+    let number = id.to_string();
+    let dashed = |t: &str| {
+        t.get(..number.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(&number))
+            && t[number.len()..].starts_with('-')
+    };
     let t = match t.as_bytes() {
         [l, d, ..]
             if l.is_ascii_uppercase()
                 && d.is_ascii_digit()
-                && t[1..]
-                    .find(['.', '-'])
-                    .is_some_and(|at| t[1..][at..].starts_with('-')) =>
+                && (dashed(&t[1..])
+                    || t[1..]
+                        .find(['.', '-'])
+                        .is_some_and(|at| t[1..][at..].starts_with('-'))) =>
         {
             &t[1..]
         }
         _ => t,
     };
     // `1.2`, and `1-2` where a plan numbers its steps so (`### 0-1. …`).
-    let (major, rest) = t.split_once(['.', '-'])?;
+    let (major, rest) = match dashed(t) {
+        true => (&t[..number.len()], &t[number.len() + 1..]),
+        false => t.split_once(['.', '-'])?,
+    };
     let minor = rest.chars().take_while(char::is_ascii_digit).count();
-    (major.eq_ignore_ascii_case(&id.to_string()) && minor > 0).then(|| {
+    (major.eq_ignore_ascii_case(&number) && minor > 0).then(|| {
         rest[minor..]
             .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
             .trim_start()
