@@ -46,9 +46,6 @@ const ABOUT_THE_PLAN: &[&str] = &[
     "completed",
     "future",
     "vision",
-    // Habits kept throughout (`## Ongoing Tasks`: commit regularly, add
-    // comments): never done, so never a step to run.
-    "ongoing",
     "contributing",
     "how to contribute",
     // The same in the plans' other languages.
@@ -118,6 +115,9 @@ const ABOUT_THE_PLAN_CJK: &[&str] = &[
 /// Whether a heading (`## 7. Success Metrics`, `### Wave 1 Success
 /// Metrics`) names a section about the plan.
 pub(super) fn describes_plan(heading: &str) -> bool {
+    if names_habits(heading) {
+        return true;
+    }
     let lower = super::clean_name(heading).to_lowercase();
     let lower = lower
         .trim_start_matches(|c: char| !c.is_alphabetic())
@@ -203,6 +203,20 @@ pub(super) fn names_after_the_plan(heading: &str) -> bool {
         && upkeep.iter().any(|w| lower.contains(w)))
         || lower.starts_with("future ")
         || names_later_ideas(heading)
+}
+
+/// Whether a heading names habits kept throughout (`## Ongoing Tasks`:
+/// commit regularly, add comments): never done, so never a step to run.
+/// Only the section named so alone: `Ongoing migration work` is work.
+pub(super) fn names_habits(heading: &str) -> bool {
+    let lower = super::clean_name(heading).to_lowercase();
+    let lower = lower
+        .trim_start_matches(|c: char| !c.is_alphabetic())
+        .trim_end_matches(|c: char| !c.is_alphanumeric());
+    matches!(
+        lower,
+        "ongoing" | "ongoing tasks" | "ongoing practices" | "ongoing habits" | "ongoing chores"
+    )
 }
 
 /// Whether a heading names ideas put off to some later day (`💡 Backlog

@@ -449,7 +449,7 @@ fn not_work_reason(doc: &Doc, e: &Elsewhere, line: &TaskLine) -> Option<String> 
             Some((level, text, _))
                 if level > 1
                     && (super::about_plan::names_after_the_plan(text)
-                        || !nearest && describes_plan(text)) =>
+                        || super::about_plan::names_habits(text)) =>
             {
                 return Some(format!("section `{}` is about the plan", clean_name(text)));
             }

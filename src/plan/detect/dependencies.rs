@@ -662,7 +662,6 @@ pub(super) const DEPENDENCY_COLUMNS: &[&str] = &[
     "зависит от",
     "依赖",
     "依赖任务",
-    "依赖项",
     "依賴",
     "前置",
     "前置任务",

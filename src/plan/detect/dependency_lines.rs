@@ -85,7 +85,7 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
         let aside = in_body.is_none();
         let line = in_body.or_else(|| name_dependency(&s.sprint.name));
         let Some(value) = line else {
-            waits.push(match asides {
+            waits.push(match asides || several_dependency_lines(&s.sprint.body) {
                 true => (0..me).collect(),
                 false => me.checked_sub(1).into_iter().collect(),
             });
@@ -294,6 +294,13 @@ fn own_dependency_line(body: &str) -> Option<String> {
     let mut lines = body.lines().filter_map(dependency_value);
     let first = lines.next()?;
     lines.next().is_none().then_some(first)
+}
+
+/// Whether a step's text holds two dependency lines or more: what they
+/// name cannot be told apart from its tasks', so the step waits for every
+/// step before it.
+fn several_dependency_lines(body: &str) -> bool {
+    body.lines().filter_map(dependency_value).nth(1).is_some()
 }
 
 /// The value of a dependency line (`- **Blocked by:** Task 03.` →

@@ -294,7 +294,8 @@ impl<'a> Doc<'a> {
     }
 
     pub(super) fn heading(&self, i: usize) -> Option<(u8, &str, &Span)> {
-        match &self.blocks[i] {
+        // A step read from a table's row may start past the last block.
+        match self.blocks.get(i)? {
             Block::Heading { level, text, span } => Some((*level, text.as_str(), span)),
             _ => None,
         }

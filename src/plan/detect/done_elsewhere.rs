@@ -145,7 +145,15 @@ pub(super) fn marks_elsewhere(
             continue;
         };
         matched += 1;
-        if !checked {
+        // `- [ ] **M1 — remaining: none, just a final review (optional)**`
+        // leaves nothing of the step open.
+        let lower = label.to_lowercase();
+        let nothing_left = ["optional", "nice to have", "none", "nothing"]
+            .iter()
+            .any(|w| lower.contains(w))
+            || label.contains("~~")
+            || super::status_words::put_off(&lower);
+        if !checked && !nothing_left {
             open_whole.push(id.clone());
         }
         set(

@@ -403,15 +403,43 @@ pub(super) fn plan_status(doc: &Doc, units: &mut [RawUnit]) {
         )
     });
     let sprints = || units.iter().flat_map(|u| &u.sprints);
+    // A step that says anything of where it stands, open or left
+    // (`Not started`, `— WIP`, `**Progress:** 60%`, `⏸️ paused`, `❌`),
+    // in its heading or its text: the status line is no longer the plan's
+    // whole word, and marks nothing.
     let heading_open = |s: &RawSprint| {
         let line = doc.source[s.span.start..]
             .lines()
             .next()
             .unwrap_or_default();
-        let lower = line.to_lowercase();
-        line.contains(['⏳', '🚧', '🔄', '⬜', '🔲', '📋'])
+        let text = format!("{line}\n{}", s.sprint.body);
+        let lower = text.to_lowercase();
+        const LEFT: &[&str] = &[
+            "not ",
+            "wip",
+            "%",
+            "remaining",
+            "left",
+            "waiting",
+            "paused",
+            "on hold",
+            "next",
+            "later",
+            "todo",
+            "to do",
+            "tbd",
+            "partial",
+            "blocked",
+            "pending",
+            "planned",
+            "scheduled",
+            "starting",
+            "started",
+        ];
+        text.contains(['⏳', '🚧', '🔄', '⬜', '🔲', '📋', '❌', '⏸', '⚠'])
             || super::status_words::OPEN_WORDS
                 .iter()
+                .chain(LEFT)
                 .any(|w| lower.contains(w))
     };
     if open_box || sprints().any(|s| heading_open(s) || says_open(doc, s.span.start)) {

@@ -53,6 +53,23 @@ pub(super) fn numbered_left_out(doc: &Doc, units: &[RawUnit]) -> Option<Warning>
 /// are not.
 pub(super) fn series_left_out(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
     let word = doc.word?.as_str().to_lowercase();
+    // Items with lines of their own below them and a number on their first
+    // line, found first: most plans have none, and need nothing more.
+    let candidates: Vec<usize> = (0..doc.blocks.len())
+        .filter(|&j| match &doc.blocks[j] {
+            Block::Item { text, depth, .. } => {
+                matches!(doc.blocks.get(j + 1), Some(Block::Item { depth: d, .. }) if d > depth)
+                    && text
+                        .lines()
+                        .next()
+                        .is_some_and(|l| l.bytes().any(|b| b.is_ascii_digit()))
+            }
+            _ => false,
+        })
+        .collect();
+    if candidates.is_empty() {
+        return None;
+    }
     // The series' numbers as its headings give them: units split one
     // step each number their sprints anew.
     let numbers: HashSet<u32> = doc
@@ -73,18 +90,20 @@ pub(super) fn series_left_out(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
             covered[i..doc.section_end[i]].fill(true);
         }
     }
+    let headings: Vec<usize> = (0..doc.blocks.len())
+        .filter(|&h| doc.heading(h).is_some())
+        .collect();
+    let owner = |j: usize| {
+        let k = headings.partition_point(|&h| h < j).checked_sub(1)?;
+        doc.heading(headings[k]).map(|(_, text, _)| text)
+    };
     let mut named: Vec<(usize, u32)> = Vec::new();
-    let mut owner = None;
-    for (j, b) in doc.blocks.iter().enumerate() {
-        if let Some((_, text, _)) = doc.heading(j) {
-            owner = Some(text);
-            continue;
-        }
-        let Block::Item { text, depth, .. } = b else {
+    for j in candidates {
+        let Block::Item { text, .. } = &doc.blocks[j] else {
             continue;
         };
         if covered[j]
-            || owner.is_some_and(|t| {
+            || owner(j).is_some_and(|t| {
                 super::about_plan::describes_plan(t) || super::about_plan::names_later_ideas(t)
             })
         {
@@ -94,9 +113,6 @@ pub(super) fn series_left_out(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
         if super::status_words::put_off(&lower) {
             continue;
         }
-        // Lines of its own below it: work, not a mention.
-        let below =
-            matches!(doc.blocks.get(j + 1), Some(Block::Item { depth: d, .. }) if d > depth);
         let n = lower
             .match_indices(&word)
             .filter_map(|(at, _)| {
@@ -108,7 +124,7 @@ pub(super) fn series_left_out(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
                     .flatten()
             })
             .next();
-        if let Some(n) = n.filter(|&n| below && n > last) {
+        if let Some(n) = n.filter(|&n| n > last) {
             named.push((j, n));
         }
     }

@@ -107,6 +107,23 @@ fn still_open(lower: &str) -> bool {
         "still required",
         "still needed",
         "outstanding",
+        // The same in the plans' other languages (`Implementado
+        // parcialmente (faltan índices)`, `Implementiert, aber noch nicht
+        // getestet`).
+        "parcial",
+        "parziale",
+        "teilweise",
+        "falta",
+        "manca",
+        " aber ",
+        "noch nicht",
+        " pero ",
+        "todavía no",
+        "ainda não",
+        "pas encore",
+        " mais ",
+        "sauf",
+        "excepto",
     ];
     // `Done — nothing pending`, `Complete (0 outstanding issues)`: a word
     // of work left, said to be none.
