@@ -81,11 +81,11 @@ pub(super) fn waits(sprints: &[RawSprint]) -> Option<Vec<Vec<usize>>> {
     let mut waits = Vec::with_capacity(sprints.len());
     let mut written = 0;
     for (me, s) in sprints.iter().enumerate() {
-        let in_body = own_dependency_line(&s.sprint.body);
+        let (in_body, several) = dependency_lines(&s.sprint.body);
         let aside = in_body.is_none();
         let line = in_body.or_else(|| name_dependency(&s.sprint.name));
         let Some(value) = line else {
-            waits.push(match asides || several_dependency_lines(&s.sprint.body) {
+            waits.push(match asides || several {
                 true => (0..me).collect(),
                 false => me.checked_sub(1).into_iter().collect(),
             });
@@ -291,16 +291,21 @@ pub(super) fn at_once(waits: &[Vec<usize>]) -> bool {
 /// of `- [x] 4. Monorepo Setup`, `- [ ] 5. Electron shell`) names tasks by
 /// their numbers, not steps, and says nothing of the step's order.
 fn own_dependency_line(body: &str) -> Option<String> {
-    let mut lines = body.lines().filter_map(dependency_value);
-    let first = lines.next()?;
-    lines.next().is_none().then_some(first)
+    dependency_lines(body).0
 }
 
-/// Whether a step's text holds two dependency lines or more: what they
-/// name cannot be told apart from its tasks', so the step waits for every
-/// step before it.
-fn several_dependency_lines(body: &str) -> bool {
-    body.lines().filter_map(dependency_value).nth(1).is_some()
+/// The step's own dependency line, and whether its text holds two or
+/// more: what those name cannot be told apart from its tasks', so the step
+/// waits for every step before it.
+fn dependency_lines(body: &str) -> (Option<String>, bool) {
+    let mut lines = body.lines().filter_map(dependency_value);
+    let Some(first) = lines.next() else {
+        return (None, false);
+    };
+    match lines.next() {
+        None => (Some(first), false),
+        Some(_) => (None, true),
+    }
 }
 
 /// The value of a dependency line (`- **Blocked by:** Task 03.` →
