@@ -295,6 +295,7 @@ json_snapshots! {
     review13_status_line_open_steps => "first-sight-review13-status-line-open-steps",
     review13_two_dependency_lines => "first-sight-review13-two-dependency-lines",
     review13_qualified_done_words => "first-sight-review13-qualified-done-words",
+    remaining_entry_beside_ticked_parts => "first-sight-remaining-entry-beside-ticked-parts",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3890,4 +3891,13 @@ fn the_third_review_of_this_rounds_rules_reads_as_before() {
     assert_eq!(deps(&v, 4).len(), 4, "{v}");
     let (_, v, _) = json("first-sight-review13-qualified-done-words");
     assert_eq!(done(&v, 0), [false, false, false], "{v}");
+}
+
+/// `- [ ] **M1 remaining — …**` beside the ticked `M1a` and `M1b`: what is
+/// left of Milestone 1, so it is open.
+#[test]
+fn a_remaining_entry_keeps_its_step_open() {
+    let (status, v, _) = json("first-sight-remaining-entry-beside-ticked-parts");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [false, false, true, false], "{v}");
 }

@@ -618,6 +618,20 @@ fn index_items(doc: &Doc) -> Vec<(bool, SprintId, String, Span)> {
                     .to_string()
             })
             .unwrap_or_else(|| label.clone());
+            // `- [ ] **M1 remaining — token verify, login flow**`: what is
+            // left of Milestone 1, an open entry for it.
+            let named = match named.split_once(' ') {
+                Some((code, rest))
+                    if !checked
+                        && rest
+                            .trim_start_matches('*')
+                            .to_lowercase()
+                            .starts_with("remaining ") =>
+                {
+                    format!("{code} — {}", rest.trim_start_matches('*'))
+                }
+                _ => named,
+            };
             let Some(Heading::Sprint(h)) = parse_heading(&named) else {
                 return None;
             };
