@@ -231,7 +231,8 @@ pub(super) fn reorder(sprints: &mut Vec<RawSprint>) -> bool {
     let mut waits: Vec<Vec<usize>> = Vec::with_capacity(sprints.len());
     let mut later = false;
     for (me, s) in sprints.iter().enumerate() {
-        let on: Vec<usize> = own_dependency_line(&s.sprint.body)
+        let on: Vec<usize> = dependency_lines(&s.sprint.body)
+            .0
             .and_then(|v| referenced_ids(&v))
             .unwrap_or_default()
             .into_iter()
@@ -286,17 +287,11 @@ pub(super) fn at_once(waits: &[Vec<usize>]) -> bool {
     before.iter().enumerate().any(|(i, b)| b.len() < i)
 }
 
-/// The step's own dependency line: the one its text holds. A step whose
-/// tasks each say what they wait for (`**Blocked By**: Task 3` under each
-/// of `- [x] 4. Monorepo Setup`, `- [ ] 5. Electron shell`) names tasks by
-/// their numbers, not steps, and says nothing of the step's order.
-fn own_dependency_line(body: &str) -> Option<String> {
-    dependency_lines(body).0
-}
-
-/// The step's own dependency line, and whether its text holds two or
-/// more: what those name cannot be told apart from its tasks', so the step
-/// waits for every step before it.
+/// The step's own dependency line: the one its text holds; and whether it
+/// holds two or more. A step whose tasks each say what they wait for
+/// (`**Blocked By**: Task 3` under each of `- [x] 4. Monorepo Setup`, `- [
+/// ] 5. Electron shell`) names tasks by their numbers, not steps: it has
+/// no line of its own, and waits for every step before it.
 fn dependency_lines(body: &str) -> (Option<String>, bool) {
     let mut lines = body.lines().filter_map(dependency_value);
     let Some(first) = lines.next() else {

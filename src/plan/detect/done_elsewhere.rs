@@ -117,16 +117,7 @@ pub(super) fn marks_elsewhere(
     }
     let open_entry: std::collections::BTreeSet<SprintId> = index
         .iter()
-        .filter(|(checked, _, label, _)| {
-            let lower = label.to_lowercase();
-            !checked
-                && !label.contains("~~")
-                && !["→", "->", "optional", "nice to have"]
-                    .iter()
-                    .any(|w| lower.contains(w))
-                && !super::status_words::put_off(&lower)
-                && !super::dropped::dropped(label)
-        })
+        .filter(|(checked, _, label, _)| !checked && leaves_work(label))
         .filter(|(_, id, _, span)| {
             ticked_at
                 .get(&(id.clone(), section_of(span.start)))
@@ -148,12 +139,8 @@ pub(super) fn marks_elsewhere(
         // `- [ ] **M1 — remaining: none, just a final review (optional)**`
         // leaves nothing of the step open.
         let lower = label.to_lowercase();
-        let nothing_left = ["optional", "nice to have", "none", "nothing"]
-            .iter()
-            .any(|w| lower.contains(w))
-            || label.contains("~~")
-            || super::status_words::put_off(&lower);
-        if !checked && !nothing_left {
+        if !checked && leaves_work(&label) && !["none", "nothing"].iter().any(|w| lower.contains(w))
+        {
             open_whole.push(id.clone());
         }
         set(
@@ -643,6 +630,18 @@ fn index_items(doc: &Doc) -> Vec<(bool, SprintId, String, Span)> {
             Some((checked, model_id(&h.id)?, label, span))
         })
         .collect()
+}
+
+/// Whether an open index entry leaves work of its step to do: not struck,
+/// optional, pointing on (`→ Phase 3`), put off or dropped.
+fn leaves_work(label: &str) -> bool {
+    let lower = label.to_lowercase();
+    !label.contains("~~")
+        && !["→", "->", "optional", "nice to have"]
+            .iter()
+            .any(|w| lower.contains(w))
+        && !super::status_words::put_off(&lower)
+        && !super::dropped::dropped(label)
 }
 
 /// Whether the block under `heading` sits in a sprint's section.

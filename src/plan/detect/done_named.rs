@@ -414,24 +414,18 @@ pub(super) fn plan_status(doc: &Doc, units: &mut [RawUnit]) {
             .unwrap_or_default();
         let text = format!("{line}\n{}", s.sprint.body);
         let lower = text.to_lowercase();
+        // Beyond the open words, work left and put off: what a status of
+        // a part says and the plan's lists of words do not.
         const LEFT: &[&str] = &[
             "not ",
             "wip",
             "%",
-            "remaining",
             "left",
             "waiting",
             "paused",
             "on hold",
             "next",
-            "later",
-            "todo",
-            "to do",
             "tbd",
-            "partial",
-            "blocked",
-            "pending",
-            "planned",
             "scheduled",
             "starting",
             "started",
@@ -441,6 +435,8 @@ pub(super) fn plan_status(doc: &Doc, units: &mut [RawUnit]) {
                 .iter()
                 .chain(LEFT)
                 .any(|w| lower.contains(w))
+            || super::status_words::still_open(&lower)
+            || super::status_words::put_off(&lower)
     };
     if open_box || sprints().any(|s| heading_open(s) || says_open(doc, s.span.start)) {
         return;

@@ -444,7 +444,7 @@ fn joined(groups: Vec<(usize, String)>, added: Vec<(usize, String)>) -> Vec<(usi
 }
 
 /// `3a` of `Wave 3a`: a number and one lower-case letter after it.
-fn lettered_number(id: &str) -> bool {
+pub(super) fn lettered_number(id: &str) -> bool {
     let digits = id.bytes().take_while(u8::is_ascii_digit).count();
     (1..=3).contains(&digits)
         && id.len() == digits + 1

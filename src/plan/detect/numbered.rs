@@ -544,15 +544,17 @@ fn word_series(text: &str) -> Option<(String, String, String)> {
 fn word_lettered(text: &str) -> Option<(String, String)> {
     let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
     let (word, rest) = t.split_once(' ')?;
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    if !(1..=3).contains(&digits) || !rest.as_bytes().get(digits)?.is_ascii_lowercase() {
-        return None;
-    }
-    let after = &rest[digits + 1..];
-    let fits = after.is_empty() || after.starts_with([':', '.', ' ', ')', '—', '–']);
-    let word_fits =
-        !word.is_empty() && word.chars().count() <= 12 && word.chars().all(char::is_alphabetic);
-    (fits && word_fits).then(|| (word.to_lowercase(), rest[..=digits].to_string()))
+    let id = &rest[..rest.find(SET_APART).unwrap_or(rest.len())];
+    (series_word_fits(word) && super::levels::lettered_number(id))
+        .then(|| (word.to_lowercase(), id.to_string()))
+}
+
+/// What sets a series member's id apart from its name.
+const SET_APART: [char; 6] = [':', '.', ' ', ')', '—', '–'];
+
+/// A series' word: letters of any script, twelve at most.
+fn series_word_fits(word: &str) -> bool {
+    !word.is_empty() && word.chars().count() <= 12 && word.chars().all(char::is_alphabetic)
 }
 
 /// `Chat 1: Database`, `ЧАТ 2 — Ядро`, `Lot 3`: a word of any script and a
@@ -560,13 +562,12 @@ fn word_lettered(text: &str) -> Option<(String, String)> {
 pub(super) fn word_numbered(text: &str) -> Option<(String, u32)> {
     let t = text.trim_start_matches(|c: char| !c.is_alphanumeric());
     let (word, rest) = t.split_once(' ')?;
-    if word.is_empty() || word.chars().count() > 12 || !word.chars().all(char::is_alphabetic) {
+    if !series_word_fits(word) {
         return None;
     }
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     let after = &rest[digits.len()..];
-    if digits.is_empty() || !(after.is_empty() || after.starts_with([':', '.', ' ', ')', '—', '–']))
-    {
+    if digits.is_empty() || !(after.is_empty() || after.starts_with(SET_APART)) {
         return None;
     }
     Some((word.to_lowercase(), digits.parse().ok()?))

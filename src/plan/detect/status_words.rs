@@ -87,7 +87,7 @@ pub(super) fn put_off(lower: &str) -> bool {
 
 /// A done word that goes on to name work left (`Implemented, needs
 /// hardening`, `Done except the docs`): the item is still open.
-fn still_open(lower: &str) -> bool {
+pub(super) fn still_open(lower: &str) -> bool {
     const LEFT: &[&str] = &[
         "needs ",
         "need ",
