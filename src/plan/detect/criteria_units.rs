@@ -42,6 +42,16 @@ pub(super) fn fold_criteria_units(units: &mut Vec<RawUnit>) -> bool {
     folded
 }
 
+/// Whether `restated` names the step `step` names, less an aside the step
+/// carries (`要件定義 (見積もり: 0.5h)` restated as `要件定義`).
+fn same_step_name(step: &str, restated: &str) -> bool {
+    step.strip_prefix(restated).is_some_and(|rest| {
+        rest.is_empty()
+            || rest.starts_with([' ', '(', '（', ':', '：'])
+                && !rest.trim_start().starts_with(char::is_alphanumeric)
+    })
+}
+
 /// The one other unit holding a step of each of `units[u]`'s ids, when
 /// those steps name no work of their own: each is named as its step is, or
 /// all by one label (`APROVADA QUANDO:`). A step with a name of its own
@@ -66,7 +76,7 @@ fn restated_unit(units: &[RawUnit], u: usize) -> Option<usize> {
         units[one]
             .sprints
             .iter()
-            .any(|s| s.id == c.id && name(s) == name(c))
+            .any(|s| s.id == c.id && same_step_name(&name(s), &name(c)))
     });
     (one_label || restates).then_some(one)
 }

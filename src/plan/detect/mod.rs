@@ -12,6 +12,8 @@
 //! [`Detection`]. Work happens on spanned "raw" structures so that validation
 //! can point into the file; [`parse`] then returns the span-free [`Plan`].
 
+pub(crate) use names::clean_name;
+
 mod about_plan;
 mod accounting;
 mod agent_columns;
@@ -41,11 +43,13 @@ mod guesses;
 mod heading_context;
 mod headings;
 mod index_graph;
+mod interleaved;
 mod last_resort;
 mod legend;
 mod levels;
 mod line_marks;
 mod locale;
+mod names;
 mod numbered;
 mod numbered_rows;
 mod order_prose;
@@ -447,6 +451,7 @@ fn parse_once(
         }
     }
     let repeated = repeats::distinct_repeats(&doc, &mut raw_units);
+    let interleaved = interleaved::keep_interleaved(&doc, &mut raw_units);
     // "Phases execute in numeric order" (a GSD roadmap): inserted phases
     // written out of place (`02.8` before `02.1`) run by their numbers.
     if order_prose::says_numeric_order(doc.source) {
@@ -501,6 +506,7 @@ fn parse_once(
     let mut guesses =
         guesses::guesses(&doc, &raw_units, &done_in_place, &unit_source, dependencies);
     guesses.extend(repeated);
+    guesses.extend(interleaved);
     outside_prerequisites(&mut raw_units, &mut problems);
     validate(&doc, &raw_units, &mut problems);
     let (template, template_source) = detect_template(&doc);
@@ -700,34 +706,6 @@ pub(super) fn column(header: &[Cell], names: &[&str]) -> Option<usize> {
 
 pub(super) fn column_where(header: &[Cell], pred: impl Fn(&str) -> bool) -> Option<usize> {
     header.iter().position(|c| pred(&norm(&c.text)))
-}
-
-/// A unit or dependency name as written: backticks, emphasis and trailing
-/// slashes removed.
-pub(crate) fn clean_name(s: &str) -> String {
-    // Until nothing changes: `passes "/` loses the slash, then the quote,
-    // so a written name reads back the same.
-    let mut name = s;
-    loop {
-        let next = name
-            .trim()
-            .trim_matches(|c: char| c == '`' || c == '*' || c == '"')
-            .trim()
-            .trim_end_matches('/')
-            .trim_end();
-        if next == name {
-            // A tab or a vertical tab inside a name reads back as a space
-            // from a table cell: it is one here too.
-            if name.contains(|c: char| c.is_whitespace() && c != ' ') {
-                return name
-                    .chars()
-                    .map(|c| if c.is_whitespace() { ' ' } else { c })
-                    .collect();
-            }
-            return name.to_string();
-        }
-        name = next;
-    }
 }
 
 /// Split a dependency cell or line into names; dashes and "none" mean empty.

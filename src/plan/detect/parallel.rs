@@ -65,6 +65,21 @@ pub(crate) fn says_sections_run_at_once(text: &str, names: &[String], me: usize)
         return false;
     }
     let lower = unwrap_lines(text).to_lowercase();
+    // A table's rows are the section's work items, and what a row says
+    // runs in parallel is that work's own design (`Phase 2A parallel
+    // with code review`), not the section beside its siblings.
+    let prose: String;
+    let lower = match lower.lines().any(|l| l.trim_start().starts_with('|')) {
+        false => lower.as_str(),
+        true => {
+            prose = lower
+                .lines()
+                .filter(|l| !l.trim_start().starts_with('|'))
+                .collect::<Vec<_>>()
+                .join("\n");
+            prose.as_str()
+        }
+    };
     let sentences: Vec<&str> = lower
         .split(['.', '\n', ';', '!', '?'])
         .filter(|s| AT_ONCE.iter().any(|p| s.contains(p)))

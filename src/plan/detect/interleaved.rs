@@ -1,0 +1,154 @@
+//! Steps of another series written between the plan's own: `### Phase 0:
+//! Setup`, then `### Wave 1 (parallel): Canvas + Config` … `### Wave 4:
+//! Integration`, then `### Phase 7: Documentation`. Each wave is a numbered
+//! sibling of the phases, at their level, holding work between two of
+//! them; read by the phases' word alone they vanished with their work. They
+//! are steps in their place, each under the id of the step before it with a
+//! letter (`0b`, `0c`), and the reading says so.
+
+use std::collections::HashSet;
+
+use super::completion::done_evidence;
+use super::completion::strip_done_marks;
+use super::criteria_label::criteria_label;
+use super::sprint_text::read_sprint;
+use super::*;
+
+/// Take into each unit the numbered headings written among its step
+/// headings, at their level and under their parent, that hold work; the
+/// guess that says so.
+pub(super) fn keep_interleaved(doc: &Doc, units: &mut [RawUnit]) -> Option<Warning> {
+    let mut kept: Vec<(usize, String, String)> = Vec::new();
+    for unit in units.iter_mut() {
+        let Some(heads) = step_headings(doc, &unit.sprints) else {
+            continue;
+        };
+        let (first, last) = (heads[0], heads[heads.len() - 1]);
+        let level = doc.heading(first).map(|(l, _, _)| l);
+        let between: Vec<usize> = (first + 1..last)
+            .filter(|j| !heads.contains(j))
+            .filter(|&j| doc.heading(j).map(|(l, _, _)| l) == level)
+            .filter(|&j| doc.parent[j] == doc.parent[first])
+            .collect();
+        // Steps kept as checklists make a heading of bare bullets a note
+        // (`Done last week … Kept here for reference:`), not work.
+        let boxes = heads.iter().any(|&h| items(doc, h).any(|c| c.is_some()));
+        let holds = |j: usize| holds_work(doc, j) && (!boxes || items(doc, j).any(|c| c.is_some()));
+        if between.is_empty() || !between.iter().all(|&j| holds(j)) {
+            continue;
+        }
+        let mut used: HashSet<SprintId> = unit.sprints.iter().map(|s| s.id.clone()).collect();
+        let own: Vec<(usize, String)> = unit
+            .sprints
+            .iter()
+            .map(|s| (s.span.start, s.id.to_string()))
+            .collect();
+        for &j in &between {
+            let Some((_, text, span)) = doc.heading(j) else {
+                continue;
+            };
+            // The plan's own step before it names the new one's id.
+            let Some(base) = own.iter().rev().find(|(at, _)| *at < span.start) else {
+                continue;
+            };
+            let base = &base.1;
+            let before = unit
+                .sprints
+                .iter()
+                .rposition(|s| s.span.start < span.start)
+                .unwrap_or(0);
+            let Some(id) = (b'b'..=b'z')
+                .map(|c| format!("{base}{}", c as char))
+                .filter_map(|t| t.parse::<SprintId>().ok())
+                .find(|t| !used.contains(t))
+            else {
+                continue;
+            };
+            used.insert(id.clone());
+            let (name, marked) = strip_done_marks(text);
+            let name = clean_name(&name);
+            let mut sprint = read_sprint(doc, j, id.clone(), name.clone());
+            sprint.done = done_evidence(doc, j, marked);
+            sprint.origin = Origin::new(
+                doc.line(span.start),
+                "a numbered heading among the steps, at their level",
+            );
+            kept.push((doc.line(span.start), id.to_string(), name));
+            unit.sprints.insert(
+                before + 1,
+                RawSprint {
+                    id,
+                    span: span.clone(),
+                    sprint,
+                },
+            );
+        }
+    }
+    let (line, id, name) = kept.first()?.clone();
+    let n = kept.len();
+    Some(Warning {
+        code: "reading::interleaved".into(),
+        message: format!(
+            "{n} numbered heading{} between the plan's steps, at their level, not named as they are (first: `{name}`): each is read as a step in its place (the first as {id})",
+            if n == 1 { " stands" } else { "s stand" }
+        ),
+        help: "name every step with one word, or have your agent rewrite the plan with `git supervisor import`".into(),
+        line,
+    })
+}
+
+/// The heading of each of a unit's steps, when every step is a heading and
+/// all stand at one level under one parent.
+fn step_headings(doc: &Doc, sprints: &[RawSprint]) -> Option<Vec<usize>> {
+    if sprints.len() < 2 {
+        return None;
+    }
+    let heads = sprints
+        .iter()
+        .map(|s| {
+            let at = doc
+                .blocks
+                .partition_point(|b| b.span().start < s.span.start);
+            matches!(doc.blocks.get(at), Some(Block::Heading { span, .. }) if span.start == s.span.start)
+                .then_some(at)
+        })
+        .collect::<Option<Vec<usize>>>()?;
+    let level = doc.heading(heads[0])?.0;
+    let one_place = heads.windows(2).all(|w| w[0] < w[1])
+        && heads.iter().all(|&h| {
+            doc.heading(h).is_some_and(|(l, _, _)| l == level)
+                && doc.parent[h] == doc.parent[heads[0]]
+        });
+    one_place.then_some(heads)
+}
+
+/// Whether heading `j` names a numbered piece of work (`Wave 2 (parallel):
+/// Tools + Hooks`, a number among its first words) and holds list items of
+/// its own; a heading about the steps (criteria, notes, a legend) or one
+/// dropped is none.
+fn holds_work(doc: &Doc, j: usize) -> bool {
+    let Some((_, text, _)) = doc.heading(j) else {
+        return false;
+    };
+    let numbered = text.split_whitespace().take(3).any(|w| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .parse::<u32>()
+            .is_ok()
+    });
+    numbered
+        && criteria_label(text).is_none()
+        && doc.about_at[j].is_none()
+        && !super::dropped::dropped(text)
+        && !super::about_plan::describes_plan(text)
+        && !super::about_plan::names_later_ideas(text)
+        && items(doc, j).next().is_some()
+}
+
+/// The checkbox state of each list item heading `j` holds before its first
+/// sub-heading (None for a bare bullet).
+fn items<'d>(doc: &'d Doc, j: usize) -> impl Iterator<Item = Option<bool>> + 'd {
+    doc.own_blocks(j).filter_map(|b| match &doc.blocks[b] {
+        Block::Item { checked, .. } => Some(*checked),
+        _ => None,
+    })
+}
