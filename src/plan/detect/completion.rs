@@ -551,8 +551,11 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
     if heading_done && (!decorated(doc, i) || words_say_done(doc, i)) {
         return Some("marked complete in the plan (on its heading)".into());
     }
-    if let Some(v) =
-        status_values(doc, doc.own_blocks(i)).find(|v| status_says_done(v) || left_out(v))
+    let (own, heading_status) = super::status_heading::own_blocks_and_status(doc, i);
+    if let Some(v) = heading_status
+        .into_iter()
+        .chain(status_values(doc, own.clone()))
+        .find(|v| status_says_done(v) || left_out(v))
     {
         // A value wrapped over lines is shown by its first.
         let v = v
@@ -565,7 +568,7 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
     if nothing_to_do(doc, i) {
         return Some("nothing to do: the plan says so and lists no work".into());
     }
-    if let Some(text) = doc.own_blocks(i).find_map(|j| match &doc.blocks[j] {
+    if let Some(text) = own.clone().find_map(|j| match &doc.blocks[j] {
         Block::Item {
             checked: Some(true),
             text,
@@ -583,11 +586,11 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
             text.trim()
         ));
     }
-    if let Some(line) = count_says_done(doc, doc.own_blocks(i)) {
+    if let Some(line) = count_says_done(doc, own.clone()) {
         return Some(format!("marked complete in the plan ({line})"));
     }
     // A status table whose every row is done (`| Item | Status |` with ✅).
-    for j in doc.own_blocks(i) {
+    for j in own.clone() {
         let Block::Table { header, rows, .. } = &doc.blocks[j] else {
             continue;
         };

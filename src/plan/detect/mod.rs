@@ -74,6 +74,7 @@ mod sprint_word;
 mod sprints;
 mod state_columns;
 mod stated_deps;
+mod status_heading;
 mod status_rows;
 mod status_words;
 mod step_labels;

@@ -1,0 +1,42 @@
+//! A status written as a heading of its own under its step: `## PHASE 1:
+//! FOUNDATION` then `### Status: Completed` over the phase's table of
+//! tasks. The heading is a field of the step, not a section apart: its
+//! value is the step's status, and what stands under it is the step's own.
+
+use super::status_words::is_status_key;
+use super::status_words::split_label;
+use super::*;
+
+/// The blocks of step heading `i`'s own text, read through the status
+/// headings that open it, and the status they give.
+pub(super) fn own_blocks_and_status<'d>(
+    doc: &'d Doc,
+    i: usize,
+) -> (std::ops::Range<usize>, Option<&'d str>) {
+    let own = doc.own_blocks(i);
+    let Some((level, _, _)) = doc.heading(i) else {
+        return (own, None);
+    };
+    let mut status = None;
+    let mut end = own.end;
+    // Only the headings that open the step's text, each a status field.
+    while let Some((sub, text, _)) = doc.heading(end).filter(|_| end < doc.section_end[i]) {
+        let Some(value) = field_status(text) else {
+            break;
+        };
+        if sub <= level || status.is_some() {
+            break;
+        }
+        status = Some(value);
+        end = doc.own_blocks(end).end;
+    }
+    (own.start..end, status)
+}
+
+/// `Status: Completed` (a heading's whole text): the value.
+fn field_status(text: &str) -> Option<&str> {
+    let (key, value) = split_label(text)?;
+    let value = value.trim().trim_matches(['*', '`', '.', ' ']);
+    (is_status_key(key) && !value.is_empty() && value.split_whitespace().count() <= 4)
+        .then_some(value)
+}
