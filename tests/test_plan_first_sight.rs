@@ -296,6 +296,11 @@ json_snapshots! {
     review13_two_dependency_lines => "first-sight-review13-two-dependency-lines",
     review13_qualified_done_words => "first-sight-review13-qualified-done-words",
     remaining_entry_beside_ticked_parts => "first-sight-remaining-entry-beside-ticked-parts",
+    interleaved_waves => "first-sight-interleaved-waves",
+    quality_gates => "first-sight-quality-gates",
+    table_row_parallel => "first-sight-table-row-parallel",
+    status_heading => "first-sight-status-heading",
+    code_span_names => "first-sight-code-span-names",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3900,4 +3905,54 @@ fn a_remaining_entry_keeps_its_step_open() {
     let (status, v, _) = json("first-sight-remaining-entry-beside-ticked-parts");
     assert_eq!(status, 0, "{v}");
     assert_eq!(done(&v, 0), [false, false, true, false], "{v}");
+}
+
+/// `### Wave 1 (parallel): …` between `### Phase 0` and `### Phase 4`, at
+/// their level: steps in their place, not dropped with their work, and
+/// the reading says so.
+#[test]
+fn numbered_headings_among_the_steps_are_steps() {
+    let (status, v, _) = json("first-sight-interleaved-waves");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(sprint_ids(&v, 0), ["0", "0b", "0c", "0d", "4"], "{v}");
+    assert!(codes(&v, "guesses").contains(&"reading::interleaved".to_string()));
+}
+
+/// `## 品質ゲート` restating each `### Phase N` with ticked gates: the
+/// phases' exit criteria, not a second unit of the same work, and Phase
+/// 3 stays open by its own task lines.
+#[test]
+fn a_quality_gates_section_is_the_phases_criteria() {
+    let (status, v, _) = json("first-sight-quality-gates");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
+}
+
+/// A table row saying `Phase 2A parallel with code review` describes that
+/// work; Wave 4 still waits for Wave 3.
+#[test]
+fn a_rows_parallel_wording_does_not_move_its_section() {
+    let (status, v, _) = json("first-sight-table-row-parallel");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(deps(&v, 3), ["Wave 3 — Rendering"], "{v}");
+}
+
+/// `### Status: Completed` under `## PHASE 1`: the phase's status, over a
+/// table of tasks all done.
+#[test]
+fn a_status_heading_is_its_steps_status() {
+    let (status, v, _) = json("first-sight-status-heading");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, false], "{v}");
+}
+
+/// Row names holding a code span lose its marks whole (not the closing
+/// one alone), as the canonical form's reader drops them, so the
+/// canonical form reads back the same.
+#[test]
+fn a_name_keeps_its_code_span_whole() {
+    let (status, v, _) = json("first-sight-code-span-names");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v)[0], "1 数据库表设计 db/schema.sql", "{v}");
 }
