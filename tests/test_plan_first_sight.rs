@@ -301,6 +301,9 @@ json_snapshots! {
     table_row_parallel => "first-sight-table-row-parallel",
     status_heading => "first-sight-status-heading",
     code_span_names => "first-sight-code-span-names",
+    review14_numbered_notes => "first-sight-review14-numbered-notes",
+    review14_gates_with_work => "first-sight-review14-gates-with-work",
+    review14_status_heading_open => "first-sight-review14-status-heading-open",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3955,4 +3958,20 @@ fn a_name_keeps_its_code_span_whole() {
     let (status, v, _) = json("first-sight-code-span-names");
     assert_eq!(status, 0, "{v}");
     assert_eq!(units(&v)[0], "1 数据库表设计 db/schema.sql", "{v}");
+}
+
+/// What a review of the CJ round's rules found read worse, each read now
+/// as before them: numbered notes between the phases (`### Risk 2`, `###
+/// ADR 3`) are no steps; gates listing work still to do under steps done
+/// by their own ticks are not folded into them as criteria; `### Status:
+/// Blocked` over a table of done rows keeps its step open.
+#[test]
+fn the_review_of_the_cj_rounds_rules_reads_as_before() {
+    let (_, v, _) = json("first-sight-review14-numbered-notes");
+    assert_eq!(sprint_ids(&v, 0), ["1", "2"], "{v}");
+    let (_, v, _) = json("first-sight-review14-gates-with-work");
+    assert_eq!(units(&v).len(), 2, "{v}");
+    assert_eq!(done(&v, 1), [false, false], "{v}");
+    let (_, v, _) = json("first-sight-review14-status-heading-open");
+    assert_eq!(done(&v, 0), [false, false], "{v}");
 }

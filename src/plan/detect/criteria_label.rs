@@ -52,8 +52,6 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
         | "dod"
         | "execute"
         | "exit gate"
-        | "quality gates"
-        | "quality gate"
         | "exit" => Label::Exit,
         // The same labels in other languages.
         "完成标准"
@@ -63,8 +61,6 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
         | "完成条件"
         | "验收条件"
         | "完了条件"
-        | "品質ゲート"
-        | "质量门禁"
         | "成功条件"
         | "受け入れ基準"
         | "完了基準"

@@ -34,7 +34,7 @@ pub(super) fn keep_interleaved(doc: &Doc, units: &mut [RawUnit]) -> Option<Warni
         // (`Done last week … Kept here for reference:`), not work.
         let boxes = heads.iter().any(|&h| items(doc, h).any(|c| c.is_some()));
         let holds = |j: usize| holds_work(doc, j) && (!boxes || items(doc, j).any(|c| c.is_some()));
-        if between.is_empty() || !between.iter().all(|&j| holds(j)) {
+        if between.is_empty() || !between.iter().all(|&j| holds(j)) || !one_series(doc, &between) {
             continue;
         }
         let mut used: HashSet<SprintId> = unit.sprints.iter().map(|s| s.id.clone()).collect();
@@ -151,4 +151,57 @@ fn items<'d>(doc: &'d Doc, j: usize) -> impl Iterator<Item = Option<bool>> + 'd 
         Block::Item { checked, .. } => Some(*checked),
         _ => None,
     })
+}
+
+/// Words that number notes, not work: `Risk 2`, `ADR 3`, `Example 1`,
+/// `Option 2`.
+const NOT_WORK: &[&str] = &[
+    "risk",
+    "adr",
+    "decision",
+    "example",
+    "option",
+    "alternative",
+    "scenario",
+    "question",
+    "note",
+    "budget",
+    "appendix",
+    "meeting",
+    "review",
+    "retro",
+    "retrospective",
+    "team",
+    "lesson",
+    "issue",
+    "bug",
+    "incident",
+    "figure",
+    "table",
+];
+
+/// Whether headings `between` are one series of their own: two or more,
+/// each its word and a number one more than the one before (`Wave 1`,
+/// `Wave 2`), the word not one that numbers notes.
+fn one_series(doc: &Doc, between: &[usize]) -> bool {
+    let labels: Option<Vec<(String, u32)>> = between
+        .iter()
+        .map(|&j| {
+            let (_, text, _) = doc.heading(j)?;
+            let mut words = text
+                .split_whitespace()
+                .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()));
+            let word = words.next()?.to_lowercase();
+            let number = words.next()?.parse::<u32>().ok()?;
+            let noted = NOT_WORK.contains(&word.as_str());
+            (!noted && word.chars().all(char::is_alphabetic)).then_some((word, number))
+        })
+        .collect();
+    let Some(labels) = labels else {
+        return false;
+    };
+    labels.len() >= 2
+        && labels
+            .windows(2)
+            .all(|w| w[0].0 == w[1].0 && w[1].1 == w[0].1 + 1)
 }

@@ -7,8 +7,8 @@ use super::status_words::is_status_key;
 use super::status_words::split_label;
 use super::*;
 
-/// The blocks of step heading `i`'s own text, read through the status
-/// headings that open it, and the status they give.
+/// The blocks of step heading `i`'s own text, read through a status
+/// heading that opens it and says done, and the status it gives.
 pub(super) fn own_blocks_and_status<'d>(
     doc: &'d Doc,
     i: usize,
@@ -28,6 +28,11 @@ pub(super) fn own_blocks_and_status<'d>(
             break;
         }
         status = Some(value);
+        // A status that is not done (`In Progress`, `Blocked`) keeps the
+        // step's own text to itself: ticks under it do not outvote it.
+        if !super::status_words::status_says_done(value) {
+            break;
+        }
         end = doc.own_blocks(end).end;
     }
     (own.start..end, status)
