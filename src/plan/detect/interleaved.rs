@@ -25,10 +25,12 @@ pub(super) fn keep_interleaved(doc: &Doc, units: &mut [RawUnit]) -> Option<Warni
         };
         let (first, last) = (heads[0], heads[heads.len() - 1]);
         let level = doc.heading(first).map(|(l, _, _)| l);
+        // Most units hold nothing between their steps but the steps' own
+        // text: the headings are looked at before the steps are searched.
         let between: Vec<usize> = (first + 1..last)
-            .filter(|j| !heads.contains(j))
             .filter(|&j| doc.heading(j).map(|(l, _, _)| l) == level)
             .filter(|&j| doc.parent[j] == doc.parent[first])
+            .filter(|j| heads.binary_search(j).is_err())
             .collect();
         // Steps kept as checklists make a heading of bare bullets a note
         // (`Done last week … Kept here for reference:`), not work.

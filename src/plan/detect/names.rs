@@ -7,7 +7,11 @@
 /// `Schema db/schema.sql`); a stray one goes where it ends the name.
 pub(crate) fn clean_name(s: &str) -> String {
     let paired;
-    let mut name = match s.matches('`').count() {
+    let marks = match s.contains('`') {
+        true => s.matches('`').count(),
+        false => 0,
+    };
+    let mut name = match marks {
         n if n > 0 && n % 2 == 0 => {
             paired = s.replace('`', "");
             paired.as_str()
