@@ -23,20 +23,28 @@ pub(super) fn keep_interleaved(doc: &Doc, units: &mut [RawUnit]) -> Option<Warni
         let Some(heads) = step_headings(doc, &unit.sprints) else {
             continue;
         };
-        let (first, last) = (heads[0], heads[heads.len() - 1]);
+        let first = heads[0];
         let level = doc.heading(first).map(|(l, _, _)| l);
-        // Most units hold nothing between their steps but the steps' own
-        // text: the headings are looked at before the steps are searched.
-        let between: Vec<usize> = (first + 1..last)
-            .filter(|&j| doc.heading(j).map(|(l, _, _)| l) == level)
-            .filter(|&j| doc.parent[j] == doc.parent[first])
-            .filter(|j| heads.binary_search(j).is_err())
-            .collect();
+        // Between two steps, the sections at their level come one after
+        // another by their ends: most steps end where the next begins.
+        let mut between: Vec<usize> = Vec::new();
+        for pair in heads.windows(2) {
+            let mut j = doc.section_end[pair[0]];
+            while j < pair[1] && doc.heading(j).map(|(l, _, _)| l) == level {
+                if doc.parent[j] == doc.parent[first] {
+                    between.push(j);
+                }
+                j = doc.section_end[j];
+            }
+        }
+        if between.is_empty() {
+            continue;
+        }
         // Steps kept as checklists make a heading of bare bullets a note
         // (`Done last week … Kept here for reference:`), not work.
         let boxes = heads.iter().any(|&h| items(doc, h).any(|c| c.is_some()));
         let holds = |j: usize| holds_work(doc, j) && (!boxes || items(doc, j).any(|c| c.is_some()));
-        if between.is_empty() || !between.iter().all(|&j| holds(j)) || !one_series(doc, &between) {
+        if !between.iter().all(|&j| holds(j)) || !one_series(doc, &between) {
             continue;
         }
         let mut used: HashSet<SprintId> = unit.sprints.iter().map(|s| s.id.clone()).collect();
@@ -105,16 +113,20 @@ fn step_headings(doc: &Doc, sprints: &[RawSprint]) -> Option<Vec<usize>> {
     if sprints.len() < 2 {
         return None;
     }
-    let heads = sprints
-        .iter()
-        .map(|s| {
-            let at = doc
-                .blocks
-                .partition_point(|b| b.span().start < s.span.start);
-            matches!(doc.blocks.get(at), Some(Block::Heading { span, .. }) if span.start == s.span.start)
-                .then_some(at)
-        })
-        .collect::<Option<Vec<usize>>>()?;
+    // The steps come in the plan's order: one walk finds each's heading.
+    let mut at = doc
+        .blocks
+        .partition_point(|b| b.span().start < sprints[0].span.start);
+    let mut heads = Vec::with_capacity(sprints.len());
+    for s in sprints {
+        while doc.blocks.get(at)?.span().start < s.span.start {
+            at += 1;
+        }
+        match &doc.blocks[at] {
+            Block::Heading { span, .. } if span.start == s.span.start => heads.push(at),
+            _ => return None,
+        }
+    }
     let level = doc.heading(heads[0])?.0;
     let one_place = heads.windows(2).all(|w| w[0] < w[1])
         && heads.iter().all(|&h| {

@@ -7,7 +7,10 @@
 /// `Schema db/schema.sql`); a stray one goes where it ends the name.
 pub(crate) fn clean_name(s: &str) -> String {
     let paired;
-    let marks = match s.contains('`') {
+    // Only a mark at an end is trimmed, so only a name with one there is
+    // looked through for its pairs: most names are not.
+    let t = s.trim();
+    let marks = match t.starts_with('`') || t.ends_with('`') {
         true => s.matches('`').count(),
         false => 0,
     };
