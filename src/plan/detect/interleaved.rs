@@ -48,10 +48,10 @@ pub(super) fn keep_interleaved(doc: &Doc, units: &mut [RawUnit]) -> Option<Warni
             continue;
         }
         let mut used: HashSet<SprintId> = unit.sprints.iter().map(|s| s.id.clone()).collect();
-        let own: Vec<(usize, String)> = unit
+        let own: Vec<(usize, SprintId)> = unit
             .sprints
             .iter()
-            .map(|s| (s.span.start, s.id.to_string()))
+            .map(|s| (s.span.start, s.id.clone()))
             .collect();
         for &j in &between {
             let Some((_, text, span)) = doc.heading(j) else {
@@ -67,11 +67,7 @@ pub(super) fn keep_interleaved(doc: &Doc, units: &mut [RawUnit]) -> Option<Warni
                 .iter()
                 .rposition(|s| s.span.start < span.start)
                 .unwrap_or(0);
-            let Some(id) = (b'b'..=b'z')
-                .map(|c| format!("{base}{}", c as char))
-                .filter_map(|t| t.parse::<SprintId>().ok())
-                .find(|t| !used.contains(t))
-            else {
+            let Some(id) = super::repeats::lettered_free(base, &used) else {
                 continue;
             };
             used.insert(id.clone());
@@ -136,21 +132,14 @@ fn step_headings(doc: &Doc, sprints: &[RawSprint]) -> Option<Vec<usize>> {
     one_place.then_some(heads)
 }
 
-/// Whether heading `j` names a numbered piece of work (`Wave 2 (parallel):
-/// Tools + Hooks`, a number among its first words) and holds list items of
-/// its own; a heading about the steps (criteria, notes, a legend) or one
-/// dropped is none.
+/// Whether heading `j` (numbered, as `one_series` asks: `Wave 2
+/// (parallel): Tools + Hooks`) holds list items of its own; a heading
+/// about the steps (criteria, notes, a legend) or one dropped is none.
 fn holds_work(doc: &Doc, j: usize) -> bool {
     let Some((_, text, _)) = doc.heading(j) else {
         return false;
     };
-    let numbered = text.split_whitespace().take(3).any(|w| {
-        w.trim_matches(|c: char| !c.is_alphanumeric())
-            .parse::<u32>()
-            .is_ok()
-    });
-    numbered
-        && criteria_label(text).is_none()
+    criteria_label(text).is_none()
         && doc.about_at[j].is_none()
         && !super::dropped::dropped(text)
         && !super::about_plan::describes_plan(text)

@@ -31,12 +31,11 @@ pub(super) fn distinct_repeats(doc: &Doc, units: &mut [RawUnit]) -> Option<Warni
             if *first == name || name.is_empty() || first.is_empty() {
                 continue;
             }
-            let Some(free) = (b'b'..=b'z')
-                .map(|c| format!("{}{}", s.id, c as char))
-                .chain((2..100).map(|k| format!("{}.{k}", s.id)))
-                .filter_map(|t| t.parse::<SprintId>().ok())
-                .find(|t| !used.contains(t))
-            else {
+            let Some(free) = lettered_free(&s.id, &used).or_else(|| {
+                (2..100)
+                    .filter_map(|k| format!("{}.{k}", s.id).parse::<SprintId>().ok())
+                    .find(|t| !used.contains(t))
+            }) else {
                 continue;
             };
             used.insert(free.clone());
@@ -61,4 +60,12 @@ pub(super) fn distinct_repeats(doc: &Doc, units: &mut [RawUnit]) -> Option<Warni
         help: "give each section an id of its own, or have your agent rewrite the plan with `git supervisor import`".into(),
         line,
     })
+}
+
+/// The first of `3b` … `3z` after id `base` that no step of `used` has:
+/// a step read beside the plan's own `3`.
+pub(super) fn lettered_free(base: &SprintId, used: &HashSet<SprintId>) -> Option<SprintId> {
+    (b'b'..=b'z')
+        .filter_map(|c| format!("{base}{}", c as char).parse::<SprintId>().ok())
+        .find(|t| !used.contains(t))
 }

@@ -17,25 +17,22 @@ pub(super) fn own_blocks_and_status<'d>(
     let Some((level, _, _)) = doc.heading(i) else {
         return (own, None);
     };
-    let mut status = None;
-    let mut end = own.end;
-    // Only the headings that open the step's text, each a status field.
-    while let Some((sub, text, _)) = doc.heading(end).filter(|_| end < doc.section_end[i]) {
-        let Some(value) = field_status(text) else {
-            break;
-        };
-        if sub <= level || status.is_some() {
-            break;
-        }
-        status = Some(value);
-        // A status that is not done (`In Progress`, `Blocked`) keeps the
-        // step's own text to itself: ticks under it do not outvote it.
-        if !super::status_words::status_says_done(value) {
-            break;
-        }
-        end = doc.own_blocks(end).end;
+    // The heading that opens the step's text, one level or more below it.
+    let Some((sub, text, _)) = doc
+        .heading(own.end)
+        .filter(|_| own.end < doc.section_end[i])
+    else {
+        return (own, None);
+    };
+    let Some(status) = field_status(text).filter(|_| sub > level) else {
+        return (own, None);
+    };
+    // A status that is not done (`In Progress`, `Blocked`) keeps the
+    // step's own text to itself: ticks under it do not outvote it.
+    if !super::status_words::status_says_done(status) {
+        return (own, Some(status));
     }
-    (own.start..end, status)
+    (own.start..doc.own_blocks(own.end).end, Some(status))
 }
 
 /// `Status: Completed` (a heading's whole text): the value.
