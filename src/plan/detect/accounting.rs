@@ -692,8 +692,12 @@ fn undo_done(
     for (&(u, k), &n) in open_in {
         let s = &mut units[u].sprints[k];
         if s.sprint.done.as_deref().is_some_and(|d| {
-            let ticked = ticked_in.contains_key(&(u, k));
-            let kept = ticked && s.sprint.tasks.iter().all(|t| plan_file(t));
+            let ticked = ticked_in.get(&(u, k)).copied().unwrap_or(0);
+            // The boxes are plan lines; the step's other lines (the files
+            // it touches, its risks) are no boxes.
+            let plans = s.sprint.tasks.iter().filter(|t| plan_file(t)).count();
+            let kept = ticked > 0 && plans >= ticked + n;
+            let ticked = ticked > 0;
             !(dated(d) && !kept || full_count(d) && ticked)
         }) {
             s.sprint.done = None;

@@ -33,6 +33,7 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
                 .or_insert(Some(i));
         }
     }
+    let names: Vec<String> = units.iter().map(|u| u.name.clone()).collect();
     let mut under_graph_heading = false;
     for b in &doc.blocks {
         match b {
@@ -51,12 +52,25 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
                         .contains(|c: char| c.is_ascii_digit())
                         .then(|| index.get(first))?
                 };
-                let node = |n: &str, _: &[RawUnit]| {
+                let one = |n: &str| {
                     index
                         .get(n)
                         .or_else(|| unit_of_sprint(n, &holders))
                         .or_else(|| code(n))
                 };
+                // A node standing for a group (`T1.CORE.*`): the units
+                // named so.
+                let group = |n: &str| -> Vec<usize> {
+                    let Some(prefix) = n.strip_suffix('*') else {
+                        return Vec::new();
+                    };
+                    (0..names.len())
+                        .filter(|&i| names[i].starts_with(prefix))
+                        .collect()
+                };
+                let nodes_of =
+                    |n: &str| -> Vec<usize> { one(n).map_or_else(|| group(n), |u| vec![u]) };
+                let node = |n: &str, _: &[RawUnit]| nodes_of(n).first().copied();
                 let known = edges
                     .iter()
                     .filter(|(a, b)| node(a, units).is_some() || node(b, units).is_some())
@@ -104,13 +118,17 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
                     continue;
                 }
                 for (from, to) in edges {
-                    match (node(&from, units), node(&to, units)) {
-                        (Some(f), Some(t)) if f != t => {
+                    let (froms, tos) = (nodes_of(&from), nodes_of(&to));
+                    if !froms.is_empty() && !tos.is_empty() {
+                        for (&f, &t) in froms.iter().flat_map(|f| tos.iter().map(move |t| (f, t))) {
                             let dep = units[f].name.clone();
-                            if !units[t].deps.iter().any(|(d, _)| *d == dep) {
+                            if f != t && !units[t].deps.iter().any(|(d, _)| *d == dep) {
                                 units[t].deps.push((dep, span.clone()));
                             }
                         }
+                        continue;
+                    }
+                    match (froms.first().copied(), tos.first().copied()) {
                         (Some(_), Some(_)) => {}
                         // ASCII art carries notes between its arrows; only
                         // a mermaid graph's nodes must all be units.

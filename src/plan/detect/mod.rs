@@ -45,6 +45,7 @@ mod headings;
 mod index_graph;
 mod interleaved;
 mod last_resort;
+mod lazy_labels;
 mod legend;
 mod levels;
 mod line_marks;
@@ -275,7 +276,10 @@ fn parse_once(
         outline::unquote_boxes(&mut masked);
     }
     let sentence_legend = legend::sentence_legend(&masked);
-    let mut blocks = bare_boxes::items_from_struck_lists(blocks(&masked), sentence_legend.as_ref());
+    let mut blocks = bare_boxes::items_from_struck_lists(
+        lazy_labels::split_lazy_labels(&masked, blocks(&masked)),
+        sentence_legend.as_ref(),
+    );
     // A checklist tree read as the steps (boxed items over boxed tasks)
     // says more than numbered bold notes elsewhere (`1. **After each
     // sub-task:** tick it`): those stay notes.

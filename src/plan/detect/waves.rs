@@ -192,6 +192,8 @@ fn wave_items(doc: &Doc, heading: usize, wave: usize) -> Vec<Item> {
     // Whether the last top-level item was a labelled one (its nested lines
     // are its own).
     let mut open = false;
+    // The header of the wave's first table of items, once read.
+    let mut tables: Option<&Vec<Cell>> = None;
     for b in doc.section(heading) {
         match &doc.blocks[b] {
             Block::Item { depth: 0, span, .. } => {
@@ -217,11 +219,25 @@ fn wave_items(doc: &Doc, heading: usize, wave: usize) -> Vec<Item> {
             Block::Heading { .. } => open = false,
             Block::Table { header, rows, .. } if out.is_empty() => {
                 out.extend(table_items(header, rows, b, wave));
+                tables = Some(header);
+            }
+            // The wave's tables one per part (`#### CORE`, `#### API`),
+            // each with the first one's id and task columns.
+            Block::Table { header, rows, .. }
+                if tables.is_some_and(|first| same_columns(first, header)) =>
+            {
+                out.extend(table_items(header, rows, b, wave));
             }
             _ => {}
         }
     }
     out
+}
+
+/// Whether a table's first two columns are named as another's.
+fn same_columns(first: &[Cell], header: &[Cell]) -> bool {
+    let names = |h: &[Cell]| -> Vec<String> { h.iter().take(2).map(|c| norm(&c.text)).collect() };
+    header.len() >= 2 && names(first) == names(header)
 }
 
 /// The rows of a wave's task table (`| Agent | Task | Duration |

@@ -111,6 +111,10 @@ fn node_name(p: &str) -> (String, Option<String>) {
             .trim_end_matches([']', ')', '}'])
             .trim_matches(|c| c == '"' || c == '(' || c == '[' || c == '{');
         let id = clean_name(&p[..open]);
+        // `T1_CORE[T1.CORE.*]`: every item whose id begins `T1.CORE.`.
+        if let Some(prefix) = inner.strip_suffix(".*").filter(|p| !p.is_empty()) {
+            return (id, Some(format!("{}.*", clean_name(prefix))));
+        }
         if !inner.is_empty() {
             return (id, Some(clean_name(inner)));
         }

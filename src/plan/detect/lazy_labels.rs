@@ -1,0 +1,99 @@
+//! Bold labels Markdown took into the list item above them. A label line
+//! written at the margin right under an item (`4. Parsers collapsed` /
+//! `**Files to touch**:`) is, to Markdown, more of that item's text; to
+//! its author it opens a part of its own, as it would after a blank line.
+//! Each such line becomes a paragraph of its own after the item, so the
+//! label ends the criteria before it (`**Success Criteria**:` … `**Plans**:`
+//! over the step's own checklist) wherever labels are read.
+
+use super::Block;
+
+/// The blocks with each item's label lines at the margin cut out of it,
+/// each a paragraph after the item.
+pub(super) fn split_lazy_labels(source: &str, blocks: Vec<Block>) -> Vec<Block> {
+    let mut out = Vec::with_capacity(blocks.len());
+    for mut block in blocks {
+        let Block::Item { text, span, .. } = &mut block else {
+            out.push(block);
+            continue;
+        };
+        let own = &source[span.clone()];
+        // Most items are one line: nothing to look at.
+        let Some(first_break) = own.find('\n') else {
+            out.push(block);
+            continue;
+        };
+        let mut at = span.start + first_break + 1;
+        let mut label = None;
+        for line in source[at..span.end].split_inclusive('\n') {
+            if let Some(key) = label_key(line) {
+                label = Some((at, key));
+                break;
+            }
+            at += line.len();
+        }
+        let Some((at, key)) = label else {
+            out.push(block);
+            continue;
+        };
+        // The label's words as the item's text holds them (its stars gone,
+        // its line joined with a space).
+        let Some(cut) = text.rfind(key).filter(|&c| c > 0) else {
+            out.push(block);
+            continue;
+        };
+        let end = span.end;
+        let lazy = &source[at..end];
+        // Only the label's own lines: nested items after it stay the item's.
+        let own_end = lazy
+            .split_inclusive('\n')
+            .take_while(|l| !l.trim().is_empty() && !l.starts_with([' ', '\t']))
+            .map(str::len)
+            .sum::<usize>();
+        let paragraph_end = at + lazy[..own_end].trim_end().len();
+        let paragraph = source[at..paragraph_end].replace("**", "");
+        text.truncate(cut);
+        let kept = text.trim_end().len();
+        text.truncate(kept);
+        if paragraph_end >= end.min(source.len()) || source[paragraph_end..end].trim().is_empty() {
+            span.end = at;
+        }
+        out.push(block);
+        out.push(Block::Paragraph {
+            text: paragraph,
+            span: at..paragraph_end,
+        });
+    }
+    out
+}
+
+/// The key of a bold label line at the margin (`**Files to touch**:`,
+/// `**Plans:** 15 plans`): a few words, no stars inside.
+fn label_key(line: &str) -> Option<&str> {
+    let inner = line.strip_prefix("**")?;
+    let close = inner.find("**")?;
+    let bold = &inner[..close];
+    let after = &inner[close + 2..];
+    let key = if let Some(k) = bold.strip_suffix(':') {
+        k
+    } else if after.starts_with(':') {
+        bold
+    } else {
+        return None;
+    };
+    let words = key.split_whitespace().count();
+    (words > 0 && words <= 4 && key.len() <= 40 && key.trim() == key).then_some(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_keys() {
+        assert_eq!(label_key("**Files to touch**:\n"), Some("Files to touch"));
+        assert_eq!(label_key("**Plans:** 15 plans"), Some("Plans"));
+        assert_eq!(label_key("**bold** words go on"), None);
+        assert_eq!(label_key("  **Plans**:"), None);
+    }
+}
