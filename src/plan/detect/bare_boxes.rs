@@ -51,6 +51,7 @@ fn boxed(line: &str) -> Option<(bool, &str)> {
 
 /// The blocks with boxed paragraph lines turned into items.
 pub(super) fn items_from_bare_boxes(source: &str, blocks: Vec<Block>) -> Vec<Block> {
+    let blocks = items_from_check_paragraphs(source, blocks);
     super::outline::blocks_in_paragraphs(source, blocks, |line, span| {
         boxed(line).map(|(ticked, rest)| Block::Item {
             text: rest.to_string(),
@@ -60,6 +61,59 @@ pub(super) fn items_from_bare_boxes(source: &str, blocks: Vec<Block>) -> Vec<Blo
             span,
         })
     })
+}
+
+/// A plan that draws its open boxes on lines of their own (`⬜ Audit`)
+/// draws its ticked ones with a check (`✅ Repository created`): a
+/// paragraph of two or more lines each led by one or the other is a
+/// checklist, each line an item.
+fn items_from_check_paragraphs(source: &str, blocks: Vec<Block>) -> Vec<Block> {
+    let draws_open = source.contains('⬜')
+        && source
+            .lines()
+            .any(|l| l.trim_start().starts_with('⬜') && matches!(boxed(l), Some((false, _))));
+    if !draws_open {
+        return blocks;
+    }
+    let mut out = Vec::with_capacity(blocks.len());
+    for b in blocks {
+        let Block::Paragraph { span, .. } = &b else {
+            out.push(b);
+            continue;
+        };
+        let text = &source[span.clone()];
+        let checklist = text.lines().count() >= 2
+            && text.lines().any(|l| checked_line(l).is_some())
+            && text.lines().all(|l| boxed(l).is_some() || checked_line(l).is_some());
+        if !checklist {
+            out.push(b);
+            continue;
+        }
+        let mut at = span.start;
+        for line in text.split_inclusive('\n') {
+            let line_span = at..at + line.trim_end().len();
+            at += line.len();
+            let Some((ticked, rest)) = boxed(line).or_else(|| checked_line(line).map(|r| (true, r)))
+            else {
+                continue;
+            };
+            out.push(Block::Item {
+                text: rest.to_string(),
+                checked: Some(ticked),
+                depth: 0,
+                code: Vec::new(),
+                span: line_span,
+            });
+        }
+    }
+    out
+}
+
+/// The text after the check leading a line (`✅ Repository created`).
+fn checked_line(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix('✅')?;
+    let rest = rest.trim_start_matches('\u{fe0f}').trim();
+    (!rest.is_empty()).then_some(rest)
 }
 
 /// Whether an item is marked finished without a box: its whole text struck
