@@ -271,6 +271,7 @@ fn parse_once(
     legend::mark_done_symbols(&mut masked);
     legend::mark_legend_boxes(&mut masked);
     legend::mark_symbol_boxes(&mut masked);
+    legend::mark_letter_ticks(&mut masked);
     let mut by_order = None;
     if any_bold_item {
         outline::unquote_boxes(&mut masked);
