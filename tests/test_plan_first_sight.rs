@@ -304,6 +304,16 @@ json_snapshots! {
     review14_numbered_notes => "first-sight-review14-numbered-notes",
     review14_gates_with_work => "first-sight-review14-gates-with-work",
     review14_status_heading_open => "first-sight-review14-status-heading-open",
+    margin_labels => "first-sight-margin-labels",
+    wave_part_tables => "first-sight-wave-part-tables",
+    check_lines => "first-sight-check-lines",
+    field_table => "first-sight-field-table",
+    letter_ticks => "first-sight-letter-ticks",
+    review15_rollback_table => "first-sight-review15-rollback-table",
+    review15_check_results => "first-sight-review15-check-results",
+    review15_field_table_other => "first-sight-review15-field-table-other",
+    review15_letter_tags => "first-sight-review15-letter-tags",
+    review15_group_node_picture => "first-sight-review15-group-node-picture",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3974,4 +3984,80 @@ fn the_review_of_the_cj_rounds_rules_reads_as_before() {
     assert_eq!(done(&v, 1), [false, false], "{v}");
     let (_, v, _) = json("first-sight-review14-status-heading-open");
     assert_eq!(done(&v, 0), [false, false], "{v}");
+}
+
+/// `**Plans**:` at the margin under the criteria opens the phase's own
+/// checklist: Phase 2, ticked in the index with a date, keeps its open
+/// plan line and stays open (it read done, its plan boxes taken for
+/// criteria). A note's label (`**Key risks**:`) stays with the criteria.
+#[test]
+fn a_label_at_the_margin_opens_a_part_of_its_own() {
+    let (status, v, _) = json("first-sight-margin-labels");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
+    assert!(codes(&v, "guesses").contains(&"reading::open_lines".to_string()));
+    let s = sprint(&v, 0, 1);
+    assert_eq!(exit_texts(s).len(), 3, "{v}");
+    assert_eq!(s["tasks"].as_array().map(Vec::len), Some(4), "{v}");
+}
+
+/// A wave's tables one per part (`#### CORE`, `#### API`) are all its
+/// items, and a graph node standing for a part (`T1_CORE[T1.CORE.*]`)
+/// orders every unit of it: the plan was refused.
+#[test]
+fn a_waves_tables_per_part_and_a_group_node_are_read() {
+    let (status, v, _) = json("first-sight-wave-part-tables");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 7, "{v}");
+    assert_eq!(deps(&v, 4), ["T0.1", "T0.2"], "{v}");
+    assert_eq!(
+        deps(&v, 6),
+        ["T1.CORE.1", "T1.CORE.2", "T1.API.1", "T1.API.2"],
+        "{v}"
+    );
+}
+
+/// Lines led by ✅ beside lines led by ⬜ are a checklist: Fase 0 is done
+/// by its ticks, Fase 1 open by its one open line.
+#[test]
+fn lines_led_by_checks_are_ticked_boxes() {
+    let (status, v, _) = json("first-sight-check-lines");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
+}
+
+/// A `| Field | Value |` table's `Status` row is its task's status.
+#[test]
+fn a_field_tables_status_row_is_the_steps_status() {
+    let (status, v, _) = json("first-sight-field-table");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
+}
+
+/// `- [v]` ticks its box as `- [x]` does.
+#[test]
+fn a_box_ticked_with_v_is_ticked() {
+    let (status, v, _) = json("first-sight-letter-ticks");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
+}
+
+/// What a review of the CK round's rules found read worse, each read now
+/// as before them: a wave's rollback table (no dependency column) is no
+/// work of the wave; `✅ 412/412 tests pass` beside plain numbered tasks
+/// is no box that ticks the step; a field table about another thing over
+/// plain tasks marks nothing; letter tags (`[B]`, `[V]`) are no ticks; an
+/// architecture picture with a group node is not read as the units' plan.
+#[test]
+fn the_review_of_the_ck_rounds_rules_reads_as_before() {
+    let (_, v, _) = json("first-sight-review15-rollback-table");
+    assert_eq!(units(&v), ["D1.1", "D1.2", "D2.1", "D2.2"], "{v}");
+    let (_, v, _) = json("first-sight-review15-check-results");
+    assert_eq!(done(&v, 0), [false, false, false], "{v}");
+    let (_, v, _) = json("first-sight-review15-field-table-other");
+    assert_eq!(done(&v, 0), [false, false], "{v}");
+    let (_, v, _) = json("first-sight-review15-letter-tags");
+    assert_eq!(done(&v, 0), [false, false, false], "{v}");
+    let (status, v, _) = json("first-sight-review15-group-node-picture");
+    assert_eq!(status, 0, "{v}");
 }

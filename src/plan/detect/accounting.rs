@@ -692,13 +692,11 @@ fn undo_done(
     for (&(u, k), &n) in open_in {
         let s = &mut units[u].sprints[k];
         if s.sprint.done.as_deref().is_some_and(|d| {
+            // The boxes are plan lines (the step's other lines are none).
             let ticked = ticked_in.get(&(u, k)).copied().unwrap_or(0);
-            // The boxes are plan lines; the step's other lines (the files
-            // it touches, its risks) are no boxes.
             let plans = s.sprint.tasks.iter().filter(|t| plan_file(t)).count();
             let kept = ticked > 0 && plans >= ticked + n;
-            let ticked = ticked > 0;
-            !(dated(d) && !kept || full_count(d) && ticked)
+            !(dated(d) && !kept || full_count(d) && ticked > 0)
         }) {
             s.sprint.done = None;
             undone.push((doc.line(s.span.start), s.sprint.name.clone(), n));

@@ -75,16 +75,33 @@ fn items_from_check_paragraphs(source: &str, blocks: Vec<Block>) -> Vec<Block> {
     if !draws_open {
         return blocks;
     }
+    // A section with plain items holds its work there: checks beside them
+    // report results or prerequisites (`✅ 412/412 tests pass`), no boxes.
+    let mut plain_items = vec![false; blocks.len()];
+    let mut start = 0;
+    for end in 0..=blocks.len() {
+        if end < blocks.len() && !matches!(blocks[end], Block::Heading { .. }) {
+            continue;
+        }
+        let plain = blocks[start..end]
+            .iter()
+            .any(|b| matches!(b, Block::Item { checked: None, .. }));
+        plain_items[start..end].fill(plain);
+        start = end + 1;
+    }
     let mut out = Vec::with_capacity(blocks.len());
-    for b in blocks {
+    for (i, b) in blocks.into_iter().enumerate() {
         let Block::Paragraph { span, .. } = &b else {
             out.push(b);
             continue;
         };
         let text = &source[span.clone()];
-        let checklist = text.lines().count() >= 2
+        let checklist = !plain_items[i]
+            && text.lines().count() >= 2
             && text.lines().any(|l| checked_line(l).is_some())
-            && text.lines().all(|l| boxed(l).is_some() || checked_line(l).is_some());
+            && text
+                .lines()
+                .all(|l| boxed(l).is_some() || checked_line(l).is_some());
         if !checklist {
             out.push(b);
             continue;
@@ -93,7 +110,8 @@ fn items_from_check_paragraphs(source: &str, blocks: Vec<Block>) -> Vec<Block> {
         for line in text.split_inclusive('\n') {
             let line_span = at..at + line.trim_end().len();
             at += line.len();
-            let Some((ticked, rest)) = boxed(line).or_else(|| checked_line(line).map(|r| (true, r)))
+            let Some((ticked, rest)) =
+                boxed(line).or_else(|| checked_line(line).map(|r| (true, r)))
             else {
                 continue;
             };

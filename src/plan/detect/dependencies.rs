@@ -70,7 +70,11 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
                 };
                 let nodes_of =
                     |n: &str| -> Vec<usize> { one(n).map_or_else(|| group(n), |u| vec![u]) };
-                let node = |n: &str, _: &[RawUnit]| nodes_of(n).first().copied();
+                // Whether a picture is a plan of the units is judged by
+                // the nodes that name one; a group orders what it names
+                // and, naming none yet, is no unknown unit.
+                let node = |n: &str, _: &[RawUnit]| one(n);
+                let group_node = |n: &str| n.ends_with('*');
                 let known = edges
                     .iter()
                     .filter(|(a, b)| node(a, units).is_some() || node(b, units).is_some())
@@ -126,6 +130,9 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
                                 units[t].deps.push((dep, span.clone()));
                             }
                         }
+                        continue;
+                    }
+                    if group_node(&from) || group_node(&to) {
                         continue;
                     }
                     match (froms.first().copied(), tos.first().copied()) {

@@ -6,6 +6,7 @@
 //! label ends the criteria before it (`**Success Criteria**:` … `**Plans**:`
 //! over the step's own checklist) wherever labels are read.
 
+use super::criteria_label::criteria_label;
 use super::Block;
 
 /// The blocks with each item's label lines at the margin cut out of it,
@@ -32,13 +33,13 @@ pub(super) fn split_lazy_labels(source: &str, blocks: Vec<Block>) -> Vec<Block> 
             }
             at += line.len();
         }
-        let Some((at, key)) = label else {
-            out.push(block);
-            continue;
-        };
-        // The label's words as the item's text holds them (its stars gone,
-        // its line joined with a space).
-        let Some(cut) = text.rfind(key).filter(|&c| c > 0) else {
+        // Only a label of criteria or of work (`**Plans**:`, `**Tasks**:`)
+        // opens a part: a note's label (`**Blocked by**:`, `**Why:**`,
+        // `**Risks**:`) stays with what it annotates.
+        let Some(at) = label
+            .filter(|(_, key)| criteria_label(key).is_some())
+            .map(|(at, _)| at)
+        else {
             out.push(block);
             continue;
         };
@@ -52,6 +53,19 @@ pub(super) fn split_lazy_labels(source: &str, blocks: Vec<Block>) -> Vec<Block> 
             .sum::<usize>();
         let paragraph_end = at + lazy[..own_end].trim_end().len();
         let paragraph = source[at..paragraph_end].replace("**", "");
+        // The label's lines as the item's text holds them (stars gone,
+        // lines joined with a space) end it; written otherwise (a link, a
+        // code span), the item is left whole.
+        let joined = paragraph.split_whitespace().collect::<Vec<_>>().join(" ");
+        let Some(cut) = text
+            .trim_end()
+            .strip_suffix(joined.as_str())
+            .map(str::len)
+            .filter(|&c| c > 0)
+        else {
+            out.push(block);
+            continue;
+        };
         text.truncate(cut);
         let kept = text.trim_end().len();
         text.truncate(kept);

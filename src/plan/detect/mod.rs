@@ -37,6 +37,7 @@ mod done_named;
 mod dropped;
 mod elsewhere;
 mod fences;
+mod field_table;
 mod gantt;
 mod group_items;
 mod guesses;

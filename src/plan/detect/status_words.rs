@@ -432,24 +432,17 @@ pub(crate) fn is_status_key(key: &str) -> bool {
         || k == "trạng thái"
 }
 
-/// The `Key: value` pairs of the paragraph and list-item lines in `blocks`,
-/// and the rows of their tables of two columns, a field and its value (`|
-/// **Status** | ✅ Done |` under `| Field | Value |`).
+/// The `Key: value` pairs of the paragraph and list-item lines in `blocks`.
 pub(super) fn labelled_lines<'d>(
     doc: &'d Doc,
     blocks: impl Iterator<Item = usize> + 'd,
 ) -> impl Iterator<Item = (&'d str, &'d str)> + 'd {
-    blocks.flat_map(|j| {
-        let (text, rows): (&str, &[super::Row]) = match &doc.blocks[j] {
-            Block::Paragraph { text, .. } | Block::Item { text, .. } => (text, &[]),
-            Block::Table { header, rows, .. } if header.len() == 2 => ("", rows),
-            _ => ("", &[]),
-        };
-        labels_in(text).chain(rows.iter().filter_map(|r| match r.cells.as_slice() {
-            [key, value] => Some((key.text.as_str(), value.text.as_str())),
+    blocks
+        .filter_map(|j| match &doc.blocks[j] {
+            Block::Paragraph { text, .. } | Block::Item { text, .. } => Some(text.as_str()),
             _ => None,
-        }))
-    })
+        })
+        .flat_map(labels_in)
 }
 
 /// The `Key: value` pairs of `text`, a value going on over the lines after

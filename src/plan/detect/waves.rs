@@ -222,7 +222,7 @@ fn wave_items(doc: &Doc, heading: usize, wave: usize) -> Vec<Item> {
                 tables = Some(header);
             }
             // The wave's tables one per part (`#### CORE`, `#### API`),
-            // each with the first one's id and task columns.
+            // each with the first one's columns.
             Block::Table { header, rows, .. }
                 if tables.is_some_and(|first| same_columns(first, header)) =>
             {
@@ -234,10 +234,14 @@ fn wave_items(doc: &Doc, heading: usize, wave: usize) -> Vec<Item> {
     out
 }
 
-/// Whether a table's first two columns are named as another's.
+/// Whether a table's first two columns are named as another's, and both
+/// have a column of their items' dependencies: a rollback, a check or a
+/// reference table beside them has none.
 fn same_columns(first: &[Cell], header: &[Cell]) -> bool {
-    let names = |h: &[Cell]| -> Vec<String> { h.iter().take(2).map(|c| norm(&c.text)).collect() };
-    header.len() >= 2 && names(first) == names(header)
+    let names = |h: &[Cell]| -> Vec<String> { h.iter().map(|c| norm(&c.text)).collect() };
+    let (a, b) = (names(first), names(header));
+    let deps = |n: &[String]| n.iter().skip(2).any(|c| c.starts_with("dep"));
+    deps(&a) && deps(&b) && a[..2] == b[..2]
 }
 
 /// The rows of a wave's task table (`| Agent | Task | Duration |
