@@ -18,8 +18,7 @@ use super::line_marks::ends_deferred;
 use super::line_marks::ends_marked;
 use super::line_marks::ends_pending;
 use super::line_marks::full_count;
-use super::line_marks::plan_file;
-use super::line_marks::{bold_label_says_done, bold_work_label, PENDING};
+use super::line_marks::{bold_label_says_done, bold_work_label, plan_boxes, PENDING};
 use super::*;
 use crate::plan::model::Tally;
 use crate::plan::model::TallyLine;
@@ -692,11 +691,10 @@ fn undo_done(
     for (&(u, k), &n) in open_in {
         let s = &mut units[u].sprints[k];
         if s.sprint.done.as_deref().is_some_and(|d| {
-            // The boxes are plan lines (the step's other lines are none).
-            let ticked = ticked_in.get(&(u, k)).copied().unwrap_or(0);
-            let plans = s.sprint.tasks.iter().filter(|t| plan_file(t)).count();
-            let kept = ticked > 0 && plans >= ticked + n;
-            !(dated(d) && !kept || full_count(d) && ticked > 0)
+            // More plan boxes than open lines: some plan box is ticked.
+            let plans = plan_boxes(&s.sprint.tasks);
+            let ticked = ticked_in.contains_key(&(u, k));
+            !(dated(d) && plans <= n || full_count(d) && ticked)
         }) {
             s.sprint.done = None;
             undone.push((doc.line(s.span.start), s.sprint.name.clone(), n));

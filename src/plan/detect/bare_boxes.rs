@@ -68,7 +68,8 @@ pub(super) fn items_from_bare_boxes(source: &str, blocks: Vec<Block>) -> Vec<Blo
 /// paragraph of two or more lines each led by one or the other is a
 /// checklist, each line an item.
 fn items_from_check_paragraphs(source: &str, blocks: Vec<Block>) -> Vec<Block> {
-    let draws_open = source.contains('⬜')
+    let draws_open = !source.is_ascii()
+        && source.contains('⬜')
         && source
             .lines()
             .any(|l| l.trim_start().starts_with('⬜') && matches!(boxed(l), Some((false, _))));
@@ -132,6 +133,43 @@ fn checked_line(line: &str) -> Option<&str> {
     let rest = line.trim_start().strip_prefix('✅')?;
     let rest = rest.trim_start_matches('\u{fe0f}').trim();
     (!rest.is_empty()).then_some(rest)
+}
+
+/// Boxes ticked with the letter v (`- [v] Login controller`), as plans in
+/// Korean and other languages tick by hand: ticked items. Not where other
+/// letters tag the items (`[B] backend`, `[V] visual`) or a legend gives
+/// `[v]` a meaning of its own.
+pub(super) fn tick_letter_boxes(source: &str, blocks: &mut [Block]) {
+    let ticked = |text: &str| text.starts_with("[v] ") || text.starts_with("[V] ");
+    let any = blocks
+        .iter()
+        .any(|b| matches!(b, Block::Item { text, checked: None, .. } if ticked(text)));
+    if !any {
+        return;
+    }
+    let b = source.as_bytes();
+    let tagged = source.match_indices('[').any(|(i, _)| {
+        b.get(i + 2) == Some(&b']')
+            && b.get(i + 1)
+                .is_some_and(|c| c.is_ascii_alphabetic() && !b"xXvV".contains(c))
+    });
+    let named = source.lines().any(|l| {
+        let t = l.trim_start();
+        (l.contains("[v]") || l.contains("[V]"))
+            && !t.starts_with(['-', '*', '+'])
+            && !t.starts_with(|c: char| c.is_ascii_digit())
+    });
+    if tagged || named {
+        return;
+    }
+    for block in blocks {
+        if let Block::Item { text, checked, .. } = block {
+            if checked.is_none() && ticked(text) {
+                *checked = Some(true);
+                text.drain(..4);
+            }
+        }
+    }
 }
 
 /// Whether an item is marked finished without a box: its whole text struck

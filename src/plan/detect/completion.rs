@@ -554,7 +554,6 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
     let (own, heading_status) = super::status_heading::own_blocks_and_status(doc, i);
     if let Some(v) = heading_status
         .into_iter()
-        .chain(super::field_table::field_status(doc, i))
         .chain(status_values(doc, own.clone()))
         .find(|v| status_says_done(v) || left_out(v))
     {

@@ -12,34 +12,40 @@ use super::Block;
 /// The blocks with each item's label lines at the margin cut out of it,
 /// each a paragraph after the item.
 pub(super) fn split_lazy_labels(source: &str, blocks: Vec<Block>) -> Vec<Block> {
-    let mut out = Vec::with_capacity(blocks.len());
-    for mut block in blocks {
-        let Block::Item { text, span, .. } = &mut block else {
-            out.push(block);
+    // Bold lines at the margin inside an item: the item's text then holds
+    // the label's colon, and most items hold none.
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    for (k, b) in blocks.iter().enumerate() {
+        let Block::Item { text, span, .. } = b else {
             continue;
         };
-        let own = &source[span.clone()];
-        // Most items are one line: nothing to look at.
-        let Some(first_break) = own.find('\n') else {
-            out.push(block);
+        if !text.contains(':') {
             continue;
-        };
-        let mut at = span.start + first_break + 1;
-        let mut label = None;
-        for line in source[at..span.end].split_inclusive('\n') {
-            if let Some(key) = label_key(line) {
-                label = Some((at, key));
-                break;
-            }
-            at += line.len();
         }
+        let own = source[span.clone()].as_bytes();
+        let Some(p) = own.windows(3).position(|w| w == b"\n**") else {
+            continue;
+        };
+        let at = span.start + p + 1;
+        let line = source[at..span.end].split('\n').next().unwrap_or_default();
         // Only a label of criteria or of work (`**Plans**:`, `**Tasks**:`)
         // opens a part: a note's label (`**Blocked by**:`, `**Why:**`,
         // `**Risks**:`) stays with what it annotates.
-        let Some(at) = label
-            .filter(|(_, key)| criteria_label(key).is_some())
-            .map(|(at, _)| at)
-        else {
+        if label_key(line).is_some_and(|key| criteria_label(key).is_some()) {
+            found.push((k, at));
+        }
+    }
+    if found.is_empty() {
+        return blocks;
+    }
+    let mut out = Vec::with_capacity(blocks.len() + found.len());
+    let mut next = found.into_iter().peekable();
+    for (k, mut block) in blocks.into_iter().enumerate() {
+        let Some((_, at)) = next.next_if(|&(f, _)| f == k) else {
+            out.push(block);
+            continue;
+        };
+        let Block::Item { text, span, .. } = &mut block else {
             out.push(block);
             continue;
         };

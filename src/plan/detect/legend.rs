@@ -241,58 +241,6 @@ pub(super) fn mark_symbol_boxes(masked: &mut String) {
     }
 }
 
-/// A box ticked with the letter v (`- [v] Login controller`), as plans
-/// in Korean and others tick by hand: written `[x]` in the masked text.
-pub(super) fn mark_letter_ticks(masked: &mut String) {
-    if !masked.contains("[v] ") && !masked.contains("[V] ") {
-        return;
-    }
-    // Letters that tag the items (`[B] backend`, `[V] visual`), or a
-    // legend giving `[v]` a meaning of its own: no ticks.
-    let tagged = masked.match_indices('[').any(|(i, _)| {
-        let b = masked.as_bytes();
-        b.get(i + 2) == Some(&b']')
-            && b.get(i + 1)
-                .is_some_and(|c| c.is_ascii_alphabetic() && !b"xXvV".contains(c))
-    });
-    let named = masked.lines().any(|l| {
-        let t = l.trim_start();
-        (l.contains("[v]") || l.contains("[V]"))
-            && !t.starts_with(['-', '*', '+'])
-            && !t.starts_with(|c: char| c.is_ascii_digit())
-    });
-    if tagged || named {
-        return;
-    }
-    let mut ticks = Vec::new();
-    let mut fence = false;
-    for (at, line) in line_starts(masked) {
-        let t = line.trim_start();
-        if t.starts_with("```") || t.starts_with("~~~") {
-            fence = !fence;
-        }
-        if fence {
-            continue;
-        }
-        let digits = t.bytes().take_while(u8::is_ascii_digit).count();
-        let after = t.strip_prefix(['-', '*', '+']).or_else(|| {
-            (digits > 0)
-                .then(|| t[digits..].strip_prefix(['.', ')']))
-                .flatten()
-        });
-        let Some(rest) = after.filter(|r| r.starts_with(' ')) else {
-            continue;
-        };
-        let rest = rest.trim_start();
-        if rest.starts_with("[v] ") || rest.starts_with("[V] ") {
-            ticks.push(at + (line.len() - rest.len()) + 1);
-        }
-    }
-    for at in ticks {
-        masked.replace_range(at..at + 1, "x");
-    }
-}
-
 /// Each line of the text and the offset it starts at.
 fn line_starts(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.split_inclusive('\n').scan(0, |at, line| {

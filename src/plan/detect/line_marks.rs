@@ -165,6 +165,17 @@ pub(super) fn dated(done: &str) -> bool {
         .any(|m| lower.contains(m))
 }
 
+/// How many of a step's task lines are its roadmap's plan boxes
+/// (`22-01-PLAN.md — …`), its count of plans (`2 plans`) not one.
+pub(super) fn plan_boxes(tasks: &[String]) -> usize {
+    let count = |t: &str| {
+        t.split_whitespace()
+            .nth(1)
+            .is_some_and(|w| w.starts_with("plan"))
+    };
+    tasks.iter().filter(|t| plan_file(t) && !count(t)).count()
+}
+
 /// A roadmap's plan line (`22-01-PLAN.md — Common library`, `07-01: TBD`)
 /// or its count of plans (`1/2 plans executed`).
 pub(super) fn plan_file(task: &str) -> bool {

@@ -272,7 +272,6 @@ fn parse_once(
     legend::mark_done_symbols(&mut masked);
     legend::mark_legend_boxes(&mut masked);
     legend::mark_symbol_boxes(&mut masked);
-    legend::mark_letter_ticks(&mut masked);
     let mut by_order = None;
     if any_bold_item {
         outline::unquote_boxes(&mut masked);
@@ -282,6 +281,7 @@ fn parse_once(
         lazy_labels::split_lazy_labels(&masked, blocks(&masked)),
         sentence_legend.as_ref(),
     );
+    bare_boxes::tick_letter_boxes(&masked, &mut blocks);
     // A checklist tree read as the steps (boxed items over boxed tasks)
     // says more than numbered bold notes elsewhere (`1. **After each
     // sub-task:** tick it`): those stay notes.

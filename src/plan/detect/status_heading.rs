@@ -8,7 +8,8 @@ use super::status_words::split_label;
 use super::*;
 
 /// The blocks of step heading `i`'s own text, read through a status
-/// heading that opens it and says done, and the status it gives.
+/// heading that opens it and says done, and the status it gives (or, with
+/// no such heading, the status its table of fields gives).
 pub(super) fn own_blocks_and_status<'d>(
     doc: &'d Doc,
     i: usize,
@@ -17,15 +18,16 @@ pub(super) fn own_blocks_and_status<'d>(
     let Some((level, _, _)) = doc.heading(i) else {
         return (own, None);
     };
-    // The heading that opens the step's text, one level or more below it.
+    // The heading that opens the step's text, one level or more below it;
+    // or else a table of its fields (`| **Status** | ✅ Done |`).
     let Some((sub, text, _)) = doc
         .heading(own.end)
         .filter(|_| own.end < doc.section_end[i])
     else {
-        return (own, None);
+        return (own, super::field_table::field_status(doc, i));
     };
     let Some(status) = field_status(text).filter(|_| sub > level) else {
-        return (own, None);
+        return (own, super::field_table::field_status(doc, i));
     };
     // A status that is not done (`In Progress`, `Blocked`) keeps the
     // step's own text to itself: ticks under it do not outvote it.
