@@ -12,17 +12,22 @@ use super::Block;
 /// The blocks with each item's label lines at the margin cut out of it,
 /// each a paragraph after the item.
 pub(super) fn split_lazy_labels(source: &str, blocks: Vec<Block>) -> Vec<Block> {
-    // Bold lines at the margin inside an item: the item's text then holds
-    // the label's colon, and most items hold none.
+    // Bold lines at the margin inside an item's own lines (before the
+    // items nested in it): most items are one line, and cost a look at it.
     let mut found: Vec<(usize, usize)> = Vec::new();
     for (k, b) in blocks.iter().enumerate() {
-        let Block::Item { text, span, .. } = b else {
+        let Block::Item { span, .. } = b else {
             continue;
         };
-        if !text.contains(':') {
+        let end = blocks
+            .get(k + 1)
+            .map_or(span.end, |n| n.span().start.min(span.end));
+        let own = source[span.start..end.max(span.start)]
+            .trim_end()
+            .as_bytes();
+        if !own.contains(&b'\n') {
             continue;
         }
-        let own = source[span.clone()].as_bytes();
         let Some(p) = own.windows(3).position(|w| w == b"\n**") else {
             continue;
         };
