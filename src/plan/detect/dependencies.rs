@@ -136,7 +136,6 @@ pub(super) fn detect_graph_edges(doc: &Doc, units: &mut [RawUnit], problems: &mu
                         continue;
                     }
                     match (froms.first().copied(), tos.first().copied()) {
-                        (Some(_), Some(_)) => {}
                         // ASCII art carries notes between its arrows; only
                         // a mermaid graph's nodes must all be units.
                         _ if !mermaid => {}

@@ -11,7 +11,7 @@ use super::Block;
 use super::Doc;
 
 /// The status the table opening heading `i`'s text gives, if it is one.
-pub(super) fn field_status<'d>(doc: &'d Doc, i: usize) -> Option<&'d str> {
+pub(super) fn table_status<'d>(doc: &'d Doc, i: usize) -> Option<&'d str> {
     let own = doc.own_blocks(i);
     let Block::Table { header, rows, .. } =
         doc.blocks.get(own.start).filter(|_| !own.is_empty())?

@@ -1,10 +1,11 @@
 //! Bold labels Markdown took into the list item above them. A label line
 //! written at the margin right under an item (`4. Parsers collapsed` /
-//! `**Files to touch**:`) is, to Markdown, more of that item's text; to
-//! its author it opens a part of its own, as it would after a blank line.
-//! Each such line becomes a paragraph of its own after the item, so the
-//! label ends the criteria before it (`**Success Criteria**:` … `**Plans**:`
-//! over the step's own checklist) wherever labels are read.
+//! `**Plans**: 15 plans`) is, to Markdown, more of that item's text; to its
+//! author it opens a part of its own, as it would after a blank line. Such
+//! a line naming criteria or work becomes a paragraph of its own after the
+//! item, so the label ends the criteria before it (`**Success Criteria**:`
+//! … `**Plans**:` over the step's own checklist) wherever labels are read;
+//! a note's label (`**Blocked by**:`) stays with what it annotates.
 
 use super::criteria_label::criteria_label;
 use super::Block;
@@ -80,7 +81,7 @@ pub(super) fn split_lazy_labels(source: &str, blocks: Vec<Block>) -> Vec<Block> 
         text.truncate(cut);
         let kept = text.trim_end().len();
         text.truncate(kept);
-        if paragraph_end >= end.min(source.len()) || source[paragraph_end..end].trim().is_empty() {
+        if source[paragraph_end..end].trim().is_empty() {
             span.end = at;
         }
         out.push(block);
@@ -92,8 +93,8 @@ pub(super) fn split_lazy_labels(source: &str, blocks: Vec<Block>) -> Vec<Block> 
     out
 }
 
-/// The key of a bold label line at the margin (`**Files to touch**:`,
-/// `**Plans:** 15 plans`): a few words, no stars inside.
+/// The key of a bold label line at the margin (`**Tasks**:`, `**Plans:**
+/// 15 plans`): a few words, no stars inside.
 fn label_key(line: &str) -> Option<&str> {
     let inner = line.strip_prefix("**")?;
     let close = inner.find("**")?;

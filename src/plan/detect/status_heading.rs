@@ -24,10 +24,10 @@ pub(super) fn own_blocks_and_status<'d>(
         .heading(own.end)
         .filter(|_| own.end < doc.section_end[i])
     else {
-        return (own, super::field_table::field_status(doc, i));
+        return (own, super::field_table::table_status(doc, i));
     };
     let Some(status) = field_status(text).filter(|_| sub > level) else {
-        return (own, super::field_table::field_status(doc, i));
+        return (own, super::field_table::table_status(doc, i));
     };
     // A status that is not done (`In Progress`, `Blocked`) keeps the
     // step's own text to itself: ticks under it do not outvote it.

@@ -193,7 +193,7 @@ fn wave_items(doc: &Doc, heading: usize, wave: usize) -> Vec<Item> {
     // are its own).
     let mut open = false;
     // The header of the wave's first table of items, once read.
-    let mut tables: Option<&Vec<Cell>> = None;
+    let mut first_header: Option<&Vec<Cell>> = None;
     for b in doc.section(heading) {
         match &doc.blocks[b] {
             Block::Item { depth: 0, span, .. } => {
@@ -219,12 +219,12 @@ fn wave_items(doc: &Doc, heading: usize, wave: usize) -> Vec<Item> {
             Block::Heading { .. } => open = false,
             Block::Table { header, rows, .. } if out.is_empty() => {
                 out.extend(table_items(header, rows, b, wave));
-                tables = Some(header);
+                first_header = Some(header);
             }
             // The wave's tables one per part (`#### CORE`, `#### API`),
             // each with the first one's columns.
             Block::Table { header, rows, .. }
-                if tables.is_some_and(|first| same_columns(first, header)) =>
+                if first_header.is_some_and(|first| same_columns(first, header)) =>
             {
                 out.extend(table_items(header, rows, b, wave));
             }
