@@ -6,7 +6,7 @@
 //! package, a previous release), and plain items under it are work no
 //! mark covers.
 
-use super::status_words::is_status_key;
+use super::status_words::is_bare_status_key;
 use super::Block;
 use super::Doc;
 
@@ -29,9 +29,8 @@ pub(super) fn table_status<'d>(doc: &'d Doc, i: usize) -> Option<&'d str> {
     }
     rows.iter().find_map(|r| match r.cells.as_slice() {
         [key, value] => {
-            let key = key.text.trim().trim_matches('*').trim();
-            let one_word = key.split_whitespace().count() == 1 || key == "trạng thái";
-            (one_word && is_status_key(key)).then(|| value.text.trim())
+            let key = key.text.trim().trim_matches('*');
+            is_bare_status_key(key).then(|| value.text.trim())
         }
         _ => None,
     })

@@ -7,7 +7,7 @@
 //! … `**Plans**:` over the step's own checklist) wherever labels are read;
 //! a note's label (`**Blocked by**:`) stays with what it annotates.
 
-use super::criteria_label::criteria_label;
+use super::criteria::label_line;
 use super::Block;
 
 /// The blocks with each item's label lines at the margin cut out of it,
@@ -37,7 +37,7 @@ pub(super) fn split_lazy_labels(source: &str, blocks: Vec<Block>) -> Vec<Block> 
         // Only a label of criteria or of work (`**Plans**:`, `**Tasks**:`)
         // opens a part: a note's label (`**Blocked by**:`, `**Why:**`,
         // `**Risks**:`) stays with what it annotates.
-        if label_key(line).is_some_and(|key| criteria_label(key).is_some()) {
+        if line.starts_with("**") && label_line(&line.replace("**", "")).is_some() {
             found.push((k, at));
         }
     }
@@ -91,35 +91,4 @@ pub(super) fn split_lazy_labels(source: &str, blocks: Vec<Block>) -> Vec<Block> 
         });
     }
     out
-}
-
-/// The key of a bold label line at the margin (`**Tasks**:`, `**Plans:**
-/// 15 plans`): a few words, no stars inside.
-fn label_key(line: &str) -> Option<&str> {
-    let inner = line.strip_prefix("**")?;
-    let close = inner.find("**")?;
-    let bold = &inner[..close];
-    let after = &inner[close + 2..];
-    let key = if let Some(k) = bold.strip_suffix(':') {
-        k
-    } else if after.starts_with(':') {
-        bold
-    } else {
-        return None;
-    };
-    let words = key.split_whitespace().count();
-    (words > 0 && words <= 4 && key.len() <= 40 && key.trim() == key).then_some(key)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn label_keys() {
-        assert_eq!(label_key("**Files to touch**:\n"), Some("Files to touch"));
-        assert_eq!(label_key("**Plans:** 15 plans"), Some("Plans"));
-        assert_eq!(label_key("**bold** words go on"), None);
-        assert_eq!(label_key("  **Plans**:"), None);
-    }
 }

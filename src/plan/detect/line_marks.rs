@@ -165,19 +165,13 @@ pub(super) fn dated(done: &str) -> bool {
         .any(|m| lower.contains(m))
 }
 
-/// How many of a step's task lines are its roadmap's plan boxes
-/// (`22-01-PLAN.md — …`), its count of plans (`2 plans`) not one.
+/// How many of a step's task lines are its roadmap's plan boxes.
 pub(super) fn plan_boxes(tasks: &[String]) -> usize {
-    let count = |t: &str| {
-        t.split_whitespace()
-            .nth(1)
-            .is_some_and(|w| w.starts_with("plan"))
-    };
-    tasks.iter().filter(|t| plan_file(t) && !count(t)).count()
+    tasks.iter().filter(|t| plan_file(t)).count()
 }
 
-/// A roadmap's plan line (`22-01-PLAN.md — Common library`, `07-01: TBD`)
-/// or its count of plans (`1/2 plans executed`).
+/// A roadmap's plan line (`22-01-PLAN.md — Common library`, `07-01: TBD`),
+/// not its count of plans (`2 plans`, `1/2 plans executed`).
 pub(super) fn plan_file(task: &str) -> bool {
     let t = task.trim_start();
     if t.contains("-PLAN.md") {
@@ -194,10 +188,5 @@ pub(super) fn plan_file(task: &str) -> bool {
         let d = r.bytes().take_while(u8::is_ascii_digit).count();
         d == 2 && !r[d..].starts_with(|c: char| c.is_alphanumeric() || c == '-')
     });
-    // `1/2 plans executed`: the phase's count of its plans.
-    let count = t
-        .bytes()
-        .take_while(|b| b.is_ascii_digit() || *b == b'/')
-        .count();
-    (1..=3).contains(&whole) && plan || count > 0 && t[count..].trim_start().starts_with("plan")
+    (1..=3).contains(&whole) && plan
 }

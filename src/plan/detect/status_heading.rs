@@ -20,13 +20,11 @@ pub(super) fn own_blocks_and_status<'d>(
     };
     // The heading that opens the step's text, one level or more below it;
     // or else a table of its fields (`| **Status** | ✅ Done |`).
-    let Some((sub, text, _)) = doc
+    let heading = doc
         .heading(own.end)
-        .filter(|_| own.end < doc.section_end[i])
-    else {
-        return (own, super::field_table::table_status(doc, i));
-    };
-    let Some(status) = field_status(text).filter(|_| sub > level) else {
+        .filter(|&(sub, _, _)| own.end < doc.section_end[i] && sub > level)
+        .and_then(|(_, text, _)| field_status(text));
+    let Some(status) = heading else {
         return (own, super::field_table::table_status(doc, i));
     };
     // A status that is not done (`In Progress`, `Blocked`) keeps the

@@ -428,8 +428,17 @@ pub(crate) fn is_status_key(key: &str) -> bool {
     ]
     .contains(&first)
         && k.split_whitespace().count() <= 2
-        // Vietnamese writes its one word in two syllables.
-        || k == "trạng thái"
+        || k == TRANG_THAI
+}
+
+/// Vietnamese writes its one word for status in two syllables.
+const TRANG_THAI: &str = "trạng thái";
+
+/// A status key alone, with no word of its own after it (`Status`, not
+/// `Status page` or `Status M1`).
+pub(super) fn is_bare_status_key(key: &str) -> bool {
+    let k = norm(key);
+    k == TRANG_THAI || !k.contains(' ') && is_status_key(&k)
 }
 
 /// The `Key: value` pairs of the paragraph and list-item lines in `blocks`.
