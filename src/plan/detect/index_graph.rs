@@ -123,10 +123,26 @@ pub(super) fn from_index_table(
     use super::dependency_lines::{at_once, earlier, referenced_numbers};
     let numbers = super::sprint_graph::whole_numbers(&unit.sprints)?;
     let position = |n: u32| numbers.iter().position(|&m| m == n);
-    doc.blocks.iter().find_map(|b| {
+    // The steps' own sections: a table in one of them (`| 001 | Scaffold
+    // … | none |` under `### Phase 1`) is that step's, not a summary of
+    // the steps.
+    let sections: Vec<std::ops::Range<usize>> = unit
+        .sprints
+        .iter()
+        .filter_map(|s| {
+            let h = doc
+                .blocks
+                .partition_point(|b| b.span().start < s.span.start);
+            matches!(doc.blocks.get(h), Some(Block::Heading { .. })).then(|| h..doc.section_end[h])
+        })
+        .collect();
+    doc.blocks.iter().enumerate().find_map(|(k, b)| {
         let Block::Table { header, rows, .. } = b else {
             return None;
         };
+        if sections.iter().any(|s| s.contains(&k)) {
+            return None;
+        }
         let col = super::column(header, DEPENDENCY_COLUMNS)?;
         // (the row's step, what its cell names; None when it names no step)
         let mut named: Vec<(u32, Option<Vec<u32>>)> = Vec::with_capacity(rows.len());

@@ -56,6 +56,8 @@ const WORDS: &[(&str, &str)] = &[
     ("krok", "Step"),
     ("tydzień", "Week"),
     ("aşama", "Stage"),
+    ("faz", "Phase"),
+    ("adım", "Step"),
     ("adım", "Step"),
     ("hafta", "Week"),
     ("tahap", "Stage"),
@@ -330,11 +332,27 @@ pub(crate) fn column_step_word(header: &str) -> Option<&'static str> {
         ("ticket", "Ticket"),
         ("issue", "Issue"),
     ];
+    // Words that make the column a count of the work (`Task count`,
+    // `Görev Sayısı`), not the work.
+    const COUNTS: &[&str] = &[
+        "count",
+        "total",
+        "sayısı",
+        "anzahl",
+        "数",
+        "개수",
+        "количество",
+        "jumlah",
+    ];
     let lower = header.trim().trim_matches(['*', '`']).trim().to_lowercase();
     ENGLISH.iter().chain(WORDS).find_map(|(word, english)| {
         let rest = lower.strip_prefix(word)?;
         // The whole word: `Fase Proyek`, not `Fases` or `Phaseout`.
-        (!rest.starts_with(char::is_alphanumeric)).then_some(*english)
+        let counted = || {
+            let rest = rest.trim_start_matches([' ', '(', '#']);
+            COUNTS.iter().any(|c| rest.starts_with(c))
+        };
+        (!rest.starts_with(char::is_alphanumeric) && !counted()).then_some(*english)
     })
 }
 

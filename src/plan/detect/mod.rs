@@ -69,6 +69,7 @@ mod section_steps;
 mod section_units;
 mod series_tail;
 mod short_find;
+mod shortcodes;
 mod sprint_graph;
 mod sprint_table;
 mod sprint_text;
@@ -269,6 +270,7 @@ fn parse_once(
     if masked.starts_with('\u{feff}') {
         masked.replace_range(..3, "   ");
     }
+    shortcodes::draw_state_shortcodes(&mut masked);
     legend::mark_done_symbols(&mut masked);
     legend::mark_legend_boxes(&mut masked);
     legend::mark_symbol_boxes(&mut masked);

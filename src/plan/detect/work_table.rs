@@ -412,10 +412,19 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
         );
         out.push(RawSprint { id, span, sprint });
     }
+    // Rows keyed by their work (`| 010 | ThreePaneLayout … | 001-003 |`,
+    // the key column `Task`) wait for one another by the ids beside it.
+    let id_col = waits_col
+        .filter(|_| one_per_row)
+        .and_then(|wc| id_column(header, &rows, wc, least))
+        .filter(|&c| c != key_col && !is_id(&groups[0].key));
     let waits = waits_col.map(|wc| {
         groups
             .iter()
-            .map(|g| (g.key.clone(), g.rows.iter().map(|r| text(r, wc)).collect()))
+            .map(|g| {
+                let key = id_col.map_or_else(|| g.key.clone(), |c| text(g.rows[0], c));
+                (key, g.rows.iter().map(|r| text(r, wc)).collect())
+            })
             .collect()
     });
     let column = |c: usize| cell_text(&header[c].text).to_lowercase();
@@ -564,10 +573,19 @@ fn dependencies(
                         continue;
                     }
                     // `TASK-001 ~ TASK-011`: every row from one to the other.
-                    let range = ["~", "〜", "–", "—", " to ", ".."].iter().find_map(|sep| {
-                        let (a, b) = word.split_once(sep)?;
-                        Some((find(a)?, find(b)?))
-                    });
+                    let range = ["~", "〜", "–", "—", " to ", ".."]
+                        .iter()
+                        .find_map(|sep| {
+                            let (a, b) = word.split_once(sep)?;
+                            Some((find(a)?, find(b)?))
+                        })
+                        // `001-003`: a hyphen between two keys, where the
+                        // whole is no key (`TASK-001`) of its own.
+                        .or_else(|| {
+                            let (a, b) = word.split_once('-')?;
+                            find(word).is_none().then_some(())?;
+                            Some((find(a)?, find(b)?))
+                        });
                     // `010 shared output dispatcher`: a key opening a note;
                     // `Needs 1.1`: one after a word.
                     let words = || word.split_whitespace();
