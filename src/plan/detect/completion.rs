@@ -294,6 +294,51 @@ pub(super) fn open_in_done(doc: &Doc, units: &[RawUnit]) -> Vec<((usize, usize),
     out
 }
 
+/// A status table whose every row says done (`| P1-001 | … | ✅ DONE |`);
+/// the column in the plan's language (`状態`, `Estado`).
+fn status_table_done(header: &[Cell], rows: &[Row]) -> bool {
+    let Some(col) = status_column(header) else {
+        return false;
+    };
+    // A closing `| **Total** | **31** | **31/31 DONE** |` sums the rows.
+    let rows = match rows.split_last() {
+        Some((last, rest))
+            if last
+                .cells
+                .first()
+                .is_some_and(|c| super::work_table::totals_word(&c.text)) =>
+        {
+            rest
+        }
+        _ => rows,
+    };
+    !rows.is_empty()
+        && rows.iter().all(|r| {
+            r.cells.get(col).is_some_and(|c| {
+                status_says_done(&c.text) || matches!(norm(&c.text).as_str(), "done" | "yes")
+            })
+        })
+}
+
+/// Whether the subsection of heading `j` holds status tables, each with
+/// every row done, and no other work (an item, a box).
+fn leaf_tables_done(doc: &Doc, j: usize) -> bool {
+    let mut tables = 0;
+    for k in doc.own_blocks(j) {
+        match &doc.blocks[k] {
+            Block::Table { header, rows, .. } => {
+                if !status_table_done(header, rows) {
+                    return false;
+                }
+                tables += 1;
+            }
+            Block::Item { .. } => return false,
+            _ => {}
+        }
+    }
+    tables > 0
+}
+
 /// Rows of status tables in the section of heading `i` whose status says
 /// the work is still to do (`| 6.6 | examples/webshell | 📋 待实现 |` under
 /// `### Phase 6 ✅`): open work of that sprint, as an open box is.
@@ -608,17 +653,7 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
                 continue;
             }
         }
-        // The column in the plan's language (`状態`, `Estado`).
-        let Some(col) = status_column(header) else {
-            continue;
-        };
-        let all_done = !rows.is_empty()
-            && rows.iter().all(|r| {
-                r.cells.get(col).is_some_and(|c| {
-                    status_says_done(&c.text) || matches!(norm(&c.text).as_str(), "done" | "yes")
-                })
-            });
-        if all_done {
+        if status_table_done(header, rows) {
             return Some(format!(
                 "marked complete in the plan (all {} rows of its status table done)",
                 rows.len()
@@ -626,7 +661,9 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
         }
     }
     // Every innermost subsection marked done (`#### 1.1 Models ✅
-    // Completed`, …): the sprint is done, whatever a stray box says.
+    // Completed`, …, or its table's every row `✅ DONE`): the sprint is
+    // done, whatever a stray box says. A subsection of criteria (`###
+    // Phase 2 Sign-off Checklist`) checks the work and is no part of it.
     let mut leaves = 0;
     let mut all_marked = true;
     for j in doc.section(i) {
@@ -636,8 +673,12 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
         if doc.own_blocks(j).end < doc.section_end[j] {
             continue; // holds subsections: not a leaf
         }
+        if matches!(criteria_label(text), Some(Label::Exit | Label::Entry)) {
+            continue;
+        }
         leaves += 1;
-        all_marked &= strip_done_marks(text).1 && !decorated(doc, j);
+        all_marked &= strip_done_marks(text).1 && !decorated(doc, j)
+            || leaf_tables_done(doc, j);
         if !all_marked {
             break;
         }

@@ -52,6 +52,10 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
         | "dod"
         | "execute"
         | "exit gate"
+        | "sign-off"
+        | "sign-off checklist"
+        | "sign-off criteria"
+        | "signoff checklist"
         | "exit" => Label::Exit,
         // The same labels in other languages.
         "完成标准"
@@ -171,9 +175,12 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
             let other = || {
                 t.starts_with(['к', 'c', 'a']) && OTHER_LANGUAGES.iter().any(|p| t.starts_with(p))
             };
+            // `Phase 2 Sign-off Checklist`: the step's own checks.
+            const SIGN_OFF: &[&str] = &[" sign-off checklist", " sign-off criteria"];
             if EXIT_PREFIXES.iter().any(|p| t.starts_with(p))
                 || other()
                 || EXIT_ENDINGS.iter().any(|e| t.ends_with(e))
+                || SIGN_OFF.iter().any(|e| t.ends_with(e))
             {
                 Label::Exit
             } else if ENTRY_PREFIXES.iter().any(|p| t.starts_with(p)) {

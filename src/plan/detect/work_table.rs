@@ -55,8 +55,7 @@ fn totals_row(row: &Row) -> bool {
     let Some(first) = row.cells.first() else {
         return false;
     };
-    let word = cell_text(&first.text).to_lowercase();
-    if !TOTALS.contains(&word.as_str()) {
+    if !totals_word(&first.text) {
         return false;
     }
     first.text.contains("**")
@@ -65,6 +64,11 @@ fn totals_row(row: &Row) -> bool {
                 .chars()
                 .all(|ch| !ch.is_alphabetic() || matches!(ch, 'h' | 'd' | 'w'))
         })
+}
+
+/// Whether a cell is a word of totals (`Total`, `**Summe**`, `合计`).
+pub(super) fn totals_word(cell: &str) -> bool {
+    TOTALS.contains(&cell_text(cell).to_lowercase().as_str())
 }
 
 /// Words of a table's closing row that sums the others, in the plans'
