@@ -84,6 +84,7 @@ mod step_labels;
 mod steps;
 mod story;
 mod stream_units;
+mod table_graph;
 mod task_list;
 mod task_types;
 mod template;

@@ -41,6 +41,8 @@ pub(super) struct TableWork {
     /// table has a dependency column: resolved once every table of the
     /// work is read, as a row may wait for a row of another phase's table.
     waits: Option<Vec<(String, Vec<String>)>>,
+    /// Per step, its key cell (`0` under `| Faz |`).
+    row_keys: Vec<String>,
 }
 
 /// The steps of the first table in `scope` that reads as two or more, and
@@ -123,11 +125,19 @@ pub(super) fn table_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> TableWo
             _ => None,
         };
         work.sprints.extend(more.sprints);
+        work.row_keys.extend(more.row_keys);
     }
     work.deps = work
         .waits
         .as_deref()
         .and_then(|waits| dependencies(waits, &work.sprints));
+    // No dependency column: a graph of the steps, named as the rows are.
+    if work.deps.is_none() && work.stepped {
+        work.deps = super::table_graph::waits_from_graph(doc, &work.row_keys).map(|waits| {
+            let name = |j: &usize| work.sprints[*j].sprint.name.clone();
+            waits.iter().map(|w| w.iter().map(name).collect()).collect()
+        });
+    }
     for (k, s) in work.sprints.iter_mut().enumerate() {
         s.id = SprintId::whole(k as u32 + 1);
         s.sprint.id = s.id.clone();
@@ -443,6 +453,7 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
         shape,
         stepped,
         waits,
+        row_keys: groups.iter().map(|g| g.key.clone()).collect(),
     }
 }
 

@@ -51,7 +51,8 @@ pub(in crate::plan::detect) fn arrow_edges(text: &str) -> Vec<(String, String)> 
                 } else {
                     p
                 };
-                p.split(" & ")
+                joined_nodes(p)
+                    .into_iter()
                     .map(|p| {
                         let (id, label) = node_name(p.trim_matches(art));
                         match label {
@@ -121,4 +122,27 @@ fn node_name(p: &str) -> (String, Option<String>) {
         return (id, None);
     }
     (clean_name(p), None)
+}
+
+/// The nodes `A & B` joins, split only outside a node's label: `F4[API &
+/// Auth]` is one node.
+fn joined_nodes(p: &str) -> Vec<&str> {
+    if !p.contains(" & ") {
+        return vec![p];
+    }
+    let mut out = Vec::new();
+    let (mut depth, mut from) = (0i32, 0);
+    for (at, c) in p.char_indices() {
+        match c {
+            '[' | '(' | '{' => depth += 1,
+            ']' | ')' | '}' => depth -= 1,
+            '&' if depth <= 0 && p[..at].ends_with(' ') && p[at + 1..].starts_with(' ') => {
+                out.push(p[from..at - 1].trim_end());
+                from = at + 2;
+            }
+            _ => {}
+        }
+    }
+    out.push(&p[from..]);
+    out
 }
