@@ -314,6 +314,12 @@ json_snapshots! {
     review15_field_table_other => "first-sight-review15-field-table-other",
     review15_letter_tags => "first-sight-review15-letter-tags",
     review15_group_node_picture => "first-sight-review15-group-node-picture",
+    state_shortcodes => "first-sight-state-shortcodes",
+    status_table_leaves => "first-sight-status-table-leaves",
+    table_graph => "first-sight-table-graph",
+    review16_done_table_plus_prose => "first-sight-review16-done-table-plus-prose",
+    review16_tasks_restart_per_phase => "first-sight-review16-tasks-restart-per-phase",
+    review16_sign_off_phase => "first-sight-review16-sign-off-phase",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -3967,7 +3973,7 @@ fn a_status_heading_is_its_steps_status() {
 fn a_name_keeps_its_code_span_whole() {
     let (status, v, _) = json("first-sight-code-span-names");
     assert_eq!(status, 0, "{v}");
-    assert_eq!(units(&v)[0], "1 数据库表设计 db/schema.sql", "{v}");
+    assert_eq!(units(&v)[0], "数据库表设计 db/schema.sql", "{v}");
 }
 
 /// What a review of the CJ round's rules found read worse, each read now
@@ -4060,4 +4066,82 @@ fn the_review_of_the_ck_rounds_rules_reads_as_before() {
     assert_eq!(done(&v, 0), [false, false, false], "{v}");
     let (status, v, _) = json("first-sight-review15-group-node-picture");
     assert_eq!(status, 0, "{v}");
+}
+
+/// `:white_check_mark:` in a status cell is the ✅ GitHub draws; rows keyed
+/// by their work wait for one another by the ids beside it (`001-002`); and
+/// a task table inside `### Phase 1` orders its rows, not the phases.
+#[test]
+fn shortcodes_mark_rows_and_ids_order_them() {
+    let (status, v, _) = json("first-sight-state-shortcodes");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(v["units"].as_array().unwrap().len(), 6, "{v}");
+    assert_eq!(
+        deps(&v, 2),
+        [
+            "Scaffold the billing service",
+            "Scaffold the invoice library"
+        ],
+        "{v}"
+    );
+    assert_eq!(deps(&v, 3), ["Scaffold the invoice library"], "{v}");
+    let done: Vec<bool> = (0..6).map(|u| sprints_done(&v, u)[0]).collect();
+    assert_eq!(done, [true, true, true, false, false, false], "{v}");
+}
+
+/// A phase whose every subsection holds only status tables with every
+/// row done is done, its summary's totals row and its sign-off checklist
+/// aside; a phase with a running or pending row is not.
+#[test]
+fn a_phase_of_done_status_tables_is_done() {
+    let (status, v, _) = json("first-sight-status-table-leaves");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, false], "{v}");
+}
+
+/// A table of numbered phases (`| Faz | Başlık | Görev Sayısı |`) beside a
+/// mermaid graph naming them (`F1[Faz 1: DB] --> F3[Faz 3: API & Auth]`)
+/// runs each phase as the graph orders it; the count column names no step.
+#[test]
+fn a_graph_orders_a_table_of_phases() {
+    let (status, v, _) = json("first-sight-table-graph");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        units(&v),
+        [
+            "Proje Altyapısı",
+            "Veritabanı Modelleri",
+            "Dış API Entegrasyonları",
+            "API Katmanı & Auth",
+            "Test & Deploy"
+        ],
+        "{v}"
+    );
+    assert_eq!(deps(&v, 1), ["Proje Altyapısı"], "{v}");
+    assert_eq!(deps(&v, 2), ["Proje Altyapısı"], "{v}");
+    assert_eq!(
+        deps(&v, 3),
+        ["Veritabanı Modelleri", "Dış API Entegrasyonları"],
+        "{v}"
+    );
+}
+
+/// What a review of the CM round's rules found read worse, each read now
+/// as before them: prose naming work left beside done status tables keeps
+/// the phase open; task tables numbered afresh under each phase (`| 1 |`
+/// under Phase 1 and Phase 2) order no rows across phases; a phase named
+/// `Sign-off` holds work, not criteria.
+#[test]
+fn the_review_of_the_cm_rounds_rules_reads_as_before() {
+    let (_, v, _) = json("first-sight-review16-done-table-plus-prose");
+    assert_eq!(done(&v, 0), [false, false], "{v}");
+    let (_, v, _) = json("first-sight-review16-tasks-restart-per-phase");
+    assert_eq!(units(&v), ["Auth Overhaul"], "{v}");
+    assert_eq!(names(&v, 0), ["Tokens", "SSO"], "{v}");
+    let (_, v, _) = json("first-sight-review16-sign-off-phase");
+    assert_eq!(
+        sprint(&v, 0, 1)["tasks"].as_array().unwrap().len(),
+        3,
+        "{v}"
+    );
 }

@@ -282,7 +282,7 @@ pub(super) fn open_in_done(doc: &Doc, units: &[RawUnit]) -> Vec<((usize, usize),
             let (steps, rows) = heading_at.get(&s.span.start).map_or((0, 0), |&i| {
                 (
                     open_step_headings(doc, i) + open_marked_items(doc, i),
-                    open_status_rows(doc, i),
+                    super::status_tables::open_status_rows(doc, i),
                 )
             });
             let n = open_status_lines(&s.sprint.body) + steps;
@@ -292,104 +292,6 @@ pub(super) fn open_in_done(doc: &Doc, units: &[RawUnit]) -> Vec<((usize, usize),
         }
     }
     out
-}
-
-/// A status table whose every row says done (`| P1-001 | … | ✅ DONE |`);
-/// the column in the plan's language (`状態`, `Estado`).
-fn status_table_done(header: &[Cell], rows: &[Row]) -> bool {
-    let Some(col) = status_column(header) else {
-        return false;
-    };
-    // A closing `| **Total** | **31** | **31/31 DONE** |` sums the rows.
-    let rows = match rows.split_last() {
-        Some((last, rest))
-            if last
-                .cells
-                .first()
-                .is_some_and(|c| super::work_table::totals_word(&c.text)) =>
-        {
-            rest
-        }
-        _ => rows,
-    };
-    !rows.is_empty()
-        && rows.iter().all(|r| {
-            r.cells.get(col).is_some_and(|c| {
-                status_says_done(&c.text) || matches!(norm(&c.text).as_str(), "done" | "yes")
-            })
-        })
-}
-
-/// Whether the subsection of heading `j` holds status tables, each with
-/// every row done, and no other work (an item, a box).
-fn leaf_tables_done(doc: &Doc, j: usize) -> bool {
-    let mut tables = 0;
-    for k in doc.own_blocks(j) {
-        match &doc.blocks[k] {
-            Block::Table { header, rows, .. } => {
-                if !status_table_done(header, rows) {
-                    return false;
-                }
-                tables += 1;
-            }
-            Block::Item { .. } => return false,
-            _ => {}
-        }
-    }
-    tables > 0
-}
-
-/// Rows of status tables in the section of heading `i` whose status says
-/// the work is still to do (`| 6.6 | examples/webshell | 📋 待实现 |` under
-/// `### Phase 6 ✅`): open work of that sprint, as an open box is.
-/// Rows put off to later work (`🔜 Planned for Milestone 4`, a table under
-/// `### Deferred to Phase 4`) are that work's, not this sprint's.
-fn open_status_rows(doc: &Doc, i: usize) -> usize {
-    // A row's status naming other work it is put off to (`Planned for
-    // Milestone 4`); one waiting for other work (`等 Phase 5 完成`) is still
-    // this sprint's.
-    const ELSEWHERE: &[&str] = &[
-        "for phase",
-        "to phase",
-        "in phase",
-        "for milestone",
-        "to milestone",
-        "in milestone",
-        "for sprint",
-        "to sprint",
-        "next phase",
-        "next sprint",
-        "next milestone",
-    ];
-    let later = |text: &str| super::status_words::put_off(&text.to_lowercase());
-    let elsewhere = |text: &str| {
-        let lower = text.to_lowercase();
-        super::status_words::put_off(&lower) || ELSEWHERE.iter().any(|w| lower.contains(w))
-    };
-    let mut under = i;
-    let mut put_off = false;
-    doc.section(i)
-        .filter_map(|j| match &doc.blocks[j] {
-            Block::Heading { text, .. } => {
-                under = j;
-                put_off = later(text);
-                None
-            }
-            Block::Table { header, rows, .. } if under == i || !put_off => {
-                let col = status_column(header)?;
-                Some(
-                    rows.iter()
-                        .filter(|r| {
-                            r.cells.get(col).is_some_and(|c| {
-                                status_says_open_after_marks(&c.text) && !elsewhere(&c.text)
-                            })
-                        })
-                        .count(),
-                )
-            }
-            _ => None,
-        })
-        .sum()
 }
 
 /// Items marked one by one in the section of heading `i` (`- FE — Phase
@@ -653,7 +555,7 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
                 continue;
             }
         }
-        if status_table_done(header, rows) {
+        if super::status_tables::status_table_done(header, rows) {
             return Some(format!(
                 "marked complete in the plan (all {} rows of its status table done)",
                 rows.len()
@@ -678,7 +580,7 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
         }
         leaves += 1;
         all_marked &= strip_done_marks(text).1 && !decorated(doc, j)
-            || leaf_tables_done(doc, j);
+            || super::status_tables::leaf_tables_done(doc, j);
         if !all_marked {
             break;
         }

@@ -52,7 +52,6 @@ pub(super) fn criteria_label(text: &str) -> Option<Label> {
         | "dod"
         | "execute"
         | "exit gate"
-        | "sign-off"
         | "sign-off checklist"
         | "sign-off criteria"
         | "signoff checklist"

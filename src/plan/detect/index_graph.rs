@@ -5,7 +5,8 @@
 //! (`IP-16`, a finished earlier phase) orders nothing in it; every named
 //! step must come earlier, or the plan stays one sequence. And a summary
 //! table naming the steps by their numbers (`| 2 | Phase 2: Session store
-//! | Phase 1 |`) orders them the same way.
+//! | Phase 1 |`) orders them the same way, where it stands outside every
+//! step's own section (a task table under `### Phase 1` is that phase's).
 
 use super::dependencies::DEPENDENCY_COLUMNS;
 use super::*;

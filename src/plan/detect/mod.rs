@@ -79,6 +79,7 @@ mod state_columns;
 mod stated_deps;
 mod status_heading;
 mod status_rows;
+mod status_tables;
 mod status_words;
 mod step_labels;
 mod steps;

@@ -37,20 +37,32 @@ const STATE_CODES: &[(&str, &str)] = &[
     ("radio_button", "🔘"),
 ];
 
+/// Whether the code at `start..end` stands where a mark does: first in its
+/// line or table cell (after a list marker, a box or a heading's `#`s), or
+/// last in it. Inside words (`Implement: :x: failures`) it is text.
+fn stands_as_mark(text: &str, start: usize, end: usize) -> bool {
+    let line_start = text[..start].rfind(['\n', '|']).map_or(0, |p| p + 1);
+    let before = &text[line_start..start];
+    let first = before
+        .chars()
+        .all(|c| c.is_whitespace() || c.is_ascii_digit() || "#-*+>[]xX.)".contains(c));
+    let rest = &text[end..];
+    let line_end = rest.find(['\n', '|']).unwrap_or(rest.len());
+    let last = rest[..line_end]
+        .chars()
+        .all(|c| c.is_whitespace() || "*_)".contains(c));
+    first || last
+}
+
 /// Draws every state shortcode in `masked` as its emoji, in place.
 pub(super) fn draw_state_shortcodes(masked: &mut String) {
-    // Most plans write none: one search for the colon-letter pairs that
-    // open them, then a look at each.
+    // Most plans write none: one pass over the colons, a look at the
+    // letters after each.
     let mut found: Vec<(usize, usize, &str)> = Vec::new();
     let bytes = masked.as_bytes();
-    let mut at = 0;
-    while let Some(p) = masked[at..].find(':') {
-        let start = at + p;
-        at = start + 1;
-        let Some(first) = bytes.get(start + 1) else {
-            break;
-        };
-        if !first.is_ascii_lowercase() {
+    let mut closed = 0;
+    for (start, _) in masked.match_indices(':') {
+        if start < closed || !bytes.get(start + 1).is_some_and(u8::is_ascii_lowercase) {
             continue;
         }
         let code_len = bytes[start + 1..]
@@ -62,9 +74,14 @@ pub(super) fn draw_state_shortcodes(masked: &mut String) {
             continue;
         }
         let code = &masked[start + 1..start + 1 + code_len];
-        if let Some((_, emoji)) = STATE_CODES.iter().find(|(c, _)| *c == code) {
+        let end = start + code_len + 2;
+        if let Some((_, emoji)) = STATE_CODES
+            .iter()
+            .find(|(c, _)| *c == code)
+            .filter(|_| stands_as_mark(masked, start, end))
+        {
             found.push((start, code_len + 2, emoji));
-            at = start + code_len + 2;
+            closed = end;
         }
     }
     for (start, len, emoji) in found {
@@ -89,7 +106,8 @@ mod tests {
 
     #[test]
     fn other_colons_are_left_alone() {
-        let mut text = "**Status**: done at 10:30 :smile: :rocket:\n".to_string();
+        let mut text = "**Status**: done at 10:30 :smile: :rocket:\nImplement: :x: handling here\n"
+            .to_string();
         let before = text.clone();
         draw_state_shortcodes(&mut text);
         assert_eq!(text, before);

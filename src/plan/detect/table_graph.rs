@@ -41,8 +41,7 @@ pub(super) fn waits_from_graph(doc: &Doc, keys: &[String]) -> Option<Vec<Vec<usi
             return None;
         };
         let id = h.id.trim_start_matches('0');
-        keys.iter()
-            .position(|k| k.trim_start_matches('0') == id)
+        keys.iter().position(|k| k.trim_start_matches('0') == id)
     };
     let mut waits = vec![Vec::new(); keys.len()];
     let mut named = vec![false; keys.len()];

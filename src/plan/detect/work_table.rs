@@ -431,7 +431,7 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
     let id_col = waits_col
         .filter(|_| one_per_row)
         .and_then(|wc| id_column(header, &rows, wc, least))
-        .filter(|&c| c != key_col && !is_id(&groups[0].key));
+        .filter(|&c| c != key_col);
     let waits = waits_col.map(|wc| {
         groups
             .iter()
