@@ -568,6 +568,9 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
     // Phase 2 Sign-off Checklist`) checks the work and is no part of it.
     let mut leaves = 0;
     let mut all_marked = true;
+    // One subsection alone says the sprint is done only by its tables,
+    // over a sprint with no list of its own above it.
+    let mut by_tables = true;
     for j in doc.section(i) {
         let Some((_, text, _)) = doc.heading(j) else {
             continue;
@@ -579,13 +582,21 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
             continue;
         }
         leaves += 1;
-        all_marked &= strip_done_marks(text).1 && !decorated(doc, j)
-            || super::status_tables::leaf_tables_done(doc, j);
+        // `### Status: In Progress` over rows all done: the heading says.
+        let said = text.split_once(':').map_or(text, |(_, v)| v);
+        let tables = !status_says_open(said) && super::status_tables::leaf_tables_done(doc, j);
+        by_tables &= tables;
+        all_marked &= strip_done_marks(text).1 && !decorated(doc, j) || tables;
         if !all_marked {
             break;
         }
     }
-    if all_marked && leaves >= 2 {
+    let lone_by_tables = leaves == 1
+        && by_tables
+        && !doc
+            .own_blocks(i)
+            .any(|k| matches!(doc.blocks[k], Block::Item { .. }));
+    if all_marked && (leaves >= 2 || lone_by_tables) {
         return Some(format!(
             "marked complete in the plan (all {leaves} subsections marked done)"
         ));

@@ -488,6 +488,10 @@ fn parse_once(
         raw_units = units;
         ordered_by_graph = true;
         UnitSource::Steps
+    } else if let Some(units) = table_graph::units_by_table_graph(&doc, &raw_units) {
+        raw_units = units;
+        ordered_by_graph = true;
+        UnitSource::Steps
     } else if sprint_graph::split_by_stated_order(&doc, &mut raw_units) {
         UnitSource::Steps
     } else if section_units::split_by_section_fields(&doc, &mut raw_units) {

@@ -12,7 +12,8 @@ pub(super) fn status_table_done(header: &[Cell], rows: &[Row]) -> bool {
     let Some(col) = status_column(header) else {
         return false;
     };
-    // A closing `| **Total** | **31** | **31/31 DONE** |` sums the rows.
+    // A closing `| **Total** | **31** | **31/31 DONE** |` sums the rows;
+    // one counting fewer done than all (`2/3 DONE`) says work is left.
     let rows = match rows.split_last() {
         Some((last, rest))
             if last
@@ -20,6 +21,9 @@ pub(super) fn status_table_done(header: &[Cell], rows: &[Row]) -> bool {
                 .first()
                 .is_some_and(|c| super::work_table::totals_word(&c.text)) =>
         {
+            if last.cells.iter().any(|c| fraction_short(&c.text)) {
+                return false;
+            }
             rest
         }
         _ => rows,
@@ -30,6 +34,16 @@ pub(super) fn status_table_done(header: &[Cell], rows: &[Row]) -> bool {
                 status_says_done(&c.text) || matches!(norm(&c.text).as_str(), "done" | "yes")
             })
         })
+}
+
+/// `2/3`: a count of done against all that falls short.
+fn fraction_short(cell: &str) -> bool {
+    cell.split_whitespace().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_ascii_digit());
+        w.split_once('/').is_some_and(|(done, all)| {
+            matches!((done.parse::<u32>(), all.parse::<u32>()), (Ok(d), Ok(a)) if d < a)
+        })
+    })
 }
 
 /// Whether the subsection of heading `j` holds status tables, each with
