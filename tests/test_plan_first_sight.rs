@@ -320,6 +320,12 @@ json_snapshots! {
     review16_done_table_plus_prose => "first-sight-review16-done-table-plus-prose",
     review16_tasks_restart_per_phase => "first-sight-review16-tasks-restart-per-phase",
     review16_sign_off_phase => "first-sight-review16-sign-off-phase",
+    sprint_table_graph => "first-sight-sprint-table-graph",
+    review16_table_graph_cycle => "first-sight-review16-table-graph-cycle",
+    review17_done_table_under_remaining => "first-sight-review17-done-table-under-remaining",
+    review17_graph_of_alternatives => "first-sight-review17-graph-of-alternatives",
+    review17_graph_of_milestones => "first-sight-review17-graph-of-milestones",
+    review17_notes_say_todo => "first-sight-review17-notes-say-todo",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -4144,4 +4150,48 @@ fn the_review_of_the_cm_rounds_rules_reads_as_before() {
         3,
         "{v}"
     );
+    // Its one subsection of done status tables marks Phase 1 done.
+    assert_eq!(done(&v, 0), [true, false], "{v}");
+    // A graph whose arrows run back over the table keeps it in order.
+    let (status, v, _) = json("first-sight-review16-table-graph-cycle");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 1, "{v}");
+}
+
+/// A sprint table (`| Phase | Name |`) whose phases one mermaid graph
+/// names runs each phase as the graph orders it, `F2 & F3 --> F4[Phase 4:
+/// API & Auth]` two arrows into one node.
+#[test]
+fn a_graph_orders_a_sprint_table() {
+    let (status, v, _) = json("first-sight-sprint-table-graph");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        units(&v),
+        ["Database", "Models", "Jobs", "API & Auth"],
+        "{v}"
+    );
+    assert_eq!(deps(&v, 3), ["Models", "Jobs"], "{v}");
+    assert_eq!(deps(&v, 2), ["Database"], "{v}");
+}
+
+/// What a second review of the CM round's graph and status-table rules
+/// found read worse, each read now as before them: a phase whose own text
+/// says work remains above one subsection of done tables stays open, as
+/// does one whose notes column says `still TODO`; a graph of a decision's
+/// alternatives, or of other things than the table's steps (milestones
+/// beside a sprint table), orders nothing.
+#[test]
+fn the_second_review_of_the_cm_rounds_rules_reads_as_before() {
+    let (_, v, _) = json("first-sight-review17-done-table-under-remaining");
+    assert_eq!(done(&v, 0), [false, false], "{v}");
+    let (_, v, _) = json("first-sight-review17-notes-say-todo");
+    assert_eq!(done(&v, 0), [false, false], "{v}");
+    for plan in [
+        "first-sight-review17-graph-of-alternatives",
+        "first-sight-review17-graph-of-milestones",
+    ] {
+        let (status, v, _) = json(plan);
+        assert_eq!(status, 0, "{v}");
+        assert_eq!(units(&v).len(), 1, "{plan}: {v}");
+    }
 }

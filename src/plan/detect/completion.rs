@@ -571,6 +571,7 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
     // One subsection alone says the sprint is done only by its tables,
     // over a sprint with no list of its own above it.
     let mut by_tables = true;
+    let mut any_by_tables = false;
     for j in doc.section(i) {
         let Some((_, text, _)) = doc.heading(j) else {
             continue;
@@ -586,17 +587,17 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
         let said = text.split_once(':').map_or(text, |(_, v)| v);
         let tables = !status_says_open(said) && super::status_tables::leaf_tables_done(doc, j);
         by_tables &= tables;
+        any_by_tables |= tables && !strip_done_marks(text).1;
         all_marked &= strip_done_marks(text).1 && !decorated(doc, j) || tables;
         if !all_marked {
             break;
         }
     }
-    let lone_by_tables = leaves == 1
-        && by_tables
-        && !doc
-            .own_blocks(i)
-            .any(|k| matches!(doc.blocks[k], Block::Item { .. }));
-    if all_marked && (leaves >= 2 || lone_by_tables) {
+    // Marked by tables, the sprint's own text above them says nothing
+    // (`Remaining: the Kafka collector`, `Not started`).
+    let bare = doc.own_blocks(i).is_empty();
+    let lone_by_tables = leaves == 1 && by_tables && bare;
+    if all_marked && (leaves >= 2 && (bare || !any_by_tables) || lone_by_tables) {
         return Some(format!(
             "marked complete in the plan (all {leaves} subsections marked done)"
         ));

@@ -279,22 +279,7 @@ fn mermaid_graph(doc: &Doc) -> Option<Graph> {
             // A plan that keeps the work in order anyway (`we will do the
             // phases strictly in order`, `each phase is finished before the
             // next begins`) is read so.
-            let prose = doc.source.to_lowercase();
-            if [
-                "strictly in order",
-                "in that order",
-                "in order, ",
-                "one at a time",
-                "sequentially",
-                "in sequence",
-                "serially",
-                "one after another",
-                "one after the other",
-                "before the next",
-            ]
-            .iter()
-            .any(|w| prose.contains(w))
-            {
+            if keeps_order(doc) {
                 return None;
             }
             let edges = super::dependencies::arrow_edges(text);
@@ -302,6 +287,27 @@ fn mermaid_graph(doc: &Doc) -> Option<Graph> {
         }
         _ => None,
     })
+}
+
+/// Whether the plan keeps its work in order whatever a graph draws (`we
+/// will do the phases strictly in order`, `each phase is finished before
+/// the next begins`).
+pub(super) fn keeps_order(doc: &Doc) -> bool {
+    let prose = doc.source.to_lowercase();
+    [
+        "strictly in order",
+        "in that order",
+        "in order, ",
+        "one at a time",
+        "sequentially",
+        "in sequence",
+        "serially",
+        "one after another",
+        "one after the other",
+        "before the next",
+    ]
+    .iter()
+    .any(|w| prose.contains(w))
 }
 
 /// The phase heading `s` sits in (its own heading or one above it) that a

@@ -36,13 +36,64 @@ pub(super) fn status_table_done(header: &[Cell], rows: &[Row]) -> bool {
         })
 }
 
-/// `2/3`: a count of done against all that falls short.
-fn fraction_short(cell: &str) -> bool {
-    cell.split_whitespace().any(|w| {
-        let w = w.trim_matches(|c: char| !c.is_ascii_digit());
-        w.split_once('/').is_some_and(|(done, all)| {
-            matches!((done.parse::<u32>(), all.parse::<u32>()), (Ok(d), Ok(a)) if d < a)
+/// Whether a notes column (`Notes`, `Remarks`, `Comments`) says work is
+/// left on a row (`resize on mobile still TODO`).
+fn notes_say_left(header: &[Cell], rows: &[Row]) -> bool {
+    let notes: Vec<usize> = header
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| {
+            let h = h.text.to_lowercase();
+            ["note", "remark", "comment"].iter().any(|w| h.contains(w))
         })
+        .map(|(k, _)| k)
+        .collect();
+    rows.iter().any(|r| {
+        notes
+            .iter()
+            .any(|&k| r.cells.get(k).is_some_and(|c| work_left(&c.text)))
+    })
+}
+
+/// A cell saying work is left, anywhere in it (`still TODO`, `follow-up
+/// pending`).
+fn work_left(cell: &str) -> bool {
+    const LEFT: &[&str] = &[
+        "todo",
+        "to do",
+        "pending",
+        "remaining",
+        "follow-up",
+        "not yet",
+        "wip",
+        "tbd",
+    ];
+    let lower = cell.to_lowercase();
+    status_says_open(cell) || LEFT.iter().any(|w| lower.contains(w))
+}
+
+/// `2/3`, `2 of 3`, `67%`: a count of done against all that falls short.
+fn fraction_short(cell: &str) -> bool {
+    let words: Vec<&str> = cell
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_ascii_digit() && c != '%'))
+        .collect();
+    let number = |w: &str| w.parse::<u32>().ok();
+    words.iter().enumerate().any(|(k, w)| {
+        let slash = w.split_once('/').is_some_and(
+            |(done, all)| matches!((number(done), number(all)), (Some(d), Some(a)) if d < a),
+        );
+        let of = words.get(k + 1).is_some_and(|o| o.is_empty())
+            && cell.to_lowercase().contains(" of ")
+            && matches!(
+                (number(w), words.get(k + 2).and_then(|a| number(a))),
+                (Some(d), Some(a)) if d < a
+            );
+        let percent = w
+            .strip_suffix('%')
+            .and_then(number)
+            .is_some_and(|p| p < 100);
+        slash || of || percent
     })
 }
 
@@ -53,7 +104,11 @@ pub(super) fn leaf_tables_done(doc: &Doc, j: usize) -> bool {
     let own = doc.own_blocks(j);
     !own.is_empty()
         && own.into_iter().all(|k| match &doc.blocks[k] {
-            Block::Table { header, rows, .. } => status_table_done(header, rows),
+            // A note beside a done status (`| Done | follow-up pending |`)
+            // says work is left.
+            Block::Table { header, rows, .. } => {
+                status_table_done(header, rows) && !notes_say_left(header, rows)
+            }
             Block::Heading { .. } => true,
             _ => false,
         })

@@ -28,7 +28,16 @@ pub(super) fn units_by_table_graph(doc: &Doc, units: &[RawUnit]) -> Option<Vec<R
         return None;
     }
     let keys: Vec<String> = unit.sprints.iter().map(|s| s.id.to_string()).collect();
-    let waits = waits_from_graph(doc, &keys)?;
+    // The step word of the table's columns (`| Phase | Name |`): the graph
+    // must name the rows by it.
+    let first = unit.sprints.first()?.span.start;
+    let word = doc.blocks.iter().find_map(|b| match b {
+        Block::Table { header, span, .. } if span.contains(&first) => header
+            .iter()
+            .find_map(|h| super::locale::column_step_word(&h.text)),
+        _ => None,
+    })?;
+    let waits = waits_from_graph(doc, &keys, Some(word))?;
     let names: Vec<String> = unit.sprints.iter().map(|s| s.sprint.name.clone()).collect();
     let deps = waits
         .iter()
@@ -42,36 +51,96 @@ pub(super) fn units_by_table_graph(doc: &Doc, units: &[RawUnit]) -> Option<Vec<R
     ))
 }
 
+/// Words of a heading over a graph that is no plan of the work: another
+/// time (`Rollback`, `v1 history`), or another thing (the running system's
+/// architecture, a decision's alternatives, a chain of reviewers).
+const NOT_THE_ORDER: &[&str] = &[
+    "before",
+    "old",
+    "previous",
+    "history",
+    "legacy",
+    "draft",
+    "v1",
+    "rollback",
+    "architecture",
+    "data flow",
+    "dataflow",
+    "runtime",
+    "decision",
+    "alternative",
+    "option",
+    "review",
+    "sign-off",
+    "approval",
+];
+
 /// Per row, the rows it waits for (by position), read from the plan's one
-/// mermaid graph; None unless the graph names exactly the rows `keys`.
-pub(super) fn waits_from_graph(doc: &Doc, keys: &[String]) -> Option<Vec<Vec<usize>>> {
+/// mermaid graph; None unless the graph names exactly the rows `keys`, by
+/// the step word `word` (`Phase`) where the table names one.
+pub(super) fn waits_from_graph(
+    doc: &Doc,
+    keys: &[String],
+    word: Option<&str>,
+) -> Option<Vec<Vec<usize>>> {
     if keys.len() < 2 || !keys.iter().all(|k| k.chars().all(|c| c.is_ascii_digit())) {
         return None;
     }
+    // The heading over the graph, and the paragraph right before it.
+    let (mut heading, mut before): (Option<&str>, Option<&str>) = (None, None);
     let mut graphs = doc.blocks.iter().filter_map(|b| match b {
+        Block::Heading { text, .. } => {
+            (heading, before) = (Some(text.as_str()), None);
+            None
+        }
+        Block::Paragraph { text, .. } => {
+            before = Some(text.as_str());
+            None
+        }
         Block::Code { info, text, .. }
             if info.trim() == "mermaid"
                 && ["graph", "flowchart"]
                     .iter()
                     .any(|w| text.trim_start().starts_with(w)) =>
         {
-            Some(text)
+            Some((heading, before, text))
         }
-        _ => None,
+        _ => {
+            before = None;
+            None
+        }
     });
-    let text = graphs.next()?;
+    let (heading, before, text) = graphs.next()?;
     if graphs.next().is_some() {
         return None; // two graphs: which one orders the rows is unsaid
+    }
+    let over = format!(
+        "{} {}",
+        heading.unwrap_or_default(),
+        before.unwrap_or_default()
+    )
+    .to_lowercase();
+    // A dotted arrow (`-.->`) is a loose link, not a wait; and a plan that
+    // keeps its work in order anyway is read so.
+    if text.contains("-.-")
+        || NOT_THE_ORDER.iter().any(|w| over.contains(w))
+        || super::phase_graph::keeps_order(doc)
+    {
+        return None;
     }
     let edges = super::dependencies::arrow_edges(text);
     if edges.is_empty() {
         return None;
     }
-    // The row a node names: `Faz 1: DB Modelleri` is step 1.
+    // The row a node names: `Faz 1: DB Modelleri` is step 1, by the
+    // table's own step word.
     let row_of = |label: &str| -> Option<usize> {
         let Heading::Sprint(h) = parse_heading(label)? else {
             return None;
         };
+        if word.is_some_and(|w| h.word.as_str() != w) {
+            return None;
+        }
         let id = h.id.trim_start_matches('0');
         keys.iter().position(|k| k.trim_start_matches('0') == id)
     };

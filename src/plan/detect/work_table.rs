@@ -43,6 +43,8 @@ pub(super) struct TableWork {
     waits: Option<Vec<(String, Vec<String>)>>,
     /// Per step, its key cell (`0` under `| Faz |`).
     row_keys: Vec<String>,
+    /// The English step word naming the key column (`Phase` for `Faz`).
+    step_word: Option<&'static str>,
 }
 
 /// The steps of the first table in `scope` that reads as two or more, and
@@ -133,7 +135,8 @@ pub(super) fn table_sprints(doc: &Doc, scope: std::ops::Range<usize>) -> TableWo
         .and_then(|waits| dependencies(waits, &work.sprints));
     // No dependency column: a graph of the steps, named as the rows are.
     if work.deps.is_none() && work.stepped {
-        work.deps = super::table_graph::waits_from_graph(doc, &work.row_keys).map(|waits| {
+        let word = work.step_word;
+        work.deps = super::table_graph::waits_from_graph(doc, &work.row_keys, word).map(|waits| {
             let name = |j: &usize| work.sprints[*j].sprint.name.clone();
             waits.iter().map(|w| w.iter().map(name).collect()).collect()
         });
@@ -454,6 +457,7 @@ fn read_table(doc: &Doc, header: &[Cell], rows: &[Row], least: usize) -> TableWo
         stepped,
         waits,
         row_keys: groups.iter().map(|g| g.key.clone()).collect(),
+        step_word: super::locale::column_step_word(&header[key_col].text),
     }
 }
 
