@@ -326,6 +326,7 @@ json_snapshots! {
     review17_graph_of_alternatives => "first-sight-review17-graph-of-alternatives",
     review17_graph_of_milestones => "first-sight-review17-graph-of-milestones",
     review17_notes_say_todo => "first-sight-review17-notes-say-todo",
+    review17_drawn_box_lines => "first-sight-review17-drawn-box-lines",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -4186,6 +4187,10 @@ fn the_second_review_of_the_cm_rounds_rules_reads_as_before() {
     assert_eq!(done(&v, 0), [false, false], "{v}");
     let (_, v, _) = json("first-sight-review17-notes-say-todo");
     assert_eq!(done(&v, 0), [false, false], "{v}");
+    // Boxes drawn as shortcodes at a line's start stay boxes.
+    let (_, v, _) = json("first-sight-review17-drawn-box-lines");
+    assert_eq!(names(&v, 0), ["Checklist", "Next"], "{v}");
+    assert_eq!(done(&v, 0), [true, false], "{v}");
     for plan in [
         "first-sight-review17-graph-of-alternatives",
         "first-sight-review17-graph-of-milestones",

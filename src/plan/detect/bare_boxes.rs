@@ -27,6 +27,11 @@ const DRAWN_BOXES: &[(&str, bool)] = &[
     ("🔲", false),
 ];
 
+/// Whether `code` is a box drawn as a shortcode (`:white_check_mark:`).
+pub(super) fn drawn_box(code: &str) -> bool {
+    DRAWN_BOXES.iter().any(|(b, _)| *b == code)
+}
+
 /// The box a line opens with, and the text after it.
 fn boxed(line: &str) -> Option<(bool, &str)> {
     let t = line.trim_start();

@@ -17,7 +17,7 @@ const STATE_CODES: &[(&str, &str)] = &[
     ("heavy_multiplication_x", "✖"),
     ("negative_squared_cross_mark", "❎"),
     ("construction", "🚧"),
-    ("hourglass", "⌛"),
+    ("hourglass", "⏳"),
     ("hourglass_flowing_sand", "⏳"),
     ("arrows_counterclockwise", "🔄"),
     ("repeat", "🔁"),
@@ -43,6 +43,12 @@ const STATE_CODES: &[(&str, &str)] = &[
 fn stands_as_mark(text: &str, start: usize, end: usize) -> bool {
     let line_start = text[..start].rfind(['\n', '|']).map_or(0, |p| p + 1);
     let before = &text[line_start..start];
+    // A box drawn at a line's start with no list marker
+    // (`:ballot_box_with_check:Order the PCB`) is read as a box already.
+    let own_line = line_start == 0 || text.as_bytes()[line_start - 1] == b'\n';
+    if own_line && before.trim().is_empty() && super::bare_boxes::drawn_box(&text[start..end]) {
+        return false;
+    }
     let first = before
         .chars()
         .all(|c| c.is_whitespace() || c.is_ascii_digit() || "#-*+>[]xX.)".contains(c));
