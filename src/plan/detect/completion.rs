@@ -568,8 +568,8 @@ pub(crate) fn done_evidence(doc: &Doc, i: usize, heading_done: bool) -> Option<S
     // Phase 2 Sign-off Checklist`) checks the work and is no part of it.
     let mut leaves = 0;
     let mut all_marked = true;
-    // One subsection alone says the sprint is done only by its tables,
-    // over a sprint with no list of its own above it.
+    // One subsection alone marks the sprint only by its tables; and
+    // tables mark it only where it has nothing of its own above them.
     let mut by_tables = true;
     let mut any_by_tables = false;
     for j in doc.section(i) {
