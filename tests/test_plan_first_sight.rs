@@ -327,6 +327,7 @@ json_snapshots! {
     review17_graph_of_milestones => "first-sight-review17-graph-of-milestones",
     review17_notes_say_todo => "first-sight-review17-notes-say-todo",
     review17_drawn_box_lines => "first-sight-review17-drawn-box-lines",
+    review17_rollback_graph => "first-sight-review17-rollback-graph",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -4187,6 +4188,12 @@ fn the_second_review_of_the_cm_rounds_rules_reads_as_before() {
     assert_eq!(done(&v, 0), [false, false], "{v}");
     let (_, v, _) = json("first-sight-review17-notes-say-todo");
     assert_eq!(done(&v, 0), [false, false], "{v}");
+    // A graph of the rollback paths (`Rollback paths if something goes
+    // wrong:` over `P3 --> P2 --> P1`) is no order of the phases.
+    let (status, v, _) = json("first-sight-review17-rollback-graph");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(names(&v, 0), ["Dual write", "Backfill", "Cutover"], "{v}");
     // Boxes drawn as shortcodes at a line's start stay boxes.
     let (_, v, _) = json("first-sight-review17-drawn-box-lines");
     assert_eq!(names(&v, 0), ["Checklist", "Next"], "{v}");

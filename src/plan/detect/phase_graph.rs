@@ -231,13 +231,18 @@ type Graph = (Vec<(String, String)>, Span, bool);
 /// dependencies (`Phase 6` over `├──▶ Phase 7`), where it is, and whether
 /// it is mermaid.
 fn mermaid_graph(doc: &Doc) -> Option<Graph> {
-    let mermaid = doc.blocks.iter().find_map(|b| match b {
+    let mermaid = doc.blocks.iter().enumerate().find_map(|(k, b)| match b {
         Block::Code { info, text, span }
             if info.trim() == "mermaid"
                 && ["graph", "flowchart"]
                     .iter()
                     .any(|w| text.trim_start().starts_with(w)) =>
         {
+            // `Rollback paths if something goes wrong:` over `P3 --> P2`:
+            // a graph of another time, not the phases' order.
+            if super::table_graph::of_another_time(&super::table_graph::words_over(doc, k)) {
+                return None;
+            }
             let edges = super::dependencies::arrow_edges(text);
             (!edges.is_empty()).then(|| (edges, span.clone(), true))
         }
