@@ -7,7 +7,7 @@
 //! unit's section. An edge `A --> B` means B depends on A.
 
 mod graph_arrows;
-pub(super) use graph_arrows::arrow_edges;
+pub(super) use graph_arrows::{arrow_edges, is_mermaid_graph};
 
 use super::*;
 

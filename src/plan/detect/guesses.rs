@@ -497,13 +497,7 @@ fn drawn_graph(doc: &Doc) -> Option<usize> {
         let Block::Code { info, text, span } = b else {
             return None;
         };
-        let first = text
-            .lines()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("")
-            .trim();
-        let mermaid = info.trim().eq_ignore_ascii_case("mermaid")
-            && (first.starts_with("graph") || first.starts_with("flowchart"));
+        let mermaid = super::dependencies::is_mermaid_graph(info, text);
         let arrows = text
             .lines()
             .filter(|l| {

@@ -232,15 +232,10 @@ type Graph = (Vec<(String, String)>, Span, bool);
 /// it is mermaid.
 fn mermaid_graph(doc: &Doc) -> Option<Graph> {
     let mermaid = doc.blocks.iter().enumerate().find_map(|(k, b)| match b {
-        Block::Code { info, text, span }
-            if info.trim() == "mermaid"
-                && ["graph", "flowchart"]
-                    .iter()
-                    .any(|w| text.trim_start().starts_with(w)) =>
-        {
+        Block::Code { info, text, span } if super::dependencies::is_mermaid_graph(info, text) => {
             // `Rollback paths if something goes wrong:` over `P3 --> P2`:
             // a graph of another time, not the phases' order.
-            if super::table_graph::of_another_time(&super::table_graph::words_over(doc, k)) {
+            if of_another_time(&words_over(doc, k)) {
                 return None;
             }
             let edges = super::dependencies::arrow_edges(text);
@@ -259,25 +254,13 @@ fn mermaid_graph(doc: &Doc) -> Option<Graph> {
         Block::Heading { text, .. } => {
             let l = text.to_lowercase();
             let names_dependencies = l.contains("dependenc") || l.contains("abhängigkeit");
-            let of_another_time = [
-                "before",
-                "old",
-                "previous",
-                "reference",
-                "legacy",
-                "history",
-                "draft",
-                "v1",
-                "current",
-                "supersede",
-                "obsolete",
-                "deprecated",
-                "veraltet",
-                "rollback",
-            ]
-            .iter()
-            .any(|w| l.contains(w));
-            under = (names_dependencies && !of_another_time).then_some(i);
+            // A heading names its graph's time more loosely than a line
+            // over a mermaid graph does (`(before this plan)`, `current`).
+            let other_time = of_another_time(&l)
+                || ["before", "old", "reference", "v1", "current", "veraltet"]
+                    .iter()
+                    .any(|w| l.contains(w));
+            under = (names_dependencies && !other_time).then_some(i);
             None
         }
         Block::Code { info, text, span } if under.is_some() && info.trim().is_empty() => {
@@ -292,6 +275,38 @@ fn mermaid_graph(doc: &Doc) -> Option<Graph> {
         }
         _ => None,
     })
+}
+
+/// The words over block `k`, lower-cased: the heading it sits under and
+/// the paragraph right before it (`Rollback paths if something goes
+/// wrong:`).
+pub(super) fn words_over(doc: &Doc, k: usize) -> String {
+    let heading = doc.blocks[..k].iter().rev().find_map(|b| match b {
+        Block::Heading { text, .. } => Some(text.as_str()),
+        _ => None,
+    });
+    let before = match k.checked_sub(1).map(|j| &doc.blocks[j]) {
+        Some(Block::Paragraph { text, .. }) => text.as_str(),
+        _ => "",
+    };
+    format!("{} {before}", heading.unwrap_or_default()).to_lowercase()
+}
+
+/// Whether lower-cased `words` speak of another time than the plan as it
+/// stands: a rollback, a history, a draft, a superseded version.
+pub(super) fn of_another_time(words: &str) -> bool {
+    [
+        "rollback",
+        "history",
+        "legacy",
+        "previous",
+        "draft",
+        "obsolete",
+        "deprecated",
+        "supersede",
+    ]
+    .iter()
+    .any(|w| words.contains(w))
 }
 
 /// Whether the plan keeps its work in order whatever a graph draws (`we

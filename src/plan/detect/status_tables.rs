@@ -74,26 +74,26 @@ fn work_left(cell: &str) -> bool {
 
 /// `2/3`, `2 of 3`, `67%`: a count of done against all that falls short.
 fn fraction_short(cell: &str) -> bool {
-    let words: Vec<&str> = cell
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_ascii_digit() && c != '%'))
-        .collect();
-    let number = |w: &str| w.parse::<u32>().ok();
+    let number = |w: &str| {
+        w.trim_matches(|c: char| !c.is_ascii_digit())
+            .parse::<u32>()
+            .ok()
+    };
+    let short =
+        |done: &str, all: &str| matches!((number(done), number(all)), (Some(d), Some(a)) if d < a);
+    let words: Vec<&str> = cell.split_whitespace().collect();
     words.iter().enumerate().any(|(k, w)| {
-        let slash = w.split_once('/').is_some_and(
-            |(done, all)| matches!((number(done), number(all)), (Some(d), Some(a)) if d < a),
-        );
-        let of = words.get(k + 1).is_some_and(|o| o.is_empty())
-            && cell.to_lowercase().contains(" of ")
-            && matches!(
-                (number(w), words.get(k + 2).and_then(|a| number(a))),
-                (Some(d), Some(a)) if d < a
-            );
+        let of = words
+            .get(k + 1)
+            .is_some_and(|o| o.eq_ignore_ascii_case("of"))
+            && words.get(k + 2).is_some_and(|all| short(w, all));
         let percent = w
-            .strip_suffix('%')
-            .and_then(number)
-            .is_some_and(|p| p < 100);
-        slash || of || percent
+            .trim_start_matches(['*', '('])
+            .strip_suffix(['%'])
+            .or_else(|| w.trim_end_matches(['*', ')']).strip_suffix('%'));
+        w.split_once('/').is_some_and(|(d, a)| short(d, a))
+            || of
+            || percent.and_then(number).is_some_and(|p| p < 100)
     })
 }
 
@@ -109,7 +109,6 @@ pub(super) fn leaf_tables_done(doc: &Doc, j: usize) -> bool {
             Block::Table { header, rows, .. } => {
                 status_table_done(header, rows) && !notes_say_left(header, rows)
             }
-            Block::Heading { .. } => true,
             _ => false,
         })
 }

@@ -57,12 +57,7 @@ pub(super) fn units_by_table_graph(doc: &Doc, units: &[RawUnit]) -> Option<Vec<R
 const NOT_THE_ORDER: &[&str] = &[
     "before",
     "old",
-    "previous",
-    "history",
-    "legacy",
-    "draft",
     "v1",
-    "rollback",
     "architecture",
     "data flow",
     "dataflow",
@@ -74,39 +69,6 @@ const NOT_THE_ORDER: &[&str] = &[
     "sign-off",
     "approval",
 ];
-
-/// The words over block `k`, lower-cased: the heading it sits under and
-/// the paragraph right before it (`Rollback paths if something goes
-/// wrong:`).
-pub(super) fn words_over(doc: &Doc, k: usize) -> String {
-    let heading = doc.blocks[..k].iter().rev().find_map(|b| match b {
-        Block::Heading { text, .. } => Some(text.as_str()),
-        _ => None,
-    });
-    let before = match k.checked_sub(1).map(|j| &doc.blocks[j]) {
-        Some(Block::Paragraph { text, .. }) => text.as_str(),
-        _ => "",
-    };
-    format!("{} {before}", heading.unwrap_or_default()).to_lowercase()
-}
-
-/// Whether `words` speak of another time than the plan as it stands: a
-/// rollback, a history, a draft.
-pub(super) fn of_another_time(words: &str) -> bool {
-    [
-        "rollback",
-        "history",
-        "historical",
-        "legacy",
-        "previous",
-        "draft",
-        "obsolete",
-        "deprecated",
-        "superseded",
-    ]
-    .iter()
-    .any(|w| words.contains(w))
-}
 
 /// Per row, the rows it waits for (by position), read from the plan's one
 /// mermaid graph; None unless the graph names exactly the rows `keys`, by
@@ -120,12 +82,7 @@ pub(super) fn waits_from_graph(
         return None;
     }
     let mut graphs = doc.blocks.iter().enumerate().filter_map(|(k, b)| match b {
-        Block::Code { info, text, .. }
-            if info.trim() == "mermaid"
-                && ["graph", "flowchart"]
-                    .iter()
-                    .any(|w| text.trim_start().starts_with(w)) =>
-        {
+        Block::Code { info, text, .. } if super::dependencies::is_mermaid_graph(info, text) => {
             Some((k, text))
         }
         _ => None,
@@ -134,11 +91,11 @@ pub(super) fn waits_from_graph(
     if graphs.next().is_some() {
         return None; // two graphs: which one orders the rows is unsaid
     }
-    let over = words_over(doc, k);
+    let over = super::phase_graph::words_over(doc, k);
     // A dotted arrow (`-.->`) is a loose link, not a wait; and a plan that
     // keeps its work in order anyway is read so.
     if text.contains("-.-")
-        || of_another_time(&over)
+        || super::phase_graph::of_another_time(&over)
         || NOT_THE_ORDER.iter().any(|w| over.contains(w))
         || super::phase_graph::keeps_order(doc)
     {

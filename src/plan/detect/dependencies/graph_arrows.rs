@@ -124,6 +124,14 @@ fn node_name(p: &str) -> (String, Option<String>) {
     (clean_name(p), None)
 }
 
+/// Whether a code block is a mermaid graph of arrows (```` ```mermaid ````
+/// opening with `graph` or `flowchart`), not a Gantt or a sequence.
+pub(in crate::plan::detect) fn is_mermaid_graph(info: &str, text: &str) -> bool {
+    let first = text.trim_start();
+    info.trim().eq_ignore_ascii_case("mermaid")
+        && (first.starts_with("graph") || first.starts_with("flowchart"))
+}
+
 /// The nodes `A & B` joins, split only outside a node's label: `F4[API &
 /// Auth]` is one node.
 fn joined_nodes(p: &str) -> Vec<&str> {
