@@ -328,6 +328,9 @@ json_snapshots! {
     review17_notes_say_todo => "first-sight-review17-notes-say-todo",
     review17_drawn_box_lines => "first-sight-review17-drawn-box-lines",
     review17_rollback_graph => "first-sight-review17-rollback-graph",
+    architecture_graph => "first-sight-architecture-graph",
+    status_table_other_step => "first-sight-status-table-other-step",
+    joined_about_name => "first-sight-joined-about-name",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -4206,4 +4209,49 @@ fn the_second_review_of_the_cm_rounds_rules_reads_as_before() {
         assert_eq!(status, 0, "{v}");
         assert_eq!(units(&v).len(), 1, "{plan}: {v}");
     }
+}
+
+/// A mermaid graph under words of another thing (`## Runtime
+/// architecture`, the running system's data flow) orders no phases, even
+/// one naming every phase the plan details.
+#[test]
+fn a_graph_of_the_architecture_orders_no_phases() {
+    let (status, v, _) = json("first-sight-architecture-graph");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(names(&v, 0), ["Parser", "Enricher", "Writer"], "{v}");
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
+}
+
+/// A status table keyed by `Phase` (a finished MVP's phases) beside steps
+/// written `### Wave N`: its rows name other steps, so they neither mark
+/// the waves nor add sprints of their own.
+#[test]
+fn a_status_table_of_other_steps_marks_no_sprint() {
+    let (status, v, _) = json("first-sight-status-table-other-step");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Wave 1: Plugin Loader",
+            "Wave 2: Plugin CLI (Depends on Wave 1)",
+            "Wave 3: Manifest (Depends on Wave 2)"
+        ],
+        "{v}"
+    );
+    assert_eq!(done(&v, 0), [true, false, false], "{v}");
+}
+
+/// `## 3. Validation and QA` numbered among the steps joins `QA` to work
+/// of its own: a step, its open lines work; `## 4. Risks and Follow-ups`
+/// is still about the plan.
+#[test]
+fn a_name_joined_to_qa_is_a_step() {
+    let (status, v, _) = json("first-sight-joined-about-name");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        ["Environment and Tooling", "Build System", "Validation and QA"],
+        "{v}"
+    );
 }

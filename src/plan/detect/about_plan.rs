@@ -159,8 +159,25 @@ pub(super) fn describes_plan(heading: &str) -> bool {
             || lower
                 .strip_prefix(w)
                 .is_some_and(|r| r.starts_with([' ', ':', '(']) && !numbered(r))
-            || lower.strip_suffix(w).is_some_and(|r| r.ends_with(' '))
+            || lower.strip_suffix(w).is_some_and(|r| named_last(r))
     })
+}
+
+/// Whether the words before a name about the plan leave the heading
+/// about the plan: `Wave 1 Success Metrics` does, but `Validation and QA`
+/// joins the name to work of its own, and is about the plan only when
+/// what it joins is too (`Background and Context`).
+fn named_last(rest: &str) -> bool {
+    if !rest.ends_with(' ') {
+        return false;
+    }
+    match [" and ", " & ", " + "]
+        .iter()
+        .find_map(|j| rest.strip_suffix(j))
+    {
+        Some(joined) => describes_plan(joined),
+        None => true,
+    }
 }
 
 /// Whether a heading names the legend of the plan's marks (`## Status
@@ -277,6 +294,9 @@ mod tests {
     fn headings_of_later_ideas_are_named_so() {
         assert!(names_later_ideas("💡 Backlog (Idee Future)"));
         assert!(names_later_ideas("Future ideas"));
+        assert!(!describes_plan("6. Validation and QA"));
+        assert!(describes_plan("Background and Context"));
+        assert!(describes_plan("Wave 1 Success Metrics"));
         assert!(!names_later_ideas("Future Milestones"));
         assert!(super::names_after_the_plan(
             "Post-Launch: Maintenance & Growth"

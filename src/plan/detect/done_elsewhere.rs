@@ -171,6 +171,7 @@ pub(super) fn marks_elsewhere(
     let rows =
         super::status_rows::not_the_sprints_own(doc, super::status_rows::status_rows(doc), units);
     let rows = super::status_rows::numbering_other_things(rows, units);
+    let rows = super::status_rows::naming_another_step(rows, units);
     for row in rows {
         let found = match &row.code {
             Some(code) => super::status_rows::find_by_code(units, code),

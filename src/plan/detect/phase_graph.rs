@@ -234,8 +234,9 @@ fn mermaid_graph(doc: &Doc) -> Option<Graph> {
     let mermaid = doc.blocks.iter().enumerate().find_map(|(k, b)| match b {
         Block::Code { info, text, span } if super::dependencies::is_mermaid_graph(info, text) => {
             // `Rollback paths if something goes wrong:` over `P3 --> P2`:
-            // a graph of another time, not the phases' order.
-            if of_another_time(&words_over(doc, k)) {
+            // a graph of another time, not the phases' order; likewise the
+            // running system's architecture or a decision's alternatives.
+            if not_the_order(&words_over(doc, k)) || keeps_order(doc) {
                 return None;
             }
             let edges = super::dependencies::arrow_edges(text);
@@ -307,6 +308,35 @@ pub(super) fn of_another_time(words: &str) -> bool {
     ]
     .iter()
     .any(|w| words.contains(w))
+}
+
+/// Whether lower-cased `words` over a graph say it is no plan of the
+/// work: another time (`Rollback`, `v1 history`), or another thing (the
+/// running system's architecture, a decision's alternatives, a chain of
+/// reviewers). Words are matched at their start, so `Overview` is no
+/// `review`.
+pub(super) fn not_the_order(words: &str) -> bool {
+    const ANOTHER_THING: &[&str] = &[
+        "before",
+        "old",
+        "v1",
+        "architecture",
+        "data flow",
+        "dataflow",
+        "runtime",
+        "decision",
+        "alternative",
+        "option",
+        "review",
+        "sign-off",
+        "approval",
+    ];
+    of_another_time(words)
+        || ANOTHER_THING.iter().any(|w| {
+            words
+                .match_indices(w)
+                .any(|(at, _)| !words[..at].ends_with(|c: char| c.is_alphanumeric()))
+        })
 }
 
 /// Whether the plan keeps its work in order whatever a graph draws (`we

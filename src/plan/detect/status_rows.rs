@@ -29,6 +29,8 @@ pub(super) struct StatusRow {
     /// (issues, risks, an order of options), not the sprints.
     pub(super) table: usize,
     pub(super) bare_key: bool,
+    /// The key column's word as written, lower-cased (`phase`, `#`).
+    pub(super) key: String,
 }
 
 /// A sprint from a status table's row alone (`| Sprint 7 | Final
@@ -159,7 +161,7 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
         // work (stage 1 is option C), not the sprints of those numbers.
         // (A later column naming steps by word and id agrees by itself.)
         let translated = by_step.is_some() && !words.contains(&written.as_str());
-        let column_word = step_word(&written).unwrap_or(written);
+        let column_word = step_word(&written).unwrap_or_else(|| written.clone());
         let finer = doc
             .word
             .is_some_and(|w| column_word != w.as_str().to_lowercase());
@@ -254,6 +256,7 @@ pub(super) fn status_rows(doc: &Doc) -> Vec<StatusRow> {
                     span: row.span.clone(),
                     table: i,
                     bare_key: column_word == "#" || translated,
+                    key: written.clone(),
                 });
             }
         }
@@ -347,6 +350,57 @@ pub(super) fn numbering_other_things(rows: Vec<StatusRow>, units: &[RawUnit]) ->
         .collect();
     rows.into_iter()
         .filter(|r| !(r.bare_key && other.contains(&r.table)))
+        .collect()
+}
+
+/// The status rows of tables keyed by one step word whose rows meet
+/// sprints named by another (`| Phase 1 | Project Foundation | ✅ |` of a
+/// finished MVP, beside `### Wave 1: Plugin System Core`): no row meeting
+/// a sprint agrees on the word, so the table numbers other steps, and its
+/// marks and rows say nothing of the sprints.
+pub(super) fn naming_another_step(rows: Vec<StatusRow>, units: &[RawUnit]) -> Vec<StatusRow> {
+    // The word a sprint's name opens with before its number (`wave`).
+    let lead = |name: &str| -> Option<String> {
+        let mut words = name.split_whitespace();
+        let word = words.next()?.trim_matches(['*', '`', '#']).to_lowercase();
+        let number = words.next()?;
+        (word.chars().all(char::is_alphabetic)
+            && !word.is_empty()
+            && number.starts_with(|c: char| c.is_ascii_digit()))
+        .then_some(word)
+    };
+    let same = |a: &str, b: &str| {
+        a.starts_with(b)
+            || b.starts_with(a)
+            || super::locale::column_step_word(a)
+                .is_some_and(|w| super::locale::column_step_word(b) == Some(w))
+    };
+    let mut tables: Vec<(usize, bool, bool)> = Vec::new(); // (table, agrees, differs)
+    for row in rows.iter().filter(|r| r.code.is_none() && r.key != "#") {
+        let Some(word) = units
+            .iter()
+            .flat_map(|u| &u.sprints)
+            .find(|s| s.id == row.id)
+            .and_then(|s| lead(&s.sprint.name))
+        else {
+            continue;
+        };
+        let agrees = same(&word, &row.key);
+        match tables.iter_mut().find(|(t, ..)| *t == row.table) {
+            Some((_, a, d)) => {
+                *a |= agrees;
+                *d |= !agrees;
+            }
+            None => tables.push((row.table, agrees, !agrees)),
+        }
+    }
+    let other: Vec<usize> = tables
+        .iter()
+        .filter(|(_, agrees, differs)| *differs && !agrees)
+        .map(|(t, ..)| *t)
+        .collect();
+    rows.into_iter()
+        .filter(|r| !other.contains(&r.table))
         .collect()
 }
 

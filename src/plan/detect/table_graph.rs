@@ -51,25 +51,6 @@ pub(super) fn units_by_table_graph(doc: &Doc, units: &[RawUnit]) -> Option<Vec<R
     ))
 }
 
-/// Words of a heading over a graph that is no plan of the work: another
-/// time (`Rollback`, `v1 history`), or another thing (the running system's
-/// architecture, a decision's alternatives, a chain of reviewers).
-const NOT_THE_ORDER: &[&str] = &[
-    "before",
-    "old",
-    "v1",
-    "architecture",
-    "data flow",
-    "dataflow",
-    "runtime",
-    "decision",
-    "alternative",
-    "option",
-    "review",
-    "sign-off",
-    "approval",
-];
-
 /// Per row, the rows it waits for (by position), read from the plan's one
 /// mermaid graph; None unless the graph names exactly the rows `keys`, by
 /// the step word `word` (`Phase`) where the table names one.
@@ -95,8 +76,7 @@ pub(super) fn waits_from_graph(
     // A dotted arrow (`-.->`) is a loose link, not a wait; and a plan that
     // keeps its work in order anyway is read so.
     if text.contains("-.-")
-        || super::phase_graph::of_another_time(&over)
-        || NOT_THE_ORDER.iter().any(|w| over.contains(w))
+        || super::phase_graph::not_the_order(&over)
         || super::phase_graph::keeps_order(doc)
     {
         return None;
