@@ -331,6 +331,7 @@ json_snapshots! {
     architecture_graph => "first-sight-architecture-graph",
     status_table_other_step => "first-sight-status-table-other-step",
     joined_about_name => "first-sight-joined-about-name",
+    emoji_step_summary => "first-sight-emoji-step-summary",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -4251,7 +4252,33 @@ fn a_name_joined_to_qa_is_a_step() {
     assert_eq!(status, 0, "{v}");
     assert_eq!(
         names(&v, 0),
-        ["Environment and Tooling", "Build System", "Validation and QA"],
+        [
+            "Environment and Tooling",
+            "Build System",
+            "Validation and QA"
+        ],
         "{v}"
     );
+}
+
+/// A numbered summary of the phases led by state emoji (`1. ✅ **Phase 1:
+/// Research** - COMPLETE`, `3. ⏸️ **Phase 3: User Approval**`) is an
+/// index: phases it lists without a section are sprints in their place,
+/// done where it ticks them, and the open gate is not skipped.
+#[test]
+fn an_emoji_summary_of_phases_is_an_index() {
+    let (status, v, _) = json("first-sight-emoji-step-summary");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Research",
+            "Planning",
+            "User Approval",
+            "Implementation (Detailed Steps)",
+            "Manual Testing"
+        ],
+        "{v}"
+    );
+    assert_eq!(done(&v, 0), [true, true, false, false, false], "{v}");
 }

@@ -560,20 +560,64 @@ fn outside_checklist(doc: &Doc) -> Vec<(bool, String, Span)> {
         }
         let Block::Item {
             text,
-            checked: Some(checked),
+            checked,
             span,
             ..
         } = b
         else {
             continue;
         };
-        if !in_sprint(doc, heading) {
-            let first = text.lines().next().unwrap_or_default();
-            let label = strip_date(first.trim()).replace("**", "");
-            out.push((*checked, label.trim().to_string(), span.clone()));
+        if in_sprint(doc, heading) {
+            continue;
         }
+        let first = text.lines().next().unwrap_or_default();
+        let (checked, first) = match checked {
+            Some(checked) => (*checked, first),
+            // Only a numbered summary of the steps (`1. ✅ **Phase 1:
+            // Research**`): a bulleted list of checks (`- ✅ Phase 3.5:
+            // stability validation (next)`) may list prerequisites.
+            None if !doc.source[span.clone()].starts_with(|c: char| c.is_ascii_digit()) => continue,
+            None => match emoji_led(first) {
+                Some(led) => led,
+                None => continue,
+            },
+        };
+        let label = strip_date(first.trim()).replace("**", "");
+        out.push((checked, label.trim().to_string(), span.clone()));
     }
     out
+}
+
+/// An item led by a state emoji (`✅ **Phase 1: Research** - COMPLETE`,
+/// `⏸️ **Phase 4: Implementation**`) as a box would lead it: whether it
+/// is done, and its text after the mark. Only items naming a step by its
+/// word and number count as an index (`index_items`).
+fn emoji_led(first: &str) -> Option<(bool, &str)> {
+    let t = first.trim_start();
+    let (done, rest) = match t.strip_prefix('✅') {
+        Some(rest) => (true, rest),
+        None => {
+            let rest = t
+                .strip_prefix(super::line_marks::PENDING)
+                .or_else(|| t.strip_prefix('⏸'))?;
+            (false, rest)
+        }
+    };
+    let rest = rest.trim_start_matches('\u{fe0f}').trim_start();
+    // Written as a heading would be (`Phase 1: Research`, `Phase 2 —
+    // Planning`), not a sentence about the step (`Phase 1 tests pass`).
+    let mut words = rest.split_whitespace();
+    let word = words.next()?;
+    let id = rest[word.len()..].trim_start();
+    let digits = id.find(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))?;
+    let after = &id[digits..];
+    let headed = word.chars().all(char::is_alphabetic)
+        && id.starts_with(|c: char| c.is_ascii_digit())
+        && (after.starts_with(':')
+            || ["-", "—", "–"]
+                .iter()
+                .any(|d| after.trim_start().starts_with(d) && after.starts_with(' ')));
+    headed.then_some((done, rest))
 }
 
 /// Checklist items outside every sprint section that read as a sprint
