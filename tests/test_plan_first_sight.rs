@@ -332,6 +332,11 @@ json_snapshots! {
     status_table_other_step => "first-sight-status-table-other-step",
     joined_about_name => "first-sight-joined-about-name",
     emoji_step_summary => "first-sight-emoji-step-summary",
+    review18_decided_build_order => "first-sight-review18-decided-build-order",
+    review18_emoji_success_criteria => "first-sight-review18-emoji-success-criteria",
+    review18_old_pipeline_graph => "first-sight-review18-old-pipeline-graph",
+    review18_phase_rows_name_waves => "first-sight-review18-phase-rows-name-waves",
+    optional_future_line => "first-sight-optional-future-line",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -4281,4 +4286,44 @@ fn an_emoji_summary_of_phases_is_an_index() {
         "{v}"
     );
     assert_eq!(done(&v, 0), [true, true, false, false, false], "{v}");
+}
+
+/// What a review of the CO round's rules found read worse, each read now
+/// as it should: a graph of the phases under `Build order (decision made)`
+/// still orders them; a graph under `Old pipeline (for reference)` orders
+/// nothing; `✅ **Phase 2: tests pass on main**` under `Success criteria`
+/// marks nothing done; a `| Phase 1 | Metrics |` row beside `### Wave 1:
+/// Metrics` names that wave, and its rows past the waves stay sprints.
+#[test]
+fn the_review_of_the_co_rounds_rules_reads_as_it_should() {
+    let (status, v, _) = json("first-sight-review18-decided-build-order");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(units(&v).len(), 4, "{v}");
+    assert_eq!(deps(&v, 2), ["Phase 1: Index Schema"], "{v}");
+    let (_, v, _) = json("first-sight-review18-old-pipeline-graph");
+    assert_eq!(units(&v).len(), 1, "{v}");
+    assert_eq!(names(&v, 0), ["Build", "Lint", "Deploy"], "{v}");
+    let (_, v, _) = json("first-sight-review18-emoji-success-criteria");
+    assert_eq!(done(&v, 0), [false, false], "{v}");
+    let (_, v, _) = json("first-sight-review18-phase-rows-name-waves");
+    assert_eq!(
+        names(&v, 0),
+        [
+            "Wave 1: Metrics",
+            "Wave 2: Tracing",
+            "Dashboards",
+            "On-call runbooks"
+        ],
+        "{v}"
+    );
+}
+
+/// A step marked `✅ COMPLETED` whose one open line is put off in an
+/// aside of several parts (`Add deprecation warnings (optional, future)`)
+/// is done: each part of the aside is read on its own.
+#[test]
+fn a_line_put_off_to_the_future_leaves_its_step_done() {
+    let (status, v, _) = json("first-sight-optional-future-line");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(done(&v, 0), [true, true, false], "{v}");
 }

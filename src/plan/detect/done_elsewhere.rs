@@ -576,7 +576,11 @@ fn outside_checklist(doc: &Doc) -> Vec<(bool, String, Span)> {
             // Only a numbered summary of the steps (`1. ✅ **Phase 1:
             // Research**`): a bulleted list of checks (`- ✅ Phase 3.5:
             // stability validation (next)`) may list prerequisites.
-            None if !doc.source[span.clone()].starts_with(|c: char| c.is_ascii_digit()) => continue,
+            None if !doc.source[span.clone()].starts_with(|c: char| c.is_ascii_digit())
+                || !summary_heading(doc, heading) =>
+            {
+                continue
+            }
             None => match emoji_led(first) {
                 Some(led) => led,
                 None => continue,
@@ -586,6 +590,22 @@ fn outside_checklist(doc: &Doc) -> Vec<(bool, String, Span)> {
         out.push((checked, label.trim().to_string(), span.clone()));
     }
     out
+}
+
+/// Whether the heading over a numbered list of steps led by state emoji
+/// lets it be their index: not their criteria or goals (`Success
+/// criteria`: `✅ **Phase 2: tests pass**` is a target), nor a list of
+/// another time (`History (v1 plan, superseded)`).
+fn summary_heading(doc: &Doc, heading: Option<usize>) -> bool {
+    let Some((_, text, _)) = heading.and_then(|h| doc.heading(h)) else {
+        return true;
+    };
+    let lower = text.to_lowercase();
+    criteria_label(text).is_none()
+        && !["criteria", "goal", "target", "objective"]
+            .iter()
+            .any(|w| lower.contains(w))
+        && !super::phase_graph::of_another_time(&lower)
 }
 
 /// An item led by a state emoji (`✅ **Phase 1: Research** - COMPLETE`,

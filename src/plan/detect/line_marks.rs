@@ -56,6 +56,7 @@ pub(super) fn ends_deferred(text: &str) -> bool {
         "moved to",
         "out of scope",
         "punted",
+        "future",
         "延期",
         "推迟",
         "延後",
@@ -86,9 +87,12 @@ pub(super) fn ends_deferred(text: &str) -> bool {
     if TAKEN_BACK.iter().any(|w| aside.contains(w)) {
         return false;
     }
-    PUT_OFF.iter().any(|w| {
-        aside.strip_prefix(w).is_some_and(|rest| {
-            rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_alphanumeric())
+    // `(optional, future)`: each part of an aside said on its own.
+    aside.split([',', ';']).map(str::trim).any(|part| {
+        PUT_OFF.iter().any(|w| {
+            part.strip_prefix(w).is_some_and(|rest| {
+                rest.is_empty() || !rest.starts_with(|c: char| c.is_ascii_alphanumeric())
+            })
         })
     }) || super::status_words::left_out(&aside)
 }

@@ -236,7 +236,7 @@ fn mermaid_graph(doc: &Doc) -> Option<Graph> {
             // `Rollback paths if something goes wrong:` over `P3 --> P2`:
             // a graph of another time, not the phases' order; likewise the
             // running system's architecture or a decision's alternatives.
-            if not_the_order(&words_over(doc, k)) || keeps_order(doc) {
+            if of_another_thing(&words_over(doc, k)) {
                 return None;
             }
             let edges = super::dependencies::arrow_edges(text);
@@ -310,33 +310,48 @@ pub(super) fn of_another_time(words: &str) -> bool {
     .any(|w| words.contains(w))
 }
 
-/// Whether lower-cased `words` over a graph say it is no plan of the
-/// work: another time (`Rollback`, `v1 history`), or another thing (the
-/// running system's architecture, a decision's alternatives, a chain of
-/// reviewers). Words are matched at their start, so `Overview` is no
-/// `review`.
-pub(super) fn not_the_order(words: &str) -> bool {
+/// Whether lower-cased `words` over a graph say it draws no plan of the
+/// work: another time (`Rollback`, `history`), or another thing named
+/// outright (the running system's architecture or data flow, a decision
+/// tree's alternatives, a chain of reviewers). A graph of the phases under
+/// `Build order (decision made)` or beside `Phase 4 is optional` is
+/// still their order.
+pub(super) fn of_another_thing(words: &str) -> bool {
     const ANOTHER_THING: &[&str] = &[
-        "before",
-        "old",
-        "v1",
         "architecture",
         "data flow",
         "dataflow",
         "runtime",
-        "decision",
+        "decision tree",
         "alternative",
-        "option",
-        "review",
-        "sign-off",
-        "approval",
+        "review chain",
+        "reviewer",
+        "sign-off chain",
+        "approval chain",
+        "old ",
+        "for reference",
     ];
-    of_another_time(words)
-        || ANOTHER_THING.iter().any(|w| {
-            words
-                .match_indices(w)
-                .any(|(at, _)| !words[..at].ends_with(|c: char| c.is_alphanumeric()))
-        })
+    of_another_time(words) || at_word_start(words, ANOTHER_THING)
+}
+
+/// Whether lower-cased `words` over a graph beside a table of steps say
+/// it is no plan of them: `of_another_thing`, or looser words a table's
+/// rows are held to (`before`, `v1`, `decision`, `option`, `review`).
+pub(super) fn not_the_order(words: &str) -> bool {
+    const LOOSER: &[&str] = &[
+        "before", "old", "v1", "decision", "option", "review", "sign-off", "approval",
+    ];
+    of_another_thing(words) || at_word_start(words, LOOSER)
+}
+
+/// Whether one of `names` starts a word of `words` (`Overview` is no
+/// `review`).
+fn at_word_start(words: &str, names: &[&str]) -> bool {
+    names.iter().any(|w| {
+        words
+            .match_indices(w)
+            .any(|(at, _)| !words[..at].ends_with(|c: char| c.is_alphanumeric()))
+    })
 }
 
 /// Whether the plan keeps its work in order whatever a graph draws (`we

@@ -377,15 +377,23 @@ pub(super) fn naming_another_step(rows: Vec<StatusRow>, units: &[RawUnit]) -> Ve
     };
     let mut tables: Vec<(usize, bool, bool)> = Vec::new(); // (table, agrees, differs)
     for row in rows.iter().filter(|r| r.code.is_none() && r.key != "#") {
-        let Some(word) = units
+        let Some((word, name)) = units
             .iter()
             .flat_map(|u| &u.sprints)
             .find(|s| s.id == row.id)
-            .and_then(|s| lead(&s.sprint.name))
+            .and_then(|s| Some((lead(&s.sprint.name)?, s.sprint.name.to_lowercase())))
         else {
             continue;
         };
-        let agrees = same(&word, &row.key);
+        // `| Phase 1 | Metrics |` beside `### Wave 1: Metrics`: the same
+        // step by its name, whatever the word.
+        let named = row
+            .name
+            .to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 3)
+            .any(|w| name.split(|c: char| !c.is_alphanumeric()).any(|n| n == w));
+        let agrees = same(&word, &row.key) || named;
         match tables.iter_mut().find(|(t, ..)| *t == row.table) {
             Some((_, a, d)) => {
                 *a |= agrees;
