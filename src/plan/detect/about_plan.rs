@@ -159,7 +159,7 @@ pub(super) fn describes_plan(heading: &str) -> bool {
             || lower
                 .strip_prefix(w)
                 .is_some_and(|r| r.starts_with([' ', ':', '(']) && !numbered(r))
-            || lower.strip_suffix(w).is_some_and(|r| named_last(r))
+            || lower.strip_suffix(w).is_some_and(named_last)
     })
 }
 

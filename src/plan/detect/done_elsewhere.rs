@@ -75,7 +75,7 @@ pub(super) fn marks_elsewhere(
     let mut matched = 0;
     // An item that is a sprint's own task line is that sprint's work, not
     // an index of sprints (`- [ ] Milestone 4: Hooks` under `## Milestones`).
-    let index = index_items(doc);
+    let index = super::index_items::index_items(doc);
     // Made only when the plan has index items: most have none.
     let task_lines: std::collections::BTreeSet<String> = if index.is_empty() {
         Default::default()
@@ -548,155 +548,6 @@ pub(super) fn the_one(
     found.next().is_none().then_some(one)
 }
 
-/// Checklist items outside every sprint section: whether ticked, the first
-/// line without a leading date in parentheses or bold marks, and where.
-fn outside_checklist(doc: &Doc) -> Vec<(bool, String, Span)> {
-    let mut out = Vec::new();
-    let mut heading: Option<usize> = None;
-    for (j, b) in doc.blocks.iter().enumerate() {
-        if doc.heading(j).is_some() {
-            heading = Some(j);
-            continue;
-        }
-        let Block::Item {
-            text,
-            checked,
-            span,
-            ..
-        } = b
-        else {
-            continue;
-        };
-        if in_sprint(doc, heading) {
-            continue;
-        }
-        let first = text.lines().next().unwrap_or_default();
-        let (checked, first) = match checked {
-            Some(checked) => (*checked, first),
-            // Only a numbered summary of the steps (`1. ✅ **Phase 1:
-            // Research**`): a bulleted list of checks (`- ✅ Phase 3.5:
-            // stability validation (next)`) may list prerequisites.
-            None if !doc.source[span.clone()].starts_with(|c: char| c.is_ascii_digit())
-                || !summary_heading(doc, heading) =>
-            {
-                continue
-            }
-            None => match emoji_led(first) {
-                Some(led) => led,
-                None => continue,
-            },
-        };
-        let label = strip_date(first.trim()).replace("**", "");
-        out.push((checked, label.trim().to_string(), span.clone()));
-    }
-    out
-}
-
-/// Whether the heading over a numbered list of steps led by state emoji
-/// lets it be their index: not their criteria or goals (`Success
-/// criteria`: `✅ **Phase 2: tests pass**` is a target), nor a list of
-/// another time (`History (v1 plan, superseded)`).
-fn summary_heading(doc: &Doc, heading: Option<usize>) -> bool {
-    let Some((_, text, _)) = heading.and_then(|h| doc.heading(h)) else {
-        return true;
-    };
-    let lower = text.to_lowercase();
-    criteria_label(text).is_none()
-        && !["criteria", "goal", "target", "objective"]
-            .iter()
-            .any(|w| lower.contains(w))
-        && !super::phase_graph::of_another_time(&lower)
-}
-
-/// An item led by a state emoji (`✅ **Phase 1: Research** - COMPLETE`,
-/// `⏸️ **Phase 4: Implementation**`) as a box would lead it: whether it
-/// is done, and its text after the mark. Only items naming a step by its
-/// word and number count as an index (`index_items`).
-fn emoji_led(first: &str) -> Option<(bool, &str)> {
-    let t = first.trim_start();
-    let (done, rest) = match t.strip_prefix('✅') {
-        Some(rest) => (true, rest),
-        None => {
-            let rest = t
-                .strip_prefix(super::line_marks::PENDING)
-                .or_else(|| t.strip_prefix('⏸'))?;
-            (false, rest)
-        }
-    };
-    let rest = rest.trim_start_matches('\u{fe0f}').trim_start();
-    // Written as a heading would be (`Phase 1: Research`, `Phase 2 —
-    // Planning`), not a sentence about the step (`Phase 1 tests pass`).
-    let mut words = rest.split_whitespace();
-    let word = words.next()?;
-    let id = rest[word.len()..].trim_start();
-    let digits = id.find(|c: char| !(c.is_ascii_alphanumeric() || c == '.'))?;
-    let after = &id[digits..];
-    let headed = word.chars().all(char::is_alphabetic)
-        && id.starts_with(|c: char| c.is_ascii_digit())
-        && (after.starts_with(':')
-            || ["-", "—", "–"]
-                .iter()
-                .any(|d| after.trim_start().starts_with(d) && after.starts_with(' ')));
-    headed.then_some((done, rest))
-}
-
-/// Checklist items outside every sprint section that read as a sprint
-/// heading (`Milestone 1: …`, `**Phase 25: …**`, after a date in
-/// parentheses): whether ticked, the sprint id, and the item's text.
-fn index_items(doc: &Doc) -> Vec<(bool, SprintId, String, Span)> {
-    outside_checklist(doc)
-        .into_iter()
-        .filter_map(|(checked, label, span)| {
-            // `Complete Milestone 1 by adding …` (an ExecPlan's progress
-            // line) is about Milestone 1.
-            let named = after_word(
-                &label,
-                &[
-                    "complete ",
-                    "completed ",
-                    "finish ",
-                    "finished ",
-                    "done with ",
-                ],
-            )
-            // The verb's object is the sprint: its word and id, not
-            // the prose after them (`by adding …`).
-            .map(|rest| {
-                rest.split_whitespace()
-                    .take(2)
-                    .collect::<Vec<_>>()
-                    .join(" ")
-                    .trim_end_matches([',', '.', ':', ';'])
-                    .to_string()
-            })
-            .unwrap_or_else(|| label.clone());
-            // `- [ ] **M1 remaining — token verify, login flow**`: what is
-            // left of Milestone 1, an open entry for it.
-            let named = match named.split_once(' ') {
-                Some((code, rest))
-                    if !checked
-                        && rest
-                            .trim_start_matches('*')
-                            .to_lowercase()
-                            .starts_with("remaining ") =>
-                {
-                    format!("{code} — {}", rest.trim_start_matches('*'))
-                }
-                _ => named,
-            };
-            let Some(Heading::Sprint(h)) = parse_heading(&named) else {
-                return None;
-            };
-            // The plan's own sprint word only: `Phase 2` in a plan of
-            // sprints is about something else.
-            if doc.word.is_some_and(|w| w != h.word) {
-                return None;
-            }
-            Some((checked, model_id(&h.id)?, label, span))
-        })
-        .collect()
-}
-
 /// Whether an open index entry leaves work of its step to do: not struck,
 /// optional, pointing on (`→ Phase 3`), put off or dropped.
 fn leaves_work(label: &str) -> bool {
@@ -722,7 +573,7 @@ pub(super) fn in_sprint(doc: &Doc, heading: Option<usize>) -> bool {
 }
 
 /// `(2026-02-06) Milestone 1` → `Milestone 1`.
-fn strip_date(text: &str) -> &str {
+pub(super) fn strip_date(text: &str) -> &str {
     let t = text.trim_start();
     if let Some(rest) = t.strip_prefix('(') {
         if let Some(end) = rest.find(')') {
@@ -779,7 +630,7 @@ fn under_done_groups(doc: &Doc, units: &mut [RawUnit]) {
 /// milestone, in order, done when every item naming it is ticked.
 pub(super) fn progress_milestones(doc: &Doc) -> Vec<RawSprint> {
     let mut found: Vec<(u32, String, bool, Span, usize)> = Vec::new();
-    for (checked, first, span) in outside_checklist(doc) {
+    for (checked, first, span) in super::index_items::outside_checklist(doc) {
         let lower = first.to_lowercase();
         let Some(rest) = lower.strip_prefix("milestone ") else {
             continue;

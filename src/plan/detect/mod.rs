@@ -44,6 +44,7 @@ mod guesses;
 mod heading_context;
 mod headings;
 mod index_graph;
+mod index_items;
 mod interleaved;
 mod last_resort;
 mod lazy_labels;
