@@ -391,7 +391,7 @@ pub(super) fn naming_another_step(rows: Vec<StatusRow>, units: &[RawUnit]) -> Ve
             .name
             .to_lowercase()
             .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| w.chars().count() >= 3)
+            .filter(|w| w.chars().count() >= 3 && !["and", "the", "for", "with"].contains(w))
             .any(|w| name.split(|c: char| !c.is_alphanumeric()).any(|n| n == w));
         let agrees = same(&word, &row.key) || named;
         match tables.iter_mut().find(|(t, ..)| *t == row.table) {
