@@ -337,6 +337,7 @@ json_snapshots! {
     review18_old_pipeline_graph => "first-sight-review18-old-pipeline-graph",
     review18_phase_rows_name_waves => "first-sight-review18-phase-rows-name-waves",
     optional_future_line => "first-sight-optional-future-line",
+    series_into_backlog => "first-sight-series-into-backlog",
 }
 
 fn names(v: &Value, unit: usize) -> Vec<String> {
@@ -4326,4 +4327,19 @@ fn a_line_put_off_to_the_future_leaves_its_step_done() {
     let (status, v, _) = json("first-sight-optional-future-line");
     assert_eq!(status, 0, "{v}");
     assert_eq!(done(&v, 0), [true, true, false], "{v}");
+}
+
+/// Waves numbered on from the sprints' (`### Wave 3`, `### Wave 4`) under
+/// `## Future Feature Ideas (Backlog)`, one of their lines ticked: the
+/// plan's work ran on into a section read as no work, and the reading
+/// says so and asks rather than leave them out silently.
+#[test]
+fn a_series_run_on_into_a_backlog_is_asked() {
+    let (status, v, _) = json("first-sight-series-into-backlog");
+    assert_eq!(status, 0, "{v}");
+    assert_eq!(names(&v, 0).len(), 2, "{v}");
+    assert!(
+        codes(&v, "guesses").contains(&"reading::series_outside".to_string()),
+        "{v}"
+    );
 }

@@ -5,6 +5,7 @@
 //! a sentence says so, which a misreading would run out of order. Rules
 //! that read the sprint's own heading or a unit table guess nothing.
 
+use std::collections::HashMap;
 use std::collections::HashSet;
 
 use super::*;
@@ -148,6 +149,81 @@ pub(super) fn series_left_out(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
     })
 }
 
+/// Headings outside every sprint that carry on the sprints' own series
+/// (`### Wave 4: …` and `### Wave 5: …` under `## Future Feature Ideas
+/// (Backlog)`, after sprints `Wave 1` to `Wave 3`), two or more, each
+/// holding task lines and some of them ticked: the plan's work ran on
+/// into a section the reading left out as no work.
+fn series_headings_left_out(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
+    // `Wave 4: Generated files` → (`wave`, 4).
+    let lead = |text: &str| -> Option<(String, u32)> {
+        let mut words = text.split_whitespace();
+        let word = words.next()?.trim_matches(['*', '`']).to_lowercase();
+        let number = words.next()?;
+        let digits = number.chars().take_while(char::is_ascii_digit).count();
+        let n = number[..digits].parse().ok()?;
+        word.chars().all(char::is_alphabetic).then_some((word, n))
+    };
+    let sprints: Vec<&RawSprint> = units.iter().flat_map(|u| &u.sprints).collect();
+    let mut last: HashMap<String, u32> = HashMap::new();
+    for s in &sprints {
+        if let Some((word, n)) = lead(&s.sprint.name) {
+            let at = last.entry(word).or_insert(n);
+            *at = (*at).max(n);
+        }
+    }
+    if last.is_empty() {
+        return None;
+    }
+    let inside = |at: usize| sprints.iter().any(|s| s.span.contains(&at));
+    let mut found: Vec<(usize, u32)> = Vec::new();
+    let mut ticked = false;
+    for i in 0..doc.blocks.len() {
+        let Some((_, text, span)) = doc.heading(i) else {
+            continue;
+        };
+        let Some((word, n)) = lead(&clean_name(text)) else {
+            continue;
+        };
+        if last.get(&word).is_none_or(|&l| n <= l) || inside(span.start) {
+            continue;
+        }
+        let boxes: Vec<bool> = doc.blocks[i + 1..doc.section_end[i]]
+            .iter()
+            .filter_map(|b| match b {
+                Block::Item {
+                    checked: Some(c), ..
+                } => Some(*c),
+                _ => None,
+            })
+            .collect();
+        if boxes.is_empty() {
+            continue;
+        }
+        ticked |= boxes.iter().any(|c| *c);
+        if !found.iter().any(|(_, m)| *m == n) {
+            found.push((i, n));
+        }
+    }
+    if found.len() < 2 || !ticked {
+        return None;
+    }
+    let (first, _) = found[0];
+    let name = doc
+        .heading(first)
+        .map(|(_, t, _)| clean_name(t))
+        .unwrap_or_default();
+    Some(Warning {
+        code: "reading::series_outside".into(),
+        message: format!(
+            "{} headings outside every sprint carry on the sprints' series (first: `{name}`), with task lines of their own, some ticked: their work would not run",
+            found.len()
+        ),
+        help: "move them out of the section that sets them aside, or have your agent rewrite the plan with `git supervisor import`".into(),
+        line: doc.line(doc.blocks[first].span().start),
+    })
+}
+
 /// Sibling sections numbered 1, 2, 3 … (three or more), each with work
 /// of its own (a list or code, under no name about the plan), none of them a sprint, inside one or holding one: the
 /// reading chose other sections and left these out. (first heading, how
@@ -209,7 +285,10 @@ pub(super) fn guesses(
     unit_source: &UnitSource,
     dependencies: DependencyStructure,
 ) -> Vec<Warning> {
-    let mut out: Vec<Warning> = series_left_out(doc, units).into_iter().collect();
+    let mut out: Vec<Warning> = series_left_out(doc, units)
+        .into_iter()
+        .chain(series_headings_left_out(doc, units))
+        .collect();
     let elsewhere: Vec<&RawSprint> = units
         .iter()
         .flat_map(|u| &u.sprints)
