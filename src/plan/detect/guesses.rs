@@ -155,15 +155,7 @@ pub(super) fn series_left_out(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
 /// holding task lines and some of them ticked: the plan's work ran on
 /// into a section the reading left out as no work.
 fn series_headings_left_out(doc: &Doc, units: &[RawUnit]) -> Option<Warning> {
-    // `Wave 4: Generated files` → (`wave`, 4).
-    let lead = |text: &str| -> Option<(String, u32)> {
-        let mut words = text.split_whitespace();
-        let word = words.next()?.trim_matches(['*', '`']).to_lowercase();
-        let number = words.next()?;
-        let digits = number.chars().take_while(char::is_ascii_digit).count();
-        let n = number[..digits].parse().ok()?;
-        word.chars().all(char::is_alphabetic).then_some((word, n))
-    };
+    let lead = super::names::word_and_number;
     let sprints: Vec<&RawSprint> = units.iter().flat_map(|u| &u.sprints).collect();
     let mut last: HashMap<String, u32> = HashMap::new();
     for s in &sprints {

@@ -44,3 +44,15 @@ pub(crate) fn clean_name(s: &str) -> String {
         name = next;
     }
 }
+
+/// The word a name opens with before its number, lower-cased, and the
+/// number (`Wave 4: Generated files` → `wave`, 4; `**Phase 2**` →
+/// `phase`, 2): how a step names its series, whatever the word.
+pub(super) fn word_and_number(name: &str) -> Option<(String, u32)> {
+    let mut words = name.split_whitespace();
+    let word = words.next()?.trim_matches(['*', '`', '#']).to_lowercase();
+    let number = words.next()?.trim_start_matches(['*', '`']);
+    let digits = number.chars().take_while(char::is_ascii_digit).count();
+    let n = number[..digits].parse().ok()?;
+    (!word.is_empty() && word.chars().all(char::is_alphabetic)).then_some((word, n))
+}

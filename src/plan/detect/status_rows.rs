@@ -360,15 +360,7 @@ pub(super) fn numbering_other_things(rows: Vec<StatusRow>, units: &[RawUnit]) ->
 /// marks and rows say nothing of the sprints.
 pub(super) fn naming_another_step(rows: Vec<StatusRow>, units: &[RawUnit]) -> Vec<StatusRow> {
     // The word a sprint's name opens with before its number (`wave`).
-    let lead = |name: &str| -> Option<String> {
-        let mut words = name.split_whitespace();
-        let word = words.next()?.trim_matches(['*', '`', '#']).to_lowercase();
-        let number = words.next()?;
-        (word.chars().all(char::is_alphabetic)
-            && !word.is_empty()
-            && number.starts_with(|c: char| c.is_ascii_digit()))
-        .then_some(word)
-    };
+    let lead = |name: &str| super::names::word_and_number(name).map(|(word, _)| word);
     let same = |a: &str, b: &str| {
         a.starts_with(b)
             || b.starts_with(a)
